@@ -1,0 +1,3 @@
+from ankit.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,30 @@
+"""The exception tree: every message is one line that says what to do."""
+
+
+class AnkitError(Exception):
+    """Base class: str(error) is the one line the user sees."""
+
+
+class ConfigError(AnkitError):
+    """A setting is missing or malformed."""
+
+
+class ProviderError(AnkitError):
+    """The provider refused or failed a request."""
+
+    def __init__(self, message: str, status: int | None = None, retryable: bool = False):
+        super().__init__(message)
+        self.status = status
+        self.retryable = retryable
+
+
+class StreamError(ProviderError):
+    """A stream broke, stalled or ended without its end marker; partial output may exist."""
+
+
+class ToolError(AnkitError):
+    """A tool failed; the message becomes an error tool result."""
+
+
+class Cancelled(AnkitError):
+    """The user cancelled the running turn."""

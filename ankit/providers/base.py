@@ -1,0 +1,43 @@
+"""The one small interface every provider implements, and the settings it is built from."""
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from ankit.records import Event, Request
+
+
+@dataclass
+class ProviderSettings:
+    """Everything a provider needs; api_key never appears in repr."""
+
+    preset: str
+    kind: str  # wire format: "openai" or "anthropic"
+    base_url: str
+    model: str
+    api_key: str = field(default="", repr=False)
+    key_env: str = ""  # the variable the key comes from, named in error messages
+    retries: int = 2
+    idle_timeout: float = 120.0  # seconds a stream may stay silent before it is aborted
+    connect_timeout: float = 30.0
+    cache_ttl: str = "5m"  # anthropic cache_control ttl: "5m" or "1h"
+    session_id: str = ""  # used as OpenAI prompt_cache_key with the openai preset
+    headers: dict = field(default_factory=dict)
+
+
+class Provider:
+    """Translates neutral requests to one wire format and streams neutral events back."""
+
+    def __init__(self, settings: ProviderSettings):
+        self.settings = settings
+
+    @property
+    def name(self) -> str:
+        return self.settings.preset
+
+    @property
+    def model(self) -> str:
+        return self.settings.model
+
+    def stream(self, request: Request) -> Iterator[Event]:
+        """Send one round and yield TextDelta, ToolCallDone, UsageReport, then StreamEnd."""
+        raise NotImplementedError

@@ -1,0 +1,106 @@
+"""The neutral vocabulary shared by every module: messages, tool calls, results, usage, events."""
+
+from dataclasses import dataclass, field
+
+
+@dataclass
+class ToolCall:
+    """A call the model asked for; `arguments` is the raw JSON text as the model sent it."""
+
+    id: str
+    name: str
+    arguments: str = "{}"
+
+
+@dataclass
+class ToolResult:
+    """The outcome of one tool call, sent back to the model."""
+
+    call_id: str
+    name: str
+    content: str
+    is_error: bool = False
+
+
+@dataclass
+class Message:
+    """One history entry: role is "user", "assistant" or "tool" (a batch of results)."""
+
+    role: str
+    text: str = ""
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    results: list[ToolResult] = field(default_factory=list)
+    cut: bool = False  # the reply was interrupted; text is partial
+
+
+@dataclass
+class ToolSpec:
+    """What the model sees of a tool."""
+
+    name: str
+    description: str
+    parameters: dict
+    group: str = ""
+
+
+@dataclass
+class Usage:
+    """Token counts for one round; input_tokens is the whole prompt, cached and written parts included."""
+
+    input_tokens: int = 0
+    cached_tokens: int = 0
+    cache_write_tokens: int = 0
+    output_tokens: int = 0
+    reported: bool = False  # False when the provider never sent usage
+
+    def add(self, other: "Usage") -> "Usage":
+        """Return the sum of two usages."""
+        return Usage(
+            self.input_tokens + other.input_tokens,
+            self.cached_tokens + other.cached_tokens,
+            self.cache_write_tokens + other.cache_write_tokens,
+            self.output_tokens + other.output_tokens,
+            self.reported or other.reported,
+        )
+
+
+@dataclass
+class Request:
+    """Everything one round sends: providers translate it to their wire format."""
+
+    system: str
+    messages: list[Message]
+    tools: list[ToolSpec]
+    note: str = ""  # per-round text placed after the last cache breakpoint (e.g. held-back groups)
+    max_tokens: int = 4096
+
+
+@dataclass
+class TextDelta:
+    """A piece of streamed reply text."""
+
+    text: str
+
+
+@dataclass
+class ToolCallDone:
+    """A tool call fully assembled from the stream."""
+
+    call: ToolCall
+
+
+@dataclass
+class UsageReport:
+    """Usage as read from the stream (the latest report replaces earlier ones)."""
+
+    usage: Usage
+
+
+@dataclass
+class StreamEnd:
+    """The stream finished normally."""
+
+    stop_reason: str = ""
+
+
+Event = TextDelta | ToolCallDone | UsageReport | StreamEnd

@@ -1,0 +1,210 @@
+"""Loading tool modules by file path, validating their arguments, and running them."""
+
+import hashlib
+import importlib.util
+import inspect
+import json
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ankit.errors import Cancelled
+from ankit.records import ToolCall, ToolResult, ToolSpec
+from ankit.schema import check_schema, validate
+
+DEFAULT_OUTPUT_CAP = 64 * 1024
+
+
+@dataclass
+class ToolContext:
+    """What a tool module may use of ankit; tools never import ankit itself."""
+
+    cwd: Path
+    config: dict = field(default_factory=dict)
+    state: dict = field(default_factory=dict)
+    ask: Callable[[str], str] = lambda question: ""
+    find_tools: Callable[[str], str] = lambda query: "find_tools is not available here"
+    load_skill: Callable[[str], str] = lambda name: "skills are not available here"
+    data_dir: Path | None = None
+
+
+@dataclass
+class Tool:
+    """A loaded tool: its spec plus how to run it."""
+
+    name: str
+    description: str
+    parameters: dict
+    run: Callable
+    group: str = ""
+    read_only: bool = False
+    needs_approval: bool | Callable = False
+    preview: Callable | None = None
+    examples: list[str] = field(default_factory=list)
+    source: str = ""
+
+    def spec(self) -> ToolSpec:
+        """The part the model sees."""
+        return ToolSpec(self.name, self.description, self.parameters, self.group)
+
+    def wants_approval(self, args: dict, ctx: ToolContext) -> bool:
+        """Whether this call must be approved by the user before it runs."""
+        if self.read_only and not callable(self.needs_approval):
+            return False
+        if callable(self.needs_approval):
+            return bool(_call_flexibly(self.needs_approval, args, ctx))
+        return bool(self.needs_approval)
+
+
+def _call_flexibly(fn: Callable, args: dict, ctx: ToolContext):
+    """Call fn(args) or fn(args, ctx), whichever it accepts."""
+    try:
+        count = len(inspect.signature(fn).parameters)
+    except (TypeError, ValueError):
+        count = 2
+    return fn(args) if count == 1 else fn(args, ctx)
+
+
+def tool_from_module(module, path: Path, group: str) -> Tool:
+    """Build a Tool from a loaded module; raise ValueError saying what is missing."""
+    missing = [n for n in ("name", "description", "parameters", "run") if not hasattr(module, n)]
+    if missing:
+        raise ValueError(f"missing export {', '.join(missing)}")
+    if not isinstance(module.name, str) or not module.name:
+        raise ValueError("name must be a non-empty string")
+    if not callable(module.run):
+        raise ValueError("run must be a function run(args, ctx)")
+    problem = check_schema(module.parameters)
+    if problem:
+        raise ValueError(problem)
+    return Tool(
+        name=module.name,
+        description=str(module.description).strip(),
+        parameters=module.parameters,
+        run=module.run,
+        group=str(getattr(module, "group", group) or group),
+        read_only=bool(getattr(module, "read_only", False)),
+        needs_approval=getattr(module, "needs_approval", False),
+        preview=getattr(module, "preview", None),
+        examples=list(getattr(module, "examples", []) or []),
+        source=str(path),
+    )
+
+
+def load_module(path: Path):
+    """Import a Python file under a module name unique to its path."""
+    digest = hashlib.sha1(str(path.resolve()).encode()).hexdigest()[:10]
+    mod_name = f"ankit_tool_{path.stem}_{digest}"
+    spec = importlib.util.spec_from_file_location(mod_name, path)
+    if spec is None or spec.loader is None:
+        raise ValueError("not a loadable Python file")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[mod_name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        sys.modules.pop(mod_name, None)
+        raise
+    return module
+
+
+def module_paths(folder: Path) -> list[tuple[Path, str]]:
+    """Tool files in a folder with their default group: top-level files are their own group."""
+    found = []
+    for path in sorted(folder.glob("*.py")):
+        found.append((path, path.stem))
+    for path in sorted(folder.glob("*/*.py")):
+        found.append((path, path.parent.name))
+    return [(p, g) for p, g in found if not p.name.startswith(("_", "test_"))]
+
+
+def load_tools(folders: list[Path]) -> tuple[list[Tool], list[str]]:
+    """Load every tool module from the folders in order; return the tools and one line per skipped module."""
+    tools: dict[str, Tool] = {}
+    problems: list[str] = []
+    for folder in folders:
+        if not folder.is_dir():
+            continue
+        for path, group in module_paths(folder):
+            try:
+                tool = tool_from_module(load_module(path), path, group)
+            except (Exception, SystemExit) as exc:
+                problems.append(f"skipped {path}: {_describe(exc)}")
+                continue
+            if tool.name in tools:
+                problems.append(f"skipped {path}: duplicate tool name {tool.name!r} (already from {tools[tool.name].source})")
+                continue
+            tools[tool.name] = tool
+    return list(tools.values()), problems
+
+
+def _describe(exc: BaseException) -> str:
+    if isinstance(exc, SyntaxError):
+        return f"syntax error at line {exc.lineno}: {exc.msg}"
+    text = str(exc).splitlines()[0] if str(exc) else ""
+    return f"{type(exc).__name__}: {text}" if not isinstance(exc, ValueError) else text
+
+
+def cap_output(text: str, cap: int = DEFAULT_OUTPUT_CAP) -> str:
+    """Cut text longer than cap characters to its head and tail with a marker saying how much was cut."""
+    if len(text) <= cap:
+        return text
+    half = cap // 2
+    cut = len(text) - 2 * half
+    return f"{text[:half]}\n[... {cut} characters cut ...]\n{text[-half:]}"
+
+
+def parse_arguments(raw: str) -> dict:
+    """Parse a model's JSON arguments, accepting raw newlines inside strings; raise ValueError otherwise."""
+    if not raw or not raw.strip():
+        return {}
+    try:
+        value = json.loads(raw, strict=False)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"arguments are not valid JSON ({exc.msg} at position {exc.pos})") from None
+    if not isinstance(value, dict):
+        raise ValueError("arguments must be a JSON object")
+    return value
+
+
+Approver = Callable[[Tool, dict, str], bool]
+
+
+def run_call(call: ToolCall, tool: Tool | None, ctx: ToolContext, approve: Approver, cap: int = DEFAULT_OUTPUT_CAP) -> ToolResult:
+    """Validate, approve and run one call; every failure becomes an error result the model sees."""
+
+    def error(text: str) -> ToolResult:
+        return ToolResult(call.id, call.name, cap_output(f"Error: {text}", cap), is_error=True)
+
+    if tool is None:
+        return error(f"unknown tool {call.name!r}; call find_tools to discover tools")
+    try:
+        args = parse_arguments(call.arguments)
+    except ValueError as exc:
+        return error(str(exc))
+    problems = validate(args, tool.parameters)
+    if problems:
+        return error("; ".join(problems[:5]))
+    try:
+        if tool.wants_approval(args, ctx):
+            text = _call_flexibly(tool.preview, args, ctx) if tool.preview else ""
+            if not approve(tool, args, str(text or "")):
+                return error("the user declined this call; do not retry it, ask the user what to do instead")
+        output = _call_flexibly(tool.run, args, ctx)
+    except (Cancelled, KeyboardInterrupt):
+        raise
+    except Exception as exc:  # a tool's failure is the model's information, not a crash
+        return error(f"{type(exc).__name__}: {exc}")
+    return ToolResult(call.id, call.name, cap_output(_as_text(output), cap))
+
+
+def _as_text(output) -> str:
+    if output is None:
+        return "(no output)"
+    if isinstance(output, str):
+        return output
+    try:
+        return json.dumps(output, ensure_ascii=False, indent=1)
+    except (TypeError, ValueError):
+        return str(output)
