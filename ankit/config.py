@@ -1,0 +1,147 @@
+"""Settings: defaults < config files < environment < flags. Keys are looked up, never printed."""
+
+import os
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ankit.errors import ConfigError
+from ankit.providers.base import ProviderSettings
+from ankit.providers.presets import AUTO_ORDER, PRESETS
+
+SETUP_HELP = (
+    "No provider is configured. To set one up, either:\n"
+    "  export ANTHROPIC_API_KEY=...   (or OPENAI_API_KEY, OPENROUTER_API_KEY, GITHUB_TOKEN)\n"
+    "  or run a local server and use: ankit --provider ollama  (or --provider local --base-url http://127.0.0.1:8080/v1)"
+)
+
+
+@dataclass
+class Config:
+    """The merged settings ankit runs with."""
+
+    provider: str = ""
+    model: str = ""
+    base_url: str = ""
+    max_rounds: int = 25
+    retries: int = 2
+    idle_timeout: float = 120.0
+    output_cap: int = 64 * 1024
+    max_tokens: int = 4096
+    context_window: int = 0
+    core: list[str] = field(default_factory=lambda: ["core"])
+    catalog_mode: str = "first"
+    cache_ttl: str = "5m"
+    yes: bool = False
+    tools_dirs: list[Path] = field(default_factory=list)
+    skills_dir: Path | None = None
+    raw: dict = field(default_factory=dict)  # the merged file tables, for tools (web_search_url, ...)
+    files: list[Path] = field(default_factory=list)
+    env: Mapping = field(default_factory=dict, repr=False)
+
+    @property
+    def mcp_servers(self) -> dict:
+        """The [mcp.servers.NAME] tables."""
+        return dict((self.raw.get("mcp") or {}).get("servers") or {})
+
+    @property
+    def prices(self) -> dict:
+        """Price overrides from [prices."model"] tables."""
+        return dict(self.raw.get("prices") or {})
+
+
+_FIELDS = {
+    "provider": str, "model": str, "base_url": str, "max_rounds": int, "retries": int,
+    "idle_timeout": float, "output_cap": int, "max_tokens": int, "context_window": int,
+    "core": list, "catalog_mode": str, "cache_ttl": str,
+}
+_ENV = {"ANKIT_PROVIDER": "provider", "ANKIT_MODEL": "model", "ANKIT_BASE_URL": "base_url"}
+
+
+def read_toml(path: Path) -> dict:
+    """Read one config file; a malformed one is a ConfigError naming the file and line."""
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: {exc}; fix or remove that file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read {path}: {exc}") from None
+
+
+def _apply(config: Config, values: dict, origin: str) -> None:
+    for key, kind in _FIELDS.items():
+        if key not in values or values[key] is None:
+            continue
+        value = values[key]
+        try:
+            value = list(value) if kind is list else kind(value)
+        except (TypeError, ValueError):
+            raise ConfigError(f"{origin}: {key} should be a {kind.__name__}, got {value!r}") from None
+        setattr(config, key, value)
+
+
+def _merge(base: dict, extra: dict) -> dict:
+    merged = dict(base)
+    for key, value in extra.items():
+        if isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = _merge(merged[key], value)
+        else:
+            merged[key] = value
+    return merged
+
+
+def load_config(flags: dict, env: Mapping, cwd: Path, config_home: Path) -> Config:
+    """Merge defaults, the user and project config files, the environment and the flags."""
+    config = Config(env=env)
+    for path in (config_home / "config.toml", cwd / ".ankit" / "config.toml"):
+        if path.is_file():
+            values = read_toml(path)
+            _apply(config, values, str(path))
+            config.raw = _merge(config.raw, values)
+            config.files.append(path)
+    _apply(config, {field_: env[var] for var, field_ in _ENV.items() if env.get(var)}, "environment")
+    _apply(config, {k: v for k, v in flags.items() if k in _FIELDS}, "flags")
+    config.yes = bool(flags.get("yes"))
+    config.tools_dirs = [Path(p) for p in flags.get("tools_dirs") or []]
+    config.skills_dir = Path(flags["skills_dir"]) if flags.get("skills_dir") else None
+    if config.catalog_mode not in ("names", "first", "full"):
+        raise ConfigError(f"catalog_mode must be names, first or full, not {config.catalog_mode!r}")
+    return config
+
+
+def choose_preset(config: Config) -> str | None:
+    """The configured provider, else the first one whose key is present, else None."""
+    if config.provider:
+        if config.provider not in PRESETS:
+            raise ConfigError(f"unknown provider {config.provider!r}; choose one of: {', '.join(PRESETS)}")
+        return config.provider
+    if config.base_url:
+        return "local"
+    for name in AUTO_ORDER:
+        if config.env.get(PRESETS[name].key_env):
+            return name
+    return None
+
+
+def provider_settings(config: Config, session_id: str = "") -> ProviderSettings:
+    """Build the provider settings; raise ConfigError with set-up help when nothing is configured."""
+    name = choose_preset(config)
+    if name is None:
+        raise ConfigError(SETUP_HELP)
+    preset = PRESETS[name]
+    key_env = preset.key_env
+    if name == "openai" and not config.base_url and config.env.get("OPENAI_BASE_URL"):
+        base_url = config.env["OPENAI_BASE_URL"]
+    else:
+        base_url = config.base_url or preset.base_url
+    api_key = config.env.get(key_env, "")
+    if preset.key_required and not api_key:
+        raise ConfigError(f"the {name} provider needs an API key: set {key_env}")
+    return ProviderSettings(
+        preset=name, kind=preset.kind, base_url=base_url.rstrip("/"), model=config.model or preset.model,
+        api_key=api_key, key_env=key_env, retries=config.retries, idle_timeout=config.idle_timeout,
+        cache_ttl=config.cache_ttl,
+        # prompt_cache_key is OpenAI's own field: never sent to other OpenAI-compatible servers
+        session_id=session_id if base_url.rstrip("/") == preset.base_url and name == "openai" else "",
+    )

@@ -1,0 +1,81 @@
+from pathlib import Path
+
+import pytest
+
+from ankit.config import load_config, provider_settings
+from ankit.errors import ConfigError
+
+
+def setup(tmp_path, user="", project=""):
+    home, cwd = tmp_path / "conf", tmp_path / "proj"
+    (cwd / ".ankit").mkdir(parents=True)
+    home.mkdir()
+    if user:
+        (home / "config.toml").write_text(user)
+    if project:
+        (cwd / ".ankit" / "config.toml").write_text(project)
+    return home, cwd
+
+
+def test_flags_beat_environment_beat_project_beat_user(tmp_path):
+    home, cwd = setup(tmp_path, 'model = "user"\nmax_rounds = 5\nretries = 7', 'model = "project"\nmax_rounds = 9')
+    config = load_config({}, {}, cwd, home)
+    assert (config.model, config.max_rounds, config.retries) == ("project", 9, 7)
+    config = load_config({}, {"ANKIT_MODEL": "env"}, cwd, home)
+    assert config.model == "env"
+    config = load_config({"model": "flag"}, {"ANKIT_MODEL": "env"}, cwd, home)
+    assert config.model == "flag"
+
+
+def test_first_provider_with_a_key_is_picked(tmp_path):
+    home, cwd = setup(tmp_path)
+    settings = provider_settings(load_config({}, {"OPENAI_API_KEY": "sk-1"}, cwd, home), "s1")
+    assert (settings.preset, settings.kind, settings.api_key, settings.session_id) == ("openai", "openai", "sk-1", "s1")
+    assert "sk-1" not in repr(settings)
+    settings = provider_settings(load_config({}, {"OPENAI_API_KEY": "a", "ANTHROPIC_API_KEY": "b"}, cwd, home))
+    assert settings.preset == "anthropic" and settings.base_url == "https://api.anthropic.com/v1"
+
+
+def test_openai_base_url_from_environment_drops_openai_only_fields(tmp_path):
+    home, cwd = setup(tmp_path)
+    env = {"OPENAI_API_KEY": "k", "OPENAI_BASE_URL": "http://127.0.0.1:9/v1/"}
+    settings = provider_settings(load_config({}, env, cwd, home), "s1")
+    assert settings.base_url == "http://127.0.0.1:9/v1" and settings.session_id == ""
+
+
+def test_base_url_alone_means_a_local_server(tmp_path):
+    home, cwd = setup(tmp_path)
+    settings = provider_settings(load_config({"base_url": "http://127.0.0.1:8080/v1"}, {}, cwd, home))
+    assert (settings.preset, settings.api_key) == ("local", "")
+
+
+def test_nothing_configured_says_how_to_set_up(tmp_path):
+    home, cwd = setup(tmp_path)
+    with pytest.raises(ConfigError) as info:
+        provider_settings(load_config({}, {}, cwd, home))
+    assert len(str(info.value).splitlines()) == 3 and "ANTHROPIC_API_KEY" in str(info.value)
+
+
+def test_missing_key_and_unknown_provider(tmp_path):
+    home, cwd = setup(tmp_path)
+    with pytest.raises(ConfigError, match="set ANTHROPIC_API_KEY"):
+        provider_settings(load_config({"provider": "anthropic"}, {}, cwd, home))
+    with pytest.raises(ConfigError, match="unknown provider 'nope'"):
+        provider_settings(load_config({"provider": "nope"}, {}, cwd, home))
+
+
+def test_bad_files_and_values_are_one_line(tmp_path):
+    home, cwd = setup(tmp_path, "model = ")
+    with pytest.raises(ConfigError, match="config.toml"):
+        load_config({}, {}, cwd, home)
+    home, cwd = setup(tmp_path / "b", "max_rounds = 'many'")
+    with pytest.raises(ConfigError, match="max_rounds should be a int"):
+        load_config({}, {}, cwd, home)
+
+
+def test_tables_reach_tools_and_mcp(tmp_path):
+    home, cwd = setup(tmp_path, '[mcp.servers.time]\ncommand = "x"\n[prices."m"]\ninput = 1.0', 'web_search_url = "http://s"')
+    config = load_config({}, {}, cwd, home)
+    assert config.mcp_servers == {"time": {"command": "x"}}
+    assert config.prices == {"m": {"input": 1.0}}
+    assert config.raw["web_search_url"] == "http://s"
