@@ -1,0 +1,18 @@
+"""Providers by wire format: make_provider picks the one that speaks the settings' kind."""
+
+from ankit.errors import ConfigError
+from ankit.providers.anthropic import AnthropicProvider
+from ankit.providers.base import Provider, ProviderSettings
+from ankit.providers.openai import OpenAIProvider
+
+KINDS: dict[str, type[Provider]] = {"openai": OpenAIProvider, "anthropic": AnthropicProvider}
+
+
+def make_provider(settings: ProviderSettings) -> Provider:
+    """The provider for settings.kind ("openai" or "anthropic")."""
+    if settings.kind not in KINDS:
+        raise ConfigError(f"unknown wire format {settings.kind!r} for provider {settings.preset}: use openai or anthropic")
+    return KINDS[settings.kind](settings)
+
+
+__all__ = ["Provider", "ProviderSettings", "make_provider"]

@@ -1,0 +1,246 @@
+"""The shared HTTP layer: POST JSON over urllib, retry what is worth retrying, one-line errors, idle timeouts."""
+
+import email.utils
+import functools
+import http.client
+import json
+import random
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+
+from ankit import __version__
+from ankit.errors import ProviderError, StreamError
+from ankit.providers.base import ProviderSettings
+from ankit.sse import ServerEvent, read_events
+
+RETRY_STATUSES = frozenset({408, 409, 429, 529})
+BACKOFF_FIRST = 0.5  # seconds before the first retry without Retry-After; doubles each time
+BACKOFF_MAX = 8.0
+RETRY_AFTER_MAX = 60.0  # a server asking for a longer wait is not waited for: the user hears about it at once
+MESSAGE_MAX = 300
+
+
+class _Connection(http.client.HTTPConnection):
+    """Connects within the connect timeout, then waits at most `idle` seconds for every later read."""
+
+    def __init__(self, *args, idle: float, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.idle = idle
+
+    def connect(self):
+        super().connect()
+        self.sock.settimeout(self.idle)
+
+
+class _SecureConnection(http.client.HTTPSConnection):
+    """The HTTPS twin of _Connection."""
+
+    def __init__(self, *args, idle: float, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.idle = idle
+
+    def connect(self):
+        super().connect()
+        self.sock.settimeout(self.idle)
+
+
+class _Handler(urllib.request.HTTPHandler):
+    def __init__(self, idle: float):
+        super().__init__()
+        self.idle = idle
+
+    def http_open(self, req):
+        return self.do_open(functools.partial(_Connection, idle=self.idle), req)
+
+
+class _SecureHandler(urllib.request.HTTPSHandler):
+    def __init__(self, idle: float):
+        super().__init__()
+        self.idle = idle
+
+    def https_open(self, req):
+        return self.do_open(functools.partial(_SecureConnection, idle=self.idle), req, context=self._context)
+
+
+def post_stream(settings: ProviderSettings, url: str, body: dict, headers: dict) -> http.client.HTTPResponse:
+    """POST body as JSON and return the open 2xx response, retrying failures worth retrying."""
+    data = json.dumps(body, ensure_ascii=False).encode("utf-8")
+    all_headers = {"content-type": "application/json", "accept": "text/event-stream",
+                   "user-agent": f"ankit/{__version__}", **headers, **settings.headers}
+    if not url.startswith(("http://", "https://")):
+        raise ProviderError(f"the base URL {settings.base_url!r} must start with http:// or https:// (check --base-url)")
+    opener = urllib.request.build_opener(_Handler(settings.idle_timeout), _SecureHandler(settings.idle_timeout))
+    attempt = 0
+    while True:
+        request = urllib.request.Request(url, data=data, headers=all_headers, method="POST")
+        try:
+            return _checked(settings, opener.open(request, timeout=settings.connect_timeout))
+        except urllib.error.HTTPError as exc:
+            error, wait = _http_failure(settings, exc), _retry_after(exc.headers)
+            exc.close()
+        except urllib.error.URLError as exc:
+            error, wait = _connection_failure(settings, url, exc.reason), None
+        except TimeoutError:  # connected, but no answer came within the idle time
+            raise idle_error(settings) from None
+        except (ConnectionError, http.client.HTTPException) as exc:
+            error, wait = _connection_failure(settings, url, exc), None
+        if not error.retryable or attempt >= settings.retries or (wait or 0) > RETRY_AFTER_MAX:
+            raise error from None
+        time.sleep(wait if wait is not None else _backoff(attempt))
+        attempt += 1
+
+
+def _checked(settings: ProviderSettings, response):
+    """The response, unless it is a web page rather than an API answer."""
+    if "html" in response.headers.get("content-type", ""):
+        response.close()
+        raise ProviderError(f"{settings.base_url} answered with a web page, not the API: check --base-url")
+    return response
+
+
+def read_json(settings: ProviderSettings, response) -> dict:
+    """The whole body of a non-streamed answer as a JSON object."""
+    try:
+        raw = response.read()
+    except TimeoutError:
+        raise idle_error(settings) from None
+    except (http.client.IncompleteRead, OSError):
+        raw = b""
+    finally:
+        response.close()
+    try:
+        body = json.loads(raw)
+    except ValueError:
+        body = None
+    if not isinstance(body, dict):
+        raise StreamError(f"{settings.preset} sent an answer that is not a JSON object: check --base-url")
+    return body
+
+
+def stream_events(settings: ProviderSettings, response) -> Iterator[ServerEvent]:
+    """Yield the response's server events; a cut connection just ends them, a silent one raises StreamError."""
+    try:
+        yield from read_events(response)
+    except TimeoutError:
+        raise idle_error(settings) from None
+    except (http.client.IncompleteRead, ConnectionError, OSError):
+        return  # the caller sees the stream end without its end marker and reports it
+    finally:
+        response.close()
+
+
+def idle_error(settings: ProviderSettings) -> StreamError:
+    """The error for a provider that went silent for longer than the idle timeout."""
+    return StreamError(
+        f"{settings.preset} sent nothing for {settings.idle_timeout:g} s, so the reply was aborted "
+        "(a slow local model may need a longer idle_timeout)")
+
+
+def _backoff(attempt: int) -> float:
+    """Exponential backoff with full jitter in its upper half."""
+    top = min(BACKOFF_MAX, BACKOFF_FIRST * 2**attempt)
+    return top / 2 + random.random() * top / 2
+
+
+def _retry_after(headers) -> float | None:
+    """Seconds the server asked us to wait (retry-after-ms, Retry-After seconds or date), or None."""
+    if headers is None:
+        return None
+    millis = headers.get("retry-after-ms")
+    try:
+        if millis is not None:
+            return max(0.0, float(millis) / 1000)
+    except ValueError:
+        pass
+    value = headers.get("retry-after")
+    if value is None:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+def _http_failure(settings: ProviderSettings, exc: urllib.error.HTTPError) -> ProviderError:
+    """Turn an HTTP error response into one line naming the provider, the status and the fix."""
+    status, who = exc.code, settings.preset
+    try:
+        raw = exc.read()
+    except (OSError, http.client.HTTPException):
+        raw = b""
+    detail, kind = _error_detail(raw)
+    detail = clean(detail, settings)
+    key = settings.key_env or "the API key"
+    retryable = status in RETRY_STATUSES or 500 <= status < 600
+    if status == 401:
+        fix = f"check {key}" if settings.api_key else f"the server wants an API key: set {key}"
+    elif status == 403:
+        fix = f"check {key} and that it may use the model {settings.model}"
+    elif status == 404:
+        fix = f"check the model name ({settings.model}) and the base URL ({settings.base_url})"
+    elif status == 429 and kind == "insufficient_quota":
+        fix, retryable = "the account's quota is used up: check the plan and billing", False
+    elif status == 429:
+        fix = "rate limited; wait a moment and try again"
+    elif status == 529 or kind == "overloaded_error":
+        fix = "the provider is overloaded; try again in a moment"
+    elif status >= 500:
+        fix = "the server failed; try again later"
+    elif status == 413:
+        fix = "the request is too large; start a new session or /clear the history"
+    else:
+        fix = detail or exc.reason or "the request was refused"
+        detail = ""
+    line = f"{status} from {who}: {fix}" + (f" ({detail})" if detail and status not in (401, 404) else "")
+    return ProviderError(clean(line, settings, MESSAGE_MAX * 2), status=status, retryable=retryable)
+
+
+def _error_detail(raw: bytes) -> tuple[str, str]:
+    """The provider's own error message and error type/code from a response body."""
+    text = raw.decode("utf-8", errors="replace").strip()
+    try:
+        body = json.loads(text)
+    except ValueError:
+        return text, ""
+    return error_message(body)
+
+
+def error_message(body) -> tuple[str, str]:
+    """Message and type/code from an error payload in the OpenAI, Anthropic or a looser shape."""
+    if not isinstance(body, dict):
+        return str(body), ""
+    error = body.get("error", body)
+    if isinstance(error, dict):
+        message = error.get("message") or error.get("detail") or json.dumps(error)
+        kind = error.get("code") if isinstance(error.get("code"), str) else error.get("type", "")
+        return str(message), str(kind or "")
+    return str(error), ""
+
+
+def _connection_failure(settings: ProviderSettings, url: str, reason) -> ProviderError:
+    """Turn a failure to connect, or a connection dropped before any answer, into one retryable line."""
+    base = settings.base_url or url
+    if isinstance(reason, ConnectionRefusedError):
+        line = f"cannot reach {base}: is the server running? (check --base-url)"
+    elif isinstance(reason, TimeoutError):
+        line = f"cannot reach {base} within {settings.connect_timeout:g} s: is the server up? (check --base-url)"
+    elif isinstance(reason, (ConnectionError, http.client.HTTPException)):
+        line = f"{base} dropped the connection before answering ({reason or type(reason).__name__}); try again"
+    else:
+        line = f"cannot reach {base}: {reason} (check --base-url and the network)"
+    return ProviderError(clean(line, settings, MESSAGE_MAX * 2), retryable=True)
+
+
+def clean(text: str, settings: ProviderSettings, limit: int = MESSAGE_MAX) -> str:
+    """One line, at most limit characters, with the API key removed."""
+    text = " ".join(str(text).split())
+    if settings.api_key:
+        text = text.replace(settings.api_key, "[key]")
+    return text if len(text) <= limit else text[: limit - 1] + "…"

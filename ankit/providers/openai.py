@@ -1,0 +1,176 @@
+"""The OpenAI-compatible Chat Completions wire format: neutral records out, streamed events back."""
+
+import json
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+
+from ankit.errors import ProviderError, StreamError
+from ankit.providers import http
+from ankit.providers.base import Provider, ProviderSettings
+from ankit.records import (Event, Message, Request, StreamEnd, TextDelta, ToolCall, ToolCallDone, Usage,
+                           UsageReport)
+from ankit.sse import ServerEvent
+
+STOP_REASONS = {"stop": "end_turn", "tool_calls": "tool_use", "function_call": "tool_use", "length": "max_tokens"}
+
+
+class OpenAIProvider(Provider):
+    """Any server that speaks OpenAI Chat Completions with streaming."""
+
+    def stream(self, request: Request) -> Iterator[Event]:
+        """Send one round and yield TextDelta, ToolCallDone, UsageReport, then StreamEnd."""
+        settings = self.settings
+        headers = {"authorization": f"Bearer {settings.api_key}"} if settings.api_key else {}
+        url = settings.base_url.rstrip("/") + "/chat/completions"
+        response = http.post_stream(settings, url, build_body(settings, request), headers)
+        if "json" in response.headers.get("content-type", ""):
+            yield from read_whole(settings, http.read_json(settings, response))
+        else:
+            yield from read_stream(settings, http.stream_events(settings, response))
+
+
+def build_body(settings: ProviderSettings, request: Request) -> dict:
+    """The Chat Completions request body for one round."""
+    messages = [{"role": "system", "content": request.system}] if request.system else []
+    for message in request.messages:
+        messages.extend(wire_messages(message))
+    if request.note:
+        messages.append({"role": "user", "content": request.note})
+    body: dict = {"model": settings.model, "messages": messages}
+    if request.tools:
+        body["tools"] = [
+            {"type": "function", "function": {"name": t.name, "description": t.description, "parameters": t.parameters}}
+            for t in request.tools
+        ]
+    body["stream"] = True
+    body["stream_options"] = {"include_usage": True}
+    if settings.preset == "openai":  # OpenAI's own API only: other servers may reject unknown fields
+        body["max_completion_tokens"] = request.max_tokens
+        if settings.session_id:
+            body["prompt_cache_key"] = settings.session_id
+    else:
+        body["max_tokens"] = request.max_tokens
+    return body
+
+
+def wire_messages(message: Message) -> list[dict]:
+    """One neutral message as Chat Completions messages (a batch of results becomes one per result)."""
+    out = [{"role": "tool", "tool_call_id": r.call_id, "content": r.content} for r in message.results]
+    if message.role == "assistant":
+        if message.text or message.tool_calls:
+            wire: dict = {"role": "assistant", "content": message.text or ""}  # some servers reject null here
+            if message.tool_calls:
+                wire["tool_calls"] = [
+                    {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments or "{}"}}
+                    for c in message.tool_calls
+                ]
+            out.append(wire)
+    elif message.role == "user" and message.text:
+        out.append({"role": "user", "content": message.text})
+    return out
+
+
+@dataclass
+class _Call:
+    id: str = ""
+    name: str = ""
+    arguments: list[str] = field(default_factory=list)
+
+
+def read_stream(settings: ProviderSettings, events: Iterable[ServerEvent]) -> Iterator[Event]:
+    """Turn Chat Completions stream chunks into neutral events."""
+    calls: dict[int, _Call] = {}
+    usage: Usage | None = None
+    finish, done = None, False
+    for event in events:
+        if event.data.strip() == "[DONE]":
+            done = True
+            break
+        try:
+            chunk = json.loads(event.data)
+        except ValueError:
+            continue  # keep-alives and junk lines carry nothing
+        if not isinstance(chunk, dict):
+            continue
+        if chunk.get("error"):
+            raise stream_failure(settings, chunk)
+        if isinstance(chunk.get("usage"), dict):
+            usage = read_usage(chunk["usage"])
+        for choice in chunk.get("choices") or []:
+            if not isinstance(choice, dict) or choice.get("index", 0) != 0:
+                continue
+            delta = choice.get("delta") or {}
+            if isinstance(delta.get("content"), str) and delta["content"]:
+                yield TextDelta(delta["content"])
+            for part in delta.get("tool_calls") or []:
+                merge_call(calls, part)
+            finish = choice.get("finish_reason") or finish
+    if not done and finish is None:
+        raise StreamError(f"{settings.preset} ended the reply before it finished (no [DONE]); "
+                          "the partial text is kept: ask again to continue", retryable=True)
+    yield from finish_events(calls, usage, finish)
+
+
+def merge_call(calls: dict[int, _Call], part: dict) -> None:
+    """Fold one tool-call delta into its call: arguments are appended, a repeated id or name is set."""
+    if not isinstance(part, dict):
+        return
+    index = part.get("index")
+    if not isinstance(index, int):  # a server without indexes: match by id, else continue the last call
+        ids = {c.id: i for i, c in calls.items()}
+        index = ids.get(part.get("id"), len(calls) if part.get("id") or not calls else max(calls))
+    call = calls.setdefault(index, _Call())
+    function = part.get("function") or {}
+    if part.get("id"):
+        call.id = part["id"]
+    if function.get("name"):
+        call.name = function["name"]
+    if isinstance(function.get("arguments"), str):
+        call.arguments.append(function["arguments"])
+    elif isinstance(function.get("arguments"), dict):  # a few servers send an object, not text
+        call.arguments.append(json.dumps(function["arguments"]))
+
+
+def finish_events(calls: dict[int, _Call], usage: Usage | None, finish: str | None) -> Iterator[Event]:
+    """The assembled tool calls, the usage (when reported) and the end of the stream."""
+    for number, index in enumerate(sorted(calls)):
+        call = calls[index]
+        if call.name:
+            yield ToolCallDone(ToolCall(call.id or f"call_{number}", call.name, "".join(call.arguments) or "{}"))
+    if usage is not None:
+        yield UsageReport(usage)
+    yield StreamEnd(STOP_REASONS.get(finish or "", finish or ""))
+
+
+def read_usage(raw: dict) -> Usage:
+    """Usage from a Chat Completions usage object."""
+    details = raw.get("prompt_tokens_details") or {}
+    return Usage(
+        input_tokens=int(raw.get("prompt_tokens") or 0),
+        cached_tokens=int(details.get("cached_tokens") or 0),
+        output_tokens=int(raw.get("completion_tokens") or 0),
+        reported=True,
+    )
+
+
+def stream_failure(settings: ProviderSettings, chunk: dict) -> ProviderError:
+    """An error payload sent inside the stream, as one line."""
+    message, kind = http.error_message(chunk)
+    retryable = kind in ("server_error", "overloaded", "rate_limit_exceeded", "overloaded_error")
+    line = f"{settings.preset} reported an error mid-reply: {message}" + (f" ({kind})" if kind else "")
+    return ProviderError(http.clean(line, settings), retryable=retryable)
+
+
+def read_whole(settings: ProviderSettings, body: dict) -> Iterator[Event]:
+    """Events from a server that ignored stream: true and sent the whole completion at once."""
+    if body.get("error"):
+        raise stream_failure(settings, body)
+    choice = (body.get("choices") or [{}])[0] or {}
+    message = choice.get("message") or {}
+    if isinstance(message.get("content"), str) and message["content"]:
+        yield TextDelta(message["content"])
+    calls: dict[int, _Call] = {}
+    for index, part in enumerate(message.get("tool_calls") or []):
+        merge_call(calls, {**part, "index": index})
+    usage = read_usage(body["usage"]) if isinstance(body.get("usage"), dict) else None
+    yield from finish_events(calls, usage, choice.get("finish_reason") or "stop")
