@@ -1,0 +1,317 @@
+"""Finding, reading and capping SKILL.md files: procedures listed in one line each and loaded on demand."""
+
+import os
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ankit.frontmatter import read_frontmatter
+from ankit.toolbox import Tool
+
+NAME_PATTERN = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+MAX_NAME = 64
+MAX_DESCRIPTION = 1024
+BODY_CAP = 8000
+MAX_FILE_BYTES = 4 * 1024 * 1024
+MAX_LISTED_FILES = 100
+FIELDS = {"name", "description", "license", "compatibility", "metadata", "allowed-tools", "suggested-tools"}
+# Fields other assistants define for their skills; ankit ignores them without a warning.
+FOREIGN_FIELDS = {"argument-hint", "disable-model-invocation", "user-invocable", "model", "context", "agent",
+                  "hooks", "version", "when_to_use"}
+PROMPT_HEAD = "Skills (procedures; when a task matches one, load it with the skill tool first):"
+SHORTENINGS = (MAX_DESCRIPTION, 400, 200, 120, 80, 50)
+
+
+@dataclass
+class Skill:
+    """One skill found on disk; path is its SKILL.md file."""
+
+    name: str
+    description: str
+    path: Path
+    license: str = ""
+    compatibility: str = ""
+    metadata: dict[str, str] = field(default_factory=dict)
+    allowed_tools: list[str] = field(default_factory=list)
+    suggested_tools: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+
+def skill_dirs(cwd: Path, extra: Path | None, home: Path, config_home: Path, bundled: Path) -> list[Path]:
+    """The skill folders in search order (first wins on a name clash), each listed once."""
+    candidates = [extra, cwd / ".ankit" / "skills", config_home / "ankit" / "skills", bundled,
+                  cwd / ".claude" / "skills", home / ".claude" / "skills", cwd / ".agents" / "skills",
+                  home / ".agents" / "skills"]
+    dirs, seen = [], set()
+    for folder in candidates:
+        if folder is None:
+            continue
+        key = os.path.realpath(folder)
+        if key not in seen:
+            seen.add(key)
+            dirs.append(Path(folder))
+    return dirs
+
+
+def find_skills(dirs: list[Path]) -> tuple[list[Skill], list[str]]:
+    """Read every <dir>/<name>/SKILL.md; return the skills and one line per skipped skill, clash or warning."""
+    skills: dict[str, Skill] = {}
+    problems: list[str] = []
+    for folder in dirs:
+        try:
+            entries = sorted(folder.iterdir()) if folder.is_dir() else []
+        except OSError as exc:
+            problems.append(f"skipped folder {folder}: {exc.strerror or exc}")
+            continue
+        for entry in entries:
+            path = entry / "SKILL.md"
+            if entry.name.startswith(".") or not path.is_file():
+                continue
+            try:
+                skill = read_skill(path)
+            except (OSError, ValueError) as exc:
+                problems.append(f"skipped {path}: {exc}")
+                continue
+            if skill.name in skills:
+                problems.append(f"skipped {path}: the name {skill.name!r} is already taken by {skills[skill.name].path}")
+                continue
+            skills[skill.name] = skill
+            problems += [f"warning: {path}: {warning}" for warning in skill.warnings]
+    return list(skills.values()), problems
+
+
+def read_skill(path: Path) -> Skill:
+    """Read one SKILL.md into a Skill; raise ValueError saying why it cannot be used."""
+    fields, _ = _read_file(path)
+    folder, warnings = path.parent, []
+    name = fields.get("name")
+    if name is None:
+        name = folder.name
+        warnings.append("no 'name' field; using the folder name")
+    if not isinstance(name, str) or not NAME_PATTERN.fullmatch(name.strip()) or len(name.strip()) > MAX_NAME:
+        raise ValueError(f"the name {name!r} is not valid: use 1 to 64 lowercase letters, digits and single hyphens")
+    name = name.strip()
+    if name != folder.name:
+        raise ValueError(f"the name {name!r} differs from its folder {folder.name!r}: make them the same")
+    description = fields.get("description")
+    if not isinstance(description, str) or not description.strip():
+        raise ValueError("no description: add 'description:' saying what the skill does and when to use it")
+    description = " ".join(description.split())
+    if len(description) > MAX_DESCRIPTION:
+        warnings.append(f"the description has {len(description):,} characters (more than 1,024); the list shows less")
+    unknown = sorted(key for key in fields if key not in FIELDS | FOREIGN_FIELDS)
+    if unknown:
+        warnings.append(f"unknown field{'s' if len(unknown) > 1 else ''} ignored: {', '.join(unknown)}")
+    metadata = fields.get("metadata")
+    if metadata is not None and not isinstance(metadata, dict):
+        warnings.append("'metadata' is not a map; ignored")
+    return Skill(name, description, path, _text(fields.get("license")), _text(fields.get("compatibility")),
+                 {str(k): _text(v) for k, v in metadata.items()} if isinstance(metadata, dict) else {},
+                 _tool_names(fields.get("allowed-tools")), _tool_names(fields.get("suggested-tools")), warnings)
+
+
+def _read_file(path: Path) -> tuple[dict, str]:
+    """Read a SKILL.md that stays inside its folder and is text; return its fields and body."""
+    if not _inside(path, path.parent):
+        raise ValueError("SKILL.md is a link to a file outside its folder")
+    if path.stat().st_size > MAX_FILE_BYTES:
+        raise ValueError(f"the file is larger than {MAX_FILE_BYTES // (1024 * 1024)} MB")
+    data = path.read_bytes()
+    encoding = "utf-16" if data[:2] in (b"\xff\xfe", b"\xfe\xff") else "utf-8"
+    try:
+        text = data.decode(encoding)
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"not UTF-8 text (undecodable byte at offset {exc.start}); save it as UTF-8") from None
+    if "\0" in text:
+        raise ValueError("binary content (NUL bytes); a SKILL.md must be text")
+    return read_frontmatter(text)
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    return Path(os.path.realpath(path)).is_relative_to(os.path.realpath(folder))
+
+
+def _text(value) -> str:
+    """A frontmatter value as one line of text."""
+    if value is None:
+        return ""
+    if isinstance(value, list):
+        return ", ".join(_text(item) for item in value)
+    if isinstance(value, dict):
+        return ", ".join(f"{key}: {_text(item)}" for key, item in value.items())
+    return " ".join(str(value).split())
+
+
+def _tool_names(value) -> list[str]:
+    """Tool names from a list or a string separated by spaces or commas ("Bash(git add:*)" stays whole)."""
+    if isinstance(value, list):
+        return [name for name in (_text(item) for item in value) if name]
+    names, current, depth = [], "", 0
+    for char in _text(value):
+        depth = depth + (char in "([") - (char in ")]" and depth > 0)
+        if depth == 0 and (char == "," or char.isspace()):
+            names, current = names + [current] if current else names, ""
+        else:
+            current += char
+    return names + [current] if current else names
+
+
+def _shorten(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    cut = text[:limit - 1]
+    return (cut.rsplit(" ", 1)[0] if " " in cut[limit // 2:] else cut).rstrip(" ,;:.") + "…"
+
+
+def skills_prompt(skills: list[Skill], budget_chars: int) -> str:
+    """The system-prompt list, one `name: description` per line in the given order, within budget_chars.
+
+    The caller passes about 1% of the context window in characters (about 4 characters a token).
+    Past the budget the descriptions are shortened, then the last skills are left out with a line saying so.
+    """
+    if not skills:
+        return ""
+    for limit in SHORTENINGS:
+        lines = [f"- {skill.name}: {_shorten(skill.description, limit)}" for skill in skills]
+        text = "\n".join([PROMPT_HEAD, *lines])
+        if len(text) <= budget_chars:
+            return text
+    kept, used = 0, len(PROMPT_HEAD) + len(_left_out(len(skills))) + 2
+    while kept < len(lines) and used + len(lines[kept]) + 1 <= budget_chars:
+        used += len(lines[kept]) + 1
+        kept += 1
+    return "\n".join([PROMPT_HEAD, *lines[:kept], _left_out(len(skills) - kept)])
+
+
+def _left_out(count: int) -> str:
+    return f"({count} more skill{'s' if count != 1 else ''} not listed; call skill with an empty name to list all.)"
+
+
+def load_skill(skills: list[Skill], name: str) -> str:
+    """A skill's text for the model: header, suggested tools, capped body, files; or the list of known skills."""
+    wanted = name.strip().lower()
+    skill = next((s for s in skills if s.name == wanted), None)
+    if skill is None:
+        return _unknown(name, skills)
+    try:
+        _, body = _read_file(skill.path)
+    except (OSError, ValueError) as exc:
+        return f"Error: the skill {skill.name!r} can no longer be read ({skill.path}: {exc})"
+    parts = [f"# Skill: {skill.name}", f"Folder: {skill.path.parent.absolute()} (paths in this skill are relative to it)"]
+    if skill.suggested_tools:
+        parts.append("Suggested tools: " + ", ".join(skill.suggested_tools))
+    parts += ["", cap_body(body.strip(), skill.path)]
+    files = skill_files(skill.path.parent)
+    if files:
+        parts += ["", "## Files in this skill (read them with the file tools when the steps need them)", *files]
+    return "\n".join(parts)
+
+
+def _unknown(name: str, skills: list[Skill]) -> str:
+    if not skills:
+        return "No skills are installed."
+    known = "\n".join(f"- {s.name}: {_shorten(s.description, 120)}" for s in skills)
+    opening = f"There is no skill named {name.strip()!r}. " if name.strip() else ""
+    return f"{opening}Known skills (call skill with one of these names):\n{known}"
+
+
+def cap_body(body: str, path: Path, cap: int = BODY_CAP) -> str:
+    """Keep a body up to cap characters whole; past it keep the head and tail with a marker saying what was cut."""
+    if len(body) <= cap:
+        return body
+    half = cap // 2
+    cut = len(body) - 2 * half
+    marker = f"[... {cut:,} character{'s' if cut != 1 else ''} cut here; read {path} for the full text ...]"
+    return f"{body[:half]}\n\n{marker}\n\n{body[-half:]}"
+
+
+def skill_files(folder: Path) -> list[str]:
+    """Paths of the files beside SKILL.md, never following links that lead outside the folder."""
+    root, found, outside = folder.absolute(), [], 0
+    for current, dirnames, filenames in os.walk(root):
+        here = Path(current)
+        dirnames.sort()
+        for name in list(dirnames):
+            hidden = name.startswith(".") or name == "__pycache__"
+            escapes = not hidden and not _inside(here / name, root)
+            outside += escapes
+            if hidden or escapes or (here / name).is_symlink():
+                dirnames.remove(name)  # os.walk would not descend into a link anyway; list it as a folder
+                if not hidden and not escapes:
+                    found.append(f"{here / name}/")
+        for name in sorted(filenames):
+            path = here / name
+            if name.startswith(".") or (here == root and name == "SKILL.md"):
+                continue
+            if not _inside(path, root):
+                outside += 1
+                continue
+            found.append(f"{path} ({_size(path)})")
+    if len(found) > MAX_LISTED_FILES:
+        found = found[:MAX_LISTED_FILES] + [f"... and {len(found) - MAX_LISTED_FILES} more files"]
+    if outside:
+        found.append(f"({outside} link{'s' if outside > 1 else ''} leading outside the skill folder not listed)")
+    return found
+
+
+def _size(path: Path) -> str:
+    try:
+        size = path.stat().st_size
+    except OSError:
+        return "unreadable"
+    if size < 1024:
+        return f"{size} bytes"
+    return f"{size / 1024:.1f} KB" if size < 1024 * 1024 else f"{size / 1048576:.1f} MB"
+
+
+def make_skill_tool(get_skills: Callable[[], list[Skill]]) -> Tool:
+    """The core `skill` tool: loads one skill by name from the skills get_skills returns."""
+
+    def run(args: dict, ctx) -> str:
+        return load_skill(get_skills(), str(args.get("name", "")))
+
+    return Tool(
+        name="skill",
+        description=("Load a skill by name: the step-by-step procedure for a task listed under Skills in the "
+                     "system prompt, plus the paths of its files. Load the matching skill before starting such a task."),
+        parameters={"type": "object", "properties": {"name": {"type": "string", "description": "the skill name, e.g. review-commit"}},
+                    "required": ["name"]},
+        run=run,
+        group="core",
+        read_only=True,
+        examples=["use a skill", "load the review-commit skill", "follow the procedure for this task"],
+        source=__file__,
+    )
+
+
+def skills_listing(skills: list[Skill], problems: list[str], width: int = 100) -> str:
+    """The `ankit skills` and `/skills` text: skills grouped by folder, then the problems found."""
+    if not skills:
+        lines = ["No skills found. A skill is a folder with a SKILL.md in ./.ankit/skills, "
+                 "~/.config/ankit/skills, ./.claude/skills, ~/.claude/skills or ./.agents/skills."]
+    else:
+        lines = [f"{len(skills)} skill{'s' if len(skills) != 1 else ''} (ankit skills show NAME prints one)"]
+    column = min(max((len(s.name) for s in skills), default=0), 28) + 2
+    source = None
+    for skill in skills:
+        if skill.path.parent.parent != source:
+            source = skill.path.parent.parent
+            lines += ["", f"{source}:"]
+        lines.append(f"  {skill.name.ljust(column)}{_shorten(skill.description, max(40, width - column - 2))}")
+    if problems:
+        lines += ["", f"Problems ({len(problems)}):", *(f"  {line}" for line in problems)]
+    return "\n".join(lines)
+
+
+def skills_command(argv: list[str], skills: list[Skill], problems: list[str]) -> tuple[str, int]:
+    """Run `ankit skills [list]` or `ankit skills show NAME`; return the text and the exit status."""
+    usage = "usage: ankit skills [list] | ankit skills show NAME"
+    if not argv or argv == ["list"]:
+        return skills_listing(skills, problems), 0
+    if argv[0] in ("-h", "--help", "help"):
+        return usage, 0
+    if argv[0] == "show" and len(argv) == 2:
+        known = any(s.name == argv[1].strip().lower() for s in skills)
+        return load_skill(skills, argv[1]), 0 if known else 1
+    return usage, 2
