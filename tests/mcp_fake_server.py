@@ -1,0 +1,236 @@
+"""A small MCP server on stdio, standard library only, for the tests: strict about the protocol, odd on demand.
+
+Options: --supported V1,V2 (versions it speaks, newest first)  --answer-version V (reply V whatever is asked)
+--init-error  --tools N (extra generated tools)  --page-size K  --instructions TEXT  --crash-on-start
+--banner (a non-JSON line on stdout first)  --junk-only (answer nothing, print junk)  --no-tools (no tools/list)
+--record PATH (append every message received, one JSON per line)  --start-delay SECONDS
+"""
+
+import argparse
+import base64
+import json
+import os
+import sys
+import threading
+import time
+
+SUPPORTED = "2025-06-18,2025-03-26,2024-11-05"
+BASE_TOOLS = [
+    {"name": "echo", "description": "Echo the text back.", "annotations": {"readOnlyHint": True},
+     "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}},
+    {"name": "add", "title": "Adder", "description": "Add two numbers.",
+     "inputSchema": {"$schema": "http://json-schema.org/draft-07/schema#", "type": "object",
+                     "properties": {"a": {"type": "number"}, "b": {"type": "number"}}, "required": ["a", "b"]}},
+    {"name": "picture", "description": "Return a picture.", "inputSchema": {"type": "object"}},
+    {"name": "files", "description": "Return embedded resources and a link.", "inputSchema": {"type": "object"}},
+    {"name": "fail", "description": "Fail with the message.",
+     "inputSchema": {"type": "object", "properties": {"message": {"type": "string"}}}},
+    {"name": "slow", "description": "Sleep before answering.",
+     "inputSchema": {"type": "object", "properties": {"seconds": {"type": "number"}}}},
+    {"name": "crash", "description": "Exit at once.", "inputSchema": {"type": "object"}},
+    {"name": "talk", "description": "Ask the client a ping and roots/list first.", "inputSchema": {"type": "object"}},
+    {"name": "grow", "description": "Add a tool and announce the change.", "inputSchema": {"type": "object"}},
+    {"name": "junk", "description": "Write junk to stdout, then answer.", "inputSchema": {"type": "object"}},
+    {"name": "structured", "description": "Answer with structured content only.", "inputSchema": {"type": "object"}},
+    {"name": "dotted.name/v2", "description": "A name providers reject.", "inputSchema": {"type": "object"}},
+    {"name": "x" * 70, "description": "A name too long for providers.", "inputSchema": {"type": "object"}},
+    {"name": "whereami", "description": "Tell the folder and FAKE_GREETING.", "inputSchema": {"type": "object"}},
+    {"name": "loose", "description": "A tool with a broken schema.",
+     "inputSchema": {"type": "string", "properties": [], "required": ["nothing"]}},
+]
+
+
+class Server:
+    """One session with one client over this process's stdin and stdout."""
+
+    def __init__(self, opts):
+        self.opts = opts
+        self.supported = opts.supported.split(",")
+        self.tools = list(BASE_TOOLS) + [
+            {"name": f"tool_{i:03d}", "description": f"Generated tool number {i}.", "inputSchema": {"type": "object"}}
+            for i in range(opts.tools)]
+        self.initialized = False
+        self.lock = threading.Lock()
+        self.cancelled: set = set()
+        self.waiting: dict = {}  # id of our own request -> [event, response]
+
+    def send(self, message: dict) -> None:
+        with self.lock:
+            sys.stdout.write(json.dumps(message) + "\n")
+            sys.stdout.flush()
+
+    def run(self) -> None:
+        if self.opts.banner:
+            print("Fake MCP server ready!", flush=True)
+        for line in sys.stdin:
+            if not line.strip():
+                continue
+            if self.opts.record:
+                with open(self.opts.record, "a") as handle:
+                    handle.write(line.strip() + "\n")
+            if self.opts.junk_only:
+                print(f"I do not speak JSON: {line[:20]}", flush=True)
+                continue
+            self.handle(json.loads(line))
+
+    def handle(self, msg: dict) -> None:
+        assert msg.get("jsonrpc") == "2.0", msg
+        method = msg.get("method")
+        if method is None:  # the client answering one of our requests
+            slot = self.waiting.get(msg["id"])
+            if slot:
+                slot[1] = msg
+                slot[0].set()
+            return
+        if "id" not in msg:
+            self.notification(method, msg.get("params") or {})
+        elif method == "tools/call" and self.initialized:
+            threading.Thread(target=self.call, args=(msg,), daemon=True).start()
+        else:
+            self.send(self.answer(msg))
+
+    def notification(self, method: str, params: dict) -> None:
+        if method == "notifications/initialized":
+            self.initialized = True
+            self.send({"jsonrpc": "2.0", "method": "notifications/message",
+                       "params": {"level": "info", "data": "fake server initialized"}})
+        elif method == "notifications/cancelled":
+            self.cancelled.add(params.get("requestId"))
+
+    def answer(self, msg: dict) -> dict:
+        method, params, rid = msg["method"], msg.get("params") or {}, msg["id"]
+        if method == "initialize":
+            return self.initialize(rid, params)
+        if method == "ping":
+            return {"jsonrpc": "2.0", "id": rid, "result": {}}
+        if not self.initialized:
+            return error(rid, -32600, f"{method} before notifications/initialized")
+        if method == "tools/list" and not self.opts.no_tools:
+            return self.list_page(rid, params)
+        return error(rid, -32601, f"Method not found: {method}")
+
+    def initialize(self, rid, params: dict) -> dict:
+        info = params.get("clientInfo") or {}
+        if not isinstance(params.get("capabilities"), dict) or not info.get("name") or not info.get("version"):
+            return error(rid, -32602, "initialize needs capabilities and clientInfo{name, version}")
+        asked = params.get("protocolVersion")
+        if self.opts.init_error:
+            return error(rid, -32602, "Unsupported protocol version", {"supported": self.supported, "requested": asked})
+        version = self.opts.answer_version or (asked if asked in self.supported else self.supported[0])
+        result = {"protocolVersion": version, "capabilities": {"tools": {"listChanged": True}, "logging": {}},
+                  "serverInfo": {"name": "fake-server", "version": "1.2.3"}}
+        if self.opts.instructions:
+            result["instructions"] = self.opts.instructions
+        return {"jsonrpc": "2.0", "id": rid, "result": result}
+
+    def list_page(self, rid, params: dict) -> dict:
+        cursor = params.get("cursor")
+        try:
+            start = int(base64.b64decode(cursor).decode()) if cursor else 0
+        except ValueError:
+            return error(rid, -32602, f"invalid cursor {cursor!r}")
+        size = self.opts.page_size or len(self.tools)
+        result = {"tools": self.tools[start:start + size]}
+        if start + size < len(self.tools):
+            result["nextCursor"] = base64.b64encode(str(start + size).encode()).decode()
+        return {"jsonrpc": "2.0", "id": rid, "result": result}
+
+    def call(self, msg: dict) -> None:
+        rid, params = msg["id"], msg.get("params") or {}
+        name, args = params.get("name"), params.get("arguments") or {}
+        if name not in {t["name"] for t in self.tools}:
+            self.send(error(rid, -32602, f"Unknown tool: {name}"))
+            return
+        result = self.run_tool(rid, name, args)
+        if result is not None and rid not in self.cancelled:
+            self.send({"jsonrpc": "2.0", "id": rid, "result": result})
+
+    def run_tool(self, rid, name: str, args: dict):
+        if name == "slow":
+            end = time.monotonic() + float(args.get("seconds", 1))
+            while time.monotonic() < end:
+                if rid in self.cancelled:
+                    print(f"fake server: request {rid} cancelled", file=sys.stderr, flush=True)
+                    return None
+                time.sleep(0.02)
+            return text("slept")
+        if name == "crash":
+            print("fake server: crashing on request", file=sys.stderr, flush=True)
+            os._exit(1)
+        if name == "talk":
+            return text(f"ping answered {self.ask('ping')}; roots/list answered {self.ask('roots/list')}")
+        if name == "grow":
+            self.tools.append({"name": "extra", "description": "Appeared later.", "inputSchema": {"type": "object"}})
+            self.send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
+            return text("grown")
+        if name == "junk":
+            with self.lock:
+                print("some debugging output the server should not print", flush=True)
+            return text("after junk")
+        return CANNED.get(name, lambda a: text(f"called {name}"))(args)
+
+    def ask(self, method: str) -> str:
+        """Send a request to the client and wait for its answer."""
+        rid = f"srv-{method}"
+        slot = [threading.Event(), None]
+        self.waiting[rid] = slot
+        self.send({"jsonrpc": "2.0", "id": rid, "method": method})
+        if not slot[0].wait(5):
+            return "nothing"
+        reply = slot[1]
+        return json.dumps(reply.get("result")) if "result" in reply else f"error {reply['error']['code']}"
+
+
+def text(value: str) -> dict:
+    return {"content": [{"type": "text", "text": value}], "isError": False}
+
+
+def error(rid, code: int, message: str, data=None) -> dict:
+    body = {"code": code, "message": message}
+    if data is not None:
+        body["data"] = data
+    return {"jsonrpc": "2.0", "id": rid, "error": body}
+
+
+PNG = base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"\0" * 2040).decode()
+CANNED = {
+    "echo": lambda a: text(a["text"]),
+    "add": lambda a: text(str(a["a"] + a["b"])),
+    "picture": lambda a: {"content": [{"type": "text", "text": "a picture:"},
+                                      {"type": "image", "data": PNG, "mimeType": "image/png"}]},
+    "files": lambda a: {"content": [
+        {"type": "resource", "resource": {"uri": "file:///notes.txt", "mimeType": "text/plain", "text": "hello notes"}},
+        {"type": "resource", "resource": {"uri": "file:///blob.bin", "mimeType": "application/octet-stream",
+                                          "blob": base64.b64encode(b"\1" * 300).decode()}},
+        {"type": "resource_link", "uri": "file:///src/main.rs", "name": "main.rs", "description": "entry point"}]},
+    "fail": lambda a: {"content": [{"type": "text", "text": a.get("message", "it failed")}], "isError": True},
+    "whereami": lambda a: text(f"{os.getcwd()} {os.environ.get('FAKE_GREETING', '-')}"),
+    "structured": lambda a: {"content": [], "structuredContent": {"temperature": 21.5}},
+}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--supported", default=SUPPORTED)
+    parser.add_argument("--answer-version", default="")
+    parser.add_argument("--init-error", action="store_true")
+    parser.add_argument("--tools", type=int, default=0)
+    parser.add_argument("--page-size", type=int, default=0)
+    parser.add_argument("--instructions", default="")
+    parser.add_argument("--crash-on-start", action="store_true")
+    parser.add_argument("--banner", action="store_true")
+    parser.add_argument("--junk-only", action="store_true")
+    parser.add_argument("--no-tools", action="store_true")
+    parser.add_argument("--record", default="")
+    parser.add_argument("--start-delay", type=float, default=0)
+    opts = parser.parse_args()
+    print(f"fake server: started, pid {os.getpid()}", file=sys.stderr, flush=True)
+    if opts.crash_on_start:
+        print("fake server: cannot open the database", file=sys.stderr, flush=True)
+        sys.exit(3)
+    time.sleep(opts.start_delay)
+    Server(opts).run()
+
+
+if __name__ == "__main__":
+    main()
