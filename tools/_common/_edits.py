@@ -1,0 +1,76 @@
+"""Shared by the edit tools: read a text file exactly, diff two versions, write one back."""
+
+import difflib
+from dataclasses import dataclass
+from pathlib import Path
+
+DIFF_CAP = 30_000
+
+
+class EditError(Exception):
+    """An edit that cannot be made, said in one line with what to do."""
+
+
+@dataclass
+class TextFile:
+    """A text file's exact content and how to write it back."""
+
+    path: Path
+    content: str
+    encoding: str = "utf-8"
+    exists: bool = True
+
+
+def load(path: Path, shown: str) -> TextFile:
+    """Read a text file without translating newlines; a missing file loads as empty and not existing."""
+    if path.is_dir():
+        raise EditError(f"{shown} is a folder, not a file")
+    if not path.exists():
+        return TextFile(path, "", exists=False)
+    data = path.read_bytes()
+    if b"\x00" in data[:8192]:
+        raise EditError(f"{shown} is a binary file; the edit tools only change text files")
+    try:
+        return TextFile(path, data.decode("utf-8"))
+    except UnicodeDecodeError:
+        return TextFile(path, data.decode("latin-1"), "latin-1")
+
+
+def save(file: TextFile, content: str) -> None:
+    """Write content back in the file's encoding, creating parent folders."""
+    file.path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        data = content.encode(file.encoding)
+    except UnicodeEncodeError:
+        data = content.encode("utf-8")
+    with open(file.path, "wb") as handle:
+        handle.write(data)
+
+
+def diff(old: str | None, new: str | None, shown: str) -> str:
+    """A unified diff between two versions; None stands for a missing file."""
+    before = (old or "").splitlines(keepends=True)
+    after = (new or "").splitlines(keepends=True)
+    lines = difflib.unified_diff(
+        before, after,
+        "/dev/null" if old is None else f"a/{shown}",
+        "/dev/null" if new is None else f"b/{shown}",
+    )
+    out = []
+    for line in lines:
+        out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
+    text = "".join(out)
+    if not text:
+        return f"(no change to {shown})\n"
+    if len(text) > DIFF_CAP:
+        text = text[:DIFF_CAP] + f"\n[... diff cut at {DIFF_CAP} characters ...]\n"
+    return text
+
+
+def summary(old: str, new: str) -> str:
+    """How many lines were added and removed, as '+3 -1'."""
+    added = removed = 0
+    for line in list(difflib.unified_diff(old.splitlines(), new.splitlines(), n=0, lineterm=""))[2:]:
+        added += line.startswith("+")
+        removed += line.startswith("-")
+    return f"+{added} -{removed}"

@@ -1,0 +1,81 @@
+"""Paths for file tools: resolve against the working folder and tell when a path leaves it."""
+
+import os
+from pathlib import Path
+
+
+class ToolError(Exception):
+    """A failure the model should read as one clear line."""
+
+
+def workdir(ctx) -> Path:
+    """The session's working folder, resolved."""
+    return Path(ctx.cwd).expanduser().resolve()
+
+
+def resolve(ctx, raw: str | None) -> Path:
+    """The real path a tool argument names: relative paths start at ctx.cwd, symlinks are followed."""
+    text = (raw or ".").strip() or "."
+    path = Path(os.path.expanduser(text))
+    if not path.is_absolute():
+        path = workdir(ctx) / path
+    return path.resolve()
+
+
+def is_inside(ctx, path: Path) -> bool:
+    """Whether a resolved path lies in the working folder."""
+    return path == workdir(ctx) or path.is_relative_to(workdir(ctx))
+
+
+def show(ctx, path: Path) -> str:
+    """A path as the user reads it: relative inside the working folder, absolute outside."""
+    if path == workdir(ctx):
+        return "."
+    if is_inside(ctx, path):
+        return path.relative_to(workdir(ctx)).as_posix()
+    return str(path)
+
+
+def outside(args: dict, ctx, keys: tuple[str, ...] = ("path",)) -> list[Path]:
+    """The argument paths that resolve outside the working folder (through symlinks too)."""
+    found = []
+    for key in keys:
+        if isinstance(args.get(key), str):
+            path = resolve(ctx, args.get(key))
+            if not is_inside(ctx, path):
+                found.append(path)
+    return found
+
+
+def outside_note(args: dict, ctx, keys: tuple[str, ...] = ("path",)) -> str:
+    """A warning line naming paths outside the working folder, or an empty string."""
+    paths = outside(args, ctx, keys)
+    if not paths:
+        return ""
+    names = ", ".join(str(p) for p in paths)
+    return f"NOTE: outside the working folder {workdir(ctx)}: {names}\n"
+
+
+def existing_file(ctx, raw: str) -> Path:
+    """Resolve a path that must be an existing regular file, or raise a ToolError saying what to do."""
+    path = resolve(ctx, raw)
+    if path.is_dir():
+        raise ToolError(f"{show(ctx, path)} is a folder, not a file; use list_directory to see inside it")
+    if not path.exists():
+        raise ToolError(f"no such file: {show(ctx, path)}{suggest(path)}")
+    return path
+
+
+def suggest(path: Path) -> str:
+    """A ' (did you mean ...?)' hint from similarly named siblings, or ''."""
+    import difflib
+
+    parent = path.parent
+    if not parent.is_dir():
+        return f"; the folder {parent} does not exist either"
+    try:
+        names = [p.name for p in parent.iterdir()]
+    except OSError:
+        return ""
+    close = difflib.get_close_matches(path.name, names, n=3, cutoff=0.6)
+    return f" (did you mean {', '.join(close)}?)" if close else ""

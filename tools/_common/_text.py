@@ -1,0 +1,55 @@
+"""Text helpers shared by tools: output caps, binary detection, decoding."""
+
+OUTPUT_CAP = 40_000
+
+
+def cap(text: str, limit: int = OUTPUT_CAP, hint: str = "") -> str:
+    """Cut text longer than limit to head and tail, saying how much was cut and what to do."""
+    if len(text) <= limit:
+        return text
+    head = text[: limit * 3 // 4]
+    tail = text[-(limit // 4):]
+    cut = len(text) - len(head) - len(tail)
+    note = f"\n[... {cut} characters cut{'; ' + hint if hint else ''} ...]\n"
+    return head + note + tail
+
+
+def looks_binary(sample: bytes) -> bool:
+    """Whether bytes look like a binary file: a NUL byte or mostly control characters."""
+    if not sample:
+        return False
+    if b"\x00" in sample:
+        return True
+    if sample.startswith((b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff")):
+        return False
+    controls = sum(1 for b in sample if b < 32 and b not in (9, 10, 12, 13, 27))
+    return controls / len(sample) > 0.3
+
+
+def decode(data: bytes) -> tuple[str, str]:
+    """Decode file bytes: UTF-8 (with or without BOM), UTF-16 by BOM, else Latin-1; return (text, note)."""
+    if data.startswith(b"\xef\xbb\xbf"):
+        return data[3:].decode("utf-8", errors="replace"), ""
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return data.decode("utf-16", errors="replace"), "decoded as UTF-16"
+    try:
+        return data.decode("utf-8"), ""
+    except UnicodeDecodeError:
+        return data.decode("latin-1"), "not valid UTF-8; decoded as Latin-1"
+
+
+def clip_line(line: str, limit: int = 400) -> str:
+    """One line shortened to limit characters with a marker."""
+    if len(line) <= limit:
+        return line
+    return line[:limit] + f" [... {len(line) - limit} more characters]"
+
+
+def human_size(size: int) -> str:
+    """A byte count as 12 B, 3.4 KB, 5.6 MB."""
+    value = float(size)
+    for unit in ("B", "KB", "MB", "GB"):
+        if value < 1024 or unit == "GB":
+            return f"{int(value)} {unit}" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{size} B"

@@ -1,0 +1,84 @@
+"""find_files: paths under a folder whose names or relative paths match a glob pattern."""
+
+import importlib.util
+import re
+import sys
+from pathlib import Path
+
+
+def _common(name: str):
+    """Load tools/_common/_<name>.py once, by file path (tool modules never import ankit)."""
+    path = Path(__file__).resolve().parents[1] / "_common" / f"_{name}.py"
+    key = f"ankit_tools_common_{name}_{abs(hash(str(path)))}"
+    if key not in sys.modules:
+        spec = importlib.util.spec_from_file_location(key, path)
+        sys.modules[key] = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(sys.modules[key])
+    return sys.modules[key]
+
+
+
+paths, ignore = _common("paths"), _common("ignore")
+
+MAX_RESULTS = 500
+
+name = "find_files"
+description = (
+    "Find files by glob pattern under a folder (default: the working folder). A pattern without '/' matches "
+    "file names at any depth ('*.py', 'test_*'); one with '/' matches the path from the folder "
+    "('src/**/*.ts', 'docs/*.md'). Skips .git and whatever .gitignore ignores unless include_ignored is true."
+)
+parameters = {
+    "type": "object",
+    "properties": {
+        "pattern": {"type": "string", "description": "Glob: * and ? within a name, ** across folders"},
+        "path": {"type": "string", "description": "Folder to search in, relative to the working folder (default '.')"},
+        "kind": {"type": "string", "enum": ["file", "folder", "any"], "description": "What to list (default file)"},
+        "include_ignored": {"type": "boolean", "description": "Also search paths .gitignore ignores (default false)"},
+    },
+    "required": ["pattern"],
+    "additionalProperties": False,
+}
+read_only = True
+examples = [
+    "find all python files in the project",
+    "where is the file named config.yaml",
+    "list every test file under src",
+]
+
+
+def needs_approval(args: dict, ctx) -> bool:
+    """Searching is free inside the working folder; a folder outside it must be approved."""
+    return bool(paths.outside(args, ctx))
+
+
+def preview(args: dict, ctx) -> str:
+    """Say which folder outside the working folder would be searched."""
+    return f"{paths.outside_note(args, ctx)}find {args.get('pattern')!r} in {paths.resolve(ctx, args.get('path'))}"
+
+
+def run(args: dict, ctx) -> str:
+    """Return matching paths, one a line, relative to the working folder."""
+    folder = paths.resolve(ctx, args.get("path"))
+    if not folder.is_dir():
+        raise paths.ToolError(f"no such folder: {paths.show(ctx, folder)}; give a folder to search in")
+    pattern = args["pattern"].strip().removeprefix("./")
+    if not pattern:
+        raise paths.ToolError("pattern is empty; give a glob such as '*.py' or 'src/**/*.js'")
+    regex = re.compile(ignore.translate(pattern), re.DOTALL)
+    by_name = "/" not in pattern
+    kind = args.get("kind") or "file"
+    found = []
+    for path, is_dir in ignore.walk(folder, bool(args.get("include_ignored"))):
+        if (kind == "file" and is_dir) or (kind == "folder" and not is_dir):
+            continue
+        rel = path.relative_to(folder).as_posix()
+        if regex.fullmatch(path.name if by_name else rel):
+            found.append(paths.show(ctx, path) + ("/" if is_dir else ""))
+            if len(found) > MAX_RESULTS:
+                break
+    if not found:
+        return f"no {kind if kind != 'any' else 'path'}s match {pattern!r} in {paths.show(ctx, folder)}"
+    if len(found) > MAX_RESULTS:
+        return "\n".join(found[:MAX_RESULTS]) + f"\n[more than {MAX_RESULTS} matches; narrow the pattern or folder]"
+    return "\n".join(found)

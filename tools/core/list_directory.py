@@ -1,0 +1,92 @@
+"""list_directory: the files and folders in a folder, optionally a few levels deep."""
+
+import importlib.util
+import sys
+from pathlib import Path
+
+
+def _common(name: str):
+    """Load tools/_common/_<name>.py once, by file path (tool modules never import ankit)."""
+    path = Path(__file__).resolve().parents[1] / "_common" / f"_{name}.py"
+    key = f"ankit_tools_common_{name}_{abs(hash(str(path)))}"
+    if key not in sys.modules:
+        spec = importlib.util.spec_from_file_location(key, path)
+        sys.modules[key] = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(sys.modules[key])
+    return sys.modules[key]
+
+
+paths, text, ignore = _common("paths"), _common("text"), _common("ignore")
+
+MAX_ENTRIES = 500
+
+name = "list_directory"
+description = (
+    "List the files and folders in a folder (default: the working folder). Folders end with '/', files show "
+    "their size. depth > 1 descends into subfolders, skipping .git and what .gitignore ignores."
+)
+parameters = {
+    "type": "object",
+    "properties": {
+        "path": {"type": "string", "description": "Folder to list, relative to the working folder (default '.')"},
+        "depth": {"type": "integer", "description": "How many levels to show, 1 to 5 (default 1)"},
+    },
+    "additionalProperties": False,
+}
+read_only = True
+examples = [
+    "what files are in this project",
+    "list the contents of the src folder",
+    "show me the folder structure two levels deep",
+]
+
+
+def needs_approval(args: dict, ctx) -> bool:
+    """Listing is free inside the working folder; a folder outside it must be approved."""
+    return bool(paths.outside(args, ctx))
+
+
+def preview(args: dict, ctx) -> str:
+    """Say which folder outside the working folder would be listed."""
+    return f"{paths.outside_note(args, ctx)}list {paths.resolve(ctx, args.get('path'))}"
+
+
+def run(args: dict, ctx) -> str:
+    """Return one line per entry, indented by level."""
+    folder = paths.resolve(ctx, args.get("path"))
+    if not folder.exists():
+        raise paths.ToolError(f"no such folder: {paths.show(ctx, folder)}{paths.suggest(folder)}")
+    if not folder.is_dir():
+        raise paths.ToolError(f"{paths.show(ctx, folder)} is a file; use read_file to read it")
+    depth = min(5, max(1, int(args.get("depth") or 1)))
+    lines = []
+    if depth == 1:
+        entries = sorted(folder.iterdir(), key=lambda p: p.name)
+        items = [(p, p.is_dir() and not p.is_symlink()) for p in entries]
+    else:
+        items = ignore.walk(folder)
+    for path, is_dir in items:
+        level = len(path.relative_to(folder).parts) - 1
+        if level >= depth:
+            continue
+        if len(lines) >= MAX_ENTRIES:
+            lines.append(f"[stopped after {MAX_ENTRIES} entries; list a subfolder or use find_files]")
+            break
+        lines.append("  " * level + _describe(path, is_dir))
+    header = f"{paths.show(ctx, folder)}/"
+    return header + "\n" + "\n".join(lines) if lines else f"{header} is empty"
+
+
+def _describe(path: Path, is_dir: bool) -> str:
+    """One entry: name/ for folders, name -> target for links, name and size for files."""
+    if path.is_symlink():
+        try:
+            return f"{path.name} -> {path.readlink()}"
+        except OSError:
+            return f"{path.name} -> ?"
+    if is_dir:
+        return f"{path.name}/"
+    try:
+        return f"{path.name}  ({text.human_size(path.stat().st_size)})"
+    except OSError:
+        return path.name

@@ -1,0 +1,101 @@
+"""read_file: show a text file, or a range of its lines, with line numbers."""
+
+import importlib.util
+import sys
+from pathlib import Path
+
+
+def _common(name: str):
+    """Load tools/_common/_<name>.py once, by file path (tool modules never import ankit)."""
+    path = Path(__file__).resolve().parents[1] / "_common" / f"_{name}.py"
+    key = f"ankit_tools_common_{name}_{abs(hash(str(path)))}"
+    if key not in sys.modules:
+        spec = importlib.util.spec_from_file_location(key, path)
+        sys.modules[key] = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(sys.modules[key])
+    return sys.modules[key]
+
+
+paths, text = _common("paths"), _common("text")
+
+MAX_LINES = 2000
+MAX_CHARS = 60_000
+MAX_WHOLE_FILE = 20 * 1024 * 1024
+
+name = "read_file"
+description = (
+    "Read a text file and show its lines, each prefixed with its line number and a tab (the number is not "
+    "part of the file). Use start_line and end_line for a range of a large file. Binary files are refused "
+    "with a note. Paths are relative to the working folder."
+)
+parameters = {
+    "type": "object",
+    "properties": {
+        "path": {"type": "string", "description": "File to read, relative to the working folder"},
+        "start_line": {"type": "integer", "description": "First line to show (1-based, default 1)"},
+        "end_line": {"type": "integer", "description": "Last line to show (inclusive, default: up to 2000 lines)"},
+    },
+    "required": ["path"],
+    "additionalProperties": False,
+}
+read_only = True
+examples = [
+    "show me the contents of setup.py",
+    "read lines 40 to 80 of src/app.py",
+    "open the README and summarise it",
+    "what does the config file say",
+]
+
+
+def needs_approval(args: dict, ctx) -> bool:
+    """Reading is free inside the working folder; a path outside it must be approved."""
+    return bool(paths.outside(args, ctx))
+
+
+def preview(args: dict, ctx) -> str:
+    """Say which file outside the working folder would be read."""
+    return f"{paths.outside_note(args, ctx)}read {paths.resolve(ctx, args.get('path'))}"
+
+
+def run(args: dict, ctx) -> str:
+    """Return the numbered lines of the requested range, with a note when more remain."""
+    path = paths.existing_file(ctx, args["path"])
+    start = max(1, int(args.get("start_line") or 1))
+    end = args.get("end_line")
+    if end is not None and int(end) < start:
+        raise paths.ToolError(f"end_line {end} is before start_line {start}; give a range like 10 to 40")
+    with open(path, "rb") as handle:
+        head = handle.read(8192)
+    if text.looks_binary(head):
+        size = text.human_size(path.stat().st_size)
+        return f"{paths.show(ctx, path)} looks like a binary file ({size}); not shown"
+    if end is None and path.stat().st_size > MAX_WHOLE_FILE and start == 1:
+        size = text.human_size(path.stat().st_size)
+        return f"{paths.show(ctx, path)} is large ({size}); read it in ranges with start_line and end_line"
+    return _numbered(path, start, int(end) if end is not None else None, paths.show(ctx, path))
+
+
+def _numbered(path: Path, start: int, end: int | None, shown: str) -> str:
+    """Collect lines start..end (bounded by MAX_LINES and MAX_CHARS) and describe what is left."""
+    content, note = text.decode(path.read_bytes())
+    lines = content.splitlines()
+    total = len(lines)
+    if total == 0:
+        return f"{shown} is empty"
+    if start > total:
+        return f"{shown} has {total} lines; start_line {start} is past the end"
+    last = min(total, end if end is not None else start + MAX_LINES - 1, start + MAX_LINES - 1)
+    out, used = [], 0
+    for number in range(start, last + 1):
+        line = f"{number}\t{text.clip_line(lines[number - 1], 2000)}"
+        if used + len(line) > MAX_CHARS and out:
+            last = number - 1
+            break
+        out.append(line)
+        used += len(line) + 1
+    footer = []
+    if note:
+        footer.append(f"[{note}]")
+    if last < total and (end is None or last < end):
+        footer.append(f"[showing lines {start}-{last} of {total}; continue with start_line={last + 1}]")
+    return "\n".join(out + footer)

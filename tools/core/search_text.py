@@ -1,0 +1,143 @@
+"""search_text: lines matching a regular expression across files, as file:line: text."""
+
+import importlib.util
+import re
+import sys
+from pathlib import Path
+
+
+def _common(name: str):
+    """Load tools/_common/_<name>.py once, by file path (tool modules never import ankit)."""
+    path = Path(__file__).resolve().parents[1] / "_common" / f"_{name}.py"
+    key = f"ankit_tools_common_{name}_{abs(hash(str(path)))}"
+    if key not in sys.modules:
+        spec = importlib.util.spec_from_file_location(key, path)
+        sys.modules[key] = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(sys.modules[key])
+    return sys.modules[key]
+
+
+
+paths, text, ignore = _common("paths"), _common("text"), _common("ignore")
+
+MAX_FILE_BYTES = 4 * 1024 * 1024
+DEFAULT_RESULTS = 200
+
+name = "search_text"
+description = (
+    "Search file contents for a regular expression (like grep -rn) under a folder or in one file; prints "
+    "file:line: text for each match. Skips binary files, .git and what .gitignore ignores. Narrow with glob "
+    "(e.g. '*.py'); set literal to search for the exact text instead of a regex."
+)
+parameters = {
+    "type": "object",
+    "properties": {
+        "pattern": {"type": "string", "description": "Python regular expression (or exact text with literal)"},
+        "path": {"type": "string", "description": "Folder or file to search, relative to the working folder (default '.')"},
+        "glob": {"type": "string", "description": "Only files whose name (or path, if it has '/') matches, e.g. '*.py'"},
+        "ignore_case": {"type": "boolean", "description": "Case-insensitive match (default false)"},
+        "literal": {"type": "boolean", "description": "Treat pattern as exact text, not a regex (default false)"},
+        "context": {"type": "integer", "description": "Lines of context around each match, 0 to 5 (default 0)"},
+        "max_results": {"type": "integer", "description": "Stop after this many matching lines (default 200)"},
+        "include_ignored": {"type": "boolean", "description": "Also search files .gitignore ignores (default false)"},
+    },
+    "required": ["pattern"],
+    "additionalProperties": False,
+}
+read_only = True
+examples = [
+    "where is the function parse_config defined",
+    "grep for TODO comments in the code",
+    "which files mention DATABASE_URL",
+    "find all usages of the fetch_user method",
+]
+
+
+def needs_approval(args: dict, ctx) -> bool:
+    """Searching is free inside the working folder; a path outside it must be approved."""
+    return bool(paths.outside(args, ctx))
+
+
+def preview(args: dict, ctx) -> str:
+    """Say which path outside the working folder would be searched."""
+    return f"{paths.outside_note(args, ctx)}search {args.get('pattern')!r} in {paths.resolve(ctx, args.get('path'))}"
+
+
+def run(args: dict, ctx) -> str:
+    """Return matching lines with file and line number, bounded by max_results."""
+    regex = _compile(args)
+    target = paths.resolve(ctx, args.get("path"))
+    if not target.exists():
+        raise paths.ToolError(f"no such file or folder: {paths.show(ctx, target)}{paths.suggest(target)}")
+    limit = max(1, int(args.get("max_results") or DEFAULT_RESULTS))
+    context = min(5, max(0, int(args.get("context") or 0)))
+    out, count, skipped = [], 0, 0
+    for path in _files(target, args):
+        lines = _lines(path)
+        if lines is None:
+            skipped += 1
+            continue
+        block, hits = _matches(lines, regex, context, paths.show(ctx, path), limit - count)
+        out.extend(block)
+        count += hits
+        if count >= limit:
+            out.append(f"[stopped at {limit} matches; narrow the pattern, path or glob, or raise max_results]")
+            break
+    if skipped:
+        out.append(f"[skipped {skipped} files larger than {text.human_size(MAX_FILE_BYTES)}]")
+    if not count:
+        return f"no matches for {args['pattern']!r} in {paths.show(ctx, target)}" + (f"\n{out[-1]}" if skipped else "")
+    return text.cap("\n".join(out), hint="narrow the search")
+
+
+def _compile(args: dict) -> re.Pattern:
+    source = re.escape(args["pattern"]) if args.get("literal") else args["pattern"]
+    try:
+        return re.compile(source, re.IGNORECASE if args.get("ignore_case") else 0)
+    except re.error as exc:
+        raise paths.ToolError(f"invalid regular expression ({exc}); fix it or set literal to true") from None
+
+
+def _files(target: Path, args: dict):
+    """The text files to search: the target itself, or the non-ignored files under it."""
+    if target.is_file():
+        yield target
+        return
+    glob = (args.get("glob") or "").strip()
+    regex = re.compile(ignore.translate(glob), re.DOTALL) if glob else None
+    for path, is_dir in ignore.walk(target, bool(args.get("include_ignored"))):
+        if is_dir or not path.is_file():
+            continue
+        if regex and not regex.fullmatch(path.relative_to(target).as_posix() if "/" in glob else path.name):
+            continue
+        yield path
+
+
+def _lines(path: Path) -> list[str] | None:
+    """A file's lines, [] for binary or unreadable files, None when too large to search."""
+    try:
+        if path.stat().st_size > MAX_FILE_BYTES:
+            return None
+        data = path.read_bytes()
+    except OSError:
+        return []
+    if text.looks_binary(data[:8192]):
+        return []
+    return text.decode(data)[0].splitlines()
+
+
+def _matches(lines: list[str], regex: re.Pattern, context: int, shown: str, room: int) -> tuple[list[str], int]:
+    """Output lines for up to room matching lines (with merged context) and the number of matches."""
+    hits = [i for i, line in enumerate(lines) if regex.search(line)][: max(0, room)]
+    if not context:
+        return [f"{shown}:{i + 1}: {text.clip_line(lines[i].strip(), 300)}" for i in hits], len(hits)
+    out, done, marked = [], -1, set(hits)
+    for i in hits:
+        low, high = max(i - context, done + 1), min(len(lines) - 1, i + context)
+        if out and low > done + 1:
+            out.append("--")
+        for n in range(low, high + 1):
+            mark = ":" if n in marked else "-"
+            out.append(f"{shown}{mark}{n + 1}{mark} {text.clip_line(lines[n], 300)}")
+        done = max(done, high)
+    return out, len(hits)

@@ -1,0 +1,76 @@
+"""delete_file: remove a file, or a folder and everything in it."""
+
+import importlib.util
+import sys
+from pathlib import Path
+
+
+def _common(name: str):
+    """Load tools/_common/_<name>.py once, by file path (tool modules never import ankit)."""
+    path = Path(__file__).resolve().parents[1] / "_common" / f"_{name}.py"
+    key = f"ankit_tools_common_{name}_{abs(hash(str(path)))}"
+    if key not in sys.modules:
+        spec = importlib.util.spec_from_file_location(key, path)
+        sys.modules[key] = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(sys.modules[key])
+    return sys.modules[key]
+
+
+
+paths, text = _common("paths"), _common("text")
+
+name = "delete_file"
+description = (
+    "Delete a file, or a folder with recursive true (everything inside it is removed). "
+    "The working folder itself cannot be deleted."
+)
+parameters = {
+    "type": "object",
+    "properties": {
+        "path": {"type": "string", "description": "File or folder to delete, relative to the working folder"},
+        "recursive": {"type": "boolean", "description": "Needed to delete a folder and its contents (default false)"},
+    },
+    "required": ["path"],
+    "additionalProperties": False,
+}
+read_only = False
+needs_approval = True
+examples = ["delete the file temp.log", "remove the build folder", "rm old_backup.txt"]
+
+
+def preview(args: dict, ctx) -> str:
+    """Describe what would be deleted, with a count for folders."""
+    path = _target(args, ctx)
+    shown = paths.show(ctx, path)
+    if path.is_dir() and not path.is_symlink():
+        count = sum(1 for _ in path.rglob("*"))
+        return f"{paths.outside_note(args, ctx)}delete folder {shown}/ and the {count} entries inside it"
+    size = text.human_size(path.lstat().st_size)
+    return f"{paths.outside_note(args, ctx)}delete {'link' if path.is_symlink() else 'file'} {shown} ({size})"
+
+
+def run(args: dict, ctx) -> str:
+    """Delete the file, link or (with recursive) folder."""
+    import shutil
+
+    path = _target(args, ctx)
+    shown = paths.show(ctx, path)
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path)
+        return f"deleted folder {shown}/"
+    path.unlink()
+    return f"deleted {shown}"
+
+
+def _target(args: dict, ctx):
+    """The path to delete (a link itself, not its target); raise ToolError when it must not be deleted."""
+    raw = Path(args["path"]).expanduser()
+    path = raw if raw.is_absolute() else paths.workdir(ctx) / raw
+    path = path.parent.resolve() / path.name
+    if not path.exists() and not path.is_symlink():
+        raise paths.ToolError(f"no such file or folder: {args['path']}{paths.suggest(path)}")
+    if path.resolve() in (paths.workdir(ctx), *paths.workdir(ctx).parents, Path.home()):
+        raise paths.ToolError(f"refusing to delete {path}: it is the working folder, one of its parents or home")
+    if path.is_dir() and not path.is_symlink() and not args.get("recursive"):
+        raise paths.ToolError(f"{paths.show(ctx, path)} is a folder; set recursive to true to delete it and its contents")
+    return path

@@ -1,0 +1,106 @@
+"""edit_file: replace an exact piece of text in a file, once or everywhere."""
+
+import importlib.util
+import sys
+from pathlib import Path
+
+
+def _common(name: str):
+    """Load tools/_common/_<name>.py once, by file path (tool modules never import ankit)."""
+    path = Path(__file__).resolve().parents[1] / "_common" / f"_{name}.py"
+    key = f"ankit_tools_common_{name}_{abs(hash(str(path)))}"
+    if key not in sys.modules:
+        spec = importlib.util.spec_from_file_location(key, path)
+        sys.modules[key] = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(sys.modules[key])
+    return sys.modules[key]
+
+
+
+paths, edits = _common("paths"), _common("edits")
+
+name = "edit_file"
+description = (
+    "Edit a text file by replacing an exact string with a new one. old_string must match the file exactly "
+    "(including indentation) and occur exactly once, unless replace_all is true; include surrounding lines to "
+    "make it unique. Shows a diff for approval first."
+)
+parameters = {
+    "type": "object",
+    "properties": {
+        "path": {"type": "string", "description": "File to edit, relative to the working folder"},
+        "old_string": {"type": "string", "description": "Exact text to replace, as it appears in the file"},
+        "new_string": {"type": "string", "description": "Text to put in its place"},
+        "replace_all": {"type": "boolean", "description": "Replace every occurrence (default false: exactly one)"},
+    },
+    "required": ["path", "old_string", "new_string"],
+    "additionalProperties": False,
+}
+read_only = False
+needs_approval = True
+examples = [
+    "rename the variable count to total in utils.py",
+    "change the port from 8000 to 8080 in config.py",
+    "fix the typo in the README heading",
+]
+
+
+def preview(args: dict, ctx) -> str:
+    """The unified diff the edit would make."""
+    file, new, shown = _plan(args, ctx)
+    return paths.outside_note(args, ctx) + edits.diff(file.content, new, shown)
+
+
+def run(args: dict, ctx) -> str:
+    """Make the replacement and say how much changed."""
+    file, new, shown = _plan(args, ctx)
+    edits.save(file, new)
+    return f"edited {shown} ({edits.summary(file.content, new)})"
+
+
+def _plan(args: dict, ctx):
+    """The file, its new content and its shown name; raise EditError when the edit does not fit."""
+    path = paths.resolve(ctx, args["path"])
+    shown = paths.show(ctx, path)
+    file = edits.load(path, shown)
+    if not file.exists:
+        raise edits.EditError(f"no such file: {shown}{paths.suggest(path)}; use write_file to create a file")
+    old, new = args["old_string"], args["new_string"]
+    if not old:
+        raise edits.EditError("old_string is empty; give the exact text to replace (use write_file for new files)")
+    if old == new:
+        raise edits.EditError("old_string and new_string are the same; nothing to change")
+    if old not in file.content and "\r\n" in file.content:
+        old, new = old.replace("\n", "\r\n"), new.replace("\n", "\r\n")
+    count = file.content.count(old)
+    if count == 0:
+        raise edits.EditError(f"old_string was not found in {shown}{_closest(file.content, old)}")
+    if count > 1 and not args.get("replace_all"):
+        where = ", ".join(str(n) for n in _line_numbers(file.content, old)[:10])
+        raise edits.EditError(
+            f"old_string occurs {count} times in {shown} (lines {where}); include more surrounding text to pick "
+            "one, or set replace_all to true"
+        )
+    return file, file.content.replace(old, new), shown
+
+
+def _line_numbers(content: str, needle: str) -> list[int]:
+    numbers, start = [], 0
+    while (found := content.find(needle, start)) >= 0:
+        numbers.append(content.count("\n", 0, found) + 1)
+        start = found + max(1, len(needle))
+    return numbers
+
+
+def _closest(content: str, old: str) -> str:
+    """A hint naming the file line most like old_string's first line."""
+    import difflib
+
+    first = next((line.strip() for line in old.splitlines() if line.strip()), "")
+    lines = content.splitlines()
+    stripped = [line.strip() for line in lines]
+    close = difflib.get_close_matches(first, stripped, n=1, cutoff=0.6)
+    if not close:
+        return "; read the file and copy the text exactly"
+    number = stripped.index(close[0]) + 1
+    return f"; the closest line is {number}: {lines[number - 1]!r} (check whitespace and exact spelling)"

@@ -1,0 +1,50 @@
+"""make_directory: create a folder and any missing parents."""
+
+import importlib.util
+import sys
+from pathlib import Path
+
+
+def _common(name: str):
+    """Load tools/_common/_<name>.py once, by file path (tool modules never import ankit)."""
+    path = Path(__file__).resolve().parents[1] / "_common" / f"_{name}.py"
+    key = f"ankit_tools_common_{name}_{abs(hash(str(path)))}"
+    if key not in sys.modules:
+        spec = importlib.util.spec_from_file_location(key, path)
+        sys.modules[key] = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(sys.modules[key])
+    return sys.modules[key]
+
+
+
+paths = _common("paths")
+
+name = "make_directory"
+description = "Create a folder (and any missing parent folders) relative to the working folder, like mkdir -p."
+parameters = {
+    "type": "object",
+    "properties": {"path": {"type": "string", "description": "Folder to create, relative to the working folder"}},
+    "required": ["path"],
+    "additionalProperties": False,
+}
+read_only = False
+needs_approval = True
+examples = ["create a folder called src/utils", "make a new directory for the tests", "mkdir -p docs/images"]
+
+
+def preview(args: dict, ctx) -> str:
+    """Name the folder to be created."""
+    path = paths.resolve(ctx, args["path"])
+    return f"{paths.outside_note(args, ctx)}create folder {paths.show(ctx, path)}/"
+
+
+def run(args: dict, ctx) -> str:
+    """Create the folder; an existing folder is fine, an existing file is not."""
+    path = paths.resolve(ctx, args["path"])
+    shown = paths.show(ctx, path)
+    if path.is_dir():
+        return f"{shown}/ already exists"
+    if path.exists():
+        raise paths.ToolError(f"{shown} exists and is a file; choose another folder name")
+    path.mkdir(parents=True)
+    return f"created {shown}/"

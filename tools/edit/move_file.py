@@ -1,0 +1,77 @@
+"""move_file: move or rename a file or folder."""
+
+import importlib.util
+import sys
+from pathlib import Path
+
+
+def _common(name: str):
+    """Load tools/_common/_<name>.py once, by file path (tool modules never import ankit)."""
+    path = Path(__file__).resolve().parents[1] / "_common" / f"_{name}.py"
+    key = f"ankit_tools_common_{name}_{abs(hash(str(path)))}"
+    if key not in sys.modules:
+        spec = importlib.util.spec_from_file_location(key, path)
+        sys.modules[key] = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(sys.modules[key])
+    return sys.modules[key]
+
+
+
+paths = _common("paths")
+
+name = "move_file"
+description = (
+    "Move or rename a file or folder. If destination is an existing folder the source moves into it. "
+    "An existing destination file is only replaced when overwrite is true."
+)
+parameters = {
+    "type": "object",
+    "properties": {
+        "source": {"type": "string", "description": "File or folder to move, relative to the working folder"},
+        "destination": {"type": "string", "description": "New path, or an existing folder to move it into"},
+        "overwrite": {"type": "boolean", "description": "Replace an existing destination file (default false)"},
+    },
+    "required": ["source", "destination"],
+    "additionalProperties": False,
+}
+read_only = False
+needs_approval = True
+examples = ["rename main.py to app.py", "move the helpers module into the lib folder", "mv old_name.txt new_name.txt"]
+
+KEYS = ("source", "destination")
+
+
+def preview(args: dict, ctx) -> str:
+    """Describe the move."""
+    source, target = _plan(args, ctx)
+    kind = "folder" if source.is_dir() else "file"
+    replacing = " (replacing the existing file)" if target.exists() else ""
+    return f"{paths.outside_note(args, ctx, KEYS)}move {kind} {paths.show(ctx, source)} -> {paths.show(ctx, target)}{replacing}"
+
+
+def run(args: dict, ctx) -> str:
+    """Move the file or folder, creating the destination's parent folders."""
+    import shutil
+
+    source, target = _plan(args, ctx)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.move(str(source), str(target))
+    return f"moved {paths.show(ctx, source)} -> {paths.show(ctx, target)}"
+
+
+def _plan(args: dict, ctx):
+    """The source and final target paths; raise ToolError when the move cannot happen."""
+    raw = Path(args["source"]).expanduser()
+    source = raw if raw.is_absolute() else paths.workdir(ctx) / raw
+    if not source.exists() and not source.is_symlink():
+        raise paths.ToolError(f"no such file or folder: {args['source']}{paths.suggest(source)}")
+    target = paths.resolve(ctx, args["destination"])
+    if target.is_dir():
+        target = target / source.name
+    if target == source.resolve():
+        raise paths.ToolError("source and destination are the same path")
+    if source.is_dir() and target.is_relative_to(source.resolve()):
+        raise paths.ToolError("cannot move a folder into itself")
+    if target.exists() and (target.is_dir() or not args.get("overwrite")):
+        raise paths.ToolError(f"{paths.show(ctx, target)} already exists; set overwrite to true or pick another name")
+    return source, target

@@ -1,0 +1,63 @@
+"""write_file: create a file or replace its whole content."""
+
+import importlib.util
+import sys
+from pathlib import Path
+
+
+def _common(name: str):
+    """Load tools/_common/_<name>.py once, by file path (tool modules never import ankit)."""
+    path = Path(__file__).resolve().parents[1] / "_common" / f"_{name}.py"
+    key = f"ankit_tools_common_{name}_{abs(hash(str(path)))}"
+    if key not in sys.modules:
+        spec = importlib.util.spec_from_file_location(key, path)
+        sys.modules[key] = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(sys.modules[key])
+    return sys.modules[key]
+
+
+
+paths, edits = _common("paths"), _common("edits")
+
+name = "write_file"
+description = (
+    "Create a new text file or overwrite an existing one with the given content (parent folders are created). "
+    "For a small change to an existing file prefer edit_file. Shows a diff for approval first."
+)
+parameters = {
+    "type": "object",
+    "properties": {
+        "path": {"type": "string", "description": "File to write, relative to the working folder"},
+        "content": {"type": "string", "description": "The complete new content of the file"},
+    },
+    "required": ["path", "content"],
+    "additionalProperties": False,
+}
+read_only = False
+needs_approval = True
+examples = [
+    "create a file hello.py that prints hello world",
+    "write a .gitignore for a python project",
+    "save these notes to notes.md",
+]
+
+
+def preview(args: dict, ctx) -> str:
+    """The unified diff from the current file (or nothing) to the new content."""
+    path = paths.resolve(ctx, args["path"])
+    shown = paths.show(ctx, path)
+    file = edits.load(path, shown)
+    old = file.content if file.exists else None
+    return paths.outside_note(args, ctx) + edits.diff(old, args["content"], shown)
+
+
+def run(args: dict, ctx) -> str:
+    """Write the file and say what changed."""
+    path = paths.resolve(ctx, args["path"])
+    shown = paths.show(ctx, path)
+    file = edits.load(path, shown)
+    edits.save(file, args["content"])
+    lines = args["content"].count("\n") + (not args["content"].endswith("\n") and bool(args["content"]))
+    if not file.exists:
+        return f"created {shown} ({lines} lines)"
+    return f"wrote {shown} ({lines} lines, {edits.summary(file.content, args['content'])})"
