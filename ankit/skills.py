@@ -118,13 +118,13 @@ def _read_file(path: Path) -> tuple[dict, str]:
     if path.stat().st_size > MAX_FILE_BYTES:
         raise ValueError(f"the file is larger than {MAX_FILE_BYTES // (1024 * 1024)} MB")
     data = path.read_bytes()
-    encoding = "utf-16" if data[:2] in (b"\xff\xfe", b"\xfe\xff") else "utf-8"
+    utf16 = data[:2] in (b"\xff\xfe", b"\xfe\xff")
+    if not utf16 and b"\0" in data[:8192]:
+        raise ValueError("binary content (NUL bytes); a SKILL.md must be text")
     try:
-        text = data.decode(encoding)
+        text = data.decode("utf-16" if utf16 else "utf-8")
     except UnicodeDecodeError as exc:
         raise ValueError(f"not UTF-8 text (undecodable byte at offset {exc.start}); save it as UTF-8") from None
-    if "\0" in text:
-        raise ValueError("binary content (NUL bytes); a SKILL.md must be text")
     return read_frontmatter(text)
 
 
