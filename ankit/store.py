@@ -1,0 +1,237 @@
+"""Session files: one JSON Lines file per session, written atomically, read back for resume."""
+
+import contextlib
+import json
+import os
+import re
+import secrets
+import sys
+import tempfile
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import asdict, dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+from ankit.errors import AnkitError
+from ankit.records import Message, ToolCall, ToolResult
+from ankit.usage import RoundRecord, total
+
+SECRET_SUFFIXES = ("_KEY", "_TOKEN", "_SECRET")
+SECRET_FIELDS = {"api_key", "apikey", "api-key"}
+MIN_SECRET_LENGTH = 8  # shorter values ("1", "true") are not secrets and would mangle ordinary text
+REDACTED = "[redacted]"
+KEY_IN_TEXT = re.compile(r"""(api[_-]?key["']?\s*[:=]\s*["']?)([^"'\s,;}&]+)""", re.IGNORECASE)
+SAFE_ID = re.compile(r"[A-Za-z0-9][\w.-]*")
+TITLE_LENGTH = 60
+FORMAT_VERSION = 1
+
+
+@dataclass
+class SessionData:
+    """Everything a session file holds."""
+
+    id: str
+    created: str
+    cwd: str
+    provider: str
+    model: str
+    messages: list[Message] = field(default_factory=list)
+    rounds: list[RoundRecord] = field(default_factory=list)
+    activated: list[str] = field(default_factory=list)  # the grow-only set, in activation order
+    title: str = ""
+
+
+@dataclass
+class SessionSummary:
+    """One line of /sessions."""
+
+    id: str
+    created: str
+    title: str
+    turns: int
+    model: str
+    tokens: int  # input + output over the rounds that reported usage
+
+
+def new_session_id(now: datetime | None = None) -> str:
+    """A sortable, unique id such as 20261130-101500-ab12."""
+    return f"{(now or datetime.now()).strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(2)}"
+
+
+def title_of(messages: list[Message]) -> str:
+    """The first line of the first user message, shortened."""
+    for message in messages:
+        if message.role == "user" and isinstance(message.text, str):
+            line = next((part.strip() for part in message.text.splitlines() if part.strip()), "")
+            if line:
+                return line if len(line) <= TITLE_LENGTH else line[: TITLE_LENGTH - 1] + "…"
+    return ""
+
+
+class Scrubber:
+    """Removes secret values (environment keys, tokens, "api_key" fields) from data about to be written."""
+
+    def __init__(self, environ: Mapping[str, str]):
+        found = {v for k, v in environ.items() if k.upper().endswith(SECRET_SUFFIXES) and len(v) >= MIN_SECRET_LENGTH}
+        self.secrets = sorted(found, key=len, reverse=True)
+
+    def __call__(self, value):
+        """A copy of `value` with every secret replaced by [redacted]."""
+        if isinstance(value, str):
+            for secret in self.secrets:
+                value = value.replace(secret, REDACTED)
+            return KEY_IN_TEXT.sub(lambda m: m.group(1) + REDACTED, value)
+        if isinstance(value, dict):
+            return {k: REDACTED if str(k).lower() in SECRET_FIELDS else self(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [self(item) for item in value]
+        return value
+
+
+def _lines(data: SessionData) -> Iterator[dict]:
+    """The JSON objects of a session file, in file order."""
+    yield {"type": "session", "version": FORMAT_VERSION, "id": data.id, "created": data.created,
+           "cwd": str(data.cwd), "provider": data.provider, "model": data.model,
+           "title": data.title or title_of(data.messages)}
+    for message in data.messages:
+        yield {"type": "message", **asdict(message)}
+    for record in data.rounds:
+        yield {"type": "round", **record.to_dict()}
+    yield {"type": "activated", "groups": list(data.activated)}
+
+
+def _message(entry: dict) -> Message:
+    """A Message from its file line; raises ValueError when malformed."""
+    if entry.get("role") not in ("user", "assistant", "tool"):
+        raise ValueError(f"unknown role {entry.get('role')!r}")
+    calls = [ToolCall(str(c["id"]), str(c["name"]), str(c.get("arguments", "{}"))) for c in entry.get("tool_calls", [])]
+    results = [
+        ToolResult(str(r["call_id"]), str(r["name"]), str(r.get("content", "")), bool(r.get("is_error", False)))
+        for r in entry.get("results", [])
+    ]
+    return Message(entry["role"], str(entry.get("text", "")), calls, results, bool(entry.get("cut", False)))
+
+
+def _apply(data: SessionData, entry: dict) -> None:
+    """Add one parsed line to the session being read."""
+    kind = entry.get("type")
+    if kind == "session":
+        for name in ("created", "cwd", "provider", "model", "title"):
+            setattr(data, name, str(entry.get(name, "")))
+    elif kind == "message":
+        data.messages.append(_message(entry))
+    elif kind == "round":
+        data.rounds.append(RoundRecord.from_dict(entry))
+    elif kind == "activated":
+        data.activated = [str(group) for group in entry["groups"]]
+    # other types come from newer versions and are skipped quietly
+
+
+class SessionStore:
+    """The sessions folder: save after every turn, load by id or unique prefix, list, latest."""
+
+    def __init__(self, folder: Path, warn: Callable[[str], None] | None = None,
+                 environ: Mapping[str, str] | None = None):
+        self.folder = Path(folder)
+        self.warn = warn or (lambda text: print(f"ankit: {text}", file=sys.stderr))
+        self.environ = os.environ if environ is None else environ
+
+    def save(self, data: SessionData) -> Path:
+        """Write the whole session atomically (temp file, fsync, rename); mode 0600 in a 0700 folder."""
+        if not SAFE_ID.fullmatch(data.id):
+            raise AnkitError(f"cannot save session {data.id!r}: ids use letters, digits, '-', '_' and '.'")
+        path = self.folder / f"{data.id}.jsonl"
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            os.chmod(self.folder, 0o700)
+            fd, temp = tempfile.mkstemp(dir=self.folder, prefix=f".{data.id}.", suffix=".tmp")
+        except OSError as error:
+            raise AnkitError(f"cannot save session {data.id}: {error.strerror or error}; check {self.folder}") from None
+        try:
+            self._write(fd, data)
+            os.replace(temp, path)
+        except BaseException as error:  # an interrupt too: never leave a temp file behind
+            with contextlib.suppress(OSError):
+                os.unlink(temp)
+            if isinstance(error, (OSError, TypeError, ValueError)):
+                raise AnkitError(f"could not save session {data.id} ({error}); the previous copy is kept") from None
+            raise
+        self._sync_folder()
+        return path
+
+    def _write(self, fd: int, data: SessionData) -> None:
+        """Write the lines to the open temp file and flush them to disk."""
+        scrub = Scrubber(self.environ)
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            os.fchmod(handle.fileno(), 0o600)
+            for line in _lines(data):
+                handle.write(json.dumps(scrub(line), ensure_ascii=False, separators=(",", ":")) + "\n")
+            handle.flush()
+            os.fsync(handle.fileno())
+
+    def _sync_folder(self) -> None:
+        """Make the rename itself durable (best effort: not every system allows it)."""
+        with contextlib.suppress(OSError):
+            fd = os.open(self.folder, os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+
+    def _paths(self) -> list[Path]:
+        """Session files, most recently saved first."""
+        if not self.folder.is_dir():
+            return []
+        paths = [p for p in self.folder.glob("*.jsonl") if not p.name.startswith(".")]
+        return sorted(paths, key=lambda p: (p.stat().st_mtime_ns, p.stem), reverse=True)
+
+    def load(self, session_id: str) -> SessionData:
+        """The session with this id or unique id prefix."""
+        ids = [p.stem for p in self._paths()]
+        matches = [session_id] if session_id in ids else [i for i in ids if session_id and i.startswith(session_id)]
+        if not matches:
+            raise AnkitError(f"no session '{session_id}': see ankit --sessions / /sessions")
+        if len(matches) > 1:
+            shown = ", ".join(sorted(matches)[:4]) + (", …" if len(matches) > 4 else "")
+            raise AnkitError(f"session '{session_id}' is ambiguous ({shown}): give more of its id")
+        return self._read(self.folder / f"{matches[0]}.jsonl")
+
+    def _read(self, path: Path) -> SessionData:
+        """Parse one session file, skipping (with a warning) any line that cannot be read."""
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError as error:
+            raise AnkitError(f"cannot read session {path.stem}: {error.strerror or error}") from None
+        data = SessionData(path.stem, "", "", "", "")
+        for number, line in enumerate(text.splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                entry = json.loads(line)
+                if not isinstance(entry, dict):
+                    raise ValueError("not a JSON object")
+                _apply(data, entry)
+            except (ValueError, TypeError, KeyError, AttributeError) as error:
+                self.warn(f"session {path.stem}: skipped unreadable line {number} ({type(error).__name__})")
+        return data
+
+    def latest(self) -> SessionData | None:
+        """The most recently saved session, if any."""
+        paths = self._paths()
+        return self._read(paths[0]) if paths else None
+
+    def load_all(self) -> list[SessionData]:
+        """Every saved session, most recently saved first."""
+        return [self._read(path) for path in self._paths()]
+
+    def list(self) -> list[SessionSummary]:
+        """Summaries of every saved session, most recently saved first."""
+        summaries = []
+        for data in self.load_all():
+            usage = total([r for r in data.rounds if r.usage.reported])
+            model = data.rounds[-1].model if data.rounds else data.model
+            turns = sum(1 for m in data.messages if m.role == "user")
+            title = data.title or title_of(data.messages)
+            summaries.append(SessionSummary(data.id, data.created, title, turns, model,
+                                            usage.input_tokens + usage.output_tokens))
+        return summaries

@@ -1,0 +1,274 @@
+"""Token and cost accounting per round, turn and session, and the texts that show it."""
+
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+from ankit.pricing import Price, cost, load_prices, price_for  # noqa: F401  (part of this module's interface)
+from ankit.records import Usage
+
+USAGE_FIELDS = ("input_tokens", "cached_tokens", "cache_write_tokens", "output_tokens")
+
+
+def _now_text() -> str:
+    """The local time now, ISO 8601 with its UTC offset."""
+    return datetime.now(timezone.utc).astimezone().isoformat(timespec="seconds")
+
+
+@dataclass
+class RoundRecord:
+    """What one round (one request and its reply) cost and carried."""
+
+    turn: int
+    round: int
+    provider: str
+    model: str
+    usage: Usage
+    schema_bytes: int
+    groups_sent: list[str]
+    groups_held: list[str]
+    duration: float
+    activated: list[str] = field(default_factory=list)  # groups newly activated by this round's tool calls
+    at: str = field(default_factory=_now_text)  # when the round ended
+
+    def to_dict(self) -> dict:
+        """A JSON-ready dict."""
+        data = dict(self.__dict__)
+        data["usage"] = dict(self.usage.__dict__)
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "RoundRecord":
+        """Rebuild a record written by to_dict; raises ValueError when it is malformed."""
+        try:
+            raw = data["usage"]
+            usage = Usage(*(int(raw.get(name, 0)) for name in USAGE_FIELDS), bool(raw.get("reported", False)))
+            return cls(
+                int(data["turn"]), int(data["round"]), str(data["provider"]), str(data["model"]), usage,
+                int(data.get("schema_bytes", 0)), [str(g) for g in data.get("groups_sent", [])],
+                [str(g) for g in data.get("groups_held", [])], float(data.get("duration", 0.0)),
+                [str(g) for g in data.get("activated", [])], str(data.get("at", "")),
+            )
+        except (KeyError, TypeError, ValueError, AttributeError) as error:
+            raise ValueError(f"malformed round record: {error!r}") from None
+
+
+def total(records: list[RoundRecord]) -> Usage:
+    """The sum of the records' usage (rounds without a report add nothing)."""
+    result = Usage()
+    for record in records:
+        result = result.add(record.usage)
+    return result
+
+
+class Ledger:
+    """The rounds of one session, in order."""
+
+    def __init__(self, rounds: list[RoundRecord] | None = None):
+        self.rounds: list[RoundRecord] = list(rounds or [])
+
+    def add(self, record: RoundRecord) -> None:
+        """Record one finished round."""
+        self.rounds.append(record)
+
+    def turn_rounds(self, turn: int | None = None) -> list[RoundRecord]:
+        """The rounds of one turn (the last turn by default)."""
+        if turn is None:
+            turn = self.rounds[-1].turn if self.rounds else None
+        return [r for r in self.rounds if r.turn == turn]
+
+    def turn_total(self, turn: int | None = None) -> Usage:
+        """Usage of one turn (the last turn by default)."""
+        return total(self.turn_rounds(turn))
+
+    def session_total(self) -> Usage:
+        """Usage of the whole session."""
+        return total(self.rounds)
+
+
+def cost_cell(records: list[RoundRecord], prices: dict) -> tuple[str, list[str]]:
+    """Estimated cost of the rounds, priced one by one, and the models that have no price.
+
+    The text is "$x" when every model is priced, "price unknown" when none is, and "$x + ?" when some are.
+    """
+    amount, unknown, priced = 0.0, [], False
+    for record in records:
+        price = price_for(record.model, prices)
+        if price is None:
+            if record.usage.reported and record.model not in unknown:
+                unknown.append(record.model)
+        elif record.usage.reported:
+            amount, priced = amount + cost(record.usage, price), True
+    if not unknown:
+        return (money(amount) if priced or not records else "n/a"), []
+    return (f"{money(amount)} + ?" if priced else "price unknown"), unknown
+
+
+def unknown_note(models: list[str]) -> list[str]:
+    """The footnote for models without a price (none when the list is empty)."""
+    if not models:
+        return []
+    names = ", ".join(dict.fromkeys(models))
+    example = f'[prices."{models[0]}"] input = …, output = …'
+    return [f"? price unknown for {names} (not counted): add {example} to the config"]
+
+
+def money(amount: float) -> str:
+    """Dollars: four decimals below $1, two above."""
+    return f"${amount:.4f}" if amount < 1 else f"${amount:,.2f}"
+
+
+def number(value: int) -> str:
+    """An exact count with thousands separators."""
+    return f"{value:,}"
+
+
+def compact(value: int) -> str:
+    """A short count for the status line: 412, 12.3k, 1.25M."""
+    if value < 1000:
+        return str(value)
+    if value < 999_950:
+        return f"{value / 1000:.1f}k"
+    return f"{value / 1_000_000:.2f}M"
+
+
+def table(headers: list[str], rows: list[list[str]], right: set[int]) -> list[str]:
+    """Aligned plain-text columns; columns whose index is in `right` are right-aligned."""
+    widths = [max(len(cell) for cell in column) for column in zip(headers, *rows)]
+    lines = []
+    for cells in [headers, *rows]:
+        parts = [c.rjust(w) if i in right else c.ljust(w) for i, (c, w) in enumerate(zip(cells, widths))]
+        lines.append("  ".join(parts).rstrip())
+    return lines
+
+
+def _figures(records: list[RoundRecord]) -> list[str]:
+    """Rounds, input, cached, cache writes, output of some rounds; "n/a" where none reported usage."""
+    reported = [r for r in records if r.usage.reported]
+    if records and not reported:
+        return [str(len(records))] + ["n/a"] * 4
+    usage = total(reported)
+    return [str(len(records))] + [number(getattr(usage, name)) for name in USAGE_FIELDS]
+
+
+def render_usage(ledger: Ledger, prices: dict) -> str:
+    """The /usage text: last turn and session totals, then one row per round."""
+    if not ledger.rounds:
+        return "No rounds yet in this session."
+    last, everything = ledger.turn_rounds(), ledger.rounds
+    labels = ["rounds", "input tokens", "  cached (read)", "  cache writes", "output tokens"]
+    (turn_cost, _), (session_cost, unknown) = cost_cell(last, prices), cost_cell(everything, prices)
+    turn_col, session_col = _figures(last) + [turn_cost], _figures(everything) + [session_cost]
+    rows = [[label, a, b] for label, a, b in zip([*labels, "estimated cost"], turn_col, session_col)]
+    lines = table(["", f"last turn ({last[0].turn})", "session"], rows, {1, 2})
+    missing = sum(1 for r in everything if not r.usage.reported)
+    if missing:
+        rounds = "1 round" if missing == 1 else f"{missing} rounds"
+        lines.append(f"{rounds} without a usage report from the provider: shown as n/a, not counted.")
+    lines += unknown_note(unknown)
+    return "\n".join([*lines, "", *_round_table(everything)])
+
+
+def _missed(record: RoundRecord, previous: RoundRecord | None) -> bool:
+    """Whether the cache missed right after the previous round activated groups."""
+    if previous is None or not previous.activated or not (record.usage.reported and previous.usage.reported):
+        return False
+    before, now = previous.usage, record.usage
+    share_before = before.cached_tokens / before.input_tokens if before.input_tokens else 0.0
+    share_now = now.cached_tokens / now.input_tokens if now.input_tokens else 0.0
+    # A big tool result also lowers the share; a miss is when less was read than the last round had cached.
+    return share_now < share_before and now.cached_tokens < before.cached_tokens + before.cache_write_tokens
+
+
+def _groups(names: list[str], limit: int = 3) -> str:
+    """A short group list: up to `limit` names, then "+N"."""
+    if not names:
+        return "-"
+    shown = ", ".join(names[:limit])
+    return shown if len(names) <= limit else f"{shown} +{len(names) - limit}"
+
+
+def _round_table(records: list[RoundRecord]) -> list[str]:
+    """One row per round, with the activation and miss markers and their legend."""
+    many_models = len({r.model for r in records}) > 1
+    headers = ["round", "prompt", "cached", "writes", "output", "schema", "sent", "held", "note"]
+    if many_models:
+        headers.insert(1, "model")
+    rows, marks = [], set()
+    for index, record in enumerate(records):
+        usage = record.usage
+        counts = [getattr(usage, n) for n in USAGE_FIELDS]
+        cells = [number(c) if usage.reported else "n/a" for c in counts]
+        note = " ".join(f"+{g}" for g in record.activated)
+        if _missed(record, records[index - 1] if index else None):
+            note = f"! miss {note}".rstrip()
+            marks.add("miss")
+        marks.update({"activated"} if record.activated else set())
+        row = [f"{record.turn}.{record.round}", *cells, number(record.schema_bytes),
+               _groups(record.groups_sent), _groups(record.groups_held), note]
+        rows.append(row[:1] + [record.model] + row[1:] if many_models else row)
+    first = 2 if many_models else 1
+    lines = table(headers, rows, set(range(first, first + 5)))
+    if "activated" in marks:
+        lines.append("+group: activated by that round's tool calls (sent from the next round on)")
+    if "miss" in marks:
+        lines.append("! miss: the cache missed right after an activation (cached share fell; the prompt prefix changed)")
+    return lines
+
+
+def status_line(records: list[RoundRecord], seconds: float) -> str:
+    """The dim line after a reply: seconds, model, tokens in and out, cached share."""
+    parts = [f"{seconds:.1f}s"]
+    if records:
+        parts.append(records[-1].model)
+    reported = [r for r in records if r.usage.reported]
+    if not reported:
+        return " · ".join([*parts, "usage n/a"])
+    usage = total(reported)
+    share = round(100 * usage.cached_tokens / usage.input_tokens) if usage.input_tokens else 0
+    cache = f"{share}% cached"
+    if usage.cache_write_tokens:
+        cache += f", {compact(usage.cache_write_tokens)} written"
+    parts += [f"{compact(usage.input_tokens)} in ({cache})", f"{compact(usage.output_tokens)} out"]
+    return " · ".join(parts)
+
+
+def _local(text: str, fallback: str, now: datetime) -> datetime | None:
+    """A stored timestamp in the same clock as `now` (aware or naive), or None when unreadable."""
+    for candidate in (text, fallback):
+        try:
+            when = datetime.fromisoformat(candidate)
+        except (TypeError, ValueError):
+            continue
+        if now.tzinfo is None:
+            return when.astimezone().replace(tzinfo=None) if when.tzinfo else when
+        return when.astimezone(now.tzinfo) if when.tzinfo else when.replace(tzinfo=now.tzinfo)
+    return None
+
+
+def usage_summary(sessions_dir: Path, prices: dict, now: datetime) -> str:
+    """`ankit usage`: totals over saved sessions for today, the last 7 days, all time, and by model."""
+    from ankit.store import SessionStore  # store imports this module, so it is imported late
+
+    sessions = SessionStore(sessions_dir).load_all()
+    periods: dict[str, list[RoundRecord]] = {"today": [], "last 7 days": [], "all time": []}
+    models: dict[str, list[RoundRecord]] = {}
+    for session in sessions:
+        for record in session.rounds:
+            when = _local(record.at, session.created, now)
+            day = when.date() if when else None
+            periods["all time"].append(record)
+            if day is not None and now.date() - timedelta(days=6) <= day <= now.date():
+                periods["last 7 days"].append(record)
+                if day == now.date():
+                    periods["today"].append(record)
+            models.setdefault(record.model, []).append(record)
+    head = f"{len(sessions)} saved session{'' if len(sessions) == 1 else 's'} in {sessions_dir}"
+    if not models:
+        return f"{head}: no usage recorded yet."
+    columns = ["rounds", "input", "cached", "cache writes", "output", "estimated cost"]
+    period_rows = [[name, *_figures(rs), cost_cell(rs, prices)[0]] for name, rs in periods.items()]
+    model_rows = [[name, *_figures(rs), cost_cell(rs, prices)[0]] for name, rs in sorted(models.items())]
+    lines = table(["period", *columns], period_rows, set(range(1, 7)))
+    lines += [""] + table(["model", *columns], model_rows, set(range(1, 7)))
+    return "\n".join([head, "", *lines, *unknown_note(cost_cell(periods["all time"], prices)[1])])
