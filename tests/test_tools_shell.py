@@ -1,0 +1,126 @@
+"""The shell tools with real subprocesses: exit codes, timeouts that kill the process group, background jobs."""
+
+import json
+import time
+from pathlib import Path
+
+from ankit.records import ToolCall
+from ankit.toolbox import ToolContext, load_tools, run_call
+
+TOOLS, _ = load_tools([Path(__file__).resolve().parents[1] / "tools"])
+BY_NAME = {tool.name: tool for tool in TOOLS}
+
+
+def call(name: str, args: dict, ctx: ToolContext, answer: bool = True, previews: list | None = None):
+    def approve(tool, args, preview):
+        if previews is not None:
+            previews.append(preview)
+        return answer
+
+    return run_call(ToolCall("c1", name, json.dumps(args)), BY_NAME[name], ctx, approve)
+
+
+def ok(name: str, args: dict, ctx: ToolContext) -> str:
+    result = call(name, args, ctx)
+    assert not result.is_error, result.content
+    return result.content
+
+
+def alive(pid: int) -> bool:
+    """Whether a process exists and is not a zombie."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+    return state != "Z"
+
+
+def wait_for(predicate, limit: float = 10.0):
+    """Poll until predicate() is true or limit seconds pass; return its last value."""
+    deadline = time.monotonic() + limit
+    while not (value := predicate()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return value
+
+
+def test_run_command_reports_exit_code_and_both_streams(tmp_path):
+    out = ok("run_command", {"command": "echo out; echo err >&2; exit 3"}, ToolContext(cwd=tmp_path))
+    lines = out.splitlines()
+    assert lines[0].startswith("exit code 3 (") and lines[1:] == ["out", "err"]
+
+
+def test_run_command_needs_approval_and_previews_command_and_folder(tmp_path):
+    (tmp_path / "sub").mkdir()
+    previews = []
+    result = call("run_command", {"command": "touch made", "cwd": "sub"}, ToolContext(cwd=tmp_path), False, previews)
+    assert result.is_error and not (tmp_path / "sub" / "made").exists()
+    assert previews[0].startswith("$ touch made\n(in ") and str(tmp_path / "sub") in previews[0]
+    ok("run_command", {"command": "touch made; pwd", "cwd": "sub"}, ToolContext(cwd=tmp_path))
+    assert (tmp_path / "sub" / "made").exists()
+
+
+def test_run_command_bad_folder_and_empty_command(tmp_path):
+    ctx = ToolContext(cwd=tmp_path)
+    assert "no such folder" in call("run_command", {"command": "ls", "cwd": "missing"}, ctx).content
+    assert "empty" in call("run_command", {"command": "  "}, ctx).content
+
+
+def test_run_command_timeout_kills_the_whole_process_group(tmp_path):
+    command = "sleep 60 & echo $! > child.pid; echo waiting; wait"
+    out = ok("run_command", {"command": command, "timeout": 1}, ToolContext(cwd=tmp_path))
+    assert out.startswith("timed out after 1 s") and "killed" in out and "waiting" in out
+    child = int((tmp_path / "child.pid").read_text())
+    assert wait_for(lambda: not alive(child))
+
+
+def test_run_command_caps_huge_output_and_strips_colours(tmp_path):
+    ctx = ToolContext(cwd=tmp_path)
+    big = ok("run_command", {"command": "python3 -c \"print('x' * 300000); print('END')\""}, ctx)
+    assert "bytes of output cut" in big and big.rstrip().endswith("END") and len(big) < 50_000
+    colour = ok("run_command", {"command": "printf '\\033[31mred\\033[0m\\n'"}, ctx)
+    assert colour.splitlines()[1] == "red"
+
+
+def test_run_command_gets_no_stdin(tmp_path):
+    out = ok("run_command", {"command": "cat; echo done", "timeout": 5}, ToolContext(cwd=tmp_path))
+    assert out.startswith("exit code 0") and "done" in out
+
+
+def test_jobs_start_report_output_and_finish(tmp_path):
+    ctx = ToolContext(cwd=tmp_path)
+    previews = []
+    started = call("job_start", {"command": "echo one; sleep 0.3; echo two"}, ctx, True, previews)
+    assert started.content.startswith("started job 1:") and "background job: $ echo one" in previews[0]
+    assert wait_for(lambda: "exited 0" in ok("job_status", {"job_id": "1"}, ctx))
+    output = ok("job_output", {"job_id": "1"}, ctx)
+    assert output.splitlines()[1:] == ["one", "two"]
+    assert ok("job_output", {"job_id": "1", "last_lines": 1}, ctx).splitlines()[1:] == ["two"]
+    assert ok("job_status", {}, ctx).startswith("job 1: exited 0")
+
+
+def test_job_stop_ends_a_stubborn_job_and_its_children(tmp_path):
+    ctx = ToolContext(cwd=tmp_path)
+    ok("job_start", {"command": "trap '' TERM; sleep 60 & echo $! > child.pid; wait"}, ctx)
+    assert wait_for(lambda: (tmp_path / "child.pid").exists() and (tmp_path / "child.pid").read_text().strip())
+    child = int((tmp_path / "child.pid").read_text())
+    assert alive(child)
+    stopped = ok("job_stop", {"job_id": "1"}, ctx)
+    assert "stopped (SIGKILL)" in stopped
+    assert wait_for(lambda: not alive(child))
+
+
+def test_jobs_are_per_session_and_unknown_ids_are_explained(tmp_path):
+    ctx, other = ToolContext(cwd=tmp_path), ToolContext(cwd=tmp_path)
+    ok("job_start", {"command": "sleep 30"}, ctx)
+    assert "no background jobs" in ok("job_status", {}, other)
+    missing = call("job_output", {"job_id": "7"}, ctx)
+    assert missing.is_error and "known jobs: 1" in missing.content
+    assert "stopped (SIGTERM)" in ok("job_stop", {"job_id": "job 1"}, ctx)
+
+
+def test_job_start_needs_approval_and_the_others_do_not(tmp_path):
+    assert BY_NAME["job_start"].needs_approval is True
+    for name in ("job_status", "job_output", "job_stop"):
+        assert BY_NAME[name].wants_approval({"job_id": "1"}, ToolContext(cwd=tmp_path)) is False
+    refused = call("job_start", {"command": "touch nope"}, ToolContext(cwd=tmp_path), answer=False)
+    assert refused.is_error and not (tmp_path / "nope").exists()

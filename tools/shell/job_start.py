@@ -1,0 +1,68 @@
+"""job_start: start a long-running command in the background."""
+
+import importlib.util
+import sys
+from pathlib import Path
+
+
+def _common(name: str):
+    """Load tools/_common/_<name>.py once, by file path (tool modules never import ankit)."""
+    path = Path(__file__).resolve().parents[1] / "_common" / f"_{name}.py"
+    key = f"ankit_tools_common_{name}_{abs(hash(str(path)))}"
+    if key not in sys.modules:
+        spec = importlib.util.spec_from_file_location(key, path)
+        sys.modules[key] = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(sys.modules[key])
+    return sys.modules[key]
+
+
+
+paths, proc, jobs = _common("paths"), _common("proc"), _common("jobs")
+
+name = "job_start"
+description = (
+    "Start a long-running shell command in the background (a dev server, a watcher, a long build) and return "
+    "its job id at once. Check it with job_status and job_output, end it with job_stop. Jobs end with the session."
+)
+parameters = {
+    "type": "object",
+    "properties": {
+        "command": {"type": "string", "description": "The command line to start, e.g. 'npm run dev'"},
+        "cwd": {"type": "string", "description": "Folder to run in, relative to the working folder (default '.')"},
+    },
+    "required": ["command"],
+    "additionalProperties": False,
+}
+read_only = False
+needs_approval = True
+examples = [
+    "start the dev server in the background",
+    "run the long build as a background job",
+    "launch python -m http.server and keep it running",
+]
+
+
+def preview(args: dict, ctx) -> str:
+    """The command and folder of the job to start."""
+    note = paths.outside_note({"cwd": args.get("cwd")}, ctx, ("cwd",))
+    return f"{note}background job: $ {args['command']}\n(in {paths.resolve(ctx, args.get('cwd'))})"
+
+
+def run(args: dict, ctx) -> str:
+    """Start the job and return its id and first output (if any within a moment)."""
+    import subprocess
+    import time
+
+    folder = paths.resolve(ctx, args.get("cwd"))
+    if not folder.is_dir():
+        raise paths.ToolError(f"no such folder: {paths.show(ctx, folder)}; give cwd as an existing folder")
+    capture = proc.Capture()
+    process, _reader = proc.spawn([*proc.shell(), args["command"]], folder, capture)
+    job = jobs.Job(jobs.next_id(ctx), args["command"], folder, process, capture, time.monotonic())
+    jobs.table(ctx)[job.id] = job
+    try:
+        process.wait(0.5)
+    except subprocess.TimeoutExpired:
+        pass
+    early = capture.text(last_lines=20).strip()
+    return f"started {job.line()}" + (f"\nfirst output:\n{early}" if early else "")

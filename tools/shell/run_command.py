@@ -1,0 +1,76 @@
+"""run_command: run a shell command line to completion, with a timeout and capped output."""
+
+import importlib.util
+import sys
+from pathlib import Path
+
+
+def _common(name: str):
+    """Load tools/_common/_<name>.py once, by file path (tool modules never import ankit)."""
+    path = Path(__file__).resolve().parents[1] / "_common" / f"_{name}.py"
+    key = f"ankit_tools_common_{name}_{abs(hash(str(path)))}"
+    if key not in sys.modules:
+        spec = importlib.util.spec_from_file_location(key, path)
+        sys.modules[key] = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(sys.modules[key])
+    return sys.modules[key]
+
+
+
+paths, proc = _common("paths"), _common("proc")
+
+DEFAULT_TIMEOUT = 120
+MAX_TIMEOUT = 3600
+
+name = "run_command"
+description = (
+    "Run a shell command line (bash) in the working folder or a subfolder and return its exit code and "
+    "combined stdout/stderr (long output is cut in the middle). It is killed, with its child processes, at "
+    "the timeout (default 120 s). Input is not available. For servers and other long-running commands use job_start."
+)
+parameters = {
+    "type": "object",
+    "properties": {
+        "command": {"type": "string", "description": "The command line, e.g. 'pytest -q' or 'ls -la | head'"},
+        "cwd": {"type": "string", "description": "Folder to run in, relative to the working folder (default '.')"},
+        "timeout": {"type": "integer", "description": "Seconds before the command is killed (default 120, max 3600)"},
+    },
+    "required": ["command"],
+    "additionalProperties": False,
+}
+read_only = False
+needs_approval = True
+examples = [
+    "run the tests with pytest",
+    "execute make build and show me the errors",
+    "install the dependencies with npm install",
+    "run this shell command",
+]
+
+
+def preview(args: dict, ctx) -> str:
+    """The command and the folder it runs in."""
+    folder = paths.resolve(ctx, args.get("cwd"))
+    note = paths.outside_note({"cwd": args.get("cwd")}, ctx, ("cwd",))
+    return f"{note}$ {args['command']}\n(in {folder}, timeout {_timeout(args)} s)"
+
+
+def run(args: dict, ctx) -> str:
+    """Run the command and report exit code, duration and output."""
+    folder = paths.resolve(ctx, args.get("cwd"))
+    if not folder.is_dir():
+        raise paths.ToolError(f"no such folder: {paths.show(ctx, folder)}; give cwd as an existing folder")
+    if not args["command"].strip():
+        raise paths.ToolError("command is empty; give a shell command line")
+    outcome = proc.run([*proc.shell(), args["command"]], folder, _timeout(args))
+    if outcome.timed_out:
+        head = (f"timed out after {_timeout(args)} s: the command and its child processes were killed "
+                f"({outcome.signal_used}); raise timeout or use job_start for long commands")
+    else:
+        head = f"exit code {outcome.code} ({outcome.seconds:.1f} s)"
+    body = outcome.output.rstrip("\n")
+    return f"{head}\n{body}" if body else f"{head}\n(no output)"
+
+
+def _timeout(args: dict) -> int:
+    return max(1, min(MAX_TIMEOUT, int(args.get("timeout") or DEFAULT_TIMEOUT)))
