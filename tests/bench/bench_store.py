@@ -1,4 +1,7 @@
-"""Prints how long session saves, loads and `ankit usage` take on a large history: PYTHONPATH=. python3 tests/bench/bench_store.py"""
+"""Prints how long session saves, loads and `ankit usage` take on a large history.
+
+Run: PYTHONPATH=. python3 tests/bench/bench_store.py
+"""
 
 import tempfile
 import time
