@@ -328,6 +328,9 @@ class McpClient:
             self._log = None
 
     def _close_stdin(self) -> None:
-        if self._proc is not None and self._proc.stdin is not None:
-            with self._write_lock:
+        # a writer stuck on a full pipe holds the lock: then go straight to terminate
+        if self._proc is not None and self._proc.stdin is not None and self._write_lock.acquire(timeout=1):
+            try:
                 self._proc.stdin.close()
+            finally:
+                self._write_lock.release()

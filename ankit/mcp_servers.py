@@ -1,0 +1,273 @@
+"""The MCP servers of a session: background start, tool lists as ankit Tools, restarts, status."""
+
+import atexit
+import hashlib
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ankit.errors import ConfigError
+from ankit.mcp import McpClient, McpError
+from ankit.mcp_tools import clean_name, make_tools
+from ankit.toolbox import Tool
+
+MAX_RESTARTS = 3
+LIST_CHANGED = "notifications/tools/list_changed"
+
+
+@dataclass
+class ServerConfig:
+    """One [mcp.servers.NAME] table."""
+
+    name: str
+    command: str
+    args: list[str] = field(default_factory=list)
+    env: dict[str, str] = field(default_factory=dict)
+    cwd: str | None = None
+    core: bool = False
+    timeout: float = 60.0  # seconds for one tools/call
+    startup_timeout: float = 30.0  # seconds for initialize and tools/list
+
+
+def server_config(name: str, raw) -> ServerConfig:
+    """Check one server table; raise ConfigError with one line saying what to fix."""
+    where = f"[mcp.servers.{name}]"
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{where} must be a table with command = \"program\"")
+    command = raw.get("command")
+    if not isinstance(command, str) or not command.strip():
+        raise ConfigError(f"{where} needs command = \"program\" (the server's executable)")
+    args, env = raw.get("args", []), raw.get("env", {})
+    if not isinstance(args, list) or not all(isinstance(a, (str, int, float)) for a in args):
+        raise ConfigError(f"{where} args must be a list of strings, e.g. args = [\"--flag\", \"value\"]")
+    if not isinstance(env, dict) or not all(isinstance(v, (str, int, float)) for v in env.values()):
+        raise ConfigError(f"{where} env must be a table of strings, e.g. env = {{ TOKEN = \"...\" }}")
+    if raw.get("cwd") is not None and not isinstance(raw.get("cwd"), str):
+        raise ConfigError(f"{where} cwd must be a folder path (a string)")
+    numbers = {}
+    for key, default in (("timeout", 60.0), ("startup_timeout", 30.0)):
+        value = raw.get(key, default)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+            raise ConfigError(f"{where} {key} must be a number of seconds above 0")
+        numbers[key] = float(value)
+    return ServerConfig(name, command, [str(a) for a in args], {str(k): str(v) for k, v in env.items()},
+                        raw.get("cwd"), bool(raw.get("core", False)), **numbers)
+
+
+@dataclass
+class _Server:
+    """What the manager knows of one configured server."""
+
+    name: str
+    label: str
+    log_path: Path
+    config: ServerConfig | None = None
+    error: str = ""
+    client: McpClient | None = None
+    booting: McpClient | None = None  # a process being started, so close() can stop it too
+    tools: list[Tool] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    restarts: int = 0
+    ready: threading.Event = field(default_factory=threading.Event)
+    lock: threading.RLock = field(default_factory=threading.RLock)
+
+
+def _labels(names: list[str]) -> dict[str, str]:
+    """A short provider-safe label per server name, unique in config order."""
+    labels, used = {}, set()
+    for name in names:
+        label = clean_name(name)
+        if len(label) > 24 or label in used:
+            label = f"{label[:17]}_{hashlib.sha1(name.encode()).hexdigest()[:6]}"
+        labels[name] = label
+        used.add(label)
+    return labels
+
+
+class McpManager:
+    """Every configured MCP server: started in the background, exposed as groups mcp:NAME."""
+
+    def __init__(self, servers: dict, log_dir: Path, on_change: Callable[[], None] | None = None):
+        self.log_dir = Path(log_dir)
+        self.on_change = on_change
+        self._lock = threading.Lock()
+        self._closed = False
+        self._started = False
+        self._servers: list[_Server] = []
+        for name, label in _labels(list(servers)).items():
+            server = _Server(name, label, self.log_dir / f"mcp-{label}.log")
+            try:
+                server.config = server_config(name, servers[name])
+            except ConfigError as exc:
+                server.error = str(exc)
+                server.ready.set()
+            self._servers.append(server)
+
+    def start(self) -> None:
+        """Start every server in a background thread of its own; never blocks."""
+        with self._lock:
+            if self._started or self._closed:
+                return
+            self._started = True
+        atexit.register(self.close)
+        for server in self._servers:
+            if server.config is not None:
+                threading.Thread(target=self._boot, args=(server,), name=f"mcp-{server.label}", daemon=True).start()
+
+    def _boot(self, server: _Server) -> None:
+        try:
+            with server.lock:
+                self._launch(server)
+        except McpError as exc:
+            server.error = str(exc)
+        finally:
+            server.ready.set()
+
+    def _launch(self, server: _Server) -> None:
+        """Start a fresh process for the server, list its tools, and make it the current one."""
+        cfg = server.config
+        holder: list[McpClient] = []
+        client = McpClient(cfg.name, cfg.command, cfg.args, cfg.env, cfg.cwd, server.log_path,
+                           on_notice=lambda method, params: self._on_notice(server, holder[0], method))
+        holder.append(client)
+        with self._lock:
+            if self._closed:
+                raise McpError("MCP servers are shut down")
+            server.booting = client
+        try:
+            client.start(cfg.startup_timeout)
+            specs = client.list_tools(cfg.startup_timeout)
+        except McpError:
+            client.close()
+            raise
+        finally:
+            server.booting = None
+        with self._lock:
+            closed = self._closed
+            old, server.client = server.client, (None if closed else client)
+        for stale in (old, client if closed else None):
+            if stale is not None:
+                stale.close()
+        if not closed:
+            server.error = ""
+            self._set_tools(server, specs)
+
+    def _set_tools(self, server: _Server, specs: list[dict]) -> None:
+        call = lambda original, args: self._call(server, original, args)  # noqa: E731
+        tools, server.problems = make_tools(server.name, specs, call, server.label)
+        changed = [t.spec() for t in tools] != [t.spec() for t in server.tools]
+        server.tools = tools
+        if changed and self.on_change is not None:
+            try:
+                self.on_change()
+            except Exception as exc:  # the listener's bug must not stop the server thread
+                server.problems.append(f"on_change failed: {type(exc).__name__}: {exc}")
+
+    def _on_notice(self, server: _Server, client: McpClient, method: str) -> None:
+        if method != LIST_CHANGED:
+            return
+        with server.lock:  # waits for a boot in progress, which makes this client current
+            if client is not server.client or not client.alive:
+                return
+            try:
+                self._set_tools(server, client.list_tools(server.config.startup_timeout))
+            except McpError as exc:
+                server.problems = [f"could not re-list tools: {exc}"]
+
+    def _running(self, server: _Server) -> McpClient:
+        """The server's live client, restarting a stopped server at most MAX_RESTARTS times."""
+        with server.lock:
+            if self._closed:
+                raise McpError("MCP servers are shut down")
+            client = server.client
+            if client is not None and client.alive:
+                return client
+            why = client.failure if client is not None else server.error
+            if server.restarts >= MAX_RESTARTS:
+                raise McpError(f"MCP server {server.name!r} stopped ({why}) and was restarted {MAX_RESTARTS} "
+                               f"times already; it stays off for this session (log: {server.log_path})")
+            server.restarts += 1
+            try:
+                self._launch(server)
+            except McpError as exc:
+                server.error = str(exc)
+                raise McpError(f"MCP server {server.name!r} stopped and could not be restarted: {exc}") from None
+            return server.client
+
+    def _call(self, server: _Server, original: str, args: dict) -> dict:
+        client = self._running(server)
+        try:
+            return client.call_tool(original, args, server.config.timeout)
+        except McpError as exc:
+            if client.alive or server.restarts >= MAX_RESTARTS:
+                raise
+            raise McpError(f"{exc} (ankit restarts it on the next call)") from None
+
+    def tools(self) -> list[Tool]:
+        """The tools of every server whose list has arrived, in config order."""
+        return [tool for server in self._servers for tool in server.tools]
+
+    def group_meta(self) -> dict[str, dict]:
+        """Catalog metadata per group mcp:NAME: summary, keywords and core flag."""
+        return {f"mcp:{s.name}": {"summary": self._summary(s), "keywords": [s.name],
+                                  "core": bool(s.config and s.config.core)} for s in self._servers}
+
+    def _summary(self, server: _Server) -> str:
+        client = server.client
+        text = client.instructions.split("\n\n")[0].replace("\n", " ").strip() if client else ""
+        if text:
+            return text if len(text) <= 200 else text[:197].rstrip() + "..."
+        info = client.server_info if client else {}
+        title = info.get("title") or info.get("name") or ""
+        head = f"MCP server {server.name}" + (f" ({title})" if title and title != server.name else "")
+        names = [t.name.removeprefix(f"mcp__{server.label}__") for t in server.tools[:6]]
+        return head + (": " + ", ".join(names) if names else "")
+
+    def core_groups(self) -> list[str]:
+        """Groups of the servers configured with core = true."""
+        return [f"mcp:{s.name}" for s in self._servers if s.config is not None and s.config.core]
+
+    def status_lines(self) -> list[str]:
+        """For `ankit mcp list` and /mcp: each server, whether it started or why not, and its tools."""
+        if not self._servers:
+            return ["no MCP servers configured; add a [mcp.servers.NAME] table with command = \"...\" to config.toml"]
+        lines = []
+        for server in self._servers:
+            lines.append(f"{server.name}: {self._state(server)}")
+            for tool in server.tools:
+                first = (tool.description.splitlines() or [""])[0]
+                lines.append(f"  {tool.name}  {first[:70] + ('...' if len(first) > 70 else '')}")
+            lines += [f"  {problem}" for problem in server.problems]
+        return lines
+
+    def _state(self, server: _Server) -> str:
+        client, cfg = server.client, server.config
+        if cfg is None:
+            return f"not started: {server.error}"
+        if not server.ready.is_set():
+            return "starting..."
+        if client is None or (server.error and not client.alive):
+            return f"failed: {server.error} (log: {server.log_path})"
+        if client.alive:
+            info = client.server_info
+            who = f"{info.get('name', '?')} {info.get('version', '')}".strip()
+            core = ", core" if cfg.core else ""
+            return f"running ({who}, protocol {client.protocol_version}), {len(server.tools)} tools{core}"
+        left = MAX_RESTARTS - server.restarts
+        then = f"restarts on next use ({left} left)" if left > 0 else "stays off for this session"
+        return f"stopped: {client.failure}; {then} (log: {server.log_path})"
+
+    def wait(self, timeout: float) -> bool:
+        """Wait until every server has listed its tools or failed; return whether all are done."""
+        deadline = time.monotonic() + timeout
+        return all(s.ready.wait(max(0.0, deadline - time.monotonic())) for s in self._servers)
+
+    def close(self) -> None:
+        """Stop every server process."""
+        with self._lock:
+            self._closed = True
+            clients = [c for s in self._servers for c in (s.client, s.booting) if c is not None]
+        for client in clients:
+            client.close()

@@ -1,0 +1,126 @@
+"""MCP tool definitions and results in ankit's terms: exposed names, parameter schemas, result text, Tool objects."""
+
+import hashlib
+import json
+import re
+from collections.abc import Callable
+
+from ankit.errors import ToolError
+from ankit.toolbox import Tool
+
+NAME_LIMIT = 64
+_BAD_CHARS = re.compile(r"[^a-zA-Z0-9_-]")
+
+Caller = Callable[[str, dict], dict]  # (original tool name, arguments) -> CallToolResult
+
+
+def clean_name(text: str) -> str:
+    """Replace every character a provider rejects in a tool name with '_'."""
+    return _BAD_CHARS.sub("_", text) or "_"
+
+
+def exposed_name(label: str, tool: str, taken: set[str]) -> str:
+    """A provider-safe, unique name mcp__LABEL__TOOL, cut with a short hash when too long or already taken."""
+    name = f"mcp__{clean_name(label)}__{clean_name(tool)}"
+    if len(name) <= NAME_LIMIT and name not in taken:
+        return name
+    digest = hashlib.sha1(f"{label}\0{tool}".encode()).hexdigest()
+    for length in (8, 12, 16, 40):
+        candidate = f"{name[:NAME_LIMIT - length - 1]}_{digest[:length]}"
+        if candidate not in taken:
+            return candidate
+    raise ValueError(f"no unique name for {tool!r}")  # needs a full SHA-1 collision
+
+
+def object_schema(schema) -> dict:
+    """The tool's inputSchema made into a valid object schema for every provider."""
+    result = {k: v for k, v in schema.items() if k != "$schema"} if isinstance(schema, dict) else {}
+    result["type"] = "object"
+    props = result.get("properties")
+    props = {k: v for k, v in props.items() if isinstance(v, dict)} if isinstance(props, dict) else {}
+    result["properties"] = props
+    required = result.pop("required", None)
+    required = [r for r in required if r in props] if isinstance(required, list) else []
+    if required:
+        result["required"] = required
+    return result
+
+
+def _size(data) -> str:
+    """Decoded size of a base64 payload, in words."""
+    text = "".join(str(data or "").split())
+    count = max(0, len(text) * 3 // 4 - text[-2:].count("="))
+    if count < 1024:
+        return f"{count} bytes"
+    if count < 1024 * 1024:
+        return f"{count / 1024:.1f} KB"
+    return f"{count / 1024 / 1024:.1f} MB"
+
+
+def content_text(item) -> str:
+    """One content block as text: text as is, binary content described by type and size."""
+    if not isinstance(item, dict):
+        return ""
+    kind = item.get("type")
+    if kind == "text":
+        return str(item.get("text", ""))
+    if kind in ("image", "audio"):
+        return f"[{kind}: {item.get('mimeType') or 'unknown type'}, {_size(item.get('data'))}, not shown]"
+    if kind == "resource_link":
+        extra = f" - {item['description']}" if item.get("description") else ""
+        return f"[resource link: {item.get('uri', '?')} ({item.get('name', '')}){extra}]"
+    if kind == "resource":
+        res = item.get("resource") if isinstance(item.get("resource"), dict) else {}
+        uri, mime = res.get("uri", "?"), res.get("mimeType") or "unknown type"
+        if "text" in res:
+            return f"[resource {uri} ({mime})]\n{res['text']}"
+        return f"[resource {uri}: {mime}, {_size(res.get('blob'))}, not shown]"
+    return f"[{kind or 'unknown'} content, not shown]"
+
+
+def result_text(result: dict) -> str:
+    """A CallToolResult as text for the model; raise ToolError with the server's text when isError."""
+    parts = [content_text(item) for item in result.get("content") or []]
+    text = "\n".join(p for p in parts if p)
+    if not text and result.get("structuredContent") is not None:
+        text = json.dumps(result["structuredContent"], ensure_ascii=False)
+    if result.get("isError"):
+        raise ToolError(text or "the tool reported an error without a message")
+    return text or "(no output)"
+
+
+def make_tool(server: str, spec: dict, exposed: str, call: Caller) -> Tool:
+    """One MCP tool definition as an ankit Tool that calls the server under its original name."""
+    original = spec["name"]
+    notes = spec.get("annotations") if isinstance(spec.get("annotations"), dict) else {}
+    read_only = notes.get("readOnlyHint") is True
+    description = str(spec.get("description") or spec.get("title") or notes.get("title") or original).strip()
+
+    def run(args: dict, ctx=None) -> str:
+        return result_text(call(original, args))
+
+    def preview(args: dict, ctx=None) -> str:
+        shown = json.dumps(args, ensure_ascii=False)
+        return f"MCP server {server}, tool {original}: {shown[:400]}"
+
+    return Tool(name=exposed, description=description, parameters=object_schema(spec.get("inputSchema")),
+                run=run, group=f"mcp:{server}", read_only=read_only, needs_approval=not read_only,
+                preview=preview, source=f"MCP server {server}")
+
+
+def make_tools(server: str, specs: list[dict], call: Caller, label: str = "") -> tuple[list[Tool], list[str]]:
+    """Tools for a server's list, in its order; label (default: the server name) prefixes exposed names."""
+    tools, problems, taken, originals = [], [], set(), set()
+    for spec in specs:
+        original = spec.get("name") if isinstance(spec, dict) else None
+        if not isinstance(original, str) or not original:
+            problems.append(f"skipped a tool of MCP server {server!r} without a name")
+            continue
+        if original in originals:
+            problems.append(f"skipped a second tool named {original!r} from MCP server {server!r}")
+            continue
+        originals.add(original)
+        tool = make_tool(server, spec, exposed_name(label or server, original, taken), call)
+        taken.add(tool.name)
+        tools.append(tool)
+    return tools, problems

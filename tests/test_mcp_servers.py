@@ -1,0 +1,195 @@
+"""The MCP server manager: background start, Tools, groups, status, restarts, list changes."""
+
+import os
+import re
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from ankit.errors import ConfigError
+from ankit.mcp_servers import MAX_RESTARTS, McpManager, server_config
+from ankit.records import ToolCall
+from ankit.schema import check_schema
+from ankit.toolbox import ToolContext, run_call
+
+FAKE = str(Path(__file__).with_name("mcp_fake_server.py"))
+VALID = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+
+
+def fake(*flags, **extra) -> dict:
+    return {"command": sys.executable, "args": [FAKE, *flags], **extra}
+
+
+@pytest.fixture
+def manage(tmp_path):
+    managers = []
+
+    def build(servers: dict, on_change=None) -> McpManager:
+        manager = McpManager(servers, tmp_path / "logs", on_change)
+        managers.append(manager)
+        manager.start()
+        return manager
+
+    yield build
+    for manager in managers:
+        manager.close()
+
+
+def call(manager: McpManager, name: str, arguments: str = "{}"):
+    tool = next((t for t in manager.tools() if t.name == name), None)
+    return run_call(ToolCall("c1", name, arguments), tool, ToolContext(cwd=Path(".")), lambda t, a, p: True)
+
+
+def test_server_config_checks_each_key_in_one_line():
+    cfg = server_config("t", {"command": "uvx", "args": ["mcp-server-time", 3], "env": {"TZ": "UTC"},
+                              "core": True, "timeout": 5})
+    assert (cfg.command, cfg.args, cfg.env, cfg.core, cfg.timeout) == ("uvx", ["mcp-server-time", "3"],
+                                                                       {"TZ": "UTC"}, True, 5.0)
+    for raw, words in (({}, "needs command"), ({"command": "x", "args": "a b"}, "args must be a list"),
+                       ({"command": "x", "env": ["A=1"]}, "env must be a table"),
+                       ({"command": "x", "timeout": 0}, "timeout must be a number"),
+                       ({"command": "x", "cwd": 3}, "cwd must be"), ("uvx", "must be a table")):
+        with pytest.raises(ConfigError, match=words) as caught:
+            server_config("t", raw)
+        assert "[mcp.servers.t]" in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_start_does_not_wait_for_servers(manage):
+    manager = manage({"late": fake("--start-delay", "3")})
+    assert manager.tools() == []
+    assert manager.status_lines() == ["late: starting..."]
+    assert manager.wait(0.05) is False
+
+
+def test_tools_arrive_with_safe_unique_names_and_valid_schemas(manage):
+    changes = threading.Event()
+    manager = manage({"fake": fake("--tools", "30", "--page-size", "7")}, on_change=changes.set)
+    assert manager.wait(10)
+    assert changes.is_set()
+    tools = manager.tools()
+    names = [t.name for t in tools]
+    assert len(tools) == 45 and len(set(names)) == len(names)
+    assert all(VALID.match(n) for n in names)
+    assert all(check_schema(t.parameters) is None for t in tools)
+    assert all(t.group == "mcp:fake" for t in tools)
+    by_name = {t.name: t for t in tools}
+    assert by_name["mcp__fake__echo"].read_only and not by_name["mcp__fake__echo"].needs_approval
+    assert by_name["mcp__fake__add"].needs_approval and not by_name["mcp__fake__add"].read_only
+    assert "mcp__fake__dotted_name_v2" in by_name
+
+
+def test_calls_go_through_run_call(manage):
+    manager = manage({"fake": fake()})
+    manager.wait(10)
+    assert call(manager, "mcp__fake__add", '{"a": 2, "b": 3}').content == "5"
+    assert call(manager, "mcp__fake__dotted_name_v2").content == "called dotted.name/v2"
+    picture = call(manager, "mcp__fake__picture")
+    assert picture.content == "a picture:\n[image: image/png, 2.0 KB, not shown]" and not picture.is_error
+    failed = call(manager, "mcp__fake__fail", '{"message": "quota exceeded"}')
+    assert failed.is_error and "quota exceeded" in failed.content
+    assert call(manager, "mcp__fake__talk").content == "ping answered {}; roots/list answered error -32601"
+
+
+def test_a_slow_call_times_out_as_an_error_result(manage):
+    manager = manage({"fake": fake(timeout=0.3)})
+    manager.wait(10)
+    slow = call(manager, "mcp__fake__slow", '{"seconds": 30}')
+    assert slow.is_error and "did not answer tools/call within 0.3s" in slow.content
+    assert call(manager, "mcp__fake__echo", '{"text": "on"}').content == "on"
+
+
+def test_a_crashed_server_restarts_on_next_use_at_most_three_times(manage):
+    manager = manage({"fake": fake()})
+    manager.wait(10)
+    for attempt in range(MAX_RESTARTS + 1):
+        crashed = call(manager, "mcp__fake__crash")
+        assert crashed.is_error and "exited with code 1: fake server: crashing on request" in crashed.content
+        if attempt < MAX_RESTARTS:
+            assert "restarts it on the next call" in crashed.content
+            assert "restarts on next use" in manager.status_lines()[0]
+            assert call(manager, "mcp__fake__echo", '{"text": "back"}').content == "back"
+    assert "stays off" in manager.status_lines()[0]
+    off = call(manager, "mcp__fake__echo", '{"text": "x"}')
+    assert off.is_error and "stays off for this session" in off.content
+
+
+def test_a_list_change_re_lists_and_tells_the_listener(manage):
+    changes: list[int] = []
+    grown = threading.Event()
+
+    def changed():
+        changes.append(1)
+        if len(changes) == 2:
+            grown.set()
+
+    manager = manage({"fake": fake()}, on_change=changed)
+    manager.wait(10)
+    assert "mcp__fake__extra" not in [t.name for t in manager.tools()]
+    assert call(manager, "mcp__fake__grow").content == "grown"
+    assert grown.wait(5)
+    assert call(manager, "mcp__fake__extra").content == "called extra"
+
+
+def test_failures_are_one_line_each_and_the_others_run(manage):
+    manager = manage({
+        "good": fake(),
+        "missing": {"command": "no-such-mcp-server"},
+        "broken": fake("--crash-on-start"),
+        "noisy": fake("--junk-only", startup_timeout=0.5),
+        "old": fake("--answer-version", "2023-01-01"),
+        "empty": {"args": []},
+    })
+    assert manager.wait(10)
+    heads = [line for line in manager.status_lines() if not line.startswith("  ")]
+    assert len(heads) == 6
+    assert heads[0].startswith("good: running (fake-server 1.2.3, protocol 2025-06-18), 15 tools")
+    assert "missing: failed: " in heads[1] and "command not found" in heads[1]
+    assert "broken: failed: " in heads[2] and "exited with code 3: fake server: cannot open the database" in heads[2]
+    assert "noisy: failed: " in heads[3] and "not JSON-RPC" in heads[3]
+    assert "old: failed: " in heads[4] and "'2023-01-01'" in heads[4]
+    assert heads[5] == "empty: not started: [mcp.servers.empty] needs command = \"program\" (the server's executable)"
+    assert {t.group for t in manager.tools()} == {"mcp:good"}
+
+
+def test_group_meta_and_core_groups(manage):
+    manager = manage({"notes": fake("--instructions", "Search and edit the team notes.\n\nMore detail."),
+                      "plain": fake(core=True)})
+    manager.wait(10)
+    meta = manager.group_meta()
+    assert meta["mcp:notes"] == {"summary": "Search and edit the team notes.", "keywords": ["notes"], "core": False}
+    assert meta["mcp:plain"]["core"] is True and meta["mcp:plain"]["keywords"] == ["plain"]
+    assert meta["mcp:plain"]["summary"].startswith("MCP server plain (fake-server): echo, add")
+    assert manager.core_groups() == ["mcp:plain"]
+
+
+def test_server_names_that_clean_to_the_same_label_stay_apart(manage):
+    manager = manage({"a.b": fake(), "a_b": fake()})
+    manager.wait(10)
+    names = [t.name for t in manager.tools()]
+    assert len(names) == len(set(names)) == 30
+    assert "mcp__a_b__echo" in names
+    assert call(manager, next(n for n in names if n.endswith("__echo") and n != "mcp__a_b__echo"),
+                '{"text": "second"}').content == "second"
+
+
+def test_stderr_goes_to_a_log_per_server(manage, tmp_path):
+    manager = manage({"fake": fake()})
+    manager.wait(10)
+    assert "fake server: started" in (tmp_path / "logs" / "mcp-fake.log").read_text()
+
+
+def test_close_stops_the_servers(manage):
+    manager = manage({"fake": fake()})
+    manager.wait(10)
+    pid = manager._servers[0].client.pid
+    manager.close()
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
+    closed = call(manager, "mcp__fake__echo", '{"text": "x"}')
+    assert closed.is_error and "shut down" in closed.content
+
+
+def test_no_servers_says_how_to_add_one(tmp_path):
+    assert "[mcp.servers.NAME]" in McpManager({}, tmp_path).status_lines()[0]
