@@ -29,7 +29,8 @@ def read_frontmatter(text: str) -> tuple[dict, str]:
 
 def parse_yaml(text: str, first_line: int = 1) -> dict:
     """Parse a YAML mapping (the frontmatter subset); first_line numbers the lines in error messages."""
-    reader = _Reader(text.split("\n"), first_line)
+    lines = text.split("\n")
+    reader = _Reader(lines[:-1] if text.endswith("\n") else lines, first_line)
     reader.skip_blank()
     if reader.done():
         return {}
@@ -89,7 +90,8 @@ class _Reader:
             match = _KEY.match(self.content())
             if not match:
                 self.fail("expected 'key: value'")
-            key = _unquote_key(match.group(1))
+            key = match.group(1)
+            key = _unquote(key) if key[0] in "\"'" else key
             if key in result:
                 self.fail(f"the key {key!r} appears twice")
             result[key] = self.parse_value(self.content()[match.end():].strip(), indent, in_map=True)
@@ -116,10 +118,8 @@ class _Reader:
         """Read the value after 'key:' or '- ' on the current line, moving past every line it uses."""
         if rest[:1] in ("|", ">"):
             return self.block_scalar(rest, indent)
-        if rest[:1] in ('"', "'"):
-            return self.quoted(rest, indent)
-        if rest[:1] in ("[", "{"):
-            return self.flow(rest, indent)
+        if rest[:1] in ('"', "'", "[", "{"):
+            return self.bracketed(rest)
         self.i += 1
         if rest and not rest.startswith("#"):
             return self.plain(_strip_comment(rest), indent)
@@ -157,24 +157,18 @@ class _Reader:
                 self.fail("a quote or bracket is never closed", start)
             text += "\n" + self.lines[self.i]
 
-    def quoted(self, rest: str, indent: int) -> str:
-        start = self.i
-        inside, after = self.gather(rest, lambda t: _quote_end(t, 0))
+    def bracketed(self, rest: str):
+        """A quoted scalar or a flow collection, possibly over several lines."""
+        start, quoted = self.i, rest[0] in "\"'"
+        inside, after = self.gather(rest, (lambda text: _quote_end(text, 0)) if quoted else _flow_end)
         if after.strip() and not after.strip().startswith("#"):
-            self.fail("unexpected text after the closing quote", start)
-        return _unquote(inside)
-
-    def flow(self, rest: str, indent: int):
-        start = self.i
-        inside, after = self.gather(rest, _flow_end)
-        if after.strip() and not after.strip().startswith("#"):
-            if self.i - start > 1:
-                self.fail("unexpected text after the closing bracket", start)
+            if quoted or self.i - start > 1:
+                self.fail("unexpected text after the closing quote or bracket", start)
             return _strip_comment(rest)  # `[a] [b]`: not YAML, but real files use it as text
         try:
-            return _flow_node(inside, 0)[0]
+            return _unquote(inside) if quoted else _flow_node(inside, 0)[0]
         except (ValueError, IndexError) as exc:
-            self.fail(f"{exc or 'a flow list or map is malformed'}", start)
+            self.fail(str(exc) or "a flow list or map is malformed", start)
 
     def block_scalar(self, header: str, indent: int) -> str:
         match = re.fullmatch(r"([|>])([-+]?)([1-9]?)([-+]?)\s*(#.*)?", header)
@@ -203,10 +197,6 @@ def _is_item(content: str) -> bool:
 def _strip_comment(text: str) -> str:
     match = re.search(r"[ \t]#", text)
     return (text[:match.start()] if match else text).strip()
-
-
-def _unquote_key(key: str) -> str:
-    return _unquote(key) if key[:1] in ('"', "'") else key.strip()
 
 
 def _quote_end(text: str, start: int) -> int | None:
@@ -257,10 +247,8 @@ def _flow_node(text: str, pos: int):
     """Parse one flow node at pos; return (value, position after it)."""
     pos = _flow_space(text, pos)
     char = text[pos:pos + 1]
-    if char == "[":
-        return _flow_seq(text, pos + 1)
-    if char == "{":
-        return _flow_map(text, pos + 1)
+    if char and char in "[{":
+        return _flow_collection(text, pos + 1, "]" if char == "[" else "}")
     if char and char in "\"'":
         end = _quote_end(text, pos)
         return _unquote(text[pos:end]), end
@@ -276,38 +264,26 @@ def _flow_space(text: str, pos: int) -> int:
     return pos
 
 
-def _flow_seq(text: str, pos: int) -> tuple[list, int]:
-    items = []
+def _flow_collection(text: str, pos: int, closing: str) -> tuple[list | dict, int]:
+    """Parse a flow list (closing "]") or map (closing "}") from just after its opening bracket."""
+    result: list | dict = [] if closing == "]" else {}
     while True:
         pos = _flow_space(text, pos)
-        if text[pos:pos + 1] == "]":
-            return items, pos + 1
-        value, pos = _flow_node(text, pos)
-        items.append(value)
-        pos = _flow_space(text, pos)
-        if text[pos:pos + 1] == ",":
-            pos += 1
-        elif text[pos:pos + 1] != "]":
-            raise ValueError("expected ',' or ']' in a flow list")
-
-
-def _flow_map(text: str, pos: int) -> tuple[dict, int]:
-    result: dict = {}
-    while True:
-        pos = _flow_space(text, pos)
-        if text[pos:pos + 1] == "}":
+        if text[pos:pos + 1] == closing:
             return result, pos + 1
-        key, pos = _flow_node(text, pos)
-        pos = _flow_space(text, pos)
-        value = None
-        if text[pos:pos + 1] == ":":
-            value, pos = _flow_node(text, pos + 1)
-        result[str(key)] = value
+        value, pos = _flow_node(text, pos)
+        if isinstance(result, dict):
+            key, value, pos = value, None, _flow_space(text, pos)
+            if text[pos:pos + 1] == ":":
+                value, pos = _flow_node(text, pos + 1)
+            result[str(key)] = value
+        else:
+            result.append(value)
         pos = _flow_space(text, pos)
         if text[pos:pos + 1] == ",":
             pos += 1
-        elif text[pos:pos + 1] != "}":
-            raise ValueError("expected ',' or '}' in a flow map")
+        elif text[pos:pos + 1] != closing:
+            raise ValueError(f"expected ',' or '{closing}' in a flow {'list' if closing == ']' else 'map'}")
 
 
 def _unquote(token: str) -> str:
@@ -370,24 +346,15 @@ def _fold_block(lines: list[str], folded: bool, chomp: str) -> str:
         if not line:
             empty += 1
             continue
-        if not folded:
-            out.append("\n" * (empty + 1 if seen else empty))
-        elif line[0] in " \t":
-            more = True
-            out.append("\n" * (empty + 1 if seen else empty))
+        if not folded or line[0] in " \t":
+            more = folded
+            out.append("\n" * (empty + seen))
         elif more:
             more = False
             out.append("\n" * (empty + 1))
         else:
-            out.append("\n" * empty if empty else " " if seen else "")
+            out.append("\n" * empty if empty else " " * seen)
         out.append(line)
         seen, empty = True, 0
-    return "".join(out) + _chomp(chomp, seen, trailing)
-
-
-def _chomp(chomp: str, seen: bool, trailing: int) -> str:
-    if chomp == "-":
-        return ""
-    if chomp == "+":
-        return "\n" * (trailing + 1 if seen else trailing)
-    return "\n" if seen else ""
+    tail = "" if chomp == "-" else "\n" * (seen + (trailing if chomp == "+" else 0))
+    return "".join(out) + tail
