@@ -1,0 +1,68 @@
+"""git_branch: list branches, or create or switch to one."""
+
+import importlib.util
+import sys
+from pathlib import Path
+
+
+def _common(name: str):
+    """Load tools/_common/_<name>.py once, by file path (tool modules never import ankit)."""
+    path = Path(__file__).resolve().parents[1] / "_common" / f"_{name}.py"
+    key = f"ankit_tools_common_{name}_{abs(hash(str(path)))}"
+    if key not in sys.modules:
+        spec = importlib.util.spec_from_file_location(key, path)
+        sys.modules[key] = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(sys.modules[key])
+    return sys.modules[key]
+
+
+
+gitlib = _common("git")
+
+name = "git_branch"
+description = (
+    "List git branches with the current one marked and each branch's last commit (all includes remote "
+    "branches); or create a new branch and switch to it, or switch to an existing branch."
+)
+parameters = {
+    "type": "object",
+    "properties": {
+        "action": {"type": "string", "enum": ["list", "create", "switch"], "description": "Default list"},
+        "name": {"type": "string", "description": "Branch to create or switch to"},
+        "all": {"type": "boolean", "description": "With list: include remote branches (default false)"},
+    },
+    "additionalProperties": False,
+}
+read_only = False
+examples = ["which branch am I on", "list all git branches", "create a new branch called feature/login"]
+
+
+def needs_approval(args: dict, ctx) -> bool:
+    """Listing is free; creating or switching changes the repository."""
+    return (args.get("action") or "list") != "list"
+
+
+def preview(args: dict, ctx) -> str:
+    """The git command that would run."""
+    return f"git {' '.join(_argv(args))}\n(in {ctx.cwd})"
+
+
+def run(args: dict, ctx) -> str:
+    """List branches, or create/switch and report the current branch."""
+    if (args.get("action") or "list") == "list":
+        return gitlib.cap(gitlib.git(ctx, *_argv(args)).rstrip("\n") or "(no branches yet: make a first commit)")
+    result = gitlib.run(ctx, *_argv(args))
+    if result.returncode != 0:
+        raise gitlib.GitError(gitlib.explain(result.stderr, ctx, ("switch",)))
+    current = gitlib.git(ctx, "branch", "--show-current").strip()
+    return f"now on branch {current}" + (f"\n{result.stderr.strip()}" if "warning" in result.stderr else "")
+
+
+def _argv(args: dict) -> list[str]:
+    action = args.get("action") or "list"
+    if action == "list":
+        return ["branch", "-vv"] + (["--all"] if args.get("all") else [])
+    name = (args.get("name") or "").strip()
+    if not name:
+        raise gitlib.GitError(f"give the branch name to {action}")
+    return ["switch", "-c", name] if action == "create" else ["switch", name]

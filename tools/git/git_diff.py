@@ -1,0 +1,59 @@
+"""git_diff: staged and unstaged changes, or the changes since a commit."""
+
+import importlib.util
+import sys
+from pathlib import Path
+
+
+def _common(name: str):
+    """Load tools/_common/_<name>.py once, by file path (tool modules never import ankit)."""
+    path = Path(__file__).resolve().parents[1] / "_common" / f"_{name}.py"
+    key = f"ankit_tools_common_{name}_{abs(hash(str(path)))}"
+    if key not in sys.modules:
+        spec = importlib.util.spec_from_file_location(key, path)
+        sys.modules[key] = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(sys.modules[key])
+    return sys.modules[key]
+
+
+
+gitlib = _common("git")
+
+name = "git_diff"
+description = (
+    "Show git diffs of the repository: by default both staged changes (git diff --cached) and unstaged "
+    "changes (git diff). Choose which, compare against a commit or branch with ref, limit to a path, or ask "
+    "for stat only (files and line counts)."
+)
+parameters = {
+    "type": "object",
+    "properties": {
+        "which": {"type": "string", "enum": ["both", "staged", "unstaged"], "description": "Which changes (default both)"},
+        "ref": {"type": "string", "description": "Compare the working tree with this commit or branch instead"},
+        "path": {"type": "string", "description": "Only this file or folder"},
+        "stat": {"type": "boolean", "description": "Only the list of files with line counts (default false)"},
+    },
+    "additionalProperties": False,
+}
+read_only = True
+needs_approval = False
+examples = ["show me the diff of my changes", "what is staged for commit", "diff against the main branch"]
+
+
+def run(args: dict, ctx) -> str:
+    """The requested diffs, each under a heading."""
+    gitlib.require_repo(ctx)
+    extra = (["--stat"] if args.get("stat") else []) + ["--"] + ([args["path"]] if args.get("path") else [])
+    if args.get("ref"):
+        ref = args["ref"]
+        out = gitlib.git(ctx, "diff", ref, *extra)
+        return gitlib.cap(out or f"(no differences from {ref})")
+    which = args.get("which") or "both"
+    parts = []
+    if which in ("both", "staged"):
+        staged = gitlib.git(ctx, "diff", "--cached", *extra)
+        parts.append("## staged changes\n" + (staged or "(none)\n"))
+    if which in ("both", "unstaged"):
+        unstaged = gitlib.git(ctx, "diff", *extra)
+        parts.append("## unstaged changes\n" + (unstaged or "(none; untracked files are listed by git_status)\n"))
+    return gitlib.cap("\n".join(parts).rstrip("\n"))

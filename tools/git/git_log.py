@@ -1,0 +1,54 @@
+"""git_log: recent commits, one a line."""
+
+import importlib.util
+import sys
+from pathlib import Path
+
+
+def _common(name: str):
+    """Load tools/_common/_<name>.py once, by file path (tool modules never import ankit)."""
+    path = Path(__file__).resolve().parents[1] / "_common" / f"_{name}.py"
+    key = f"ankit_tools_common_{name}_{abs(hash(str(path)))}"
+    if key not in sys.modules:
+        spec = importlib.util.spec_from_file_location(key, path)
+        sys.modules[key] = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(sys.modules[key])
+    return sys.modules[key]
+
+
+
+gitlib = _common("git")
+
+name = "git_log"
+description = (
+    "Show the commit history: hash, date, author and subject, newest first. Limit the count, pick a branch or "
+    "range with ref, follow one path, or search commit messages with grep."
+)
+parameters = {
+    "type": "object",
+    "properties": {
+        "max_count": {"type": "integer", "description": "How many commits (default 20, max 500)"},
+        "ref": {"type": "string", "description": "Branch, commit or range such as main..feature (default HEAD)"},
+        "path": {"type": "string", "description": "Only commits touching this file or folder"},
+        "grep": {"type": "string", "description": "Only commits whose message contains this text"},
+    },
+    "additionalProperties": False,
+}
+read_only = True
+needs_approval = False
+examples = ["show the recent commits", "git log for src/app.py", "who changed this file last"]
+
+
+def run(args: dict, ctx) -> str:
+    """One line per commit."""
+    count = max(1, min(500, int(args.get("max_count") or 20)))
+    argv = ["log", f"--max-count={count}", "--date=short", "--format=%h %ad %an: %s"]
+    if args.get("grep"):
+        argv += [f"--grep={args['grep']}", "--regexp-ignore-case", "--fixed-strings"]
+    if args.get("ref"):
+        argv.append(args["ref"])
+    argv.append("--")
+    if args.get("path"):
+        argv.append(args["path"])
+    out = gitlib.git(ctx, *argv).rstrip("\n")
+    return gitlib.cap(out or "(no commits match)")
