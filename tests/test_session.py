@@ -1,0 +1,125 @@
+from pathlib import Path
+
+import pytest
+
+from ankit.activation import Activation
+from ankit.errors import Cancelled, StreamError
+from ankit.records import Message, TextDelta, ToolCall
+from ankit.session import Session, View
+from ankit.toolbox import Tool, ToolContext
+from tests.scripted import ScriptedProvider, call, text
+
+SCHEMA = {"type": "object", "properties": {"text": {"type": "string"}}}
+
+
+def tool(name, group, run=lambda a, c: "ran " + a.get("text", ""), **kw):
+    return Tool(name=name, description=f"{name} tool", parameters=SCHEMA, run=run, group=group, **kw)
+
+
+TOOLS = {t.name: t for t in [tool("echo", "core"), tool("git_log", "git"), tool("danger", "edit", needs_approval=True)]}
+
+
+class Recorder(View):
+    def __init__(self):
+        self.lines = []
+
+    def text(self, delta):
+        self.lines.append(("text", delta))
+
+    def tool_start(self, call):
+        self.lines.append(("tool", call.name))
+
+    def notice(self, line):
+        self.lines.append(("notice", line))
+
+
+def make(rounds, approve=lambda *a: True, **kw):
+    groups = lambda g: [t.spec() for t in TOOLS.values() if t.group == g]
+    provider = ScriptedProvider(rounds)
+    session = Session(provider, TOOLS.get, Activation(groups, ["core"]), "system", ToolContext(cwd=Path(".")),
+                      approve, view=Recorder(), **kw)
+    return session, provider
+
+
+def roles(messages):
+    return [m.role for m in messages]
+
+
+def test_two_round_tool_loop_carries_the_result():
+    session, provider = make([call("echo", '{"text": "hi"}'), text("done")])
+    assert session.turn("go") == "done"
+    assert roles(session.messages) == ["user", "assistant", "tool", "assistant"]
+    second = provider.requests[1]
+    assert second.messages[-1].results[0].content == "ran hi"
+    assert [s.name for s in second.tools] == ["echo"]
+    assert [r.round for r in session.ledger.rounds] == [1, 2]
+
+
+def test_deferred_tool_called_by_name_runs_and_activates_its_group():
+    session, provider = make([call("git_log"), text("ok")])
+    session.turn("log")
+    assert session.messages[2].results[0].content == "ran "
+    assert session.activation.active == ["git"]
+    assert [s.name for s in provider.requests[1].tools] == ["echo", "git_log"]
+    assert session.ledger.rounds[0].activated == ["git"]
+
+
+def test_same_call_three_times_stops_the_loop():
+    session, provider = make([call("echo"), call("echo"), call("echo"), text("never")])
+    session.turn("loop")
+    assert ("notice", "stopped: the model made the same call 3 times in a row") in session.view.lines
+    assert roles(session.messages)[-1] == "tool" and len(provider.rounds) == 1
+
+
+def test_round_limit():
+    session, _ = make([call("echo", '{"text": "%d"}' % i) for i in range(3)], max_rounds=2)
+    assert session.turn("x") == ""
+    assert any("stopped after 2 rounds" in line for kind, line in session.view.lines if kind == "notice")
+
+
+def test_stream_cut_keeps_partial_text_and_drops_unrun_calls():
+    cut = [TextDelta("partial "), StreamError("stream from x ended early")]
+    session, provider = make([cut, text("fine")])
+    with pytest.raises(StreamError):
+        session.turn("a")
+    assert session.messages[-1].text == "partial " and session.messages[-1].cut
+    session.turn("b")
+    assert roles(provider.requests[1].messages) == ["user", "assistant", "user"]
+
+
+def test_ctrl_c_mid_stream_cancels_and_history_stays_valid():
+    session, provider = make([[TextDelta("half"), KeyboardInterrupt()], text("next")])
+    with pytest.raises(Cancelled):
+        session.turn("a")
+    assert session.messages[-1] == Message("assistant", "half", cut=True)
+    session.turn("b")
+    assert roles(provider.requests[1].messages) == ["user", "assistant", "user"]
+
+
+def test_quit_at_approval_answers_every_call():
+    def quit_turn(*_):
+        raise Cancelled("quit")
+
+    rounds = [[*call("danger", call_id="a")[:1], *call("echo", call_id="b")]]
+    session, _ = make(rounds, approve=quit_turn)
+    with pytest.raises(Cancelled):
+        session.turn("x")
+    results = session.messages[-1].results
+    assert [(r.call_id, r.is_error) for r in results] == [("a", True), ("b", True)]
+
+
+def test_held_back_groups_are_named_in_the_note_not_the_system_prompt():
+    session, provider = make([text("a")], window=1050, max_tokens=1000)
+    session.activation.activate(["git"])
+    session.turn("x")
+    request = provider.requests[0]
+    assert "git" in request.note and "git" not in request.system
+    assert [s.name for s in request.tools] == ["echo"]
+    assert session.ledger.rounds[0].groups_held == ["git"]
+
+
+def test_no_provider_says_how_to_set_up():
+    session, _ = make([])
+    session.provider = None
+    with pytest.raises(Exception, match="No provider is configured"):
+        session.turn("x")
