@@ -13,6 +13,7 @@ from ankit.errors import ToolError
 
 PROTOCOL_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
 METHOD_NOT_FOUND = -32601
+QUIET_NOTICES = ("notifications/message", "notifications/progress")  # logged or ignored, not passed on
 LOG_CAP = 1024 * 1024  # a server's log file starts afresh past this size
 Notice = Callable[[str, dict], None]
 
@@ -100,7 +101,10 @@ class McpClient:
         if self.log_path is not None:
             self.log_path.parent.mkdir(parents=True, exist_ok=True)
             big = self.log_path.exists() and self.log_path.stat().st_size > LOG_CAP
-            self._log = open(self.log_path, "wb" if big else "ab", buffering=0)
+            try:
+                self._log = open(self.log_path, "wb" if big else "ab", buffering=0)
+            except OSError as exc:
+                raise McpError(f"MCP server {self.name!r}: cannot write its log {self.log_path}: {exc.strerror}") from None
             self._note(f"starting {self.command} at {time.strftime('%Y-%m-%d %H:%M:%S')}")
         cwd = os.path.expanduser(self.cwd) if self.cwd else None
         if cwd and not os.path.isdir(cwd):
@@ -269,7 +273,7 @@ class McpClient:
         params = params if isinstance(params, dict) else {}
         if method == "notifications/message":
             self._note(f"log {params.get('level', 'info')}: {json.dumps(params.get('data'), ensure_ascii=False)}")
-        if self.on_notice is not None:
+        if self.on_notice is not None and method not in QUIET_NOTICES:
             # the callback may send requests, so it must not run on the reader thread
             threading.Thread(target=self.on_notice, args=(method, params), daemon=True).start()
 

@@ -122,6 +122,8 @@ class McpManager:
                 self._launch(server)
         except McpError as exc:
             server.error = str(exc)
+        except Exception as exc:  # a bug or an odd OS error must not print a traceback over the REPL
+            server.error = f"MCP server {server.name!r} failed to start: {type(exc).__name__}: {exc}"
         finally:
             server.ready.set()
 
@@ -259,8 +261,10 @@ class McpManager:
         then = f"restarts on next use ({left} left)" if left > 0 else "stays off for this session"
         return f"stopped: {client.failure}; {then} (log: {server.log_path})"
 
-    def wait(self, timeout: float) -> bool:
-        """Wait until every server has listed its tools or failed; return whether all are done."""
+    def wait(self, timeout: float | None = None) -> bool:
+        """Wait until every server has listed its tools or failed (default: their startup timeouts); return whether all are done."""
+        if timeout is None:
+            timeout = 2 * max([s.config.startup_timeout for s in self._servers if s.config] or [0]) + 1
         deadline = time.monotonic() + timeout
         return all(s.ready.wait(max(0.0, deadline - time.monotonic())) for s in self._servers)
 
