@@ -36,6 +36,7 @@ class Skill:
     allowed_tools: list[str] = field(default_factory=list)
     suggested_tools: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    listed: bool = True  # False for `disable-model-invocation: true`: loadable by name, not in the prompt list
 
 
 def skill_dirs(cwd: Path, extra: Path | None, home: Path, config_home: Path, bundled: Path) -> list[Path]:
@@ -108,7 +109,8 @@ def read_skill(path: Path) -> Skill:
         warnings.append("'metadata' is not a map; ignored")
     return Skill(name, description, path, _text(fields.get("license")), _text(fields.get("compatibility")),
                  {str(k): _text(v) for k, v in metadata.items()} if isinstance(metadata, dict) else {},
-                 _tool_names(fields.get("allowed-tools")), _tool_names(fields.get("suggested-tools")), warnings)
+                 _tool_names(fields.get("allowed-tools")), _tool_names(fields.get("suggested-tools")), warnings,
+                 listed=str(fields.get("disable-model-invocation", "")).lower() != "true")
 
 
 def _read_file(path: Path) -> tuple[dict, str]:
@@ -169,7 +171,9 @@ def skills_prompt(skills: list[Skill], budget_chars: int) -> str:
 
     The caller passes about 1% of the context window in characters (about 4 characters a token).
     Past the budget the descriptions are shortened, then the last skills are left out with a line saying so.
+    Skills marked `disable-model-invocation: true` are not listed (the user can still ask for them by name).
     """
+    skills = [skill for skill in skills if skill.listed]
     if not skills:
         return ""
     for limit in SHORTENINGS:
@@ -298,7 +302,8 @@ def skills_listing(skills: list[Skill], problems: list[str], width: int = 100) -
         if skill.path.parent.parent != source:
             source = skill.path.parent.parent
             lines += ["", f"{source}:"]
-        lines.append(f"  {skill.name.ljust(column)}{_shorten(skill.description, max(40, width - column - 2))}")
+        note = "" if skill.listed else " (only on request)"
+        lines.append(f"  {skill.name.ljust(column)}{_shorten(skill.description, max(40, width - column - 2 - len(note)))}{note}")
     if problems:
         lines += ["", f"Problems ({len(problems)}):", *(f"  {line}" for line in problems)]
     return "\n".join(lines)

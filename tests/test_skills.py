@@ -355,3 +355,15 @@ def test_bundled_skills_load_cleanly_and_fit_the_cap():
         text = load_skill(skills, skill.name)
         assert "cut here" not in text and "## Example" in text, skill.name
         assert skill.suggested_tools and len(skill.description) <= 1024
+
+
+def test_user_only_skills_stay_out_of_the_prompt_but_load_by_name(tmp_path: Path):
+    write(tmp_path, "repair", "---\nname: repair\ndescription: Rewrite a broken state file. Use when status says corrupt.\n"
+                              "argument-hint: [--slug task-slug]\ndisable-model-invocation: true\n---\nBack it up first.\n")
+    write(tmp_path, "status", simple("status"))
+    skills, problems = find_skills([tmp_path])
+    assert problems == [] and [s.listed for s in skills] == [False, True]
+    prompt = skills_prompt(skills, 10_000)
+    assert "- status:" in prompt and "repair" not in prompt
+    assert "Back it up first." in load_skill(skills, "repair")
+    assert "  repair  Rewrite a broken state file. Use when status says corrupt. (only on request)" in skills_command([], skills, [])[0]
