@@ -71,7 +71,10 @@ def find_skills(dirs: list[Path]) -> tuple[list[Skill], list[str]]:
                 continue
             try:
                 skill = read_skill(path)
-            except (OSError, ValueError) as exc:
+            except OSError as exc:
+                problems.append(f"skipped {path}: cannot read it ({exc.strerror or exc})")
+                continue
+            except ValueError as exc:
                 problems.append(f"skipped {path}: {exc}")
                 continue
             if skill.name in skills:
@@ -85,16 +88,8 @@ def find_skills(dirs: list[Path]) -> tuple[list[Skill], list[str]]:
 def read_skill(path: Path) -> Skill:
     """Read one SKILL.md into a Skill; raise ValueError saying why it cannot be used."""
     fields, _ = _read_file(path)
-    folder, warnings = path.parent, []
-    name = fields.get("name")
-    if name is None:
-        name = folder.name
-        warnings.append("no 'name' field; using the folder name")
-    if not isinstance(name, str) or not NAME_PATTERN.fullmatch(name.strip()) or len(name.strip()) > MAX_NAME:
-        raise ValueError(f"the name {name!r} is not valid: use 1 to 64 lowercase letters, digits and single hyphens")
-    name = name.strip()
-    if name != folder.name:
-        raise ValueError(f"the name {name!r} differs from its folder {folder.name!r}: make them the same")
+    warnings: list[str] = []
+    name = _skill_name(fields.get("name"), path.parent.name, warnings)
     description = fields.get("description")
     if not isinstance(description, str) or not description.strip():
         raise ValueError("no description: add 'description:' saying what the skill does and when to use it")
@@ -111,6 +106,18 @@ def read_skill(path: Path) -> Skill:
                  {str(k): _text(v) for k, v in metadata.items()} if isinstance(metadata, dict) else {},
                  _tool_names(fields.get("allowed-tools")), _tool_names(fields.get("suggested-tools")), warnings,
                  listed=str(fields.get("disable-model-invocation", "")).lower() != "true")
+
+
+def _skill_name(name, folder: str, warnings: list[str]) -> str:
+    """The checked name: valid and equal to the folder's (the folder's own when the field is missing)."""
+    if name is None:
+        name = folder
+        warnings.append("no 'name' field; using the folder name")
+    if not isinstance(name, str) or not NAME_PATTERN.fullmatch(name.strip()) or len(name.strip()) > MAX_NAME:
+        raise ValueError(f"the name {name!r} is not valid: use 1 to 64 lowercase letters, digits and single hyphens")
+    if name.strip() != folder:
+        raise ValueError(f"the name {name.strip()!r} differs from its folder {folder!r}: make them the same")
+    return name.strip()
 
 
 def _read_file(path: Path) -> tuple[dict, str]:

@@ -144,6 +144,8 @@ BROKEN = {
     "latin-1": ("---\nname: latin-1\ndescription: caf\xe9\n---\n".encode("latin-1"), "not UTF-8"),
     "bad-yaml": ("---\nname: bad-yaml\ndescription: [unclosed\n---\n", "line 3"),
     "double--hyphen": (simple("double--hyphen"), "not valid"),
+    "n" * 65: (simple("n" * 65), "not valid"),
+    "-leading": (simple("-leading"), "not valid"),
 }
 
 
