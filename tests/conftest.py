@@ -179,7 +179,7 @@ class ProviderServer:
         self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
         self.httpd.owner = self
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True)
         self.thread.start()
 
     @property
@@ -242,7 +242,10 @@ class ProviderServer:
         if reply is None:
             reply = Reply(500, [("Content-Type", "application/json")],
                           [b'{"error": {"message": "provider_server: no scripted reply left"}}'], streamed=False)
-        _play(handler, reply, self.release)
+        try:
+            _play(handler, reply, self.release)
+        except (ConnectionError, TimeoutError):
+            pass  # the client gave up (an idle timeout, a cancelled turn): nothing to tell it
 
 
 def _play(handler: http.server.BaseHTTPRequestHandler, reply: Reply, release: threading.Event) -> None:

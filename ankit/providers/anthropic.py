@@ -3,7 +3,7 @@
 import json
 from collections.abc import Iterable, Iterator
 
-from ankit.errors import ProviderError, StreamError
+from ankit.errors import StreamError
 from ankit.providers import http
 from ankit.providers.base import Provider, ProviderSettings
 from ankit.records import Event, Message, Request, StreamEnd, TextDelta, ToolCall, ToolCallDone, Usage, UsageReport
@@ -168,14 +168,14 @@ def read_usage(raw: dict) -> Usage:
                  cache_write_tokens=write, output_tokens=raw.get("output_tokens", 0), reported=True)
 
 
-def stream_failure(settings: ProviderSettings, data: dict) -> ProviderError:
-    """An error event inside the stream, as one line."""
+def stream_failure(settings: ProviderSettings, data: dict) -> StreamError:
+    """An error event inside the stream, as one line (a StreamError, so the partial text is kept)."""
     message, kind = http.error_message(data)
     if kind == "overloaded_error":
         line = f"{settings.preset} is overloaded ({message}); try again in a moment"
     else:
         line = f"{settings.preset} reported an error mid-reply: {message}" + (f" ({kind})" if kind else "")
-    return ProviderError(http.clean(line, settings), status=RETRYABLE_ERRORS.get(kind),
+    return StreamError(http.clean(line, settings), status=RETRYABLE_ERRORS.get(kind),
                          retryable=kind in RETRYABLE_ERRORS)
 
 

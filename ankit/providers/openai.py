@@ -4,7 +4,7 @@ import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
-from ankit.errors import ProviderError, StreamError
+from ankit.errors import StreamError
 from ankit.providers import http
 from ankit.providers.base import Provider, ProviderSettings
 from ankit.records import (Event, Message, Request, StreamEnd, TextDelta, ToolCall, ToolCallDone, Usage,
@@ -153,12 +153,12 @@ def read_usage(raw: dict) -> Usage:
     )
 
 
-def stream_failure(settings: ProviderSettings, chunk: dict) -> ProviderError:
-    """An error payload sent inside the stream, as one line."""
+def stream_failure(settings: ProviderSettings, chunk: dict) -> StreamError:
+    """An error payload sent inside the stream, as one line (a StreamError, so the partial text is kept)."""
     message, kind = http.error_message(chunk)
     retryable = kind in ("server_error", "overloaded", "rate_limit_exceeded", "overloaded_error")
     line = f"{settings.preset} reported an error mid-reply: {message}" + (f" ({kind})" if kind else "")
-    return ProviderError(http.clean(line, settings), retryable=retryable)
+    return StreamError(http.clean(line, settings), retryable=retryable)
 
 
 def read_whole(settings: ProviderSettings, body: dict) -> Iterator[Event]:

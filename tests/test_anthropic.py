@@ -1,0 +1,236 @@
+"""The Messages provider against the loopback server: exact request bodies, cache breakpoints, stream parsing."""
+
+import pytest
+
+from ankit.errors import ProviderError, StreamError
+from ankit.providers import make_provider
+from ankit.providers.anthropic import AnthropicProvider
+from ankit.records import (Message, Request, StreamEnd, TextDelta, ToolCall, ToolCallDone, ToolResult, ToolSpec,
+                           Usage, UsageReport)
+from conftest import TEST_KEY, fixture_parts
+
+READ = ToolSpec("read_file", "Read a file.", {"type": "object", "properties": {"path": {"type": "string"}}}, "files")
+CACHE = {"type": "ephemeral"}
+
+
+def run(server, request=None, **changes):
+    """Stream one round; return the events and the error that ended it (or None)."""
+    provider = make_provider(server.settings("anthropic", **changes))
+    events, error = [], None
+    try:
+        for event in provider.stream(request or Request("sys", [Message("user", "hi")], [])):
+            events.append(event)
+    except ProviderError as exc:
+        error = exc
+    return events, error
+
+
+def text_of(events) -> str:
+    return "".join(e.text for e in events if isinstance(e, TextDelta))
+
+
+def breakpoints(body: dict) -> int:
+    blocks = list(body.get("system", [])) + [b for m in body["messages"] for b in m["content"]]
+    return sum("cache_control" in b for b in blocks + body.get("tools", []))
+
+
+def test_make_provider_picks_the_anthropic_format(provider_server):
+    assert isinstance(make_provider(provider_server.settings("anthropic")), AnthropicProvider)
+
+
+def test_plain_text_stream(provider_server):
+    provider_server.push("anthropic_text.sse")
+    events, error = run(provider_server)
+    assert error is None
+    assert events == [TextDelta("Hello"), TextDelta("! How can I help?"), UsageReport(Usage(25, 0, 0, 15, True)),
+                      StreamEnd("end_turn")]
+
+
+def test_the_request_body_for_a_whole_tool_round(provider_server):
+    provider_server.push("anthropic_text.sse")
+    history = [
+        Message("user", "look at a and b"),
+        Message("assistant", "Looking.", tool_calls=[ToolCall("c1", "read_file", '{"path": "a"}'),
+                                                     ToolCall("c2", "read_file", "not json")]),
+        Message("tool", results=[ToolResult("c1", "read_file", "AAA"), ToolResult("c2", "read_file", "bad", True)]),
+        Message("user", "and now?"),
+    ]
+    run(provider_server, Request("You are ankit.", history, [READ], note="held back: git", max_tokens=1000))
+    request = provider_server.requests[0]
+    assert request.path == "/v1/messages"
+    assert request.headers["x-api-key"] == TEST_KEY
+    assert request.headers["anthropic-version"] == "2023-06-01"
+    assert request.headers["content-type"] == "application/json"
+    assert "anthropic-beta" not in request.headers and "authorization" not in request.headers
+    assert request.json == {
+        "model": "test-model",
+        "max_tokens": 1000,
+        "system": [{"type": "text", "text": "You are ankit.", "cache_control": CACHE}],
+        "messages": [
+            {"role": "user", "content": [{"type": "text", "text": "look at a and b", "cache_control": CACHE}]},
+            {"role": "assistant", "content": [
+                {"type": "text", "text": "Looking."},
+                {"type": "tool_use", "id": "c1", "name": "read_file", "input": {"path": "a"}},
+                {"type": "tool_use", "id": "c2", "name": "read_file", "input": {}}]},
+            {"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": "c1", "content": "AAA"},
+                {"type": "tool_result", "tool_use_id": "c2", "content": "bad", "is_error": True},
+                {"type": "text", "text": "and now?", "cache_control": CACHE},
+                {"type": "text", "text": "held back: git"}]},
+        ],
+        "tools": [{"name": "read_file", "description": "Read a file.", "input_schema": READ.parameters}],
+        "stream": True,
+    }
+
+
+def test_one_hour_cache_ttl(provider_server):
+    provider_server.push("anthropic_text.sse")
+    run(provider_server, cache_ttl="1h")
+    request = provider_server.requests[0]
+    assert request.json["system"][0]["cache_control"] == {"type": "ephemeral", "ttl": "1h"}
+    assert request.json["messages"][-1]["content"][-1]["cache_control"] == {"type": "ephemeral", "ttl": "1h"}
+    assert request.headers["anthropic-beta"] == "extended-cache-ttl-2025-04-11"
+
+
+def test_never_more_than_four_breakpoints_in_a_long_history(provider_server):
+    provider_server.push("anthropic_text.sse")
+    history = [Message("user", "start")]
+    for n in range(10):
+        history += [Message("assistant", f"step {n}", tool_calls=[ToolCall(f"c{n}", "read_file", "{}")]),
+                    Message("tool", results=[ToolResult(f"c{n}", "read_file", "x")])]
+    run(provider_server, Request("sys", history, [READ], note="note"))
+    assert breakpoints(provider_server.requests[0].json) == 3
+
+
+def test_the_cached_prefix_of_one_round_is_marked_again_in_the_next(provider_server):
+    provider_server.push("anthropic_text.sse")
+    provider_server.push("anthropic_text.sse")
+    history = [Message("user", "read a")]
+    run(provider_server, Request("sys", list(history), [READ], note="round note 1"))
+    history += [Message("assistant", "", tool_calls=[ToolCall("c1", "read_file", '{"path": "a"}')]),
+                Message("tool", results=[ToolResult("c1", "read_file", "AAA")])]
+    run(provider_server, Request("sys", history, [READ], note="round note 2"))
+    first, second = (r.json["messages"] for r in provider_server.requests)
+    # round 1 ended its cached prefix at "read a" (the note comes after it); round 2 marks that same block again
+    assert first[0]["content"] == [{"type": "text", "text": "read a", "cache_control": CACHE},
+                                   {"type": "text", "text": "round note 1"}]
+    assert second[0]["content"] == first[0]["content"][:1]
+    assert second[2]["content"] == [{"type": "tool_result", "tool_use_id": "c1", "content": "AAA", "cache_control": CACHE},
+                                    {"type": "text", "text": "round note 2"}]
+    assert second[1]["content"] == [{"type": "tool_use", "id": "c1", "name": "read_file", "input": {"path": "a"}}]
+
+
+def test_the_note_after_an_assistant_message_is_its_own_user_turn(provider_server):
+    provider_server.push("anthropic_text.sse")
+    run(provider_server, Request("sys", [Message("user", "hi"), Message("assistant", "Hello")], [], note="psst"))
+    messages = provider_server.requests[0].json["messages"]
+    assert messages[-2] == {"role": "assistant", "content": [{"type": "text", "text": "Hello", "cache_control": CACHE}]}
+    assert messages[-1] == {"role": "user", "content": [{"type": "text", "text": "psst"}]}
+
+
+def test_no_empty_text_blocks_and_same_roles_merge(provider_server):
+    provider_server.push("anthropic_text.sse")
+    history = [Message("user", "one"), Message("user", "  "), Message("user", "two"),
+               Message("assistant", "", cut=True), Message("user", "three")]
+    run(provider_server, Request("", history, []), api_key="")
+    request = provider_server.requests[0]
+    assert "x-api-key" not in request.headers and "system" not in request.json and "tools" not in request.json
+    assert request.json["messages"] == [{"role": "user", "content": [
+        {"type": "text", "text": "one"}, {"type": "text", "text": "two"},
+        {"type": "text", "text": "three", "cache_control": CACHE}]}]
+
+
+def test_raw_newlines_in_history_arguments_still_parse(provider_server):
+    provider_server.push("anthropic_text.sse")
+    call = ToolCall("c1", "write_file", '{"path": "n.txt", "content": "a\nb"}')
+    history = [Message("user", "write"), Message("assistant", "", tool_calls=[call]),
+               Message("tool", results=[ToolResult("c1", "write_file", "")])]
+    run(provider_server, Request("sys", history, []))
+    messages = provider_server.requests[0].json["messages"]
+    assert messages[1]["content"][0]["input"] == {"path": "n.txt", "content": "a\nb"}
+    assert messages[2]["content"][0]["content"] == "(no output)"
+
+
+def test_tool_use_blocks_become_calls(provider_server):
+    provider_server.push("anthropic_tool_use.sse")
+    events, error = run(provider_server)
+    assert error is None
+    assert events == [
+        TextDelta("Okay, let me look at the README"), TextDelta(" and the folder:"),
+        ToolCallDone(ToolCall("toolu_01T1x1fJ34qAmk2tNTrN7Up6", "read_file", '{"path": "README.md"}')),
+        ToolCallDone(ToolCall("toolu_01VbqYtYHbX2E7Z7Nh4Ht3Q9", "list_directory", "{}")),
+        UsageReport(Usage(472, 0, 0, 89, True)),
+        StreamEnd("tool_use"),
+    ]
+
+
+def test_cache_read_and_write_usage_is_replaced_not_added(provider_server):
+    provider_server.push("anthropic_usage_cached.sse")
+    events, _ = run(provider_server)
+    assert events[-2] == UsageReport(Usage(input_tokens=12 + 3000 + 1500, cached_tokens=3000,
+                                           cache_write_tokens=1500, output_tokens=42, reported=True))
+
+
+def test_an_error_event_keeps_the_partial_text(provider_server):
+    provider_server.push("anthropic_error_event.sse")
+    events, error = run(provider_server)
+    assert text_of(events) == "Partial"
+    assert isinstance(error, ProviderError) and error.retryable and error.status == 529
+    assert str(error) == "anthropic is overloaded (Overloaded); try again in a moment"
+
+
+def test_ping_thinking_comments_and_unknown_events_are_ignored(provider_server):
+    provider_server.push("anthropic_ping_unknown.sse")
+    events, error = run(provider_server)
+    assert error is None
+    assert events == [TextDelta("Still here."), UsageReport(Usage(9, 0, 0, 7, True)), StreamEnd("end_turn")]
+
+
+@pytest.mark.parametrize("how", ["cut", "reset"])
+def test_a_stream_cut_midway(provider_server, how):
+    provider_server.push(fixture_parts("anthropic_text.sse")[:4] + [how])
+    events, error = run(provider_server)
+    assert text_of(events) == "Hello"
+    assert isinstance(error, StreamError) and "ended the reply before it finished" in str(error)
+
+
+def test_a_stalled_stream(provider_server):
+    provider_server.push(fixture_parts("anthropic_text.sse")[:4] + ["stall"])
+    events, error = run(provider_server, idle_timeout=0.3)
+    assert text_of(events) == "Hello"
+    assert isinstance(error, StreamError) and str(error).startswith("anthropic sent nothing for 0.3 s")
+
+
+def test_overloaded_then_success(provider_server):
+    provider_server.push("anthropic_529.http", headers={"retry-after": "0"})
+    provider_server.push("anthropic_text.sse")
+    events, error = run(provider_server)
+    assert error is None and text_of(events) == "Hello! How can I help?"
+    assert len(provider_server.requests) == 2
+
+
+def test_401_is_one_line_without_the_key(provider_server):
+    provider_server.push("anthropic_401.http")
+    _, error = run(provider_server)
+    assert str(error) == "401 from anthropic: check ANTHROPIC_API_KEY" and TEST_KEY not in str(error)
+    assert len(provider_server.requests) == 1
+
+
+def test_a_server_that_ignores_stream_true(provider_server):
+    provider_server.push({"id": "msg_1", "type": "message", "role": "assistant", "stop_reason": "tool_use",
+                          "content": [{"type": "text", "text": "Sure."},
+                                      {"type": "tool_use", "id": "toolu_1", "name": "read_file", "input": {"path": "x"}}],
+                          "usage": {"input_tokens": 3, "cache_read_input_tokens": 4, "output_tokens": 5}})
+    events, error = run(provider_server)
+    assert error is None
+    assert events == [TextDelta("Sure."), ToolCallDone(ToolCall("toolu_1", "read_file", '{"path": "x"}')),
+                      UsageReport(Usage(7, 4, 0, 5, True)), StreamEnd("tool_use")]
+
+
+def test_generated_streams_from_the_harness_round_trip(provider_server):
+    provider_server.push_anthropic(text="Hi", tool_calls=[("toolu_9", "list_directory", '{"path": "."}')],
+                                   usage={"input_tokens": 4, "cache_read_input_tokens": 100})
+    events, error = run(provider_server)
+    assert error is None
+    assert events == [TextDelta("Hi"), ToolCallDone(ToolCall("toolu_9", "list_directory", '{"path": "."}')),
+                      UsageReport(Usage(104, 100, 0, 10, True)), StreamEnd("tool_use")]

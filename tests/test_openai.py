@@ -1,0 +1,231 @@
+"""The Chat Completions provider against the loopback server: exact request bodies and stream parsing."""
+
+import json
+
+import pytest
+
+from ankit.errors import ProviderError, StreamError
+from ankit.providers import make_provider
+from ankit.providers.openai import OpenAIProvider
+from ankit.records import (Message, Request, StreamEnd, TextDelta, ToolCall, ToolCallDone, ToolResult, ToolSpec,
+                           Usage, UsageReport)
+from conftest import TEST_KEY, fixture_parts, openai_sse
+
+READ = ToolSpec("read_file", "Read a file.", {"type": "object", "properties": {"path": {"type": "string"}}}, "files")
+
+
+def run(server, request=None, **changes):
+    """Stream one round; return the events and the error that ended it (or None)."""
+    provider = make_provider(server.settings("openai", **changes))
+    events, error = [], None
+    try:
+        for event in provider.stream(request or Request("sys", [Message("user", "hi")], [])):
+            events.append(event)
+    except ProviderError as exc:
+        error = exc
+    return events, error
+
+
+def text_of(events) -> str:
+    return "".join(e.text for e in events if isinstance(e, TextDelta))
+
+
+def test_make_provider_picks_the_openai_format(provider_server):
+    assert isinstance(make_provider(provider_server.settings("openai")), OpenAIProvider)
+
+
+def test_plain_text_stream(provider_server):
+    provider_server.push("openai_text.sse")
+    events, error = run(provider_server)
+    assert error is None
+    assert events == [TextDelta("Hello"), TextDelta("! How"), TextDelta(" can I help?"),
+                      UsageReport(Usage(19, 0, 0, 8, True)), StreamEnd("end_turn")]
+
+
+def test_the_request_body_for_a_whole_tool_round(provider_server):
+    provider_server.push("openai_text.sse")
+    history = [
+        Message("user", "look at a and b"),
+        Message("assistant", "", tool_calls=[ToolCall("c1", "read_file", '{"path": "a"}'),
+                                             ToolCall("c2", "read_file", '{"path": "b"}')]),
+        Message("tool", results=[ToolResult("c1", "read_file", "AAA"), ToolResult("c2", "read_file", "nope", True)]),
+    ]
+    run(provider_server, Request("You are ankit.", history, [READ], note="held back: git", max_tokens=1000),
+        preset="local")
+    request = provider_server.requests[0]
+    assert request.path == "/v1/chat/completions"
+    assert request.headers["authorization"] == f"Bearer {TEST_KEY}"
+    assert request.json == {
+        "model": "test-model",
+        "messages": [
+            {"role": "system", "content": "You are ankit."},
+            {"role": "user", "content": "look at a and b"},
+            {"role": "assistant", "content": "", "tool_calls": [
+                {"id": "c1", "type": "function", "function": {"name": "read_file", "arguments": '{"path": "a"}'}},
+                {"id": "c2", "type": "function", "function": {"name": "read_file", "arguments": '{"path": "b"}'}}]},
+            {"role": "tool", "tool_call_id": "c1", "content": "AAA"},
+            {"role": "tool", "tool_call_id": "c2", "content": "nope"},
+            {"role": "user", "content": "held back: git"},
+        ],
+        "tools": [{"type": "function", "function": {"name": "read_file", "description": "Read a file.",
+                                                    "parameters": READ.parameters}}],
+        "stream": True,
+        "stream_options": {"include_usage": True},
+        "max_tokens": 1000,
+    }
+    assert b'"content":""' in request.body.replace(b" ", b"")  # never null next to tool_calls
+
+
+def test_no_tools_no_key_and_empty_turns_leave_fields_out(provider_server):
+    provider_server.push("openai_text.sse")
+    history = [Message("user", "hi"), Message("assistant", ""), Message("user", "again")]
+    run(provider_server, Request("", history, []), preset="local", api_key="")
+    request = provider_server.requests[0]
+    assert "authorization" not in request.headers
+    assert "tools" not in request.json and "prompt_cache_key" not in request.json
+    assert request.json["messages"] == [{"role": "user", "content": "hi"}, {"role": "user", "content": "again"}]
+
+
+def test_openai_preset_sends_the_session_cache_key(provider_server):
+    provider_server.push("openai_text.sse")
+    provider_server.push("openai_text.sse")
+    run(provider_server, preset="openai", session_id="sess-42")
+    run(provider_server, preset="openai", session_id="")
+    first, second = provider_server.requests[0].json, provider_server.requests[1].json
+    assert first["prompt_cache_key"] == "sess-42" and "prompt_cache_key" not in second
+    assert first["max_completion_tokens"] == 4096 and "max_tokens" not in first
+
+
+@pytest.mark.parametrize("preset", ["local", "ollama", "openrouter", "github"])
+def test_other_servers_never_get_openai_only_fields(provider_server, preset):
+    provider_server.push("openai_text.sse")
+    run(provider_server, preset=preset, session_id="sess-42")
+    body = provider_server.requests[0].json
+    assert "prompt_cache_key" not in body and "max_completion_tokens" not in body and body["max_tokens"] == 4096
+
+
+def test_the_tools_array_is_byte_identical_across_rounds(provider_server):
+    provider_server.push("openai_text.sse")
+    provider_server.push("openai_text.sse")
+    request = Request("sys", [Message("user", "hi")], [READ])
+    run(provider_server, request)
+    request.messages.append(Message("assistant", "Hello"))
+    run(provider_server, request)
+    tools = [r.body[r.body.index(b'"tools"'):r.body.index(b'"stream"')] for r in provider_server.requests]
+    assert tools[0] == tools[1]
+
+
+def test_two_parallel_tool_calls_with_split_arguments(provider_server):
+    provider_server.push("openai_tool_calls.sse")
+    events, error = run(provider_server)
+    assert error is None
+    assert events == [
+        ToolCallDone(ToolCall("call_DdmO9pD3xa9XTPNJ32zg2hcA", "read_file", '{"path": "README.md"}')),
+        ToolCallDone(ToolCall("call_ABTPD7cTgvnB0LXhVdIhv8kn", "list_directory", '{"path": "src"}')),
+        UsageReport(Usage(212, 0, 0, 41, True)),
+        StreamEnd("tool_use"),
+    ]
+
+
+def test_cached_tokens_are_read_from_the_usage_chunk(provider_server):
+    provider_server.push("openai_usage_cached.sse")
+    events, _ = run(provider_server)
+    assert events[-2] == UsageReport(Usage(input_tokens=2006, cached_tokens=1920, output_tokens=300, reported=True))
+
+
+@pytest.mark.parametrize("fixture, usage", [
+    ("openai_usage_choices_null.sse", Usage(40, 0, 0, 3, True)),
+    ("openai_usage_empty_delta.sse", Usage(41, 32, 0, 4, True)),
+])
+def test_usage_chunk_variants(provider_server, fixture, usage):
+    provider_server.push(fixture)
+    events, error = run(provider_server)
+    assert error is None and events == [TextDelta("Hi."), UsageReport(usage), StreamEnd("end_turn")]
+
+
+def test_a_repeated_id_and_name_are_set_not_concatenated(provider_server):
+    provider_server.push("openai_repeated_name.sse")
+    events, _ = run(provider_server)
+    assert events[0] == ToolCallDone(ToolCall("call_7f3a", "read_file", '{"path": "setup.cfg"}'))
+    assert events[1] == UsageReport(Usage(150, 0, 0, 20, True))
+
+
+def test_a_stream_without_usage_is_fine(provider_server):
+    provider_server.push("openai_no_usage.sse")
+    events, error = run(provider_server)
+    assert error is None
+    assert events == [TextDelta("Local"), TextDelta(" answer."), StreamEnd("end_turn")]
+
+
+def test_raw_newlines_inside_string_arguments_are_kept(provider_server):
+    provider_server.push("openai_raw_newline_args.sse")
+    events, _ = run(provider_server)
+    call = events[0].call
+    assert call.name == "write_file" and "\n" in call.arguments
+    assert json.loads(call.arguments, strict=False) == {"path": "notes.txt", "content": "line one\nline two\n"}
+
+
+def test_a_stream_that_ends_without_done_or_finish_is_an_error_after_the_partial_text(provider_server):
+    provider_server.push("openai_no_done_cut.sse", chunked=False)
+    events, error = run(provider_server)
+    assert text_of(events) == "The first half of an answer"
+    assert isinstance(error, StreamError) and "ended the reply before it finished" in str(error)
+    assert not any(isinstance(e, StreamEnd) for e in events)
+
+
+def test_a_connection_cut_midway_keeps_the_partial_text(provider_server):
+    provider_server.push(fixture_parts("openai_text.sse")[:3] + ["cut"])
+    events, error = run(provider_server)
+    assert text_of(events) == "Hello! How" and isinstance(error, StreamError)
+
+
+def test_a_finish_reason_without_done_is_accepted(provider_server):
+    provider_server.push(openai_sse(text="ok", done=False))
+    events, error = run(provider_server)
+    assert error is None and text_of(events) == "ok" and events[-1] == StreamEnd("end_turn")
+
+
+def test_an_error_payload_in_the_stream(provider_server):
+    provider_server.push("openai_error_event.sse")
+    events, error = run(provider_server)
+    assert text_of(events) == "Partial"
+    assert isinstance(error, ProviderError) and error.retryable
+    assert str(error) == ("openai reported an error mid-reply: The server had an error while processing your "
+                          "request. Sorry about that! (server_error)")
+
+
+def test_a_stalled_stream_keeps_the_partial_text(provider_server):
+    provider_server.push(fixture_parts("openai_text.sse")[:2] + ["stall"])
+    events, error = run(provider_server, idle_timeout=0.3)
+    assert text_of(events) == "Hello"
+    assert isinstance(error, StreamError) and "sent nothing for 0.3 s" in str(error)
+
+
+def test_a_429_before_the_stream_is_retried_transparently(provider_server):
+    provider_server.push("openai_429.http")
+    provider_server.push("openai_text.sse")
+    events, error = run(provider_server)
+    assert error is None and text_of(events) == "Hello! How can I help?"
+    assert provider_server.requests[0].body == provider_server.requests[1].body
+
+
+def test_a_server_that_ignores_stream_true(provider_server):
+    whole = {"id": "chatcmpl-1", "object": "chat.completion", "choices": [{"index": 0, "finish_reason": "tool_calls",
+             "message": {"role": "assistant", "content": "Let me look.", "tool_calls": [
+                 {"id": "call_1", "type": "function", "function": {"name": "read_file", "arguments": "{\"path\":\"x\"}"}}]}}],
+             "usage": {"prompt_tokens": 5, "completion_tokens": 6, "total_tokens": 11}}
+    provider_server.push(whole)
+    events, error = run(provider_server)
+    assert error is None
+    assert events == [TextDelta("Let me look."), ToolCallDone(ToolCall("call_1", "read_file", '{"path":"x"}')),
+                      UsageReport(Usage(5, 0, 0, 6, True)), StreamEnd("tool_use")]
+
+
+def test_generated_streams_from_the_harness_round_trip(provider_server):
+    provider_server.push_openai(text="Hi there", tool_calls=[("c9", "list_directory", '{"path": "."}')],
+                                usage={"prompt_tokens": 9, "completion_tokens": 2})
+    events, error = run(provider_server)
+    assert error is None
+    assert events == [TextDelta("Hi t"), TextDelta("here"),
+                      ToolCallDone(ToolCall("c9", "list_directory", '{"path": "."}')),
+                      UsageReport(Usage(9, 0, 0, 2, True)), StreamEnd("tool_use")]
