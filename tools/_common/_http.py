@@ -1,0 +1,170 @@
+"""HTTP for tools over urllib: http/https only, bounded redirects, size and time caps, charset decoding."""
+
+import codecs
+import gzip
+import re
+import socket
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+import zlib
+from dataclasses import dataclass, field
+
+USER_AGENT = "Mozilla/5.0 (compatible; ankit; +https://github.com/) Python-urllib"
+REDIRECTS = {301, 302, 303, 307, 308}
+META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([a-zA-Z0-9_.:-]+)""", re.IGNORECASE)
+
+
+class HttpError(Exception):
+    """A request that failed, said in one line with what to do."""
+
+
+@dataclass
+class Response:
+    """What came back: final URL, status, headers, body bytes (maybe cut), and the redirect chain."""
+
+    url: str
+    status: int
+    reason: str
+    headers: dict
+    body: bytes
+    truncated: bool = False
+    redirects: list[str] = field(default_factory=list)
+
+    @property
+    def content_type(self) -> str:
+        return self.headers.get("content-type", "").split(";")[0].strip().lower()
+
+    def text(self) -> str:
+        """The body decoded with its declared (or sniffed) charset."""
+        return self.body.decode(charset(self.headers.get("content-type", ""), self.body), errors="replace")
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args, **kwargs):
+        return None  # redirects are followed by fetch() so each hop is checked
+
+
+def check_url(url: str) -> str:
+    """The URL to request: a bare host gets https://; any scheme but http and https is refused."""
+    url = url.strip()
+    if "://" not in url and not url.lower().startswith(("javascript:", "data:", "mailto:", "file:")):
+        url = "https://" + url
+    parts = urllib.parse.urlsplit(url)
+    if parts.scheme.lower() not in ("http", "https"):
+        raise HttpError(f"only http and https URLs can be fetched, not {parts.scheme or 'this'}: {url[:80]}")
+    if not parts.hostname:
+        raise HttpError(f"the URL has no host name: {url[:80]}")
+    return url
+
+
+def fetch(url: str, *, method: str = "GET", headers: dict | None = None, data: bytes | None = None,
+          timeout: float = 20, max_bytes: int = 2_000_000, max_redirects: int = 5) -> Response:
+    """Request url, following up to max_redirects redirects; error statuses come back as responses."""
+    deadline = time.monotonic() + timeout
+    chain: list[str] = []
+    url = check_url(url)
+    while True:
+        response = _once(url, method, headers or {}, data, timeout, max_bytes, deadline)
+        location = response.headers.get("location")
+        if response.status not in REDIRECTS or not location:
+            response.redirects = chain
+            return response
+        if len(chain) >= max_redirects:
+            raise HttpError(f"more than {max_redirects} redirects starting at {chain[0]}; the site loops")
+        chain.append(url)
+        url = check_url(urllib.parse.urljoin(url, location))
+        if response.status == 303 or (response.status in (301, 302) and method == "POST"):
+            method, data = "GET", None
+
+
+def _once(url, method, headers, data, timeout, max_bytes, deadline) -> Response:
+    request = urllib.request.Request(url, data=data, method=method, headers={"User-Agent": USER_AGENT, **headers})
+    handlers = [_NoRedirect()]
+    if _is_loopback(url):
+        handlers.append(urllib.request.ProxyHandler({}))
+    opener = urllib.request.build_opener(*handlers)
+    host = urllib.parse.urlsplit(url).netloc
+    try:
+        with opener.open(request, timeout=timeout) as resp:
+            return _read(resp, url, resp.status, resp.reason, max_bytes, deadline)
+    except urllib.error.HTTPError as exc:
+        with exc:
+            return _read(exc, url, exc.code, str(exc.reason), max_bytes, deadline)
+    except urllib.error.URLError as exc:
+        if isinstance(exc.reason, (TimeoutError, socket.timeout)):
+            raise HttpError(f"no response from {host} within {timeout:.0f} s") from None
+        raise HttpError(f"could not reach {host} ({_reason(exc.reason)}); check the address or whether you are offline") from None
+    except (TimeoutError, socket.timeout):
+        raise HttpError(f"no response from {host} within {timeout:.0f} s") from None
+    except (ConnectionError, OSError) as exc:
+        raise HttpError(f"connection to {host} failed ({_reason(exc)})") from None
+
+
+def _reason(reason) -> str:
+    text = getattr(reason, "strerror", None) or str(reason)
+    return text.removeprefix("[Errno -2] ").removeprefix("[Errno -3] ")
+
+
+def _is_loopback(url: str) -> bool:
+    host = (urllib.parse.urlsplit(url).hostname or "").lower()
+    return host in ("localhost", "::1") or host.startswith("127.")
+
+
+def _read(resp, url: str, status: int, reason: str, max_bytes: int, deadline: float) -> Response:
+    """Read the body up to max_bytes or the deadline, decompressing gzip/deflate."""
+    chunks, size, truncated = [], 0, False
+    try:
+        while size <= max_bytes:
+            if time.monotonic() > deadline:
+                truncated = True
+                break
+            chunk = resp.read(65536)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    except (TimeoutError, socket.timeout):
+        truncated = True
+    body = b"".join(chunks)
+    if len(body) > max_bytes:
+        body, truncated = body[:max_bytes], True
+    headers = {k.lower(): v for k, v in resp.headers.items()}
+    body = _decompress(body, headers.get("content-encoding", ""))
+    return Response(url, status, reason, headers, body, truncated)
+
+
+def _decompress(body: bytes, encoding: str) -> bytes:
+    try:
+        if encoding.lower() == "gzip":
+            return gzip.decompress(body)
+        if encoding.lower() == "deflate":
+            return zlib.decompress(body)
+    except (OSError, EOFError, zlib.error):
+        return body
+    return body
+
+
+def charset(content_type: str, body: bytes) -> str:
+    """The charset to decode with: the header's, a BOM, an HTML meta tag, else UTF-8 or Windows-1252."""
+    found = re.search(r"charset\s*=\s*[\"']?([\w.:-]+)", content_type, re.IGNORECASE)
+    candidates = [found.group(1)] if found else []
+    if body.startswith(codecs.BOM_UTF8):
+        return "utf-8-sig"
+    if body.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return "utf-16"
+    meta = META_CHARSET.search(body[:4096])
+    if meta:
+        candidates.append(meta.group(1).decode("ascii", "replace"))
+    for name in candidates:
+        try:
+            codec = codecs.lookup(name).name
+        except LookupError:
+            continue
+        return "cp1252" if codec in ("latin-1", "iso8859-1", "ascii") else codec
+    try:
+        body.decode("utf-8")
+        return "utf-8"
+    except UnicodeDecodeError:
+        return "cp1252"
