@@ -104,49 +104,59 @@ def parse_input(arguments: str) -> dict:
 
 def read_stream(settings: ProviderSettings, events: Iterable[ServerEvent]) -> Iterator[Event]:
     """Turn Messages stream events into neutral events; ping and unknown events are ignored."""
-    blocks: dict[int, dict] = {}
-    raw_usage: dict = {}
-    stop, done = "", False
+    state = _Stream()
     for event in events:
         try:
             data = json.loads(event.data)
         except ValueError:
             continue
-        if not isinstance(data, dict):
-            continue
-        kind = data.get("type") or event.event
+        if isinstance(data, dict):
+            yield from state.take(settings, data.get("type") or event.event, data)
+        if state.done:
+            break
+    if not state.done:
+        raise StreamError(f"{settings.preset} ended the reply before it finished (no message_stop); "
+                          "the partial text is kept: ask again to continue", retryable=True)
+    for index in sorted(state.blocks):
+        yield from finished_call(state.blocks[index])
+    if state.usage:
+        yield UsageReport(read_usage(state.usage))
+    yield StreamEnd(state.stop)
+
+
+class _Stream:
+    """What a Messages stream has said so far: open blocks, raw usage, the stop reason."""
+
+    def __init__(self):
+        self.blocks: dict[int, dict] = {}
+        self.usage: dict = {}
+        self.stop, self.done = "", False
+
+    def take(self, settings: ProviderSettings, kind: str, data: dict) -> Iterator[Event]:
+        """Fold one event in, yielding the neutral events it completes."""
         index = data.get("index", 0)
         if kind == "message_start":
-            update_usage(raw_usage, (data.get("message") or {}).get("usage"))
+            update_usage(self.usage, (data.get("message") or {}).get("usage"))
         elif kind == "content_block_start":
             block = data.get("content_block") or {}
-            blocks[index] = {**block, "json": []}
+            self.blocks[index] = {**block, "json": []}
             if block.get("type") == "text" and block.get("text"):
                 yield TextDelta(block["text"])
         elif kind == "content_block_delta":
             delta = data.get("delta") or {}
             if delta.get("type") == "text_delta" and delta.get("text"):
                 yield TextDelta(delta["text"])
-            elif delta.get("type") == "input_json_delta" and index in blocks:
-                blocks[index]["json"].append(delta.get("partial_json") or "")
+            elif delta.get("type") == "input_json_delta" and index in self.blocks:
+                self.blocks[index]["json"].append(delta.get("partial_json") or "")
         elif kind == "content_block_stop":
-            yield from finished_call(blocks.pop(index, None))
+            yield from finished_call(self.blocks.pop(index, None))
         elif kind == "message_delta":
-            stop = (data.get("delta") or {}).get("stop_reason") or stop
-            update_usage(raw_usage, data.get("usage"))  # cumulative: replaces, never adds
+            self.stop = (data.get("delta") or {}).get("stop_reason") or self.stop
+            update_usage(self.usage, data.get("usage"))  # cumulative: replaces, never adds
         elif kind == "message_stop":
-            done = True
-            break
+            self.done = True
         elif kind == "error":
             raise stream_failure(settings, data)
-    if not done:
-        raise StreamError(f"{settings.preset} ended the reply before it finished (no message_stop); "
-                          "the partial text is kept: ask again to continue", retryable=True)
-    for index in sorted(blocks):
-        yield from finished_call(blocks[index])
-    if raw_usage:
-        yield UsageReport(read_usage(raw_usage))
-    yield StreamEnd(stop)
 
 
 def finished_call(block: dict | None) -> Iterator[Event]:

@@ -177,29 +177,34 @@ def _http_failure(settings: ProviderSettings, exc: urllib.error.HTTPError) -> Pr
         raw = b""
     detail, kind = _error_detail(raw)
     detail = clean(detail, settings)
+    fix, retryable = _advice(settings, status, kind)
+    if fix is None:
+        fix, detail = detail or exc.reason or "the request was refused", ""
+    line = f"{status} from {who}: {fix}" + (f" ({detail})" if detail and status not in (401, 404) else "")
+    return ProviderError(clean(line, settings, MESSAGE_MAX * 2), status=status, retryable=retryable)
+
+
+def _advice(settings: ProviderSettings, status: int, kind: str) -> tuple[str | None, bool]:
+    """What the user should do about a status, and whether a retry may help (None: no general advice)."""
     key = settings.key_env or "the API key"
     retryable = status in RETRY_STATUSES or 500 <= status < 600
     if status == 401:
-        fix = f"check {key}" if settings.api_key else f"the server wants an API key: set {key}"
-    elif status == 403:
-        fix = f"check {key} and that it may use the model {settings.model}"
-    elif status == 404:
-        fix = f"check the model name ({settings.model}) and the base URL ({settings.base_url})"
-    elif status == 429 and kind == "insufficient_quota":
-        fix, retryable = "the account's quota is used up: check the plan and billing", False
-    elif status == 429:
-        fix = "rate limited; wait a moment and try again"
-    elif status == 529 or kind == "overloaded_error":
-        fix = "the provider is overloaded; try again in a moment"
-    elif status >= 500:
-        fix = "the server failed; try again later"
-    elif status == 413:
-        fix = "the request is too large; start a new session or /clear the history"
-    else:
-        fix = detail or exc.reason or "the request was refused"
-        detail = ""
-    line = f"{status} from {who}: {fix}" + (f" ({detail})" if detail and status not in (401, 404) else "")
-    return ProviderError(clean(line, settings, MESSAGE_MAX * 2), status=status, retryable=retryable)
+        return (f"check {key}" if settings.api_key else f"the server wants an API key: set {key}"), False
+    if status == 403:
+        return f"check {key} and that it may use the model {settings.model}", False
+    if status == 404:
+        return f"check the model name ({settings.model}) and the base URL ({settings.base_url})", False
+    if status == 429 and kind == "insufficient_quota":
+        return "the account's quota is used up: check the plan and billing", False
+    if status == 429:
+        return "rate limited; wait a moment and try again", True
+    if status == 529 or kind == "overloaded_error":
+        return "the provider is overloaded; try again in a moment", True
+    if status >= 500:
+        return "the server failed; try again later", retryable
+    if status == 413:
+        return "the request is too large; start a new session or /clear the history", False
+    return None, retryable
 
 
 def _error_detail(raw: bytes) -> tuple[str, str]:
