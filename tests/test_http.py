@@ -70,6 +70,7 @@ def test_no_retries_when_set_to_zero(provider_server):
     provider_server.push("anthropic_429.http")
     error = failure(provider_server, "anthropic", retries=0)
     assert len(provider_server.requests) == 1 and error.status == 429
+    assert str(error) == "429 from openai: rate limited; wait a moment and try again (slow down); the server asks to wait 3600 s"
     assert str(error).startswith("429 from anthropic: rate limited; wait a moment and try again (This request")
 
 
@@ -204,3 +205,12 @@ def test_a_cut_connection_just_ends_the_events(provider_server, how):
     settings = provider_server.settings()
     response = http.post_stream(settings, settings.base_url + "/chat/completions", {}, {})
     assert len(list(http.stream_events(settings, response))) == 3
+
+
+def test_a_loopback_server_is_reached_past_a_proxy_setting(provider_server, monkeypatch):
+    # the environment is the user's, not the code under test: a proxy that does not exist must be bypassed
+    monkeypatch.setenv("http_proxy", f"http://127.0.0.1:{free_port()}")
+    monkeypatch.setenv("HTTP_PROXY", f"http://127.0.0.1:{free_port()}")
+    provider_server.push("openai_text.sse")
+    post(provider_server, retries=0).close()
+    assert len(provider_server.requests) == 1

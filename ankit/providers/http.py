@@ -7,6 +7,7 @@ import json
 import random
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Iterator
 
@@ -71,7 +72,10 @@ def post_stream(settings: ProviderSettings, url: str, body: dict, headers: dict)
                    "user-agent": f"ankit/{__version__}", **headers, **settings.headers}
     if not url.startswith(("http://", "https://")):
         raise ProviderError(f"the base URL {settings.base_url!r} must start with http:// or https:// (check --base-url)")
-    opener = urllib.request.build_opener(_Handler(settings.idle_timeout), _SecureHandler(settings.idle_timeout))
+    handlers = [_Handler(settings.idle_timeout), _SecureHandler(settings.idle_timeout)]
+    if _is_loopback(url):  # a local server is never behind the user's HTTP(S)_PROXY
+        handlers.append(urllib.request.ProxyHandler({}))
+    opener = urllib.request.build_opener(*handlers)
     attempt = 0
     while True:
         request = urllib.request.Request(url, data=data, headers=all_headers, method="POST")
@@ -86,10 +90,18 @@ def post_stream(settings: ProviderSettings, url: str, body: dict, headers: dict)
             raise idle_error(settings) from None
         except (ConnectionError, http.client.HTTPException) as exc:
             error, wait = _connection_failure(settings, url, exc), None
-        if not error.retryable or attempt >= settings.retries or (wait or 0) > RETRY_AFTER_MAX:
+        if error.retryable and (wait or 0) > RETRY_AFTER_MAX:
+            raise ProviderError(f"{error}; the server asks to wait {wait:.0f} s", error.status, True) from None
+        if not error.retryable or attempt >= settings.retries:
             raise error from None
         time.sleep(wait if wait is not None else _backoff(attempt))
         attempt += 1
+
+
+def _is_loopback(url: str) -> bool:
+    """True for localhost and the 127.0.0.0/8 and ::1 addresses."""
+    host = (urllib.parse.urlsplit(url).hostname or "").lower()
+    return host == "localhost" or host.startswith("127.") or host == "::1"
 
 
 def _checked(settings: ProviderSettings, response):
