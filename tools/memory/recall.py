@@ -1,0 +1,60 @@
+"""recall: find remembered facts for this project and global ones."""
+
+import importlib.util
+import sys
+from pathlib import Path
+
+
+def _common(name: str):
+    """Load tools/_common/_<name>.py once, by file path (tool modules never import ankit)."""
+    path = Path(__file__).resolve().parents[1] / "_common" / f"_{name}.py"
+    key = f"ankit_tools_common_{name}_{abs(hash(str(path)))}"
+    if key not in sys.modules:
+        spec = importlib.util.spec_from_file_location(key, path)
+        sys.modules[key] = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(sys.modules[key])
+    return sys.modules[key]
+
+
+
+memory = _common("memory")
+
+name = "recall"
+description = (
+    "Recall remembered facts: those matching the query words (best matches first), or the most recent ones "
+    "when no query is given. Searches this project's facts and global facts unless scope says otherwise."
+)
+parameters = {
+    "type": "object",
+    "properties": {
+        "query": {"type": "string", "description": "Words to look for (default: list recent facts)"},
+        "scope": {"type": "string", "enum": ["all", "project", "global"], "description": "Default all"},
+        "limit": {"type": "integer", "description": "How many facts at most (default 20, max 200)"},
+    },
+    "additionalProperties": False,
+}
+read_only = True
+needs_approval = False
+examples = [
+    "what do you remember about this project",
+    "recall my preferences",
+    "did I tell you which database we use",
+]
+
+
+def run(args: dict, ctx) -> str:
+    """One line per fact: #id [scope] text (date)."""
+    project = memory.project_key(ctx)
+    scope = args.get("scope") or "all"
+    scopes = {"all": [project, "global"], "project": [project], "global": ["global"]}[scope]
+    limit = max(1, min(200, int(args.get("limit") or 20)))
+    store = memory.open_memory(ctx)
+    try:
+        query = (args.get("query") or "").strip()
+        facts = store.search(query, scopes, limit) if query else store.recent(scopes, limit)
+    finally:
+        store.close()
+    if not facts:
+        about = f" about {query!r}" if query else ""
+        return f"nothing remembered{about} ({'this project and global' if scope == 'all' else scope})"
+    return "\n".join(fact.line(project) for fact in facts)
