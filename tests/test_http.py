@@ -70,7 +70,6 @@ def test_no_retries_when_set_to_zero(provider_server):
     provider_server.push("anthropic_429.http")
     error = failure(provider_server, "anthropic", retries=0)
     assert len(provider_server.requests) == 1 and error.status == 429
-    assert str(error) == "429 from openai: rate limited; wait a moment and try again (slow down); the server asks to wait 3600 s"
     assert str(error).startswith("429 from anthropic: rate limited; wait a moment and try again (This request")
 
 
@@ -78,6 +77,7 @@ def test_a_long_retry_after_is_not_waited_for(provider_server):
     provider_server.push({"error": {"message": "slow down"}}, status=429, headers={"Retry-After": "3600"})
     error = failure(provider_server)
     assert len(provider_server.requests) == 1 and error.status == 429
+    assert str(error) == "429 from openai: rate limited; wait a moment and try again (slow down); the server asks to wait 3600 s"
 
 
 def test_retry_after_as_a_past_http_date(provider_server):
