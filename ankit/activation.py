@@ -12,7 +12,8 @@ DEFAULT_WINDOW = 32_000  # tokens, for a model we know nothing about
 
 # Context windows in tokens by model-name prefix (longest prefix wins); the config's context_window beats this.
 KNOWN_WINDOWS = {
-    "claude": 200_000, "gpt-4.1": 1_047_576, "gpt-4o": 128_000, "gpt-5": 400_000, "o3": 200_000, "o4": 200_000,
+    "claude": 200_000, "claude-sonnet-5": 1_000_000, "claude-opus-5": 1_000_000, "claude-fable": 1_000_000,
+    "gpt-6": 400_000, "gpt-4.1": 1_047_576, "gpt-4o": 128_000, "gpt-5": 400_000, "o3": 200_000, "o4": 200_000,
     "openai/gpt-4.1": 1_047_576, "openai/gpt-4o": 128_000, "openai/gpt-5": 400_000, "anthropic/claude": 200_000,
     "llama3": 128_000, "qwen": 32_000, "gemini": 1_000_000, "google/gemini": 1_000_000, "deepseek": 64_000,
 }

@@ -31,6 +31,7 @@ class Message:
     tool_calls: list[ToolCall] = field(default_factory=list)
     results: list[ToolResult] = field(default_factory=list)
     cut: bool = False  # the reply was interrupted; text is partial
+    opaque: dict = field(default_factory=dict)  # wire kind -> data that provider needs back (thinking blocks)
 
 
 @dataclass
@@ -97,10 +98,18 @@ class UsageReport:
 
 
 @dataclass
+class OpaqueData:
+    """Data a provider must get back with this reply in later requests, untouched (e.g. thinking blocks)."""
+
+    kind: str
+    data: list
+
+
+@dataclass
 class StreamEnd:
     """The stream finished normally."""
 
     stop_reason: str = ""
 
 
-Event = TextDelta | ToolCallDone | UsageReport | StreamEnd
+Event = TextDelta | ToolCallDone | UsageReport | OpaqueData | StreamEnd

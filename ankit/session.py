@@ -9,8 +9,8 @@ from ankit.activation import BYTES_PER_TOKEN, Activation, schema_budget
 from ankit.errors import Cancelled, StreamError
 from ankit.history import fit_history, message_bytes
 from ankit.providers.base import Provider
-from ankit.records import (Message, Request, StreamEnd, TextDelta, ToolCall, ToolCallDone, ToolResult,
-                           Usage, UsageReport)
+from ankit.records import (Message, OpaqueData, Request, StreamEnd, TextDelta, ToolCall, ToolCallDone,
+                           ToolResult, Usage, UsageReport)
 from ankit.toolbox import Approver, Tool, ToolContext, run_call
 from ankit.usage import Ledger, RoundRecord
 
@@ -55,6 +55,8 @@ class Session:
     messages: list[Message] = field(default_factory=list)
     save: Callable[[], None] = lambda: None
     turn_no: int = 0
+    id: str = ""
+    created: str = ""
     _told_overflow: bool = False
 
     def turn(self, text: str) -> str:
@@ -116,6 +118,8 @@ class Session:
                     reply.tool_calls.append(event.call)
                 elif isinstance(event, UsageReport):
                     usage = event.usage
+                elif isinstance(event, OpaqueData):
+                    reply.opaque[event.kind] = event.data
                 elif isinstance(event, StreamEnd):
                     break
         except KeyboardInterrupt:
@@ -125,6 +129,8 @@ class Session:
         self.view.reply_end()
         if error is not None:
             reply.cut, reply.tool_calls = True, []  # calls that will not run must not be sent back unanswered
+        if error is not None:
+            reply.opaque = {}  # incomplete provider data would be rejected
         if reply.text or reply.tool_calls:
             self.messages.append(reply)
         self.ledger.add(RoundRecord(

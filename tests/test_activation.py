@@ -73,6 +73,7 @@ def test_budget_formula():
 
 def test_context_window_lookup():
     assert context_window("claude-sonnet-4-5") == 200_000
+    assert context_window("claude-sonnet-5-5") == 1_000_000
     assert context_window("gpt-4o-mini") == 128_000
     assert context_window("mystery") == 32_000
     assert context_window("claude-x", 8000) == 8000

@@ -18,7 +18,7 @@ class Preset:
 PRESETS: dict[str, Preset] = {
     p.name: p
     for p in (
-        Preset("anthropic", "anthropic", "https://api.anthropic.com/v1", "ANTHROPIC_API_KEY", "claude-sonnet-4-5"),
+        Preset("anthropic", "anthropic", "https://api.anthropic.com/v1", "ANTHROPIC_API_KEY", "claude-sonnet-5-5"),
         Preset("openai", "openai", "https://api.openai.com/v1", "OPENAI_API_KEY", "gpt-4.1-mini"),
         Preset("github", "openai", "https://models.github.ai/inference", "GITHUB_TOKEN", "openai/gpt-4.1-mini"),
         Preset("openrouter", "openai", "https://openrouter.ai/api/v1", "OPENROUTER_API_KEY", "openai/gpt-4.1-mini"),
