@@ -267,3 +267,18 @@ def test_get_time_in_a_named_zone(tmp_path):
 def test_get_time_unknown_zone(tmp_path):
     result = call("get_time", {"timezone": "Mars/Olympus"}, tmp_path)
     assert result.is_error and "IANA" in result.content
+
+
+def test_every_example_finds_its_own_group_first():
+    catalog_module = pytest.importorskip("ankit.catalog")
+    discovery = pytest.importorskip("ankit.discovery")
+    catalog, issues = catalog_module.build_catalog(TOOLS)
+    assert issues == []
+    index = discovery.Index(catalog, TOOLS)
+    misses = []
+    for tool in TOOLS:
+        for example in tool.examples:
+            groups = [hit.group for hit in index.search_groups(example)]
+            if groups[:1] != [tool.group]:
+                misses.append(f"{tool.name}: {example!r} -> {groups[:3]}")
+    assert misses == []

@@ -24,7 +24,7 @@ MAX_RESULTS = 500
 
 name = "find_files"
 description = (
-    "Find files by glob pattern under a folder (default: the working folder). A pattern without '/' matches "
+    "Find files by name or glob pattern under a folder (default: the working folder). A pattern without '/' matches "
     "file names at any depth ('*.py', 'test_*'); one with '/' matches the path from the folder "
     "('src/**/*.ts', 'docs/*.md'). Skips .git and whatever .gitignore ignores unless include_ignored is true."
 )

@@ -24,7 +24,7 @@ MAX_WHOLE_FILE = 20 * 1024 * 1024
 
 name = "read_file"
 description = (
-    "Read a text file and show its lines, each prefixed with its line number and a tab (the number is not "
+    "Read a text file and show its contents, each prefixed with its line number and a tab (the number is not "
     "part of the file). Use start_line and end_line for a range of a large file. Binary files are refused "
     "with a note. Paths are relative to the working folder."
 )

@@ -21,7 +21,7 @@ paths, text = _common("paths"), _common("text")
 
 name = "delete_file"
 description = (
-    "Delete a file, or a folder with recursive true (everything inside it is removed). "
+    "Delete (rm) a file, or a folder with recursive true (everything inside it is removed). "
     "The working folder itself cannot be deleted."
 )
 parameters = {

@@ -40,7 +40,7 @@ read_only = False
 needs_approval = True
 examples = [
     "rename the variable count to total in utils.py",
-    "change the port from 8000 to 8080 in config.py",
+    "edit config.py to change the port to 8080",
     "fix the typo in the README heading",
 ]
 

@@ -21,7 +21,7 @@ paths = _common("paths")
 
 name = "move_file"
 description = (
-    "Move or rename a file or folder. If destination is an existing folder the source moves into it. "
+    "Move or rename (mv) a file or folder. If destination is an existing folder the source moves into it. "
     "An existing destination file is only replaced when overwrite is true."
 )
 parameters = {

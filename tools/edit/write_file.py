@@ -21,7 +21,7 @@ paths, edits = _common("paths"), _common("edits")
 
 name = "write_file"
 description = (
-    "Create a new text file or overwrite an existing one with the given content (parent folders are created). "
+    "Create (save) a new text file or overwrite an existing one with the given content (parent folders are created). "
     "For a small change to an existing file prefer edit_file. Shows a diff for approval first."
 )
 parameters = {

@@ -21,7 +21,7 @@ gitlib = _common("git")
 
 name = "git_log"
 description = (
-    "Show the commit history: hash, date, author and subject, newest first. Limit the count, pick a branch or "
+    "Show the commit history (who changed what, when): hash, date, author and subject, newest first. Limit the count, pick a branch or "
     "range with ref, follow one path, or search commit messages with grep."
 )
 parameters = {

@@ -29,7 +29,7 @@ parameters = {
 }
 read_only = False
 needs_approval = True
-examples = ["forget fact #12", "that remembered fact is wrong, delete it", "remove the outdated note about the old server"]
+examples = ["forget fact #12", "that remembered fact is wrong, delete it", "forget the outdated note about the old server"]
 
 
 def preview(args: dict, ctx) -> str:

@@ -38,7 +38,7 @@ needs_approval = False
 examples = [
     "what do you remember about this project",
     "recall my preferences",
-    "did I tell you which database we use",
+    "do you remember which database we use",
 ]
 
 

@@ -24,7 +24,7 @@ MAX_TIMEOUT = 3600
 
 name = "run_command"
 description = (
-    "Run a shell command line (bash) in the working folder or a subfolder and return its exit code and "
+    "Run a shell command line (bash: tests, builds, installs, scripts) in the working folder or a subfolder and return its exit code and "
     "combined stdout/stderr (long output is cut in the middle). It is killed, with its child processes, at "
     "the timeout (default 120 s). Input is not available. For servers and other long-running commands use job_start."
 )
