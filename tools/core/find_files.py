@@ -24,9 +24,10 @@ MAX_RESULTS = 500
 
 name = "find_files"
 description = (
-    "Find files by name or glob pattern under a folder (default: the working folder). A pattern without '/' matches "
-    "file names at any depth ('*.py', 'test_*'); one with '/' matches the path from the folder "
-    "('src/**/*.ts', 'docs/*.md'). Skips .git and whatever .gitignore ignores unless include_ignored is true."
+    "Find files by name or glob pattern: where a file named X is, or every file of a kind. A pattern "
+    "without '/' matches file names at any depth ('*.py', 'test_*', 'config.yaml'); one with '/' matches "
+    "the path from the folder ('src/**/*.ts'). Skips .git and whatever .gitignore ignores unless "
+    "include_ignored is true."
 )
 parameters = {
     "type": "object",

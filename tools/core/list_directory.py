@@ -22,8 +22,9 @@ MAX_ENTRIES = 500
 
 name = "list_directory"
 description = (
-    "List the files and folders in a folder (default: the working folder). Folders end with '/', files show "
-    "their size. depth > 1 descends into subfolders, skipping .git and what .gitignore ignores."
+    "List the files and folders in a folder (default: the project's working folder). Folders end with "
+    "'/', files show their size. depth > 1 descends into subfolders to show the project structure, "
+    "skipping .git and what .gitignore ignores."
 )
 parameters = {
     "type": "object",

@@ -24,9 +24,9 @@ MAX_WHOLE_FILE = 20 * 1024 * 1024
 
 name = "read_file"
 description = (
-    "Read a text file and show its contents, each prefixed with its line number and a tab (the number is not "
-    "part of the file). Use start_line and end_line for a range of a large file. Binary files are refused "
-    "with a note. Paths are relative to the working folder."
+    "Open and read a text file (source code such as setup.py, a README, a config file) and show its "
+    "contents, each line prefixed with its number and a tab (the number is not part of the file). Use "
+    "start_line and end_line for a range of a large file. Binary files are refused with a note."
 )
 parameters = {
     "type": "object",

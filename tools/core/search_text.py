@@ -25,9 +25,10 @@ DEFAULT_RESULTS = 200
 
 name = "search_text"
 description = (
-    "Search file contents for a regular expression (like grep -rn) under a folder or in one file; prints "
-    "file:line: text for each match. Skips binary files, .git and what .gitignore ignores. Narrow with glob "
-    "(e.g. '*.py'); set literal to search for the exact text instead of a regex."
+    "Search the text inside files for a regular expression, like grep -rn: where a function, method or "
+    "variable is defined or used (usages), which files mention a name. Prints file:line: text for each "
+    "match; skips binary files, .git and what .gitignore ignores. Narrow with glob; set literal to search "
+    "for exact text."
 )
 parameters = {
     "type": "object",

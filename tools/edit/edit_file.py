@@ -21,9 +21,10 @@ paths, edits = _common("paths"), _common("edits")
 
 name = "edit_file"
 description = (
-    "Edit a text file by replacing an exact string with a new one. old_string must match the file exactly "
-    "(including indentation) and occur exactly once, unless replace_all is true; include surrounding lines to "
-    "make it unique. Shows a diff for approval first."
+    "Edit a text file by replacing an exact string with a new one: change a value, fix a line, rename a "
+    "variable in one file. old_string must match the file exactly (including indentation) and occur "
+    "exactly once, unless replace_all is true; include surrounding lines to make it unique. Shows a diff "
+    "for approval first."
 )
 parameters = {
     "type": "object",

@@ -21,8 +21,9 @@ gitlib = _common("git")
 
 name = "git_log"
 description = (
-    "Show the commit history (who changed what, when): hash, date, author and subject, newest first. Limit the count, pick a branch or "
-    "range with ref, follow one path, or search commit messages with grep."
+    "Show the commit history: who changed what and when, the last changes to a file. Each line: hash, "
+    "date, author and subject, newest first. Limit the count, pick a branch or range with ref, follow one "
+    "path, or search commit messages with grep."
 )
 parameters = {
     "type": "object",

@@ -21,8 +21,9 @@ gitlib = _common("git")
 
 name = "git_show"
 description = (
-    "Show one commit: author, date, full message and its diff (default HEAD). Limit the diff to a path, or "
-    "ask for stat only. With file_at_ref, show a file's whole content as it was at that commit."
+    "Show what changed in one commit (by hash, tag or branch; default HEAD, the last commit): author, date, full message "
+    "and its diff. Limit the diff to a path, or ask for stat only. With file_at_ref, show a file's whole "
+    "content as it was at that commit."
 )
 parameters = {
     "type": "object",

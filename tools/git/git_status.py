@@ -21,8 +21,9 @@ gitlib = _common("git")
 
 name = "git_status"
 description = (
-    "Show the git status of the working folder's repository: current branch, ahead/behind, and which "
-    "files changed: staged, unstaged and untracked in short form (XY path: X = staged, Y = unstaged; ?? = untracked)."
+    "Show the git status of the working folder's repository: the current branch, ahead/behind, and which "
+    "files you have changed: staged, unstaged and untracked files in short form (XY path: X = staged, "
+    "Y = unstaged; ?? = untracked)."
 )
 parameters = {"type": "object", "properties": {}, "additionalProperties": False}
 read_only = True
