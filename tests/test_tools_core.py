@@ -74,6 +74,20 @@ def test_read_file_says_how_to_continue_a_long_file(tmp_path):
     assert rest.splitlines()[-1] == "2500\tline 2500"
 
 
+def test_read_file_streams_a_very_large_file(tmp_path):
+    with open(tmp_path / "big.log", "w") as handle:
+        handle.writelines(f"row {n:09d}\n" for n in range(1, 1_600_001))  # 22 MB
+    out = ok("read_file", {"path": "big.log", "start_line": 1_500_000, "end_line": 1_500_002}, tmp_path)
+    assert out.splitlines()[:3] == ["1500000\trow 001500000", "1500001\trow 001500001", "1500002\trow 001500002"]
+    first = ok("read_file", {"path": "big.log"}, tmp_path)
+    assert "large file" in first and "continue with start_line=2001" in first
+
+
+def test_read_file_numbers_lines_like_an_editor(tmp_path):
+    (tmp_path / "ff.c").write_bytes(b"one\x0cstill one\r\ntwo\n")
+    assert ok("read_file", {"path": "ff.c"}, tmp_path) == "1\tone\x0cstill one\n2\ttwo"
+
+
 def test_read_file_refuses_binary_with_a_note(tmp_path):
     (tmp_path / "img.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(200))
     out = ok("read_file", {"path": "img.png"}, tmp_path)
@@ -269,7 +283,7 @@ def test_get_time_unknown_zone(tmp_path):
     assert result.is_error and "IANA" in result.content
 
 
-def test_every_example_finds_its_own_group_first():
+def test_every_example_finds_its_group_first_and_its_tool_in_the_top_3():
     catalog_module = pytest.importorskip("ankit.catalog")
     discovery = pytest.importorskip("ankit.discovery")
     catalog, issues = catalog_module.build_catalog(TOOLS)
@@ -279,6 +293,7 @@ def test_every_example_finds_its_own_group_first():
     for tool in TOOLS:
         for example in tool.examples:
             groups = [hit.group for hit in index.search_groups(example)]
-            if groups[:1] != [tool.group]:
-                misses.append(f"{tool.name}: {example!r} -> {groups[:3]}")
+            ranked = [name for name, _ in index.rank_tools(example)]
+            if groups[:1] != [tool.group] or tool.name not in ranked[:3]:
+                misses.append(f"{tool.name}: {example!r} -> {groups[:3]} {ranked[:3]}")
     assert misses == []

@@ -11,7 +11,7 @@ import urllib.request
 import zlib
 from dataclasses import dataclass, field
 
-USER_AGENT = "Mozilla/5.0 (compatible; ankit; +https://github.com/) Python-urllib"
+USER_AGENT = "Mozilla/5.0 (compatible; ankit/0.1; Python-urllib)"
 REDIRECTS = {301, 302, 303, 307, 308}
 META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([a-zA-Z0-9_.:-]+)""", re.IGNORECASE)
 

@@ -38,6 +38,14 @@ def decode(data: bytes) -> tuple[str, str]:
         return data.decode("latin-1"), "not valid UTF-8; decoded as Latin-1"
 
 
+def split_lines(content: str) -> list[str]:
+    """Lines as editors number them: split at \\n (and \\r\\n) only, no empty entry after a final newline."""
+    lines = content.replace("\r\n", "\n").split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return lines
+
+
 def clip_line(line: str, limit: int = 400) -> str:
     """One line shortened to limit characters with a marker."""
     if len(line) <= limit:

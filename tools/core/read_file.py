@@ -1,6 +1,7 @@
 """read_file: show a text file, or a range of its lines, with line numbers."""
 
 import importlib.util
+import itertools
 import sys
 from pathlib import Path
 
@@ -69,33 +70,40 @@ def run(args: dict, ctx) -> str:
     if text.looks_binary(head):
         size = text.human_size(path.stat().st_size)
         return f"{paths.show(ctx, path)} looks like a binary file ({size}); not shown"
-    if end is None and path.stat().st_size > MAX_WHOLE_FILE and start == 1:
-        size = text.human_size(path.stat().st_size)
-        return f"{paths.show(ctx, path)} is large ({size}); read it in ranges with start_line and end_line"
-    return _numbered(path, start, int(end) if end is not None else None, paths.show(ctx, path))
+    count = min(MAX_LINES, int(end) - start + 1) if end is not None else MAX_LINES
+    lines, total, note = _load(path, start, count)
+    return _numbered(lines, start, end is not None and int(end), total, note, paths.show(ctx, path))
 
 
-def _numbered(path: Path, start: int, end: int | None, shown: str) -> str:
-    """Collect lines start..end (bounded by MAX_LINES and MAX_CHARS) and describe what is left."""
-    content, note = text.decode(path.read_bytes())
-    lines = content.splitlines()
-    total = len(lines)
+def _load(path: Path, start: int, count: int) -> tuple[list[str], int | None, str]:
+    """Up to count lines from start (1-based), the total line count (None when streamed) and a decoding note."""
+    if path.stat().st_size <= MAX_WHOLE_FILE:
+        content, note = text.decode(path.read_bytes())
+        lines = text.split_lines(content)
+        return lines[start - 1 : start - 1 + count], len(lines), note
+    with open(path, encoding="utf-8", errors="replace", newline="") as handle:
+        picked = list(itertools.islice(handle, start - 1, start + count))
+    note = f"large file ({text.human_size(path.stat().st_size)}); read further with start_line"
+    total = start - 1 + len(picked) if len(picked) <= count else None
+    return [line.rstrip("\r\n") for line in picked[:count]], total, note
+
+
+def _numbered(lines: list[str], start: int, end, total: int | None, note: str, shown: str) -> str:
+    """Number the lines (bounded by MAX_CHARS) and say what is left."""
     if total == 0:
         return f"{shown} is empty"
-    if start > total:
+    if not lines:
         return f"{shown} has {total} lines; start_line {start} is past the end"
-    last = min(total, end if end is not None else start + MAX_LINES - 1, start + MAX_LINES - 1)
     out, used = [], 0
-    for number in range(start, last + 1):
-        line = f"{number}\t{text.clip_line(lines[number - 1], 2000)}"
-        if used + len(line) > MAX_CHARS and out:
-            last = number - 1
+    for number, line in enumerate(lines, start):
+        numbered = f"{number}\t{text.clip_line(line, 2000)}"
+        if used + len(numbered) > MAX_CHARS and out:
             break
-        out.append(line)
-        used += len(line) + 1
-    footer = []
-    if note:
-        footer.append(f"[{note}]")
-    if last < total and (end is None or last < end):
-        footer.append(f"[showing lines {start}-{last} of {total}; continue with start_line={last + 1}]")
+        out.append(numbered)
+        used += len(numbered) + 1
+    last = start + len(out) - 1
+    footer = [f"[{note}]"] if note else []
+    if (total is None or last < total) and (not end or last < end):
+        of = f" of {total}" if total is not None else ""
+        footer.append(f"[showing lines {start}-{last}{of}; continue with start_line={last + 1}]")
     return "\n".join(out + footer)

@@ -124,7 +124,7 @@ def _lines(path: Path) -> list[str] | None:
         return []
     if text.looks_binary(data[:8192]):
         return []
-    return text.decode(data)[0].splitlines()
+    return text.split_lines(text.decode(data)[0])
 
 
 def _matches(lines: list[str], regex: re.Pattern, context: int, shown: str, room: int) -> tuple[list[str], int]:
