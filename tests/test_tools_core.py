@@ -263,6 +263,17 @@ def test_search_text_options(tmp_path):
     assert ok("search_text", {"pattern": "delta", "path": "a.txt"}, tmp_path) == "a.txt:4: delta"
 
 
+def test_search_text_does_not_follow_links_out_of_the_working_folder(tmp_path):
+    work, outside = tmp_path / "work", tmp_path / "outside"
+    work.mkdir(), outside.mkdir()
+    (outside / "secret.txt").write_text("needle outside\n")
+    (work / "inside.txt").write_text("needle inside\n")
+    (work / "leak.txt").symlink_to(outside / "secret.txt")
+    (work / "alias.txt").symlink_to(work / "inside.txt")
+    assert ok("search_text", {"pattern": "needle"}, work).splitlines() == [
+        "alias.txt:1: needle inside", "inside.txt:1: needle inside"]
+
+
 def test_search_text_skips_binary_and_reports_bad_regex(tmp_path):
     (tmp_path / "blob.bin").write_bytes(b"needle\x00\x01\x02")
     (tmp_path / "text.txt").write_text("needle\n")

@@ -73,7 +73,7 @@ def run(args: dict, ctx) -> str:
     limit = max(1, int(args.get("max_results") or DEFAULT_RESULTS))
     context = min(5, max(0, int(args.get("context") or 0)))
     out, count, skipped = [], 0, 0
-    for path in _files(target, args):
+    for path in _files(target, args, ctx):
         lines = _lines(path)
         if lines is None:
             skipped += 1
@@ -99,8 +99,8 @@ def _compile(args: dict) -> re.Pattern:
         raise paths.ToolError(f"invalid regular expression ({exc}); fix it or set literal to true") from None
 
 
-def _files(target: Path, args: dict):
-    """The text files to search: the target itself, or the non-ignored files under it."""
+def _files(target: Path, args: dict, ctx):
+    """The text files to search: the target itself, or the non-ignored files under it (no links leading out)."""
     if target.is_file():
         yield target
         return
@@ -109,9 +109,15 @@ def _files(target: Path, args: dict):
     for path, is_dir in ignore.walk(target, bool(args.get("include_ignored"))):
         if is_dir or not path.is_file():
             continue
+        if path.is_symlink() and not _within(path.resolve(), target, ctx):
+            continue
         if regex and not regex.fullmatch(path.relative_to(target).as_posix() if "/" in glob else path.name):
             continue
         yield path
+
+
+def _within(real: Path, target: Path, ctx) -> bool:
+    return paths.is_inside(ctx, real) or real.is_relative_to(target)
 
 
 def _lines(path: Path) -> list[str] | None:
