@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ankit.errors import Cancelled
+from ankit.errors import Cancelled, ToolError
 from ankit.records import ToolCall, ToolResult, ToolSpec
 from ankit.schema import check_schema, validate
 
@@ -195,8 +195,14 @@ def run_call(call: ToolCall, tool: Tool | None, ctx: ToolContext, approve: Appro
     except (Cancelled, KeyboardInterrupt):
         raise
     except Exception as exc:  # a tool's failure is the model's information, not a crash
-        return error(f"{type(exc).__name__}: {exc}")
+        return error(_failure(exc))
     return ToolResult(call.id, call.name, cap_output(_as_text(output), cap))
+
+
+def _failure(exc: Exception) -> str:
+    """A tool's own error classes already say what went wrong; a builtin one needs its name for context."""
+    own = isinstance(exc, ToolError) or type(exc).__module__.startswith("ankit_tool_")
+    return str(exc) if own and str(exc) else f"{type(exc).__name__}: {exc}"
 
 
 def _as_text(output) -> str:

@@ -102,3 +102,10 @@ def test_parse_arguments():
     assert parse_arguments("") == {}
     with pytest.raises(ValueError, match="JSON object"):
         parse_arguments("[1]")
+
+
+def test_a_tool_s_own_error_class_is_not_named(folder):
+    write(folder, "c/own.py", "name='own'\ndescription='d'\nparameters={}\nclass EditError(Exception): pass\n"
+          "def run(a, c): raise EditError('old_text occurs 2 times; give more context')\n")
+    result = run(folder, ToolCall("1", "own"))
+    assert result.content == "Error: old_text occurs 2 times; give more context"
