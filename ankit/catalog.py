@@ -1,0 +1,241 @@
+"""Groups of tools: membership, metadata from group.toml, summaries, and the keywords derived from each tool."""
+
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ankit.terms import name_terms, split_name, terms
+from ankit.toolbox import Tool
+
+METADATA_FILE = "group.toml"
+CATALOG_MODES = ("names", "first", "full")
+_SUMMARY_CAP = 160
+
+
+@dataclass
+class Rule:
+    """A disambiguation rule: when all `when` words are in a query, `prefer` wins over `over`."""
+
+    when: list[str]
+    prefer: str
+    over: list[str] = field(default_factory=list)
+    reason: str = ""
+
+
+@dataclass
+class Group:
+    """A group of tools found and activated together."""
+
+    id: str
+    summary: str = ""
+    keywords: list[str] = field(default_factory=list)
+    rules: list[Rule] = field(default_factory=list)
+    core: bool = False
+    tools: list[str] = field(default_factory=list)
+    curated: bool = False  # True when the summary came from metadata rather than the tools
+
+
+@dataclass
+class ToolTerms:
+    """The keywords derived from one tool: its name, description and parameters, stemmed."""
+
+    name: list[str]
+    description: list[str]
+    parameters: list[str]
+
+
+def derive_terms(tool: Tool) -> ToolTerms:
+    """Derive search terms from a tool's name, description, and parameter names, descriptions and enums."""
+    return ToolTerms(name_terms(tool.name), terms(tool.description), terms(" ".join(_parameter_text(tool.parameters))))
+
+
+def _parameter_text(schema, depth: int = 0) -> list[str]:
+    if not isinstance(schema, dict) or depth > 3:
+        return []
+    pieces = []
+    props = schema.get("properties")
+    for key, sub in (props.items() if isinstance(props, dict) else []):
+        pieces.append(" ".join(split_name(str(key))))
+        if isinstance(sub, dict):
+            pieces.append(str(sub.get("description", "")))
+            enum = sub.get("enum")
+            if isinstance(enum, list):
+                pieces.extend(str(v) for v in enum[:20] if isinstance(v, str))
+            pieces.extend(_parameter_text(sub, depth + 1))
+            pieces.extend(_parameter_text(sub.get("items"), depth + 1))
+    return pieces
+
+
+def first_sentence(text: str) -> str:
+    """The first sentence (or line) of a text, without its final full stop."""
+    text = " ".join(text.strip().split("\n\n")[0].split())
+    match = re.search(r"[.!?](\s|$)", text)
+    return (text[: match.start()] if match else text).strip()
+
+
+def _derived_summary(descriptions: list[str]) -> str:
+    """A summary made from the tools' own descriptions: their first sentences joined, capped."""
+    parts = [first_sentence(d) for d in descriptions if d.strip()]
+    text = "; ".join(dict.fromkeys(p for p in parts if p))
+    return text if len(text) <= _SUMMARY_CAP else text[: _SUMMARY_CAP - 1].rsplit(" ", 1)[0] + "…"
+
+
+class Catalog:
+    """Every group with its tools, in a stable order (sorted by id), plus each tool's derived terms."""
+
+    def __init__(self) -> None:
+        self.groups: dict[str, Group] = {}
+        self.tools: dict[str, Tool] = {}
+        self.terms: dict[str, ToolTerms] = {}
+
+    def add_tools(self, tools: list[Tool], meta: dict[str, dict] | None = None) -> list[str]:
+        """Add tools (and metadata for their groups, e.g. from an MCP server); return one line per problem."""
+        problems: list[str] = []
+        for tool in tools:
+            group_id = tool.group or tool.name
+            group = self.groups.setdefault(group_id, Group(group_id))
+            if tool.name in self.tools:
+                old = self.tools[tool.name].group or tool.name
+                if tool.name in self.groups[old].tools:
+                    self.groups[old].tools.remove(tool.name)
+            if tool.name not in group.tools:
+                group.tools.append(tool.name)
+            self.tools[tool.name] = tool
+            self.terms[tool.name] = derive_terms(tool)
+        for group_id, data in (meta or {}).items():
+            group = self.groups.setdefault(group_id, Group(group_id))
+            problems.extend(apply_metadata(group, data, f"metadata for group {group_id}"))
+        self._finish()
+        return problems
+
+    def _finish(self) -> None:
+        self.groups = {
+            gid: g for gid, g in sorted(self.groups.items()) if g.tools or g.curated or g.keywords
+        }
+        for group in self.groups.values():
+            if not group.curated:
+                group.summary = _derived_summary([self.tools[n].description for n in group.tools])
+
+    def group_of(self, tool_name: str) -> str | None:
+        """The id of the group a tool belongs to, or None for an unknown tool."""
+        tool = self.tools.get(tool_name)
+        return (tool.group or tool.name) if tool else None
+
+    def rules(self) -> list[Rule]:
+        """Every disambiguation rule of every group."""
+        return [rule for group in self.groups.values() for rule in group.rules]
+
+
+def _string_list(value) -> list[str] | None:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return list(value)
+    return None
+
+
+def _rule(data, where: str) -> tuple[Rule | None, str]:
+    if not isinstance(data, dict):
+        return None, f"{where}: each [[rules]] entry must be a table"
+    when, over = _string_list(data.get("when")), _string_list(data.get("over", []))
+    prefer = data.get("prefer")
+    if not when or not isinstance(prefer, str) or over is None:
+        return None, f"{where}: a rule needs when = [words], prefer = \"group\" and optionally over = [groups]; rule skipped"
+    return Rule([w for w in when if w.strip()], prefer, over, str(data.get("reason", ""))), ""
+
+
+def apply_metadata(group: Group, data: dict, where: str) -> list[str]:
+    """Merge metadata (summary, keywords, core, rules) into a group; return one line per bad entry."""
+    problems = []
+    if isinstance(data.get("summary"), str) and data["summary"].strip():
+        if not group.curated:
+            group.summary, group.curated = " ".join(data["summary"].split()), True
+    elif "summary" in data:
+        problems.append(f"{where}: summary must be a non-empty string; derived from the tools instead")
+    if "keywords" in data:
+        keywords = _string_list(data["keywords"])
+        if keywords is None:
+            problems.append(f"{where}: keywords must be a list of strings; ignored")
+        else:
+            group.keywords.extend(k for k in keywords if k.strip() and k not in group.keywords)
+    if "core" in data:
+        if isinstance(data["core"], bool):
+            group.core = data["core"]
+        else:
+            problems.append(f"{where}: core must be true or false; ignored")
+    rules = data.get("rules", [])
+    for entry in rules if isinstance(rules, list) else [rules]:
+        rule, problem = _rule(entry, where)
+        if rule:
+            group.rules.append(rule)
+        else:
+            problems.append(problem)
+    return problems
+
+
+def _metadata_files(tools: list[Tool]) -> dict[str, list[Path]]:
+    """group.toml files per group: in a folder named like the group that holds one of its tools."""
+    found: dict[str, list[Path]] = {}
+    for tool in tools:
+        group_id = tool.group or tool.name
+        if not tool.source:
+            continue
+        folder = Path(tool.source).parent
+        path = folder / METADATA_FILE
+        if folder.name == group_id and path.is_file() and path not in found.get(group_id, []):
+            found.setdefault(group_id, []).append(path)
+    return found
+
+
+def read_metadata(path: Path) -> tuple[dict, str]:
+    """Read one group.toml; on failure return {} and one line saying what to fix."""
+    try:
+        with path.open("rb") as handle:
+            return tomllib.load(handle), ""
+    except tomllib.TOMLDecodeError as exc:
+        return {}, f"{path} does not parse ({exc}); the group still loads with derived keywords"
+    except OSError as exc:
+        return {}, f"{path} cannot be read ({exc.strerror}); the group still loads with derived keywords"
+
+
+def build_catalog(tools: list[Tool], extra_groups: dict[str, dict] | None = None) -> tuple[Catalog, list[str]]:
+    """Group tools, read each group's group.toml, merge extra metadata (e.g. MCP); return the catalog and problems."""
+    meta: dict[str, list[tuple[str, dict]]] = {}
+    problems: list[str] = []
+    for group_id, paths in _metadata_files(tools).items():
+        for path in paths:
+            data, problem = read_metadata(path)
+            if problem:
+                problems.append(problem)
+            elif data:
+                meta.setdefault(group_id, []).append((str(path), data))
+    catalog = Catalog()
+    catalog.add_tools(tools)
+    for group_id, entries in meta.items():
+        for where, data in entries:
+            problems.extend(apply_metadata(catalog.groups[group_id], data, where))
+    if extra_groups:
+        problems.extend(catalog.add_tools([], extra_groups))
+    catalog._finish()
+    return catalog, problems
+
+
+def catalog_text(catalog: Catalog, mode: str = "first") -> str:
+    """One line per non-core group: 'names' (tool names), 'first' (summary's first sentence) or 'full'.
+
+    Core groups are left out: their tools are always sent, so the model already has their full
+    schemas and listing them would only invite a needless find_tools call.
+    """
+    lines = []
+    for group in catalog.groups.values():
+        if group.core or not group.tools:
+            continue
+        names = ", ".join(group.tools)
+        if mode == "names":
+            lines.append(f"- {group.id}: {names}")
+        elif mode == "full":
+            lines.append(f"- {group.id}: {group.summary} ({names})")
+        else:
+            lines.append(f"- {group.id}: {first_sentence(group.summary) or names}")
+    return "\n".join(lines)

@@ -1,0 +1,287 @@
+"""The search index over the catalog: BM25F-style field weighting, name and phrase boosts, ranked results.
+
+Score of a tool for a part of a request (every term counted once):
+  sum over terms t of  max over expansions e of t (t itself, a synonym, a prefix match)
+      factor(e) * idf(e) * (k1 + 1) * tf(e) / (k1 + tf(e)),
+  where tf(e) = sum over fields f of  W_f * count_f(e) / (1 - b_f + b_f * len_f / avglen_f)
+  over the fields name tokens, description, and parameter names and descriptions;
+  + for query bigrams found in the tool's name or description:  bigram * mean idf of the pair;
+  + name coverage:  coverage * share^power * matched, where matched is the idf of the tool's name words
+    found in the request and share is matched / the idf of all its name words (short, fully named tools win).
+A request with several parts ("find the rooms, then book one") is scored whole and part by part; each tool
+gains clause * top * (its best part score / that part's top), so the best tool for every part ranks high.
+Then: the tool's exact name as a phrase in the request, the group id as a word and a curated keyword as a
+phrase add idf-scaled bonuses; disambiguation rules lift the preferred group above all and halve the others.
+"""
+
+import bisect
+import math
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from ankit.catalog import Catalog
+from ankit.synonyms import related
+from ankit.terms import clauses, name_terms, phrase_terms, split_name, terms
+from ankit.toolbox import Tool
+
+
+@dataclass
+class Weights:
+    """The knobs of the score; general choices, not fitted to one catalog."""
+
+    k1: float = 1.2
+    name: float = 2.5
+    description: float = 1.0
+    parameters: float = 0.5
+    b_name: float = 0.3
+    b_text: float = 0.75
+    bigram: float = 0.5
+    coverage: float = 1.0
+    coverage_power: float = 2.0
+    clause: float = 1.0
+    exact_name: float = 3.0
+    name_phrase: float = 1.0
+    group_id: float = 3.0
+    keyword: float = 2.0
+    synonym: float = 0.5
+    prefix: float = 0.5
+    min_prefix: int = 5
+    idf_floor: float = 1.0
+
+
+@dataclass
+class GroupHit:
+    """One group in a search result: its score and the tools that matched, best first."""
+
+    group: str
+    score: float
+    tools: list[str] = field(default_factory=list)
+
+
+_FIELDS = ("name", "description", "parameters")
+_TOKEN = re.compile(r"[\w.:-]*\w")  # a tool name as typed: letters, digits, _ . : -
+Postings = list[tuple[int, float]]
+
+
+class Index:
+    """The inverted index of a catalog; build once, search many times."""
+
+    def __init__(self, catalog: Catalog, tools: list[Tool] | None = None, weights: Weights | None = None) -> None:
+        self.catalog = catalog
+        self.weights = weights or Weights()
+        listed = [t.name for t in tools] if tools is not None else list(catalog.tools)
+        self.names = [n for n in dict.fromkeys(listed) if n in catalog.terms]
+        self.position = {name: i for i, name in enumerate(self.names)}
+        self._build_postings()
+        self._build_phrases()
+
+    def _build_postings(self) -> None:
+        w = self.weights
+        docs = [self.catalog.terms[n] for n in self.names]
+        count = max(len(docs), 1)
+        avg = {f: (sum(len(getattr(d, f)) for d in docs) / count) or 1.0 for f in _FIELDS}
+        weight = {"name": w.name, "description": w.description, "parameters": w.parameters}
+        b = {"name": w.b_name, "description": w.b_text, "parameters": w.b_text}
+        raw: dict[str, dict[int, float]] = defaultdict(dict)
+        for i, doc in enumerate(docs):
+            for f in _FIELDS:
+                values = getattr(doc, f)
+                norm = weight[f] / (1 - b[f] + b[f] * len(values) / avg[f])
+                for term in values:
+                    raw[term][i] = raw[term].get(i, 0.0) + norm
+        self.idf = {t: math.log(1 + (count - len(p) + 0.5) / (len(p) + 0.5)) for t, p in raw.items()}
+        self._postings: dict[str, Postings] = {
+            t: [(i, self.idf[t] * tf * (w.k1 + 1) / (w.k1 + tf)) for i, tf in p.items()] for t, p in raw.items()
+        }
+        self._vocabulary = sorted(raw)
+        self._in_name: dict[str, list[int]] = defaultdict(list)
+        self._name_idf: list[float] = []
+        self._bigrams: dict[tuple[str, str], set[int]] = defaultdict(set)
+        for i, doc in enumerate(docs):
+            for term in set(doc.name):
+                self._in_name[term].append(i)
+            self._name_idf.append(sum(self.idf[t] for t in set(doc.name)) or 1.0)
+            for seq in (doc.name, doc.description):
+                for pair in zip(seq, seq[1:]):
+                    self._bigrams[pair].add(i)
+
+    def _build_phrases(self) -> None:
+        self._exact: dict[str, list[int]] = defaultdict(list)
+        self._literal: dict[str, list[int]] = defaultdict(list)
+        for i, name in enumerate(self.names):
+            self._exact[" ".join(phrase_terms(name))].append(i)
+            if len(split_name(name)) > 1:  # an identifier, not an ordinary word such as "search"
+                self._literal[name.lower()].append(i)
+        self._group_keys: dict[str, str] = {}
+        for group in self.catalog.groups.values():
+            key = " ".join(phrase_terms(group.id.split(":")[-1]))
+            if key and key not in self._exact:
+                self._group_keys[key] = group.id
+        self._keywords: list[tuple[str, str, float]] = []
+        for group in self.catalog.groups.values():
+            for keyword in group.keywords:
+                phrase = terms(keyword) or name_terms(keyword)
+                if phrase:
+                    bonus = self.weights.keyword * sum(self._idf(t) for t in phrase)
+                    self._keywords.append((f" {' '.join(phrase)} ", group.id, bonus))
+        self._rules = []
+        for rule in self.catalog.rules():
+            phrases = [" ".join(terms(w) or name_terms(w)) for w in rule.when]
+            if rule.prefer in self.catalog.groups and all(phrases):
+                self._rules.append(([f" {p} " for p in phrases], rule))
+        self._longest = max([len(k.split()) for k in [*self._exact, *self._group_keys]] + [1])
+
+    def _idf(self, term: str) -> float:
+        return self.idf.get(term, math.log(1 + len(self.names)))
+
+    def _expansions(self, term: str) -> dict[str, float]:
+        w = self.weights
+        found = {term: 1.0} if term in self._postings else {}
+        for other in related(term):
+            if other in self._postings:
+                found.setdefault(other, w.synonym)
+        if not found and len(term) >= w.min_prefix and term.isascii():
+            start = bisect.bisect_left(self._vocabulary, term)
+            for other in self._vocabulary[start : start + 5]:
+                if other.startswith(term):
+                    found.setdefault(other, w.prefix)
+            for cut in range(len(term) - 1, w.min_prefix - 1, -1):
+                if term[:cut] in self._postings:
+                    found.setdefault(term[:cut], w.prefix)
+                    break
+        return found
+
+    def _term_match(self, term: str, floor: float) -> tuple[Postings, Postings] | None:
+        """The tools a term reaches through its expansions of idf >= floor, with scores; and its name matches."""
+        found = {t: f for t, f in self._expansions(term).items() if self.idf[t] >= floor}
+        if not found:
+            return None
+        if list(found.values()) == [1.0]:
+            return self._postings[term], [(i, self.idf[term]) for i in self._in_name.get(term, ())]
+        best: dict[int, float] = {}
+        named: dict[int, float] = {}
+        for other, factor in found.items():
+            for i, value in self._postings[other]:
+                if factor * value > best.get(i, 0.0):
+                    best[i] = factor * value
+            for i in self._in_name.get(other, ()):
+                named[i] = max(named.get(i, 0.0), factor * self.idf[other])
+        return list(best.items()), list(named.items())
+
+    def _matches(self, part: list[str], cache: dict) -> list[tuple[Postings, Postings]]:
+        """Matches of a part's terms; words found in most tools say little and count only when nothing else does."""
+        unique = list(dict.fromkeys(part))
+        for floor in (self.weights.idf_floor, 0.0):
+            found = []
+            for term in unique:
+                if (term, floor) not in cache:
+                    cache[term, floor] = self._term_match(term, floor)
+                if cache[term, floor]:
+                    found.append(cache[term, floor])
+            if found:
+                return found
+        return []
+
+    def _score_part(self, part: list[str], cache: dict) -> dict[int, float]:
+        w = self.weights
+        scores: dict[int, float] = defaultdict(float)
+        named: dict[int, float] = defaultdict(float)
+        for postings, in_name in self._matches(part, cache):
+            for i, value in postings:
+                scores[i] += value
+            for i, value in in_name:
+                named[i] += value
+        for pair in set(zip(part, part[1:])):
+            docs = self._bigrams.get(pair)
+            if docs:
+                bonus = w.bigram * (self._idf(pair[0]) + self._idf(pair[1])) / 2
+                for i in docs:
+                    scores[i] += bonus
+        name_idf, power, coverage = self._name_idf, w.coverage_power, w.coverage
+        for i, matched in named.items():
+            share = matched / name_idf[i]
+            scores[i] += coverage * (share if share < 1.0 else 1.0) ** power * matched
+        return scores
+
+    def score_tools(self, query: str) -> dict[int, float]:
+        """Scores of the tools that match the query at all, by position in the index."""
+        parts = [p for p in (terms(c) for c in clauses(query)) if p]
+        cache: dict[tuple[str, float], tuple[Postings, Postings] | None] = {}
+        scores = self._score_part([t for p in parts for t in p], cache)
+        if len(parts) > 1 and scores and self.weights.clause:
+            top = max(scores.values())
+            best: dict[int, float] = {}
+            for part in parts:
+                part_scores = self._score_part(part, cache)
+                part_top = max(part_scores.values(), default=0.0)
+                for i, value in part_scores.items():
+                    if value > best.get(i, 0.0) * part_top:
+                        best[i] = value / part_top
+            for i, share in best.items():
+                scores[i] += self.weights.clause * top * share
+        self._phrase_bonuses(query, parts, scores)
+        self._apply_rules(" " + " ".join(t for p in parts for t in p) + " ", scores)
+        return scores
+
+    def _phrase_bonuses(self, query: str, parts: list[list[str]], scores: dict[int, float]) -> None:
+        """Bonuses for a tool name (two words or more, or the whole request), a group id and curated keywords."""
+        w = self.weights
+        for token in set(_TOKEN.findall(query[:4000].lower())):
+            for i in self._literal.get(token, ()):
+                scores[i] += w.exact_name * self._name_idf[i]
+        alone = sum(len(p) for p in parts) == 1
+        seen: set[str] = set()
+        for part in parts:
+            for n in range(1, self._longest + 1):
+                for start in range(len(part) - n + 1):
+                    key = " ".join(part[start : start + n])
+                    if key in seen:
+                        continue
+                    seen.add(key)
+                    if key in self._exact and (n > 1 or alone):
+                        bonus = w.name_phrase * sum(self._idf(t) for t in part[start : start + n])
+                        for i in self._exact[key]:
+                            scores[i] += bonus
+                    if key in self._group_keys:
+                        bonus = w.group_id * sum(self._idf(t) for t in part[start : start + n])
+                        self._add_group(self._group_keys[key], bonus, scores)
+        joined = " " + " ".join(t for p in parts for t in p) + " "
+        for phrase, group_id, bonus in self._keywords:
+            if phrase in joined:
+                self._add_group(group_id, bonus, scores)
+
+    def _add_group(self, group_id: str, bonus: float, scores: dict[int, float]) -> None:
+        for name in self.catalog.groups[group_id].tools:
+            if name in self.position:
+                scores[self.position[name]] += bonus
+
+    def _apply_rules(self, joined: str, scores: dict[int, float]) -> None:
+        for phrases, rule in self._rules:
+            if not all(p in joined for p in phrases):
+                continue
+            self._add_group(rule.prefer, max(scores.values(), default=0.0) + 1.0, scores)
+            for loser in rule.over:
+                for name in self.catalog.groups[loser].tools if loser in self.catalog.groups else ():
+                    if self.position.get(name) in scores:
+                        scores[self.position[name]] *= 0.5
+
+    def rank_tools(self, query: str, limit: int | None = None) -> list[tuple[str, float]]:
+        """Tools ranked for the query, best first; without a limit the whole catalog (non-matches last)."""
+        scores = self.score_tools(query)
+        names = self.names
+        ranked = sorted(scores, key=scores.__getitem__, reverse=True)
+        if limit is not None:
+            ranked = ranked[:limit]
+        result = [(names[i], scores[i]) for i in ranked if scores[i] > 0]
+        if limit is not None:
+            return result
+        return result + [(n, 0.0) for i, n in enumerate(names) if scores.get(i, 0.0) <= 0]
+
+    def search_groups(self, query: str) -> list[GroupHit]:
+        """Groups that match the query, best first; a group scores as its best tool."""
+        hits: dict[str, GroupHit] = {}
+        for name, score in self.rank_tools(query, limit=len(self.names)):
+            group = self.catalog.group_of(name) or name
+            hits.setdefault(group, GroupHit(group, score)).tools.append(name)
+        return list(hits.values())

@@ -1,0 +1,95 @@
+"""A small, general-purpose English synonym map for requests to tools (not fitted to any catalog)."""
+
+from ankit.terms import stem
+
+# Each line is a set of words a user and a tool author may use for the same thing.
+# Kept to everyday vocabulary of common tool domains; no entry names a particular tool.
+_SETS = """
+image picture photo pic photograph
+film movie
+song music track tune
+car vehicle automobile auto
+buy purchase shop shopping
+price cost pricing fee
+cheap discount deal coupon bargain sale
+job career employment vacancy hiring
+trip travel journey vacation holiday
+flight airline plane
+hotel accommodation lodging
+restaurant dining eatery
+recipe cooking cuisine dish meal
+doctor physician
+illness disease sickness
+medicine medication drug
+email mail inbox
+message chat text sms
+delete remove erase
+create make generate produce build
+find search look lookup locate
+show display list view
+edit modify change alter update
+fetch download retrieve
+run execute launch invoke
+stop kill terminate end halt
+folder directory dir
+file document doc
+start begin
+translate translation language
+weather forecast climate
+stock share equity ticker
+money currency cash
+news headline headlines
+book reserve reservation booking
+house home property apartment housing realestate
+calendar schedule appointment meeting event agenda
+reminder remind alarm
+note memo notes
+summary summarize summarise tldr digest
+website site webpage page url link web
+video clip
+game play gaming
+paper article publication research
+course class lesson tutorial learn
+map location place direction navigate route
+clock time timezone
+port socket listening
+process program pid
+remember memorize recall memory
+password credential secret
+error bug issue problem
+commit revision changeset
+repository repo
+notification alert notify
+compute calculate calculation math
+convert conversion transform
+compare comparison versus
+recommend recommendation suggest suggestion
+review rating feedback
+count number tally
+statistics stats analytics metrics
+sport sports athletic
+exercise workout fitness training
+diet nutrition food
+quote quotation
+lyrics lyric
+podcast episode
+speech voice audio
+transcribe transcript transcription
+"""
+
+
+def _build() -> dict[str, tuple[str, ...]]:
+    table: dict[str, set[str]] = {}
+    for line in _SETS.strip().splitlines():
+        stems = {stem(w) for w in line.split()}
+        for s in stems:
+            table.setdefault(s, set()).update(stems - {s})
+    return {k: tuple(sorted(v)) for k, v in table.items()}
+
+
+SYNONYMS = _build()
+
+
+def related(term: str) -> tuple[str, ...]:
+    """Stemmed synonyms of a stemmed term (empty when it has none)."""
+    return SYNONYMS.get(term, ())

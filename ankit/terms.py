@@ -1,0 +1,165 @@
+"""Search terms: tokenizing text and names, stop words, and a light English stemmer."""
+
+import re
+import unicodedata
+from functools import lru_cache
+
+_WORD = re.compile(r"[^\W_]+")
+_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+|[^\W\d_a-zA-Z]+")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+_CLAUSE = re.compile(
+    r"[.;:!?]+(?:\s+|$)|\n+|,?\s+(?:and then|then|also|additionally|afterwards|after that|finally|lastly|next|"
+    r"furthermore|moreover|besides)\s+|,\s+and\s+",
+    re.IGNORECASE,
+)
+_MAX_TEXT = 4000  # characters of a query that are read; the rest of a huge query is ignored
+
+STOP_WORDS = frozenset("""
+a about above after again against all am an and any are as at be because been before being below
+between both but by can could did do does doing down during each few for from further had has have
+having he her here hers herself him himself his how i if in into is it its itself just let me more
+most my myself no nor not of off on once only or other our ours ourselves out over own same she
+should so some such than that the their theirs them themselves then there these they this those
+through to too under until up very was we were what when where which while who whom why will with
+would you your yours yourself yourselves also may might must shall us via etc e g eg ie
+please thanks thank kindly hi hello hey ok okay want wants wanted need needs needed like would
+help helps able tell know let lets give provide im ive id youre dont cant also something someone
+anything thing things way using use used uses make sure could should would really just want
+one two new given specific specified certain particular
+finally lastly additionally firstly secondly thirdly furthermore moreover afterwards besides
+""".split())
+
+
+def plain(text: str) -> str:
+    """Drop accents and control characters, keeping letters of any script and their case."""
+    text = text[:_MAX_TEXT]
+    if text.isascii():
+        return _CONTROL.sub(" ", text)
+    text = unicodedata.normalize("NFKD", text)
+    return "".join(ch if ch.isprintable() else " " for ch in text if not unicodedata.combining(ch))
+
+
+def fold(text: str) -> str:
+    """Lower-case text and drop accents and control characters."""
+    return plain(text).lower()
+
+
+def words(text: str) -> list[str]:
+    """Split text into lower-case words (letters and digits of any script); apostrophes join.
+
+    An identifier in the text is split too ('getWeather' -> get, weather).
+    """
+    text = text[:_MAX_TEXT].replace("'", "").replace("\u2019", "")
+    found = []
+    for word in _WORD.findall(plain(text)):
+        found.extend(_CAMEL.findall(word) if not word.islower() and len(word) > 3 else [word])
+    return [w.lower() for w in found]
+
+
+def split_name(name: str) -> list[str]:
+    """Split an identifier on _ . - : / spaces and camelCase: 'getHTTPStatus_v2' -> get http status v 2."""
+    parts: list[str] = []
+    for chunk in re.split(r"[\W_]+", plain(name)):
+        parts.extend(piece.lower() for piece in _CAMEL.findall(chunk))
+    return [p for p in parts if p]
+
+
+def name_key(name: str) -> str:
+    """A name with case, spaces, _ - . and camelCase ignored: 'Web Search', 'web_search', 'webSearch' agree."""
+    return " ".join(split_name(name))
+
+
+_EXCEPTIONS = {
+    "news": "news", "info": "inform", "stats": "statist", "series": "series", "species": "species", "analysis": "analys", "analyses": "analys",
+    "status": "status", "bus": "bus", "gas": "gas", "plus": "plus", "this": "this", "has": "has",
+    "does": "do", "goes": "go", "children": "child", "people": "person", "men": "man", "women": "woman",
+    "feet": "foot", "teeth": "tooth", "mice": "mouse", "data": "data", "media": "media", "was": "was",
+    "is": "is", "its": "its", "us": "us", "ios": "ios", "os": "os", "dns": "dns", "aws": "aws", "sms": "sms",
+}
+_VOWEL = re.compile(r"[aeiouy]")
+_DOUBLE = re.compile(r"([bdfgklmnprt])\1$")
+
+
+def _strip_plural(word: str) -> str:
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith(("sses", "shes", "ches", "xes", "zes")) and len(word) > 4:
+        return word[:-2]
+    if word.endswith("s") and not word.endswith(("ss", "us", "is")) and len(word) > 3:
+        return word[:-1]
+    return word
+
+
+def _strip_verb(word: str) -> str:
+    for suffix in ("ing", "ed"):
+        stem = word[: -len(suffix)]
+        if word.endswith(suffix) and len(stem) >= 3 and _VOWEL.search(stem):
+            if _DOUBLE.search(stem):
+                stem = stem[:-1]  # running -> run, stopped -> stop
+            elif suffix == "ed" and stem.endswith("i"):
+                stem = stem[:-1] + "y"  # copied -> copy
+            return stem
+    return word
+
+
+_SUFFIXES = (
+    ("ization", "ize"), ("isation", "ize"), ("ational", "ate"), ("ation", "ate"), ("ition", "ite"),
+    ("fulness", "ful"), ("iveness", "ive"), ("ousness", "ous"), ("ement", "e"), ("ment", ""),
+    ("ness", ""), ("ities", "ity"), ("ility", "le"), ("ically", "ic"), ("ical", "ic"), ("ally", "al"),
+    ("ly", ""), ("izer", "ize"), ("iser", "ize"), ("ise", "ize"), ("ator", "ate"), ("er", ""), ("or", ""),
+)
+
+
+def _measure(stem: str) -> int:
+    """Porter's m: how many vowel-consonant sequences the stem has."""
+    return len(re.findall(r"[aeiou]+[^aeiou]+", stem.lstrip("bcdfghjklmnpqrstvwxz")))
+
+
+def _strip_suffix(word: str) -> str:
+    for suffix, replacement in _SUFFIXES:
+        shortest = 3 if len(suffix) >= 4 else 4
+        if word.endswith(suffix) and len(word) - len(suffix) >= shortest:
+            return word[: -len(suffix)] + replacement
+    return word
+
+
+@lru_cache(maxsize=65536)
+def stem(word: str) -> str:
+    """Reduce an English word to a light stem: plurals, -ing, -ed and common suffixes; others unchanged."""
+    if word in _EXCEPTIONS:
+        return _EXCEPTIONS[word]
+    if len(word) <= 3 or not word.isascii() or not word.isalpha():
+        return word
+    word = _strip_verb(_strip_plural(word))
+    word = _strip_suffix(word)
+    if word.endswith("ate") and _measure(word[:-3]) > 1:
+        word = word[:-3]  # information -> inform, but create stays
+    if word.endswith("ific"):
+        word = word[:-1]  # notification / notify, specific / specify
+    if word.endswith("e") and len(word) > 4:
+        word = word[:-1]  # create / creating / created -> creat
+    if word.endswith("y") and len(word) > 4:
+        word = word[:-1] + "i"
+    if word.endswith("yz"):
+        word = word[:-1] + "s"  # analyze / analysis
+    return word
+
+
+def terms(text: str) -> list[str]:
+    """Search terms of free text: words minus stop words, stemmed, in order."""
+    return [stem(w) for w in words(text) if w not in STOP_WORDS]
+
+
+def clauses(text: str) -> list[str]:
+    """Split a request into its parts at sentence ends and connectives ('..., then ...', '. Finally, ...')."""
+    return [part for part in _CLAUSE.split(text[:_MAX_TEXT]) if part and part.strip()]
+
+
+def phrase_terms(name: str) -> list[str]:
+    """An identifier as the terms a request would use for it: 'delete_file' matches 'delete the file'."""
+    return terms(" ".join(split_name(name)))
+
+
+def name_terms(name: str) -> list[str]:
+    """Search terms of an identifier: its split parts, stemmed; stop words kept (a name has no filler)."""
+    return [stem(p) for p in split_name(name)]
