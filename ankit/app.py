@@ -1,0 +1,181 @@
+"""Assembling ankit from its settings: tools, catalog, skills, MCP, activation, provider and session."""
+
+import os
+import sys
+import threading
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+from ankit import paths
+from ankit.activation import Activation, context_window
+from ankit.catalog import Catalog, build_catalog
+from ankit.config import Config, provider_settings
+from ankit.discovery import Index
+from ankit.errors import AnkitError, ConfigError
+from ankit.finder import make_find_tools
+from ankit.prompt import system_prompt
+from ankit.providers import make_provider
+from ankit.records import ToolSpec
+from ankit.session import Session, View
+from ankit.skills import Skill, find_skills, load_skill, make_skill_tool, skill_dirs, skills_prompt
+from ankit.store import SessionData, SessionStore, new_session_id
+from ankit.toolbox import Approver, Tool, ToolContext, load_tools
+
+SKILLS_SHARE = 0.01  # the skills list may take about 1% of the context window
+CHARS_PER_TOKEN = 4
+
+
+@dataclass
+class App:
+    """Everything one run of ankit works with."""
+
+    config: Config
+    cwd: Path
+    tools: dict[str, Tool] = field(default_factory=dict)  # every known tool: files, built-ins, MCP
+    problems: list[str] = field(default_factory=list)
+    skills: list[Skill] = field(default_factory=list)
+    skill_problems: list[str] = field(default_factory=list)
+    catalog: Catalog | None = None
+    index: Index | None = None
+    activation: Activation | None = None
+    mcp: object = None
+    setup_error: str = ""
+    _file_tools: list[Tool] = field(default_factory=list)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def load(self) -> "App":
+        """Load tools, skills and the catalog; MCP servers start in the background."""
+        self._file_tools, self.problems = load_tools(self.tool_folders())
+        dirs = skill_dirs(self.cwd, self.config.skills_dir, Path.home(), paths.config_home(), paths.bundled("skills"))
+        self.skills, self.skill_problems = find_skills(dirs)
+        self.activation = Activation(self._group_specs, [])
+        self._start_mcp()
+        self.reindex()
+        return self
+
+    def tool_folders(self) -> list[Path]:
+        """Tool folders in load order: bundled, user, project, then --tools-dir."""
+        return [paths.bundled("tools"), paths.config_home() / "tools", self.cwd / ".ankit" / "tools",
+                *self.config.tools_dirs]
+
+    def _start_mcp(self) -> None:
+        if self.config.mcp_servers:
+            from ankit.mcp_servers import McpManager
+            self.mcp = McpManager(self.config.mcp_servers, paths.state_home() / "mcp", on_change=self.reindex)
+            self.mcp.start()
+
+    def reindex(self) -> None:
+        """Rebuild the catalog and the index from the current tools (MCP tools may arrive at any time)."""
+        with self._lock:
+            tools = {t.name: t for t in self._file_tools}
+            meta = {}
+            if self.mcp is not None:
+                tools.update({t.name: t for t in self.mcp.tools() if t.name not in tools})
+                meta = self.mcp.group_meta()
+            tools.setdefault("skill", make_skill_tool(lambda: self.skills))
+            finder = make_find_tools(lambda: self.index, self.activation.activate, self.offered,
+                                     self.config.catalog_mode)
+            tools.setdefault(finder.name, finder)
+            catalog, problems = build_catalog(list(tools.values()), meta)
+            self.catalog, self.tools = catalog, tools
+            self.index = Index(catalog, list(tools.values()))
+            self.problems += [p for p in problems if p not in self.problems]
+            self.activation.core = self._core_groups()
+            for group in meta:
+                self.activation.forget_frozen(group)
+
+    def _core_groups(self) -> list[str]:
+        wanted = ["core", *[g.id for g in self.catalog.groups.values() if g.core], *self.config.core]
+        if self.mcp is not None:
+            wanted += self.mcp.core_groups()
+        groups = {self.catalog.group_of(w) if w in self.catalog.tools else w for w in wanted}
+        return [g for g in dict.fromkeys(["core", *sorted(groups - {"core"})]) if g in self.catalog.groups]
+
+    def _group_specs(self, group: str) -> list[ToolSpec]:
+        found = self.catalog.groups.get(group)
+        return [self.tools[n].spec() for n in (found.tools if found else []) if n in self.tools]
+
+    def offered(self) -> list[str]:
+        """Groups whose tools are sent: core, then activated."""
+        return [*self.activation.core, *self.activation.active]
+
+    def lookup(self, name: str) -> Tool | None:
+        """A known tool by name, whether or not its group is active."""
+        return self.tools.get(name)
+
+    def system(self, model: str) -> str:
+        """The system prompt for a model (the skills list gets about 1% of its window)."""
+        budget = int(context_window(model, self.config.context_window) * SKILLS_SHARE * CHARS_PER_TOKEN)
+        return system_prompt(self.cwd, skills_prompt(self.skills, budget))
+
+    def store(self) -> SessionStore:
+        """The session files."""
+        return SessionStore(paths.state_home() / "sessions")
+
+    def resumed(self, args) -> SessionData | None:
+        """The session --continue or --resume ID asks for, if any."""
+        if getattr(args, "resume", None):
+            return self.store().load(args.resume)
+        if getattr(args, "cont", False):
+            found = self.store().latest()
+            if found is None:
+                raise AnkitError("no saved session to continue: start one with ankit")
+            return found
+        return None
+
+    def session(self, view: View, approve: Approver, resume: SessionData | None = None) -> Session:
+        """A session wired to the provider (None when nothing is configured), resumed if asked."""
+        sid = resume.id if resume else new_session_id()
+        try:
+            provider = make_provider(provider_settings(self.config, sid))
+        except ConfigError as exc:
+            provider, self.setup_error = None, str(exc)
+        model = provider.model if provider else (self.config.model or "")
+        ctx = ToolContext(cwd=self.cwd, config=self.config.raw, data_dir=paths.data_home(),
+                          ask=lambda question: input(question),
+                          find_tools=lambda q: self.tools["find_tools"].run({"query": q}, None),
+                          load_skill=lambda name: load_skill(self.skills, name))
+        session = Session(
+            provider=provider, lookup=self.lookup, activation=self.activation, system=self.system(model),
+            ctx=ctx, approve=approve, view=view, window=context_window(model, self.config.context_window),
+            max_tokens=self.config.max_tokens, max_rounds=self.config.max_rounds, output_cap=self.config.output_cap)
+        session.id = sid
+        session.created = resume.created if resume else datetime.now().isoformat(timespec="seconds")
+        session.title = resume.title if resume else ""  # set by /save NAME
+        if resume:
+            session.messages = list(resume.messages)
+            session.ledger.rounds = list(resume.rounds)
+            session.turn_no = max((r.turn for r in resume.rounds), default=0)
+            self.activation.activate(resume.activated)
+        session.save = lambda: self.save(session)
+        return session
+
+    def save(self, session: Session) -> None:
+        """Write the session file; a failure is told in one line and the previous copy stays."""
+        provider = session.provider
+        data = SessionData(
+            id=session.id, created=session.created, cwd=str(self.cwd),
+            provider=provider.name if provider else "", model=provider.model if provider else "",
+            messages=session.messages, rounds=session.ledger.rounds, activated=list(self.activation.active),
+            title=getattr(session, "title", ""))
+        try:
+            self.store().save(data)
+        except AnkitError as exc:
+            session.view.notice(str(exc))
+
+    def close(self) -> None:
+        """Stop MCP servers."""
+        if self.mcp is not None:
+            self.mcp.close()
+
+
+def build_app(config: Config, cwd: Path | None = None) -> App:
+    """Load everything ankit needs for this folder."""
+    return App(config, cwd or Path(os.getcwd())).load()
+
+
+def warn(lines: list[str]) -> None:
+    """Print start-up problems, one line each, to stderr."""
+    for line in lines:
+        print(f"ankit: {line}", file=sys.stderr)

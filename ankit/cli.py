@@ -1,0 +1,57 @@
+"""Command-line arguments: parse them, wire the pieces, and pick the REPL, -p or a subcommand."""
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from ankit import __version__, paths
+from ankit.config import load_config
+from ankit.errors import AnkitError
+
+SUBCOMMANDS = ("tools", "skills", "usage", "mcp", "eval-discovery", "sessions")
+
+
+def parser() -> argparse.ArgumentParser:
+    """The argument parser for ankit's main mode and the shared flags."""
+    p = argparse.ArgumentParser(prog="ankit", description="A terminal chat assistant on the Python standard library.",
+                                epilog=f"subcommands: {', '.join(SUBCOMMANDS)} (e.g. ankit tools check)")
+    p.add_argument("-p", "--prompt", help="answer this once and exit (stdin, if piped, is added)")
+    p.add_argument("--provider", help="anthropic, openai, github, openrouter, ollama or local")
+    p.add_argument("--model", help="the model name")
+    p.add_argument("--base-url", dest="base_url", help="the provider's base URL (an OpenAI-compatible server)")
+    p.add_argument("--yes", "-y", action="store_true", help="approve every tool call without asking")
+    p.add_argument("--tools-dir", dest="tools_dirs", action="append", default=[], help="extra folder of tool modules")
+    p.add_argument("--skills-dir", dest="skills_dir", help="extra folder of skills (searched first)")
+    p.add_argument("--continue", "-c", dest="cont", action="store_true", help="resume the last session")
+    p.add_argument("--resume", "-r", metavar="ID", help="resume the session ID")
+    p.add_argument("--version", action="version", version=f"ankit {__version__}")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run ankit; return the exit code."""
+    argv = sys.argv[1:] if argv is None else argv
+    command, rest = (argv[0], argv[1:]) if argv and argv[0] in SUBCOMMANDS else ("", argv)
+    if command == "eval-discovery":
+        from ankit.evaluation import main as evaluate
+        return evaluate(rest)
+    args, extra = parser().parse_known_args(rest)
+    if extra and not command:
+        parser().error(f"unrecognized arguments: {' '.join(extra)}")
+    try:
+        config = load_config(vars(args), os.environ, Path.cwd(), paths.config_home())
+        if command:
+            from ankit.commands import run_command
+            return run_command(command, extra, config)
+        if args.prompt is not None:
+            from ankit.oneshot import run_once
+            return run_once(args, config)
+        from ankit.repl import run_repl
+        return run_repl(args, config)
+    except AnkitError as exc:
+        print(f"ankit: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("\nankit: interrupted", file=sys.stderr)
+        return 130

@@ -1,0 +1,89 @@
+"""Subcommands that need no model: tools, skills, usage, mcp, sessions."""
+
+import sys
+from datetime import datetime
+
+from ankit import paths
+from ankit.app import App, build_app, warn
+from ankit.config import Config
+from ankit.errors import AnkitError
+
+
+def tools_listing(app: App) -> str:
+    """Loaded tools by group, one line each, then the modules that were skipped and why."""
+    lines = []
+    for group in app.catalog.groups:
+        state = "core" if group.id in app.activation.core else "on demand"
+        lines.append(f"{group.id} ({state}): {group.summary}")
+        for name in group.tools:
+            tool = app.lookup(name)
+            first = tool.description.split(". ")[0].splitlines()[0] if tool and tool.description else ""
+            lines.append(f"  {name:<22} {first[:90]}")
+    if app.problems:
+        lines.append("")
+        lines += [f"skipped: {p}" for p in app.problems]
+    return "\n".join(lines)
+
+
+def tools_check(app: App) -> tuple[str, int]:
+    """Report every tool example that does not rank its tool in the top 3."""
+    from ankit.discovery import check_examples
+    misses = check_examples(app.index, list(app.all_tools.values()))
+    counted = sum(len(t.examples) for t in app.all_tools.values())
+    if misses:
+        return "\n".join(misses + [f"{len(misses)} of {counted} examples miss their tool's top 3"]), 1
+    return f"all {counted} examples rank their tool in the top 3 ({len(app.all_tools)} tools)", 0
+
+
+def run_command(command: str, argv: list[str], config: Config) -> int:
+    """Dispatch a subcommand; print its output; return the exit code."""
+    if command == "usage":
+        from ankit.usage import load_prices, usage_summary
+        print(usage_summary(paths.state_home() / "sessions", load_prices(config.prices), datetime.now()))
+        return 0
+    if command == "sessions":
+        from ankit.store import SessionStore
+        print(sessions_listing(SessionStore(paths.state_home() / "sessions")))
+        return 0
+    app = build_app(config)
+    try:
+        return _with_app(command, argv, app)
+    finally:
+        app.close()
+
+
+def _with_app(command: str, argv: list[str], app: App) -> int:
+    if command == "tools":
+        if argv[:1] == ["check"]:
+            text, code = tools_check(app)
+            print(text)
+            return code
+        print(tools_listing(app))
+        return 0
+    if command == "skills":
+        from ankit.skills import skills_command
+        text, code = skills_command(argv, app.skills, app.skill_problems)
+        print(text)
+        return code
+    if command == "mcp":
+        if app.mcp is None:
+            print("no MCP servers configured: add [mcp.servers.NAME] tables to config.toml (see README)")
+            return 0
+        app.mcp.wait(app.config.raw.get("mcp", {}).get("start_timeout", 20))
+        print("\n".join(app.mcp.status_lines()))
+        return 0
+    raise AnkitError(f"unknown command {command!r}; see ankit --help")
+
+
+def sessions_listing(store) -> str:
+    """Saved sessions, newest first, one line each."""
+    rows = store.list()
+    if not rows:
+        return "no saved sessions yet"
+    return "\n".join(f"{s.id}  {s.created[:16]}  {s.turns:>3} turns  {s.model:<22} {s.title}" for s in rows)
+
+
+def report_problems(app: App) -> None:
+    """Print start-up problems to stderr."""
+    warn(app.problems + app.skill_problems)
+    sys.stderr.flush()

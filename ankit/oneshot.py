@@ -1,0 +1,74 @@
+"""`ankit -p`: answer once, print the answer, exit."""
+
+import sys
+
+from ankit.app import build_app, warn
+from ankit.config import Config
+from ankit.errors import AnkitError
+from ankit.records import ToolCall, ToolResult
+from ankit.session import View
+from ankit.toolbox import Tool
+
+
+class PrintView(View):
+    """Reply text to stdout as it streams; ankit's own lines to stderr."""
+
+    def __init__(self):
+        self.ended_with_newline = True
+
+    def text(self, delta: str) -> None:
+        sys.stdout.write(delta)
+        sys.stdout.flush()
+        self.ended_with_newline = delta.endswith("\n")
+
+    def reply_end(self) -> None:
+        if not self.ended_with_newline:
+            sys.stdout.write("\n")
+            self.ended_with_newline = True
+
+    def tool_start(self, call: ToolCall) -> None:
+        print(f"· {call.name}", file=sys.stderr)
+
+    def tool_end(self, result: ToolResult) -> None:
+        if result.is_error:
+            print(f"  {result.content.splitlines()[0][:200]}", file=sys.stderr)
+
+    def notice(self, line: str) -> None:
+        print(f"ankit: {line}", file=sys.stderr)
+
+
+def approve_with(yes: bool):
+    """Approve everything with --yes; otherwise refuse, since nobody can be asked."""
+
+    def approve(tool: Tool, args: dict, preview: str) -> bool:
+        if not yes:
+            print(f"ankit: {tool.name} needs approval; refused (rerun with --yes to allow it)", file=sys.stderr)
+        return yes
+
+    return approve
+
+
+def prompt_text(prompt: str) -> str:
+    """The -p text, with piped standard input appended."""
+    if sys.stdin is None or sys.stdin.isatty():
+        return prompt
+    piped = sys.stdin.read()
+    return f"{prompt}\n\n{piped}" if piped.strip() else prompt
+
+
+def run_once(args, config: Config) -> int:
+    """Run one turn and exit: 0 on an answer, 1 with one line on failure."""
+    app = build_app(config)
+    warn(app.problems + app.skill_problems)
+    session = app.session(PrintView(), approve_with(config.yes), resume=app.resumed(args))
+    if session.provider is None:
+        print(app.setup_error, file=sys.stderr)
+        return 1
+    try:
+        session.turn(prompt_text(args.prompt))
+    except AnkitError as exc:
+        print(f"ankit: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        app.close()
+    return 0
