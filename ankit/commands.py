@@ -12,7 +12,7 @@ from ankit.errors import AnkitError
 def tools_listing(app: App) -> str:
     """Loaded tools by group, one line each, then the modules that were skipped and why."""
     lines = []
-    for group in app.catalog.groups:
+    for group in app.catalog.groups.values():
         state = "core" if group.id in app.activation.core else "on demand"
         lines.append(f"{group.id} ({state}): {group.summary}")
         for name in group.tools:
@@ -28,11 +28,11 @@ def tools_listing(app: App) -> str:
 def tools_check(app: App) -> tuple[str, int]:
     """Report every tool example that does not rank its tool in the top 3."""
     from ankit.discovery import check_examples
-    misses = check_examples(app.index, list(app.all_tools.values()))
-    counted = sum(len(t.examples) for t in app.all_tools.values())
+    misses = check_examples(app.index, list(app.tools.values()))
+    counted = sum(len(t.examples) for t in app.tools.values())
     if misses:
         return "\n".join(misses + [f"{len(misses)} of {counted} examples miss their tool's top 3"]), 1
-    return f"all {counted} examples rank their tool in the top 3 ({len(app.all_tools)} tools)", 0
+    return f"all {counted} examples rank their tool in the top 3 ({len(app.tools)} tools)", 0
 
 
 def run_command(command: str, argv: list[str], config: Config) -> int:
