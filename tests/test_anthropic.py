@@ -1,12 +1,14 @@
 """The Messages provider against the loopback server: exact request bodies, cache breakpoints, stream parsing."""
 
+import json
+
 import pytest
 
 from ankit.errors import ProviderError, StreamError
 from ankit.providers import make_provider
 from ankit.providers.anthropic import AnthropicProvider
-from ankit.records import (Message, Request, StreamEnd, TextDelta, ToolCall, ToolCallDone, ToolResult, ToolSpec,
-                           Usage, UsageReport)
+from ankit.records import (Message, OpaqueData, Request, StreamEnd, TextDelta, ToolCall, ToolCallDone, ToolResult,
+                           ToolSpec, Usage, UsageReport)
 from conftest import TEST_KEY, fixture_parts
 
 READ = ToolSpec("read_file", "Read a file.", {"type": "object", "properties": {"path": {"type": "string"}}}, "files")
@@ -183,7 +185,10 @@ def test_ping_thinking_comments_and_unknown_events_are_ignored(provider_server):
     provider_server.push("anthropic_ping_unknown.sse")
     events, error = run(provider_server)
     assert error is None
-    assert events == [TextDelta("Still here."), UsageReport(Usage(9, 0, 0, 7, True)), StreamEnd("end_turn")]
+    thinking = {"type": "thinking", "thinking": "Let me think.",
+                "signature": "EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds"}
+    assert events == [TextDelta("Still here."), OpaqueData("anthropic", [thinking, {"type": "text", "chars": 11}]),
+                      UsageReport(Usage(9, 0, 0, 7, True)), StreamEnd("end_turn")]
 
 
 @pytest.mark.parametrize("how", ["cut", "reset"])
@@ -234,3 +239,170 @@ def test_generated_streams_from_the_harness_round_trip(provider_server):
     assert error is None
     assert events == [TextDelta("Hi"), ToolCallDone(ToolCall("toolu_9", "list_directory", '{"path": "."}')),
                       UsageReport(Usage(104, 100, 0, 10, True)), StreamEnd("tool_use")]
+
+
+# --- thinking blocks: never shown, kept whole, sent back byte for byte and in order ---
+
+WEATHER = ToolSpec("get_weather", "Get current weather for a location",
+                   {"type": "object", "properties": {"location": {"type": "string"}}, "required": ["location"]})
+DOCUMENTED_THINKING = {  # the documented example's block, as the stream in the fixture assembles it
+    "type": "thinking",
+    "thinking": "The user wants to know the current weather in Paris. I have access to a function `get_weather`...",
+    "signature": "BDaL4VrbR2Oj0hO4XpJxT28J5TILnCrrUXoKiiNBZW9P+nr8XSj1zuZzAl4egiCCpQNvfyUuFFJP5CncdYZEQPPmLxYsNrcs....",
+}
+
+
+def reply_of(events) -> Message:
+    """The assistant message the session builds from a round's events."""
+    reply = Message("assistant")
+    for event in events:
+        if isinstance(event, TextDelta):
+            reply.text += event.text
+        elif isinstance(event, ToolCallDone):
+            reply.tool_calls.append(event.call)
+        elif isinstance(event, OpaqueData):
+            reply.opaque[event.kind] = event.data
+    return reply
+
+
+def answered(reply: Message, *contents: str) -> list[Message]:
+    """The history after a reply whose calls got these results, in order."""
+    results = [ToolResult(c.id, c.name, content) for c, content in zip(reply.tool_calls, contents)]
+    return [Message("user", "What's the weather in Paris?"), reply, Message("tool", results=results)]
+
+
+def test_thinking_from_the_documented_example_is_kept_whole_and_never_shown(provider_server):
+    provider_server.push("anthropic_thinking_tool_use.sse")
+    events, error = run(provider_server, Request("sys", [Message("user", "What's the weather in Paris?")], [WEATHER]))
+    assert error is None
+    text = "I can help you get the current weather information for Paris. Let me check that for you"
+    assert text_of(events) == text
+    assert events[-4:] == [
+        ToolCallDone(ToolCall("toolu_01CswdEQBMshySk6Y9DFKrfq", "get_weather", '{"location": "Paris"}')),
+        OpaqueData("anthropic", [DOCUMENTED_THINKING, {"type": "text", "chars": len(text)},
+                                 {"type": "tool_use", "id": "toolu_01CswdEQBMshySk6Y9DFKrfq"}]),
+        UsageReport(Usage(412, 0, 0, 156, True)), StreamEnd("tool_use")]
+
+
+def test_thinking_blocks_go_back_byte_exact_before_text_and_tool_use(provider_server):
+    provider_server.push("anthropic_thinking_tool_use.sse")
+    provider_server.push("anthropic_text.sse")
+    provider = make_provider(provider_server.settings("anthropic"))
+    first = Request("sys", [Message("user", "What's the weather in Paris?")], [WEATHER])
+    reply = reply_of(provider.stream(first))
+    list(provider.stream(Request("sys", answered(reply, "Current temperature: 88°F"), [WEATHER])))
+    sent = provider_server.requests[1]
+    text = "I can help you get the current weather information for Paris. Let me check that for you"
+    assert sent.json["messages"][1] == {"role": "assistant", "content": [
+        DOCUMENTED_THINKING, {"type": "text", "text": text},
+        {"type": "tool_use", "id": "toolu_01CswdEQBMshySk6Y9DFKrfq", "name": "get_weather",
+         "input": {"location": "Paris"}}]}
+    assert json.dumps(DOCUMENTED_THINKING, ensure_ascii=False).encode() in sent.body  # same keys, order and bytes
+    assert sent.json["messages"][2]["content"][-1]["cache_control"] == CACHE
+    assert breakpoints(sent.json) == 3
+
+
+def test_progress_updates_between_tool_calls_keep_their_place(provider_server):
+    provider_server.push("anthropic_progress_updates.sse")
+    provider_server.push("anthropic_text.sse")
+    provider = make_provider(provider_server.settings("anthropic"))
+    events = list(provider.stream(Request("sys", [Message("user", "which version?")], [READ])))
+    assert text_of(events) == "Both files:"  # the update is a thinking block: not shown
+    reply = reply_of(events)
+    list(provider.stream(Request("sys", answered(reply, "[metadata]", "[project]"), [READ])))
+    blocks = provider_server.requests[1].json["messages"][1]["content"]
+    assert [(b["type"], b.get("id") or b.get("text") or b.get("thinking")) for b in blocks] == [
+        ("thinking", ""), ("tool_use", "toolu_01Hn4cT8vWq2XyZ6aBpD9eFg"),
+        ("thinking", "Configuration read; the version also lives in pyproject.toml — checking it next. ✓"),
+        ("text", "Both files:"), ("tool_use", "toolu_01Rb7mK3sJ9pL2qW5nV8xT4c")]
+    assert blocks[0] == {"type": "thinking", "thinking": "", "signature": reply.opaque["anthropic"][0]["signature"]}
+    assert json.dumps(blocks[2], ensure_ascii=False).encode() in provider_server.requests[1].body
+
+
+def test_a_layout_without_placeholders_puts_thinking_first(provider_server):
+    provider_server.push("anthropic_text.sse")
+    redacted = {"type": "redacted_thinking", "data": "EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIw"}
+    reply = Message("assistant", "Checking.", [ToolCall("c1", "read_file", '{"path": "a"}')],
+                    opaque={"anthropic": [DOCUMENTED_THINKING, redacted]})
+    history = [Message("user", "read a"), reply, Message("tool", results=[ToolResult("c1", "read_file", "A")])]
+    run(provider_server, Request("sys", history, [READ]))
+    assert provider_server.requests[0].json["messages"][1]["content"] == [
+        DOCUMENTED_THINKING, redacted, {"type": "text", "text": "Checking."},
+        {"type": "tool_use", "id": "c1", "name": "read_file", "input": {"path": "a"}}]
+
+
+def test_text_changed_since_the_reply_stays_in_its_first_place(provider_server):
+    provider_server.push("anthropic_text.sse")
+    layout = [DOCUMENTED_THINKING, {"type": "text", "chars": 40}, {"type": "tool_use", "id": "c1"},
+              {"type": "text", "chars": 3}]
+    reply = Message("assistant", "key [redacted], then", [ToolCall("c1", "read_file", "{}")],
+                    opaque={"anthropic": layout})
+    history = [Message("user", "go"), reply, Message("tool", results=[ToolResult("c1", "read_file", "A")])]
+    run(provider_server, Request("sys", history, [READ]))
+    assert [b["type"] for b in provider_server.requests[0].json["messages"][1]["content"]] == [
+        "thinking", "text", "tool_use"]
+
+
+def test_a_breakpoint_never_lands_on_a_thinking_block(provider_server):
+    provider_server.push("anthropic_text.sse")
+    reply = Message("assistant", "Hello", opaque={"anthropic": [{"type": "text", "chars": 5}, DOCUMENTED_THINKING]})
+    run(provider_server, Request("sys", [Message("user", "hi"), reply], [], note="psst"))
+    assert provider_server.requests[0].json["messages"][1]["content"] == [
+        {"type": "text", "text": "Hello", "cache_control": CACHE}, DOCUMENTED_THINKING]
+
+
+def test_thinking_the_api_refuses_is_dropped_and_the_request_sent_once_more(provider_server):
+    provider_server.push("anthropic_thinking_tool_use.sse")
+    provider_server.push("anthropic_400_thinking_signature.http")
+    provider_server.push("anthropic_thinking_tool_use.sse")
+    provider_server.push("anthropic_text.sse")
+    provider = make_provider(provider_server.settings("anthropic"))
+    reply = reply_of(provider.stream(Request("sys", [Message("user", "What's the weather in Paris?")], [WEATHER])))
+    history = answered(reply, "88°F")
+    events = list(provider.stream(Request("sys", history, [WEATHER, READ])))  # the tools changed: 400, then again
+    assert text_of(events) == "I can help you get the current weather information for Paris. Let me check that for you"
+    refused, retried = provider_server.requests[1].json, provider_server.requests[2].json
+    assert refused["messages"][1]["content"][0] == DOCUMENTED_THINKING
+    assert [b["type"] for b in retried["messages"][1]["content"]] == ["text", "tool_use"]
+    assert retried["messages"][2] == refused["messages"][2]
+    # later rounds never send the refused block again, but do send the new one
+    later = Message("assistant", "More.", [ToolCall("c9", "read_file", "{}")],
+                    opaque={"anthropic": [{**DOCUMENTED_THINKING, "signature": "Enew"}, {"type": "text", "chars": 5},
+                                          {"type": "tool_use", "id": "c9"}]})
+    history += [later, Message("tool", results=[ToolResult("c9", "read_file", "x")])]
+    list(provider.stream(Request("sys", history, [WEATHER, READ])))
+    messages = provider_server.requests[3].json["messages"]
+    assert [b["type"] for b in messages[1]["content"]] == ["text", "tool_use"]
+    assert messages[3]["content"][0] == {**DOCUMENTED_THINKING, "signature": "Enew"}
+    assert provider_server.pending == 0
+
+
+def test_other_400s_and_requests_without_thinking_are_not_retried(provider_server):
+    provider_server.push("anthropic_400.http")
+    reply = Message("assistant", "Checking.", opaque={"anthropic": [DOCUMENTED_THINKING, {"type": "text", "chars": 9}]})
+    _, error = run(provider_server, Request("sys", [Message("user", "q"), reply, Message("user", "and?")], []))
+    assert error.status == 400 and "text content blocks must be non-empty" in str(error)
+    provider_server.push("anthropic_400_thinking_signature.http")
+    _, error = run(provider_server)
+    assert error.status == 400 and "Invalid `signature` in `thinking` block" in str(error)
+    assert len(provider_server.requests) == 2
+
+
+def test_a_whole_message_with_thinking_and_redacted_thinking(provider_server):
+    redacted = {"type": "redacted_thinking", "data": "EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIw"}
+    provider_server.push({"id": "msg_2", "type": "message", "role": "assistant", "stop_reason": "tool_use",
+                          "content": [DOCUMENTED_THINKING, redacted, {"type": "text", "text": "On it."},
+                                      {"type": "tool_use", "id": "toolu_2", "name": "get_weather",
+                                       "input": {"location": "Paris"}}],
+                          "usage": {"input_tokens": 3, "output_tokens": 5}})
+    events, error = run(provider_server)
+    assert error is None and text_of(events) == "On it."
+    assert OpaqueData("anthropic", [DOCUMENTED_THINKING, redacted, {"type": "text", "chars": 6},
+                                    {"type": "tool_use", "id": "toolu_2"}]) in events
+    assert isinstance(events[-1], StreamEnd) and isinstance(events[-3], OpaqueData)
+
+
+def test_a_reply_without_thinking_has_no_opaque_data(provider_server):
+    provider_server.push("anthropic_tool_use.sse")
+    events, _ = run(provider_server)
+    assert not any(isinstance(e, OpaqueData) for e in events)

@@ -1,35 +1,62 @@
-"""The Anthropic Messages wire format: neutral records out, streamed events back, with cache breakpoints."""
+"""The Anthropic Messages wire format: neutral records out, streamed events back, with cache breakpoints.
+
+Thinking blocks travel back untouched: a reply's content is kept as its layout (thinking and redacted_thinking
+blocks whole, text blocks by length, tool_use blocks by id) in Message.opaque["anthropic"], and the assistant turn
+is rebuilt in that order, because the API checks each thinking block's signature against what came before it.
+"""
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 
-from ankit.errors import StreamError
+from ankit.errors import ProviderError
 from ankit.providers import http
+from ankit.providers.anthropic_stream import KIND, THINKING, read_stream, read_whole
 from ankit.providers.base import Provider, ProviderSettings
-from ankit.records import Event, Message, Request, StreamEnd, TextDelta, ToolCall, ToolCallDone, Usage, UsageReport
-from ankit.sse import ServerEvent
+from ankit.records import Event, Message, Request, ToolCall
 
 VERSION = "2023-06-01"
-RETRYABLE_ERRORS = {"overloaded_error": 529, "api_error": 500, "rate_limit_error": 429}
 
 
 class AnthropicProvider(Provider):
     """The Anthropic Messages API, or any server that speaks it."""
 
+    def __init__(self, settings: ProviderSettings):
+        super().__init__(settings)
+        self.refused: set[str] = set()  # signatures (or data) of thinking blocks the API would not take back
+
     def stream(self, request: Request) -> Iterator[Event]:
-        """Send one round and yield TextDelta, ToolCallDone, UsageReport, then StreamEnd."""
+        """Send one round and yield TextDelta, ToolCallDone, OpaqueData, UsageReport, then StreamEnd."""
         settings = self.settings
         headers = {"anthropic-version": VERSION}
         if settings.api_key:
             headers["x-api-key"] = settings.api_key
         if settings.cache_ttl == "1h":
             headers["anthropic-beta"] = "extended-cache-ttl-2025-04-11"
-        url = settings.base_url.rstrip("/") + "/messages"
-        response = http.post_stream(settings, url, build_body(settings, request), headers)
+        body = build_body(settings, request)
+        drop_thinking(body["messages"], self.refused)
+        response = self._post(settings.base_url.rstrip("/") + "/messages", body, headers)
         if "json" in response.headers.get("content-type", ""):
             yield from read_whole(settings, http.read_json(settings, response))
         else:
             yield from read_stream(settings, http.stream_events(settings, response))
+
+    def _post(self, url: str, body: dict, headers: dict):
+        """Post the body; if the API refuses its thinking blocks, post once more without any of them.
+
+        A block is refused when what came before it changed (tools, system prompt, an earlier message), when it
+        comes from another account, or when it was altered (a secret scrubbed from a saved session). The docs'
+        remedy is to drop the thinking history and retry once; the refused blocks are never sent again.
+        """
+        try:
+            return http.post_stream(self.settings, url, body, headers)
+        except ProviderError as error:
+            text = str(error).lower()
+            if error.status != 400 or "signature" not in text or "thinking" not in text:
+                raise
+            self.refused |= {block_key(b) for m in body["messages"] for b in m["content"] if b.get("type") in THINKING}
+            if not drop_thinking(body["messages"], self.refused):
+                raise
+        return http.post_stream(self.settings, url, body, headers)
 
 
 def build_body(settings: ProviderSettings, request: Request) -> dict:
@@ -43,9 +70,9 @@ def build_body(settings: ProviderSettings, request: Request) -> dict:
     cache = {"type": "ephemeral", "ttl": "1h"} if settings.cache_ttl == "1h" else {"type": "ephemeral"}
     messages = wire_messages(request.messages)
     if messages:
-        messages[-1]["content"][-1]["cache_control"] = dict(cache)
+        mark(messages[-1]["content"], cache)
     if len(messages) >= 3 and messages[-3]["role"] == "user":
-        messages[-3]["content"][-1]["cache_control"] = dict(cache)
+        mark(messages[-3]["content"], cache)
     if request.note:
         if messages and messages[-1]["role"] == "user":
             messages[-1]["content"].append({"type": "text", "text": request.note})
@@ -62,12 +89,20 @@ def build_body(settings: ProviderSettings, request: Request) -> dict:
     return body
 
 
+def mark(content: list[dict], cache: dict) -> None:
+    """Put a cache breakpoint on the last block that may carry one (thinking blocks may not)."""
+    for block in reversed(content):
+        if block.get("type") not in THINKING:
+            block["cache_control"] = dict(cache)
+            return
+
+
 def wire_messages(messages: list[Message]) -> list[dict]:
     """Neutral messages as Messages-API turns: results become user tool_result blocks, same roles merge."""
     out: list[dict] = []
     for message in messages:
         role = "assistant" if message.role == "assistant" else "user"
-        blocks = content_blocks(message)
+        blocks = assistant_blocks(message) if message.role == "assistant" else content_blocks(message)
         if not blocks:
             continue  # an empty turn is refused by the API
         if out and out[-1]["role"] == role:
@@ -78,19 +113,58 @@ def wire_messages(messages: list[Message]) -> list[dict]:
 
 
 def content_blocks(message: Message) -> list[dict]:
-    """The content blocks of one message; never an empty text block."""
+    """The content blocks of a user or tool message; never an empty text block."""
     blocks: list[dict] = []
     for result in message.results:
         block = {"type": "tool_result", "tool_use_id": result.call_id, "content": result.content or "(no output)"}
         if result.is_error:
             block["is_error"] = True
         blocks.append(block)
-    if message.text.strip():
-        blocks.append({"type": "text", "text": message.text})
-    if message.role == "assistant":
-        blocks.extend({"type": "tool_use", "id": c.id, "name": c.name, "input": parse_input(c.arguments)}
-                      for c in message.tool_calls)
-    return blocks
+    return blocks + text_block(message.text)
+
+
+def assistant_blocks(message: Message) -> list[dict]:
+    """An assistant turn in the order the API sent it: its layout first, then any text and calls not in it.
+
+    Without a layout this is the text, then the tool_use blocks.
+    """
+    layout = message.opaque.get(KIND)
+    layout = [item for item in layout if isinstance(item, dict)] if isinstance(layout, list) else []
+    pieces = split_text(message.text, [item.get("chars") for item in layout if item.get("type") == "text"])
+    calls = list(message.tool_calls)
+    blocks: list[dict] = []
+    for item in layout:
+        kind = item.get("type")
+        if kind in THINKING:
+            blocks.append(dict(item))
+        elif kind == "text":
+            blocks += text_block(pieces.pop(0))
+        elif kind == "tool_use":
+            call = next((c for c in calls if c.id == item.get("id")), None)
+            if call is not None:
+                calls.remove(call)
+                blocks.append(tool_use_block(call))
+    return blocks + text_block(pieces[-1]) + [tool_use_block(c) for c in calls]
+
+
+def split_text(text: str, sizes: list) -> list[str]:
+    """The reply text cut into the given block lengths, plus what is left; uncuttable text goes in one piece."""
+    if sizes and all(isinstance(n, int) and n >= 0 for n in sizes) and sum(sizes) == len(text):
+        starts = [sum(sizes[:i]) for i in range(len(sizes))]
+        return [text[start:start + n] for start, n in zip(starts, sizes)] + [""]
+    if sizes:  # the text changed since (a scrubbed secret): keep it where its first block was
+        return [text] + [""] * len(sizes)
+    return [text]
+
+
+def text_block(text: str) -> list[dict]:
+    """A text block, or none for blank text (the API refuses those)."""
+    return [{"type": "text", "text": text}] if text.strip() else []
+
+
+def tool_use_block(call: ToolCall) -> dict:
+    """A call as a tool_use block."""
+    return {"type": "tool_use", "id": call.id, "name": call.name, "input": parse_input(call.arguments)}
 
 
 def parse_input(arguments: str) -> dict:
@@ -102,103 +176,17 @@ def parse_input(arguments: str) -> dict:
     return value if isinstance(value, dict) else {}
 
 
-def read_stream(settings: ProviderSettings, events: Iterable[ServerEvent]) -> Iterator[Event]:
-    """Turn Messages stream events into neutral events; ping and unknown events are ignored."""
-    state = _Stream()
-    for event in events:
-        try:
-            data = json.loads(event.data)
-        except ValueError:
-            continue
-        if isinstance(data, dict):
-            yield from state.take(settings, data.get("type") or event.event, data)
-        if state.done:
-            break
-    if not state.done:
-        raise StreamError(f"{settings.preset} ended the reply before it finished (no message_stop); "
-                          "the partial text is kept: ask again to continue", retryable=True)
-    for index in sorted(state.blocks):
-        yield from finished_call(state.blocks[index])
-    if state.usage:
-        yield UsageReport(read_usage(state.usage))
-    yield StreamEnd(state.stop)
+def block_key(block: dict) -> str:
+    """What identifies a thinking block: its signature, or a redacted block's data."""
+    return str(block.get("signature") or block.get("data") or "")
 
 
-class _Stream:
-    """What a Messages stream has said so far: open blocks, raw usage, the stop reason."""
-
-    def __init__(self):
-        self.blocks: dict[int, dict] = {}
-        self.usage: dict = {}
-        self.stop, self.done = "", False
-
-    def take(self, settings: ProviderSettings, kind: str, data: dict) -> Iterator[Event]:
-        """Fold one event in, yielding the neutral events it completes."""
-        index = data.get("index", 0)
-        if kind == "message_start":
-            update_usage(self.usage, (data.get("message") or {}).get("usage"))
-        elif kind == "content_block_start":
-            block = data.get("content_block") or {}
-            self.blocks[index] = {**block, "json": []}
-            if block.get("type") == "text" and block.get("text"):
-                yield TextDelta(block["text"])
-        elif kind == "content_block_delta":
-            delta = data.get("delta") or {}
-            if delta.get("type") == "text_delta" and delta.get("text"):
-                yield TextDelta(delta["text"])
-            elif delta.get("type") == "input_json_delta" and index in self.blocks:
-                self.blocks[index]["json"].append(delta.get("partial_json") or "")
-        elif kind == "content_block_stop":
-            yield from finished_call(self.blocks.pop(index, None))
-        elif kind == "message_delta":
-            self.stop = (data.get("delta") or {}).get("stop_reason") or self.stop
-            update_usage(self.usage, data.get("usage"))  # cumulative: replaces, never adds
-        elif kind == "message_stop":
-            self.done = True
-        elif kind == "error":
-            raise stream_failure(settings, data)
-
-
-def finished_call(block: dict | None) -> Iterator[Event]:
-    """A ToolCallDone for a finished tool_use block (nothing for other blocks)."""
-    if block and block.get("type") == "tool_use":
-        yield ToolCallDone(ToolCall(block.get("id", ""), block.get("name", ""), "".join(block["json"]) or "{}"))
-
-
-def update_usage(raw: dict, new) -> None:
-    """Replace the usage fields present in a usage object."""
-    if isinstance(new, dict):
-        raw.update({k: v for k, v in new.items() if isinstance(v, int)})
-
-
-def read_usage(raw: dict) -> Usage:
-    """Usage with the whole prompt as input: uncached + cache read + cache write."""
-    read, write = raw.get("cache_read_input_tokens", 0), raw.get("cache_creation_input_tokens", 0)
-    return Usage(input_tokens=raw.get("input_tokens", 0) + read + write, cached_tokens=read,
-                 cache_write_tokens=write, output_tokens=raw.get("output_tokens", 0), reported=True)
-
-
-def stream_failure(settings: ProviderSettings, data: dict) -> StreamError:
-    """An error event inside the stream, as one line (a StreamError, so the partial text is kept)."""
-    message, kind = http.error_message(data)
-    if kind == "overloaded_error":
-        line = f"{settings.preset} is overloaded ({message}); try again in a moment"
-    else:
-        line = f"{settings.preset} reported an error mid-reply: {message}" + (f" ({kind})" if kind else "")
-    return StreamError(http.clean(line, settings), status=RETRYABLE_ERRORS.get(kind),
-                         retryable=kind in RETRYABLE_ERRORS)
-
-
-def read_whole(settings: ProviderSettings, body: dict) -> Iterator[Event]:
-    """Events from a server that ignored stream: true and sent the whole message at once."""
-    if body.get("type") == "error" or body.get("error"):
-        raise stream_failure(settings, body)
-    for block in body.get("content") or []:
-        if block.get("type") == "text" and block.get("text"):
-            yield TextDelta(block["text"])
-        elif block.get("type") == "tool_use":
-            arguments = json.dumps(block.get("input") or {}, ensure_ascii=False)
-            yield ToolCallDone(ToolCall(block.get("id", ""), block.get("name", ""), arguments))
-    if isinstance(body.get("usage"), dict):
-        yield UsageReport(read_usage({k: v for k, v in body["usage"].items() if isinstance(v, int)}))
-    yield StreamEnd(body.get("stop_reason") or "end_turn")
+def drop_thinking(messages: list[dict], refused: set[str]) -> int:
+    """Remove refused thinking blocks from wire messages (and turns left empty); returns how many went."""
+    dropped = 0
+    for message in messages:
+        kept = [b for b in message["content"] if b.get("type") not in THINKING or block_key(b) not in refused]
+        dropped += len(message["content"]) - len(kept)
+        message["content"] = kept
+    messages[:] = [m for m in messages if m["content"]]
+    return dropped
