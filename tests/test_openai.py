@@ -7,8 +7,8 @@ import pytest
 from ankit.errors import ProviderError, StreamError
 from ankit.providers import make_provider
 from ankit.providers.openai import OpenAIProvider
-from ankit.records import (Message, Request, StreamEnd, TextDelta, ToolCall, ToolCallDone, ToolResult, ToolSpec,
-                           Usage, UsageReport)
+from ankit.records import (Message, OpaqueData, Request, StreamEnd, TextDelta, ToolCall, ToolCallDone, ToolResult,
+                           ToolSpec, Usage, UsageReport)
 from conftest import TEST_KEY, fixture_parts, openai_sse
 
 READ = ToolSpec("read_file", "Read a file.", {"type": "object", "properties": {"path": {"type": "string"}}}, "files")
@@ -229,3 +229,71 @@ def test_generated_streams_from_the_harness_round_trip(provider_server):
     assert events == [TextDelta("Hi t"), TextDelta("here"),
                       ToolCallDone(ToolCall("c9", "list_directory", '{"path": "."}')),
                       UsageReport(Usage(9, 0, 0, 2, True)), StreamEnd("tool_use")]
+
+
+# --- reasoning: never shown; DeepSeek's reasoning_content goes back with the tool calls it led to ---
+
+DEEPSEEK_REASONING = "The user wants the version. I should read pyproject.toml first; the version is under [project]."
+
+
+def test_reasoning_content_is_not_reply_text_and_is_kept_for_the_tool_calls(provider_server):
+    provider_server.push("openai_reasoning_content.sse")
+    events, error = run(provider_server)
+    assert error is None and text_of(events) == ""
+    assert events == [
+        ToolCallDone(ToolCall("call_00_Xq7mB2vN9kR4tL8pW3sZ", "read_file", '{"path": "pyproject.toml"}')),
+        OpaqueData("openai", [{"reasoning_content": DEEPSEEK_REASONING}]),
+        UsageReport(Usage(1204, 1152, 0, 61, True)), StreamEnd("tool_use")]
+
+
+def test_reasoning_content_goes_back_only_on_assistant_turns_with_tool_calls(provider_server):
+    provider_server.push("openai_reasoning_content.sse")
+    provider_server.push("openai_text.sse")
+    provider = make_provider(provider_server.settings("openai", preset="local"))
+    reply = Message("assistant")
+    for event in provider.stream(Request("sys", [Message("user", "which version?")], [READ])):
+        if isinstance(event, ToolCallDone):
+            reply.tool_calls.append(event.call)
+        elif isinstance(event, OpaqueData):
+            reply.opaque[event.kind] = event.data
+    answer = Message("assistant", "Version 1.2.", opaque={"openai": [{"reasoning_content": "not wanted back"}]})
+    history = [Message("user", "which version?"), reply,
+               Message("tool", results=[ToolResult("call_00_Xq7mB2vN9kR4tL8pW3sZ", "read_file", "version = 1.2")]),
+               answer, Message("user", "thanks")]
+    list(provider.stream(Request("sys", history, [READ])))
+    messages = provider_server.requests[1].json["messages"]
+    assert messages[2] == {"role": "assistant", "content": "", "reasoning_content": DEEPSEEK_REASONING, "tool_calls": [
+        {"id": "call_00_Xq7mB2vN9kR4tL8pW3sZ", "type": "function",
+         "function": {"name": "read_file", "arguments": '{"path": "pyproject.toml"}'}}]}
+    assert messages[4] == {"role": "assistant", "content": "Version 1.2."}
+
+
+def test_openrouter_reasoning_is_neither_shown_nor_kept(provider_server):
+    provider_server.push("openai_reasoning_field.sse")
+    events, error = run(provider_server, preset="openrouter")
+    assert error is None
+    assert events == [TextDelta("9.8 is greater."), UsageReport(Usage(21, 0, 0, 30, True)), StreamEnd("end_turn")]
+
+
+def test_odd_reasoning_shapes_do_not_crash_and_a_plain_answer_keeps_no_reasoning(provider_server):
+    base = {"id": "x", "object": "chat.completion.chunk", "created": 1, "model": "m"}
+    chunks = [{"choices": [{"index": 0, "delta": {"reasoning_content": {"stage": "generation", "progress": 50}}}]},
+              {"choices": [{"index": 0, "delta": {"content": None, "reasoning_content": "no calls, nothing kept"}}]},
+              {"choices": [{"index": 0, "delta": {"reasoning": {"effort": "high"}, "reasoning_details": None}}]},
+              {"choices": [{"index": 0, "delta": "not an object"}]},
+              {"choices": [{"index": 0, "delta": {"content": "Done.", "reasoning_content": None, "tool_calls": None}}]},
+              {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}]
+    provider_server.push(b"".join(b"data: " + json.dumps({**base, **c}).encode() + b"\n\n" for c in chunks)
+                         + b"data: [DONE]\n\n")
+    events, error = run(provider_server)
+    assert error is None and events == [TextDelta("Done."), StreamEnd("end_turn")]
+
+
+def test_a_whole_answer_with_reasoning_content(provider_server):
+    call = {"id": "call_1", "type": "function", "function": {"name": "read_file", "arguments": "{}"}}
+    message = {"role": "assistant", "content": None, "reasoning_content": "Look first.", "tool_calls": [call]}
+    provider_server.push({"id": "c", "object": "chat.completion",
+                          "choices": [{"index": 0, "finish_reason": "tool_calls", "message": message}]})
+    events, error = run(provider_server)
+    assert error is None and text_of(events) == ""
+    assert OpaqueData("openai", [{"reasoning_content": "Look first."}]) in events

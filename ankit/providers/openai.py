@@ -1,4 +1,10 @@
-"""The OpenAI-compatible Chat Completions wire format: neutral records out, streamed events back."""
+"""The OpenAI-compatible Chat Completions wire format: neutral records out, streamed events back.
+
+Reasoning models on some servers (DeepSeek, vLLM, llama.cpp, OpenRouter) stream their thinking as
+delta.reasoning_content or delta.reasoning: it is never shown as reply text. DeepSeek's thinking mode wants a
+tool-calling turn's reasoning_content back in every later request (a 400 otherwise), so that field, and only on
+assistant turns with tool calls, is kept in Message.opaque["openai"] and sent back; plain answers keep none.
+"""
 
 import json
 from collections.abc import Iterable, Iterator
@@ -7,10 +13,12 @@ from dataclasses import dataclass, field
 from ankit.errors import StreamError
 from ankit.providers import http
 from ankit.providers.base import Provider, ProviderSettings
-from ankit.records import (Event, Message, Request, StreamEnd, TextDelta, ToolCall, ToolCallDone, Usage,
-                           UsageReport)
+from ankit.records import (Event, Message, OpaqueData, Request, StreamEnd, TextDelta, ToolCall, ToolCallDone,
+                           Usage, UsageReport)
 from ankit.sse import ServerEvent
 
+KIND = "openai"  # this provider's key in Message.opaque
+ECHOED = ("reasoning_content",)  # reply fields sent back with the turn's tool calls
 STOP_REASONS = {"stop": "end_turn", "tool_calls": "tool_use", "function_call": "tool_use", "length": "max_tokens"}
 
 
@@ -64,10 +72,18 @@ def wire_messages(message: Message) -> list[dict]:
                     {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments or "{}"}}
                     for c in message.tool_calls
                 ]
+                wire.update(echoed_fields(message))
             out.append(wire)
     elif message.role == "user" and message.text:
         out.append({"role": "user", "content": message.text})
     return out
+
+
+def echoed_fields(message: Message) -> dict:
+    """The reply fields kept in the message's opaque data that go back with its tool calls."""
+    items = message.opaque.get(KIND)
+    fields = items[0] if isinstance(items, list) and items and isinstance(items[0], dict) else {}
+    return {k: v for k, v in fields.items() if k in ECHOED and isinstance(v, str)}
 
 
 @dataclass
@@ -77,11 +93,36 @@ class _Call:
     arguments: list[str] = field(default_factory=list)
 
 
+@dataclass
+class _Reply:
+    """What a Chat Completions stream has said so far."""
+
+    calls: dict[int, _Call] = field(default_factory=dict)
+    usage: Usage | None = None
+    reasoning: list[str] | None = None  # reasoning_content pieces, when the server sends that field
+    finish: str | None = None
+
+    def take(self, chunk: dict) -> Iterator[Event]:
+        """Fold one chunk in, yielding its reply text; reasoning is never shown (delta.reasoning is ignored)."""
+        if isinstance(chunk.get("usage"), dict):
+            self.usage = read_usage(chunk["usage"])
+        for choice in chunk.get("choices") or []:
+            if not isinstance(choice, dict) or choice.get("index", 0) != 0:
+                continue
+            delta = choice.get("delta") if isinstance(choice.get("delta"), dict) else {}
+            if isinstance(delta.get("reasoning_content"), str):
+                self.reasoning = self.reasoning if self.reasoning is not None else []
+                self.reasoning.append(delta["reasoning_content"])
+            if isinstance(delta.get("content"), str) and delta["content"]:
+                yield TextDelta(delta["content"])
+            for part in delta.get("tool_calls") or []:
+                merge_call(self.calls, part)
+            self.finish = choice.get("finish_reason") or self.finish
+
+
 def read_stream(settings: ProviderSettings, events: Iterable[ServerEvent]) -> Iterator[Event]:
     """Turn Chat Completions stream chunks into neutral events."""
-    calls: dict[int, _Call] = {}
-    usage: Usage | None = None
-    finish, done = None, False
+    reply, done = _Reply(), False
     for event in events:
         if event.data.strip() == "[DONE]":
             done = True
@@ -94,21 +135,11 @@ def read_stream(settings: ProviderSettings, events: Iterable[ServerEvent]) -> It
             continue
         if chunk.get("error"):
             raise stream_failure(settings, chunk)
-        if isinstance(chunk.get("usage"), dict):
-            usage = read_usage(chunk["usage"])
-        for choice in chunk.get("choices") or []:
-            if not isinstance(choice, dict) or choice.get("index", 0) != 0:
-                continue
-            delta = choice.get("delta") or {}
-            if isinstance(delta.get("content"), str) and delta["content"]:
-                yield TextDelta(delta["content"])
-            for part in delta.get("tool_calls") or []:
-                merge_call(calls, part)
-            finish = choice.get("finish_reason") or finish
-    if not done and finish is None:
+        yield from reply.take(chunk)
+    if not done and reply.finish is None:
         raise StreamError(f"{settings.preset} ended the reply before it finished (no [DONE]); "
                           "the partial text is kept: ask again to continue", retryable=True)
-    yield from finish_events(calls, usage, finish)
+    yield from finish_events(reply.calls, reply.usage, reply.finish, reply.reasoning)
 
 
 def merge_call(calls: dict[int, _Call], part: dict) -> None:
@@ -131,12 +162,17 @@ def merge_call(calls: dict[int, _Call], part: dict) -> None:
         call.arguments.append(json.dumps(function["arguments"]))
 
 
-def finish_events(calls: dict[int, _Call], usage: Usage | None, finish: str | None) -> Iterator[Event]:
-    """The assembled tool calls, the usage (when reported) and the end of the stream."""
+def finish_events(calls: dict[int, _Call], usage: Usage | None, finish: str | None,
+                  reasoning: list[str] | None = None) -> Iterator[Event]:
+    """The assembled tool calls, their reasoning to send back, the usage (when reported) and the end of the stream."""
+    named = 0
     for number, index in enumerate(sorted(calls)):
         call = calls[index]
         if call.name:
+            named += 1
             yield ToolCallDone(ToolCall(call.id or f"call_{number}", call.name, "".join(call.arguments) or "{}"))
+    if named and reasoning is not None:
+        yield OpaqueData(KIND, [{"reasoning_content": "".join(reasoning)}])
     if usage is not None:
         yield UsageReport(usage)
     yield StreamEnd(STOP_REASONS.get(finish or "", finish or ""))
@@ -173,4 +209,5 @@ def read_whole(settings: ProviderSettings, body: dict) -> Iterator[Event]:
     for index, part in enumerate(message.get("tool_calls") or []):
         merge_call(calls, {**part, "index": index})
     usage = read_usage(body["usage"]) if isinstance(body.get("usage"), dict) else None
-    yield from finish_events(calls, usage, choice.get("finish_reason") or "stop")
+    reasoning = [message["reasoning_content"]] if isinstance(message.get("reasoning_content"), str) else None
+    yield from finish_events(calls, usage, choice.get("finish_reason") or "stop", reasoning)
