@@ -94,7 +94,10 @@ def _lines(data: SessionData) -> Iterator[dict]:
            "cwd": str(data.cwd), "provider": data.provider, "model": data.model,
            "title": data.title or title_of(data.messages)}
     for message in data.messages:
-        yield {"type": "message", **asdict(message)}
+        entry = asdict(message)
+        if not entry["opaque"]:
+            del entry["opaque"]  # most messages carry no provider data: keep their lines as they were
+        yield {"type": "message", **entry}
     for record in data.rounds:
         yield {"type": "round", **record.to_dict()}
     yield {"type": "activated", "groups": list(data.activated)}
@@ -109,7 +112,9 @@ def _message(entry: dict) -> Message:
         ToolResult(str(r["call_id"]), str(r["name"]), str(r.get("content", "")), bool(r.get("is_error", False)))
         for r in entry.get("results", [])
     ]
-    return Message(entry["role"], str(entry.get("text", "")), calls, results, bool(entry.get("cut", False)))
+    opaque = entry.get("opaque")
+    opaque = {str(k): v for k, v in opaque.items() if isinstance(v, list)} if isinstance(opaque, dict) else {}
+    return Message(entry["role"], str(entry.get("text", "")), calls, results, bool(entry.get("cut", False)), opaque)
 
 
 def _apply(data: SessionData, entry: dict) -> None:

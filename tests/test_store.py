@@ -216,3 +216,46 @@ def test_new_session_id():
     assert re.fullmatch(r"20261130-101500-[0-9a-f]{4}", first)
     assert len({new_session_id(datetime(2026, 11, 30)) for _ in range(50)}) > 1
     assert re.fullmatch(r"\d{8}-\d{6}-[0-9a-f]{4}", new_session_id())
+
+
+THINKING = {"type": "thinking", "thinking": "The user wants the weather in Paris; `get_weather` fits. 31 °C?",
+            "signature": "BDaL4VrbR2Oj0hO4XpJxT28J5TILnCrrUXoKiiNBZW9P+nr8XSj1zuZzAl4egiCCpQNvfyUuFFJP5CncdYZEQPPmLxYs"}
+
+
+def thinking_sample() -> SessionData:
+    data = sample()
+    data.messages[1].opaque = {"anthropic": [THINKING, {"type": "redacted_thinking", "data": "EmwKAhgBEgy3va3p"},
+                                             {"type": "text", "chars": 8}, {"type": "tool_use", "id": "c1"}],
+                               "openai": [{"reasoning_content": "Read the test first."}]}
+    return data
+
+
+def test_provider_opaque_data_is_saved_and_restored_byte_for_byte(store):
+    data = thinking_sample()
+    path = store.save(data)
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    assert [("opaque" in line) for line in lines if line["type"] == "message"] == [False, True, False, False]
+    loaded = store.load(data.id)
+    assert loaded.messages == data.messages
+    saved = loaded.messages[1].opaque["anthropic"][0]
+    assert json.dumps(saved, ensure_ascii=False) == json.dumps(THINKING, ensure_ascii=False)  # keys keep their order
+
+
+def test_opaque_data_goes_through_the_scrubber_too(folder, monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", SECRET)
+    data = thinking_sample()
+    data.messages[1].opaque["anthropic"][0] = {**THINKING, "thinking": f"The .env holds {SECRET}; never repeat it."}
+    data.messages[1].opaque["openai"] = [{"reasoning_content": "use api_key=abc123456789 here"}]
+    path = SessionStore(folder).save(data)
+    assert SECRET not in path.read_text() and "abc123456789" not in path.read_text()
+    opaque = SessionStore(folder).load(data.id).messages[1].opaque
+    assert opaque["anthropic"][0]["thinking"] == "The .env holds [redacted]; never repeat it."
+    assert opaque["openai"] == [{"reasoning_content": "use api_key=[redacted] here"}]
+
+
+@pytest.mark.parametrize("bad", [["not", "a", "dict"], "text", {"anthropic": "not a list", "openai": 3}])
+def test_malformed_opaque_data_loads_as_none(folder, bad):
+    line = {"type": "message", "role": "assistant", "text": "hi", "opaque": bad}
+    folder.mkdir(parents=True)
+    (folder / "s1.jsonl").write_text(json.dumps(line) + "\n")
+    assert SessionStore(folder, warn=lambda _: None).load("s1").messages == [Message("assistant", "hi")]
