@@ -1,0 +1,61 @@
+"""/compact: the model summarizes the conversation so far, and the summary replaces the history."""
+
+import time
+
+from ankit.errors import AnkitError, Cancelled, ConfigError, StreamError
+from ankit.records import Message, TextDelta, Usage, UsageReport
+from ankit.session import Session
+from ankit.usage import RoundRecord
+
+INSTRUCTION = (
+    "[ankit] The conversation is about to be compacted: write a summary that will replace everything above. "
+    "Do not call any tool. Keep what is needed to go on: the user's goals and requests, decisions made, "
+    "files and commands involved (with exact paths and names), what was done, what failed and why, and "
+    "what is left to do. Be concise; use short bullet points.")
+SUMMARY_HEAD = "[ankit] Summary of the conversation so far (the earlier messages were compacted):\n\n"
+ACKNOWLEDGED = "Understood. I have the summary and will continue from there."
+
+
+def compact(session: Session) -> str:
+    """Ask the model for a summary and replace the history with it; return the summary.
+
+    The request carries the same system prompt and tools as a normal round, so its prefix stays cached.
+    The activated set is untouched. On failure or Ctrl-C the history is left as it was.
+    """
+    if session.provider is None:
+        raise ConfigError("no provider is configured, so there is no model to write a summary")
+    if not session.messages:
+        raise AnkitError("nothing to compact yet: the history is empty")
+    request, tools = session.request()
+    request.messages = [*request.messages, Message("user", INSTRUCTION)]
+    started, text, usage, error = time.monotonic(), "", Usage(), None
+    try:
+        for event in session.provider.stream(request):
+            if isinstance(event, TextDelta):
+                text += event.text
+                session.view.text(event.text)
+            elif isinstance(event, UsageReport):
+                usage = event.usage
+            # a tool call here (the model was asked not to make one) is ignored, never run
+    except KeyboardInterrupt:
+        error = Cancelled("compaction cancelled; the history is unchanged")
+    except StreamError as exc:
+        error = AnkitError(f"{exc}; the history is unchanged")
+    except AnkitError:
+        session.view.reply_end()
+        raise
+    session.view.reply_end()
+    session.turn_no += 1
+    session.ledger.add(RoundRecord(
+        turn=session.turn_no, round=1, provider=session.provider.name, model=session.provider.model,
+        usage=usage, schema_bytes=tools.schema_bytes, groups_sent=list(tools.sent),
+        groups_held=list(tools.held_back), duration=time.monotonic() - started))
+    if error is None and not text.strip():
+        error = AnkitError("the model returned no summary; the history is unchanged")
+    if error is not None:
+        session.save()
+        raise error
+    session.messages[:] = [Message("user", SUMMARY_HEAD + text.strip()), Message("assistant", ACKNOWLEDGED)]
+    session._told_overflow = False
+    session.save()
+    return text

@@ -1,0 +1,119 @@
+"""The /context and /tools texts: what the next request carries, and the tool groups in their three states."""
+
+from ankit.activation import BYTES_PER_TOKEN, canonical
+from ankit.catalog import first_sentence
+from ankit.history import message_bytes
+from ankit.skills import PROMPT_HEAD
+from ankit.usage import number, table
+
+BAR_WIDTH = 40
+
+
+def tokens(size: int) -> int:
+    """Estimated tokens for a number of bytes."""
+    return -(-size // BYTES_PER_TOKEN)
+
+
+def clip(line: str, width: int) -> str:
+    """A line cut to the width, with an ellipsis when cut."""
+    return line if len(line) <= width else line[: width - 1] + "…"
+
+
+def bar(used: int, reserved: int, window: int, width: int = BAR_WIDTH) -> str:
+    """A window bar: '#' the prompt, '+' the reply's reserve, '.' what is free."""
+    window = max(window, 1)
+    filled = min(width, max(round(width * used / window), 1 if used else 0))
+    reserve = min(width - filled, round(width * reserved / window))
+    return "[" + "#" * filled + "+" * reserve + "." * (width - filled - reserve) + "]"
+
+
+def _row(label: str, size: int | None, note: str = "") -> list[str]:
+    if size is None:
+        return [label, "", "", note]
+    return [label, number(size), number(tokens(size)), note]
+
+
+def context_text(app, session) -> str:
+    """What the next request will carry, part by part, and its estimated total against the model's window."""
+    request, tools = session.request()
+    activation = app.activation
+    system = len(request.system.encode())
+    at = request.system.find(PROMPT_HEAD)
+    skills = len(request.system[at:].encode()) if at >= 0 else 0
+    rows = [_row("system prompt", system), _row("  of which the skills list", skills,
+                                                  f"{len(app.skills)} skills" if app.skills else "no skills")]
+    rows.append(_row(f"tools ({len(request.tools)} sent)", tools.schema_bytes))
+    for group in activation.core:
+        rows.append(_row(f"  {group}", activation.frozen(group).size, "core, sent"))
+    for group in tools.sent:
+        rows.append(_row(f"  {group}", activation.frozen(group).size, "activated, sent"))
+    for group in tools.held_back:
+        rows.append(_row(f"  {group}", activation.frozen(group).size, "held back: no room this round"))
+    history = sum(message_bytes(m) for m in request.messages)
+    left_out = len(session.messages) - len(request.messages)
+    note = f"{left_out} older messages left out" if left_out else ""
+    rows.append(_row(f"history ({len(request.messages)} messages)", history, note))
+    if request.note:
+        rows.append(_row("note on held-back groups", len(request.note.encode())))
+    used = tokens(system) + tokens(tools.schema_bytes) + tokens(history) + tokens(len(request.note.encode()))
+    rows.append(["reply reserve (max_tokens)", "", number(session.max_tokens), ""])
+    rows.append(["total", "", number(used + session.max_tokens), f"of {number(session.window)}"])
+    model = session.provider.model if session.provider else "(no model)"
+    lines = [f"Next request to {model}: window {number(session.window)} tokens, about {BYTES_PER_TOKEN} bytes a token", ""]
+    lines += table(["part", "bytes", "~tokens", ""], rows, {1, 2})
+    share = round(100 * (used + session.max_tokens) / max(session.window, 1))
+    lines += ["", f"{bar(used, session.max_tokens, session.window)} {share}% "
+                  "(# prompt, + reply reserve, . free)"]
+    reported = [r for r in session.ledger.rounds if r.usage.reported]
+    if reported:
+        last = reported[-1]
+        lines.append(f"last reported prompt: {number(last.usage.input_tokens)} tokens "
+                     f"(round {last.turn}.{last.round}, {number(last.usage.cached_tokens)} cached)")
+    return "\n".join(lines)
+
+
+def _group_line(app, group_id: str, size: int) -> list[str]:
+    group = app.catalog.groups[group_id]
+    count = f"{len(group.tools)} tool{'s' if len(group.tools) != 1 else ''}"
+    return [f"  {group_id}", count, f"{number(size)} B", first_sentence(group.summary)]
+
+
+def tools_text(app, width: int = 100) -> str:
+    """Core, activated and available groups, one line each, with their tool count and schema bytes."""
+    activation, groups = app.activation, app.catalog.groups
+    core = [g for g in activation.core if g in groups]
+    active = [g for g in activation.active if g in groups]
+    available = [g for g in groups if g not in core and g not in active]
+    sections = [("core (always sent)", core), ("activated (sent from now on)", active),
+                ("available (/find QUERY, or the model's find_tools, loads them)", available)]
+    rows = []
+    for _, names in sections:
+        for name in names:
+            sent = name in core or name in active
+            size = activation.frozen(name).size if sent else len(canonical(activation.group_specs(name)))
+            rows.append(_group_line(app, name, size))
+    body = table(["", "", "", ""], rows, {1, 2})[1:] if rows else []
+    lines, at = [], 0
+    for title, names in sections:
+        lines.append(title)
+        lines += [clip(line, width) for line in body[at:at + len(names)]] or ["  (none)"]
+        at += len(names)
+    return "\n".join(lines + ["", "/tools GROUP lists a group's tools."])
+
+
+def group_text(app, group_id: str, width: int = 100) -> str:
+    """One group's tools: name, whether it asks before running, and the first line of its description."""
+    group = app.catalog.groups.get(group_id)
+    if group is None:
+        known = ", ".join(app.catalog.groups)
+        return f"no group {group_id!r}; known groups: {known}"
+    state = ("core" if group_id in app.activation.core else
+             "activated" if group_id in app.activation.active else "available")
+    lines = [f"{group_id} ({state}): {group.summary}"]
+    for name in group.tools:
+        tool = app.lookup(name)
+        if tool is None:
+            continue
+        mark = "read-only" if tool.read_only else ("asks first" if tool.needs_approval else "")
+        lines.append(clip(f"  {name:<24} {mark:<10} {first_sentence(tool.description)}", width))
+    return "\n".join(lines)

@@ -1,0 +1,210 @@
+"""The terminal view: streamed reply text with light Markdown styling, tool lines, notices and the status line."""
+
+import json
+import os
+import re
+import shutil
+import sys
+from typing import TextIO
+
+from ankit.records import ToolCall, ToolResult
+from ankit.session import View
+
+RESET = "\033[0m"
+BOLD = "\033[1m"
+DIM = "\033[2m"
+RED = "\033[31m"
+GREEN = "\033[32m"
+YELLOW = "\033[33m"
+CYAN = "\033[36m"
+HEADING = "\033[1;35m"
+CODE = CYAN
+
+_FENCE = re.compile(r" {0,3}(```|~~~)")
+_HEADING = re.compile(r" {0,3}#{1,6}[ \t]")
+_MAY_BE_HEADING = re.compile(r" {0,3}#{0,6}")  # a line start that could still become a heading
+_MAY_BE_FENCE = re.compile(r" {0,3}(`{0,3}|~{0,3})")
+
+
+def use_colour(stream: TextIO, environ=os.environ) -> bool:
+    """Colour only on a terminal, never with NO_COLOR set, when piped, or on a dumb terminal."""
+    if environ.get("NO_COLOR") or environ.get("TERM") == "dumb":
+        return False
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+class Markdown:
+    """Styles streamed Markdown line by line: headings and fenced code blocks; the text itself is unchanged.
+
+    A line's start is held back only until it is clear whether it opens a heading or a fence, so text still
+    appears as it arrives. With colour off the output is exactly the input.
+    """
+
+    def __init__(self, colour: bool):
+        self.colour = colour
+        self.in_code = False
+        self.pending = ""  # the start of a line not yet decided
+        self.line_start = True
+        self.style = ""  # the style of the rest of the current line
+        self.fence_line = False
+
+    def feed(self, text: str) -> str:
+        """The styled output for a piece of text."""
+        out: list[str] = []
+        for char in text:
+            if self.line_start:
+                self.pending += char
+                self._decide(out)
+            elif char == "\n":
+                self._end_line(out)
+            else:
+                out.append(char)
+        return "".join(out)
+
+    def end(self) -> str:
+        """Flush what is held back and close any open style."""
+        out: list[str] = []
+        if self.pending:
+            self._start_line(out, self._kind(final=True))
+        if self.style and self.colour:
+            out.append(RESET)
+        self.style, self.line_start = "", True
+        return "".join(out)
+
+    def _kind(self, final: bool = False) -> str | None:
+        """What the pending line start is: fence, heading, plain, or None while still undecided."""
+        line = self.pending.rstrip("\n")
+        if _FENCE.match(line):
+            return "fence"
+        if not self.in_code and _HEADING.match(self.pending):
+            return "heading"
+        if final or self.pending.endswith("\n"):
+            return "plain"
+        if _MAY_BE_FENCE.fullmatch(line) or (not self.in_code and _MAY_BE_HEADING.fullmatch(line)):
+            return None
+        return "plain"
+
+    def _decide(self, out: list[str]) -> None:
+        kind = self._kind()
+        if kind is not None:
+            self._start_line(out, kind)
+
+    def _start_line(self, out: list[str], kind: str) -> None:
+        text, self.pending, self.line_start = self.pending, "", False
+        self.fence_line = kind == "fence"
+        if kind == "fence":
+            self.style = DIM
+        elif kind == "heading":
+            self.style = HEADING
+        else:
+            self.style = CODE if self.in_code else ""
+        if self.style and self.colour:
+            out.append(self.style)
+        body, newline = (text[:-1], True) if text.endswith("\n") else (text, False)
+        out.append(body)
+        if newline:
+            self._end_line(out)
+
+    def _end_line(self, out: list[str]) -> None:
+        if self.style and self.colour:
+            out.append(RESET)
+        out.append("\n")
+        if self.fence_line:
+            self.in_code = not self.in_code
+        self.style, self.line_start, self.fence_line = "", True, False
+
+
+def paint(text: str, style: str, colour: bool) -> str:
+    """Text in a style when colour is on."""
+    return f"{style}{text}{RESET}" if colour and style else text
+
+
+def prompt_paint(text: str, style: str, colour: bool) -> str:
+    """Text for a readline prompt: escapes wrapped in \\001 and \\002 so the cursor column stays right."""
+    return f"\001{style}\002{text}\001{RESET}\002" if colour and style else text
+
+
+def call_summary(call: ToolCall, width: int = 80) -> str:
+    """A tool call in one short line: name and its first arguments."""
+    try:
+        args = json.loads(call.arguments or "{}", strict=False)
+    except ValueError:
+        args = None
+    if isinstance(args, dict):
+        parts = [f"{k}={_short(v)}" for k, v in args.items()]
+        shown = ", ".join(parts)
+    else:
+        shown = _short(call.arguments)
+    line = f"{call.name}({shown})"
+    return line if len(line) <= width else line[: width - 1] + "…"
+
+
+def _short(value, limit: int = 40) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    text = " ".join(text.split())
+    text = text if len(text) <= limit else text[: limit - 1] + "…"
+    return json.dumps(text, ensure_ascii=False) if isinstance(value, str) else text
+
+
+class TerminalView(View):
+    """What the REPL shows: the reply as it streams, tool lines, notices, and a dim status line."""
+
+    def __init__(self, out: TextIO | None = None, colour: bool | None = None):
+        self.out = out or sys.stdout
+        self.colour = use_colour(self.out) if colour is None else colour
+        self.markdown = Markdown(self.colour)
+        self.at_line_start = True
+
+    def write(self, text: str) -> None:
+        """Write and flush, remembering whether the cursor is at a line start."""
+        if text:
+            self.out.write(text)
+            self.out.flush()
+            self.at_line_start = text.endswith("\n")
+
+    def width(self) -> int:
+        """The terminal's width in columns (80 when unknown)."""
+        return shutil.get_terminal_size((80, 24)).columns
+
+    def line(self, text: str = "", style: str = "") -> None:
+        """Print one line of ankit's own output, on a fresh line."""
+        self.newline()
+        self.write(paint(text, style, self.colour) + "\n")
+
+    def newline(self) -> None:
+        """Move to a fresh line if the cursor is not at one."""
+        if not self.at_line_start:
+            self.write("\n")
+
+    def text(self, delta: str) -> None:
+        self.write(self.markdown.feed(delta))
+
+    def reply_end(self) -> None:
+        self.write(self.markdown.end())
+        self.markdown = Markdown(self.colour)  # an unclosed fence must not colour the next reply
+        self.newline()
+
+    def tool_start(self, call: ToolCall) -> None:
+        self.line(f"· {call_summary(call)}", DIM)
+
+    def tool_end(self, result: ToolResult) -> None:
+        lines = result.content.splitlines() or [""]
+        if result.is_error:
+            self.line(f"  ✗ {lines[0][:200]}", RED)
+            return
+        more = f" (+{len(lines) - 1} lines)" if len(lines) > 1 else ""
+        self.line(f"  ⎿ {lines[0][:100]}{more}", DIM)
+
+    def notice(self, line: str) -> None:
+        self.line(f"ankit: {line}", YELLOW)
+
+    def status(self, line: str) -> None:
+        """The dim line after a reply."""
+        self.line(line, DIM)
+
+    def error(self, line: str) -> None:
+        """A failure, in one line."""
+        self.line(f"ankit: {line}", RED)

@@ -1,0 +1,201 @@
+"""The interactive loop: line editing, history, completion, multi-line input, turns and slash commands."""
+
+import os
+import sys
+import time
+from pathlib import Path
+
+from ankit import __version__, paths
+from ankit.app import build_app, warn
+from ankit.approval import Approver
+from ankit.config import Config
+from ankit.errors import AnkitError, Cancelled
+from ankit.render import BOLD, DIM, TerminalView, prompt_paint
+from ankit.slash import NO_PROVIDER, ReplState, completions, dispatch, is_command, resumed_text
+from ankit.usage import status_line
+
+HISTORY_LENGTH = 2000
+PROMPT = "> "
+MORE = ". "
+BLOCK = '"""'
+
+
+class LineReader:
+    """Reads one message at a time: readline editing, persistent history, Tab completion, continued lines."""
+
+    def __init__(self, history: Path, colour: bool, complete=None):
+        self.history = history
+        self.colour = colour
+        self.readline = _readline() if sys.stdin.isatty() else None
+        self.start_length = 0
+        self.matches: list[str] = []
+        self.complete = complete  # before-cursor text -> candidates
+        if self.readline is not None:
+            self._set_up()
+
+    def _set_up(self) -> None:
+        rl = self.readline
+        rl.set_history_length(HISTORY_LENGTH)
+        try:
+            rl.read_history_file(str(self.history))
+        except OSError:
+            pass  # no history yet, or unreadable: start empty
+        self.start_length = rl.get_current_history_length()
+        rl.set_completer_delims(" \t\n")
+        rl.set_completer(self._completer)
+        if "libedit" in (rl.__doc__ or ""):
+            rl.parse_and_bind("bind ^I rl_complete")
+        else:
+            rl.parse_and_bind("tab: complete")
+
+    def _completer(self, text: str, index: int) -> str | None:
+        if index == 0:
+            before = self.readline.get_line_buffer()[: self.readline.get_endidx()]
+            try:
+                self.matches = self.complete(before) if self.complete and before.startswith("/") else []
+            except Exception:  # a completion must never break the prompt
+                self.matches = []
+        return self.matches[index] if index < len(self.matches) else None
+
+    def _input(self, prompt: str) -> str:
+        return input(prompt_paint(prompt, BOLD, self.colour))
+
+    def read(self) -> str | None:
+        """The next message: None at end of input (Ctrl-D); "" when Ctrl-C cleared the line."""
+        try:
+            first = self._input(PROMPT)
+        except EOFError:
+            return None
+        except KeyboardInterrupt:
+            print()
+            return ""
+        try:
+            if first.strip() == BLOCK:
+                return self._block()
+            lines = [first]
+            while lines[-1].endswith("\\"):
+                lines[-1] = lines[-1][:-1]
+                lines.append(self._input(MORE))
+            return "\n".join(lines)
+        except EOFError:
+            return None
+        except KeyboardInterrupt:
+            print("\n(input dropped)")
+            return ""
+
+    def _block(self) -> str:
+        lines = []
+        while True:
+            line = self._input(MORE)
+            if line.strip() == BLOCK:
+                return "\n".join(lines)
+            lines.append(line)
+
+    def ask(self, question: str) -> str:
+        """Ask a one-off question (an approval); the answer is kept out of the history."""
+        answer = input(question)
+        rl = self.readline
+        if rl is not None and answer.strip():
+            last = rl.get_current_history_length()
+            if last and rl.get_history_item(last) == answer:
+                rl.remove_history_item(last - 1)
+        return answer
+
+    def save(self) -> None:
+        """Append this run's lines to the history file (readable by the user only)."""
+        rl = self.readline
+        if rl is None:
+            return
+        new = rl.get_current_history_length() - self.start_length
+        try:
+            self.history.parent.mkdir(parents=True, exist_ok=True)
+            os.close(os.open(self.history, os.O_WRONLY | os.O_CREAT, 0o600))
+            if new > 0:
+                rl.append_history_file(new, str(self.history))
+            if _line_count(self.history) > 2 * HISTORY_LENGTH:
+                rl.write_history_file(str(self.history))  # trims to the last HISTORY_LENGTH entries
+        except OSError as exc:
+            print(f"ankit: history not saved ({exc.strerror or exc}); check {self.history.parent}", file=sys.stderr)
+
+
+def _readline():
+    try:
+        import readline
+    except ImportError:  # some builds have none: plain input() still works
+        return None
+    return readline
+
+
+def _line_count(path: Path) -> int:
+    with path.open("rb") as handle:
+        return sum(1 for _ in handle)
+
+
+def send(state: ReplState, text: str) -> None:
+    """Run one turn; Ctrl-C cancels it and keeps the partial reply; the status line follows."""
+    session, view = state.session, state.view
+    if session.provider is None:
+        view.error(NO_PROVIDER)
+        return
+    before, started = len(session.ledger.rounds), time.monotonic()
+    try:
+        session.turn(text)
+    except (Cancelled, KeyboardInterrupt):
+        view.reply_end()
+        view.line("cancelled: the partial reply is kept, and you can go on", DIM)
+    except AnkitError as exc:
+        view.reply_end()
+        view.error(str(exc))
+    rounds = session.ledger.rounds[before:]
+    if rounds:
+        view.status(status_line(rounds, time.monotonic() - started))
+    view.write("\n")
+
+
+def banner(state: ReplState) -> str:
+    """The first line: version, provider and model, and where help is."""
+    provider = state.session.provider
+    who = f"{provider.name} · {provider.model}" if provider else "no provider"
+    return f"ankit {__version__} · {who} · /help for commands · Ctrl-D exits"
+
+
+def run_repl(args, config: Config) -> int:
+    """The interactive REPL; returns the exit code."""
+    app = build_app(config)
+    try:
+        warn(app.problems + app.skill_problems)
+        view = TerminalView(sys.stdout)
+        state = ReplState(app, None, view, None, send=lambda text: send(state, text))
+        reader = LineReader(paths.state_home() / "history", view.colour, lambda before: completions(state, before))
+        state.approve = Approver(view, reader.ask, yes=config.yes)
+        resume = app.resumed(args)
+        state.session = app.session(view, state.approve, resume=resume)
+        view.line(banner(state), DIM)
+        if state.session.provider is None:
+            view.line(app.setup_error)
+            view.line("Meanwhile the commands that need no model work: /help, /tools, /skills, /sessions.", DIM)
+        if resume is not None:
+            view.line(resumed_text(state.session, resume.title), DIM)
+        try:
+            loop(state, reader)
+        finally:
+            reader.save()
+        return 0
+    finally:
+        app.close()
+
+
+def loop(state: ReplState, reader: LineReader) -> None:
+    """Read and act until /exit or Ctrl-D."""
+    while state.running:
+        text = reader.read()
+        state.view.at_line_start = True
+        if text is None:
+            state.view.write("\n")
+            return
+        if not text.strip():
+            continue
+        if is_command(text):
+            dispatch(state, text)
+        else:
+            state.send(text)

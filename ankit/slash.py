@@ -1,0 +1,280 @@
+"""Slash commands: a table of commands dispatched by name, their completions, and a suggestion for typos."""
+
+import difflib
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ankit.activation import context_window
+from ankit.errors import AnkitError, Cancelled, ConfigError
+from ankit.render import DIM
+
+NO_PROVIDER = ("no provider is configured: set one up as shown at start (an API key in the environment, "
+               "or --provider / --base-url), then restart ankit")
+INPUT_HELP = ('Input: end a line with \\ to go on with the next; a line of """ opens and closes a block. '
+              "Ctrl-C cancels a reply, Ctrl-D exits.")
+
+
+@dataclass
+class ReplState:
+    """What the commands work on; /resume replaces the session."""
+
+    app: object  # ankit.app.App
+    session: object  # ankit.session.Session
+    view: object  # ankit.render.TerminalView
+    approve: object  # ankit.approval.Approver
+    send: Callable[[str], None]  # run one turn with this text, as if typed
+    running: bool = True
+
+
+@dataclass
+class Command:
+    """One slash command."""
+
+    name: str
+    args: str
+    help: str
+    run: Callable[[ReplState, str], str | None]
+    complete: str = ""  # what its argument completes to: model, skill, group, session, command
+
+
+def is_command(text: str) -> bool:
+    """Whether a line is a slash command (a path such as /etc/hosts is not)."""
+    word = text.split(maxsplit=1)[0] if text.strip() else ""
+    return word.startswith("/") and len(word) > 1 and "/" not in word[1:]
+
+
+def dispatch(state: ReplState, text: str) -> None:
+    """Run the command a line names; an unknown one gets the closest name as a suggestion."""
+    word, _, arg = text.strip().partition(" ")
+    name = ALIASES.get(word[1:], word[1:])
+    command = COMMANDS.get(name)
+    if command is None:
+        state.view.error(unknown(word))
+        return
+    try:
+        output = command.run(state, arg.strip())
+    except Cancelled as exc:
+        state.view.line(str(exc), DIM)
+        return
+    except AnkitError as exc:
+        state.view.error(str(exc))
+        return
+    if output:
+        state.view.line(output)
+
+
+def unknown(word: str) -> str:
+    """The message for an unknown command, naming the closest one."""
+    close = difflib.get_close_matches(word[1:], [*COMMANDS, *ALIASES], n=1, cutoff=0.5)
+    if close:
+        return f"unknown command {word}: did you mean /{ALIASES.get(close[0], close[0])}? (/help lists them)"
+    return f"unknown command {word}: /help lists the commands"
+
+
+def completions(state: ReplState, before: str) -> list[str]:
+    """Candidates for the word being typed, given the line up to the cursor."""
+    words = before.split() + ([""] if before[-1:].isspace() or not before else [])
+    if len(words) == 1:
+        return [f"/{n}" for n in COMMANDS if f"/{n}".startswith(words[0])]
+    command = COMMANDS.get(ALIASES.get(words[0][1:], words[0][1:]))
+    if command is None or not command.complete or len(words) > 2:
+        return []
+    return [c for c in _argument_values(state, command.complete) if c.startswith(words[-1])]
+
+
+def _argument_values(state: ReplState, kind: str) -> list[str]:
+    app = state.app
+    if kind == "command":
+        return list(COMMANDS)
+    if kind == "model":
+        from ankit.usage import load_prices
+        try:
+            names = list(load_prices(app.config.prices))
+        except AnkitError:
+            names = []
+        current = [state.session.provider.model] if state.session.provider else []
+        return sorted(set(current + names))
+    if kind == "skill":
+        return sorted(s.name for s in app.skills)
+    if kind == "group":
+        return list(app.catalog.groups)
+    if kind == "session":
+        return [s.id for s in app.store().list()]
+    return []
+
+
+def cmd_help(state: ReplState, arg: str) -> str:
+    """The commands, one line each, or one command's help."""
+    if arg:
+        command = COMMANDS.get(arg.lstrip("/"))
+        if command is None:
+            return unknown("/" + arg.lstrip("/"))
+        return f"/{command.name} {command.args}".rstrip() + f"\n  {command.help}"
+    width = max(len(f"/{c.name} {c.args}") for c in COMMANDS.values())
+    lines = [f"{f'/{c.name} {c.args}'.ljust(width)}  {c.help}" for c in COMMANDS.values()]
+    return "\n".join([*lines, "", INPUT_HELP])
+
+
+def cmd_usage(state: ReplState, arg: str) -> str:
+    """Tokens and estimated cost of the last turn, the session, and each round."""
+    from ankit.usage import load_prices, render_usage
+    return render_usage(state.session.ledger, load_prices(state.app.config.prices))
+
+
+def cmd_context(state: ReplState, arg: str) -> str:
+    """What the next request carries."""
+    from ankit.overview import context_text
+    return context_text(state.app, state.session)
+
+
+def cmd_tools(state: ReplState, arg: str) -> str:
+    """The tool groups, or one group's tools."""
+    from ankit.overview import group_text, tools_text
+    return group_text(state.app, arg, state.view.width()) if arg else tools_text(state.app, state.view.width())
+
+
+def cmd_find(state: ReplState, arg: str) -> str:
+    """Run the model's own find_tools search and activate what it loads."""
+    if not arg:
+        raise AnkitError("say what to look for: /find edit a file")
+    tool = state.app.lookup("find_tools")
+    if tool is None:
+        raise AnkitError("find_tools is not loaded in this ankit")
+    before = list(state.app.activation.active)
+    text = str(tool.run({"query": arg}, state.session.ctx))
+    added = [g for g in state.app.activation.active if g not in before]
+    tail = f"\nactivated for the next requests: {', '.join(added)}" if added else ""
+    return text.rstrip() + tail
+
+
+def cmd_skills(state: ReplState, arg: str) -> str:
+    """The skills found, or one skill's text."""
+    from ankit.skills import load_skill, skills_listing
+    if arg:
+        return load_skill(state.app.skills, arg)
+    return skills_listing(state.app.skills, state.app.skill_problems)
+
+
+def cmd_model(state: ReplState, arg: str) -> str:
+    """Show the model, or switch to another for the next turns."""
+    session, app = state.session, state.app
+    if session.provider is None:
+        raise ConfigError(NO_PROVIDER)
+    if not arg:
+        return (f"{session.provider.name} · {session.provider.model} · window {session.window:,} tokens "
+                f"(/model NAME switches; Tab completes names)")
+    session.provider.settings.model = arg
+    session.window = context_window(arg, app.config.context_window)
+    session.system = app.system(arg)
+    return f"model for the next turns: {arg} (window {session.window:,} tokens)"
+
+
+def cmd_clear(state: ReplState, arg: str) -> str:
+    """Empty the history; the activated groups stay."""
+    count = len(state.session.messages)
+    state.session.clear()
+    active = ", ".join(state.app.activation.active) or "none"
+    return f"history cleared ({count} messages); activated groups kept: {active}"
+
+
+def cmd_compact(state: ReplState, arg: str) -> str:
+    """Replace the history with a summary the model writes."""
+    from ankit.compaction import compact
+    from ankit.usage import status_line
+    session, count = state.session, len(state.session.messages)
+    if session.provider is None:
+        raise ConfigError(NO_PROVIDER)
+    if count:
+        state.view.line(f"compacting {count} messages…", DIM)
+    before, started = len(session.ledger.rounds), time.monotonic()
+    try:
+        compact(session)
+    finally:
+        if session.ledger.rounds[before:]:
+            state.view.status(status_line(session.ledger.rounds[before:], time.monotonic() - started))
+    return f"history replaced by the summary above ({count} messages → 2); activated groups kept"
+
+
+def cmd_save(state: ReplState, arg: str) -> str:
+    """Save now, optionally with a title."""
+    session = state.session
+    if arg:
+        session.title = arg
+    state.app.save(session)
+    path = state.app.store().folder / f"{session.id}.jsonl"
+    return f"saved session {session.id}" + (f" as {arg!r}" if arg else "") + f" ({path})"
+
+
+def cmd_sessions(state: ReplState, arg: str) -> str:
+    """Saved sessions, newest first; the current one is marked."""
+    from ankit.commands import sessions_listing
+    text = sessions_listing(state.app.store())
+    marked = [("* " if line.startswith(state.session.id + " ") else "  ") + line for line in text.splitlines()]
+    return "\n".join(marked) + "\n\n/resume ID switches to one (a unique start of the id is enough)"
+
+
+def cmd_resume(state: ReplState, arg: str) -> str:
+    """Switch to a saved session: its messages, activated groups and usage come back."""
+    if not arg:
+        raise AnkitError("say which session: /resume ID (see /sessions)")
+    data = state.app.store().load(arg)
+    state.app.activation.active.clear()  # the resumed session brings its own activated set
+    state.session = state.app.session(state.view, state.approve, resume=data)
+    return resumed_text(state.session, data.title)
+
+
+def resumed_text(session, title: str = "") -> str:
+    """The line that tells which session was resumed and where it stopped."""
+    from ankit.store import title_of
+    turns = sum(1 for m in session.messages if m.role == "user")
+    count = f"{turns} turn" + ("" if turns == 1 else "s")
+    head = f"resumed {session.id}: {title or title_of(session.messages) or 'untitled'} ({count})"
+    last = next((m for m in reversed(session.messages) if m.role == "assistant" and m.text.strip()), None)
+    if last is None:
+        return head
+    tail = " ".join(last.text.split())
+    return head + "\nlast reply: " + (tail if len(tail) <= 160 else tail[:159] + "…")
+
+
+def cmd_retry(state: ReplState, arg: str) -> None:
+    """Drop the last turn and send its text again."""
+    messages = state.session.messages
+    index = next((i for i in range(len(messages) - 1, -1, -1) if messages[i].role == "user"), None)
+    if index is None or messages[index].text.startswith("[ankit] Summary"):
+        raise AnkitError("nothing to retry: no message sent since the start (or the last /compact)")
+    text = messages[index].text
+    del messages[index:]
+    state.send(text)
+
+
+def cmd_mcp(state: ReplState, arg: str) -> str:
+    """MCP servers and their tools."""
+    if state.app.mcp is None:
+        return "no MCP servers configured: add [mcp.servers.NAME] tables to config.toml"
+    return "\n".join(state.app.mcp.status_lines())
+
+
+def cmd_exit(state: ReplState, arg: str) -> None:
+    """Leave ankit."""
+    state.running = False
+
+
+COMMANDS: dict[str, Command] = {c.name: c for c in [
+    Command("help", "[COMMAND]", "these commands, or one command's help", cmd_help, "command"),
+    Command("usage", "", "tokens and estimated cost: last turn, session, and each round", cmd_usage),
+    Command("context", "", "what the next request carries, against the model's window", cmd_context),
+    Command("tools", "[GROUP]", "tool groups: core, activated, available (or one group's tools)", cmd_tools, "group"),
+    Command("find", "QUERY", "search the tools as the model does and activate what it finds", cmd_find, "group"),
+    Command("skills", "[NAME]", "the skills found (or one skill's text)", cmd_skills, "skill"),
+    Command("model", "[NAME]", "show the model, or switch to NAME for the next turns", cmd_model, "model"),
+    Command("clear", "", "empty the history (activated tools stay)", cmd_clear),
+    Command("compact", "", "replace the history with a summary the model writes", cmd_compact),
+    Command("save", "[NAME]", "save the session now, optionally titled NAME", cmd_save),
+    Command("sessions", "", "saved sessions, newest first", cmd_sessions),
+    Command("resume", "ID", "switch to a saved session", cmd_resume, "session"),
+    Command("retry", "", "send the last message again (its reply is dropped)", cmd_retry),
+    Command("mcp", "", "MCP servers and their tools", cmd_mcp),
+    Command("exit", "", "leave ankit (Ctrl-D too)", cmd_exit),
+]}
+ALIASES = {"quit": "exit", "q": "exit", "?": "help"}

@@ -1,0 +1,128 @@
+"""The terminal view: Markdown styling on streamed deltas, colour rules, tool and status lines."""
+
+import io
+import os
+import pty
+
+import pytest
+
+from ankit.records import ToolCall, ToolResult
+from ankit.render import CODE, DIM, HEADING, RESET, Markdown, TerminalView, call_summary, prompt_paint, use_colour
+
+REPLY = ("# Plan\nFirst a #hashtag and a # in the middle.\n\n```python\n# a comment, not a heading\n"
+         "x = 1\n```\n## Done\n   ### indented heading\n#no-space\n~~~\ntilde code\n~~~\nend")
+
+
+def styled(pieces: list[str], colour: bool = True) -> str:
+    markdown = Markdown(colour)
+    return "".join(markdown.feed(p) for p in pieces) + markdown.end()
+
+
+def test_without_colour_the_output_is_exactly_the_text():
+    assert styled([REPLY], colour=False) == REPLY
+    assert styled(list(REPLY), colour=False) == REPLY
+
+
+def test_styling_does_not_depend_on_where_the_deltas_split():
+    whole = styled([REPLY])
+    for cut in range(1, len(REPLY)):
+        assert styled([REPLY[:cut], REPLY[cut:]]) == whole, cut
+    assert styled(list(REPLY)) == whole
+
+
+def test_headings_and_fenced_code_are_styled():
+    out = styled([REPLY])
+    assert f"{HEADING}# Plan{RESET}\n" in out
+    assert f"{HEADING}## Done{RESET}\n" in out
+    assert f"{HEADING}   ### indented heading{RESET}\n" in out
+    assert f"{DIM}```python{RESET}\n" in out
+    assert f"{CODE}# a comment, not a heading{RESET}\n{CODE}x = 1{RESET}\n{DIM}```{RESET}\n" in out
+    assert f"{CODE}tilde code{RESET}\n" in out
+    assert "\nFirst a #hashtag and a # in the middle.\n" in out  # plain lines stay plain
+    assert "\n#no-space\n" in out
+    assert out.endswith("\nend")
+
+
+def test_a_fence_split_across_two_deltas_opens_the_code_block():
+    out = styled(["Look:\n``", "`sh\nls -l\n``", "`\nafter"])
+    assert out == f"Look:\n{DIM}```sh{RESET}\n{CODE}ls -l{RESET}\n{DIM}```{RESET}\nafter"
+
+
+def test_text_is_shown_as_it_arrives_except_an_undecided_line_start():
+    markdown = Markdown(True)
+    assert markdown.feed("Hello wor") == "Hello wor"  # a plain line start is decided at once
+    assert markdown.feed("ld\n#") == "ld\n"  # "#" may open a heading: held back
+    assert markdown.feed("# Title") == f"{HEADING}## Title"
+    assert markdown.end() == RESET
+
+
+def test_an_unclosed_fence_does_not_colour_the_next_reply():
+    out = io.StringIO()
+    view = TerminalView(out, colour=True)
+    view.text("```\ncode without an end")
+    view.reply_end()
+    view.text("next reply")
+    view.reply_end()
+    assert out.getvalue().endswith(f"{RESET}\nnext reply\n")
+
+
+def test_colour_only_on_a_terminal_without_no_color():
+    assert not use_colour(io.StringIO(), {})
+    master, slave = pty.openpty()
+    try:
+        with os.fdopen(slave, "w", closefd=False) as tty:
+            assert use_colour(tty, {"TERM": "xterm"})
+            assert not use_colour(tty, {"TERM": "xterm", "NO_COLOR": "1"})
+            assert not use_colour(tty, {"TERM": "dumb"})
+    finally:
+        os.close(master)
+        os.close(slave)
+
+
+def test_piped_view_writes_no_escape_codes():
+    out = io.StringIO()
+    view = TerminalView(out)
+    assert view.colour is False
+    view.text("# Heading\n```\ncode\n```\n")
+    view.tool_start(ToolCall("c1", "read_file", '{"path": "a.txt"}'))
+    view.tool_end(ToolResult("c1", "read_file", "line 1\nline 2\nline 3"))
+    view.tool_end(ToolResult("c2", "edit_file", "Error: no such file\nmore", is_error=True))
+    view.notice("the oldest 2 messages no longer fit")
+    view.status("1.2s · gpt-4o · 1.2k in (83% cached) · 56 out")
+    text = out.getvalue()
+    assert "\033" not in text
+    assert text == ("# Heading\n```\ncode\n```\n"
+                    '· read_file(path="a.txt")\n'
+                    "  ⎿ line 1 (+2 lines)\n"
+                    "  ✗ Error: no such file\n"
+                    "ankit: the oldest 2 messages no longer fit\n"
+                    "1.2s · gpt-4o · 1.2k in (83% cached) · 56 out\n")
+
+
+def test_ankit_lines_start_on_a_fresh_line_after_partial_text():
+    out = io.StringIO()
+    view = TerminalView(out, colour=False)
+    view.text("half a line")
+    view.notice("stopped")
+    view.reply_end()
+    assert out.getvalue() == "half a line\nankit: stopped\n"
+
+
+def test_status_line_is_dim_with_colour():
+    out = io.StringIO()
+    TerminalView(out, colour=True).status("0.5s · m")
+    assert out.getvalue() == f"{DIM}0.5s · m{RESET}\n"
+
+
+@pytest.mark.parametrize("arguments, shown", [
+    ('{"path": "a.txt", "limit": 5}', 'read_file(path="a.txt", limit=5)'),
+    ("not json", 'read_file("not json")'),
+    ('{"content": "' + "x" * 100 + '"}', 'read_file(content="' + "x" * 39 + '…")'),
+])
+def test_call_summary(arguments, shown):
+    assert call_summary(ToolCall("c", "read_file", arguments)) == shown
+
+
+def test_prompt_escapes_are_marked_invisible_for_readline():
+    assert prompt_paint("> ", DIM, True) == f"\001{DIM}\002> \001{RESET}\002"
+    assert prompt_paint("> ", DIM, False) == "> "

@@ -1,0 +1,483 @@
+"""The real REPL in a pseudo-terminal (`python -m ankit` on a pty) against the loopback provider server."""
+
+import fcntl
+import json
+import os
+import pty
+import re
+import select
+import signal
+import struct
+import sys
+import termios
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import fixture_parts, openai_sse
+
+ROOT = Path(__file__).resolve().parent.parent
+ANSI = re.compile(r"\x1b(\[[0-9;?]*[A-Za-z]|[=>]|\][^\x07]*\x07)|[\x01\x02\r]")
+WAIT = 15.0  # seconds an expected text may take before the test fails (never a timing assertion)
+USAGE = {"prompt_tokens": 1234, "completion_tokens": 56, "total_tokens": 1290,
+         "prompt_tokens_details": {"cached_tokens": 1024}}
+
+
+class Terminal:
+    """`python -m ankit` on a pty: type into it and read what it shows, each wait bounded."""
+
+    def __init__(self, argv: list[str], env: dict, cwd: Path):
+        pid, fd = pty.fork()
+        if pid == 0:  # the child: become ankit
+            os.chdir(cwd)
+            os.execve(sys.executable, [sys.executable, "-m", "ankit", *argv], env)
+        self.pid, self.fd = pid, fd
+        fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 200, 0, 0))
+        self.raw = b""  # everything shown, as sent
+        self.seen = ""  # everything shown, escapes removed
+        self.at = 0  # where the next expect starts looking
+        self.typed_at = 0  # how much had been shown when keys were last sent
+        self.code: int | None = None
+
+    def _read(self, timeout: float) -> bool:
+        ready, _, _ = select.select([self.fd], [], [], timeout)
+        if not ready:
+            return False
+        try:
+            data = os.read(self.fd, 65536)
+        except OSError:  # the child exited and the pty closed
+            return False
+        if not data:
+            return False
+        self.raw += data
+        self.seen += ANSI.sub("", data.decode("utf-8", "replace"))
+        return True
+
+    def expect(self, text: str, timeout: float = WAIT) -> str:
+        """Wait until text appears after the previous match; return what came before it."""
+        deadline = time.monotonic() + timeout
+        while text not in self.seen[self.at:]:
+            left = deadline - time.monotonic()
+            if left <= 0 or (not self._read(min(left, 0.2)) and self._exited()):
+                if text in self.seen[self.at:]:
+                    break
+                pytest.fail(f"did not see {text!r}; the screen ends with:\n{self.seen[-1500:]}")
+        start = self.seen.index(text, self.at)
+        before, self.at = self.seen[self.at:start], start + len(text)
+        return before
+
+    def _exited(self) -> bool:
+        if self.code is None:
+            pid, status = os.waitpid(self.pid, os.WNOHANG)
+            if pid:
+                self.code = os.waitstatus_to_exitcode(status)
+        return self.code is not None
+
+    def type(self, text: str) -> None:
+        """Send keys as typed."""
+        self.typed_at = len(self.seen)
+        os.write(self.fd, text.encode())
+
+    def prompt(self, prompt: str = "> ", timeout: float = WAIT) -> None:
+        """Wait until ankit waits for input: the screen ends with a prompt shown since the last keys."""
+        deadline = time.monotonic() + timeout
+        while not (self.seen.endswith(prompt) and len(self.seen) - len(prompt) >= self.typed_at):
+            if time.monotonic() > deadline or (not self._read(0.2) and self._exited()):
+                pytest.fail(f"no {prompt!r} prompt; the screen ends with:\n{self.seen[-1500:]}")
+        self.at = max(self.at, len(self.seen))
+
+    def interrupt_at_prompt(self) -> None:
+        """Ctrl-C at the prompt, until a fresh prompt shows.
+
+        CPython's readline loop checks for signals only when its select() is interrupted, so a Ctrl-C that
+        lands while it is still handling the previous key waits for the next key. A person never types that
+        fast; a test does, so it presses Ctrl-C again, as a person would when nothing happened.
+        """
+        for _ in range(5):
+            self.type("\x03")
+            deadline = time.monotonic() + 2
+            while time.monotonic() < deadline:
+                if self.seen.endswith("> ") and len(self.seen) - 2 >= self.typed_at:
+                    return
+                self._read(0.1)
+        pytest.fail(f"Ctrl-C gave no fresh prompt; the screen ends with:\n{self.seen[-1500:]}")
+
+    def line(self, text: str, prompt: str = "> ") -> None:
+        """Wait for the prompt, then type a line and Enter."""
+        self.prompt(prompt)
+        self.type(text + "\r")
+
+    def finish(self) -> int:
+        """Ctrl-D at the prompt; return the exit code."""
+        self.prompt()
+        self.type("\x04")
+        return self.wait()
+
+    def wait(self, timeout: float = WAIT) -> int:
+        """Wait for the exit (killing the child after the timeout) and return its code."""
+        deadline = time.monotonic() + timeout
+        while not self._exited() and time.monotonic() < deadline:
+            self._read(0.1)
+        if self.code is None:
+            os.kill(self.pid, signal.SIGKILL)
+            os.waitpid(self.pid, 0)
+            pytest.fail(f"ankit did not exit; the screen ends with:\n{self.seen[-1500:]}")
+        while self._read(0.05):
+            pass
+        os.close(self.fd)
+        return self.code
+
+    def kill(self) -> None:
+        """Stop the child if it still runs (used when a test fails midway)."""
+        if self._exited():
+            return
+        os.kill(self.pid, signal.SIGKILL)
+        os.waitpid(self.pid, 0)
+        self.code = -9
+
+
+@pytest.fixture
+def home(tmp_path):
+    """Temp XDG folders and a working folder."""
+    for name in ("config", "state", "data", "work"):
+        (tmp_path / name).mkdir()
+    return tmp_path
+
+
+@pytest.fixture
+def run(home, provider_server):
+    """Start ankit on a pty against the loopback server: run(*argv, colour=False, **env changes)."""
+    started: list[Terminal] = []
+
+    def start(*argv: str, colour: bool = False, server: bool = True, **changes: str) -> Terminal:
+        env = {"HOME": str(home), "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "TERM": "xterm",
+               "XDG_CONFIG_HOME": str(home / "config"), "XDG_STATE_HOME": str(home / "state"),
+               "XDG_DATA_HOME": str(home / "data"), "LANG": "C.UTF-8",
+               "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+        if not colour:
+            env["NO_COLOR"] = "1"
+        if server:
+            env.update(ANKIT_PROVIDER="local", ANKIT_BASE_URL=provider_server.url + "/v1", ANKIT_MODEL="gpt-4o")
+        env.update(changes)
+        terminal = Terminal(list(argv), env, home / "work")
+        started.append(terminal)
+        return terminal
+
+    yield start
+    for terminal in started:
+        terminal.kill()
+
+
+def sessions(home: Path) -> list[Path]:
+    return sorted((home / "state" / "ankit" / "sessions").glob("*.jsonl"))
+
+
+def session_lines(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def roles(request) -> list[str]:
+    return [m["role"] for m in request.json["messages"]]
+
+
+def test_a_typed_line_streams_the_reply_then_the_status_line_and_usage_matches(run, provider_server, home):
+    provider_server.push_openai(text="Hello from the loopback server.", usage=USAGE, model="gpt-4o")
+    term = run()
+    term.expect("ankit ")
+    term.line("say hello")
+    term.expect("Hello from the loopback server.")
+    status = term.expect("\n> ")
+    assert "gpt-4o · 1.2k in (83% cached) · 56 out" in status
+    term.type("/usage\r")
+    usage = term.expect("\n> ")
+    assert re.search(r"input tokens\s+1,234\s+1,234", usage)  # last turn, session
+    assert re.search(r"cached \(read\)\s+1,024\s+1,024", usage)
+    assert re.search(r"output tokens\s+56\s+56", usage)
+    assert re.search(r"1\.1\s+1,234\s+1,024\s+0\s+56", usage)  # the round row
+    assert term.finish() == 0
+    [record] = [line for line in session_lines(sessions(home)[0]) if line["type"] == "round"]
+    assert record["usage"] == {"input_tokens": 1234, "cached_tokens": 1024, "cache_write_tokens": 0,
+                               "output_tokens": 56, "reported": True}
+
+
+def test_usage_shows_anthropic_cache_reads_and_writes(run, provider_server):
+    usage = {"input_tokens": 10, "cache_read_input_tokens": 2000, "cache_creation_input_tokens": 300,
+             "output_tokens": 1}
+    provider_server.push_anthropic(text="Cached hello.", usage=usage)
+    term = run(ANKIT_PROVIDER="anthropic", ANTHROPIC_API_KEY="sk-ant-test-0123456789", ANKIT_MODEL="claude-test")
+    term.line("hi")
+    term.expect("Cached hello.")
+    assert "2.3k in (87% cached, 300 written) · 10 out" in term.expect("\n> ")
+    term.type("/usage\r")
+    shown = term.expect("\n> ")
+    assert re.search(r"input tokens\s+2,310\s+2,310", shown)
+    assert re.search(r"cached \(read\)\s+2,000\s+2,000", shown)
+    assert re.search(r"cache writes\s+300\s+300", shown)
+    assert re.search(r"output tokens\s+10\s+10", shown)
+    assert term.finish() == 0
+
+
+def test_ctrl_c_mid_stream_cancels_the_turn_and_the_next_request_is_valid(run, provider_server, home):
+    parts = fixture_parts(openai_sse(text="The first half, then the rest"))
+    provider_server.push(parts[:2] + ["stall"])  # the role chunk and "The first half", then silence
+    provider_server.push_openai(text="Going on.")
+    term = run()
+    term.line("tell me a long story")
+    term.expect("The first half")
+    term.type("\x03")
+    term.expect("cancelled")
+    term.line("go on")
+    term.expect("Going on.")
+    assert term.finish() == 0
+    messages = provider_server.requests[1].json["messages"]
+    assert [(m["role"], m["content"]) for m in messages[1:]] == [
+        ("user", "tell me a long story"), ("assistant", "The first half"), ("user", "go on")]
+    stored = [line for line in session_lines(sessions(home)[0]) if line["type"] == "message"]
+    assert stored[1]["text"] == "The first half" and stored[1]["cut"] is True
+
+
+def test_ctrl_c_at_the_prompt_clears_the_line_and_ctrl_d_exits(run):
+    term = run()
+    term.prompt()
+    term.type("half a thought")
+    term.expect("half a thought")
+    term.interrupt_at_prompt()
+    term.line("/usage")
+    term.expect("No rounds yet in this session.")
+    assert "unknown command" not in term.seen
+    assert term.finish() == 0
+
+
+def test_history_persists_across_two_runs(run, home):
+    first = run()
+    first.line("/model")
+    first.expect("local · gpt-4o")
+    assert first.finish() == 0
+    history = home / "state" / "ankit" / "history"
+    assert "/model" in history.read_text().splitlines()
+    assert history.stat().st_mode & 0o777 == 0o600
+    second = run()
+    second.prompt()
+    second.type("\x1b[A\r")  # Up arrow, Enter: the previous run's line again
+    second.expect("local · gpt-4o")
+    assert second.finish() == 0
+
+
+def test_continue_resumes_the_last_session_and_goes_on(run, provider_server, home):
+    provider_server.push_openai(text="First answer.", usage=USAGE)
+    first = run()
+    first.line("remember the word teal")
+    first.expect("First answer.")
+    assert first.finish() == 0
+    provider_server.push_openai(text="It was teal.", usage=USAGE)
+    second = run("--continue")
+    second.expect("resumed ")
+    second.expect("last reply: First answer.")
+    second.line("which word?")
+    second.expect("It was teal.")
+    second.line("/usage")
+    assert re.search(r"rounds\s+1\s+2", second.expect("\n> "))  # the first run's round came back
+    assert second.finish() == 0
+    assert [(m["role"], m["content"]) for m in provider_server.requests[1].json["messages"][1:]] == [
+        ("user", "remember the word teal"), ("assistant", "First answer."), ("user", "which word?")]
+    assert len(sessions(home)) == 1
+
+
+def test_slash_resume_switches_to_a_saved_session(run, provider_server, home):
+    provider_server.push_openai(text="Noted.")
+    first = run()
+    first.line("the code is 7")
+    first.expect("Noted.")
+    first.line("/save secret code")
+    first.expect("saved session")
+    assert first.finish() == 0
+    session_id = sessions(home)[0].stem
+    provider_server.push_openai(text="The code is 7.")
+    second = run()
+    second.line("/sessions")
+    second.expect("secret code")
+    second.line(f"/resume {session_id[:-2]}")
+    second.expect(f"resumed {session_id}: secret code (1 turn)")
+    second.line("what is the code?")
+    second.expect("The code is 7.")
+    assert second.finish() == 0
+    assert roles(provider_server.requests[1]) == ["system", "user", "assistant", "user"]
+    assert len(sessions(home)) == 1  # the resumed session goes on in its own file
+
+
+def write_call(call_id: str, name: str) -> tuple:
+    return (call_id, "write_file", json.dumps({"path": name, "content": "hello\n"}))
+
+
+def test_approval_prompt_answered_no_yes_always_and_quit(run, provider_server, home):
+    server = provider_server
+    server.push_openai(tool_calls=[write_call("c1", "a.txt")])
+    server.push_openai(text="Declined, fine.")
+    server.push_openai(tool_calls=[write_call("c2", "b.txt")])
+    server.push_openai(text="Wrote b.")
+    server.push_openai(tool_calls=[write_call("c3", "c.txt")])
+    server.push_openai(tool_calls=[write_call("c4", "d.txt")])
+    server.push_openai(text="Wrote c and d.")
+    server.push_openai(tool_calls=[("c5", "make_directory", json.dumps({"path": "newdir"}))])
+    server.push_openai(text="Stopped, fine.")
+    work = home / "work"
+    term = run()
+    term.line("write a")
+    shown = term.expect("[y]es / [n]o / [a]lways for this session / [q]uit turn? ")
+    assert "write_file wants to run:" in shown and "+++ b/a.txt" in shown and "+hello" in shown
+    term.type("n\r")
+    term.expect("Declined, fine.")
+    assert not (work / "a.txt").exists()
+    assert "declined" in server.requests[1].json["messages"][-1]["content"]
+
+    term.line("write b")
+    term.expect("[q]uit turn? ")
+    term.type("maybe\r")
+    term.expect("answer y, n, a or q")
+    term.expect("[q]uit turn? ")
+    term.type("y\r")
+    term.expect("Wrote b.")
+    assert (work / "b.txt").read_text() == "hello\n"
+
+    term.line("write c and d")
+    term.expect("[q]uit turn? ")
+    term.type("a\r")
+    term.expect("Wrote c and d.")
+    assert (work / "c.txt").exists() and (work / "d.txt").exists()
+    assert term.seen.count("[q]uit turn? ") == 4  # d.txt was not asked about
+
+    term.line("make a folder")
+    assert "create folder newdir/" in term.expect("[q]uit turn? ")  # "always" covered write_file only
+    term.type("q\r")
+    term.expect("cancelled")
+    term.line("never mind")
+    term.expect("Stopped, fine.")
+    assert term.finish() == 0
+    assert not (work / "newdir").exists()
+    last = server.requests[-1].json["messages"]
+    assert [m["role"] for m in last[-3:]] == ["assistant", "tool", "user"]
+    assert "cancelled by the user" in last[-2]["content"]
+
+
+def test_yes_approves_without_asking(run, provider_server, home):
+    provider_server.push_openai(tool_calls=[write_call("c1", "a.txt")])
+    provider_server.push_openai(text="Done.")
+    term = run("--yes")
+    term.line("write a")
+    term.expect("Done.")
+    assert "[q]uit turn?" not in term.seen
+    assert (home / "work" / "a.txt").read_text() == "hello\n"
+    assert term.finish() == 0
+
+
+def test_unknown_command_suggests_the_closest(run):
+    term = run()
+    term.line("/usge")
+    term.expect("unknown command /usge: did you mean /usage?")
+    term.line("/zzzz")
+    term.expect("unknown command /zzzz: /help lists the commands")
+    assert term.finish() == 0
+
+
+def test_context_and_tools_show_what_the_next_request_carries(run, provider_server):
+    term = run()
+    term.line("/context")
+    shown = term.expect("of 128,000")
+    for part in ("system prompt", "of which the skills list", "core, sent", "history (0 messages)",
+                 "reply reserve (max_tokens)"):
+        assert part in shown
+    term.expect("% (# prompt, + reply reserve, . free)")
+    term.line("/tools")
+    shown = term.expect("/tools GROUP lists")
+    assert re.search(r"core \(always sent\)\n\s+core\s+\d+ tools", shown)
+    assert re.search(r"available .*\n(.*\n)*\s+edit\s+\d+ tools", shown)
+    term.line("/find edit a file")
+    term.expect("activated for the next requests: ")
+    term.line("/tools")
+    assert re.search(r"activated \(sent from now on\)\n\s+edit ", term.expect("/tools GROUP lists"))
+    term.line("/context")
+    assert re.search(r"\n\s+edit\s+[\d,]+\s+[\d,]+\s+activated, sent", term.expect("of 128,000"))
+    assert term.finish() == 0
+
+
+def test_tab_completes_commands_and_model_names(run):
+    term = run()
+    term.prompt()
+    term.type("/mo\t\r")
+    term.expect("local · gpt-4o")
+    term.line("/model gpt-4.1-mi\t\r")
+    term.expect("model for the next turns: gpt-4.1-mini")
+    assert term.finish() == 0
+
+
+def test_multi_line_input_with_backslash_and_a_block(run, provider_server):
+    provider_server.push_openai(text="One.")
+    provider_server.push_openai(text="Two.")
+    term = run()
+    term.line("first line \\")
+    term.line("second line", prompt=". ")
+    term.expect("One.")
+    term.line('"""')
+    for text in ("block a", "", "block c", '"""'):
+        term.line(text, prompt=". ")
+    term.expect("Two.")
+    assert term.finish() == 0
+    assert provider_server.requests[0].json["messages"][-1]["content"] == "first line \nsecond line"
+    assert provider_server.requests[1].json["messages"][-1]["content"] == "block a\n\nblock c"
+
+
+def test_retry_clear_and_compact(run, provider_server):
+    server = provider_server
+    server.push_openai(text="Answer one.")
+    server.push_openai(text="Answer one, again.")
+    server.push_openai(text="- the user asked a question")
+    server.push_openai(text="After compaction.")
+    server.push_openai(text="After clearing.")
+    term = run()
+    term.line("question")
+    term.expect("Answer one.")
+    term.line("/retry")
+    term.expect("Answer one, again.")
+    term.line("/compact")
+    term.expect("history replaced by the summary above")
+    term.line("next")
+    term.expect("After compaction.")
+    term.line("/clear")
+    term.expect("history cleared (4 messages)")
+    term.line("fresh")
+    term.expect("After clearing.")
+    assert term.finish() == 0
+    first, retried, compaction, after, cleared = (r.json["messages"] for r in server.requests)
+    assert retried == first
+    assert compaction[-1]["content"].startswith("[ankit] The conversation is about to be compacted")
+    assert after[1]["content"].endswith("- the user asked a question")
+    assert [m["role"] for m in after] == ["system", "user", "assistant", "user"]
+    assert [m["content"] for m in cleared[1:]] == ["fresh"]
+
+
+def test_no_provider_prints_the_set_up_lines_and_still_starts(run, home):
+    term = run(server=False)
+    term.expect("No provider is configured.")
+    term.line("hello")
+    term.expect("ankit: no provider is configured")
+    term.line("/help")
+    term.expect("/usage")
+    assert term.finish() == 0
+    assert not sessions(home)
+
+
+def test_colour_on_a_terminal_and_never_with_no_color(run, provider_server):
+    provider_server.push_openai(text="# Title\nplain")
+    provider_server.push_openai(text="# Title\nplain")
+    coloured = run(colour=True)
+    coloured.line("hi")
+    coloured.expect("plain")
+    assert coloured.finish() == 0
+    assert b"\x1b[1;35m# Title\x1b[0m" in coloured.raw and b"\x1b[2m" in coloured.raw  # heading, status line
+    plain = run()
+    plain.line("hi")
+    plain.expect("plain")
+    assert plain.finish() == 0
+    assert b"# Title" in plain.raw
+    assert b"\x1b[1;35m" not in plain.raw and b"\x1b[2m" not in plain.raw and b"\x1b[0m" not in plain.raw
