@@ -9,8 +9,10 @@ from ankit.terms import name_terms, split_name, terms
 from ankit.toolbox import Tool
 
 METADATA_FILE = "group.toml"
+CORE_GROUP = "core"  # the group of find_tools: always core, whatever its metadata says
 CATALOG_MODES = ("names", "first", "full")
 _SUMMARY_CAP = 160
+_NAMES_CAP = 20  # tool names listed per group in the catalog text
 
 
 @dataclass
@@ -82,7 +84,7 @@ def _derived_summary(descriptions: list[str]) -> str:
 
 
 class Catalog:
-    """Every group with its tools, in a stable order (sorted by id), plus each tool's derived terms."""
+    """Every group with its tools, in a stable order (groups by id, tools by name), plus each tool's terms."""
 
     def __init__(self) -> None:
         self.groups: dict[str, Group] = {}
@@ -114,6 +116,8 @@ class Catalog:
             gid: g for gid, g in sorted(self.groups.items()) if g.tools or g.curated or g.keywords
         }
         for group in self.groups.values():
+            group.core = group.core or group.id == CORE_GROUP
+            group.tools.sort()  # the same order whatever the load order, so schema bytes stay stable
             if not group.curated:
                 group.summary = _derived_summary([self.tools[n].description for n in group.tools])
 
@@ -231,7 +235,9 @@ def catalog_text(catalog: Catalog, mode: str = "first") -> str:
     for group in catalog.groups.values():
         if group.core or not group.tools:
             continue
-        names = ", ".join(group.tools)
+        names = ", ".join(group.tools[:_NAMES_CAP])
+        if len(group.tools) > _NAMES_CAP:
+            names += f", +{len(group.tools) - _NAMES_CAP} more"
         if mode == "names":
             lines.append(f"- {group.id}: {names}")
         elif mode == "full":

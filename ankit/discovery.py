@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 from ankit.catalog import Catalog
 from ankit.synonyms import related
-from ankit.terms import clauses, name_terms, phrase_terms, split_name, terms
+from ankit.terms import GENERIC_VERBS, clauses, name_terms, phrase_terms, split_name, stem, terms
 from ankit.toolbox import Tool
 
 
@@ -60,6 +60,7 @@ class GroupHit:
 
 
 _FIELDS = ("name", "description", "parameters")
+_GENERIC = frozenset(stem(w) for w in GENERIC_VERBS)
 _TOKEN = re.compile(r"[\w.:-]*\w")  # a tool name as typed: letters, digits, _ . : -
 Postings = list[tuple[int, float]]
 
@@ -130,6 +131,7 @@ class Index:
             phrases = [" ".join(terms(w) or name_terms(w)) for w in rule.when]
             if rule.prefer in self.catalog.groups and all(phrases):
                 self._rules.append(([f" {p} " for p in phrases], rule))
+        self._group_words: dict[str, set[str]] = {}
         self._longest = max([len(k.split()) for k in [*self._exact, *self._group_keys]] + [1])
 
     def _idf(self, term: str) -> float:
@@ -257,14 +259,40 @@ class Index:
                 scores[self.position[name]] += bonus
 
     def _apply_rules(self, joined: str, scores: dict[int, float]) -> None:
+        """Each rule whose words are all in the query halves the groups it beats and lifts its group to the top."""
         for phrases, rule in self._rules:
             if not all(p in joined for p in phrases):
                 continue
-            self._add_group(rule.prefer, max(scores.values(), default=0.0) + 1.0, scores)
             for loser in rule.over:
                 for name in self.catalog.groups[loser].tools if loser in self.catalog.groups else ():
                     if self.position.get(name) in scores:
                         scores[self.position[name]] *= 0.5
+            members = [self.position[n] for n in self.catalog.groups[rule.prefer].tools if n in self.position]
+            top = max(scores.values(), default=0.0)
+            best = max((scores.get(i, 0.0) for i in members), default=0.0)
+            lift = top - best + 0.01 * top + 0.01  # just above the best other group; order inside kept
+            for i in members:
+                scores[i] += lift
+
+    def group_vocabulary(self, group_id: str) -> set[str]:
+        """Every term of a group: its tools' names, descriptions and parameters, its keywords and id."""
+        if group_id not in self._group_words:
+            found = set(phrase_terms(group_id.split(":")[-1]))
+            group = self.catalog.groups.get(group_id)
+            for name in group.tools if group else ():
+                doc = self.catalog.terms.get(name)
+                if doc:
+                    found.update(doc.name, doc.description, doc.parameters)
+            for keyword in group.keywords if group else ():
+                found.update(terms(keyword) or name_terms(keyword))
+            self._group_words[group_id] = found
+        return self._group_words[group_id]
+
+    def telling_match(self, query: str, group_id: str) -> bool:
+        """Whether the group shares with the query a term that is not a generic verb ('find', 'show', ...)."""
+        words = [t for t in terms(query) if t not in _GENERIC]
+        vocabulary = self.group_vocabulary(group_id)
+        return any(t in vocabulary or any(e in vocabulary for e in self._expansions(t)) for t in words)
 
     def rank_tools(self, query: str, limit: int | None = None) -> list[tuple[str, float]]:
         """Tools ranked for the query, best first; without a limit the whole catalog (non-matches last)."""
@@ -285,3 +313,15 @@ class Index:
             group = self.catalog.group_of(name) or name
             hits.setdefault(group, GroupHit(group, score)).tools.append(name)
         return list(hits.values())
+
+
+def check_examples(index: Index, tools: list[Tool], top: int = 3) -> list[str]:
+    """One line per tool example that does not rank its tool in the top `top` (for `ankit tools check`)."""
+    misses = []
+    for tool in tools:
+        for example in tool.examples:
+            ranked = [name for name, _ in index.rank_tools(str(example), limit=top)]
+            if tool.name not in ranked:
+                shown = ", ".join(ranked) or "nothing"
+                misses.append(f"{tool.name}: example {example!r} does not rank it in the top {top} (got {shown})")
+    return misses

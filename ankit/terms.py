@@ -30,6 +30,10 @@ finally lastly additionally firstly secondly thirdly furthermore moreover afterw
 """.split())
 
 
+# Verbs that ask for something without saying what: a match on these alone is no match.
+GENERIC_VERBS = frozenset("find get show list search look check see display view retrieve lookup".split())
+
+
 def plain(text: str) -> str:
     """Drop accents and control characters, keeping letters of any script and their case."""
     text = text[:_MAX_TEXT]

@@ -1,0 +1,168 @@
+"""find_tools: what a query activates (find) and the tool the model calls, whose description embeds the catalog."""
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from ankit.catalog import Catalog, catalog_text, first_sentence
+from ankit.discovery import GroupHit, Index
+from ankit.records import ToolSpec
+from ankit.terms import name_key
+from ankit.toolbox import Tool
+
+CLOSE = 0.6  # groups scoring at least this share of the best are listed as candidates
+TIED = 0.8  # ... and at least this share are activated with the best (three groups at most)
+MAX_ACTIVATED = 3
+MAX_LISTED = 5
+MAX_NAMES = 12  # tool names listed per loaded group
+CATALOG_WORDS = {"", "list", "all", "catalog", "tools", "groups", "*", "?", "help"}
+_SEPARATORS = re.compile(r"[,\s]+")
+
+
+@dataclass
+class Outcome:
+    """What a find_tools query found: kind is catalog, exact, winner, close or nothing."""
+
+    kind: str
+    activate: list[str] = field(default_factory=list)
+    hits: list[GroupHit] = field(default_factory=list)
+
+
+def _exact(catalog: Catalog, query: str) -> list[str]:
+    """Groups named by the query: every word a tool name or group id ('git_log', 'web search', 'git, web')."""
+    by_key: dict[str, str] = {}
+    for group in catalog.groups.values():
+        by_key[group.id.lower()] = by_key[name_key(group.id)] = group.id
+        by_key.setdefault(name_key(group.id.split(":")[-1]), group.id)
+    for name in catalog.tools:
+        group_id = catalog.group_of(name) or name
+        by_key[name.lower()] = by_key[name_key(name)] = group_id
+    whole = query.strip().strip("`'\"").strip()
+    if whole.lower() in by_key or name_key(whole) in by_key:
+        return [by_key.get(whole.lower()) or by_key[name_key(whole)]]
+    pieces = [p.strip("`'\"") for p in _SEPARATORS.split(whole) if p.strip("`'\"")]
+    if len(pieces) > 1 and all(p.lower() in by_key for p in pieces):
+        return list(dict.fromkeys(by_key[p.lower()] for p in pieces))[:MAX_LISTED]
+    return []
+
+
+def find(index: Index, query: str) -> Outcome:
+    """Decide what a find_tools query activates (see the issue's behaviour by query)."""
+    query = query if isinstance(query, str) else ""
+    if query.strip().strip("`'\"").lower() in CATALOG_WORDS:
+        return Outcome("catalog")
+    named = _exact(index.catalog, query)
+    if named:
+        hits = {h.group: h for h in index.search_groups(query)}
+        return Outcome("exact", named, [hits.get(g) or GroupHit(g, 0.0, []) for g in named])
+    hits = [h for h in index.search_groups(query)[: 2 * MAX_LISTED] if index.telling_match(query, h.group)]
+    if not hits or hits[0].score <= 0:
+        return Outcome("nothing")
+    top = hits[0].score
+    close = [h for h in hits[:MAX_LISTED] if h.score >= CLOSE * top]
+    if len(close) == 1:
+        return Outcome("winner", [hits[0].group], close)
+    tied = [h.group for h in close if h.score >= TIED * top][:MAX_ACTIVATED]
+    return Outcome("close", tied, close)
+
+
+def _names(catalog: Catalog, group_id: str, best: list[str]) -> str:
+    group = catalog.groups.get(group_id)
+    names = list(group.tools) if group else []
+    shown = ", ".join(names[:MAX_NAMES]) + (f", and {len(names) - MAX_NAMES} more" if len(names) > MAX_NAMES else "")
+    top = [n for n in best if n in names][:2]
+    return shown + (f" (best match: {', '.join(top)})" if top and len(names) > 1 else "")
+
+
+def result_text(outcome: Outcome, catalog: Catalog, newly: list[str], loaded: list[str], query: str) -> str:
+    """The text find_tools returns: what is now callable, what was already loaded, other candidates."""
+    if outcome.kind == "catalog":
+        return _catalog_answer(catalog, loaded, "Tool groups you can load")
+    if outcome.kind == "nothing":
+        shown = " ".join(query.split())[:80]
+        return _catalog_answer(catalog, loaded, f"Nothing matched {shown!r}, so nothing was loaded. Tool groups")
+    best = {h.group: h.tools for h in outcome.hits}
+    lines = []
+    for group_id in outcome.activate:
+        names = _names(catalog, group_id, best.get(group_id, []))
+        if group_id in newly:
+            lines.append(f"Loaded {group_id}: {names}.")
+        else:
+            lines.append(f"Already loaded {group_id}: {names}.")
+    if newly:
+        lines.append("These tools can be called from your next step.")
+    others = [h for h in outcome.hits if h.group not in outcome.activate and h.group not in loaded]
+    if others:
+        lines.append("Other close matches (call find_tools with a group id to load one):")
+        lines += [f"- {h.group}: {first_sentence(catalog.groups[h.group].summary)}" for h in others if h.group in catalog.groups]
+    return "\n".join(lines)
+
+
+def _catalog_answer(catalog: Catalog, loaded: list[str], heading: str) -> str:
+    listing = catalog_text(catalog, "first") or "(no other groups)"
+    text = f"{heading} (call find_tools with a group id, a tool name or the task in a few words):\n{listing}"
+    return text + (f"\nAlready loaded: {', '.join(loaded)}." if loaded else "")
+
+
+BASE_DESCRIPTION = (
+    "Find and load the tools a task needs. Describe the task in a few words (\"show recent commits\", "
+    "\"fetch a web page\"), or give a group id or tool name; the best matching groups are loaded and their "
+    "tools can be called from your next step. Loaded tools stay loaded. An empty query lists the groups."
+)
+PARAMETERS = {
+    "type": "object",
+    "properties": {
+        "query": {
+            "type": "string",
+            "description": "What you want to do, a group id or a tool name; empty to list the groups",
+        }
+    },
+    "required": ["query"],
+    "additionalProperties": False,
+}
+
+
+def describe(catalog: Catalog | None, mode: str) -> str:
+    """find_tools' description: the base text and the generated one-line-per-group catalog."""
+    listing = catalog_text(catalog, mode) if catalog is not None else ""
+    return f"{BASE_DESCRIPTION}\nGroups (core tools are always loaded and not listed):\n{listing}" if listing else BASE_DESCRIPTION
+
+
+class FinderTool(Tool):
+    """find_tools: its spec carries the catalog of the current index; its description stays plain for search."""
+
+    catalog_of: Callable[[], Catalog | None] = staticmethod(lambda: None)
+    mode: str = "first"
+
+    def spec(self) -> ToolSpec:
+        """The part the model sees, with the catalog as it is now."""
+        return ToolSpec(self.name, describe(self.catalog_of(), self.mode), self.parameters, self.group)
+
+
+def make_find_tools(
+    index_getter: Callable[[], Index | None],
+    activate: Callable[[list[str]], list[str]],
+    active: Callable[[], list[str]],
+    mode: str = "first",
+) -> Tool:
+    """Build the find_tools tool; activate(groups) returns the groups newly activated, active() those loaded."""
+
+    def run(args: dict, ctx=None) -> str:
+        index = index_getter()
+        if index is None:
+            return "the tool catalog is still loading; try again in a moment"
+        query = args.get("query", "") if isinstance(args, dict) else ""
+        outcome = find(index, query if isinstance(query, str) else "")
+        core = [g.id for g in index.catalog.groups.values() if g.core]
+        loaded = list(dict.fromkeys([*active(), *core]))
+        newly = activate([g for g in outcome.activate if g not in loaded]) if outcome.activate else []
+        return result_text(outcome, index.catalog, newly, loaded, query)
+
+    tool = FinderTool("find_tools", BASE_DESCRIPTION, PARAMETERS, run, group="core", read_only=True, source="ankit")
+    tool.catalog_of = lambda: (index_getter() or _NoIndex).catalog
+    tool.mode = mode
+    return tool
+
+
+class _NoIndex:
+    catalog = None

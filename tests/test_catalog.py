@@ -1,0 +1,115 @@
+"""The catalog: groups from folders, group.toml metadata, derived summaries and keywords, catalog text."""
+
+from tool_folders import load, small_catalog, write_toml, write_tool
+
+from ankit.catalog import build_catalog, catalog_text, derive_terms, first_sentence
+
+
+def test_groups_come_from_folders_in_a_stable_order(tmp_path):
+    tools = small_catalog(tmp_path)
+    catalog, problems = build_catalog(tools)
+    assert problems == []
+    assert list(catalog.groups) == sorted(catalog.groups)
+    assert catalog.groups["git"].tools == ["git_diff", "git_log"]
+    assert catalog.group_of("web_fetch") == "web"
+    assert catalog.group_of("no_such_tool") is None
+    reversed_catalog, _ = build_catalog(list(reversed(tools)))
+    assert list(reversed_catalog.groups) == list(catalog.groups)
+
+
+def test_metadata_gives_summary_keywords_core_and_rules(tmp_path):
+    catalog, _ = build_catalog(small_catalog(tmp_path))
+    git, files, github = catalog.groups["git"], catalog.groups["files"], catalog.groups["github"]
+    assert git.summary == "Git version control: history and diffs" and git.curated
+    assert git.keywords == ["version control", "history"]
+    assert files.core and not git.core
+    [rule] = github.rules
+    assert (rule.when, rule.prefer, rule.over) == (["github", "notifications"], "github", ["apps"])
+    assert rule.reason.startswith("GitHub notifications")
+
+
+def test_a_new_folder_without_metadata_gets_a_summary_from_its_tools(tmp_path):
+    write_tool(tmp_path, "weather", "forecast", "Get the weather forecast for a city. Uses open data.")
+    write_tool(tmp_path, "weather", "rain_radar", "Show the rain radar map! Updated every 5 minutes.")
+    catalog, problems = build_catalog(load(tmp_path))
+    group = catalog.groups["weather"]
+    assert problems == [] and not group.curated
+    assert group.summary == "Get the weather forecast for a city; Show the rain radar map"
+
+
+def test_a_module_group_export_overrides_its_folder(tmp_path):
+    write_tool(tmp_path, "misc", "git_blame", "Show who changed each line.", group_export="git")
+    write_tool(tmp_path, "git", "git_log", "Show the commit history.")
+    write_toml(tmp_path, "git", 'summary = "Git"\n')
+    catalog, _ = build_catalog(load(tmp_path))
+    assert catalog.groups["git"].tools == ["git_blame", "git_log"]
+    assert "misc" not in catalog.groups
+    assert catalog.groups["git"].summary == "Git"
+
+
+def test_a_group_toml_that_does_not_parse_gives_one_line_and_the_group_still_loads(tmp_path):
+    write_tool(tmp_path, "notes", "add_note", "Add a note to the notebook.")
+    path = write_toml(tmp_path, "notes", 'summary = "Notes\nkeywords = [oops\n')
+    catalog, problems = build_catalog(load(tmp_path))
+    assert len(problems) == 1 and str(path) in problems[0] and "does not parse" in problems[0]
+    assert "\n" not in problems[0]
+    assert catalog.groups["notes"].tools == ["add_note"]
+    assert catalog.groups["notes"].summary == "Add a note to the notebook"
+
+
+def test_bad_entries_in_a_group_toml_are_reported_and_skipped(tmp_path):
+    write_tool(tmp_path, "notes", "add_note", "Add a note.")
+    write_toml(tmp_path, "notes", (
+        'summary = 3\nkeywords = "memo"\ncore = "yes"\n'
+        '[[rules]]\nwhen = []\nprefer = "notes"\n'
+        '[[rules]]\nwhen = ["jot"]\nprefer = "notes"\n'
+    ))
+    catalog, problems = build_catalog(load(tmp_path))
+    group = catalog.groups["notes"]
+    assert len(problems) == 3  # summary, core, the empty rule
+    assert group.keywords == ["memo"] and group.core is False
+    assert [r.when for r in group.rules] == [["jot"]]
+
+
+def test_extra_groups_supply_metadata_without_a_file(tmp_path):
+    write_tool(tmp_path, "", "mcp__time__now", "Current time in a zone.", group_export="mcp:time")
+    meta = {"mcp:time": {"summary": "MCP server time", "keywords": ["clock"], "core": True}}
+    catalog, problems = build_catalog(load(tmp_path), meta)
+    group = catalog.groups["mcp:time"]
+    assert problems == [] and group.summary == "MCP server time" and group.keywords == ["clock"] and group.core
+
+
+def test_tools_arriving_later_join_their_group(tmp_path):
+    catalog, _ = build_catalog(small_catalog(tmp_path / "a"))
+    write_tool(tmp_path / "b", "", "mcp__fs__stat", "File status.", group_export="mcp:fs")
+    later = load(tmp_path / "b")
+    problems = catalog.add_tools(later, {"mcp:fs": {"summary": "Files over MCP"}})
+    assert problems == [] and catalog.groups["mcp:fs"].tools == ["mcp__fs__stat"]
+    assert list(catalog.groups) == sorted(catalog.groups)
+
+
+def test_derived_terms_come_from_name_description_and_parameters(tmp_path):
+    write_tool(tmp_path, "net", "checkPortStatus", "Tells whether something listens.", {"host_name": "Machine to ask"})
+    [tool] = load(tmp_path)
+    derived = derive_terms(tool)
+    assert derived.name == ["check", "port", "status"]
+    assert "listen" in derived.description and "something" not in derived.description
+    assert {"host", "name", "machin", "ask"} <= set(derived.parameters)
+
+
+def test_catalog_text_modes_list_one_line_per_non_core_group(tmp_path):
+    catalog, _ = build_catalog(small_catalog(tmp_path))
+    names = catalog_text(catalog, "names").splitlines()
+    first = catalog_text(catalog, "first").splitlines()
+    full = catalog_text(catalog, "full").splitlines()
+    assert len(names) == len(first) == len(full) == len(catalog.groups) - 1  # files is core
+    assert "- git: git_diff, git_log" in names
+    assert "- git: Git version control: history and diffs" in first
+    assert "- git: Git version control: history and diffs (git_diff, git_log)" in full
+    assert not any(line.startswith("- files") for line in names + first + full)
+
+
+def test_first_sentence():
+    assert first_sentence("Read a file. Then more.") == "Read a file"
+    assert first_sentence("Version 1.2 is out! Yes") == "Version 1.2 is out"
+    assert first_sentence("  one line\nsecond line") == "one line second line"

@@ -1,0 +1,177 @@
+"""The search index: word boundaries, field weights, phrases, stemming, rules, ranking and bad input."""
+
+import pytest
+from tool_folders import load, small_catalog, write_toml, write_tool
+
+from ankit.catalog import build_catalog
+from ankit.discovery import Index, Weights, check_examples
+
+
+@pytest.fixture
+def index(tmp_path):
+    tools = small_catalog(tmp_path)
+    catalog, _ = build_catalog(tools)
+    return Index(catalog, tools)
+
+
+def groups(index: Index, query: str) -> list[str]:
+    return [hit.group for hit in index.search_groups(query)]
+
+
+def tools(index: Index, query: str) -> list[str]:
+    return [name for name, score in index.rank_tools(query) if score > 0]
+
+
+def test_port_never_fires_on_transport(index):
+    assert groups(index, "port")[0] == "process"
+    assert "transport" not in groups(index, "port")
+    assert "transport" not in groups(index, "sport")
+    assert groups(index, "transport")[0] == "transport"
+
+
+def test_a_name_word_matches_its_tool(index):
+    assert tools(index, "web")[:2] == ["web_fetch", "web_search"] or tools(index, "web")[:2] == ["web_search", "web_fetch"]
+    assert tools(index, "search the web")[0] == "web_search"
+
+
+def test_spaces_and_underscores_are_equivalent_in_names(index):
+    assert tools(index, "web search")[0] == "web_search"
+    assert tools(index, "web_search")[0] == "web_search"
+    assert tools(index, "please run WebSearch now")[0] == "web_search"
+
+
+def test_multi_word_keywords_match_as_phrases_only(index):
+    assert groups(index, "version control") == ["git"]
+    assert groups(index, "control the version") == []  # the words alone are in no tool's text
+    assert groups(index, "history") == ["git"]  # a one-word keyword
+
+
+def test_fields_rank_group_id_and_name_above_keyword_above_name_token_above_description(tmp_path):
+    write_tool(tmp_path, "quartz", "crystal_tool", "Handles gems.")
+    write_tool(tmp_path, "curated", "curated_tool", "Handles rocks.")
+    write_toml(tmp_path, "curated", 'keywords = ["quartz"]\n')
+    write_tool(tmp_path, "named", "quartz_scan", "Scans rocks.")
+    write_tool(tmp_path, "described", "plain_tool", "Mentions quartz in passing.")
+    tools_ = load(tmp_path)
+    catalog, _ = build_catalog(tools_)
+    index = Index(catalog, tools_)
+    assert groups(index, "quartz") == ["quartz", "curated", "named", "described"]
+    assert groups(index, "quartz_scan")[0] == "named"
+    assert groups(index, "plain tool")[0] == "described"
+
+
+def test_light_stemming_matches_other_forms(index):
+    assert groups(index, "notification")[0] in {"github", "apps"}
+    assert tools(index, "listening")[0] == "port_status"
+    assert tools(index, "killing processes")[0] == "kill_process"
+
+
+def test_a_small_synonym_map_bridges_everyday_words(index):
+    assert tools(index, "look up something online on the internet")[0] == "web_search"
+    assert tools(index, "terminate pid 42")[0] == "kill_process"  # stop / terminate
+
+
+def test_ranking_is_ranked_not_every_group_with_a_hit(index):
+    ranked = index.rank_tools("show the commit history")
+    assert ranked[0][0] == "git_log"
+    scores = [score for _, score in ranked]
+    assert scores == sorted(scores, reverse=True)
+    assert len(ranked) == len(index.names)  # the whole catalog, non-matches last with 0
+    assert index.rank_tools("show the commit history", limit=2) == ranked[:2]
+
+
+def test_search_groups_lists_matched_tools_best_first(index):
+    [git, *_] = index.search_groups("commit history and diffs between commits")
+    assert git.group == "git" and git.tools[0] in {"git_log", "git_diff"} and set(git.tools) == {"git_log", "git_diff"}
+
+
+def test_a_rule_prefers_its_group_and_demotes_the_others(index):
+    assert groups(index, "notifications from chat and calendar apps")[0] == "apps"
+    with_rule = dict((h.group, h.score) for h in index.search_groups("notifications on github"))
+    assert max(with_rule, key=with_rule.get) == "github"
+    assert with_rule["github"] > 2 * with_rule.get("apps", 0)
+
+
+def test_a_rule_needs_all_its_words(tmp_path):
+    write_tool(tmp_path, "inbox", "inbox_list", "List messages and notifications.")
+    write_tool(tmp_path, "alerts", "alert_list", "List alerts and notifications.")
+    write_toml(tmp_path, "inbox", '[[rules]]\nwhen = ["team", "notifications"]\nprefer = "inbox"\nover = ["alerts"]\nreason = "x"\n')
+    tools_ = load(tmp_path)
+    catalog, _ = build_catalog(tools_)
+    index = Index(catalog, tools_)
+    assert groups(index, "alert notifications")[0] == "alerts"
+    assert groups(index, "team alert notifications")[0] == "inbox"
+
+
+def test_a_rule_naming_an_unknown_group_is_ignored(tmp_path):
+    write_tool(tmp_path, "notes", "add_note", "Add a note.")
+    write_toml(tmp_path, "notes", '[[rules]]\nwhen = ["note"]\nprefer = "ghost"\n')
+    tools_ = load(tmp_path)
+    catalog, _ = build_catalog(tools_)
+    assert groups(Index(catalog, tools_), "add a note") == ["notes"]
+
+
+def test_a_new_folder_with_no_metadata_is_discoverable(tmp_path):
+    small_catalog(tmp_path)
+    write_tool(tmp_path, "weather", "forecast", "Get the weather forecast for a city.", {"city": "City name"})
+    tools_ = load(tmp_path)
+    catalog, _ = build_catalog(tools_)
+    index = Index(catalog, tools_)
+    assert groups(index, "will it rain tomorrow? what's the forecast for Paris")[0] == "weather"
+    assert groups(index, "weather")[0] == "weather"
+
+
+def test_each_part_of_a_request_finds_its_tool(index):
+    top = tools(index, "show the commit history, then fetch the page at https://example.com")[:2]
+    assert set(top) == {"git_log", "web_fetch"}
+
+
+def test_mcp_group_ids_match_on_their_server_name(tmp_path):
+    write_tool(tmp_path, "", "mcp__clock__now", "Current moment in a zone.", group_export="mcp:clock")
+    small_catalog(tmp_path / "more")
+    tools_ = load(tmp_path) + load(tmp_path / "more")
+    catalog, _ = build_catalog(tools_)
+    index = Index(catalog, tools_)
+    assert groups(index, "ask the clock server")[0] == "mcp:clock"
+
+
+@pytest.mark.parametrize("query", [
+    "x" * 10_000,
+    "files " * 2_000,
+    "\x00\x01\x1b[2J\x7f read file",
+    "the of and to",
+    "",
+    "   ",
+    "日本語のファイルを読む",
+    "Найти файл",
+    "🔥🔥🔥",
+    "a.b.c_d-e:f",
+])
+def test_bad_input_gets_an_answer_not_an_exception(index, query):
+    ranked = index.rank_tools(query)
+    assert len(ranked) == len(index.names)
+    assert isinstance(index.search_groups(query), list)
+
+
+def test_only_stop_words_match_nothing(index):
+    assert index.search_groups("the of and to") == []
+    assert all(score == 0 for _, score in index.rank_tools("please could you"))
+
+
+def test_weights_change_the_score(tmp_path):
+    tools_ = small_catalog(tmp_path)
+    catalog, _ = build_catalog(tools_)
+    plain, named = Index(catalog, tools_, Weights(name=1.0)), Index(catalog, tools_, Weights(name=5.0))
+    assert dict(named.rank_tools("kill"))["kill_process"] > dict(plain.rank_tools("kill"))["kill_process"]
+
+
+def test_check_examples_reports_examples_that_miss_the_top_3(tmp_path):
+    write_tool(tmp_path, "git", "git_log", "Show the commit history.", examples=["show recent commits", "bake a cake"])
+    write_tool(tmp_path, "web", "web_fetch", "Fetch a URL as text.", examples=["download https://example.com"])
+    for n in range(4):
+        write_tool(tmp_path, "kitchen", f"oven_{n}", f"Bake a cake in oven {n}.")
+    tools_ = load(tmp_path)
+    catalog, _ = build_catalog(tools_)
+    misses = check_examples(Index(catalog, tools_), tools_)
+    assert len(misses) == 1
+    assert misses[0].startswith("git_log: example 'bake a cake'") and "oven_" in misses[0]

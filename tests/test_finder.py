@@ -1,0 +1,185 @@
+"""find_tools: what each kind of query activates, the result text, and the tool itself run through run_call."""
+
+import json
+
+import pytest
+from tool_folders import load, small_catalog, write_tool
+
+from ankit.catalog import build_catalog
+from ankit.discovery import Index
+from ankit.finder import describe, find, make_find_tools
+from ankit.records import ToolCall
+from ankit.toolbox import ToolContext, run_call
+
+
+def build(tools):
+    catalog, problems = build_catalog(tools)
+    assert problems == []
+    return Index(catalog, tools)
+
+
+@pytest.fixture
+def index(tmp_path):
+    return build(small_catalog(tmp_path))
+
+
+class Loop:
+    """The activation a session keeps: core is always loaded, activated groups only grow."""
+
+    def __init__(self, tools):
+        self.active = ["core", "files"]
+        self.index = None
+        self.tool = make_find_tools(lambda: self.index, self.activate, lambda: list(self.active), "first")
+        self.index = build([*tools, self.tool])
+
+    def activate(self, groups):
+        new = [g for g in groups if g not in self.active]
+        self.active += new
+        return new
+
+    def call(self, arguments) -> str:
+        call = ToolCall("c1", "find_tools", json.dumps(arguments))
+        result = run_call(call, self.tool, ToolContext(cwd="."), lambda tool, args, preview: True)
+        return result.content
+
+
+@pytest.mark.parametrize("query", ["", "   ", "list", "all", "catalog", "ALL", "`list`"])
+def test_an_empty_query_or_list_all_catalog_returns_the_catalog(index, query):
+    outcome = find(index, query)
+    assert outcome.kind == "catalog" and outcome.activate == []
+
+
+def test_an_exact_tool_name_activates_its_group(index):
+    for query in ("git_diff", "git diff", "GitDiff", "'git_diff'"):
+        outcome = find(index, query)
+        assert (outcome.kind, outcome.activate) == ("exact", ["git"]), query
+
+
+def test_group_ids_and_lists_of_names_activate_each(index):
+    assert find(index, "web").activate == ["web"]
+    assert find(index, "git_log, web_fetch").activate == ["git", "web"]
+
+
+def test_one_clear_winner_is_activated_alone(index):
+    outcome = find(index, "show the commit history")
+    assert (outcome.kind, outcome.activate) == ("winner", ["git"])
+
+
+def two_forecasts(root):
+    write_tool(root, "outlook", "city_report", "Weather forecast for a city.", {"city": "City name"})
+    write_tool(root, "regional", "region_report", "Weather forecast for a region, with rain radar, wind maps, pollen counts and storm warnings.",
+               {"region": "Region name"})
+    write_tool(root, "git", "git_log", "Show the commit history.")
+    return load(root)
+
+
+def test_several_close_candidates_come_back_ranked_with_the_best_activated(tmp_path):
+    outcome = find(build(two_forecasts(tmp_path)), "weather forecast")
+    assert outcome.kind == "close"
+    assert outcome.activate == ["outlook"]
+    assert [h.group for h in outcome.hits] == ["outlook", "regional"]
+
+
+def test_at_most_three_groups_are_activated_even_when_all_are_tied(tmp_path):
+    for n in range(5):
+        write_tool(tmp_path, f"maps{n}", f"route_planner_{n}", "Plan a route between two places on the map.")
+    outcome = find(build(load(tmp_path)), "plan a route on the map")
+    assert outcome.kind == "close" and len(outcome.activate) == 3 and len(outcome.hits) == 5
+
+
+def test_unrelated_groups_are_not_loaded_with_a_clear_winner(index):
+    outcome = find(index, "which process listens on port 8080")
+    assert outcome.activate == ["process"]
+
+
+def test_nothing_matched_activates_nothing(index):
+    for query in ("book a flight to Lisbon", "find a hotel", "the of and", "\x00\x01", "日本語", "z" * 10_000):
+        outcome = find(index, query)
+        assert (outcome.kind, outcome.activate) == ("nothing", []), query
+
+
+def test_a_rule_decides_between_two_groups(index):
+    assert find(index, "unread github notifications").activate == ["github"]
+    assert find(index, "notifications from my calendar app").activate[0] == "apps"
+
+
+def test_the_tool_loads_a_group_and_says_what_is_now_callable(tmp_path):
+    loop = Loop(small_catalog(tmp_path))
+    text = loop.call({"query": "show the commit history"})
+    assert text.startswith("Loaded git: git_diff, git_log (best match: git_log")
+    assert "next step" in text
+    assert loop.active == ["core", "files", "git"]
+    again = loop.call({"query": "git log"})
+    assert again.startswith("Already loaded git:") and loop.active == ["core", "files", "git"]
+
+
+def test_a_core_match_says_it_is_already_loaded(tmp_path):
+    loop = Loop(small_catalog(tmp_path))
+    text = loop.call({"query": "read the file README"})
+    assert text.startswith("Already loaded files: list_directory, read_file")
+    assert loop.active == ["core", "files"]
+
+
+def test_close_candidates_are_listed_with_one_line_intros(tmp_path):
+    loop = Loop(two_forecasts(tmp_path))
+    text = loop.call({"query": "weather forecast"})
+    assert text.splitlines()[0] == "Loaded outlook: city_report."
+    assert "Other close matches (call find_tools with a group id to load one):" in text
+    assert "- regional: Weather forecast for a region, with rain radar, wind maps, pollen" in text
+    assert "regional" not in loop.active
+
+
+def test_tied_groups_are_loaded_together_and_the_rest_listed(tmp_path):
+    for n in range(5):
+        write_tool(tmp_path, f"maps{n}", f"route_planner_{n}", "Plan a route between two places on the map.")
+    loop = Loop(load(tmp_path))
+    text = loop.call({"query": "plan a route"})
+    assert loop.active == ["core", "files", "maps0", "maps1", "maps2"]
+    assert text.count("Loaded maps") == 3 and "- maps3: Plan a route" in text and "- maps4" in text
+
+
+def test_nothing_matched_returns_the_catalog_and_loads_nothing(tmp_path):
+    loop = Loop(small_catalog(tmp_path))
+    text = loop.call({"query": "book a flight"})
+    assert text.startswith("Nothing matched 'book a flight', so nothing was loaded.")
+    assert "- git: Git version control: history and diffs" in text
+    assert "Already loaded: core, files." in text and loop.active == ["core", "files"]
+
+
+def test_the_catalog_answer_lists_groups_and_what_is_loaded(tmp_path):
+    loop = Loop(small_catalog(tmp_path))
+    loop.call({"query": "git"})
+    text = loop.call({"query": ""})
+    assert "- web: Fetch a URL and return the page as readable text; Search the internet and return" in text
+    assert "Already loaded: core, files, git." in text
+
+
+def test_the_description_embeds_the_generated_catalog_and_stays_plain_for_search(tmp_path):
+    loop = Loop(small_catalog(tmp_path))
+    spec = loop.tool.spec()
+    assert "- git: Git version control: history and diffs" in spec.description
+    assert "- files" not in spec.description  # core: always loaded, not listed
+    assert "- git" not in loop.tool.description  # the index never sees the catalog text
+    assert spec.group == "core" and loop.tool.read_only
+
+
+def test_the_description_follows_the_catalog_mode(tmp_path):
+    catalog, _ = build_catalog(small_catalog(tmp_path))
+    assert "- git: git_diff, git_log" in describe(catalog, "names")
+    assert "- git: Git version control: history and diffs (git_diff, git_log)" in describe(catalog, "full")
+    assert "Groups" not in describe(None, "first")
+
+
+def test_the_tool_validates_its_arguments_and_survives_bad_queries(tmp_path):
+    loop = Loop(small_catalog(tmp_path))
+    call = ToolCall("c1", "find_tools", '{"query": 5}')
+    result = run_call(call, loop.tool, ToolContext(cwd="."), lambda tool, args, preview: True)
+    assert result.is_error and "string" in result.content
+    for query in ("x" * 10_000, "\x1b[2J\x00", "🔥", "the"):
+        assert isinstance(loop.call({"query": query}), str)
+
+
+def test_the_tool_waits_for_a_catalog_still_loading():
+    tool = make_find_tools(lambda: None, lambda groups: groups, lambda: [], "first")
+    assert "still loading" in tool.run({"query": "git"}, None)
+    assert tool.spec().description == tool.description
