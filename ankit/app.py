@@ -78,6 +78,8 @@ class App:
                                      self.config.catalog_mode)
             tools.setdefault(finder.name, finder)
             catalog, problems = build_catalog(list(tools.values()), meta)
+            if self.catalog is not None and list(catalog.groups) != list(self.catalog.groups):
+                self.activation.forget_frozen("core")  # find_tools' description lists the groups
             self.catalog, self.tools = catalog, tools
             self.index = Index(catalog, list(tools.values()))
             self.problems += [p for p in problems if p not in self.problems]

@@ -1,0 +1,140 @@
+"""Whole loops through the assembled App and the real loopback provider server: find_tools, budgets, skills, MCP."""
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from ankit.app import build_app
+from ankit.config import load_config
+from ankit.session import View
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def home(tmp_path, monkeypatch):
+    for var in ("XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME"):
+        monkeypatch.setenv(var, str(tmp_path / var.lower()))
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    (tmp_path / "work").mkdir()
+    return tmp_path
+
+
+def make_app(home, server, config_text="", **flags):
+    (home / "work" / ".ankit").mkdir(exist_ok=True)
+    (home / "work" / ".ankit" / "config.toml").write_text(config_text)
+    flags = {"base_url": server.url + "/v1", **flags}
+    config = load_config(flags, {}, home / "work", home / "xdg_config_home" / "ankit")
+    return build_app(config, home / "work")
+
+
+def raw_tools(body: bytes) -> str:
+    """The tools array exactly as it was sent."""
+    text = body.decode()
+    start = text.index('"tools":') + len('"tools":')
+    start += len(text[start:]) - len(text[start:].lstrip())
+    _, end = json.JSONDecoder().raw_decode(text, start)
+    return text[start:end]
+
+
+def tool_names(request) -> list[str]:
+    return [t["function"]["name"] for t in request.json.get("tools", [])]
+
+
+def test_find_tools_loads_a_group_and_the_tools_array_stays_byte_identical(home, provider_server):
+    app = make_app(home, provider_server)
+    session = app.session(View(), lambda *a: True)
+    provider_server.push_openai(tool_calls=[("c1", "find_tools", '{"query": "show the recent git history"}')])
+    provider_server.push_openai(tool_calls=[("c2", "git_status", "{}")])
+    provider_server.push_openai(text="clean")
+    session.turn("what changed?")
+    first, second, third = provider_server.requests
+    assert "git_log" not in tool_names(first) and {"find_tools", "skill", "read_file"} <= set(tool_names(first))
+    assert "Loaded git:" in second.json["messages"][-1]["content"]
+    assert "git_log" in tool_names(second)
+    assert raw_tools(second.body) == raw_tools(third.body)
+    assert raw_tools(second.body).startswith(raw_tools(first.body)[:-1])  # the new group is appended at the end
+    app.close()
+
+
+@pytest.mark.parametrize("query_of", ["name", "example"])
+def test_every_bundled_tool_is_found_and_offered_in_a_real_loop(home, provider_server, query_of):
+    app = make_app(home, provider_server)
+    session = app.session(View(), lambda *a: True)
+    optional = [t for t in app.tools.values() if not app.activation.is_active(t.group)]
+    assert len(optional) >= 20
+    for tool in optional:
+        query = tool.name if query_of == "name" else tool.examples[0]
+        provider_server.push_openai(tool_calls=[("c", "find_tools", json.dumps({"query": query}))])
+        provider_server.push_openai(text="ok")
+        session.turn(query)
+        assert tool.name in tool_names(provider_server.requests[-1]), (tool.name, query)
+    app.close()
+
+
+def test_a_held_back_group_comes_back_byte_identical(home, provider_server):
+    roomy = make_app(home, provider_server)
+    roomy.activation.activate(["git", "web"])
+    provider_server.push_openai(text="a")
+    roomy.session(View(), lambda *a: True).turn("hi")
+    reference = raw_tools(provider_server.requests[-1].body)
+
+    tight = make_app(home, provider_server, "context_window = 6000\nmax_tokens = 1000\n")
+    tight.activation.activate(["git", "web"])
+    session = tight.session(View(), lambda *a: True)
+    act = tight.activation
+    target = act.frozen("git").size + act.frozen("web").size // 2  # room for git, not for web as well
+    room = (6000 - 1000) * 4 - len(session.system.encode()) - act.core_bytes()
+    provider_server.push_openai(text="b")
+    session.turn("x" * (room - target - 16))  # a long message (16: its estimated envelope)
+    squeezed = provider_server.requests[-1]
+    assert "web_fetch" not in tool_names(squeezed) and "git_log" in tool_names(squeezed)
+    assert "held back" in squeezed.json["messages"][-1]["content"] and "web" in squeezed.json["messages"][-1]["content"]
+    assert session.ledger.rounds[-1].groups_held == ["web"]
+    session.clear()
+    provider_server.push_openai(text="c")
+    session.turn("hi")
+    assert raw_tools(provider_server.requests[-1].body) == reference
+
+
+def test_the_model_loads_a_skill_and_the_next_request_carries_it(home, provider_server):
+    app = make_app(home, provider_server)
+    session = app.session(View(), lambda *a: True)
+    assert "review-commit:" in session.system
+    provider_server.push_openai(tool_calls=[("c1", "skill", '{"name": "Review-Commit"}')])
+    provider_server.push_openai(text="ok")
+    session.turn("review my staged changes")
+    result = provider_server.requests[1].json["messages"][-1]
+    assert result["role"] == "tool" and result["content"].startswith("# Skill: review-commit")
+
+
+def test_an_mcp_server_is_found_and_called_in_a_real_loop(home, provider_server):
+    server = ROOT / "tests" / "mcp_fake_server.py"
+    config = f'[mcp.servers.fake]\ncommand = {json.dumps(sys.executable)}\nargs = [{json.dumps(str(server))}]\n'
+    app = make_app(home, provider_server, config)
+    assert app.mcp.wait(20)
+    session = app.session(View(), lambda *a: True)
+    provider_server.push_openai(tool_calls=[("c1", "find_tools", '{"query": "fake"}')])
+    provider_server.push_openai(tool_calls=[("c2", "mcp__fake__echo", '{"text": "over stdio"}')])
+    provider_server.push_openai(text="done")
+    session.turn("echo over stdio with the fake server")
+    second, third = provider_server.requests[1], provider_server.requests[2]
+    assert "Loaded mcp:fake" in second.json["messages"][-1]["content"]
+    assert "mcp__fake__echo" in tool_names(second)
+    assert third.json["messages"][-1] == {"role": "tool", "tool_call_id": "c2", "content": "over stdio"}
+    app.close()
+
+
+def test_find_tools_description_lists_mcp_groups_once_they_arrive(home, provider_server):
+    server = ROOT / "tests" / "mcp_fake_server.py"
+    config = f'[mcp.servers.fake]\ncommand = {json.dumps(sys.executable)}\nargs = [{json.dumps(str(server))}]\n'
+    app = make_app(home, provider_server, config)
+    assert app.mcp.wait(20)
+    session = app.session(View(), lambda *a: True)
+    provider_server.push_openai(text="hi")
+    session.turn("hi")
+    finder = [t for t in provider_server.requests[-1].json["tools"] if t["function"]["name"] == "find_tools"][0]
+    assert "- mcp:fake:" in finder["function"]["description"] and "- git:" in finder["function"]["description"]
+    app.close()
