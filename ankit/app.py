@@ -78,7 +78,7 @@ class App:
                                      self.config.catalog_mode)
             tools.setdefault(finder.name, finder)
             catalog, problems = build_catalog(list(tools.values()), meta)
-            if self.catalog is not None and list(catalog.groups) != list(self.catalog.groups):
+            if self.catalog is not None and _outline(catalog) != _outline(self.catalog):
                 self.activation.forget_frozen("core")  # find_tools' description lists the groups
             self.catalog, self.tools = catalog, tools
             self.index = Index(catalog, list(tools.values()))
@@ -170,6 +170,10 @@ class App:
         """Stop MCP servers."""
         if self.mcp is not None:
             self.mcp.close()
+
+
+def _outline(catalog: Catalog) -> list:
+    return [(g.id, g.summary, g.tools) for g in catalog.groups.values()]
 
 
 def build_app(config: Config, cwd: Path | None = None) -> App:

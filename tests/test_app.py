@@ -129,12 +129,16 @@ def test_an_mcp_server_is_found_and_called_in_a_real_loop(home, provider_server)
 
 def test_find_tools_description_lists_mcp_groups_once_they_arrive(home, provider_server):
     server = ROOT / "tests" / "mcp_fake_server.py"
-    config = f'[mcp.servers.fake]\ncommand = {json.dumps(sys.executable)}\nargs = [{json.dumps(str(server))}]\n'
+    config = (f'[mcp.servers.fake]\ncommand = {json.dumps(sys.executable)}\n'
+              f'args = [{json.dumps(str(server))}, "--start-delay", "1"]\n')
     app = make_app(home, provider_server, config)
-    assert app.mcp.wait(20)
     session = app.session(View(), lambda *a: True)
     provider_server.push_openai(text="hi")
-    session.turn("hi")
+    session.turn("before the server is up")
+    assert "mcp:fake" not in provider_server.requests[-1].body.decode()
+    assert app.mcp.wait(20)
+    provider_server.push_openai(text="hi")
+    session.turn("after")
     finder = [t for t in provider_server.requests[-1].json["tools"] if t["function"]["name"] == "find_tools"][0]
     assert "- mcp:fake:" in finder["function"]["description"] and "- git:" in finder["function"]["description"]
     app.close()
