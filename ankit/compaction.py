@@ -3,7 +3,7 @@
 import time
 
 from ankit.errors import AnkitError, Cancelled, ConfigError, StreamError
-from ankit.records import Message, TextDelta, Usage, UsageReport
+from ankit.records import Message, Request, TextDelta, Usage, UsageReport
 from ankit.session import Session
 from ankit.usage import RoundRecord
 
@@ -28,7 +28,27 @@ def compact(session: Session) -> str:
         raise AnkitError("nothing to compact yet: the history is empty")
     request, tools = session.request()
     request.messages = [*request.messages, Message("user", INSTRUCTION)]
-    started, text, usage, error = time.monotonic(), "", Usage(), None
+    started = time.monotonic()
+    text, usage, error = _summary(session, request)
+    session.turn_no += 1
+    session.ledger.add(RoundRecord(
+        turn=session.turn_no, round=1, provider=session.provider.name, model=session.provider.model,
+        usage=usage, schema_bytes=tools.schema_bytes, groups_sent=list(tools.sent),
+        groups_held=list(tools.held_back), duration=time.monotonic() - started))
+    if error is None and not text.strip():
+        error = AnkitError("the model returned no summary; the history is unchanged")
+    if error is None:
+        session.messages[:] = [Message("user", SUMMARY_HEAD + text.strip()), Message("assistant", ACKNOWLEDGED)]
+        session._told_overflow = False
+    session.save()
+    if error is not None:
+        raise error
+    return text
+
+
+def _summary(session: Session, request: Request) -> tuple[str, Usage, AnkitError | None]:
+    """Stream the summary to the view; a cut stream or Ctrl-C comes back as the error."""
+    text, usage, error = "", Usage(), None
     try:
         for event in session.provider.stream(request):
             if isinstance(event, TextDelta):
@@ -41,21 +61,6 @@ def compact(session: Session) -> str:
         error = Cancelled("compaction cancelled; the history is unchanged")
     except StreamError as exc:
         error = AnkitError(f"{exc}; the history is unchanged")
-    except AnkitError:
+    finally:
         session.view.reply_end()
-        raise
-    session.view.reply_end()
-    session.turn_no += 1
-    session.ledger.add(RoundRecord(
-        turn=session.turn_no, round=1, provider=session.provider.name, model=session.provider.model,
-        usage=usage, schema_bytes=tools.schema_bytes, groups_sent=list(tools.sent),
-        groups_held=list(tools.held_back), duration=time.monotonic() - started))
-    if error is None and not text.strip():
-        error = AnkitError("the model returned no summary; the history is unchanged")
-    if error is not None:
-        session.save()
-        raise error
-    session.messages[:] = [Message("user", SUMMARY_HEAD + text.strip()), Message("assistant", ACKNOWLEDGED)]
-    session._told_overflow = False
-    session.save()
-    return text
+    return text, usage, error

@@ -33,43 +33,48 @@ def _row(label: str, size: int | None, note: str = "") -> list[str]:
     return [label, number(size), number(tokens(size)), note]
 
 
+def _tool_rows(activation, tools) -> list[list[str]]:
+    """One row per group: core and activated groups sent, then those held back."""
+    rows = [_row(f"  {g}", activation.frozen(g).size, "core, sent") for g in activation.core]
+    rows += [_row(f"  {g}", activation.frozen(g).size, "activated, sent") for g in tools.sent]
+    rows += [_row(f"  {g}", activation.frozen(g).size, "held back: no room this round") for g in tools.held_back]
+    return rows
+
+
 def context_text(app, session) -> str:
     """What the next request will carry, part by part, and its estimated total against the model's window."""
     request, tools = session.request()
-    activation = app.activation
     system = len(request.system.encode())
     at = request.system.find(PROMPT_HEAD)
     skills = len(request.system[at:].encode()) if at >= 0 else 0
-    rows = [_row("system prompt", system), _row("  of which the skills list", skills,
-                                                  f"{len(app.skills)} skills" if app.skills else "no skills")]
-    rows.append(_row(f"tools ({len(request.tools)} sent)", tools.schema_bytes))
-    for group in activation.core:
-        rows.append(_row(f"  {group}", activation.frozen(group).size, "core, sent"))
-    for group in tools.sent:
-        rows.append(_row(f"  {group}", activation.frozen(group).size, "activated, sent"))
-    for group in tools.held_back:
-        rows.append(_row(f"  {group}", activation.frozen(group).size, "held back: no room this round"))
     history = sum(message_bytes(m) for m in request.messages)
-    left_out = len(session.messages) - len(request.messages)
-    note = f"{left_out} older messages left out" if left_out else ""
-    rows.append(_row(f"history ({len(request.messages)} messages)", history, note))
-    if request.note:
-        rows.append(_row("note on held-back groups", len(request.note.encode())))
-    used = tokens(system) + tokens(tools.schema_bytes) + tokens(history) + tokens(len(request.note.encode()))
-    rows.append(["reply reserve (max_tokens)", "", number(session.max_tokens), ""])
-    rows.append(["total", "", number(used + session.max_tokens), f"of {number(session.window)}"])
+    count, left_out = len(request.messages), len(session.messages) - len(request.messages)
+    note = len(request.note.encode())
+    used = tokens(system) + tokens(tools.schema_bytes) + tokens(history) + tokens(note)
+    rows = [_row("system prompt", system),
+            _row("  of which the skills list", skills, f"{len(app.skills)} skills" if app.skills else "no skills"),
+            _row(f"tools ({len(request.tools)} sent)", tools.schema_bytes), *_tool_rows(app.activation, tools),
+            _row(f"history ({count} message{'' if count == 1 else 's'})", history,
+                 f"{left_out} older messages left out" if left_out else "")]
+    rows += [_row("note on held-back groups", note)] if note else []
+    rows += [["reply reserve (max_tokens)", "", number(session.max_tokens), ""],
+             ["total", "", number(used + session.max_tokens), f"of {number(session.window)}"]]
     model = session.provider.model if session.provider else "(no model)"
-    lines = [f"Next request to {model}: window {number(session.window)} tokens, about {BYTES_PER_TOKEN} bytes a token", ""]
-    lines += table(["part", "bytes", "~tokens", ""], rows, {1, 2})
     share = round(100 * (used + session.max_tokens) / max(session.window, 1))
-    lines += ["", f"{bar(used, session.max_tokens, session.window)} {share}% "
-                  "(# prompt, + reply reserve, . free)"]
+    lines = [f"Next request to {model}: window {number(session.window)} tokens, about {BYTES_PER_TOKEN} bytes a token",
+             "", *table(["part", "bytes", "~tokens", ""], rows, {1, 2}), "",
+             f"{bar(used, session.max_tokens, session.window)} {share}% (# prompt, + reply reserve, . free)"]
+    return "\n".join(lines + _last_reported(session))
+
+
+def _last_reported(session) -> list[str]:
+    """The provider's own count for the last prompt, to set the estimate against."""
     reported = [r for r in session.ledger.rounds if r.usage.reported]
-    if reported:
-        last = reported[-1]
-        lines.append(f"last reported prompt: {number(last.usage.input_tokens)} tokens "
-                     f"(round {last.turn}.{last.round}, {number(last.usage.cached_tokens)} cached)")
-    return "\n".join(lines)
+    if not reported:
+        return []
+    last = reported[-1]
+    return [f"last reported prompt: {number(last.usage.input_tokens)} tokens "
+            f"(round {last.turn}.{last.round}, {number(last.usage.cached_tokens)} cached)"]
 
 
 def _group_line(app, group_id: str, size: int) -> list[str]:

@@ -170,6 +170,7 @@ def run_repl(args, config: Config) -> int:
         state.approve = Approver(view, reader.ask, yes=config.yes)
         resume = app.resumed(args)
         state.session = app.session(view, state.approve, resume=resume)
+        state.session.ctx.ask = reader.ask  # questions from tools stay out of the input history
         view.line(banner(state), DIM)
         if state.session.provider is None:
             view.line(app.setup_error)
@@ -180,6 +181,8 @@ def run_repl(args, config: Config) -> int:
             loop(state, reader)
         finally:
             reader.save()
+        if state.session.messages:
+            view.line(f"session {state.session.id} saved; ankit --resume {state.session.id} goes on with it", DIM)
         return 0
     finally:
         app.close()

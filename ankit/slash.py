@@ -57,6 +57,9 @@ def dispatch(state: ReplState, text: str) -> None:
     except Cancelled as exc:
         state.view.line(str(exc), DIM)
         return
+    except KeyboardInterrupt:
+        state.view.line(f"/{name} interrupted", DIM)
+        return
     except AnkitError as exc:
         state.view.error(str(exc))
         return
@@ -221,6 +224,7 @@ def cmd_resume(state: ReplState, arg: str) -> str:
     data = state.app.store().load(arg)
     state.app.activation.active.clear()  # the resumed session brings its own activated set
     state.session = state.app.session(state.view, state.approve, resume=data)
+    state.session.ctx.ask = state.approve.ask  # questions from tools stay out of the input history
     return resumed_text(state.session, data.title)
 
 

@@ -1,0 +1,190 @@
+"""Slash commands on a real App and Session, talking to the loopback provider server."""
+
+import io
+import re
+
+import pytest
+
+from ankit.app import build_app
+from ankit.approval import Approver
+from ankit.config import load_config
+from ankit.records import Message
+from ankit.render import TerminalView
+from ankit.repl import send
+from ankit.slash import COMMANDS, ReplState, completions, dispatch, is_command, unknown
+
+
+@pytest.fixture
+def make_state(tmp_path, monkeypatch, provider_server):
+    """A ReplState on a real App in a temp folder; make_state(**config flags)."""
+    for name in ("config", "state", "data", "work"):
+        (tmp_path / name).mkdir(exist_ok=True)
+        monkeypatch.setenv(f"XDG_{name.upper()}_HOME", str(tmp_path / name))
+    apps = []
+
+    def make(**flags) -> ReplState:
+        flags = {"provider": "local", "base_url": provider_server.url + "/v1", "model": "gpt-4o", **flags}
+        config = load_config(flags, {}, tmp_path / "work", tmp_path / "config" / "ankit")
+        app = build_app(config, tmp_path / "work")
+        apps.append(app)
+        view = TerminalView(io.StringIO(), colour=False)
+        approve = Approver(view, lambda question: "y")
+        state = ReplState(app, None, view, approve, send=lambda text: send(state, text))
+        state.session = app.session(view, approve)
+        return state
+
+    yield make
+    for app in apps:
+        app.close()
+
+
+def run(state: ReplState, line: str) -> str:
+    """Dispatch one line and return what it printed."""
+    out = state.view.out
+    start = len(out.getvalue())
+    dispatch(state, line)
+    return out.getvalue()[start:]
+
+
+def test_what_counts_as_a_command():
+    assert is_command("/help") and is_command("/model gpt-4o") and is_command("  /usage")
+    assert not is_command("/etc/hosts looks wrong") and not is_command("/") and not is_command("hello /help")
+
+
+@pytest.mark.parametrize("typed, suggested", [("/usge", "/usage"), ("/cotext", "/context"),
+                                              ("/quitt", "/exit"), ("/sesions", "/sessions")])
+def test_unknown_commands_suggest_the_closest(typed, suggested):
+    assert f"did you mean {suggested}?" in unknown(typed)
+
+
+def test_help_lists_every_command(make_state):
+    text = run(make_state(), "/help")
+    for name, command in COMMANDS.items():
+        assert re.search(rf"^/{name}\b.*{re.escape(command.help)}$", text, re.M), name
+    assert '"""' in text
+    assert "/model [NAME]\n  show the model" in run(make_state(), "/help model")
+
+
+def test_completions(make_state):
+    state = make_state()
+    assert completions(state, "/mo") == ["/model"]
+    assert completions(state, "/s") == ["/skills", "/save", "/sessions"]
+    assert completions(state, "/model gpt-4.1-m") == ["gpt-4.1-mini"]
+    assert "claude-opus-4-7" in completions(state, "/model  claude-op")
+    assert completions(state, "/tools e") == ["edit"]
+    assert completions(state, "/help us") == ["usage"]
+    skills = completions(state, "/skills ")
+    assert skills and skills == sorted(s.name for s in state.app.skills)
+    assert completions(state, "/usage x") == [] and completions(state, "/model a b") == []
+
+
+def test_model_switches_the_model_of_the_next_request(make_state, provider_server):
+    state = make_state()
+    assert "local · gpt-4o · window 128,000 tokens" in run(state, "/model")
+    assert "gpt-4.1-mini (window 1,047,576 tokens)" in run(state, "/model gpt-4.1-mini")
+    provider_server.push_openai(text="hi")
+    send(state, "hello")
+    assert provider_server.requests[0].json["model"] == "gpt-4.1-mini"
+    assert state.session.ledger.rounds[0].model == "gpt-4.1-mini"
+
+
+def test_find_activates_and_clear_keeps_the_activated_set(make_state, provider_server):
+    state = make_state()
+    shown = run(state, "/find edit a file")
+    assert "activated for the next requests:" in shown and "edit" in state.app.activation.active
+    provider_server.push_openai(text="one")
+    provider_server.push_openai(text="two")
+    send(state, "first")
+    assert "history cleared (2 messages); activated groups kept: edit" in run(state, "/clear")
+    send(state, "second")
+    request = provider_server.requests[1].json
+    assert [m["content"] for m in request["messages"][1:]] == ["second"]
+    assert "edit_file" in [t["function"]["name"] for t in request["tools"]]
+
+
+def test_find_needs_a_query(make_state):
+    assert "ankit: say what to look for" in run(make_state(), "/find")
+
+
+def test_context_counts_what_the_request_carries(make_state):
+    state = make_state(context_window=2500, max_tokens=1000)
+    state.app.activation.activate(["web"])
+    state.session.messages.append(Message("user", "x" * 400))
+    text = run(state, "/context")
+    request, tools = state.session.request()
+    assert tools.held_back == ["web"]
+    assert re.search(r"\n\s+web\s+[\d,]+\s+[\d,]+\s+held back: no room this round", text)
+    assert re.search(rf"tools \({len(request.tools)} sent\)\s+{tools.schema_bytes:,}", text)
+    assert re.search(r"history \(1 message\)\s+416\s+104", text)
+    assert "note on held-back groups" in text and "of 2,500" in text
+
+
+def test_save_titles_the_session_and_resume_brings_it_back(make_state, provider_server):
+    state = make_state()
+    provider_server.push_openai(text="Noted.")
+    send(state, "remember teal")
+    state.app.activation.activate(["git"])
+    assert "as 'colour talk'" in run(state, "/save colour talk")
+    first_id = state.session.id
+    other = make_state()
+    assert re.search(rf"\s{first_id}\s.*colour talk", run(other, "/sessions"))
+    shown = run(other, f"/resume {first_id}")
+    assert f"resumed {first_id}: colour talk (1 turn)" in shown and "last reply: Noted." in shown
+    assert other.session.id == first_id and other.app.activation.active == ["git"]
+    assert [m.text for m in other.session.messages] == ["remember teal", "Noted."]
+    assert len(other.session.ledger.rounds) == 1
+
+
+def test_resume_of_an_unknown_session_says_so(make_state):
+    assert "ankit: no session 'nope'" in run(make_state(), "/resume nope")
+
+
+def test_retry_resends_the_last_message_without_its_reply(make_state, provider_server):
+    state = make_state()
+    assert "nothing to retry" in run(state, "/retry")
+    provider_server.push_openai(text="A")
+    provider_server.push_openai(text="B")
+    send(state, "question")
+    run(state, "/retry")
+    assert provider_server.requests[0].body == provider_server.requests[1].body
+    assert [m.text for m in state.session.messages] == ["question", "B"]
+
+
+def test_compact_replaces_the_history_and_keeps_the_activated_set(make_state, provider_server):
+    state = make_state()
+    assert "nothing to compact" in run(state, "/compact")
+    provider_server.push_openai(text="one", usage={"prompt_tokens": 100, "completion_tokens": 5})
+    provider_server.push_openai(text="- asked one thing", usage={"prompt_tokens": 120, "completion_tokens": 7})
+    send(state, "first")
+    state.app.activation.activate(["git"])
+    shown = run(state, "/compact")
+    assert "- asked one thing" in shown and "(2 messages → 2)" in shown
+    request = provider_server.requests[1].json
+    assert request["tools"] and request["messages"][-1]["content"].startswith("[ankit] The conversation")
+    assert state.session.messages[0].text.endswith("- asked one thing")
+    assert state.app.activation.active == ["git"]
+    assert [r.usage.input_tokens for r in state.session.ledger.rounds] == [100, 120]  # the summary is counted
+
+
+def test_compact_without_a_summary_leaves_the_history(make_state, provider_server):
+    state = make_state()
+    provider_server.push_openai(text="one")
+    provider_server.push_openai(tool_calls=[("c1", "read_file", '{"path": "x"}')])
+    send(state, "first")
+    assert "the model returned no summary; the history is unchanged" in run(state, "/compact")
+    assert [m.text for m in state.session.messages] == ["first", "one"]
+
+
+def test_usage_and_mcp_and_skills(make_state):
+    state = make_state()
+    assert "No rounds yet in this session." in run(state, "/usage")
+    assert "no MCP servers configured" in run(state, "/mcp")
+    assert f"{len(state.app.skills)} skill" in run(state, "/skills")
+    name = state.app.skills[0].name
+    assert f"# Skill: {name}" in run(state, f"/skills {name}")
+
+
+def test_exit_stops_the_loop(make_state):
+    state = make_state()
+    run(state, "/exit")
+    assert state.running is False
