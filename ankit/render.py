@@ -5,6 +5,8 @@ import os
 import re
 import shutil
 import sys
+import threading
+import time
 from typing import TextIO
 
 from ankit.records import ToolCall, ToolResult
@@ -19,6 +21,9 @@ YELLOW = "\033[33m"
 CYAN = "\033[36m"
 HEADING = "\033[1;35m"
 CODE = CYAN
+
+ERASE_LINE = "\r\033[K"
+SPINNER_FRAMES = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 
 _FENCE = re.compile(r" {0,3}(```|~~~)")
 _HEADING = re.compile(r" {0,3}#{1,6}[ \t]")
@@ -149,17 +154,89 @@ def _short(value, limit: int = 40) -> str:
     return json.dumps(text, ensure_ascii=False) if isinstance(value, str) else text
 
 
+class Spinner:
+    """A line saying ankit waits for the model, drawn after a short delay and erased before anything else."""
+
+    def __init__(self, out: TextIO, colour: bool, delay: float = 0.4):
+        self.out, self.colour, self.delay = out, colour, delay
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._shown = False
+
+    def start(self, label: str) -> None:
+        """Show `label` with a turning wheel and the seconds waited, until stop()."""
+        self.stop()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._spin, args=(label, self._stop), daemon=True)
+        self._thread.start()
+
+    def _spin(self, label: str, stop: threading.Event) -> None:
+        started, frame = time.monotonic(), 0
+        if stop.wait(self.delay):
+            return
+        while True:
+            with self._lock:
+                if stop.is_set():
+                    return
+                text = f"{SPINNER_FRAMES[frame % len(SPINNER_FRAMES)]} {label} {time.monotonic() - started:.0f}s"
+                self.out.write(ERASE_LINE + paint(text, DIM, self.colour))
+                self.out.flush()
+                self._shown = True
+            frame += 1
+            if stop.wait(0.1):
+                return
+
+    def stop(self) -> None:
+        """Stop and erase the line, if it was drawn."""
+        if self._thread is None:
+            return
+        self._stop.set()
+        with self._lock:
+            if self._shown:
+                self.out.write(ERASE_LINE)
+                self.out.flush()
+                self._shown = False
+        self._thread.join()
+        self._thread = None
+
+
+def animated(stream: TextIO, environ=os.environ) -> bool:
+    """Whether the stream is a terminal that can redraw a line (not piped, not TERM=dumb)."""
+    try:
+        return stream.isatty() and environ.get("TERM") != "dumb"
+    except (AttributeError, ValueError):
+        return False
+
+
 class TerminalView(View):
     """What the REPL shows: the reply as it streams, tool lines, notices, and a dim status line."""
 
-    def __init__(self, out: TextIO | None = None, colour: bool | None = None):
+    def __init__(self, out: TextIO | None = None, colour: bool | None = None, spinner: bool | None = None):
         self.out = out or sys.stdout
         self.colour = use_colour(self.out) if colour is None else colour
         self.markdown = Markdown(self.colour)
         self.at_line_start = True
+        self.spinner = Spinner(self.out, self.colour) if (animated(self.out) if spinner is None else spinner) else None
+        self.wait_label = ""  # set while a turn runs: the spinner comes back between rounds
+
+    def waiting(self, label: str | None = None) -> None:
+        """Show that ankit waits for the model (on a terminal only), until the next output."""
+        if label is not None:
+            self.wait_label = label
+        if self.spinner is not None and self.wait_label and self.at_line_start:
+            self.spinner.start(self.wait_label)
+
+    def done_waiting(self) -> None:
+        """The turn is over: no spinner until the next waiting(label)."""
+        self.wait_label = ""
+        if self.spinner is not None:
+            self.spinner.stop()
 
     def write(self, text: str) -> None:
         """Write and flush, remembering whether the cursor is at a line start."""
+        if self.spinner is not None:
+            self.spinner.stop()
         if text:
             self.out.write(text)
             self.out.flush()
@@ -194,9 +271,11 @@ class TerminalView(View):
         lines = result.content.splitlines() or [""]
         if result.is_error:
             self.line(f"  ✗ {lines[0][:200]}", RED)
+            self.waiting()
             return
-        more = f" (+{len(lines) - 1} lines)" if len(lines) > 1 else ""
+        more = f" · {len(lines)} lines" if len(lines) > 1 else ""
         self.line(f"  ⎿ {lines[0][:100]}{more}", DIM)
+        self.waiting()  # the next round, or the next tool
 
     def notice(self, line: str) -> None:
         self.line(f"ankit: {line}", YELLOW)

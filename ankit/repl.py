@@ -138,6 +138,7 @@ def send(state: ReplState, text: str) -> None:
         view.error(NO_PROVIDER)
         return
     before, started = len(session.ledger.rounds), time.monotonic()
+    view.waiting(f"waiting for {session.provider.model}")
     try:
         session.turn(text)
     except (Cancelled, KeyboardInterrupt):
@@ -146,6 +147,8 @@ def send(state: ReplState, text: str) -> None:
     except AnkitError as exc:
         view.reply_end()
         view.error(str(exc))
+    finally:
+        view.done_waiting()
     rounds = session.ledger.rounds[before:]
     if rounds:
         view.status(status_line(rounds, time.monotonic() - started))

@@ -11,8 +11,8 @@ from ankit.render import DIM
 
 NO_PROVIDER = ("no provider is configured: set one up as shown at start (an API key in the environment, "
                "or --provider / --base-url), then restart ankit")
-INPUT_HELP = ('Input: end a line with \\ to go on with the next; a line of """ opens and closes a block. '
-              "Ctrl-C cancels a reply, Ctrl-D exits.")
+INPUT_HELP = ('Input: end a line with \\ to go on with the next; a line of """ opens and closes a block.\n'
+              "Ctrl-C cancels a reply and keeps what came; Ctrl-D exits. Tab completes commands and their arguments.")
 
 
 @dataclass
@@ -191,9 +191,11 @@ def cmd_compact(state: ReplState, arg: str) -> str:
     if count:
         state.view.line(f"compacting {count} messages…", DIM)
     before, started = len(session.ledger.rounds), time.monotonic()
+    state.view.waiting(f"waiting for {session.provider.model} to summarize")
     try:
         compact(session)
     finally:
+        state.view.done_waiting()
         if session.ledger.rounds[before:]:
             state.view.status(status_line(session.ledger.rounds[before:], time.monotonic() - started))
     return f"history replaced by the summary above ({count} messages → 2); activated groups kept"

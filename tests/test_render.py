@@ -3,11 +3,13 @@
 import io
 import os
 import pty
+import time
 
 import pytest
 
 from ankit.records import ToolCall, ToolResult
-from ankit.render import CODE, DIM, HEADING, RESET, Markdown, TerminalView, call_summary, prompt_paint, use_colour
+from ankit.render import (CODE, DIM, ERASE_LINE, HEADING, RESET, Markdown, Spinner, TerminalView, call_summary,
+                          prompt_paint, use_colour)
 
 REPLY = ("# Plan\nFirst a #hashtag and a # in the middle.\n\n```python\n# a comment, not a heading\n"
          "x = 1\n```\n## Done\n   ### indented heading\n#no-space\n~~~\ntilde code\n~~~\nend")
@@ -93,7 +95,7 @@ def test_piped_view_writes_no_escape_codes():
     assert "\033" not in text
     assert text == ("# Heading\n```\ncode\n```\n"
                     '· read_file(path="a.txt")\n'
-                    "  ⎿ line 1 (+2 lines)\n"
+                    "  ⎿ line 1 · 3 lines\n"
                     "  ✗ Error: no such file\n"
                     "ankit: the oldest 2 messages no longer fit\n"
                     "1.2s · gpt-4o · 1.2k in (83% cached) · 56 out\n")
@@ -126,3 +128,45 @@ def test_call_summary(arguments, shown):
 def test_prompt_escapes_are_marked_invisible_for_readline():
     assert prompt_paint("> ", DIM, True) == f"\001{DIM}\002> \001{RESET}\002"
     assert prompt_paint("> ", DIM, False) == "> "
+
+
+def wait_for(condition, timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "the condition never came true"
+        time.sleep(0.01)
+
+
+def test_spinner_draws_then_erases_its_line():
+    out = io.StringIO()
+    spinner = Spinner(out, colour=False, delay=0)
+    spinner.start("waiting for m")
+    wait_for(lambda: "waiting for m" in out.getvalue())
+    spinner.stop()
+    text = out.getvalue()
+    assert text.startswith(ERASE_LINE + "⠋ waiting for m 0s") and text.endswith(ERASE_LINE)
+    spinner.stop()  # stopping twice is harmless
+    assert out.getvalue() == text
+
+
+def test_the_view_erases_the_spinner_before_any_output_and_brings_it_back_between_rounds():
+    out = io.StringIO()
+    view = TerminalView(out, colour=False, spinner=True)
+    view.spinner.delay = 0
+    view.waiting("waiting for m")
+    wait_for(lambda: "waiting" in out.getvalue())
+    view.text("Hi")
+    assert out.getvalue().endswith(ERASE_LINE + "Hi")
+    view.reply_end()
+    view.tool_start(ToolCall("c1", "read_file", "{}"))
+    view.tool_end(ToolResult("c1", "read_file", "ok"))
+    wait_for(lambda: out.getvalue().count("waiting") >= 2)  # the next round is awaited
+    view.done_waiting()
+    settled = out.getvalue()
+    assert settled.endswith(ERASE_LINE)
+    view.tool_end(ToolResult("c2", "read_file", "ok"))  # after the turn: no spinner comes back
+    assert view.spinner._thread is None
+
+
+def test_no_spinner_when_piped():
+    assert TerminalView(io.StringIO()).spinner is None

@@ -1,5 +1,6 @@
 """The real REPL in a pseudo-terminal (`python -m ankit` on a pty) against the loopback provider server."""
 
+import codecs
 import fcntl
 import json
 import os
@@ -15,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from ankit.render import ERASE_LINE
 from conftest import fixture_parts, openai_sse
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -34,6 +36,7 @@ class Terminal:
             os.execve(sys.executable, [sys.executable, "-m", "ankit", *argv], env)
         self.pid, self.fd = pid, fd
         fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 200, 0, 0))
+        self.decoder = codecs.getincrementaldecoder("utf-8")("replace")
         self.raw = b""  # everything shown, as sent
         self.seen = ""  # everything shown, escapes removed
         self.at = 0  # where the next expect starts looking
@@ -51,7 +54,12 @@ class Terminal:
         if not data:
             return False
         self.raw += data
-        self.seen += ANSI.sub("", data.decode("utf-8", "replace"))
+        pieces = self.decoder.decode(data).split(ERASE_LINE)
+        self.seen += ANSI.sub("", pieces[0])
+        for piece in pieces[1:]:  # the spinner's line is erased, as on a screen
+            self.seen = self.seen[: self.seen.rfind("\n") + 1]
+            self.at, self.typed_at = min(self.at, len(self.seen)), min(self.typed_at, len(self.seen))
+            self.seen += ANSI.sub("", piece)
         return True
 
     def expect(self, text: str, timeout: float = WAIT) -> str:
@@ -481,3 +489,32 @@ def test_colour_on_a_terminal_and_never_with_no_color(run, provider_server):
     assert plain.finish() == 0
     assert b"# Title" in plain.raw
     assert b"\x1b[1;35m" not in plain.raw and b"\x1b[2m" not in plain.raw and b"\x1b[0m" not in plain.raw
+
+
+def test_provider_errors_are_one_line_and_the_repl_goes_on(run, provider_server, home):
+    provider_server.push("openai_401.http")
+    provider_server.push("openai_no_done_cut.sse")
+    provider_server.push_openai(text="Back again.")
+    term = run()
+    term.line("first")
+    error = term.expect("\n> ")
+    assert re.search(r"^ankit: 401 from local", error, re.M) and "Traceback" not in error
+    term.line("second")
+    term.expect("The first half of an answer")
+    assert re.search(r"^ankit: .+", term.expect("\n> "), re.M)
+    term.line("third")
+    term.expect("Back again.")
+    assert term.finish() == 0
+    assert [(m["role"], m["content"]) for m in provider_server.requests[2].json["messages"][1:]] == [
+        ("user", "first"), ("user", "second"), ("assistant", "The first half of an answer"), ("user", "third")]
+
+
+def test_a_spinner_shows_while_the_model_is_silent_and_is_erased(run, provider_server):
+    provider_server.push(fixture_parts(openai_sse(text="Slow answer.")), delay=1.5)
+    term = run()
+    term.line("take your time")
+    term.expect("Slow answer.")
+    assert b"waiting for gpt-4o" in term.raw and ERASE_LINE.encode() in term.raw
+    line = term.seen[term.seen.rfind("take your time"):]
+    assert "waiting for" not in line  # erased before the reply was shown
+    assert term.finish() == 0
