@@ -179,7 +179,7 @@ class Spinner:
             with self._lock:
                 if stop.is_set():
                     return
-                text = f"{SPINNER_FRAMES[frame % len(SPINNER_FRAMES)]} {label} {time.monotonic() - started:.0f}s"
+                text = f"{SPINNER_FRAMES[frame % len(SPINNER_FRAMES)]} {label} {int(time.monotonic() - started)}s"
                 self.out.write(ERASE_LINE + paint(text, DIM, self.colour))
                 self.out.flush()
                 self._shown = True

@@ -27,7 +27,7 @@ class LineReader:
         self.history = history
         self.colour = colour
         self.readline = _readline() if sys.stdin.isatty() else None
-        self.start_length = 0
+        self.saved_length = 0
         self.matches: list[str] = []
         self.complete = complete  # before-cursor text -> candidates
         if self.readline is not None:
@@ -35,12 +35,12 @@ class LineReader:
 
     def _set_up(self) -> None:
         rl = self.readline
-        rl.set_history_length(HISTORY_LENGTH)
+        rl.set_history_length(-1)  # the file is trimmed instead, so counting new lines stays right
         try:
             rl.read_history_file(str(self.history))
         except OSError:
             pass  # no history yet, or unreadable: start empty
-        self.start_length = rl.get_current_history_length()
+        self.saved_length = rl.get_current_history_length()
         rl.set_completer_delims(" \t\n")
         rl.set_completer(self._completer)
         if "libedit" in (rl.__doc__ or ""):
@@ -102,18 +102,17 @@ class LineReader:
         return answer
 
     def save(self) -> None:
-        """Append this run's lines to the history file (readable by the user only)."""
+        """Append the lines read since the last save to the history file (readable by the user only)."""
         rl = self.readline
-        if rl is None:
+        if rl is None or rl.get_current_history_length() <= self.saved_length:
             return
-        new = rl.get_current_history_length() - self.start_length
+        new = rl.get_current_history_length() - self.saved_length
         try:
             self.history.parent.mkdir(parents=True, exist_ok=True)
             os.close(os.open(self.history, os.O_WRONLY | os.O_CREAT, 0o600))
-            if new > 0:
-                rl.append_history_file(new, str(self.history))
-            if _line_count(self.history) > 2 * HISTORY_LENGTH:
-                rl.write_history_file(str(self.history))  # trims to the last HISTORY_LENGTH entries
+            rl.append_history_file(new, str(self.history))
+            self.saved_length += new
+            _trim(self.history, HISTORY_LENGTH)
         except OSError as exc:
             print(f"ankit: history not saved ({exc.strerror or exc}); check {self.history.parent}", file=sys.stderr)
 
@@ -126,9 +125,15 @@ def _readline():
     return readline
 
 
-def _line_count(path: Path) -> int:
-    with path.open("rb") as handle:
-        return sum(1 for _ in handle)
+def _trim(path: Path, keep: int) -> None:
+    """Keep the last `keep` lines once the file holds twice that many."""
+    lines = path.read_bytes().splitlines(keepends=True)
+    if len(lines) > 2 * keep:
+        temp = path.with_name(path.name + ".tmp")
+        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "wb") as handle:
+            handle.writelines(lines[-keep:])
+        os.replace(temp, path)
 
 
 def send(state: ReplState, text: str) -> None:
@@ -199,6 +204,7 @@ def loop(state: ReplState, reader: LineReader) -> None:
         if text is None:
             state.view.write("\n")
             return
+        reader.save()  # line by line: a closed terminal loses nothing
         if not text.strip():
             continue
         if is_command(text):

@@ -363,6 +363,8 @@ def test_approval_prompt_answered_no_yes_always_and_quit(run, provider_server, h
     term.expect("Stopped, fine.")
     assert term.finish() == 0
     assert not (work / "newdir").exists()
+    history = (home / "state" / "ankit" / "history").read_text().splitlines()
+    assert history == ["write a", "write b", "write c and d", "make a folder", "never mind"]  # no answers
     last = server.requests[-1].json["messages"]
     assert [m["role"] for m in last[-3:]] == ["assistant", "tool", "user"]
     assert "cancelled by the user" in last[-2]["content"]
@@ -518,3 +520,24 @@ def test_a_spinner_shows_while_the_model_is_silent_and_is_erased(run, provider_s
     line = term.seen[term.seen.rfind("take your time"):]
     assert "waiting for" not in line  # erased before the reply was shown
     assert term.finish() == 0
+
+
+def test_history_is_written_line_by_line_so_a_closed_terminal_keeps_it(run, home):
+    term = run()
+    term.line("/usage")
+    term.expect("No rounds yet")
+    term.prompt()
+    os.kill(term.pid, signal.SIGHUP)  # the terminal window was closed
+    term.wait()
+    assert (home / "state" / "ankit" / "history").read_text().splitlines() == ["/usage"]
+
+
+def test_the_history_file_is_trimmed_to_its_last_lines(tmp_path):
+    from ankit.repl import _trim
+    path = tmp_path / "history"
+    path.write_text("".join(f"line {i}\n" for i in range(9)))
+    _trim(path, 4)
+    assert path.read_text().splitlines() == [f"line {i}" for i in range(5, 9)]
+    _trim(path, 4)  # within twice the limit: untouched
+    assert len(path.read_text().splitlines()) == 4
+    assert path.stat().st_mode & 0o777 == 0o600
