@@ -72,8 +72,11 @@ class Index:
         self.catalog = catalog
         self.weights = weights or Weights()
         listed = [t.name for t in tools] if tools is not None else list(catalog.tools)
-        self.names = [n for n in dict.fromkeys(listed) if n in catalog.terms]
+        known = catalog.tools
+        # a tool may opt out of search (find_tools: finding the finder helps no one)
+        self.names = [n for n in dict.fromkeys(listed) if n in known and getattr(known[n], "searchable", True)]
         self.position = {name: i for i, name in enumerate(self.names)}
+        self._unmatched = [(name, 0.0) for name in self.names]
         self._build_postings()
         self._build_phrases()
 
@@ -304,7 +307,8 @@ class Index:
         result = [(names[i], scores[i]) for i in ranked if scores[i] > 0]
         if limit is not None:
             return result
-        return result + [(n, 0.0) for i, n in enumerate(names) if scores.get(i, 0.0) <= 0]
+        rest = sorted(set(range(len(names))).difference(i for i in scores if scores[i] > 0))
+        return result + [self._unmatched[i] for i in rest]
 
     def search_groups(self, query: str) -> list[GroupHit]:
         """Groups that match the query, best first; a group scores as its best tool."""

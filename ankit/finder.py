@@ -104,10 +104,13 @@ def _catalog_answer(catalog: Catalog, loaded: list[str], heading: str) -> str:
     return text + (f"\nAlready loaded: {', '.join(loaded)}." if loaded else "")
 
 
-BASE_DESCRIPTION = (
-    "Find and load the tools a task needs. Describe the task in a few words (\"show recent commits\", "
-    "\"fetch a web page\"), or give a group id or tool name; the best matching groups are loaded and their "
-    "tools can be called from your next step. Loaded tools stay loaded. An empty query lists the groups."
+BASE_DESCRIPTION = "Find and load the tools a task needs, by a few words about the task, a group id or a tool name."
+# Only the spec carries the guidance and the catalog: the index reads the plain description, so find_tools
+# itself never matches a query for "commits" or "web pages".
+GUIDANCE = (
+    "Describe the task in a few words (\"show recent commits\", \"fetch a web page\"); the best matching "
+    "groups are loaded and their tools can be called from your next step. Loaded tools stay loaded. "
+    "An empty query lists the groups."
 )
 PARAMETERS = {
     "type": "object",
@@ -125,7 +128,8 @@ PARAMETERS = {
 def describe(catalog: Catalog | None, mode: str) -> str:
     """find_tools' description: the base text and the generated one-line-per-group catalog."""
     listing = catalog_text(catalog, mode) if catalog is not None else ""
-    return f"{BASE_DESCRIPTION}\nGroups (core tools are always loaded and not listed):\n{listing}" if listing else BASE_DESCRIPTION
+    text = f"{BASE_DESCRIPTION} {GUIDANCE}"
+    return f"{text}\nGroups (core tools are always loaded and not listed):\n{listing}" if listing else text
 
 
 class FinderTool(Tool):
@@ -133,6 +137,7 @@ class FinderTool(Tool):
 
     catalog_of: Callable[[], Catalog | None] = staticmethod(lambda: None)
     mode: str = "first"
+    searchable = False  # the index leaves find_tools out: a query never needs to find the finder
 
     def spec(self) -> ToolSpec:
         """The part the model sees, with the catalog as it is now."""

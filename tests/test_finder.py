@@ -159,8 +159,9 @@ def test_the_description_embeds_the_generated_catalog_and_stays_plain_for_search
     spec = loop.tool.spec()
     assert "- git: Git version control: history and diffs" in spec.description
     assert "- files" not in spec.description  # core: always loaded, not listed
-    assert "- git" not in loop.tool.description  # the index never sees the catalog text
+    assert "- git" not in loop.tool.description and "commits" not in loop.tool.description  # what the index reads
     assert spec.group == "core" and loop.tool.read_only
+    assert "find_tools" not in loop.index.names  # never a search result itself
 
 
 def test_the_description_follows_the_catalog_mode(tmp_path):
@@ -182,4 +183,4 @@ def test_the_tool_validates_its_arguments_and_survives_bad_queries(tmp_path):
 def test_the_tool_waits_for_a_catalog_still_loading():
     tool = make_find_tools(lambda: None, lambda groups: groups, lambda: [], "first")
     assert "still loading" in tool.run({"query": "git"}, None)
-    assert tool.spec().description == tool.description
+    assert tool.spec().description.startswith(tool.description) and "Groups" not in tool.spec().description

@@ -1,0 +1,112 @@
+"""Benchmark of ankit's tool discovery: quality on a dataset, and speed at 1,500 and 10,000 tools.
+
+usage: python3 tests/bench/bench_discovery.py DATASET_DIR [--k 5] [--no-speed] [--baseline]
+DATASET_DIR holds catalog.jsonl and queries.jsonl (the eval-discovery format). Prints recall@1, recall@k, MRR
+and ms per query for the same ranking `ankit eval-discovery` uses, split by single- and multi-gold queries;
+with --baseline also the Okapi BM25 baseline (tests/bench/bm25_baseline.py) on the same data.
+The speed run builds catalogs of 1,500 and 10,000 tools from the dataset's own: its tools first, then
+perturbed copies (a variant word in the name, a fifth of the description words dropped, two words from
+another tool mixed in), and times the dataset's queries against them: the whole catalog ranked (as
+eval-discovery does) and the top 10 only (as find_tools does). Best of three runs.
+"""
+
+import random
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from ankit.catalog import build_catalog  # noqa: E402
+from ankit.discovery import Index  # noqa: E402
+from ankit.evaluation import InputError, Query, load_catalog, load_queries, measure, report  # noqa: E402
+from ankit.toolbox import Tool  # noqa: E402
+
+SIZES = (1_500, 10_000)
+VARIANTS = ("Pro", "Lite", "Plus", "Alt", "Next", "Classic", "Express", "Max")
+
+
+def _index(tools: list[Tool]) -> Index:
+    catalog, _ = build_catalog(tools)
+    return Index(catalog, tools)
+
+
+def quality(tools: list[Tool], queries: list[Query], k: int, rank) -> None:
+    """Print the figures for all queries, then single- and multi-gold ones."""
+    subsets = [("all", queries), ("single-gold", [q for q in queries if len(q.gold) == 1]),
+               ("multi-gold", [q for q in queries if len(q.gold) > 1])]
+    print(f"{'subset':<12} {'n':>5} {'recall@1':>9} {'recall@' + str(k):>9} {'MRR':>7} {'ms/query':>9}")
+    for label, subset in subsets:
+        if subset:
+            m = measure(rank, subset, len(tools), k)
+            print(f"{label:<12} {m.queries:>5} {m.recall_at_1:>9.3f} {m.recall_at_k:>9.3f} {m.mrr:>7.3f} {m.ms_per_query:>9.2f}")
+
+
+def grown(tools: list[Tool], size: int, seed: int = 20240601) -> list[Tool]:
+    """A catalog of `size` tools: the originals, then perturbed copies of them."""
+    rng = random.Random(seed)
+    out = list(tools[:size])
+    copy = 0
+    while len(out) < size:
+        base, other = tools[copy % len(tools)], rng.choice(tools)
+        variant = f"{VARIANTS[copy // len(tools) % len(VARIANTS)]}{copy // (len(tools) * len(VARIANTS)) or ''}"
+        words = [w for w in base.description.split() if rng.random() > 0.2]
+        words[rng.randrange(len(words) + 1):0] = rng.sample(other.description.split() or ["tool"], k=min(2, len(other.description.split())))
+        out.append(Tool(f"{base.name}{variant}", " ".join(words), base.parameters, base.run, group=f"{base.name}{variant}"))
+        copy += 1
+    return out
+
+
+def _best_ms(run, texts: list[str]) -> float:
+    best = float("inf")
+    for _ in range(3):
+        started = time.perf_counter()
+        for text in texts:
+            run(text)
+        best = min(best, (time.perf_counter() - started) * 1000 / len(texts))
+    return best
+
+
+def speed(tools: list[Tool], queries: list[Query]) -> None:
+    """Print build time and ms per query at each size."""
+    texts = [q.text for q in queries[:500]]
+    print(f"{'tools':>7} {'build s':>8} {'ms/query (whole ranking)':>25} {'ms/query (top 10)':>18}")
+    for size in SIZES:
+        catalog_tools = grown(tools, size)
+        started = time.perf_counter()
+        index = _index(catalog_tools)
+        built = time.perf_counter() - started
+        whole = _best_ms(index.rank_tools, texts)
+        top = _best_ms(lambda text: index.rank_tools(text, limit=10), texts)
+        print(f"{size:>7} {built:>8.2f} {whole:>25.2f} {top:>18.2f}")
+
+
+def main(argv: list[str]) -> int:
+    """Run the benchmark on one dataset folder."""
+    if not argv or argv[0].startswith("-"):
+        print(__doc__.splitlines()[2])
+        return 2
+    folder = Path(argv[0])
+    k = int(argv[argv.index("--k") + 1]) if "--k" in argv else 5
+    try:
+        tools = load_catalog(folder / "catalog.jsonl")
+        queries = load_queries(folder / "queries.jsonl", {t.name for t in tools})
+    except InputError as exc:
+        print(exc)
+        return 2
+    index = _index(tools)
+    print(f"ankit discovery on {folder}: {len(tools)} tools, {len(queries)} queries")
+    quality(tools, queries, k, lambda text: [name for name, _ in index.rank_tools(text)])
+    if "--baseline" in argv:
+        from bm25_baseline import BM25
+        print(f"\nOkapi BM25 baseline (k1 = 1.2, b = 0.75) on {folder}")
+        quality(tools, queries, k, BM25(tools).rank)
+    if "--no-speed" not in argv:
+        print("\nspeed (catalog grown from this dataset's tools, first 500 queries)")
+        speed(tools, queries)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
