@@ -10,8 +10,9 @@ Score of a tool for a part of a request (every term counted once):
     found in the request and share is matched / the idf of all its name words (short, fully named tools win).
 A request with several parts ("find the rooms, then book one") is scored whole and part by part; each tool
 gains clause * top * (its best part score / that part's top), so the best tool for every part ranks high.
-Then: the tool's exact name as a phrase in the request, the group id as a word and a curated keyword as a
-phrase add idf-scaled bonuses; disambiguation rules lift the preferred group above all and halve the others.
+Then idf-scaled bonuses: a tool name typed as is ("web_search"), a name said as words ("search the web" does
+not count, "delete the file" counts for delete_file), the group id as a word, a curated keyword as a phrase.
+Disambiguation rules last: the preferred group is lifted just above the best other, the groups it beats halved.
 """
 
 import bisect
@@ -22,7 +23,7 @@ from dataclasses import dataclass, field
 
 from ankit.catalog import Catalog
 from ankit.synonyms import related
-from ankit.terms import GENERIC_VERBS, clauses, name_terms, phrase_terms, split_name, stem, terms
+from ankit.terms import clauses, name_terms, phrase_terms, split_name, terms
 from ankit.toolbox import Tool
 
 
@@ -60,7 +61,6 @@ class GroupHit:
 
 
 _FIELDS = ("name", "description", "parameters")
-_GENERIC = frozenset(stem(w) for w in GENERIC_VERBS)
 _TOKEN = re.compile(r"[\w.:-]*\w")  # a tool name as typed: letters, digits, _ . : -
 Postings = list[tuple[int, float]]
 
@@ -118,29 +118,26 @@ class Index:
             if len(split_name(name)) > 1:  # an identifier, not an ordinary word such as "search"
                 self._literal[name.lower()].append(i)
         self._group_keys: dict[str, str] = {}
+        self._keywords: list[tuple[str, str, float]] = []
         for group in self.catalog.groups.values():
             key = " ".join(phrase_terms(group.id.split(":")[-1]))
             if key and key not in self._exact:
                 self._group_keys[key] = group.id
-        self._keywords: list[tuple[str, str, float]] = []
-        for group in self.catalog.groups.values():
-            for keyword in group.keywords:
-                phrase = terms(keyword) or name_terms(keyword)
-                if phrase:
-                    bonus = self.weights.keyword * sum(self._idf(t) for t in phrase)
-                    self._keywords.append((f" {' '.join(phrase)} ", group.id, bonus))
+            for phrase in filter(None, map(keyword_terms, group.keywords)):
+                bonus = self.weights.keyword * sum(self._idf(t) for t in phrase)
+                self._keywords.append((f" {' '.join(phrase)} ", group.id, bonus))
         self._rules = []
         for rule in self.catalog.rules():
-            phrases = [" ".join(terms(w) or name_terms(w)) for w in rule.when]
+            phrases = [" ".join(keyword_terms(w)) for w in rule.when]
             if rule.prefer in self.catalog.groups and all(phrases):
                 self._rules.append(([f" {p} " for p in phrases], rule))
-        self._group_words: dict[str, set[str]] = {}
         self._longest = max([len(k.split()) for k in [*self._exact, *self._group_keys]] + [1])
 
     def _idf(self, term: str) -> float:
         return self.idf.get(term, math.log(1 + len(self.names)))
 
-    def _expansions(self, term: str) -> dict[str, float]:
+    def expansions(self, term: str) -> dict[str, float]:
+        """The indexed terms a query term stands for, with their factor: itself, synonyms, prefix matches."""
         w = self.weights
         found = {term: 1.0} if term in self._postings else {}
         for other in related(term):
@@ -159,7 +156,7 @@ class Index:
 
     def _term_match(self, term: str, floor: float) -> tuple[Postings, Postings] | None:
         """The tools a term reaches through its expansions of idf >= floor, with scores; and its name matches."""
-        found = {t: f for t, f in self._expansions(term).items() if self.idf[t] >= floor}
+        found = {t: f for t, f in self.expansions(term).items() if self.idf[t] >= floor}
         if not found:
             return None
         if list(found.values()) == [1.0]:
@@ -277,26 +274,6 @@ class Index:
             for i in members:
                 scores[i] += lift
 
-    def group_vocabulary(self, group_id: str) -> set[str]:
-        """Every term of a group: its tools' names, descriptions and parameters, its keywords and id."""
-        if group_id not in self._group_words:
-            found = set(phrase_terms(group_id.split(":")[-1]))
-            group = self.catalog.groups.get(group_id)
-            for name in group.tools if group else ():
-                doc = self.catalog.terms.get(name)
-                if doc:
-                    found.update(doc.name, doc.description, doc.parameters)
-            for keyword in group.keywords if group else ():
-                found.update(terms(keyword) or name_terms(keyword))
-            self._group_words[group_id] = found
-        return self._group_words[group_id]
-
-    def telling_match(self, query: str, group_id: str) -> bool:
-        """Whether the group shares with the query a term that is not a generic verb ('find', 'show', ...)."""
-        words = [t for t in terms(query) if t not in _GENERIC]
-        vocabulary = self.group_vocabulary(group_id)
-        return any(t in vocabulary or any(e in vocabulary for e in self._expansions(t)) for t in words)
-
     def rank_tools(self, query: str, limit: int | None = None) -> list[tuple[str, float]]:
         """Tools ranked for the query, best first; without a limit the whole catalog (non-matches last)."""
         scores = self.score_tools(query)
@@ -317,6 +294,11 @@ class Index:
             group = self.catalog.group_of(name) or name
             hits.setdefault(group, GroupHit(group, score)).tools.append(name)
         return list(hits.values())
+
+
+def keyword_terms(text: str) -> list[str]:
+    """A curated keyword or rule word as search terms; a keyword made only of stop words keeps its words."""
+    return terms(text) or name_terms(text)
 
 
 def check_examples(index: Index, tools: list[Tool], top: int = 3) -> list[str]:

@@ -5,9 +5,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ankit.catalog import Catalog, catalog_text, first_sentence
-from ankit.discovery import GroupHit, Index
+from ankit.discovery import GroupHit, Index, keyword_terms
 from ankit.records import ToolSpec
-from ankit.terms import name_key
+from ankit.terms import GENERIC_VERBS, name_key, phrase_terms, stem, terms
 from ankit.toolbox import Tool
 
 CLOSE = 0.6  # groups scoring at least this share of the best are listed as candidates
@@ -17,6 +17,7 @@ MAX_LISTED = 5
 MAX_NAMES = 12  # tool names listed per loaded group
 CATALOG_WORDS = {"", "list", "all", "catalog", "tools", "groups", "*", "?", "help"}
 _SEPARATORS = re.compile(r"[,\s]+")
+_GENERIC = frozenset(stem(w) for w in GENERIC_VERBS)
 
 
 @dataclass
@@ -46,6 +47,26 @@ def _exact(catalog: Catalog, query: str) -> list[str]:
     return []
 
 
+def group_vocabulary(index: Index, group_id: str) -> set[str]:
+    """Every term of a group: its tools' names, descriptions and parameters, its keywords and its id."""
+    found = set(phrase_terms(group_id.split(":")[-1]))
+    group = index.catalog.groups.get(group_id)
+    for name in group.tools if group else ():
+        doc = index.catalog.terms.get(name)
+        if doc:
+            found.update(doc.name, doc.description, doc.parameters)
+    for keyword in group.keywords if group else ():
+        found.update(keyword_terms(keyword))
+    return found
+
+
+def telling_match(index: Index, query: str, group_id: str) -> bool:
+    """Whether the group shares a query term that is not a generic verb ('find', 'show', ...)."""
+    vocabulary = group_vocabulary(index, group_id)
+    telling = [t for t in terms(query) if t not in _GENERIC]
+    return any(t in vocabulary or not vocabulary.isdisjoint(index.expansions(t)) for t in telling)
+
+
 def find(index: Index, query: str) -> Outcome:
     """Decide what a find_tools query activates (see the issue's behaviour by query)."""
     query = query if isinstance(query, str) else ""
@@ -55,7 +76,7 @@ def find(index: Index, query: str) -> Outcome:
     if named:
         hits = {h.group: h for h in index.search_groups(query)}
         return Outcome("exact", named, [hits.get(g) or GroupHit(g, 0.0, []) for g in named])
-    hits = [h for h in index.search_groups(query)[: 2 * MAX_LISTED] if index.telling_match(query, h.group)]
+    hits = [h for h in index.search_groups(query)[: 2 * MAX_LISTED] if telling_match(index, query, h.group)]
     if not hits or hits[0].score <= 0:
         return Outcome("nothing")
     top = hits[0].score
