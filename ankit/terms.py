@@ -74,14 +74,17 @@ def name_key(name: str) -> str:
 
 
 _EXCEPTIONS = {
-    "news": "news", "info": "inform", "stats": "statist", "series": "series", "species": "species", "analysis": "analys", "analyses": "analys",
-    "status": "status", "bus": "bus", "gas": "gas", "plus": "plus", "this": "this", "has": "has",
-    "does": "do", "goes": "go", "children": "child", "people": "person", "men": "man", "women": "woman",
-    "feet": "foot", "teeth": "tooth", "mice": "mouse", "data": "data", "media": "media", "was": "was",
-    "is": "is", "its": "its", "us": "us", "ios": "ios", "os": "os", "dns": "dns", "aws": "aws", "sms": "sms",
+    "news": "news", "info": "inform", "stats": "statist", "series": "series", "species": "species",
+    "analysis": "analys", "analyses": "analys", "status": "status", "bus": "bus", "gas": "gas", "plus": "plus",
+    "this": "this", "has": "has", "does": "do", "goes": "go", "children": "child", "people": "person",
+    "men": "man", "women": "woman", "feet": "foot", "teeth": "tooth", "mice": "mouse", "data": "data",
+    "media": "media", "was": "was", "is": "is", "its": "its", "us": "us", "ios": "ios", "os": "os", "dns": "dns",
+    "aws": "aws", "sms": "sms", "ran": "run", "written": "writ", "wrote": "writ", "sent": "send", "bought": "buy",
+    "paid": "pay", "built": "build",
 }
 _VOWEL = re.compile(r"[aeiouy]")
-_DOUBLE = re.compile(r"([bdfgklmnprt])\1$")
+_DOUBLE = re.compile(r"([bdfgkmnprt])\1$")  # doubled before -ing, -ed, -er (not l, s, z: install, miss, buzz)
+_SHORT = re.compile(r"^[^aeiou][aeiou][^aeiouwxy]$")  # fil(ing), hop(ing): the e was dropped
 
 
 def _strip_plural(word: str) -> str:
@@ -102,6 +105,8 @@ def _strip_verb(word: str) -> str:
                 stem = stem[:-1]  # running -> run, stopped -> stop
             elif suffix == "ed" and stem.endswith("i"):
                 stem = stem[:-1] + "y"  # copied -> copy
+            elif stem.endswith(("at", "bl", "iz")) or _SHORT.match(stem):
+                stem += "e"  # calculated -> calculate, filed -> file
             return stem
     return word
 
@@ -123,7 +128,8 @@ def _strip_suffix(word: str) -> str:
     for suffix, replacement in _SUFFIXES:
         shortest = 3 if len(suffix) >= 4 else 4
         if word.endswith(suffix) and len(word) - len(suffix) >= shortest:
-            return word[: -len(suffix)] + replacement
+            word = word[: -len(suffix)] + replacement
+            return word[:-1] if suffix in ("er", "or") and _DOUBLE.search(word) else word  # runner -> run
     return word
 
 
@@ -138,12 +144,16 @@ def stem(word: str) -> str:
     word = _strip_suffix(word)
     if word.endswith("ate") and _measure(word[:-3]) > 1:
         word = word[:-3]  # information -> inform, but create stays
+    if word.endswith(("sion", "tion")) and _measure(word[:-3]) > 1:
+        word = word[:-3]  # deletion -> delet, connection -> connect
     if word.endswith("ific"):
         word = word[:-1]  # notification / notify, specific / specify
+    if word.endswith("ll") and len(word) > 5:
+        word = word[:-1]  # install / installation
     if word.endswith("e") and len(word) > 4:
         word = word[:-1]  # create / creating / created -> creat
-    if word.endswith("y") and len(word) > 4:
-        word = word[:-1] + "i"
+    if word.endswith("y") and len(word) >= 4 and word[-2] not in "aeiou":
+        word = word[:-1] + "i"  # city / cities, movie / movies
     if word.endswith("yz"):
         word = word[:-1] + "s"  # analyze / analysis
     return word

@@ -35,6 +35,13 @@ def test_stems_join_inflections_of_one_word():
         ("analyze", "analysis", "analyzing"),
         ("information", "inform", "info"),
         ("directory", "directories"),
+        ("movie", "movies"),
+        ("calculate", "calculated", "calculating", "calculation", "calculator"),
+        ("file", "files", "filed", "filing"),
+        ("install", "installed", "installing", "installation", "installer"),
+        ("run", "runs", "running", "ran", "runner"),
+        ("delete", "deleted", "deletion"),
+        ("control", "controlled", "controller"),
     ]
     for forms in groups:
         assert len({stem(f) for f in forms}) == 1, forms
