@@ -97,10 +97,10 @@ class Catalog:
         for tool in tools:
             group_id = tool.group or tool.name
             group = self.groups.setdefault(group_id, Group(group_id))
-            if tool.name in self.tools:
-                old = self.tools[tool.name].group or tool.name
-                if tool.name in self.groups[old].tools:
-                    self.groups[old].tools.remove(tool.name)
+            if tool.name in self.tools:  # a tool listed again (an MCP server re-listed): it may have moved
+                old = self.groups.get(self.tools[tool.name].group or tool.name)
+                if old and tool.name in old.tools:
+                    old.tools.remove(tool.name)
             if tool.name not in group.tools:
                 group.tools.append(tool.name)
             self.tools[tool.name] = tool
@@ -172,7 +172,7 @@ def apply_metadata(group: Group, data: dict, where: str) -> list[str]:
     for entry in rules if isinstance(rules, list) else [rules]:
         rule, problem = _rule(entry, where)
         if rule:
-            group.rules.append(rule)
+            group.rules.extend([rule] if rule not in group.rules else [])
         else:
             problems.append(problem)
     return problems
@@ -241,7 +241,7 @@ def catalog_text(catalog: Catalog, mode: str = "first") -> str:
         if mode == "names":
             lines.append(f"- {group.id}: {names}")
         elif mode == "full":
-            lines.append(f"- {group.id}: {group.summary} ({names})")
+            lines.append(f"- {group.id}: {group.summary} ({names})" if group.summary else f"- {group.id}: {names}")
         else:
             lines.append(f"- {group.id}: {first_sentence(group.summary) or names}")
     return "\n".join(lines)

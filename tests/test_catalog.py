@@ -113,3 +113,23 @@ def test_first_sentence():
     assert first_sentence("Read a file. Then more.") == "Read a file"
     assert first_sentence("Version 1.2 is out! Yes") == "Version 1.2 is out"
     assert first_sentence("  one line\nsecond line") == "one line second line"
+
+
+def test_a_tool_listed_again_moves_to_its_new_group_and_metadata_is_not_doubled(tmp_path):
+    write_tool(tmp_path / "a", "", "mcp__s__stat", "File status.", group_export="mcp:s")
+    write_tool(tmp_path / "b", "", "mcp__s__stat", "File status.", group_export="mcp:t")
+    catalog, _ = build_catalog(load(tmp_path / "a"))
+    meta = {"mcp:t": {"summary": "T", "rules": [{"when": ["stat"], "prefer": "mcp:t"}]}}
+    catalog.add_tools(load(tmp_path / "b"), meta)
+    catalog.add_tools([], meta)
+    assert "mcp:s" not in catalog.groups and catalog.groups["mcp:t"].tools == ["mcp__s__stat"]
+    assert len(catalog.groups["mcp:t"].rules) == 1
+
+
+def test_the_core_group_is_always_core_and_a_summary_less_group_shows_its_names(tmp_path):
+    write_tool(tmp_path, "core", "find_tools_like", "Find tools.")
+    write_tool(tmp_path, "blank", "blank_tool", "")
+    catalog, _ = build_catalog(load(tmp_path))
+    assert catalog.groups["core"].core
+    assert catalog_text(catalog, "full") == "- blank: blank_tool"
+    assert catalog_text(catalog, "first") == "- blank: blank_tool"
