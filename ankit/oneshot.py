@@ -62,7 +62,7 @@ def run_once(args, config: Config) -> int:
     warn(app.problems + app.skill_problems)
     session = app.session(PrintView(), approve_with(config.yes), resume=app.resumed(args))
     if session.provider is None:
-        print(app.setup_error, file=sys.stderr)
+        print(f"ankit: {app.setup_error}", file=sys.stderr)
         return 1
     try:
         session.turn(prompt_text(args.prompt))
