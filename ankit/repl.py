@@ -47,6 +47,7 @@ class LineReader:
             rl.parse_and_bind("bind ^I rl_complete")
         else:
             rl.parse_and_bind("tab: complete")
+            rl.parse_and_bind("set enable-bracketed-paste on")  # a pasted text stays one message
 
     def _completer(self, text: str, index: int) -> str | None:
         if index == 0:
@@ -70,26 +71,25 @@ class LineReader:
             print()
             return ""
         try:
-            if first.strip() == BLOCK:
-                return self._block()
-            lines = [first]
-            while lines[-1].endswith("\\"):
-                lines[-1] = lines[-1][:-1]
-                lines.append(self._input(MORE))
-            return "\n".join(lines)
+            return self._gather(first.split("\n"))  # a bracketed paste arrives as one input with newlines
         except EOFError:
             return None
         except KeyboardInterrupt:
             print("\n(input dropped)")
             return ""
 
-    def _block(self) -> str:
-        lines = []
-        while True:
-            line = self._input(MORE)
-            if line.strip() == BLOCK:
-                return "\n".join(lines)
-            lines.append(line)
+    def _gather(self, lines: list[str]) -> str:
+        """Complete a message: a \"\"\" block up to its closing line, or lines ending in a backslash."""
+        if lines[0].strip() == BLOCK:
+            body = lines[1:]
+            while BLOCK not in (line.strip() for line in body):
+                body += self._input(MORE).split("\n")
+            end = [line.strip() for line in body].index(BLOCK)
+            return "\n".join(body[:end] + body[end + 1:])
+        while lines[-1].endswith("\\"):
+            lines[-1] = lines[-1][:-1]
+            lines += self._input(MORE).split("\n")
+        return "\n".join(lines)
 
     def ask(self, question: str) -> str:
         """Ask a one-off question (an approval); the answer is kept out of the history."""

@@ -541,3 +541,18 @@ def test_the_history_file_is_trimmed_to_its_last_lines(tmp_path):
     _trim(path, 4)  # within twice the limit: untouched
     assert len(path.read_text().splitlines()) == 4
     assert path.stat().st_mode & 0o777 == 0o600
+
+
+def test_a_pasted_text_stays_one_message(run, provider_server):
+    provider_server.push_openai(text="Got the paste.")
+    provider_server.push_openai(text="Got the block.")
+    term = run()
+    term.prompt()
+    term.type("\x1b[200~pasted one\rpasted two\x1b[201~\r")  # a terminal's bracketed paste, then Enter
+    term.expect("Got the paste.")
+    term.prompt()
+    term.type('\x1b[200~"""\rin a block\r"""\x1b[201~\r')
+    term.expect("Got the block.")
+    assert term.finish() == 0
+    assert provider_server.requests[0].json["messages"][-1]["content"] == "pasted one\npasted two"
+    assert provider_server.requests[1].json["messages"][-1]["content"] == "in a block"
