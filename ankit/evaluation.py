@@ -7,6 +7,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from ankit.catalog import build_catalog
+from ankit.discovery import Index
 from ankit.toolbox import Tool
 
 USAGE = "usage: ankit eval-discovery --catalog CATALOG.jsonl --queries QUERIES.jsonl [--k 5] [--json]"
@@ -108,7 +110,7 @@ def load_queries(path: Path, known: set[str]) -> list[Query]:
 
 
 def measure(rank: Callable[[str], list[str]], queries: list[Query], tools: int, k: int = 5) -> Metrics:
-    """Rank the catalog for every query and compute the metrics (see the module docstring of each)."""
+    """Rank the catalog for every query and compute the metrics; time the ranking alone."""
     r1 = rk = rr = 0.0
     started = time.perf_counter()
     rankings = [rank(q.text) for q in queries]
@@ -148,9 +150,6 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str]) -> int:
     """Run eval-discovery; print the figures; 0 on success, 2 on bad arguments or input files."""
-    from ankit.catalog import build_catalog
-    from ankit.discovery import Index
-
     try:
         args = _parser().parse_args(argv)
     except SystemExit as exc:
