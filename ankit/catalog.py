@@ -145,7 +145,8 @@ def _rule(data, where: str) -> tuple[Rule | None, str]:
     when, over = _string_list(data.get("when")), _string_list(data.get("over", []))
     prefer = data.get("prefer")
     if not when or not isinstance(prefer, str) or over is None:
-        return None, f"{where}: a rule needs when = [words], prefer = \"group\" and optionally over = [groups]; rule skipped"
+        needs = 'when = [words], prefer = "group" and optionally over = [groups]'
+        return None, f"{where}: a rule needs {needs}; rule skipped"
     return Rule([w for w in when if w.strip()], prefer, over, str(data.get("reason", ""))), ""
 
 

@@ -56,7 +56,8 @@ def _json_lines(path: Path) -> list[tuple[int, dict]]:
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read {path}: {exc.strerror if isinstance(exc, OSError) else 'not UTF-8 text'}") from None
+        reason = exc.strerror if isinstance(exc, OSError) else "not UTF-8 text"
+        raise InputError(f"cannot read {path}: {reason}") from None
     rows = []
     for number, line in enumerate(text.splitlines(), 1):
         if not line.strip():
@@ -64,7 +65,8 @@ def _json_lines(path: Path) -> list[tuple[int, dict]]:
         try:
             value = json.loads(line)
         except json.JSONDecodeError as exc:
-            raise InputError(f"{path}:{number}: not valid JSON ({exc.msg}); each line must be one JSON object") from None
+            problem = f"not valid JSON ({exc.msg}); each line must be one JSON object"
+            raise InputError(f"{path}:{number}: {problem}") from None
         if not isinstance(value, dict):
             raise InputError(f"{path}:{number}: each line must be a JSON object")
         rows.append((number, value))
@@ -88,7 +90,8 @@ def load_catalog(path: Path) -> list[Tool]:
         parameters = row.get("parameters") or {}
         group = row.get("group") or name
         if not isinstance(description, str) or not isinstance(parameters, dict) or not isinstance(group, str):
-            raise InputError(f"{path}:{number}: \"description\" and \"group\" must be strings, \"parameters\" an object")
+            problem = '"description" and "group" must be strings, "parameters" an object'
+            raise InputError(f"{path}:{number}: {problem}")
         if name in tools:
             raise InputError(f"{path}:{number}: duplicate tool name {name!r}")
         tools[name] = Tool(name, description, parameters, _no_run, group=group, source=f"{path}:{number}")
@@ -100,8 +103,10 @@ def load_queries(path: Path, known: set[str]) -> list[Query]:
     queries = []
     for number, row in _json_lines(path):
         text, gold = row.get("query"), row.get("gold")
-        if not isinstance(text, str) or not isinstance(gold, list) or not gold or not all(isinstance(g, str) for g in gold):
-            raise InputError(f"{path}:{number}: needs \"query\" (a string) and \"gold\" (a non-empty list of tool names)")
+        good_gold = isinstance(gold, list) and gold and all(isinstance(g, str) for g in gold)
+        if not isinstance(text, str) or not good_gold:
+            problem = 'needs "query" (a string) and "gold" (a non-empty list of tool names)'
+            raise InputError(f"{path}:{number}: {problem}")
         unknown = [g for g in gold if g not in known]
         if unknown:
             raise InputError(f"{path}:{number}: gold tool {unknown[0]!r} is not in the catalog")

@@ -115,7 +115,8 @@ def result_text(outcome: Outcome, catalog: Catalog, newly: list[str], loaded: li
     others = [h for h in outcome.hits if h.group not in outcome.activate and h.group not in loaded]
     if others:
         lines.append("Other close matches (call find_tools with a group id to load one):")
-        lines += [f"- {h.group}: {first_sentence(catalog.groups[h.group].summary)}" for h in others if h.group in catalog.groups]
+        groups = catalog.groups
+        lines += [f"- {h.group}: {first_sentence(groups[h.group].summary)}" for h in others if h.group in groups]
     return "\n".join(lines)
 
 

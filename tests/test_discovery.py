@@ -95,7 +95,8 @@ def test_a_rule_prefers_its_group_and_demotes_the_others(index):
 def test_a_rule_needs_all_its_words(tmp_path):
     write_tool(tmp_path, "inbox", "inbox_list", "List messages and notifications.")
     write_tool(tmp_path, "alerts", "alert_list", "List alerts and notifications.")
-    write_toml(tmp_path, "inbox", '[[rules]]\nwhen = ["team", "notifications"]\nprefer = "inbox"\nover = ["alerts"]\nreason = "x"\n')
+    rule = '[[rules]]\nwhen = ["team", "notifications"]\nprefer = "inbox"\nover = ["alerts"]\nreason = "x"\n'
+    write_toml(tmp_path, "inbox", rule)
     tools_ = load(tmp_path)
     catalog, _ = build_catalog(tools_)
     index = Index(catalog, tools_)

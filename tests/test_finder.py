@@ -67,8 +67,8 @@ def test_one_clear_winner_is_activated_alone(index):
 
 def two_forecasts(root):
     write_tool(root, "outlook", "city_report", "Weather forecast for a city.", {"city": "City name"})
-    write_tool(root, "regional", "region_report", "Weather forecast for a region, with rain radar, wind maps, pollen counts and storm warnings.",
-               {"region": "Region name"})
+    long = "Weather forecast for a region, with rain radar, wind maps, pollen counts and storm warnings."
+    write_tool(root, "regional", "region_report", long, {"region": "Region name"})
     write_tool(root, "git", "git_log", "Show the commit history.")
     return load(root)
 

@@ -40,7 +40,8 @@ def quality(tools: list[Tool], queries: list[Query], k: int, rank) -> None:
     for label, subset in subsets:
         if subset:
             m = measure(rank, subset, len(tools), k)
-            print(f"{label:<12} {m.queries:>5} {m.recall_at_1:>9.3f} {m.recall_at_k:>9.3f} {m.mrr:>7.3f} {m.ms_per_query:>9.2f}")
+            figures = f"{m.recall_at_1:>9.3f} {m.recall_at_k:>9.3f} {m.mrr:>7.3f} {m.ms_per_query:>9.2f}"
+            print(f"{label:<12} {m.queries:>5} {figures}")
 
 
 def grown(tools: list[Tool], size: int, seed: int = 20240601) -> list[Tool]:
@@ -52,8 +53,11 @@ def grown(tools: list[Tool], size: int, seed: int = 20240601) -> list[Tool]:
         base, other = tools[copy % len(tools)], rng.choice(tools)
         variant = f"{VARIANTS[copy // len(tools) % len(VARIANTS)]}{copy // (len(tools) * len(VARIANTS)) or ''}"
         words = [w for w in base.description.split() if rng.random() > 0.2]
-        words[rng.randrange(len(words) + 1):0] = rng.sample(other.description.split() or ["tool"], k=min(2, len(other.description.split())))
-        out.append(Tool(f"{base.name}{variant}", " ".join(words), base.parameters, base.run, group=f"{base.name}{variant}"))
+        mixed_in = other.description.split() or ["tool"]
+        at = rng.randrange(len(words) + 1)
+        words[at:at] = rng.sample(mixed_in, k=min(2, len(mixed_in)))
+        name = f"{base.name}{variant}"
+        out.append(Tool(name, " ".join(words), base.parameters, base.run, group=name))
         copy += 1
     return out
 
