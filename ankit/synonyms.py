@@ -3,11 +3,12 @@
 from ankit.terms import stem
 
 # Each line is a set of words a user and a tool author may use for the same thing.
-# Kept to everyday vocabulary of common tool domains; no entry names a particular tool.
+# Kept to everyday vocabulary of common tool domains; no entry names a particular tool. Words with a
+# common second meaning in software (track, text, build, change, end, share, class) are left out.
 _SETS = """
 image picture photo pic photograph
 film movie
-song music track tune
+song music tune
 car vehicle automobile auto
 buy purchase shop shopping
 price cost pricing fee
@@ -22,21 +23,21 @@ doctor physician
 illness disease sickness
 medicine medication drug
 email mail inbox
-message chat text sms
+message chat sms
 delete remove erase
-create make generate produce build
+create make generate produce
 find search look lookup locate
 show display list view
-edit modify change alter update
+edit modify alter
 fetch download retrieve
 run execute launch invoke
-stop kill terminate end halt
+stop kill terminate halt
 folder directory dir
 file document doc
 start begin
 translate translation language
 weather forecast climate
-stock share equity ticker
+stock equity ticker
 money currency cash
 news headline headlines
 book reserve reservation booking
@@ -49,7 +50,7 @@ website site webpage page url link web
 video clip
 game play gaming
 paper article publication research
-course class lesson tutorial learn
+course lesson tutorial learn
 map location place direction navigate route
 clock time timezone
 port socket listening
