@@ -108,6 +108,19 @@ class Session:
     def _round(self, number: int) -> Message:
         request, tools = self.request()
         started = time.monotonic()
+        reply, usage, error = self._stream(request)
+        if reply.text or reply.tool_calls:
+            self.messages.append(reply)
+        self.ledger.add(RoundRecord(
+            turn=self.turn_no, round=number, provider=self.provider.name, model=self.provider.model,
+            usage=usage, schema_bytes=tools.schema_bytes, groups_sent=list(tools.sent),
+            groups_held=list(tools.held_back), duration=time.monotonic() - started))
+        if error is not None:
+            raise error
+        return reply
+
+    def _stream(self, request: Request) -> tuple[Message, Usage, Exception | None]:
+        """Stream one reply; a cut or a Ctrl-C keeps the partial text and returns the error."""
         reply, usage, error = Message("assistant"), Usage(), None
         try:
             for event in self.provider.stream(request):
@@ -128,18 +141,9 @@ class Session:
             error = exc
         self.view.reply_end()
         if error is not None:
-            reply.cut, reply.tool_calls = True, []  # calls that will not run must not be sent back unanswered
-        if error is not None:
-            reply.opaque = {}  # incomplete provider data would be rejected
-        if reply.text or reply.tool_calls:
-            self.messages.append(reply)
-        self.ledger.add(RoundRecord(
-            turn=self.turn_no, round=number, provider=self.provider.name, model=self.provider.model,
-            usage=usage, schema_bytes=tools.schema_bytes, groups_sent=list(tools.sent),
-            groups_held=list(tools.held_back), duration=time.monotonic() - started))
-        if error is not None:
-            raise error
-        return reply
+            # calls that will not run must not be sent back unanswered; half a thinking block would be refused
+            reply.cut, reply.tool_calls, reply.opaque = True, [], {}
+        return reply, usage, error
 
     def _run_tools(self, calls: list[ToolCall]) -> None:
         results: list[ToolResult] = []
