@@ -2,8 +2,8 @@
 
 import time
 
-from ankit.errors import AnkitError, Cancelled, ConfigError, StreamError
-from ankit.records import Message, Request, TextDelta, Usage, UsageReport
+from ankit.errors import AnkitError, Cancelled, ConfigError
+from ankit.records import Message, Request, Usage
 from ankit.session import Session
 from ankit.usage import RoundRecord
 
@@ -47,20 +47,13 @@ def compact(session: Session) -> str:
 
 
 def _summary(session: Session, request: Request) -> tuple[str, Usage, AnkitError | None]:
-    """Stream the summary to the view; a cut stream or Ctrl-C comes back as the error."""
-    text, usage, error = "", Usage(), None
-    try:
-        for event in session.provider.stream(request):
-            if isinstance(event, TextDelta):
-                text += event.text
-                session.view.text(event.text)
-            elif isinstance(event, UsageReport):
-                usage = event.usage
-            # a tool call here (the model was asked not to make one) is ignored, never run
-    except KeyboardInterrupt:
+    """Stream the summary to the view; a cut stream or Ctrl-C comes back as the error.
+
+    A tool call in the reply (the model was asked not to make one) is ignored, never run.
+    """
+    reply, usage, error = session._stream(request)
+    if isinstance(error, Cancelled):
         error = Cancelled("compaction cancelled; the history is unchanged")
-    except StreamError as exc:
-        error = AnkitError(f"{exc}; the history is unchanged")
-    finally:
-        session.view.reply_end()
-    return text, usage, error
+    elif error is not None:
+        error = AnkitError(f"{error}; the history is unchanged")
+    return reply.text, usage, error

@@ -556,3 +556,21 @@ def test_a_pasted_text_stays_one_message(run, provider_server):
     assert term.finish() == 0
     assert provider_server.requests[0].json["messages"][-1]["content"] == "pasted one\npasted two"
     assert provider_server.requests[1].json["messages"][-1]["content"] == "in a block"
+
+
+def test_ctrl_c_during_compact_leaves_the_history(run, provider_server):
+    provider_server.push_openai(text="Answer.")
+    provider_server.push(fixture_parts(openai_sse(text="- a summary that never ends"))[:2] + ["stall"])
+    provider_server.push_openai(text="Still here.")
+    term = run()
+    term.line("question")
+    term.expect("Answer.")
+    term.line("/compact")
+    term.expect("- a summary")
+    term.type("\x03")
+    term.expect("compaction cancelled; the history is unchanged")
+    term.line("next")
+    term.expect("Still here.")
+    assert term.finish() == 0
+    assert [(m["role"], m["content"]) for m in provider_server.requests[2].json["messages"][1:]] == [
+        ("user", "question"), ("assistant", "Answer."), ("user", "next")]
