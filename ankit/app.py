@@ -160,7 +160,7 @@ class App:
             id=session.id, created=session.created, cwd=str(self.cwd),
             provider=provider.name if provider else "", model=provider.model if provider else "",
             messages=session.messages, rounds=session.ledger.rounds, activated=list(self.activation.active),
-            title=getattr(session, "title", ""))
+            title=session.title)
         try:
             self.store().save(data)
         except AnkitError as exc:

@@ -38,8 +38,7 @@ def compact(session: Session) -> str:
     if error is None and not text.strip():
         error = AnkitError("the model returned no summary; the history is unchanged")
     if error is None:
-        session.messages[:] = [Message("user", SUMMARY_HEAD + text.strip()), Message("assistant", ACKNOWLEDGED)]
-        session._told_overflow = False
+        session.replace_history([Message("user", SUMMARY_HEAD + text.strip()), Message("assistant", ACKNOWLEDGED)])
     session.save()
     if error is not None:
         raise error
@@ -51,7 +50,7 @@ def _summary(session: Session, request: Request) -> tuple[str, Usage, AnkitError
 
     A tool call in the reply (the model was asked not to make one) is ignored, never run.
     """
-    reply, usage, error = session._stream(request)
+    reply, usage, error = session.stream_reply(request)
     if isinstance(error, Cancelled):
         error = Cancelled("compaction cancelled; the history is unchanged")
     elif error is not None:

@@ -57,6 +57,7 @@ class Session:
     turn_no: int = 0
     id: str = ""
     created: str = ""
+    title: str = ""
     _told_overflow: bool = False
 
     def turn(self, text: str) -> str:
@@ -108,7 +109,7 @@ class Session:
     def _round(self, number: int) -> Message:
         request, tools = self.request()
         started = time.monotonic()
-        reply, usage, error = self._stream(request)
+        reply, usage, error = self.stream_reply(request)
         if reply.text or reply.tool_calls:
             self.messages.append(reply)
         self.ledger.add(RoundRecord(
@@ -119,7 +120,7 @@ class Session:
             raise error
         return reply
 
-    def _stream(self, request: Request) -> tuple[Message, Usage, Exception | None]:
+    def stream_reply(self, request: Request) -> tuple[Message, Usage, Exception | None]:
         """Stream one reply; a cut or a Ctrl-C keeps the partial text and returns the error."""
         reply, usage, error = Message("assistant"), Usage(), None
         try:
@@ -166,7 +167,13 @@ class Session:
         if activated and self.ledger.rounds:
             self.ledger.rounds[-1].activated += activated
 
-    def clear(self) -> None:
-        """Empty the history; the activated set stays."""
-        self.messages.clear()
+    def clear(self, new_id: str, created: str) -> None:
+        """Start afresh under a new id, so the earlier conversation stays saved; the activated set stays."""
+        self.replace_history([])
+        self.id, self.created, self.turn_no, self.title = new_id, created, 0, ""
+        self.ledger = Ledger()
+
+    def replace_history(self, messages: list[Message]) -> None:
+        """Put messages in place of the history (after /clear or /compact)."""
+        self.messages[:] = messages
         self._told_overflow = False

@@ -2,12 +2,14 @@
 
 import difflib
 import time
+from datetime import datetime
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from ankit.activation import context_window
 from ankit.errors import AnkitError, Cancelled, ConfigError
 from ankit.render import DIM
+from ankit.store import new_session_id
 
 NO_PROVIDER = ("no provider is configured: set one up as shown at start (an API key in the environment, "
                "or --provider / --base-url), then restart ankit")
@@ -175,10 +177,12 @@ def cmd_model(state: ReplState, arg: str) -> str:
 
 def cmd_clear(state: ReplState, arg: str) -> str:
     """Empty the history; the activated groups stay."""
-    count = len(state.session.messages)
-    state.session.clear()
+    session = state.session
+    count, old = len(session.messages), session.id
+    session.clear(new_session_id(), datetime.now().isoformat(timespec="seconds"))
     active = ", ".join(state.app.activation.active) or "none"
-    return f"history cleared ({count} messages); activated groups kept: {active}"
+    kept = f"; the earlier conversation stays saved as {old}" if count else ""
+    return f"history cleared ({count} messages); activated groups kept: {active}{kept}"
 
 
 def cmd_compact(state: ReplState, arg: str) -> str:

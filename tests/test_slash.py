@@ -95,7 +95,11 @@ def test_find_activates_and_clear_keeps_the_activated_set(make_state, provider_s
     provider_server.push_openai(text="one")
     provider_server.push_openai(text="two")
     send(state, "first")
-    assert "history cleared (2 messages); activated groups kept: edit" in run(state, "/clear")
+    old_id = state.session.id
+    cleared = run(state, "/clear")
+    assert f"history cleared (2 messages); activated groups kept: edit; the earlier conversation stays saved as {old_id}" in cleared
+    assert state.session.id != old_id and state.session.ledger.rounds == []
+    assert [m.text for m in state.app.store().load(old_id).messages] == ["first", "one"]
     send(state, "second")
     request = provider_server.requests[1].json
     assert [m["content"] for m in request["messages"][1:]] == ["second"]
