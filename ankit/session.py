@@ -167,9 +167,13 @@ class Session:
         if activated and self.ledger.rounds:
             self.ledger.rounds[-1].activated += activated
 
-    def clear(self, new_id: str, created: str) -> None:
-        """Start afresh under a new id, so the earlier conversation stays saved; the activated set stays."""
+    def clear(self) -> None:
+        """Empty the history; the activated set stays."""
         self.replace_history([])
+
+    def restart(self, new_id: str, created: str) -> None:
+        """Start afresh under a new id, so the earlier conversation stays saved; the activated set stays."""
+        self.clear()
         self.id, self.created, self.turn_no, self.title = new_id, created, 0, ""
         self.ledger = Ledger()
 

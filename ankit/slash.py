@@ -179,7 +179,7 @@ def cmd_clear(state: ReplState, arg: str) -> str:
     """Empty the history; the activated groups stay."""
     session = state.session
     count, old = len(session.messages), session.id
-    session.clear(new_session_id(), datetime.now().isoformat(timespec="seconds"))
+    session.restart(new_session_id(), datetime.now().isoformat(timespec="seconds"))
     active = ", ".join(state.app.activation.active) or "none"
     kept = f"; the earlier conversation stays saved as {old}" if count else ""
     return f"history cleared ({count} messages); activated groups kept: {active}{kept}"
