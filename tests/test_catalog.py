@@ -1,6 +1,6 @@
 """The catalog: groups from folders, group.toml metadata, derived summaries and keywords, catalog text."""
 
-from tool_folders import load, small_catalog, write_toml, write_tool
+from tests.tool_folders import load, small_catalog, write_toml, write_tool
 
 from ankit.catalog import build_catalog, catalog_text, derive_terms, first_sentence
 

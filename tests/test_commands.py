@@ -4,7 +4,7 @@ import json
 import sys
 from pathlib import Path
 
-from test_oneshot import ankit
+from tests.test_oneshot import ankit
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -1,7 +1,7 @@
 """The search index: word boundaries, field weights, phrases, stemming, rules, ranking and bad input."""
 
 import pytest
-from tool_folders import load, small_catalog, write_toml, write_tool
+from tests.tool_folders import load, small_catalog, write_toml, write_tool
 
 from ankit.catalog import build_catalog
 from ankit.discovery import Index, Weights, check_examples

@@ -3,7 +3,7 @@
 import json
 
 import pytest
-from tool_folders import load, small_catalog, write_tool
+from tests.tool_folders import load, small_catalog, write_tool
 
 from ankit.catalog import build_catalog
 from ankit.discovery import Index

@@ -16,12 +16,12 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from ankit.catalog import build_catalog  # noqa: E402
 from ankit.discovery import Index  # noqa: E402
 from ankit.evaluation import InputError, Query, load_catalog, load_queries, measure, report  # noqa: E402
 from ankit.toolbox import Tool  # noqa: E402
+from tests.bench.bm25_baseline import BM25, read_dataset  # noqa: E402
 
 SIZES = (1_500, 10_000)
 VARIANTS = ("Pro", "Lite", "Plus", "Alt", "Next", "Classic", "Express", "Max")
@@ -88,22 +88,14 @@ def speed(tools: list[Tool], queries: list[Query]) -> None:
 
 def main(argv: list[str]) -> int:
     """Run the benchmark on one dataset folder."""
-    if not argv or argv[0].startswith("-"):
-        print(__doc__.splitlines()[2])
+    dataset = read_dataset(argv, __doc__)
+    if dataset is None:
         return 2
-    folder = Path(argv[0])
-    k = int(argv[argv.index("--k") + 1]) if "--k" in argv else 5
-    try:
-        tools = load_catalog(folder / "catalog.jsonl")
-        queries = load_queries(folder / "queries.jsonl", {t.name for t in tools})
-    except InputError as exc:
-        print(exc)
-        return 2
+    folder, k, tools, queries = dataset
     index = _index(tools)
     print(f"ankit discovery on {folder}: {len(tools)} tools, {len(queries)} queries")
     quality(tools, queries, k, lambda text: [name for name, _ in index.rank_tools(text)])
     if "--baseline" in argv:
-        from bm25_baseline import BM25
         print(f"\nOkapi BM25 baseline (k1 = 1.2, b = 0.75) on {folder}")
         quality(tools, queries, k, BM25(tools).rank)
     if "--no-speed" not in argv:

@@ -70,19 +70,27 @@ class BM25:
         return [self.names[i] for i in ranked] + [n for i, n in enumerate(self.names) if i not in seen]
 
 
-def main(argv: list[str]) -> int:
-    """Print the baseline's figures for one dataset folder."""
+def read_dataset(argv: list[str], doc: str):
+    """The dataset folder, k, tools and queries from a benchmark's arguments; None (after one line) if unusable."""
     if not argv or argv[0].startswith("-"):
-        print(__doc__.splitlines()[2])
-        return 2
+        print(doc.splitlines()[2])
+        return None
     folder = Path(argv[0])
     k = int(argv[argv.index("--k") + 1]) if "--k" in argv else 5
     try:
         tools = load_catalog(folder / "catalog.jsonl")
-        queries = load_queries(folder / "queries.jsonl", {t.name for t in tools})
+        return folder, k, tools, load_queries(folder / "queries.jsonl", {t.name for t in tools})
     except InputError as exc:
         print(exc)
+        return None
+
+
+def main(argv: list[str]) -> int:
+    """Print the baseline's figures for one dataset folder."""
+    dataset = read_dataset(argv, __doc__)
+    if dataset is None:
         return 2
+    folder, k, tools, queries = dataset
     ranker = BM25(tools)
     print(f"BM25 baseline on {folder}")
     print(report(measure(ranker.rank, queries, len(tools), k)))
