@@ -101,7 +101,8 @@ class Activation:
             if not item.specs:
                 continue
             if used + item.size <= budget:
-                specs.extend(item.specs)
+                names = {s.name for s in specs}  # a tool made core by name also belongs to its own group
+                specs.extend(s for s in item.specs if s.name not in names)
                 sent.append(group)
                 used += item.size
             else:

@@ -91,12 +91,14 @@ class App:
         wanted = ["core", *[g.id for g in self.catalog.groups.values() if g.core], *self.config.core]
         if self.mcp is not None:
             wanted += self.mcp.core_groups()
-        groups = {self.catalog.group_of(w) if w in self.catalog.tools else w for w in wanted}
-        return [g for g in dict.fromkeys(["core", *sorted(groups - {"core"})]) if g in self.catalog.groups]
+        return [g for g in dict.fromkeys(["core", *sorted(set(wanted) - {"core"})]) if g in self.catalog.groups]
 
     def _group_specs(self, group: str) -> list[ToolSpec]:
         found = self.catalog.groups.get(group)
-        return [self.tools[n].spec() for n in (found.tools if found else []) if n in self.tools]
+        names = list(found.tools if found else [])
+        if group == "core":  # tools named one by one in the config's core list travel with the core group
+            names += [n for n in self.config.core if n in self.tools and n not in names]
+        return [self.tools[n].spec() for n in names if n in self.tools]
 
     def offered(self) -> list[str]:
         """Groups whose tools are sent: core, then activated."""

@@ -142,3 +142,14 @@ def test_find_tools_description_lists_mcp_groups_once_they_arrive(home, provider
     finder = [t for t in provider_server.requests[-1].json["tools"] if t["function"]["name"] == "find_tools"][0]
     assert "- mcp:fake:" in finder["function"]["description"] and "- git:" in finder["function"]["description"]
     app.close()
+
+
+def test_core_is_configurable_by_tool_or_group(home, provider_server):
+    app = make_app(home, provider_server, 'core = ["git_status", "web"]\n')
+    session = app.session(View(), lambda *a: True)
+    provider_server.push_openai(tool_calls=[("c1", "find_tools", '{"query": "git"}')])
+    provider_server.push_openai(text="ok")
+    session.turn("hi")
+    first, second = (tool_names(r) for r in provider_server.requests)
+    assert "git_status" in first and "git_log" not in first and {"web_fetch", "web_search"} <= set(first)
+    assert "git_log" in second and second.count("git_status") == 1
