@@ -201,7 +201,7 @@ def run_call(call: ToolCall, tool: Tool | None, ctx: ToolContext, approve: Appro
 
 def _failure(exc: Exception) -> str:
     """A tool's own error classes already say what went wrong; a builtin one needs its name for context."""
-    own = isinstance(exc, ToolError) or type(exc).__module__.startswith("ankit_tool_")
+    own = isinstance(exc, ToolError) or type(exc).__module__.startswith("ankit_tool")  # tool modules and their _common helpers
     return str(exc) if own and str(exc) else f"{type(exc).__name__}: {exc}"
 
 

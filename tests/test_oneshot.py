@@ -114,3 +114,62 @@ def test_version_and_bad_flag(tmp_path):
     assert ankit(tmp_path, "--version").stdout.startswith("ankit ")
     bad = ankit(tmp_path, "--frobnicate")
     assert bad.returncode == 2 and "unrecognized arguments: --frobnicate" in bad.stderr
+
+
+def test_a_new_user_in_a_scratch_repository(provider_server, tmp_path):
+    """Read, search, edit, run, commit, fetch and remember, each group found through find_tools."""
+    import http.server
+    import threading
+
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "README.md").write_text("hello\n")
+    for command in (["init", "-q"], ["config", "user.name", "T"], ["config", "user.email", "t@example.com"],
+                    ["add", "-A"], ["commit", "-qm", "first"]):
+        subprocess.run(["git", *command], cwd=work, check=True)
+
+    class Page(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            body = "<html><head><title>Docs</title></head><body><p>ankit fetched me</p></body></html>".encode()
+            self.send_response(200)
+            self.send_header("content-type", "text/html; charset=utf-8")
+            self.send_header("content-length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    page = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Page)
+    threading.Thread(target=page.serve_forever, daemon=True).start()
+    steps = [
+        ("read_file", '{"path": "README.md"}', None),
+        ("search_text", '{"pattern": "hello"}', None),
+        ("find_tools", '{"query": "edit a file"}', "Loaded edit"),
+        ("edit_file", '{"path": "README.md", "old_string": "hello", "new_string": "hello world"}', None),
+        ("find_tools", '{"query": "run a shell command"}', "Loaded shell"),
+        ("run_command", '{"command": "cat README.md"}', "hello world"),
+        ("find_tools", '{"query": "commit my changes to git"}', "Loaded git"),
+        ("git_commit", '{"message": "Greet the world", "all": true}', None),
+        ("find_tools", '{"query": "fetch a web page"}', "Loaded web"),
+        ("web_fetch", json.dumps({"url": f"http://127.0.0.1:{page.server_port}/docs"}), "ankit fetched me"),
+        ("find_tools", '{"query": "remember a fact for later"}', "Loaded memory"),
+        ("remember", '{"fact": "the README greets the world"}', None),
+    ]
+    for i, (name, arguments, _) in enumerate(steps):
+        provider_server.push_openai(tool_calls=[(f"c{i}", name, arguments)])
+    provider_server.push_openai(text="All done.")
+    try:
+        done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "--yes", "-p", "tidy up my repo")
+    finally:
+        page.shutdown()
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "All done.\n"
+    for i, (name, _, expected) in enumerate(steps):
+        result = provider_server.requests[i + 1].json["messages"][-1]
+        assert result["role"] == "tool" and not result["content"].startswith("Error"), (name, result["content"])
+        assert expected is None or expected in result["content"], (name, result["content"])
+    assert (work / "README.md").read_text() == "hello world\n"
+    log = subprocess.run(["git", "log", "--format=%s"], cwd=work, capture_output=True, text=True).stdout
+    assert log.splitlines() == ["Greet the world", "first"]
+    assert list((tmp_path / "data" / "ankit").glob("*"))  # the memory database
