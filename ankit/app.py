@@ -42,6 +42,7 @@ class App:
     mcp: object = None
     setup_error: str = ""
     _file_tools: list[Tool] = field(default_factory=list)
+    _mcp_awaited: bool = False
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def load(self) -> "App":
@@ -153,7 +154,17 @@ class App:
             session.turn_no = max((r.turn for r in resume.rounds), default=0)
             self.activation.activate(resume.activated)
         session.save = lambda: self.save(session)
+        session.prepare = lambda: self.await_mcp(session.view)
         return session
+
+    def await_mcp(self, view: View) -> None:
+        """Before the first turn, let MCP servers that are still starting list their tools (once)."""
+        if self.mcp is None or self._mcp_awaited:
+            return
+        self._mcp_awaited = True
+        if not self.mcp.wait(0):
+            view.notice("waiting for MCP servers to start…")
+            self.mcp.wait()
 
     def save(self, session: Session) -> None:
         """Write the session file; a failure is told in one line and the previous copy stays."""

@@ -54,6 +54,7 @@ class Session:
     output_cap: int = 64 * 1024
     messages: list[Message] = field(default_factory=list)
     save: Callable[[], None] = lambda: None
+    prepare: Callable[[], None] = lambda: None  # called before each turn (e.g. let MCP servers finish starting)
     turn_no: int = 0
     id: str = ""
     created: str = ""
@@ -66,6 +67,7 @@ class Session:
             from ankit.config import SETUP_HELP
             from ankit.errors import ConfigError
             raise ConfigError(SETUP_HELP.splitlines()[0] + " Run ankit --help for the settings.")
+        self.prepare()
         self.turn_no += 1
         self.messages.append(Message("user", text))
         try:

@@ -173,3 +173,18 @@ def test_a_new_user_in_a_scratch_repository(provider_server, tmp_path):
     log = subprocess.run(["git", "log", "--format=%s"], cwd=work, capture_output=True, text=True).stdout
     assert log.splitlines() == ["Greet the world", "first"]
     assert list((tmp_path / "data" / "ankit").glob("*"))  # the memory database
+
+
+def test_the_first_turn_waits_for_mcp_servers_still_starting(provider_server, tmp_path):
+    config = tmp_path / "config" / "ankit"
+    config.mkdir(parents=True)
+    server = ROOT / "tests" / "mcp_fake_server.py"
+    (config / "config.toml").write_text(f"[mcp.servers.fake]\ncommand = {json.dumps(sys.executable)}\n"
+                                        f"args = [{json.dumps(str(server))}, \"--start-delay\", \"1\"]\n")
+    provider_server.push_openai(tool_calls=[("c1", "mcp__fake__echo", '{"text": "ready"}')])
+    provider_server.push_openai(text="ok")
+    done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "-p", "echo")
+    assert done.returncode == 0, done.stderr
+    assert "waiting for MCP servers to start" in done.stderr
+    assert provider_server.requests[1].json["messages"][-1]["content"] == "ready"
+    assert any("mcp:fake" in t["function"]["description"] for t in provider_server.requests[0].json["tools"])
