@@ -133,6 +133,7 @@ def test_find_tools_description_lists_mcp_groups_once_they_arrive(home, provider
               f'args = [{json.dumps(str(server))}, "--start-delay", "1"]\n')
     app = make_app(home, provider_server, config)
     session = app.session(View(), lambda *a: True)
+    session.prepare = lambda: None  # do not wait: tools arriving late (or re-listed) take the same path
     provider_server.push_openai(text="hi")
     session.turn("before the server is up")
     assert "mcp:fake" not in provider_server.requests[-1].body.decode()
