@@ -132,22 +132,15 @@ class App:
     def session(self, view: View, approve: Approver, resume: SessionData | None = None) -> Session:
         """A session wired to the provider (None when nothing is configured), resumed if asked."""
         sid = resume.id if resume else new_session_id()
-        try:
-            provider = make_provider(provider_settings(self.config, sid))
-        except ConfigError as exc:
-            provider, self.setup_error = None, str(exc)
-        model = provider.model if provider else (self.config.model or "")
-        ctx = ToolContext(cwd=self.cwd, config=self.config.raw, data_dir=paths.data_home(),
-                          ask=lambda question: input(question),
-                          find_tools=lambda q: self.tools["find_tools"].run({"query": q}, None),
-                          load_skill=lambda name: load_skill(self.skills, name))
+        provider = self._provider(sid)
+        model = provider.model if provider else self.config.model
         session = Session(
             provider=provider, lookup=self.lookup, activation=self.activation, system=self.system(model),
-            ctx=ctx, approve=approve, view=view, window=context_window(model, self.config.context_window),
-            max_tokens=self.config.max_tokens, max_rounds=self.config.max_rounds, output_cap=self.config.output_cap)
-        session.id = sid
-        session.created = resume.created if resume else datetime.now().isoformat(timespec="seconds")
-        session.title = resume.title if resume else ""  # set by /save NAME
+            ctx=self._tool_context(), approve=approve, view=view,
+            window=context_window(model, self.config.context_window), max_tokens=self.config.max_tokens,
+            max_rounds=self.config.max_rounds, output_cap=self.config.output_cap, id=sid,
+            created=resume.created if resume else datetime.now().isoformat(timespec="seconds"),
+            title=resume.title if resume else "")
         if resume:
             session.messages = list(resume.messages)
             session.ledger.rounds = list(resume.rounds)
@@ -156,6 +149,19 @@ class App:
         session.save = lambda: self.save(session)
         session.prepare = lambda: self.await_mcp(session.view)
         return session
+
+    def _provider(self, session_id: str):
+        try:
+            return make_provider(provider_settings(self.config, session_id))
+        except ConfigError as exc:
+            self.setup_error = str(exc)
+            return None
+
+    def _tool_context(self) -> ToolContext:
+        return ToolContext(cwd=self.cwd, config=self.config.raw, data_dir=paths.data_home(),
+                           ask=lambda question: input(question),
+                           find_tools=lambda query: self.tools["find_tools"].run({"query": query}, None),
+                           load_skill=lambda name: load_skill(self.skills, name))
 
     def await_mcp(self, view: View) -> None:
         """Before the first turn, let MCP servers that are still starting list their tools (once)."""
