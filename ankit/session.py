@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ankit.activation import BYTES_PER_TOKEN, Activation, schema_budget
-from ankit.errors import Cancelled, StreamError
+from ankit.errors import Cancelled, ConfigError, StreamError
 from ankit.history import fit_history, message_bytes
 from ankit.providers.base import Provider
 from ankit.records import (Message, OpaqueData, Request, StreamEnd, TextDelta, ToolCall, ToolCallDone,
@@ -15,6 +15,8 @@ from ankit.toolbox import Approver, Tool, ToolContext, run_call
 from ankit.usage import Ledger, RoundRecord
 
 REPEAT_LIMIT = 3
+NO_PROVIDER = ("No provider is configured: export ANTHROPIC_API_KEY (or OPENAI_API_KEY, OPENROUTER_API_KEY, "
+               "GITHUB_TOKEN), or use --provider ollama or --base-url URL")
 
 
 class View:
@@ -64,9 +66,7 @@ class Session:
     def turn(self, text: str) -> str:
         """Run one user turn to its final answer and return the answer's text."""
         if self.provider is None:
-            from ankit.config import SETUP_HELP
-            from ankit.errors import ConfigError
-            raise ConfigError(SETUP_HELP.splitlines()[0] + " Run ankit --help for the settings.")
+            raise ConfigError(NO_PROVIDER)
         self.prepare()
         self.turn_no += 1
         self.messages.append(Message("user", text))
