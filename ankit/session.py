@@ -5,7 +5,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ankit.activation import BYTES_PER_TOKEN, Activation, schema_budget
+from ankit.activation import BYTES_PER_TOKEN, Activation, RoundTools, schema_budget
 from ankit.errors import Cancelled, ConfigError, StreamError
 from ankit.history import fit_history, message_bytes
 from ankit.providers.base import Provider
@@ -90,7 +90,7 @@ class Session:
         self.view.notice(f"stopped after {self.max_rounds} rounds (max_rounds); say 'go on' to continue")
         return ""
 
-    def request(self) -> tuple[Request, object]:
+    def request(self) -> tuple[Request, RoundTools]:
         """Build the next round's request and the tools decision behind it."""
         history, dropped = fit_history(self.messages, self._history_room())
         if dropped and not self._told_overflow:
@@ -150,24 +150,24 @@ class Session:
 
     def _run_tools(self, calls: list[ToolCall]) -> None:
         results: list[ToolResult] = []
-        activated: list[str] = []
+        before = len(self.activation.active)
         try:
             for call in calls:
                 tool = self.lookup(call.name)
                 self.view.tool_start(call)
                 result = run_call(call, tool, self.ctx, self.approve, self.output_cap)
-                if tool is not None and not self.activation.is_active(tool.group):
-                    activated += self.activation.activate([tool.group])  # a deferred tool called by name
+                if tool is not None:
+                    self.activation.activate([tool.group])  # a deferred tool called by name joins the set
                 self.view.tool_end(result)
                 results.append(result)
         except (KeyboardInterrupt, Cancelled):
             done = {r.call_id for r in results}
             results += [ToolResult(c.id, c.name, "Error: cancelled by the user", True) for c in calls if c.id not in done]
-            self.messages.append(Message("tool", results=results))
             raise Cancelled("cancelled; the tool calls that did not run were answered as cancelled") from None
-        self.messages.append(Message("tool", results=results))
-        if activated and self.ledger.rounds:
-            self.ledger.rounds[-1].activated += activated
+        finally:
+            self.messages.append(Message("tool", results=results))
+            if self.ledger.rounds:  # groups that find_tools or a deferred call activated in this round
+                self.ledger.rounds[-1].activated += self.activation.active[before:]
 
     def clear(self) -> None:
         """Empty the history; the activated set stays."""

@@ -123,3 +123,14 @@ def test_no_provider_says_how_to_set_up():
     session.provider = None
     with pytest.raises(Exception, match="No provider is configured"):
         session.turn("x")
+
+
+def test_groups_activated_by_find_tools_are_recorded_on_their_round():
+    finder = tool("find_tools", "core", run=lambda a, c: str(session.activation.activate(["git"])))
+    TOOLS["find_tools"] = finder
+    try:
+        session, _ = make([call("find_tools", '{"text": "git"}'), text("ok")])
+        session.turn("find git")
+    finally:
+        del TOOLS["find_tools"]
+    assert [r.activated for r in session.ledger.rounds] == [["git"], []]
