@@ -48,6 +48,8 @@ class App:
     def load(self) -> "App":
         """Load tools, skills and the catalog; MCP servers start in the background."""
         self._file_tools, self.problems = load_tools(self.tool_folders())
+        given = [("--tools-dir", p) for p in self.config.tools_dirs] + [("--skills-dir", self.config.skills_dir)]
+        self.problems += [f"{flag} {p} is not a folder; check the path" for flag, p in given if p and not p.is_dir()]
         dirs = skill_dirs(self.cwd, self.config.skills_dir, Path.home(), paths.config_home(), paths.bundled("skills"))
         self.skills, self.skill_problems = find_skills(dirs)
         self.activation = Activation(self._group_specs, [])

@@ -1,10 +1,10 @@
 """Subcommands that need no model: tools, skills, usage, mcp, sessions."""
 
-import sys
 from datetime import datetime
 
 from ankit import paths
-from ankit.app import App, build_app, warn
+from ankit.app import App, build_app
+from ankit.catalog import first_sentence
 from ankit.config import Config
 from ankit.errors import AnkitError
 
@@ -17,11 +17,10 @@ def tools_listing(app: App) -> str:
         lines.append(f"{group.id} ({state}): {group.summary}")
         for name in group.tools:
             tool = app.lookup(name)
-            first = tool.description.split(". ")[0].splitlines()[0] if tool and tool.description else ""
+            first = first_sentence(tool.description) if tool else ""
             lines.append(f"  {name:<22} {first[:90]}")
     if app.problems:
-        lines.append("")
-        lines += [f"skipped: {p}" for p in app.problems]
+        lines += ["", *app.problems]
     return "\n".join(lines)
 
 
@@ -81,9 +80,3 @@ def sessions_listing(store) -> str:
     if not rows:
         return "no saved sessions yet"
     return "\n".join(f"{s.id}  {s.created[:16]}  {s.turns:>3} turns  {s.model:<22} {s.title}" for s in rows)
-
-
-def report_problems(app: App) -> None:
-    """Print start-up problems to stderr."""
-    warn(app.problems + app.skill_problems)
-    sys.stderr.flush()
