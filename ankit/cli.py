@@ -1,6 +1,7 @@
 """Command-line arguments: parse them, wire the pieces, and pick the REPL, -p or a subcommand."""
 
 import argparse
+import difflib
 import os
 import sys
 from pathlib import Path
@@ -12,9 +13,16 @@ from ankit.errors import AnkitError
 SUBCOMMANDS = ("tools", "skills", "usage", "mcp", "eval-discovery", "sessions")
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse, with errors in one line."""
+
+    def error(self, message: str):
+        self.exit(2, f"ankit: {message} (see ankit --help)\n")
+
+
 def parser() -> argparse.ArgumentParser:
     """The argument parser for ankit's main mode and the shared flags."""
-    p = argparse.ArgumentParser(prog="ankit", description="A terminal chat assistant on the Python standard library.",
+    p = Parser(prog="ankit", description="A terminal chat assistant on the Python standard library.",
                                 epilog=f"subcommands: {', '.join(SUBCOMMANDS)} (e.g. ankit tools check)")
     p.add_argument("-p", "--prompt", help="answer this once and exit (stdin, if piped, is added)")
     p.add_argument("--provider", help="anthropic, openai, github, openrouter, ollama or local")
@@ -29,6 +37,16 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
+def _unexpected(extra: list[str]) -> str:
+    """Say what to do with words ankit does not take."""
+    if extra[0].startswith("-"):
+        return f"unrecognized arguments: {' '.join(extra)}"
+    close = difflib.get_close_matches(extra[0], SUBCOMMANDS, n=1)
+    if close:
+        return f"unknown command {extra[0]!r}: did you mean ankit {close[0]}?"
+    return f"unknown command {extra[0]!r}: to ask once, quote the question after -p: ankit -p \"...\""
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run ankit; return the exit code."""
     argv = sys.argv[1:] if argv is None else argv
@@ -38,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
         return evaluate(rest)
     args, extra = parser().parse_known_args(rest)
     if extra and not command:
-        parser().error(f"unrecognized arguments: {' '.join(extra)}")
+        parser().error(_unexpected(extra))
     try:
         config = load_config(vars(args), os.environ, Path.cwd(), paths.config_home())
         if command:

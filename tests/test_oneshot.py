@@ -113,7 +113,7 @@ def test_one_shot_runs_are_saved_as_sessions_without_secrets(provider_server, tm
 def test_version_and_bad_flag(tmp_path):
     assert ankit(tmp_path, "--version").stdout.startswith("ankit ")
     bad = ankit(tmp_path, "--frobnicate")
-    assert bad.returncode == 2 and "unrecognized arguments: --frobnicate" in bad.stderr
+    assert bad.returncode == 2 and bad.stderr == "ankit: unrecognized arguments: --frobnicate (see ankit --help)\n"
 
 
 def test_a_new_user_in_a_scratch_repository(provider_server, tmp_path):
@@ -188,3 +188,10 @@ def test_the_first_turn_waits_for_mcp_servers_still_starting(provider_server, tm
     assert "waiting for MCP servers to start" in done.stderr
     assert provider_server.requests[1].json["messages"][-1]["content"] == "ready"
     assert any("mcp:fake" in t["function"]["description"] for t in provider_server.requests[0].json["tools"])
+
+
+def test_words_ankit_does_not_take_get_one_line_saying_what_to_do(tmp_path):
+    typo = ankit(tmp_path, "tool")
+    assert typo.returncode == 2 and typo.stderr == "ankit: unknown command 'tool': did you mean ankit tools? (see ankit --help)\n"
+    question = ankit(tmp_path, "what", "is", "this")
+    assert question.stderr.splitlines() == ['ankit: unknown command \'what\': to ask once, quote the question after -p: ankit -p "..." (see ankit --help)']
