@@ -59,12 +59,12 @@ def prompt_text(prompt: str) -> str:
 def run_once(args, config: Config) -> int:
     """Run one turn and exit: 0 on an answer, 1 with one line on failure."""
     app = build_app(config)
-    warn(app.problems + app.skill_problems)
-    session = app.session(PrintView(), approve_with(config.yes), resume=app.resumed(args))
-    if session.provider is None:
-        print(f"ankit: {app.setup_error}", file=sys.stderr)
-        return 1
     try:
+        warn(app.problems + app.skill_problems)
+        session = app.session(PrintView(), approve_with(config.yes), resume=app.resumed(args))
+        if session.provider is None:
+            print(f"ankit: {app.setup_error}", file=sys.stderr)
+            return 1
         session.turn(prompt_text(args.prompt))
     except AnkitError as exc:
         print(f"ankit: {exc}", file=sys.stderr)
