@@ -149,6 +149,13 @@ def test_the_key_is_not_in_the_settings_repr(provider_server):
     assert TEST_KEY not in repr(provider_server.settings())
 
 
+def test_extra_headers_are_sent_but_not_in_the_settings_repr(provider_server):
+    provider_server.push("openai_text.sse")
+    post(provider_server, headers={"authorization": "Bearer proxy-SECRET-42"}).close()
+    assert provider_server.requests[0].headers["authorization"] == "Bearer proxy-SECRET-42"
+    assert "proxy-SECRET-42" not in repr(provider_server.settings(headers={"authorization": "Bearer proxy-SECRET-42"}))
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))

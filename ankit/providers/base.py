@@ -8,7 +8,7 @@ from ankit.records import Event, Request
 
 @dataclass
 class ProviderSettings:
-    """Everything a provider needs; api_key never appears in repr."""
+    """Everything a provider needs; api_key and headers never appear in repr."""
 
     preset: str
     kind: str  # wire format: "openai" or "anthropic"
@@ -21,7 +21,7 @@ class ProviderSettings:
     connect_timeout: float = 30.0
     cache_ttl: str = "5m"  # anthropic cache_control ttl: "5m" or "1h"
     session_id: str = ""  # used as OpenAI prompt_cache_key with the openai preset
-    headers: dict = field(default_factory=dict)
+    headers: dict = field(default_factory=dict, repr=False)  # extra request headers, which may carry a secret
 
 
 class Provider:
@@ -32,10 +32,12 @@ class Provider:
 
     @property
     def name(self) -> str:
+        """The preset name, for messages and usage records."""
         return self.settings.preset
 
     @property
     def model(self) -> str:
+        """The model this provider asks for."""
         return self.settings.model
 
     def stream(self, request: Request) -> Iterator[Event]:
