@@ -28,7 +28,9 @@ that many seconds; "stall" stops sending and holds the connection open until the
 with a TCP reset. push(..., delay=s) waits before the status line; push(..., chunked=False) sends the body
 close-delimited instead of chunked. A request that finds no scripted reply gets a 500 whose JSON error says so.
 `openai_sse(...)` and `anthropic_sse(...)` build streams for scripted loops; `fixture_bytes(name)` and
-`fixture_parts(name)` read captures. The tests folder is on sys.path, so `from conftest import openai_sse` works.
+`fixture_parts(name)` read captures; `stream_round(server, request, kind=...)` streams one round through a real
+provider and `reply_of(events)` builds the reply a session would keep. The tests folder is on sys.path, so
+`from conftest import openai_sse` works.
 """
 
 import http.server
@@ -43,11 +45,15 @@ from pathlib import Path
 
 import pytest
 
+from ankit.errors import ProviderError
+from ankit.providers import make_provider
 from ankit.providers.base import ProviderSettings
+from ankit.records import Event, Message, OpaqueData, Request, TextDelta, ToolCallDone, ToolSpec
 
 FIXTURES = Path(__file__).parent / "fixtures"
 STALL_MAX = 30.0  # a stalled reply never holds its thread longer than this
 TEST_KEY = "sk-test-SECRET-0123456789abcdef"
+READ = ToolSpec("read_file", "Read a file.", {"type": "object", "properties": {"path": {"type": "string"}}}, "files")
 
 
 @dataclass
@@ -166,6 +172,37 @@ def anthropic_sse(text: str = "", tool_calls=(), usage: dict | None = None, stop
     out += _sse("message_delta", {"type": "message_delta", "delta": {"stop_reason": reason, "stop_sequence": None},
                                   "usage": {"output_tokens": start_usage.get("output_tokens", 1) + 9}})
     return out + _sse("message_stop", {"type": "message_stop"})
+
+
+def stream_round(server: "ProviderServer", request: Request | None = None, kind: str = "openai",
+                 **changes) -> tuple[list[Event], ProviderError | None]:
+    """Stream one round through a provider aimed at the server; return its events and the error that ended it."""
+    provider = make_provider(server.settings(kind, **changes))
+    events, error = [], None
+    try:
+        for event in provider.stream(request or Request("sys", [Message("user", "hi")], [])):
+            events.append(event)
+    except ProviderError as exc:
+        error = exc
+    return events, error
+
+
+def text_of(events: list[Event]) -> str:
+    """The reply text the events show."""
+    return "".join(e.text for e in events if isinstance(e, TextDelta))
+
+
+def reply_of(events) -> Message:
+    """The assistant message a session keeps from a round's events."""
+    reply = Message("assistant")
+    for event in events:
+        if isinstance(event, TextDelta):
+            reply.text += event.text
+        elif isinstance(event, ToolCallDone):
+            reply.tool_calls.append(event.call)
+        elif isinstance(event, OpaqueData):
+            reply.opaque[event.kind] = event.data
+    return reply
 
 
 class ProviderServer:

@@ -1,5 +1,6 @@
 """The Messages provider against the loopback server: exact request bodies, cache breakpoints, stream parsing."""
 
+import functools
 import json
 
 import pytest
@@ -9,26 +10,10 @@ from ankit.providers import make_provider
 from ankit.providers.anthropic import AnthropicProvider
 from ankit.records import (Message, OpaqueData, Request, StreamEnd, TextDelta, ToolCall, ToolCallDone, ToolResult,
                            ToolSpec, Usage, UsageReport)
-from conftest import TEST_KEY, fixture_parts
+from conftest import READ, TEST_KEY, fixture_parts, reply_of, stream_round, text_of
 
-READ = ToolSpec("read_file", "Read a file.", {"type": "object", "properties": {"path": {"type": "string"}}}, "files")
 CACHE = {"type": "ephemeral"}
-
-
-def run(server, request=None, **changes):
-    """Stream one round; return the events and the error that ended it (or None)."""
-    provider = make_provider(server.settings("anthropic", **changes))
-    events, error = [], None
-    try:
-        for event in provider.stream(request or Request("sys", [Message("user", "hi")], [])):
-            events.append(event)
-    except ProviderError as exc:
-        error = exc
-    return events, error
-
-
-def text_of(events) -> str:
-    return "".join(e.text for e in events if isinstance(e, TextDelta))
+run = functools.partial(stream_round, kind="anthropic")
 
 
 def breakpoints(body: dict) -> int:
@@ -250,19 +235,6 @@ DOCUMENTED_THINKING = {  # the documented example's block, as the stream in the 
     "thinking": "The user wants to know the current weather in Paris. I have access to a function `get_weather`...",
     "signature": "BDaL4VrbR2Oj0hO4XpJxT28J5TILnCrrUXoKiiNBZW9P+nr8XSj1zuZzAl4egiCCpQNvfyUuFFJP5CncdYZEQPPmLxYsNrcs....",
 }
-
-
-def reply_of(events) -> Message:
-    """The assistant message the session builds from a round's events."""
-    reply = Message("assistant")
-    for event in events:
-        if isinstance(event, TextDelta):
-            reply.text += event.text
-        elif isinstance(event, ToolCallDone):
-            reply.tool_calls.append(event.call)
-        elif isinstance(event, OpaqueData):
-            reply.opaque[event.kind] = event.data
-    return reply
 
 
 def answered(reply: Message, *contents: str) -> list[Message]:

@@ -1,5 +1,6 @@
 """The Chat Completions provider against the loopback server: exact request bodies and stream parsing."""
 
+import functools
 import json
 
 import pytest
@@ -7,27 +8,11 @@ import pytest
 from ankit.errors import ProviderError, StreamError
 from ankit.providers import make_provider
 from ankit.providers.openai import OpenAIProvider
-from ankit.records import (Message, OpaqueData, Request, StreamEnd, TextDelta, ToolCall, ToolCallDone, ToolResult,
-                           ToolSpec, Usage, UsageReport)
-from conftest import TEST_KEY, fixture_parts, openai_sse
+from ankit.records import (Message, OpaqueData, Request, StreamEnd, TextDelta, ToolCall, ToolCallDone, ToolResult, Usage,
+                           UsageReport)
+from conftest import READ, TEST_KEY, fixture_parts, openai_sse, reply_of, stream_round, text_of
 
-READ = ToolSpec("read_file", "Read a file.", {"type": "object", "properties": {"path": {"type": "string"}}}, "files")
-
-
-def run(server, request=None, **changes):
-    """Stream one round; return the events and the error that ended it (or None)."""
-    provider = make_provider(server.settings("openai", **changes))
-    events, error = [], None
-    try:
-        for event in provider.stream(request or Request("sys", [Message("user", "hi")], [])):
-            events.append(event)
-    except ProviderError as exc:
-        error = exc
-    return events, error
-
-
-def text_of(events) -> str:
-    return "".join(e.text for e in events if isinstance(e, TextDelta))
+run = functools.partial(stream_round, kind="openai")
 
 
 def test_make_provider_picks_the_openai_format(provider_server):
@@ -250,12 +235,7 @@ def test_reasoning_content_goes_back_only_on_assistant_turns_with_tool_calls(pro
     provider_server.push("openai_reasoning_content.sse")
     provider_server.push("openai_text.sse")
     provider = make_provider(provider_server.settings("openai", preset="local"))
-    reply = Message("assistant")
-    for event in provider.stream(Request("sys", [Message("user", "which version?")], [READ])):
-        if isinstance(event, ToolCallDone):
-            reply.tool_calls.append(event.call)
-        elif isinstance(event, OpaqueData):
-            reply.opaque[event.kind] = event.data
+    reply = reply_of(provider.stream(Request("sys", [Message("user", "which version?")], [READ])))
     answer = Message("assistant", "Version 1.2.", opaque={"openai": [{"reasoning_content": "not wanted back"}]})
     history = [Message("user", "which version?"), reply,
                Message("tool", results=[ToolResult("call_00_Xq7mB2vN9kR4tL8pW3sZ", "read_file", "version = 1.2")]),
