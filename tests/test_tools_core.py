@@ -2,6 +2,8 @@
 
 import importlib.util
 import json
+import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -49,6 +51,22 @@ def test_every_tool_has_examples_description_and_truthful_flags():
             assert tool.needs_approval is not False or tool.group in {"shell", "memory", "process"}, tool.name
         if tool.needs_approval is True:
             assert tool.preview is not None, tool.name
+
+
+def test_tools_share_one_copy_of_each_helper_and_leave_sys_path_alone():
+    module_of = {tool.name: sys.modules[tool.run.__module__] for tool in TOOLS}
+    assert module_of["job_start"].proc is module_of["job_stop"].proc  # one table of live processes
+    helpers = [key.rsplit("_", 1)[0] for key in sys.modules if key.startswith("ankit_tools_common_")]
+    assert "ankit_tools_common_paths" in helpers and len(helpers) == len(set(helpers))
+    assert not any(str(TOOLS_DIR) in entry for entry in sys.path)
+
+
+def test_a_linked_tool_finds_its_helpers_and_a_copied_one_says_what_is_missing(tmp_path):
+    (tmp_path / "linked.py").symlink_to(TOOLS_DIR / "core" / "read_file.py")
+    shutil.copy(TOOLS_DIR / "git" / "git_log.py", tmp_path / "copied.py")
+    tools, problems = load_tools([tmp_path])
+    assert [tool.name for tool in tools] == ["read_file"]
+    assert len(problems) == 1 and "copied.py" in problems[0] and "_common/_load.py" in problems[0]
 
 
 def test_core_tools_are_in_the_core_group_and_read_only():

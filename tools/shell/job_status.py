@@ -1,23 +1,11 @@
 """job_status: whether background jobs are running or how they ended."""
 
 import importlib.util
-import sys
 from pathlib import Path
 
-
-def _common(name: str):
-    """Load tools/_common/_<name>.py once, by file path (tool modules never import ankit)."""
-    path = Path(__file__).resolve().parents[1] / "_common" / f"_{name}.py"
-    key = f"ankit_tools_common_{name}_{abs(hash(str(path)))}"
-    if key not in sys.modules:
-        spec = importlib.util.spec_from_file_location(key, path)
-        sys.modules[key] = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(sys.modules[key])
-    return sys.modules[key]
-
-
-
-jobs = _common("jobs")
+_spec = importlib.util.spec_from_file_location("ankit_tools_load", Path(__file__).resolve().parents[1] / "_common" / "_load.py")
+_spec.loader.exec_module(_load := importlib.util.module_from_spec(_spec))
+jobs = _load.common("jobs")
 
 name = "job_status"
 description = "Show the state of background jobs started with job_start: running, or the exit code, with run time."
