@@ -131,6 +131,15 @@ def test_outside_a_repository_is_one_clear_line(tmp_path):
         assert result.is_error and "not inside a git repository" in result.content and "\n" not in result.content
 
 
+def test_option_like_refs_are_refused_so_reading_tools_write_nothing(repo):
+    for name, args in (("git_diff", {"ref": "--output=out1"}), ("git_log", {"ref": "--output=out2"}),
+                       ("git_show", {"ref": "--output=out3"}), ("git_branch", {"action": "create", "name": "-D"})):
+        result = call(name, args, repo)
+        assert result.is_error and "would be read as a git option" in result.content, name
+    assert not list(repo.glob("out*"))
+    assert ok("git_log", {"ref": "HEAD"}, repo).endswith("first commit")
+
+
 def test_without_git_installed(tmp_path, monkeypatch):
     monkeypatch.setenv("PATH", str(tmp_path / "empty-bin"))
     result = call("git_status", {}, tmp_path)

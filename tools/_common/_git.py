@@ -40,6 +40,14 @@ def require_repo(ctx) -> None:
     git(ctx, "rev-parse", "--is-inside-work-tree")
 
 
+def revision(value: str, what: str = "ref") -> str:
+    """A commit, branch or range as given; one starting with '-' would be read as an option (--output=...), so refuse it."""
+    value = value.strip()
+    if value.startswith("-"):
+        raise GitError(f"{what} {value!r} starts with '-' and would be read as a git option; give a commit, branch or range")
+    return value
+
+
 def explain(stderr: str, ctx, args: tuple) -> str:
     """Turn git's error output into one line that says what to do."""
     text = stderr.strip()

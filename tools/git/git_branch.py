@@ -50,7 +50,7 @@ def _argv(args: dict) -> list[str]:
     action = args.get("action") or "list"
     if action == "list":
         return ["branch", "-vv"] + (["--all"] if args.get("all") else [])
-    name = (args.get("name") or "").strip()
+    name = gitlib.revision(args.get("name") or "", "branch name")
     if not name:
         raise gitlib.GitError(f"give the branch name to {action}")
     return ["switch", "-c", name] if action == "create" else ["switch", name]

@@ -33,7 +33,7 @@ def run(args: dict, ctx) -> str:
     gitlib.require_repo(ctx)
     extra = (["--stat"] if args.get("stat") else []) + ["--"] + ([args["path"]] if args.get("path") else [])
     if args.get("ref"):
-        ref = args["ref"]
+        ref = gitlib.revision(args["ref"])
         out = gitlib.git(ctx, "diff", ref, *extra)
         return gitlib.cap(out or f"(no differences from {ref})")
     which = args.get("which") or "both"

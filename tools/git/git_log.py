@@ -35,7 +35,7 @@ def run(args: dict, ctx) -> str:
     if args.get("grep"):
         argv += [f"--grep={args['grep']}", "--regexp-ignore-case", "--fixed-strings"]
     if args.get("ref"):
-        argv.append(args["ref"])
+        argv.append(gitlib.revision(args["ref"]))
     argv.append("--")
     if args.get("path"):
         argv.append(args["path"])

@@ -30,7 +30,7 @@ examples = ["show the last commit", "what changed in commit abc123", "show me co
 
 def run(args: dict, ctx) -> str:
     """The commit with its diff, or a file's content at the commit."""
-    ref = args.get("ref") or "HEAD"
+    ref = gitlib.revision(args.get("ref") or "HEAD")
     if args.get("file_at_ref"):
         path = args["file_at_ref"].removeprefix("./")
         return gitlib.cap(gitlib.git(ctx, "show", f"{ref}:./{path}"))
