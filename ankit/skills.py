@@ -40,8 +40,8 @@ class Skill:
 
 
 def skill_dirs(cwd: Path, extra: Path | None, home: Path, config_home: Path, bundled: Path) -> list[Path]:
-    """The skill folders in search order (first wins on a name clash), each listed once."""
-    candidates = [extra, cwd / ".ankit" / "skills", config_home / "ankit" / "skills", bundled,
+    """The skill folders in search order (first wins on a name clash), each listed once; config_home is ankit's own."""
+    candidates = [extra, cwd / ".ankit" / "skills", config_home / "skills", bundled,
                   cwd / ".claude" / "skills", home / ".claude" / "skills", cwd / ".agents" / "skills",
                   home / ".agents" / "skills"]
     dirs, seen = [], set()

@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 
+from ankit import paths
 from ankit.records import ToolCall
 from ankit.skills import (BODY_CAP, Skill, find_skills, load_skill, make_skill_tool, skill_dirs, skills_command,
                           skills_prompt)
@@ -171,12 +172,20 @@ def test_first_folder_wins_a_name_clash(tmp_path: Path):
 
 
 def test_skill_dirs_order_and_duplicates(tmp_path: Path):
-    cwd, home, config, bundled = tmp_path / "proj", tmp_path / "home", tmp_path / "cfg", tmp_path / "bundled"
+    cwd, home, config, bundled = tmp_path / "proj", tmp_path / "home", tmp_path / "cfg/ankit", tmp_path / "bundled"
     assert skill_dirs(cwd, tmp_path / "extra", home, config, bundled) == [
-        tmp_path / "extra", cwd / ".ankit/skills", config / "ankit/skills", bundled, cwd / ".claude/skills",
+        tmp_path / "extra", cwd / ".ankit/skills", config / "skills", bundled, cwd / ".claude/skills",
         home / ".claude/skills", cwd / ".agents/skills", home / ".agents/skills"]
     same = skill_dirs(home, None, home, config, bundled)  # working in the home folder: each folder once
-    assert same == [home / ".ankit/skills", config / "ankit/skills", bundled, home / ".claude/skills", home / ".agents/skills"]
+    assert same == [home / ".ankit/skills", config / "skills", bundled, home / ".claude/skills", home / ".agents/skills"]
+
+
+def test_user_skills_live_in_the_xdg_config_folder(tmp_path: Path, monkeypatch):
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    write(tmp_path / "xdg" / "ankit" / "skills", "mine", simple("mine"))
+    dirs = skill_dirs(tmp_path / "proj", None, tmp_path / "home", paths.config_home(), tmp_path / "bundled")
+    assert tmp_path / "xdg" / "ankit" / "skills" in dirs
+    assert [s.name for s in find_skills(dirs)[0]] == ["mine"]
 
 
 def body_skill(tmp_path: Path, size: int) -> tuple[list[Skill], str]:
