@@ -26,7 +26,7 @@ Parts of a reply (a list): bytes are written and flushed at once (a chunk of a c
 that many seconds; "stall" stops sending and holds the connection open until the test ends (or STALL_MAX);
 "cut" closes the connection mid-body (no final chunk: the client sees an incomplete read); "reset" aborts it
 with a TCP reset. push(..., delay=s) waits before the status line; push(..., chunked=False) sends the body
-close-delimited instead of chunked. A request that finds no scripted reply gets a 500 whose JSON error says so.
+close-delimited instead of chunked; push(status=0) closes the connection without any answer. A request that finds no scripted reply gets a 500 whose JSON error says so.
 `openai_sse(...)` and `anthropic_sse(...)` build streams for scripted loops; `fixture_bytes(name)` and
 `fixture_parts(name)` read captures; `stream_round(server, request, kind=...)` streams one round through a real
 provider and `reply_of(events)` builds the reply a session would keep. The tests folder is on sys.path, so
@@ -290,6 +290,8 @@ def _play(handler: http.server.BaseHTTPRequestHandler, reply: Reply, release: th
     handler.close_connection = True
     if reply.delay:
         time.sleep(reply.delay)
+    if reply.status == 0:
+        return
     handler.send_response(reply.status)
     for name, value in reply.headers:
         handler.send_header(name, value)

@@ -176,6 +176,30 @@ def test_connection_refused_is_retried(provider_server):
         http.post_stream(settings, base + "/chat/completions", {}, {})
 
 
+def test_a_connection_dropped_before_any_answer_is_retried(provider_server):
+    provider_server.push(status=0)
+    provider_server.push("openai_text.sse")
+    post(provider_server).close()
+    assert len(provider_server.requests) == 2 and provider_server.pending == 0
+
+
+def test_a_connection_dropped_every_time_says_so_in_one_line(provider_server):
+    for _ in range(2):
+        provider_server.push(status=0)
+    error = failure(provider_server, retries=1)
+    assert len(provider_server.requests) == 2 and error.retryable
+    assert str(error) == (f"{provider_server.url}/v1 dropped the connection before answering "
+                          "(Remote end closed connection without response); try again")
+
+
+def test_text_that_is_not_valid_unicode_is_sent_replaced(provider_server):
+    # os.listdir gives a file name that is not UTF-8 as lone surrogates; the request must still go out
+    provider_server.push("openai_text.sse")
+    settings = provider_server.settings()
+    http.post_stream(settings, settings.base_url + "/chat/completions", {"content": "caf\udce9.txt"}, {}).close()
+    assert provider_server.requests[0].json == {"content": "caf?.txt"}
+
+
 def test_a_base_url_without_a_scheme(provider_server):
     error = failure(provider_server, base_url="localhost:8080/v1")
     assert str(error) == "the base URL 'localhost:8080/v1' must start with http:// or https:// (check --base-url)"

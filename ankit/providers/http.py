@@ -23,7 +23,7 @@ RETRY_AFTER_MAX = 60.0  # a server asking for a longer wait is not waited for: t
 MESSAGE_MAX = 300
 
 
-class _Connection(http.client.HTTPConnection):
+class _Idle:
     """Connects within the connect timeout, then waits at most `idle` seconds for every later read."""
 
     def __init__(self, *args, idle: float, **kwargs):
@@ -35,16 +35,12 @@ class _Connection(http.client.HTTPConnection):
         self.sock.settimeout(self.idle)
 
 
-class _SecureConnection(http.client.HTTPSConnection):
-    """The HTTPS twin of _Connection."""
+class _Connection(_Idle, http.client.HTTPConnection):
+    pass
 
-    def __init__(self, *args, idle: float, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.idle = idle
 
-    def connect(self):
-        super().connect()
-        self.sock.settimeout(self.idle)
+class _SecureConnection(_Idle, http.client.HTTPSConnection):
+    pass
 
 
 class _Handler(urllib.request.HTTPHandler):
@@ -67,7 +63,8 @@ class _SecureHandler(urllib.request.HTTPSHandler):
 
 def post_stream(settings: ProviderSettings, url: str, body: dict, headers: dict) -> http.client.HTTPResponse:
     """POST body as JSON and return the open 2xx response, retrying failures worth retrying."""
-    data = json.dumps(body, ensure_ascii=False).encode("utf-8")
+    # a file name that is not UTF-8 reaches text as lone surrogates: they go as "?" rather than fail the round
+    data = json.dumps(body, ensure_ascii=False).encode("utf-8", errors="replace")
     all_headers = {"content-type": "application/json", "accept": "text/event-stream",
                    "user-agent": f"ankit/{__version__}", **headers, **settings.headers}
     if not url.startswith(("http://", "https://")):
@@ -88,7 +85,7 @@ def post_stream(settings: ProviderSettings, url: str, body: dict, headers: dict)
             error, wait = _connection_failure(settings, url, exc.reason), None
         except TimeoutError:  # connected, but no answer came within the idle time
             raise idle_error(settings) from None
-        except (ConnectionError, http.client.HTTPException) as exc:
+        except (OSError, http.client.HTTPException) as exc:  # dropped before any answer
             error, wait = _connection_failure(settings, url, exc), None
         if error.retryable and (wait or 0) > RETRY_AFTER_MAX:
             raise ProviderError(f"{error}; the server asks to wait {wait:.0f} s", error.status, True) from None
@@ -137,7 +134,7 @@ def stream_events(settings: ProviderSettings, response) -> Iterator[ServerEvent]
         yield from read_events(response)
     except TimeoutError:
         raise idle_error(settings) from None
-    except (http.client.IncompleteRead, ConnectionError, OSError):
+    except (http.client.IncompleteRead, OSError):
         return  # the caller sees the stream end without its end marker and reports it
     finally:
         response.close()
@@ -249,7 +246,7 @@ def _connection_failure(settings: ProviderSettings, url: str, reason) -> Provide
     elif isinstance(reason, TimeoutError):
         line = f"cannot reach {base} within {settings.connect_timeout:g} s: is the server up? (check --base-url)"
     elif isinstance(reason, (ConnectionError, http.client.HTTPException)):
-        line = f"{base} dropped the connection before answering ({reason or type(reason).__name__}); try again"
+        line = f"{base} dropped the connection before answering ({str(reason) or type(reason).__name__}); try again"
     else:
         line = f"cannot reach {base}: {reason} (check --base-url and the network)"
     return ProviderError(clean(line, settings, MESSAGE_MAX * 2), retryable=True)
