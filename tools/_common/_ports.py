@@ -11,6 +11,10 @@ from pathlib import Path
 LISTEN_STATES = {"tcp": "0A", "udp": "07"}
 
 
+class ProcessError(Exception):
+    """A port or process request that cannot be served, said in one line with what to do."""
+
+
 @dataclass
 class Listener:
     """One listening socket and, when visible, the process holding it."""
@@ -130,7 +134,7 @@ def _ps(pid: int, field: str) -> str:
 def lsof_listeners(port: int | None, protos: tuple[str, ...]) -> list[Listener]:
     """Listening sockets as lsof reports them (macOS and other systems without /proc/net)."""
     if not shutil.which("lsof"):
-        raise OSError("neither /proc/net nor lsof is available here; install lsof to see listening ports")
+        raise ProcessError("neither /proc/net nor lsof is available here; install lsof to see listening ports")
     found = []
     for proto in protos:
         spec = f"-i{proto.upper()}" + (f":{port}" if port is not None else "")

@@ -23,6 +23,10 @@ examples = [
 ]
 
 
+class TimeZoneError(ValueError):
+    """An unknown time zone name, said with what to give instead."""
+
+
 def run(args: dict, ctx) -> str:
     """Return the current time as readable lines with ISO timestamps."""
     now = datetime.now(timezone.utc)
@@ -42,12 +46,12 @@ def _line(label: str, moment: datetime) -> str:
 
 
 def _zone(zone_name: str):
-    """A ZoneInfo by name, or a ValueError saying what to give instead."""
+    """A ZoneInfo by name, or a TimeZoneError saying what to give instead."""
     from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
     try:
         return ZoneInfo(zone_name)
     except (ZoneInfoNotFoundError, ValueError):
-        raise ValueError(
+        raise TimeZoneError(
             f"unknown time zone {zone_name!r}; use an IANA name such as 'Europe/Berlin' or 'Asia/Tokyo'"
         ) from None

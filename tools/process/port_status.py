@@ -34,7 +34,7 @@ def run(args: dict, ctx) -> str:
     """One line per listening socket."""
     port = args.get("port")
     if port is not None and not 1 <= int(port) <= 65535:
-        raise ValueError(f"port {port} is out of range; give a number from 1 to 65535")
+        raise ports.ProcessError(f"port {port} is out of range; give a number from 1 to 65535")
     protocol = args.get("protocol") or "tcp"
     protos = ("tcp", "udp") if protocol == "both" else (protocol,)
     found = ports.listeners(port, protos)
