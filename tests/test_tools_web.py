@@ -152,6 +152,7 @@ def test_fetch_huge_page_is_capped_and_pageable(server):
     out = ok("web_fetch", {"url": f"{server}/huge"}, {"web_max_bytes": 1_000_000})
     assert "stopped at the size or time limit" in out and "continue with start=30000" in out
     assert len(out) < 31_000
+    assert "continue with start=60000" in ok("web_fetch", {"url": f"{server}/long", "max_chars": 100_000})
     text = ok("web_fetch", {"url": f"{server}/long", "start": 30000, "max_chars": 1000})
     assert "[text cut at character 31000" in text
 
