@@ -152,6 +152,18 @@ def test_reading_outside_the_working_folder_needs_approval(tmp_path):
     assert "hidden" in ok("read_file", {"path": "link.txt"}, work)  # approved this time
 
 
+def test_each_reading_tool_asks_only_for_a_path_outside_the_working_folder(tmp_path):
+    work = tmp_path / "work"
+    work.mkdir()
+    ctx = ToolContext(cwd=work)
+    for name, extra in (("read_file", {}), ("list_directory", {}), ("find_files", {"pattern": "*"}),
+                        ("search_text", {"pattern": "x"})):
+        tool = BY_NAME[name]
+        assert not tool.wants_approval({**extra, "path": "sub/a.txt"}, ctx), name
+        assert tool.wants_approval({**extra, "path": str(tmp_path)}, ctx), name
+        assert tool.preview({**extra, "path": ".."}, ctx).startswith("NOTE: outside the working folder"), name
+
+
 # --- list_directory -------------------------------------------------------------------------------------------
 
 def test_list_directory_shows_folders_and_sizes(tmp_path):

@@ -47,6 +47,11 @@ def outside(args: dict, ctx, keys: tuple[str, ...] = ("path",)) -> list[Path]:
     return found
 
 
+def needs_approval(args: dict, ctx) -> bool:
+    """For the reading tools: free inside the working folder, approved when the path leads outside it."""
+    return bool(outside(args, ctx))
+
+
 def outside_note(args: dict, ctx, keys: tuple[str, ...] = ("path",)) -> str:
     """A warning line naming paths outside the working folder, or an empty string."""
     paths = outside(args, ctx, keys)

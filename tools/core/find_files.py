@@ -29,16 +29,12 @@ parameters = {
     "additionalProperties": False,
 }
 read_only = True
+needs_approval = paths.needs_approval
 examples = [
     "find all python files in the project",
     "where is the file named config.yaml",
     "list every test file under src",
 ]
-
-
-def needs_approval(args: dict, ctx) -> bool:
-    """Searching is free inside the working folder; a folder outside it must be approved."""
-    return bool(paths.outside(args, ctx))
 
 
 def preview(args: dict, ctx) -> str:

@@ -24,16 +24,12 @@ parameters = {
     "additionalProperties": False,
 }
 read_only = True
+needs_approval = paths.needs_approval
 examples = [
     "what files are in this project",
     "list the contents of the src folder",
     "show me the folder structure two levels deep",
 ]
-
-
-def needs_approval(args: dict, ctx) -> bool:
-    """Listing is free inside the working folder; a folder outside it must be approved."""
-    return bool(paths.outside(args, ctx))
 
 
 def preview(args: dict, ctx) -> str:

@@ -29,17 +29,13 @@ parameters = {
     "additionalProperties": False,
 }
 read_only = True
+needs_approval = paths.needs_approval
 examples = [
     "show me the contents of setup.py",
     "read lines 40 to 80 of src/app.py",
     "open the README and summarise it",
     "what does the config file say",
 ]
-
-
-def needs_approval(args: dict, ctx) -> bool:
-    """Reading is free inside the working folder; a path outside it must be approved."""
-    return bool(paths.outside(args, ctx))
 
 
 def preview(args: dict, ctx) -> str:

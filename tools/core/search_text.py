@@ -34,17 +34,13 @@ parameters = {
     "additionalProperties": False,
 }
 read_only = True
+needs_approval = paths.needs_approval
 examples = [
     "where is the function parse_config defined",
     "grep for TODO comments in the code",
     "which files mention DATABASE_URL",
     "find all usages of the fetch_user method",
 ]
-
-
-def needs_approval(args: dict, ctx) -> bool:
-    """Searching is free inside the working folder; a path outside it must be approved."""
-    return bool(paths.outside(args, ctx))
 
 
 def preview(args: dict, ctx) -> str:
