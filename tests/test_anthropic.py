@@ -217,6 +217,20 @@ def test_a_server_that_ignores_stream_true(provider_server):
                       UsageReport(Usage(7, 4, 0, 5, True)), StreamEnd("tool_use")]
 
 
+@pytest.mark.parametrize("reply", [
+    fixture_parts("anthropic_text.sse")[:3] + [b'event: content_block_delta\ndata: {"type": "content_block_delta", '
+                                               b'"index": 0, "delta": ["text_delta", "Hi"]}\n\n'],
+    b'data: {"type": "content_block_start", "index": [0], "content_block": {"type": "text", "text": ""}}\n\n',
+    {"type": "message", "content": 5, "stop_reason": "end_turn"},
+])
+def test_a_reply_of_an_odd_shape_is_one_line(provider_server, reply):
+    provider_server.push(reply)
+    events, error = run(provider_server)
+    assert isinstance(error, StreamError) and not error.retryable
+    assert str(error).startswith("anthropic sent a reply ankit cannot read (") and "\n" not in str(error)
+    assert not any(isinstance(e, StreamEnd) for e in events)
+
+
 def test_generated_streams_from_the_harness_round_trip(provider_server):
     provider_server.push_anthropic(text="Hi", tool_calls=[("toolu_9", "list_directory", '{"path": "."}')],
                                    usage={"input_tokens": 4, "cache_read_input_tokens": 100})

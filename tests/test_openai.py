@@ -206,6 +206,22 @@ def test_a_server_that_ignores_stream_true(provider_server):
                       UsageReport(Usage(5, 0, 0, 6, True)), StreamEnd("tool_use")]
 
 
+@pytest.mark.parametrize("reply", [
+    b'data: {"choices": [{"index": 0, "delta": {"content": "Hi"}}]}\n\n'
+    b'data: {"choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, "function": "read_file"}]}}]}\n\n',
+    b'data: {"choices": [{"index": 0, "delta": {"content": "Hi"}, "finish_reason": "stop"}],'
+    b' "usage": {"prompt_tokens": "many"}}\n\ndata: [DONE]\n\n',
+    {"choices": ["Hi"]},
+])
+def test_a_reply_of_an_odd_shape_is_one_line(provider_server, reply):
+    provider_server.push(reply)
+    events, error = run(provider_server)
+    assert isinstance(error, StreamError) and not error.retryable
+    assert str(error).startswith("openai sent a reply ankit cannot read (") and "\n" not in str(error)
+    assert str(error).endswith("); check --base-url")
+    assert not any(isinstance(e, StreamEnd) for e in events)
+
+
 def test_generated_streams_from_the_harness_round_trip(provider_server):
     provider_server.push_openai(text="Hi there", tool_calls=[("c9", "list_directory", '{"path": "."}')],
                                 usage={"prompt_tokens": 9, "completion_tokens": 2})

@@ -35,10 +35,7 @@ class AnthropicProvider(Provider):
         body = build_body(settings, request)
         drop_thinking(body["messages"], self.refused)
         response = self._post(settings.base_url.rstrip("/") + "/messages", body, headers)
-        if "json" in response.headers.get("content-type", ""):
-            yield from read_whole(settings, http.read_json(settings, response))
-        else:
-            yield from read_stream(settings, http.stream_events(settings, response))
+        yield from http.read_reply(settings, response, read_stream, read_whole)
 
     def _post(self, url: str, body: dict, headers: dict):
         """Post the body; if the API refuses its thinking blocks, post once more without any of them.

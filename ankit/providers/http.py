@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from ankit import __version__
 from ankit.errors import ProviderError, StreamError
 from ankit.providers.base import ProviderSettings
+from ankit.records import Event
 from ankit.sse import ServerEvent, read_events
 
 RETRY_STATUSES = frozenset({408, 409, 429, 529})
@@ -107,6 +108,18 @@ def _checked(settings: ProviderSettings, response):
         response.close()
         raise ProviderError(f"{settings.base_url} answered with a web page, not the API: check --base-url")
     return response
+
+
+def read_reply(settings: ProviderSettings, response, read_stream, read_whole) -> Iterator[Event]:
+    """A reply's events: streamed, or whole from a server that ignored stream: true; an odd shape is a StreamError."""
+    try:
+        if "json" in response.headers.get("content-type", ""):
+            yield from read_whole(settings, read_json(settings, response))
+        else:
+            yield from read_stream(settings, stream_events(settings, response))
+    except (AttributeError, TypeError, ValueError, KeyError, IndexError) as exc:  # a field of an unexpected type
+        line = f"{settings.preset} sent a reply ankit cannot read ({type(exc).__name__}: {exc}); check --base-url"
+        raise StreamError(clean(line, settings)) from None
 
 
 def read_json(settings: ProviderSettings, response) -> dict:

@@ -31,10 +31,7 @@ class OpenAIProvider(Provider):
         headers = {"authorization": f"Bearer {settings.api_key}"} if settings.api_key else {}
         url = settings.base_url.rstrip("/") + "/chat/completions"
         response = http.post_stream(settings, url, build_body(settings, request), headers)
-        if "json" in response.headers.get("content-type", ""):
-            yield from read_whole(settings, http.read_json(settings, response))
-        else:
-            yield from read_stream(settings, http.stream_events(settings, response))
+        yield from http.read_reply(settings, response, read_stream, read_whole)
 
 
 def build_body(settings: ProviderSettings, request: Request) -> dict:
