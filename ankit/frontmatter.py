@@ -4,15 +4,14 @@ Scalars come back as text (no type guessing: `version: 1.0` stays "1.0"); an emp
 Supported: plain, single- and double-quoted scalars (multi-line too), `|` and `>` block scalars with
 `-`/`+` chomping and an indentation digit, block lists, flow lists and maps, nested maps, comments,
 CRLF line endings and a BOM. Anything else raises ValueError naming the line.
+This module reads the line structure; yaml_flow decodes quoted scalars and flow collections.
 """
 
 import re
 
+from ankit.yaml_flow import flow_end, flow_value, quote_end, strip_comment, unquote
+
 _KEY = re.compile(r"""^("(?:[^"\\]|\\.)*"|'(?:[^']|'')*'|[^\s#'"\[\]{},:-][^#]*?|-[^\s#][^#]*?)\s*:(?:[ \t]|$)""")
-_ESCAPES = {"0": "\0", "a": "\a", "b": "\b", "t": "\t", "\t": "\t", "n": "\n", "v": "\v", "f": "\f",
-            "r": "\r", "e": "\x1b", " ": " ", '"': '"', "/": "/", "\\": "\\", "N": "\x85", "_": "\xa0",
-            "L": "\u2028", "P": "\u2029"}
-_HEX = {"x": 2, "u": 4, "U": 8}
 
 
 def read_frontmatter(text: str) -> tuple[dict, str]:
@@ -91,7 +90,7 @@ class _Reader:
             if not match:
                 self.fail("expected 'key: value'")
             key = match.group(1)
-            key = _unquote(key) if key[0] in "\"'" else key
+            key = unquote(key) if key[0] in "\"'" else key
             if key in result:
                 self.fail(f"the key {key!r} appears twice")
             result[key] = self.parse_value(self.content()[match.end():].strip(), indent, in_map=True)
@@ -122,7 +121,7 @@ class _Reader:
             return self.bracketed(rest)
         self.i += 1
         if rest and not rest.startswith("#"):
-            return self.plain(_strip_comment(rest), indent)
+            return self.plain(strip_comment(rest), indent)
         following = self.next_indent()
         if following > indent or (in_map and following == indent and _is_item(self.content())):
             return self.parse_node(following)
@@ -138,7 +137,7 @@ class _Reader:
                 break
             else:
                 parts.append("\n" * blanks if blanks else " ")
-                parts.append(_strip_comment(line))
+                parts.append(strip_comment(line))
                 blanks = 0
             self.i += 1
         self.i -= blanks  # trailing blank lines belong to no one
@@ -160,15 +159,15 @@ class _Reader:
     def bracketed(self, rest: str):
         """A quoted scalar or a flow collection, possibly over several lines."""
         start, quoted = self.i, rest[0] in "\"'"
-        inside, after = self.gather(rest, (lambda text: _quote_end(text, 0)) if quoted else _flow_end)
+        inside, after = self.gather(rest, (lambda text: quote_end(text, 0)) if quoted else flow_end)
         if after.strip() and not after.strip().startswith("#"):
             if quoted or self.i - start > 1:
                 self.fail("unexpected text after the closing quote or bracket", start)
-            return _strip_comment(rest)  # `[a] [b]`: not YAML, but real files use it as text
+            return strip_comment(rest)  # `[a] [b]`: not YAML, but real files use it as text
         try:
-            return _unquote(inside) if quoted else _flow_node(inside, 0)[0]
-        except (ValueError, IndexError) as exc:
-            self.fail(str(exc) or "a flow list or map is malformed", start)
+            return unquote(inside) if quoted else flow_value(inside)
+        except ValueError as exc:
+            self.fail(str(exc), start)
 
     def block_scalar(self, header: str, indent: int) -> str:
         match = re.fullmatch(r"([|>])([-+]?)([1-9]?)([-+]?)\s*(#.*)?", header)
@@ -192,147 +191,6 @@ class _Reader:
 
 def _is_item(content: str) -> bool:
     return content == "-" or content.startswith(("- ", "-\t"))
-
-
-def _strip_comment(text: str) -> str:
-    match = re.search(r"[ \t]#", text)
-    return (text[:match.start()] if match else text).strip()
-
-
-def _quote_end(text: str, start: int) -> int | None:
-    """Index just past the quoted scalar opening at text[start], or None when it is not closed."""
-    quote, pos = text[start], start + 1
-    while pos < len(text):
-        char = text[pos]
-        if quote == '"' and char == "\\":
-            pos += 2
-            continue
-        if char == quote:
-            if quote == "'" and text[pos + 1:pos + 2] == "'":
-                pos += 2
-                continue
-            return pos + 1
-        pos += 1
-    return None
-
-
-def _flow_end(text: str) -> int | None:
-    """Index just past the flow collection opening text, or None when its brackets do not close."""
-    depth, pos = 0, 0
-    while pos < len(text):
-        char = text[pos]
-        if char in "\"'" and (pos == 0 or text[pos - 1] in " \t\n[{,:"):
-            end = _quote_end(text, pos)
-            if end is None:
-                return None
-            pos = end
-            continue
-        if char == "#" and pos and text[pos - 1] in " \t":
-            newline = text.find("\n", pos)
-            if newline < 0:
-                return None
-            pos = newline
-            continue
-        depth += 1 if char in "[{" else -1 if char in "]}" else 0
-        pos += 1
-        if depth == 0:
-            return pos
-    return None
-
-
-_FLOW_PLAIN = re.compile(r"(?:[^,\[\]{}:#]|:(?![\s,\[\]{}])|(?<=\S)#)*")
-
-
-def _flow_node(text: str, pos: int):
-    """Parse one flow node at pos; return (value, position after it)."""
-    pos = _flow_space(text, pos)
-    char = text[pos:pos + 1]
-    if char and char in "[{":
-        return _flow_collection(text, pos + 1, "]" if char == "[" else "}")
-    if char and char in "\"'":
-        end = _quote_end(text, pos)
-        return _unquote(text[pos:end]), end
-    end = _FLOW_PLAIN.match(text, pos).end()
-    plain = " ".join(text[pos:end].split())
-    return (plain or None), end
-
-
-def _flow_space(text: str, pos: int) -> int:
-    while pos < len(text) and (text[pos].isspace() or text[pos] == "#"):
-        pos = text.find("\n", pos) if text[pos] == "#" else pos + 1
-        pos = len(text) if pos < 0 else pos
-    return pos
-
-
-def _flow_collection(text: str, pos: int, closing: str) -> tuple[list | dict, int]:
-    """Parse a flow list (closing "]") or map (closing "}") from just after its opening bracket."""
-    result: list | dict = [] if closing == "]" else {}
-    while True:
-        pos = _flow_space(text, pos)
-        if text[pos:pos + 1] == closing:
-            return result, pos + 1
-        value, pos = _flow_node(text, pos)
-        if isinstance(result, dict):
-            key, value, pos = value, None, _flow_space(text, pos)
-            if text[pos:pos + 1] == ":":
-                value, pos = _flow_node(text, pos + 1)
-            result[str(key)] = value
-        else:
-            result.append(value)
-        pos = _flow_space(text, pos)
-        if text[pos:pos + 1] == ",":
-            pos += 1
-        elif text[pos:pos + 1] != closing:
-            raise ValueError(f"expected ',' or '{closing}' in a flow {'list' if closing == ']' else 'map'}")
-
-
-def _unquote(token: str) -> str:
-    """Decode a quoted scalar (quotes included), folding its line breaks as YAML does."""
-    quote, body = token[0], token[1:-1]
-    out: list[str] = []
-    loose = 0  # raw trailing spaces in out, dropped before a line break
-    pos = 0
-    while pos < len(body):
-        char = body[pos]
-        if char == "\n":
-            del out[len(out) - loose:]
-            pos, breaks = _skip_breaks(body, pos)
-            out.append("\n" * (breaks - 1) if breaks > 1 else " ")
-            loose = 0
-            continue
-        if quote == "'" and char == "'":
-            out.append("'")
-            pos += 2
-        elif quote == '"' and char == "\\":
-            text, pos = _escape(body, pos)
-            out.append(text)
-        else:
-            out.append(char)
-            pos += 1
-        loose = loose + 1 if char in " \t" else 0
-    return "".join(out)
-
-
-def _skip_breaks(body: str, pos: int) -> tuple[int, int]:
-    """From a line break, skip blank lines and indentation; return (new position, line breaks seen)."""
-    breaks = 0
-    while pos < len(body) and body[pos] in " \t\n":
-        breaks += body[pos] == "\n"
-        pos += 1
-    return pos, breaks
-
-
-def _escape(body: str, pos: int) -> tuple[str, int]:
-    code = body[pos + 1]
-    if code == "\n":
-        pos, _ = _skip_breaks(body, pos + 1)
-        return "", pos
-    if code in _ESCAPES:
-        return _ESCAPES[code], pos + 2
-    digits = body[pos + 2:pos + 2 + _HEX.get(code, 0)]
-    if code in _HEX and len(digits) == _HEX[code] and re.fullmatch(r"[0-9a-fA-F]+", digits):
-        return chr(int(digits, 16)), pos + 2 + _HEX[code]
-    return "\\" + code, pos + 2  # not YAML (e.g. a regex's \d), but real files have it: keep it as written
 
 
 def _fold_block(lines: list[str], folded: bool, chomp: str) -> str:

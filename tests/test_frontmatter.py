@@ -161,6 +161,7 @@ def test_missing_or_unclosed_frontmatter(text, message):
     ("- a\n- b\n", 2, "expected 'key: value'"),
     ("meta:\n    a: 1\n  b: 2\n", 4, "unexpected indentation"),
     ("m: {a: b c: d}\n", 2, "flow map"),
+    ("k: [it's\n\n','aa}\n", 2, "never closed"),  # the quote looked closed to the bracket matcher
 ])
 def test_unreadable_frontmatter_names_the_line(fields, line, message):
     with pytest.raises(ValueError) as caught:
