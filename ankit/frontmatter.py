@@ -35,7 +35,10 @@ def parse_yaml(text: str, first_line: int = 1) -> dict:
         return {}
     if reader.indent() != 0 or not _KEY.match(reader.content()):
         reader.fail("expected 'key: value'")
-    result = reader.parse_map(0)
+    try:
+        result = reader.parse_map(0)
+    except RecursionError:  # junk nested hundreds of levels deep
+        raise ValueError("frontmatter is nested too deeply to read") from None
     reader.skip_blank()
     if not reader.done():
         reader.fail("unexpected indentation or text")

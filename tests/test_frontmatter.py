@@ -167,3 +167,9 @@ def test_unreadable_frontmatter_names_the_line(fields, line, message):
     with pytest.raises(ValueError) as caught:
         read_frontmatter(doc(fields))
     assert f"line {line}" in str(caught.value) and message in str(caught.value)
+
+
+@pytest.mark.parametrize("fields", ["k: " + "[" * 3000 + "]" * 3000, "\n".join(" " * i + f"k{i}:" for i in range(1500))])
+def test_absurd_nesting_is_refused_in_one_line(fields):
+    with pytest.raises(ValueError, match="nested too deeply"):
+        read_frontmatter(doc(fields + "\n"))
