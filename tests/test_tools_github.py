@@ -49,6 +49,9 @@ class GitHub(BaseHTTPRequestHandler):
         if GitHub.mode == "rate-limited":
             return self.reply(403, {"message": "API rate limit exceeded"}, {"X-RateLimit-Remaining": "0"})
         path = self.path.split("?")[0]
+        if path.startswith("/moved/"):  # the same server under another host name: a redirect to another origin
+            target = f"http://localhost:{self.server.server_address[1]}{self.path.removeprefix('/moved')}"
+            return self.reply(301, None, {"Location": target})
         if self.command == "GET" and path == "/notifications":
             return self.reply(200, THREADS)
         if self.command == "GET" and path == "/repos/octo/lib/notifications":
@@ -151,3 +154,11 @@ def test_unreachable_api_does_not_leak_the_token(github, monkeypatch):
     ctx = ToolContext(cwd=Path.cwd(), config={"github_api_url": "http://127.0.0.1:9/" + TOKEN})
     result = run_call(ToolCall("c1", TOOL.name, "{}"), TOOL, ctx, lambda *a: True)
     assert result.is_error and TOKEN not in result.content
+
+
+def test_a_redirect_to_another_host_does_not_carry_the_token(github, api):
+    ctx = ToolContext(cwd=Path.cwd(), config={"github_api_url": f"{api}/moved"})
+    result = run_call(ToolCall("c1", TOOL.name, "{}"), TOOL, ctx, lambda *a: True)
+    assert result.content.startswith("[101] octo/app PullRequest")
+    hops = [(path.split("?")[0], auth) for _, path, auth, _ in GitHub.calls]
+    assert hops == [("/moved/notifications", f"Bearer {TOKEN}"), ("/notifications", "")]

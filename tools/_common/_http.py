@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 USER_AGENT = "Mozilla/5.0 (compatible; ankit/0.1; Python-urllib)"
 REDIRECTS = {301, 302, 303, 307, 308}
+CREDENTIALS = {"authorization", "proxy-authorization", "cookie"}
 META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([a-zA-Z0-9_.:-]+)""", re.IGNORECASE)
 
 
@@ -61,12 +62,15 @@ def check_url(url: str) -> str:
 
 def fetch(url: str, *, method: str = "GET", headers: dict | None = None, data: bytes | None = None,
           timeout: float = 20, max_bytes: int = 2_000_000, max_redirects: int = 5) -> Response:
-    """Request url, following up to max_redirects redirects; error statuses come back as responses."""
+    """Request url, following up to max_redirects redirects; error statuses come back as responses.
+
+    Credentials in headers go to the first host only: a redirect elsewhere drops them.
+    """
     deadline = time.monotonic() + timeout
     chain: list[str] = []
-    url = check_url(url)
+    url, headers = check_url(url), dict(headers or {})
     while True:
-        response = _once(url, method, headers or {}, data, timeout, max_bytes, deadline)
+        response = _once(url, method, headers, data, timeout, max_bytes, deadline)
         location = response.headers.get("location")
         if response.status not in REDIRECTS or not location:
             response.redirects = chain
@@ -75,6 +79,8 @@ def fetch(url: str, *, method: str = "GET", headers: dict | None = None, data: b
             raise HttpError(f"more than {max_redirects} redirects starting at {chain[0]}; the site loops")
         chain.append(url)
         url = check_url(urllib.parse.urljoin(url, location))
+        if _origin(url) != _origin(chain[-1]):
+            headers = {key: value for key, value in headers.items() if key.lower() not in CREDENTIALS}
         if response.status == 303 or (response.status in (301, 302) and method == "POST"):
             method, data = "GET", None
 
@@ -100,6 +106,11 @@ def _once(url, method, headers, data, timeout, max_bytes, deadline) -> Response:
         raise HttpError(f"no response from {host} within {timeout:.0f} s") from None
     except (ConnectionError, OSError) as exc:
         raise HttpError(f"connection to {host} failed ({_reason(exc)})") from None
+
+
+def _origin(url: str) -> tuple:
+    parts = urllib.parse.urlsplit(url)
+    return parts.scheme.lower(), (parts.hostname or "").lower(), parts.port
 
 
 def _reason(reason) -> str:
