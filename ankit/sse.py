@@ -17,18 +17,18 @@ class ServerEvent:
 def read_lines(stream) -> Iterator[bytes]:
     """Yield lines without their ends; CRLF, LF and CR all end a line, and a last unended line is kept."""
     read = getattr(stream, "read1", None) or stream.read
-    pending = b""
-    while True:
-        chunk = read(READ_SIZE)
-        if not chunk:
-            break
-        pending += chunk
+    parts: list[bytes] = []  # the unended line so far, joined only once a line end arrives
+    while chunk := read(READ_SIZE):
+        if b"\n" not in chunk and b"\r" not in chunk:
+            parts.append(chunk)
+            continue
+        data = b"".join(parts) + chunk
         # A CR at the very end may be the first half of a CRLF split across reads: keep it for the next round.
-        cut = len(pending) - 1 if pending.endswith(b"\r") else len(pending)
-        lines, pending = _split(pending[:cut]), pending[cut:]
-        rest = lines.pop()
-        pending = rest + pending
+        cut = len(data) - 1 if data.endswith(b"\r") else len(data)
+        *lines, rest = _split(data[:cut])
+        parts = [rest + data[cut:]]
         yield from lines
+    pending = b"".join(parts)
     if pending:
         lines = _split(pending[:-1] if pending.endswith(b"\r") else pending)
         if lines[-1] == b"":

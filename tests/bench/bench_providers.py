@@ -15,6 +15,7 @@ from ankit.providers import make_provider  # noqa: E402
 from ankit.records import Message, Request, TextDelta  # noqa: E402
 from ankit.sse import read_events  # noqa: E402
 from conftest import ProviderServer, anthropic_sse, fixture_parts, openai_sse  # noqa: E402
+from test_sse import Trickle  # noqa: E402
 
 CHUNKS = 5000
 
@@ -37,6 +38,12 @@ def main() -> None:
     took = time.perf_counter() - start
     print(f"sse.read_events, in memory: {count} events, {len(data) / 1e6:.2f} MB in {took * 1000:.1f} ms "
           f"({count / took:,.0f} events/s)")
+
+    long_line = b"data: " + b"x" * 2_000_000 + b"\n\n"
+    start = time.perf_counter()
+    count = sum(1 for _ in read_events(Trickle(long_line, 4096)))
+    print(f"sse.read_events, one {len(long_line) / 1e6:.0f} MB event in 4 KB reads: "
+          f"{(time.perf_counter() - start) * 1000:.1f} ms")
 
     server = ProviderServer()
     try:
