@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 SECRET = re.compile(
-    r"(sk-[A-Za-z0-9_-]{20,}|sk-ant-[A-Za-z0-9_-]{20,}|gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,}"
+    r"(sk-[A-Za-z0-9_-]{20,}|gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,}"
     r"|AKIA[0-9A-Z]{16}|xox[abpr]-[A-Za-z0-9-]{10,}|-----BEGIN [A-Z ]*PRIVATE KEY-----)"
 )
 TRIGGERS = {
@@ -92,6 +92,12 @@ class Memory:
 
     def close(self) -> None:
         self.conn.close()
+
+    def __enter__(self) -> "Memory":
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.close()
 
     def add(self, scope: str, text: str) -> tuple[int, bool]:
         """Store a fact; return (id, whether it is new). The same fact twice in a scope is kept once."""

@@ -22,26 +22,20 @@ examples = ["forget fact #12", "that remembered fact is wrong, delete it", "forg
 
 def preview(args: dict, ctx) -> str:
     """The fact that would be deleted."""
-    return f"forget {_fact(args, ctx).line(memory.project_key(ctx))}"
+    with memory.open_memory(ctx) as store:
+        return f"forget {_fact(store, args).line(memory.project_key(ctx))}"
 
 
 def run(args: dict, ctx) -> str:
     """Delete the fact."""
-    fact = _fact(args, ctx)
-    store = memory.open_memory(ctx)
-    try:
+    with memory.open_memory(ctx) as store:
+        fact = _fact(store, args)
         store.delete(fact.id)
-    finally:
-        store.close()
     return f"forgot #{fact.id}: {fact.text}"
 
 
-def _fact(args: dict, ctx):
-    store = memory.open_memory(ctx)
-    try:
-        fact = store.get(int(args["id"]))
-    finally:
-        store.close()
+def _fact(store, args: dict):
+    fact = store.get(int(args["id"]))
     if fact is None:
         raise memory.MemoryStoreError(f"there is no fact #{args['id']}; use recall to see the ids")
     return fact

@@ -36,12 +36,9 @@ def run(args: dict, ctx) -> str:
     scope = args.get("scope") or "all"
     scopes = {"all": [project, "global"], "project": [project], "global": ["global"]}[scope]
     limit = max(1, min(200, int(args.get("limit") or 20)))
-    store = memory.open_memory(ctx)
-    try:
-        query = (args.get("query") or "").strip()
+    query = (args.get("query") or "").strip()
+    with memory.open_memory(ctx) as store:
         facts = store.search(query, scopes, limit) if query else store.recent(scopes, limit)
-    finally:
-        store.close()
     if not facts:
         about = f" about {query!r}" if query else ""
         return f"nothing remembered{about} ({'this project and global' if scope == 'all' else scope})"

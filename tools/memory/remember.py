@@ -40,10 +40,7 @@ def run(args: dict, ctx) -> str:
     if memory.SECRET.search(fact):
         raise memory.MemoryStoreError("that looks like a secret (a key or token); secrets are not stored in memory")
     scope = "global" if args.get("scope") == "global" else memory.project_key(ctx)
-    store = memory.open_memory(ctx)
-    try:
+    with memory.open_memory(ctx) as store:
         fact_id, new = store.add(scope, fact)
-    finally:
-        store.close()
     where = "globally" if scope == "global" else f"for project {scope}"
     return f"{'remembered' if new else 'already remembered'} #{fact_id} {where}"
