@@ -1,5 +1,6 @@
 """The Messages provider against the loopback server: exact request bodies, cache breakpoints, stream parsing."""
 
+import copy
 import functools
 import json
 
@@ -105,6 +106,18 @@ def test_the_cached_prefix_of_one_round_is_marked_again_in_the_next(provider_ser
     assert second[2]["content"] == [{"type": "tool_result", "tool_use_id": "c1", "content": "AAA", "cache_control": CACHE},
                                     {"type": "text", "text": "round note 2"}]
     assert second[1]["content"] == [{"type": "tool_use", "id": "c1", "name": "read_file", "input": {"path": "a"}}]
+
+
+def test_the_next_round_starts_with_the_bytes_of_the_round_before_and_a_resend_is_identical(provider_server):
+    history = [Message("user", "read a")]
+    added = [Message("assistant", "Reading.", [ToolCall("c1", "read_file", '{"path": "a"}')]),
+             Message("tool", results=[ToolResult("c1", "read_file", "AAA")])]
+    for messages, note in ((history, "note 0"), (history + added, "note 1"), (history + added, "note 1")):
+        provider_server.push("anthropic_text.sse")
+        run(provider_server, Request("sys", copy.deepcopy(messages), [copy.deepcopy(READ)], note=note))
+    first, second, again = (r.body for r in provider_server.requests)
+    assert second.startswith(first[:first.index(b', {"type": "text", "text": "note 0"}')])
+    assert second == again
 
 
 def test_the_note_after_an_assistant_message_is_its_own_user_turn(provider_server):

@@ -1,5 +1,6 @@
 """The Chat Completions provider against the loopback server: exact request bodies and stream parsing."""
 
+import copy
 import functools
 import json
 
@@ -98,6 +99,25 @@ def test_the_tools_array_is_byte_identical_across_rounds(provider_server):
     run(provider_server, request)
     tools = [r.body[r.body.index(b'"tools"'):r.body.index(b'"stream"')] for r in provider_server.requests]
     assert tools[0] == tools[1]
+
+
+def test_each_round_starts_with_the_bytes_of_the_round_before_and_a_resend_is_identical(provider_server):
+    rounds = [[Message("user", "read a and b")],
+              [Message("assistant", "Reading.", [ToolCall("c1", "read_file", '{"path": "a"}')]),
+               Message("tool", results=[ToolResult("c1", "read_file", "AAA")])],
+              [Message("assistant", "", [ToolCall("c2", "read_file", '{"path": "b"}')]),
+               Message("tool", results=[ToolResult("c2", "read_file", "BBB", True)])]]
+    history: list[Message] = []
+    for number, added in enumerate(rounds + [[]]):  # the last round goes twice, from fresh copies
+        provider_server.push("openai_text.sse")
+        history += added
+        note = f"note {min(number, 2)}"
+        run(provider_server, Request("sys", copy.deepcopy(history), [copy.deepcopy(READ)], note=note), preset="local")
+    bodies = [r.body for r in provider_server.requests]
+    for number in range(2):
+        before = bodies[number]
+        assert bodies[number + 1].startswith(before[:before.index(b', {"role": "user", "content": "note %d"}' % number)])
+    assert bodies[2] == bodies[3]
 
 
 def test_two_parallel_tool_calls_with_split_arguments(provider_server):
