@@ -176,6 +176,13 @@ def test_list_directory_shows_folders_and_sizes(tmp_path):
     assert "  main.py  (9 B)" in deep.splitlines()
 
 
+def test_list_directory_stops_at_the_depth_asked(tmp_path):
+    (tmp_path / "a" / "b" / "c").mkdir(parents=True)
+    (tmp_path / "a" / "b" / "c" / "deep.txt").write_text("")
+    assert ok("list_directory", {"depth": 2}, tmp_path).splitlines() == ["./", "a/", "  b/"]
+    assert ok("list_directory", {"depth": 4}, tmp_path).splitlines()[-1] == "      deep.txt  (0 B)"
+
+
 def test_list_directory_deep_skips_git_and_ignored(tmp_path):
     (tmp_path / ".git").mkdir()
     (tmp_path / ".git" / "HEAD").write_text("ref\n")

@@ -140,13 +140,16 @@ def initial_layers(start: Path) -> Layers:
     return [(base, rules) for base, rules in layers if rules]
 
 
-def walk(start: Path, include_ignored: bool = False) -> Iterator[tuple[Path, bool]]:
-    """Yield (path, is_dir) under start in sorted order, skipping .git and, unless asked, ignored paths."""
+def walk(start: Path, include_ignored: bool = False, depth: int | None = None) -> Iterator[tuple[Path, bool]]:
+    """Yield (path, is_dir) under start in sorted order, skipping .git and, unless asked, ignored paths.
+
+    depth limits how many levels are read (1: start's own entries); None reads them all.
+    """
     layers = [] if include_ignored else initial_layers(start)
-    yield from _walk(start, layers, include_ignored)
+    yield from _walk(start, layers, include_ignored, depth)
 
 
-def _walk(folder: Path, layers: Layers, include_ignored: bool) -> Iterator[tuple[Path, bool]]:
+def _walk(folder: Path, layers: Layers, include_ignored: bool, depth: int | None) -> Iterator[tuple[Path, bool]]:
     if not include_ignored and (folder / ".gitignore").is_file():
         layers = [*layers, (folder, read_rules(folder / ".gitignore"))]
     try:
@@ -164,5 +167,5 @@ def _walk(folder: Path, layers: Layers, include_ignored: bool) -> Iterator[tuple
         if layers and is_ignored(path, is_dir, layers):
             continue
         yield path, is_dir
-        if is_dir:
-            yield from _walk(path, layers, include_ignored)
+        if is_dir and (depth is None or depth > 1):
+            yield from _walk(path, layers, include_ignored, None if depth is None else depth - 1)

@@ -50,15 +50,12 @@ def run(args: dict, ctx) -> str:
         entries = sorted(folder.iterdir(), key=lambda p: p.name)
         items = [(p, p.is_dir() and not p.is_symlink()) for p in entries]
     else:
-        items = ignore.walk(folder)
+        items = ignore.walk(folder, depth=depth)
     for path, is_dir in items:
-        level = len(path.relative_to(folder).parts) - 1
-        if level >= depth:
-            continue
         if len(lines) >= MAX_ENTRIES:
             lines.append(f"[stopped after {MAX_ENTRIES} entries; list a subfolder or use find_files]")
             break
-        lines.append("  " * level + _describe(path, is_dir))
+        lines.append("  " * (len(path.relative_to(folder).parts) - 1) + _describe(path, is_dir))
     header = f"{paths.show(ctx, folder)}/"
     return header + "\n" + "\n".join(lines) if lines else f"{header} is empty"
 
