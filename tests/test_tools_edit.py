@@ -211,6 +211,13 @@ def test_move_file_renames_and_moves_into_folders(tmp_path):
     assert (tmp_path / "lib" / "app.py").read_text() == "x"
 
 
+def test_move_file_moves_a_link_itself(tmp_path):
+    (tmp_path / "target.txt").write_text("keep")
+    (tmp_path / "link.txt").symlink_to(tmp_path / "target.txt")
+    assert ok("move_file", {"source": "link.txt", "destination": "renamed.txt"}, tmp_path) == "moved link.txt -> renamed.txt"
+    assert (tmp_path / "renamed.txt").is_symlink() and (tmp_path / "target.txt").read_text() == "keep"
+
+
 def test_move_file_does_not_overwrite_unless_asked(tmp_path):
     (tmp_path / "a.txt").write_text("a")
     (tmp_path / "b.txt").write_text("b")

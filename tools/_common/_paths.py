@@ -22,6 +22,13 @@ def resolve(ctx, raw: str | None) -> Path:
     return path.resolve()
 
 
+def unfollowed(ctx, raw: str) -> Path:
+    """The path a tool argument names with its folder resolved but a final symlink kept: to move or delete a link."""
+    path = Path(os.path.expanduser(raw.strip()))
+    path = path if path.is_absolute() else workdir(ctx) / path
+    return path.parent.resolve() / path.name
+
+
 def is_inside(ctx, path: Path) -> bool:
     """Whether a resolved path lies in the working folder."""
     return path == workdir(ctx) or path.is_relative_to(workdir(ctx))

@@ -52,9 +52,7 @@ def run(args: dict, ctx) -> str:
 
 def _target(args: dict, ctx):
     """The path to delete (a link itself, not its target); raise ToolError when it must not be deleted."""
-    raw = Path(args["path"]).expanduser()
-    path = raw if raw.is_absolute() else paths.workdir(ctx) / raw
-    path = path.parent.resolve() / path.name
+    path = paths.unfollowed(ctx, args["path"])
     if not path.exists() and not path.is_symlink():
         raise paths.ToolError(f"no such file or folder: {args['path']}{paths.suggest(path)}")
     if path.resolve() in (paths.workdir(ctx), *paths.workdir(ctx).parents, Path.home()):

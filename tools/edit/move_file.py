@@ -49,8 +49,7 @@ def run(args: dict, ctx) -> str:
 
 def _plan(args: dict, ctx):
     """The source and final target paths; raise ToolError when the move cannot happen."""
-    raw = Path(args["source"]).expanduser()
-    source = raw if raw.is_absolute() else paths.workdir(ctx) / raw
+    source = paths.unfollowed(ctx, args["source"])
     if not source.exists() and not source.is_symlink():
         raise paths.ToolError(f"no such file or folder: {args['source']}{paths.suggest(source)}")
     target = paths.resolve(ctx, args["destination"])
