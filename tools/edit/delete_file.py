@@ -1,6 +1,7 @@
 """delete_file: remove a file, or a folder and everything in it."""
 
 import importlib.util
+import shutil
 from pathlib import Path
 
 _spec = importlib.util.spec_from_file_location("ankit_tools_load", Path(__file__).resolve().parents[1] / "_common" / "_load.py")
@@ -39,8 +40,6 @@ def preview(args: dict, ctx) -> str:
 
 def run(args: dict, ctx) -> str:
     """Delete the file, link or (with recursive) folder."""
-    import shutil
-
     path = _target(args, ctx)
     shown = paths.show(ctx, path)
     if path.is_dir() and not path.is_symlink():

@@ -1,6 +1,7 @@
 """move_file: move or rename a file or folder."""
 
 import importlib.util
+import shutil
 from pathlib import Path
 
 _spec = importlib.util.spec_from_file_location("ankit_tools_load", Path(__file__).resolve().parents[1] / "_common" / "_load.py")
@@ -39,8 +40,6 @@ def preview(args: dict, ctx) -> str:
 
 def run(args: dict, ctx) -> str:
     """Move the file or folder, creating the destination's parent folders."""
-    import shutil
-
     source, target = _plan(args, ctx)
     target.parent.mkdir(parents=True, exist_ok=True)
     shutil.move(str(source), str(target))

@@ -1,6 +1,8 @@
 """job_start: start a long-running command in the background."""
 
 import importlib.util
+import subprocess
+import time
 from pathlib import Path
 
 _spec = importlib.util.spec_from_file_location("ankit_tools_load", Path(__file__).resolve().parents[1] / "_common" / "_load.py")
@@ -38,9 +40,6 @@ def preview(args: dict, ctx) -> str:
 
 def run(args: dict, ctx) -> str:
     """Start the job and return its id and first output (if any within a moment)."""
-    import subprocess
-    import time
-
     folder = paths.resolve(ctx, args.get("cwd"))
     if not folder.is_dir():
         raise paths.ToolError(f"no such folder: {paths.show(ctx, folder)}; give cwd as an existing folder")
