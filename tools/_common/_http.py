@@ -35,6 +35,7 @@ class Response:
 
     @property
     def content_type(self) -> str:
+        """The media type without parameters, lower-case ('' when none was sent)."""
         return self.headers.get("content-type", "").split(";")[0].strip().lower()
 
     def text(self) -> str:

@@ -91,6 +91,7 @@ class Memory:
             self.conn.execute("INSERT INTO facts_fts(facts_fts) VALUES ('rebuild')")
 
     def close(self) -> None:
+        """Close the database connection."""
         self.conn.close()
 
     def __enter__(self) -> "Memory":
@@ -109,14 +110,17 @@ class Memory:
         return cursor.lastrowid, True
 
     def get(self, fact_id: int) -> Fact | None:
+        """The fact with this id, or None."""
         row = self.conn.execute("SELECT id, scope, text, created FROM facts WHERE id = ?", (fact_id,)).fetchone()
         return Fact(*row) if row else None
 
     def delete(self, fact_id: int) -> None:
+        """Remove a fact (the FTS index follows through its trigger)."""
         with self.conn:
             self.conn.execute("DELETE FROM facts WHERE id = ?", (fact_id,))
 
     def recent(self, scopes: list[str], limit: int) -> list[Fact]:
+        """The newest facts in these scopes."""
         marks = ",".join("?" * len(scopes))
         rows = self.conn.execute(
             f"SELECT id, scope, text, created FROM facts WHERE scope IN ({marks}) ORDER BY created DESC, id DESC LIMIT ?",

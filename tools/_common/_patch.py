@@ -21,9 +21,11 @@ class Hunk:
     new_no_newline: bool = False
 
     def old(self) -> list[str]:
+        """The lines the hunk expects in the file (context and removed)."""
         return [text for op, text in self.lines if op in " -"]
 
     def new(self) -> list[str]:
+        """The lines the hunk leaves in their place (context and added)."""
         return [text for op, text in self.lines if op in " +"]
 
 
@@ -37,6 +39,7 @@ class FilePatch:
 
     @property
     def path(self) -> str:
+        """The file the patch is about: its new name, else its old one."""
         return self.new_path or self.old_path or ""
 
 
