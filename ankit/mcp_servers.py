@@ -9,8 +9,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ankit.errors import ConfigError
-from ankit.mcp import McpClient, McpError
+from ankit.mcp import McpClient
 from ankit.mcp_tools import clean_name, make_tools
+from ankit.mcp_transport import McpError
 from ankit.toolbox import Tool
 
 MAX_RESTARTS = 3
@@ -130,10 +131,8 @@ class McpManager:
     def _launch(self, server: _Server) -> None:
         """Start a fresh process for the server, list its tools, and make it the current one."""
         cfg = server.config
-        holder: list[McpClient] = []
         client = McpClient(cfg.name, cfg.command, cfg.args, cfg.env, cfg.cwd, server.log_path,
-                           on_notice=lambda method, params: self._on_notice(server, holder[0], method))
-        holder.append(client)
+                           on_notice=lambda method, params: self._on_notice(server, client, method))
         with self._lock:
             if self._closed:
                 raise McpError("MCP servers are shut down")
@@ -243,6 +242,11 @@ class McpManager:
                 lines.append(f"  {tool.name}  {first[:70] + ('...' if len(first) > 70 else '')}")
             lines += [f"  {problem}" for problem in server.problems]
         return lines
+
+    def failures(self) -> list[str]:
+        """One line per server that could not start or be configured, for the user to see once."""
+        return [s.error + (f" (log: {s.log_path})" if s.config else "") for s in self._servers
+                if s.error and (s.client is None or not s.client.alive)]
 
     def _state(self, server: _Server) -> str:
         client, cfg = server.client, server.config

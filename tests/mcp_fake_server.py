@@ -4,6 +4,7 @@ Options: --supported V1,V2 (versions it speaks, newest first)  --answer-version 
 --init-error  --tools N (extra generated tools)  --page-size K  --instructions TEXT  --crash-on-start
 --banner (a non-JSON line on stdout first)  --junk-only (answer nothing, print junk)  --no-tools (no tools/list)
 --record PATH (append every message received, one JSON per line)  --start-delay SECONDS
+Environment: FAKE_GREETING (told by whereami), FAKE_TOKEN (leaked by crash and unknown-tool errors)
 """
 
 import argparse
@@ -139,7 +140,7 @@ class Server:
         rid, params = msg["id"], msg.get("params") or {}
         name, args = params.get("name"), params.get("arguments") or {}
         if name not in {t["name"] for t in self.tools}:
-            self.send(error(rid, -32602, f"Unknown tool: {name}"))
+            self.send(error(rid, -32602, f"Unknown tool: {name}{leak()}"))
             return
         result = self.run_tool(rid, name, args)
         if result is not None and rid not in self.cancelled:
@@ -155,7 +156,7 @@ class Server:
                 time.sleep(0.02)
             return text("slept")
         if name == "crash":
-            print("fake server: crashing on request", file=sys.stderr, flush=True)
+            print(f"fake server: crashing on request{leak()}", file=sys.stderr, flush=True)
             os._exit(1)
         if name == "talk":
             return text(f"ping answered {self.ask('ping')}; roots/list answered {self.ask('roots/list')}")
@@ -179,6 +180,12 @@ class Server:
             return "nothing"
         reply = slot[1]
         return json.dumps(reply.get("result")) if "result" in reply else f"error {reply['error']['code']}"
+
+
+def leak() -> str:
+    """What a careless server says about its settings when FAKE_TOKEN is set: a token and a URL password."""
+    token = os.environ.get("FAKE_TOKEN")
+    return f" (token {token}, database postgres://me:hunter22@db/x)" if token else ""
 
 
 def text(value: str) -> dict:

@@ -151,6 +151,10 @@ def test_failures_are_one_line_each_and_the_others_run(manage):
     assert "old: failed: " in heads[4] and "'2023-01-01'" in heads[4]
     assert heads[5] == "empty: not started: [mcp.servers.empty] needs command = \"program\" (the server's executable)"
     assert {t.group for t in manager.tools()} == {"mcp:good"}
+    failures = manager.failures()
+    assert len(failures) == 5 and all("\n" not in line for line in failures)
+    assert "'missing' could not start" in failures[0] and failures[0].endswith(f"mcp-missing.log)")
+    assert failures[-1] == "[mcp.servers.empty] needs command = \"program\" (the server's executable)"
 
 
 def test_group_meta_and_core_groups(manage):
@@ -183,7 +187,7 @@ def test_stderr_goes_to_a_log_per_server(manage, tmp_path):
 def test_close_stops_the_servers(manage):
     manager = manage({"fake": fake()})
     manager.wait(10)
-    pid = manager._servers[0].client.pid
+    pid = manager._servers[0].client.transport.pid
     manager.close()
     with pytest.raises(ProcessLookupError):
         os.kill(pid, 0)

@@ -1,0 +1,301 @@
+"""The MCP stdio transport: a server process spoken to in newline-delimited JSON-RPC 2.0, read by a thread of its own."""
+
+import json
+import os
+import re
+import subprocess
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from ankit.errors import ToolError
+
+METHOD_NOT_FOUND = -32601
+QUIET_NOTICES = ("notifications/message", "notifications/progress")  # logged or ignored, not passed on
+LOG_CAP = 1024 * 1024  # a server's log file starts afresh past this size
+MIN_SECRET = 8  # shorter env values ("1", "true") are settings, and hiding them would garble the text
+URL_PASSWORD = re.compile(r"(://[^/\s:@]+:)[^/\s@]+@")
+Notice = Callable[[str, dict], None]
+
+
+class McpError(ToolError):
+    """A server failed to start, broke the protocol, timed out or answered with an error."""
+
+    def __init__(self, message: str, code: int | None = None):
+        super().__init__(message)
+        self.code = code
+
+
+class _Waiter:
+    """One pending request: the reader thread fills it and sets the event."""
+
+    def __init__(self):
+        self.event = threading.Event()
+        self.result: dict = {}
+        self.error: McpError | None = None
+
+    def finish(self, result: dict | None = None, error: McpError | None = None) -> None:
+        self.result = result if isinstance(result, dict) else {}
+        self.error = error
+        self.event.set()
+
+
+class StdioTransport:
+    """One server process: requests with timeouts, the server's own messages answered, stderr to a log, close."""
+
+    def __init__(self, name: str, command: str, args: list[str] | None = None, env: dict | None = None,
+                 cwd: str | None = None, log_path: Path | None = None, on_notice: Notice | None = None):
+        self.name = name
+        self.command = command
+        self.args = list(args or [])
+        self.env = dict(env or {})
+        self.cwd = cwd
+        self.log_path = log_path
+        self.on_notice = on_notice
+        self.junk_lines = 0
+        self._heard = False  # whether any valid JSON-RPC message arrived
+        self._proc: subprocess.Popen | None = None
+        self._log = None
+        self._lock = threading.Lock()
+        self._write_lock = threading.Lock()
+        self._pending: dict[int, _Waiter] = {}
+        self._next_id = 0
+        self._dead = ""  # why the server is gone; empty while it runs
+
+    @property
+    def alive(self) -> bool:
+        """Whether the process runs and its output is still being read."""
+        return self._proc is not None and not self._dead
+
+    @property
+    def pid(self) -> int | None:
+        """The server's process id, once started."""
+        return self._proc.pid if self._proc is not None else None
+
+    @property
+    def failure(self) -> str:
+        """One line saying why the server is gone (empty while it runs)."""
+        return self._dead
+
+    def spawn(self) -> None:
+        """Start the process with its stderr going to the log; raise McpError in one line on failure."""
+        if self.log_path is not None:
+            self._log = self._open_log()
+            self._note(f"starting {self.command} at {time.strftime('%Y-%m-%d %H:%M:%S')}")
+        cwd = os.path.expanduser(self.cwd) if self.cwd else None
+        if cwd and not os.path.isdir(cwd):
+            raise McpError(f"MCP server {self.name!r}: cwd {self.cwd!r} is not a folder; fix it in [mcp.servers.{self.name}]")
+        try:
+            self._proc = subprocess.Popen(
+                [os.path.expanduser(self.command), *self.args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                stderr=self._log if self._log else subprocess.DEVNULL, cwd=cwd, env={**os.environ, **self.env},
+                start_new_session=True,  # Ctrl-C in the terminal must not reach the servers
+            )
+        except OSError as exc:
+            reason = "command not found" if isinstance(exc, FileNotFoundError) else exc.strerror or str(exc)
+            raise McpError(f"MCP server {self.name!r} could not start {self.command!r}: {reason}; "
+                           f"check command in [mcp.servers.{self.name}]") from None
+        threading.Thread(target=self._read_loop, name=f"mcp-{self.name}-reader", daemon=True).start()
+
+    def _open_log(self):
+        """The log file, readable by the user only: a server may print its settings, tokens included."""
+        try:
+            self.log_path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            big = self.log_path.exists() and self.log_path.stat().st_size > LOG_CAP
+            fd = os.open(self.log_path, os.O_WRONLY | os.O_CREAT | (os.O_TRUNC if big else os.O_APPEND), 0o600)
+            os.fchmod(fd, 0o600)  # a log an older ankit left readable by others
+        except OSError as exc:
+            raise McpError(f"MCP server {self.name!r}: cannot write its log {self.log_path}: {exc.strerror}") from None
+        return open(fd, "wb", buffering=0)
+
+    def request(self, method: str, params: dict | None = None, timeout: float = 60.0) -> dict:
+        """Send a request and wait for its result; raise McpError on error, timeout or exit."""
+        waiter = _Waiter()
+        with self._lock:
+            if self._dead:
+                raise McpError(f"MCP server {self.name!r} {self._dead}")
+            self._next_id += 1
+            rid = self._next_id
+            self._pending[rid] = waiter
+        message = {"jsonrpc": "2.0", "id": rid, "method": method}
+        if params is not None:
+            message["params"] = params
+        try:
+            self._send(message)
+        except McpError:
+            self._pending.pop(rid, None)
+            raise
+        if not waiter.event.wait(timeout):
+            self._pending.pop(rid, None)
+            if method != "initialize":  # the protocol forbids cancelling initialize
+                self._send_quietly({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                                    "params": {"requestId": rid, "reason": f"no answer within {timeout:g}s"}})
+            raise McpError(self._timeout_line(method, timeout))
+        if waiter.error:
+            raise waiter.error
+        return waiter.result
+
+    def _timeout_line(self, method: str, timeout: float) -> str:
+        line = f"MCP server {self.name!r} did not answer {method} within {timeout:g}s"
+        if self.junk_lines and not self._heard:
+            line += f"; it wrote {self.junk_lines} line(s) to stdout that are not JSON-RPC"
+        return line
+
+    def notify(self, method: str, params: dict | None = None) -> None:
+        """Send a notification (no answer expected)."""
+        message = {"jsonrpc": "2.0", "method": method}
+        if params is not None:
+            message["params"] = params
+        self._send(message)
+
+    def _send(self, message: dict) -> None:
+        data = (json.dumps(message, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
+        proc = self._proc
+        if proc is None or proc.stdin is None:
+            raise McpError(f"MCP server {self.name!r} is not running")
+        try:
+            with self._write_lock:
+                proc.stdin.write(data)
+                proc.stdin.flush()
+        except (OSError, ValueError):
+            raise McpError(f"MCP server {self.name!r} {self._dead or 'closed its input'}") from None
+
+    def _send_quietly(self, message: dict) -> None:
+        try:
+            self._send(message)
+        except McpError:
+            pass
+
+    def _read_loop(self) -> None:
+        proc = self._proc
+        try:
+            for raw in proc.stdout:
+                line = raw.decode("utf-8", "replace").strip()
+                if not line:
+                    continue
+                try:
+                    message = json.loads(line)
+                except ValueError:
+                    self._junk(line)
+                    continue
+                for item in message if isinstance(message, list) else [message]:  # batches (2025-03-26)
+                    self._dispatch(item, line)
+        except (OSError, ValueError):
+            pass
+        self._gone(proc)
+
+    def _dispatch(self, message, line: str) -> None:
+        if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
+            self._junk(line)
+        elif isinstance(message.get("method"), str):
+            self._heard = True
+            if "id" in message:
+                self._answer(message)
+            else:
+                self._notice(message["method"], message.get("params"))
+        elif "id" in message and ("result" in message or "error" in message):
+            self._heard = True
+            self._respond(message)
+        else:
+            self._junk(line)
+
+    def _respond(self, message: dict) -> None:
+        waiter = self._pending.pop(message["id"], None) if isinstance(message["id"], int) else None
+        if waiter is None:
+            return  # late answer to a request that timed out
+        error = message.get("error")
+        if error is None:
+            waiter.finish(message.get("result"))
+            return
+        error = error if isinstance(error, dict) else {}
+        text = (str(error.get("message") or "").strip().splitlines() or ["error without a message"])[0]
+        code = error.get("code") if isinstance(error.get("code"), int) else None
+        waiter.finish(error=McpError(f"MCP server {self.name!r}: {self._redact(text)}", code))
+
+    def _answer(self, message: dict) -> None:
+        """Answer a server's request: ping gets an empty result, anything else 'method not found'."""
+        reply = {"jsonrpc": "2.0", "id": message["id"]}
+        if message["method"] == "ping":
+            reply["result"] = {}
+        else:
+            reply["error"] = {"code": METHOD_NOT_FOUND, "message": f"ankit does not support {message['method']}"}
+        # from a thread of its own: the reader must never wait on a full stdin pipe
+        threading.Thread(target=self._send_quietly, args=(reply,), daemon=True).start()
+
+    def _notice(self, method: str, params) -> None:
+        params = params if isinstance(params, dict) else {}
+        if method == "notifications/message":
+            self._note(f"log {params.get('level', 'info')}: {json.dumps(params.get('data'), ensure_ascii=False)}")
+        if self.on_notice is not None and method not in QUIET_NOTICES:
+            # the callback may send requests, so it must not run on the reader thread
+            threading.Thread(target=self.on_notice, args=(method, params), daemon=True).start()
+
+    def _junk(self, line: str) -> None:
+        self.junk_lines += 1
+        self._note(f"not JSON-RPC on stdout, ignored: {line[:500]}")
+
+    def _note(self, text: str) -> None:
+        if self._log is not None:
+            try:
+                self._log.write(f"[ankit] {text}\n".encode("utf-8", "replace"))
+            except (OSError, ValueError):
+                pass
+
+    def _gone(self, proc: subprocess.Popen) -> None:
+        try:
+            code = proc.wait(timeout=2)
+        except subprocess.TimeoutExpired:
+            code = None
+        reason = "closed its output" if code is None else f"exited with code {code}"
+        last = self._redact(self._last_log_line())
+        reason += f": {last}" if last else ""
+        with self._lock:
+            self._dead = self._dead or reason
+            pending, self._pending = list(self._pending.values()), {}
+        for waiter in pending:
+            waiter.finish(error=McpError(f"MCP server {self.name!r} {self._dead}"))
+
+    def _last_log_line(self) -> str:
+        """The server's last line of stderr, a hint at why it stopped."""
+        if self.log_path is None or not self.log_path.exists():
+            return ""
+        with open(self.log_path, "rb") as handle:
+            handle.seek(max(0, self.log_path.stat().st_size - 4096))
+            lines = [ln for ln in handle.read().decode("utf-8", "replace").splitlines()
+                     if ln.strip() and not ln.startswith("[ankit]")]
+        return lines[-1].strip()[:160] if lines else ""
+
+    def _redact(self, text: str) -> str:
+        """The server's own words with its env values and URL passwords hidden: they are shown and saved."""
+        for value in sorted(self.env.values(), key=len, reverse=True):
+            if len(value) >= MIN_SECRET:
+                text = text.replace(value, "[redacted]")
+        return URL_PASSWORD.sub(r"\1[redacted]@", text)
+
+    def close(self) -> None:
+        """Close stdin, then terminate and kill the process if it lingers (the stdio shutdown sequence)."""
+        proc = self._proc
+        with self._lock:
+            self._dead = self._dead or "was closed"
+        if proc is not None:
+            for step in (self._close_stdin, proc.terminate, proc.kill):
+                try:
+                    step()
+                    proc.wait(timeout=1)
+                    break
+                except (subprocess.TimeoutExpired, OSError):
+                    continue
+            if proc.stdout is not None:
+                proc.stdout.close()
+        if self._log is not None:
+            self._log.close()
+            self._log = None
+
+    def _close_stdin(self) -> None:
+        # a writer stuck on a full pipe holds the lock: then go straight to terminate
+        if self._proc is not None and self._proc.stdin is not None and self._write_lock.acquire(timeout=1):
+            try:
+                self._proc.stdin.close()
+            finally:
+                self._write_lock.release()
