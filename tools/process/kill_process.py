@@ -41,10 +41,10 @@ def preview(args: dict, ctx) -> str:
 def run(args: dict, ctx) -> str:
     """Signal the process and wait for it to go."""
     pid = _target(args)
-    name_ = args.get("signal") or "TERM"
+    signame = args.get("signal") or "TERM"
     command = ports.command_of(pid)
     try:
-        os.kill(pid, SIGNALS[name_])
+        os.kill(pid, SIGNALS[signame])
     except ProcessLookupError:
         raise ports.ProcessError(f"no process with pid {pid}; it may have exited already") from None
     except PermissionError:
@@ -54,9 +54,9 @@ def run(args: dict, ctx) -> str:
     while _running(pid) and time.monotonic() < deadline:
         time.sleep(0.05)
     if _running(pid):
-        hint = "" if name_ == "KILL" else "; send signal KILL to force it"
-        return f"sent SIG{name_} to pid {pid} ({command}); it is still running after {wait} s{hint}"
-    return f"sent SIG{name_} to pid {pid} ({command}); it has exited"
+        hint = "" if signame == "KILL" else "; send signal KILL to force it"
+        return f"sent SIG{signame} to pid {pid} ({command}); it is still running after {wait} s{hint}"
+    return f"sent SIG{signame} to pid {pid} ({command}); it has exited"
 
 
 def _target(args: dict) -> int:
