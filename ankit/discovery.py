@@ -1,4 +1,4 @@
-"""The search index over the catalog: BM25F-style field weighting, name and phrase boosts, ranked results.
+"""The search index over the catalog: BM25F-style field weighting of the tools' text, ranked results.
 
 Score of a tool for a part of a request (every term counted once):
   sum over terms t of  max over expansions e of t (t itself, a synonym, a prefix match)
@@ -10,20 +10,18 @@ Score of a tool for a part of a request (every term counted once):
     found in the request and share is matched / the idf of all its name words (short, fully named tools win).
 A request with several parts ("find the rooms, then book one") is scored whole and part by part; each tool
 gains clause * top * (its best part score / that part's top), so the best tool for every part ranks high.
-Then idf-scaled bonuses: a tool name typed as is ("web_search"), a name said as words ("search the web" does
-not count, "delete the file" counts for delete_file), the group id as a word, a curated keyword as a phrase.
-Disambiguation rules last: the preferred group is lifted just above the best other, the groups it beats halved.
+Then the bonuses for tool names, group ids and curated keywords, and the disambiguation rules (ankit.boosts).
 """
 
 import bisect
 import math
-import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+from ankit.boosts import Boosts
 from ankit.catalog import Catalog
 from ankit.synonyms import related
-from ankit.terms import clauses, name_terms, phrase_terms, split_name, terms
+from ankit.terms import clauses, terms
 from ankit.toolbox import Tool
 
 
@@ -61,7 +59,6 @@ class GroupHit:
 
 
 _FIELDS = ("name", "description", "parameters")
-_TOKEN = re.compile(r"[\w.:-]*\w")  # a tool name as typed: letters, digits, _ . : -
 Postings = list[tuple[int, float]]
 
 
@@ -75,10 +72,9 @@ class Index:
         known = catalog.tools
         # a tool may opt out of search (find_tools: finding the finder helps no one)
         self.names = [n for n in dict.fromkeys(listed) if n in known and getattr(known[n], "searchable", True)]
-        self.position = {name: i for i, name in enumerate(self.names)}
         self._unmatched = [(name, 0.0) for name in self.names]
         self._build_postings()
-        self._build_phrases()
+        self.boosts = Boosts(catalog, self.names, self.weights, self._idf, self._name_idf)
 
     def _build_postings(self) -> None:
         w = self.weights
@@ -109,29 +105,6 @@ class Index:
             for seq in (doc.name, doc.description):
                 for pair in zip(seq, seq[1:]):
                     self._bigrams[pair].add(i)
-
-    def _build_phrases(self) -> None:
-        self._exact: dict[str, list[int]] = defaultdict(list)
-        self._literal: dict[str, list[int]] = defaultdict(list)
-        for i, name in enumerate(self.names):
-            self._exact[" ".join(phrase_terms(name))].append(i)
-            if len(split_name(name)) > 1:  # an identifier, not an ordinary word such as "search"
-                self._literal[name.lower()].append(i)
-        self._group_keys: dict[str, str] = {}
-        self._keywords: list[tuple[str, str, float]] = []
-        for group in self.catalog.groups.values():
-            key = " ".join(phrase_terms(group.id.split(":")[-1]))
-            if key and key not in self._exact:
-                self._group_keys[key] = group.id
-            for phrase in filter(None, map(keyword_terms, group.keywords)):
-                bonus = self.weights.keyword * sum(self._idf(t) for t in phrase)
-                self._keywords.append((f" {' '.join(phrase)} ", group.id, bonus))
-        self._rules = []
-        for rule in self.catalog.rules():
-            phrases = [" ".join(keyword_terms(w)) for w in rule.when]
-            if rule.prefer in self.catalog.groups and all(phrases):
-                self._rules.append(([f" {p} " for p in phrases], rule))
-        self._longest = max([len(k.split()) for k in [*self._exact, *self._group_keys]] + [1])
 
     def _idf(self, term: str) -> float:
         return self.idf.get(term, math.log(1 + len(self.names)))
@@ -222,57 +195,8 @@ class Index:
                         best[i] = value / part_top
             for i, share in best.items():
                 scores[i] += self.weights.clause * top * share
-        self._phrase_bonuses(query, parts, scores)
-        self._apply_rules(" " + " ".join(t for p in parts for t in p) + " ", scores)
+        self.boosts.apply(query, parts, scores)
         return scores
-
-    def _phrase_bonuses(self, query: str, parts: list[list[str]], scores: dict[int, float]) -> None:
-        """Bonuses for a tool name (two words or more, or the whole request), a group id and curated keywords."""
-        w = self.weights
-        for token in set(_TOKEN.findall(query[:4000].lower())):
-            for i in self._literal.get(token, ()):
-                scores[i] += w.exact_name * self._name_idf[i]
-        alone = sum(len(p) for p in parts) == 1
-        seen: set[str] = set()
-        for part in parts:
-            for n in range(1, self._longest + 1):
-                for start in range(len(part) - n + 1):
-                    key = " ".join(part[start : start + n])
-                    if key in seen:
-                        continue
-                    seen.add(key)
-                    if key in self._exact and (n > 1 or alone):
-                        bonus = w.name_phrase * sum(self._idf(t) for t in part[start : start + n])
-                        for i in self._exact[key]:
-                            scores[i] += bonus
-                    if key in self._group_keys:
-                        bonus = w.group_id * sum(self._idf(t) for t in part[start : start + n])
-                        self._add_group(self._group_keys[key], bonus, scores)
-        joined = " " + " ".join(t for p in parts for t in p) + " "
-        for phrase, group_id, bonus in self._keywords:
-            if phrase in joined:
-                self._add_group(group_id, bonus, scores)
-
-    def _add_group(self, group_id: str, bonus: float, scores: dict[int, float]) -> None:
-        for name in self.catalog.groups[group_id].tools:
-            if name in self.position:
-                scores[self.position[name]] += bonus
-
-    def _apply_rules(self, joined: str, scores: dict[int, float]) -> None:
-        """Each rule whose words are all in the query halves the groups it beats and lifts its group to the top."""
-        for phrases, rule in self._rules:
-            if not all(p in joined for p in phrases):
-                continue
-            for loser in rule.over:
-                for name in self.catalog.groups[loser].tools if loser in self.catalog.groups else ():
-                    if self.position.get(name) in scores:
-                        scores[self.position[name]] *= 0.5
-            members = [self.position[n] for n in self.catalog.groups[rule.prefer].tools if n in self.position]
-            top = max(scores.values(), default=0.0)
-            best = max((scores.get(i, 0.0) for i in members), default=0.0)
-            lift = top - best + 0.01 * top + 0.01  # just above the best other group; order inside kept
-            for i in members:
-                scores[i] += lift
 
     def rank_tools(self, query: str, limit: int | None = None) -> list[tuple[str, float]]:
         """Tools ranked for the query, best first; without a limit the whole catalog (non-matches last)."""
@@ -294,11 +218,6 @@ class Index:
             group = self.catalog.group_of(name) or name
             hits.setdefault(group, GroupHit(group, score)).tools.append(name)
         return list(hits.values())
-
-
-def keyword_terms(text: str) -> list[str]:
-    """A curated keyword or rule word as search terms; a keyword made only of stop words keeps its words."""
-    return terms(text) or name_terms(text)
 
 
 def check_examples(index: Index, tools: list[Tool], top: int = 3) -> list[str]:

@@ -5,9 +5,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ankit.catalog import Catalog, catalog_text, first_sentence
-from ankit.discovery import GroupHit, Index, keyword_terms
+from ankit.discovery import GroupHit, Index
 from ankit.records import ToolSpec
-from ankit.terms import GENERIC_VERBS, name_key, phrase_terms, stem, terms
+from ankit.terms import GENERIC_VERBS, keyword_terms, name_key, phrase_terms, stem, terms
 from ankit.toolbox import Tool
 
 CLOSE = 0.6  # groups scoring at least this share of the best are listed as candidates

@@ -177,3 +177,8 @@ def phrase_terms(name: str) -> list[str]:
 def name_terms(name: str) -> list[str]:
     """Search terms of an identifier: its split parts, stemmed; stop words kept (a name has no filler)."""
     return [stem(p) for p in split_name(name)]
+
+
+def keyword_terms(text: str) -> list[str]:
+    """A curated keyword or rule word as search terms; a keyword made only of stop words keeps its words."""
+    return terms(text) or name_terms(text)

@@ -1,0 +1,106 @@
+"""What names and metadata add to a text score: tool names, group ids, curated keywords and disambiguation rules.
+
+Bonuses are idf-scaled: a tool name typed as is ("web_search"), a name said as words ("search the web" does
+not count, "delete the file" counts for delete_file), the group id as a word, a curated keyword as a phrase.
+Disambiguation rules come last: every rule whose words are all in the request fires; the groups they beat are
+halved, and the groups they prefer are lifted together just above every other group, so which rule was
+written first (or in which folder) never decides.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from ankit.catalog import Catalog, Rule
+from ankit.terms import keyword_terms, phrase_terms, split_name
+
+if TYPE_CHECKING:
+    from ankit.discovery import Weights
+
+_TOKEN = re.compile(r"[\w.:-]*\w")  # a tool name as typed: letters, digits, _ . : -
+_MAX_TEXT = 4000
+
+
+class Boosts:
+    """The name, group id, keyword and rule bonuses over one index's tools (by position)."""
+
+    def __init__(self, catalog: Catalog, names: list[str], weights: Weights, idf: Callable[[str], float],
+                 name_idf: list[float]) -> None:
+        self.weights, self._idf, self._name_idf = weights, idf, name_idf
+        position = {name: i for i, name in enumerate(names)}
+        self._members = {g.id: [position[n] for n in g.tools if n in position] for g in catalog.groups.values()}
+        self._exact: dict[str, list[int]] = defaultdict(list)
+        self._literal: dict[str, list[int]] = defaultdict(list)
+        for i, name in enumerate(names):
+            self._exact[" ".join(phrase_terms(name))].append(i)
+            if len(split_name(name)) > 1:  # an identifier, not an ordinary word such as "search"
+                self._literal[name.lower()].append(i)
+        self._group_keys: dict[str, str] = {}
+        self._keywords: list[tuple[str, str, float]] = []
+        for group in catalog.groups.values():
+            key = " ".join(phrase_terms(group.id.split(":")[-1]))
+            if key and key not in self._exact:
+                self._group_keys[key] = group.id
+            for phrase in filter(None, map(keyword_terms, group.keywords)):
+                bonus = weights.keyword * sum(idf(t) for t in phrase)
+                self._keywords.append((f" {' '.join(phrase)} ", group.id, bonus))
+        self._rules: list[tuple[list[str], Rule]] = []
+        for rule in catalog.rules():
+            phrases = [" ".join(keyword_terms(w)) for w in rule.when]
+            if rule.prefer in catalog.groups and all(phrases):
+                self._rules.append(([f" {p} " for p in phrases], rule))
+        self._longest = max([len(k.split()) for k in [*self._exact, *self._group_keys]] + [1])
+
+    def apply(self, query: str, parts: list[list[str]], scores: dict[int, float]) -> None:
+        """Add the bonuses for the request (its text and its parts' terms) to the scores, then apply the rules."""
+        self._names(query, parts, scores)
+        joined = " " + " ".join(t for p in parts for t in p) + " "
+        for phrase, group_id, bonus in self._keywords:
+            if phrase in joined:
+                self._add_group(group_id, bonus, scores)
+        self._apply_rules(joined, scores)
+
+    def _names(self, query: str, parts: list[list[str]], scores: dict[int, float]) -> None:
+        """Bonuses for a tool name (typed, or said in two words or more, or as the whole request) and a group id."""
+        w = self.weights
+        for token in set(_TOKEN.findall(query[:_MAX_TEXT].lower())):
+            for i in self._literal.get(token, ()):
+                scores[i] += w.exact_name * self._name_idf[i]
+        alone = sum(len(p) for p in parts) == 1
+        seen: set[str] = set()
+        for part in parts:
+            for n in range(1, self._longest + 1):
+                for start in range(len(part) - n + 1):
+                    key = " ".join(part[start : start + n])
+                    if key in seen:
+                        continue
+                    seen.add(key)
+                    if key in self._exact and (n > 1 or alone):
+                        bonus = w.name_phrase * sum(self._idf(t) for t in part[start : start + n])
+                        for i in self._exact[key]:
+                            scores[i] += bonus
+                    if key in self._group_keys:
+                        bonus = w.group_id * sum(self._idf(t) for t in part[start : start + n])
+                        self._add_group(self._group_keys[key], bonus, scores)
+
+    def _add_group(self, group_id: str, bonus: float, scores: dict[int, float]) -> None:
+        for i in self._members.get(group_id, ()):
+            scores[i] += bonus
+
+    def _apply_rules(self, joined: str, scores: dict[int, float]) -> None:
+        for phrases, rule in self._rules:
+            if not all(p in joined for p in phrases):
+                continue
+            for loser in rule.over:
+                for i in self._members.get(loser, ()):
+                    if i in scores:
+                        scores[i] *= 0.5
+            members = self._members[rule.prefer]
+            top = max(scores.values(), default=0.0)
+            best = max((scores.get(i, 0.0) for i in members), default=0.0)
+            lift = top - best + 0.01 * top + 0.01
+            for i in members:
+                scores[i] += lift
