@@ -2,6 +2,7 @@
 
 import importlib.util
 import json
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -121,6 +122,9 @@ def test_read_file_bad_inputs_are_one_clear_line(tmp_path):
     assert folder.is_error and "list_directory" in folder.content
     backwards = call("read_file", {"path": "config.py", "start_line": 5, "end_line": 2}, tmp_path)
     assert backwards.is_error and "\n" not in backwards.content
+    os.mkfifo(tmp_path / "pipe")  # opening it would wait for a writer forever
+    pipe = call("read_file", {"path": "pipe"}, tmp_path)
+    assert pipe.is_error and "not a regular file" in pipe.content
 
 
 def test_read_file_reports_latin1_and_empty_files(tmp_path):

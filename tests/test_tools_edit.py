@@ -1,6 +1,7 @@
 """The edit tools on real files: diffs for approval, exact replacement, unified diffs, moves and deletes."""
 
 import json
+import os
 import subprocess
 from pathlib import Path
 
@@ -108,10 +109,14 @@ def test_edit_file_keeps_crlf_line_endings(tmp_path):
     assert (tmp_path / "win.txt").read_bytes() == b"one\r\ntwo\r\nthird\r\n"
 
 
-def test_edit_file_refuses_binary(tmp_path):
+def test_edit_file_refuses_binary_and_pipes(tmp_path):
     (tmp_path / "b.bin").write_bytes(b"ab\x00cd")
     result = call("edit_file", {"path": "b.bin", "old_string": "ab", "new_string": "x"}, tmp_path)
     assert result.is_error and "binary" in result.content
+    os.mkfifo(tmp_path / "pipe")  # reading it would wait for a writer forever
+    for name, args in (("edit_file", {"old_string": "a", "new_string": "b"}), ("write_file", {"content": "b"})):
+        result = call(name, {"path": "pipe", **args}, tmp_path)
+        assert result.is_error and "not a regular file" in result.content, name
 
 
 # --- apply_patch ----------------------------------------------------------------------------------------------

@@ -27,6 +27,8 @@ def load(path: Path, shown: str) -> TextFile:
         raise EditError(f"{shown} is a folder, not a file")
     if not path.exists():
         return TextFile(path, "", exists=False)
+    if not path.is_file():
+        raise EditError(f"{shown} is not a regular file (a pipe, socket or device); the edit tools only change text files")
     data = path.read_bytes()
     if b"\x00" in data[:8192]:
         raise EditError(f"{shown} is a binary file; the edit tools only change text files")

@@ -75,6 +75,8 @@ def existing_file(ctx, raw: str) -> Path:
         raise ToolError(f"{show(ctx, path)} is a folder, not a file; use list_directory to see inside it")
     if not path.exists():
         raise ToolError(f"no such file: {show(ctx, path)}{suggest(path)}")
+    if not path.is_file():
+        raise ToolError(f"{show(ctx, path)} is not a regular file (a pipe, socket or device); it cannot be read")
     return path
 
 
