@@ -1,4 +1,4 @@
-"""The MCP stdio transport: a server process spoken to in newline-delimited JSON-RPC 2.0, read by a thread of its own."""
+"""The MCP stdio transport: a server process spoken to in newline-delimited JSON-RPC 2.0, read by its own thread."""
 
 import json
 import os

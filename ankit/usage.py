@@ -4,7 +4,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-from ankit.pricing import Price, cost, load_prices, price_for  # noqa: F401  (part of this module's interface)
+from ankit.pricing import cost, load_prices, price_for  # noqa: F401  (slash and commands take load_prices here)
 from ankit.records import Usage
 
 USAGE_FIELDS = ("input_tokens", "cached_tokens", "cache_write_tokens", "output_tokens")
@@ -76,14 +76,6 @@ class Ledger:
         if turn is None:
             turn = self.rounds[-1].turn if self.rounds else None
         return [r for r in self.rounds if r.turn == turn]
-
-    def turn_total(self, turn: int | None = None) -> Usage:
-        """Usage of one turn (the last turn by default)."""
-        return total(self.turn_rounds(turn))
-
-    def session_total(self) -> Usage:
-        """Usage of the whole session."""
-        return total(self.rounds)
 
 
 def cost_cell(records: list[RoundRecord], prices: dict) -> tuple[str, list[str]]:

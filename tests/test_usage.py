@@ -6,7 +6,8 @@ import pytest
 
 from ankit.records import Usage
 from ankit.store import SessionData, SessionStore
-from ankit.usage import Ledger, RoundRecord, load_prices, render_usage, status_line, usage_summary
+from ankit.pricing import load_prices
+from ankit.usage import Ledger, RoundRecord, render_usage, status_line, total, usage_summary
 
 SONNET = "claude-sonnet-5-5"  # 2 input, 0.10 cached, 2.50 cache write, 10 output (USD per million)
 
@@ -61,10 +62,10 @@ def test_ledger_totals_are_exact(session_rounds):
     ledger = Ledger()
     for record in session_rounds:
         ledger.add(record)
-    assert ledger.turn_total() == used(7400, 6800, 500, 40)
-    assert ledger.turn_total(1) == used(17710, 8000, 9200, 275)
-    assert ledger.session_total() == used(25110, 14800, 9700, 315)
-    assert Ledger().session_total() == Usage()
+    assert total(ledger.turn_rounds()) == used(7400, 6800, 500, 40)
+    assert total(ledger.turn_rounds(1)) == used(17710, 8000, 9200, 275)
+    assert total(ledger.rounds) == used(25110, 14800, 9700, 315)
+    assert total(Ledger().rounds) == Usage()
 
 
 def test_render_usage_whole_text(session_rounds, prices):

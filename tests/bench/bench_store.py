@@ -10,7 +10,8 @@ from pathlib import Path
 
 from ankit.records import Message, ToolCall, ToolResult, Usage
 from ankit.store import SessionData, SessionStore
-from ankit.usage import RoundRecord, load_prices, usage_summary
+from ankit.pricing import load_prices
+from ankit.usage import RoundRecord, usage_summary
 
 
 def big_session(sid: str, turns: int, when: datetime) -> SessionData:
