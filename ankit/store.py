@@ -16,7 +16,7 @@ from ankit.errors import AnkitError
 from ankit.records import Message, ToolCall, ToolResult
 from ankit.usage import RoundRecord, total
 
-SECRET_SUFFIXES = ("_KEY", "_TOKEN", "_SECRET")
+SECRET_SUFFIXES = ("_KEY", "_TOKEN", "_SECRET", "PASSWORD")  # PASSWORD: DB_PASSWORD and PGPASSWORD alike
 SECRET_FIELDS = {"api_key", "apikey", "api-key"}
 MIN_SECRET_LENGTH = 8  # shorter values ("1", "true") are not secrets and would mangle ordinary text
 REDACTED = "[redacted]"

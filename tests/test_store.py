@@ -202,6 +202,11 @@ def test_secrets_from_the_environment_never_reach_the_file(folder, monkeypatch):
     assert loaded.cwd == "/home/me/1"
 
 
+def test_scrubber_knows_passwords_in_the_environment():
+    scrub = Scrubber({"PGPASSWORD": "pg-pass-0042", "DB_PASSWORD": "db-pass-0042", "PASSWORD_HINT": "a-long-hint"})
+    assert scrub("psql with pg-pass-0042, db-pass-0042; a-long-hint") == "psql with [redacted], [redacted]; a-long-hint"
+
+
 def test_scrubber_removes_api_key_fields_and_values():
     scrub = Scrubber({"OPENAI_API_KEY": "sk-proj-abcdefgh", "HOME": "/root", "PATH_KEYS": "x"})
     value = {"api_key": "anything", "API_KEY": 12345, "nested": [{"Api-Key": "v"}, "Bearer sk-proj-abcdefgh"],
