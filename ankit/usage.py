@@ -263,4 +263,6 @@ def usage_summary(sessions_dir: Path, prices: dict, now: datetime) -> str:
     model_rows = [[name, *_figures(rs), cost_cell(rs, prices)[0]] for name, rs in sorted(models.items())]
     lines = table(["period", *columns], period_rows, set(range(1, 7)))
     lines += [""] + table(["model", *columns], model_rows, set(range(1, 7)))
+    missing = sum(1 for r in periods["all time"] if not r.usage.reported)
+    lines += [f"{missing} of the rounds had no usage report from the provider: not counted."] if missing else []
     return "\n".join([head, "", *lines, *unknown_note(cost_cell(periods["all time"], prices)[1])])

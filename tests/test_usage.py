@@ -196,3 +196,12 @@ def test_usage_summary_with_nothing_saved(tmp_path, prices):
     folder = tmp_path / "none"
     now = datetime(2026, 11, 30, tzinfo=timezone.utc)
     assert usage_summary(folder, prices, now) == f"0 saved sessions in {folder}: no usage recorded yet."
+
+
+def test_usage_summary_says_how_many_rounds_had_no_report(tmp_path, prices):
+    folder = tmp_path / "s"
+    save_session(SessionStore(folder), "20261130-090000-eeee", "2026-11-30T09:00:00+00:00",
+                 [rec(1, 1, used(100, 0, 0, 10)), rec(1, 2, Usage()), rec(2, 1, Usage())])
+    text = usage_summary(folder, prices, datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc))
+    assert next(line for line in text.splitlines() if line.startswith("all time")).split()[2:4] == ["3", "100"]
+    assert text.endswith("\n2 of the rounds had no usage report from the provider: not counted.")
