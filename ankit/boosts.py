@@ -91,16 +91,19 @@ class Boosts:
             scores[i] += bonus
 
     def _apply_rules(self, joined: str, scores: dict[int, float]) -> None:
-        for phrases, rule in self._rules:
-            if not all(p in joined for p in phrases):
-                continue
-            for loser in rule.over:
-                for i in self._members.get(loser, ()):
-                    if i in scores:
-                        scores[i] *= 0.5
-            members = self._members[rule.prefer]
-            top = max(scores.values(), default=0.0)
-            best = max((scores.get(i, 0.0) for i in members), default=0.0)
-            lift = top - best + 0.01 * top + 0.01
-            for i in members:
-                scores[i] += lift
+        """Halve the groups the fired rules beat; lift the groups they prefer just above all others, order kept."""
+        fired = [rule for phrases, rule in self._rules if all(p in joined for p in phrases)]
+        if not fired:
+            return
+        preferred = list(dict.fromkeys(rule.prefer for rule in fired))
+        for loser in {g for rule in fired for g in rule.over} - set(preferred):  # two rules that disagree cancel
+            for i in self._members.get(loser, ()):
+                if i in scores:
+                    scores[i] *= 0.5
+        lifted = {i for g in preferred for i in self._members[g]}
+        others = max((v for i, v in scores.items() if i not in lifted), default=0.0)
+        weakest = min(max((scores.get(i, 0.0) for i in self._members[g]), default=0.0) for g in preferred)
+        top = max([others, *(scores.get(i, 0.0) for i in lifted)])
+        lift = max(0.0, others - weakest) + 0.01 * top + 0.01  # one lift for all keeps their own order
+        for i in lifted:
+            scores[i] += lift

@@ -1,5 +1,7 @@
 """The search index: word boundaries, field weights, phrases, stemming, rules, ranking and bad input."""
 
+import json
+
 import pytest
 from tests.tool_folders import load, small_catalog, write_toml, write_tool
 
@@ -102,6 +104,23 @@ def test_a_rule_needs_all_its_words(tmp_path):
     index = Index(catalog, tools_)
     assert groups(index, "alert notifications")[0] == "alerts"
     assert groups(index, "team alert notifications")[0] == "inbox"
+
+
+def rule_toml(word: str, prefer: str, over: tuple[str, ...] = ()) -> str:
+    return f'[[rules]]\nwhen = ["{word}"]\nprefer = "{prefer}"\nover = {json.dumps(list(over))}\nreason = "x"\n'
+
+
+@pytest.mark.parametrize("clock_group, timer_group", [("clocks", "timers"), ("zulu", "alpha")])
+def test_rules_that_fire_together_lift_their_groups_by_score_not_by_name(tmp_path, clock_group, timer_group):
+    write_tool(tmp_path, clock_group, "alarm_clock", "Set an alarm clock to ring at a time.")
+    write_tool(tmp_path, timer_group, "countdown", "Start a countdown timer.")
+    write_tool(tmp_path, "apps", "app_alarms", "Alarms and timers of connected apps: alarm, timer, alarm timer sync.")
+    write_toml(tmp_path, clock_group, rule_toml("alarm", clock_group, ("apps",)))
+    write_toml(tmp_path, timer_group, rule_toml("timer", timer_group))
+    tools_ = load(tmp_path)
+    catalog, _ = build_catalog(tools_)
+    index = Index(catalog, tools_)
+    assert groups(index, "set an alarm clock and a timer") == [clock_group, timer_group, "apps"]
 
 
 def test_a_rule_naming_an_unknown_group_is_ignored(tmp_path):
