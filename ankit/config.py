@@ -141,7 +141,5 @@ def provider_settings(config: Config, session_id: str = "") -> ProviderSettings:
     return ProviderSettings(
         preset=name, kind=preset.kind, base_url=base_url.rstrip("/"), model=config.model or preset.model,
         api_key=api_key, key_env=key_env, retries=config.retries, idle_timeout=config.idle_timeout,
-        cache_ttl=config.cache_ttl,
-        # prompt_cache_key is OpenAI's own field: never sent to other OpenAI-compatible servers
-        session_id=session_id if base_url.rstrip("/") == preset.base_url and name == "openai" else "",
+        cache_ttl=config.cache_ttl, session_id=session_id, native=base_url.rstrip("/") == preset.base_url,
     )

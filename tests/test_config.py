@@ -31,6 +31,7 @@ def test_first_provider_with_a_key_is_picked(tmp_path):
     home, cwd = setup(tmp_path)
     settings = provider_settings(load_config({}, {"OPENAI_API_KEY": "sk-1"}, cwd, home), "s1")
     assert (settings.preset, settings.kind, settings.api_key, settings.session_id) == ("openai", "openai", "sk-1", "s1")
+    assert settings.native
     assert "sk-1" not in repr(settings)
     settings = provider_settings(load_config({}, {"OPENAI_API_KEY": "a", "ANTHROPIC_API_KEY": "b"}, cwd, home))
     assert settings.preset == "anthropic" and settings.base_url == "https://api.anthropic.com/v1"
@@ -40,7 +41,7 @@ def test_openai_base_url_from_environment_drops_openai_only_fields(tmp_path):
     home, cwd = setup(tmp_path)
     env = {"OPENAI_API_KEY": "k", "OPENAI_BASE_URL": "http://127.0.0.1:9/v1/"}
     settings = provider_settings(load_config({}, env, cwd, home), "s1")
-    assert settings.base_url == "http://127.0.0.1:9/v1" and settings.session_id == ""
+    assert settings.base_url == "http://127.0.0.1:9/v1" and not settings.native
 
 
 def test_base_url_alone_means_a_local_server(tmp_path):

@@ -82,10 +82,11 @@ def test_openai_preset_sends_the_session_cache_key(provider_server):
     assert first["max_completion_tokens"] == 4096 and "max_tokens" not in first
 
 
-@pytest.mark.parametrize("preset", ["local", "ollama", "openrouter", "github"])
-def test_other_servers_never_get_openai_only_fields(provider_server, preset):
+@pytest.mark.parametrize("preset, native", [("local", True), ("ollama", True), ("openrouter", True),
+                                            ("github", True), ("openai", False)])
+def test_other_servers_never_get_openai_only_fields(provider_server, preset, native):
     provider_server.push("openai_text.sse")
-    run(provider_server, preset=preset, session_id="sess-42")
+    run(provider_server, preset=preset, session_id="sess-42", native=native)  # native False: OPENAI_BASE_URL elsewhere
     body = provider_server.requests[0].json
     assert "prompt_cache_key" not in body and "max_completion_tokens" not in body and body["max_tokens"] == 4096
 

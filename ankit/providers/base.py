@@ -21,6 +21,7 @@ class ProviderSettings:
     connect_timeout: float = 30.0
     cache_ttl: str = "5m"  # anthropic cache_control ttl: "5m" or "1h"
     session_id: str = ""  # used as OpenAI prompt_cache_key with the openai preset
+    native: bool = True  # the preset's own service: its provider-specific fields may be sent
     headers: dict = field(default_factory=dict, repr=False)  # extra request headers, which may carry a secret
 
 

@@ -49,7 +49,7 @@ def build_body(settings: ProviderSettings, request: Request) -> dict:
         ]
     body["stream"] = True
     body["stream_options"] = {"include_usage": True}
-    if settings.preset == "openai":  # OpenAI's own API only: other servers may reject unknown fields
+    if settings.preset == "openai" and settings.native:  # OpenAI's own API only: others may reject these fields
         body["max_completion_tokens"] = request.max_tokens
         if settings.session_id:
             body["prompt_cache_key"] = settings.session_id
