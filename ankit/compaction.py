@@ -5,6 +5,7 @@ import time
 from ankit.errors import AnkitError, Cancelled, ConfigError
 from ankit.records import Message, Request, Usage
 from ankit.session import Session
+from ankit.store import title_of
 from ankit.usage import RoundRecord
 
 INSTRUCTION = (
@@ -38,6 +39,7 @@ def compact(session: Session) -> str:
     if error is None and not text.strip():
         error = AnkitError("the model returned no summary; the history is unchanged")
     if error is None:
+        session.title = session.title or title_of(session.messages)  # not the summary's first line
         session.replace_history([Message("user", SUMMARY_HEAD + text.strip()), Message("assistant", ACKNOWLEDGED)])
     session.save()
     if error is not None:

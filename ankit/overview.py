@@ -3,20 +3,16 @@
 from ankit.activation import BYTES_PER_TOKEN, canonical
 from ankit.catalog import first_sentence
 from ankit.history import message_bytes
+from ankit.render import clip
 from ankit.skills import PROMPT_HEAD
 from ankit.usage import number, table
 
-BAR_WIDTH = 40
+BAR_WIDTH = 32  # with its legend, the bar line fits 80 columns
 
 
 def tokens(size: int) -> int:
     """Estimated tokens for a number of bytes."""
     return -(-size // BYTES_PER_TOKEN)
-
-
-def clip(line: str, width: int) -> str:
-    """A line cut to the width, with an ellipsis when cut."""
-    return line if len(line) <= width else line[: width - 1] + "…"
 
 
 def bar(used: int, reserved: int, window: int, width: int = BAR_WIDTH) -> str:
@@ -79,7 +75,7 @@ def _last_reported(session) -> list[str]:
 
 def _group_line(app, group_id: str, size: int) -> list[str]:
     group = app.catalog.groups[group_id]
-    count = f"{len(group.tools)} tool{'s' if len(group.tools) != 1 else ''}"
+    count = f"{len(group.tools)} tool{'s' if len(group.tools) != 1 else ' '}"  # the numbers stay aligned
     return [f"  {group_id}", count, f"{number(size)} B", first_sentence(group.summary)]
 
 
@@ -114,11 +110,11 @@ def group_text(app, group_id: str, width: int = 100) -> str:
         return f"no group {group_id!r}; known groups: {known}"
     state = ("core" if group_id in app.activation.core else
              "activated" if group_id in app.activation.active else "available")
-    lines = [f"{group_id} ({state}): {group.summary}"]
-    for name in group.tools:
-        tool = app.lookup(name)
-        if tool is None:
-            continue
-        mark = "read-only" if tool.read_only else ("asks first" if tool.needs_approval else "")
-        lines.append(clip(f"  {name:<24} {mark:<10} {first_sentence(tool.description)}", width))
+    lines = [clip(f"{group_id} ({state}): {group.summary}", width)]
+    tools = [t for t in map(app.lookup, group.tools) if t is not None]
+    name_width = max((len(t.name) for t in tools), default=0)
+    for tool in tools:
+        asks = "may ask" if callable(tool.needs_approval) else "asks first" if tool.needs_approval else ""
+        mark = "read-only" if tool.read_only else asks
+        lines.append(clip(f"  {tool.name:<{name_width}}  {mark:<10} {first_sentence(tool.description)}", width))
     return "\n".join(lines)

@@ -132,6 +132,11 @@ def prompt_paint(text: str, style: str, colour: bool) -> str:
     return f"\001{style}\002{text}\001{RESET}\002" if colour and style else text
 
 
+def clip(line: str, width: int) -> str:
+    """A line cut to the width, with an ellipsis when cut."""
+    return line if len(line) <= width else line[: max(width - 1, 0)] + "…"
+
+
 def call_summary(call: ToolCall, width: int = 80) -> str:
     """A tool call in one short line: name and its first arguments."""
     try:
@@ -139,18 +144,15 @@ def call_summary(call: ToolCall, width: int = 80) -> str:
     except ValueError:
         args = None
     if isinstance(args, dict):
-        parts = [f"{k}={_short(v)}" for k, v in args.items()]
-        shown = ", ".join(parts)
+        shown = ", ".join(f"{k}={_short(v)}" for k, v in args.items())
     else:
         shown = _short(call.arguments)
-    line = f"{call.name}({shown})"
-    return line if len(line) <= width else line[: width - 1] + "…"
+    return clip(f"{call.name}({shown})", width)
 
 
 def _short(value, limit: int = 40) -> str:
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-    text = " ".join(text.split())
-    text = text if len(text) <= limit else text[: limit - 1] + "…"
+    text = clip(" ".join(text.split()), limit)
     return json.dumps(text, ensure_ascii=False) if isinstance(value, str) else text
 
 
@@ -180,6 +182,7 @@ class Spinner:
                 if stop.is_set():
                     return
                 text = f"{SPINNER_FRAMES[frame % len(SPINNER_FRAMES)]} {label} {int(time.monotonic() - started)}s"
+                text = clip(text, terminal_width() - 1)  # a wrapped line could not be erased
                 self.out.write(ERASE_LINE + paint(text, DIM, self.colour))
                 self.out.flush()
                 self._shown = True
@@ -199,6 +202,11 @@ class Spinner:
                 self._shown = False
         self._thread.join()
         self._thread = None
+
+
+def terminal_width() -> int:
+    """The terminal's width in columns (80 when unknown)."""
+    return shutil.get_terminal_size((80, 24)).columns
 
 
 def animated(stream: TextIO, environ=os.environ) -> bool:
@@ -244,7 +252,7 @@ class TerminalView(View):
 
     def width(self) -> int:
         """The terminal's width in columns (80 when unknown)."""
-        return shutil.get_terminal_size((80, 24)).columns
+        return terminal_width()
 
     def line(self, text: str = "", style: str = "") -> None:
         """Print one line of ankit's own output, on a fresh line."""
@@ -265,20 +273,20 @@ class TerminalView(View):
         self.newline()
 
     def tool_start(self, call: ToolCall) -> None:
-        self.line(f"· {call_summary(call)}", DIM)
+        self.line(f"· {call_summary(call, self.width() - 2)}", DIM)
 
     def tool_end(self, result: ToolResult) -> None:
         lines = result.content.splitlines() or [""]
         if result.is_error:
-            self.line(f"  ✗ {lines[0][:200]}", RED)
-            self.waiting()
-            return
-        more = f" · {len(lines)} lines" if len(lines) > 1 else ""
-        self.line(f"  ⎿ {lines[0][:100]}{more}", DIM)
+            self.line(f"  ✗ {clip(lines[0], 200)}", RED)  # the whole reason, wrapped if need be
+        else:
+            more = f" · {len(lines)} lines" if len(lines) > 1 else ""
+            self.line(f"  ⎿ {clip(lines[0], self.width() - 5 - len(more))}{more}", DIM)
         self.waiting()  # the next round, or the next tool
 
     def notice(self, line: str) -> None:
-        self.line(f"ankit: {line}", YELLOW)
+        # only the label is yellow: yellow text is hard to read on a light background
+        self.line(f"{paint('ankit:', YELLOW, self.colour)} {line}")
 
     def status(self, line: str) -> None:
         """The dim line after a reply."""

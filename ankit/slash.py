@@ -2,19 +2,20 @@
 
 import difflib
 import time
-from datetime import datetime
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import datetime
 
 from ankit.activation import context_window
 from ankit.errors import AnkitError, Cancelled, ConfigError
-from ankit.render import DIM
+from ankit.render import DIM, clip
 from ankit.store import new_session_id
+from ankit.usage import load_prices, render_usage, status_line
 
-NO_PROVIDER = ("no provider is configured: set one up as shown at start (an API key in the environment, "
-               "or --provider / --base-url), then restart ankit")
-INPUT_HELP = ('Input: end a line with \\ to go on with the next; a line of """ opens and closes a block.\n'
-              "Ctrl-C cancels a reply and keeps what came; Ctrl-D exits. Tab completes commands and their arguments.")
+NO_PROVIDER = "no provider is configured: set one up as shown at start, then restart"
+INPUT_HELP = ('Input: end a line with \\ to go on; a line of """ opens and closes a block.\n'
+              "Ctrl-C cancels a reply (what came is kept); Ctrl-D exits; Tab completes.")
 
 
 @dataclass
@@ -27,6 +28,27 @@ class ReplState:
     approve: object  # ankit.approval.Approver
     send: Callable[[str], None]  # run one turn with this text, as if typed
     running: bool = True
+
+
+def open_session(state: ReplState, resume=None) -> None:
+    """Start the REPL's session, or switch to a resumed one (a store.SessionData)."""
+    state.session = state.app.session(state.view, state.approve, resume=resume)
+    state.session.ctx.ask = state.approve.ask  # questions from tools are asked as approvals are
+
+
+@contextmanager
+def model_call(state: ReplState, label: str) -> Iterator[None]:
+    """While the model is at work: the spinner with `label`, then the status line of the rounds it ran."""
+    session, view = state.session, state.view
+    before, started = len(session.ledger.rounds), time.monotonic()
+    view.waiting(label)
+    try:
+        yield
+    finally:
+        view.done_waiting()
+        rounds = session.ledger.rounds[before:]
+        if rounds:
+            view.status(status_line(rounds, time.monotonic() - started))
 
 
 @dataclass
@@ -93,7 +115,6 @@ def _argument_values(state: ReplState, kind: str) -> list[str]:
     if kind == "command":
         return list(COMMANDS)
     if kind == "model":
-        from ankit.usage import load_prices
         try:
             names = list(load_prices(app.config.prices))
         except AnkitError:
@@ -123,7 +144,6 @@ def cmd_help(state: ReplState, arg: str) -> str:
 
 def cmd_usage(state: ReplState, arg: str) -> str:
     """Tokens and estimated cost of the last turn, the session, and each round."""
-    from ankit.usage import load_prices, render_usage
     return render_usage(state.session.ledger, load_prices(state.app.config.prices))
 
 
@@ -167,8 +187,7 @@ def cmd_model(state: ReplState, arg: str) -> str:
     if session.provider is None:
         raise ConfigError(NO_PROVIDER)
     if not arg:
-        return (f"{session.provider.name} · {session.provider.model} · window {session.window:,} tokens "
-                f"(/model NAME switches; Tab completes names)")
+        return f"{session.provider.name} · {session.provider.model} · window {session.window:,} tokens · /model NAME switches"
     session.provider.settings.model = arg
     session.window = context_window(arg, app.config.context_window)
     session.system = app.system(arg)
@@ -176,7 +195,7 @@ def cmd_model(state: ReplState, arg: str) -> str:
 
 
 def cmd_clear(state: ReplState, arg: str) -> str:
-    """Empty the history; the activated groups stay."""
+    """Start a fresh session id with an empty history; the old one stays saved, the activated groups stay."""
     session = state.session
     count, old = len(session.messages), session.id
     session.restart(new_session_id(), datetime.now().isoformat(timespec="seconds"))
@@ -188,20 +207,13 @@ def cmd_clear(state: ReplState, arg: str) -> str:
 def cmd_compact(state: ReplState, arg: str) -> str:
     """Replace the history with a summary the model writes."""
     from ankit.compaction import compact
-    from ankit.usage import status_line
     session, count = state.session, len(state.session.messages)
     if session.provider is None:
         raise ConfigError(NO_PROVIDER)
     if count:
         state.view.line(f"compacting {count} messages…", DIM)
-    before, started = len(session.ledger.rounds), time.monotonic()
-    state.view.waiting(f"waiting for {session.provider.model} to summarize")
-    try:
+    with model_call(state, f"waiting for {session.provider.model} to summarize"):
         compact(session)
-    finally:
-        state.view.done_waiting()
-        if session.ledger.rounds[before:]:
-            state.view.status(status_line(session.ledger.rounds[before:], time.monotonic() - started))
     return f"history replaced by the summary above ({count} messages → 2); activated groups kept"
 
 
@@ -229,13 +241,12 @@ def cmd_resume(state: ReplState, arg: str) -> str:
         raise AnkitError("say which session: /resume ID (see /sessions)")
     data = state.app.store().load(arg)
     state.app.activation.active.clear()  # the resumed session brings its own activated set
-    state.session = state.app.session(state.view, state.approve, resume=data)
-    state.session.ctx.ask = state.approve.ask  # questions from tools stay out of the input history
-    return resumed_text(state.session, data.title)
+    open_session(state, data)
+    return resumed_text(state.session, data.title, state.view.width())
 
 
-def resumed_text(session, title: str = "") -> str:
-    """The line that tells which session was resumed and where it stopped."""
+def resumed_text(session, title: str = "", width: int = 80) -> str:
+    """The lines that tell which session was resumed and where it stopped (the last reply cut to width)."""
     from ankit.store import title_of
     turns = sum(1 for m in session.messages if m.role == "user")
     count = f"{turns} turn" + ("" if turns == 1 else "s")
@@ -243,18 +254,19 @@ def resumed_text(session, title: str = "") -> str:
     last = next((m for m in reversed(session.messages) if m.role == "assistant" and m.text.strip()), None)
     if last is None:
         return head
-    tail = " ".join(last.text.split())
-    return head + "\nlast reply: " + (tail if len(tail) <= 160 else tail[:159] + "…")
+    return head + "\n" + clip("last reply: " + " ".join(last.text.split()), width)
 
 
 def cmd_retry(state: ReplState, arg: str) -> None:
     """Drop the last turn and send its text again."""
+    from ankit.compaction import SUMMARY_HEAD
     messages = state.session.messages
     index = next((i for i in range(len(messages) - 1, -1, -1) if messages[i].role == "user"), None)
-    if index is None or messages[index].text.startswith("[ankit] Summary"):
+    if index is None or messages[index].text.startswith(SUMMARY_HEAD):
         raise AnkitError("nothing to retry: no message sent since the start (or the last /compact)")
     text = messages[index].text
     del messages[index:]
+    state.view.line(clip("retrying: " + " ".join(text.split()), state.view.width()), DIM)
     state.send(text)
 
 
@@ -272,13 +284,13 @@ def cmd_exit(state: ReplState, arg: str) -> None:
 
 COMMANDS: dict[str, Command] = {c.name: c for c in [
     Command("help", "[COMMAND]", "these commands, or one command's help", cmd_help, "command"),
-    Command("usage", "", "tokens and estimated cost: last turn, session, and each round", cmd_usage),
+    Command("usage", "", "tokens and estimated cost: last turn, session, each round", cmd_usage),
     Command("context", "", "what the next request carries, against the model's window", cmd_context),
     Command("tools", "[GROUP]", "tool groups: core, activated, available (or one group's tools)", cmd_tools, "group"),
-    Command("find", "QUERY", "search the tools as the model does and activate what it finds", cmd_find, "group"),
+    Command("find", "QUERY", "search tools as the model does and activate what it finds", cmd_find, "group"),
     Command("skills", "[NAME]", "the skills found (or one skill's text)", cmd_skills, "skill"),
     Command("model", "[NAME]", "show the model, or switch to NAME for the next turns", cmd_model, "model"),
-    Command("clear", "", "empty the history (activated tools stay)", cmd_clear),
+    Command("clear", "", "new session: the old one stays resumable, activated tools stay", cmd_clear),
     Command("compact", "", "replace the history with a summary the model writes", cmd_compact),
     Command("save", "[NAME]", "save the session now, optionally titled NAME", cmd_save),
     Command("sessions", "", "saved sessions, newest first", cmd_sessions),

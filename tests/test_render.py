@@ -8,8 +8,8 @@ import time
 import pytest
 
 from ankit.records import ToolCall, ToolResult
-from ankit.render import (CODE, DIM, ERASE_LINE, HEADING, RESET, Markdown, Spinner, TerminalView, call_summary,
-                          prompt_paint, use_colour)
+from ankit.render import (CODE, DIM, ERASE_LINE, HEADING, RED, RESET, YELLOW, Markdown, Spinner, TerminalView,
+                          call_summary, clip, prompt_paint, use_colour)
 
 REPLY = ("# Plan\nFirst a #hashtag and a # in the middle.\n\n```python\n# a comment, not a heading\n"
          "x = 1\n```\n## Done\n   ### indented heading\n#no-space\n~~~\ntilde code\n~~~\nend")
@@ -114,6 +114,30 @@ def test_status_line_is_dim_with_colour():
     out = io.StringIO()
     TerminalView(out, colour=True).status("0.5s · m")
     assert out.getvalue() == f"{DIM}0.5s · m{RESET}\n"
+
+
+def test_notices_colour_their_label_only_and_errors_are_red():
+    out = io.StringIO()
+    view = TerminalView(out, colour=True)
+    view.notice("the oldest 2 messages no longer fit")
+    view.error("401 from local")
+    assert out.getvalue() == (f"{YELLOW}ankit:{RESET} the oldest 2 messages no longer fit\n"
+                              f"{RED}ankit: 401 from local{RESET}\n")
+
+
+def test_tool_lines_fit_the_terminal_width(monkeypatch):
+    monkeypatch.setenv("COLUMNS", "40")
+    out = io.StringIO()
+    view = TerminalView(out, colour=False)
+    view.tool_start(ToolCall("c1", "write_file", '{"path": "a/long/path/to/some/file.txt", "content": "x"}'))
+    view.tool_end(ToolResult("c1", "write_file", "wrote a/long/path/to/some/file.txt (120 lines)\nmore"))
+    lines = out.getvalue().splitlines()
+    assert lines == ['· write_file(path="a/long/path/to/some/…', "  ⎿ wrote a/long/path/to/som… · 2 lines"]
+    assert all(len(line) <= 40 for line in lines)
+
+
+def test_clip():
+    assert clip("abcdef", 6) == "abcdef" and clip("abcdef", 5) == "abcd…" and clip("abc", 0) == "…"
 
 
 @pytest.mark.parametrize("arguments, shown", [

@@ -11,7 +11,7 @@ from ankit.config import load_config
 from ankit.records import Message
 from ankit.render import TerminalView
 from ankit.repl import send
-from ankit.slash import COMMANDS, ReplState, completions, dispatch, is_command, unknown
+from ankit.slash import COMMANDS, ReplState, completions, dispatch, is_command, resumed_text, unknown
 
 
 @pytest.fixture
@@ -63,6 +63,7 @@ def test_help_lists_every_command(make_state):
         assert re.search(rf"^/{name}\b.*{re.escape(command.help)}$", text, re.M), name
     assert '"""' in text
     assert "/model [NAME]\n  show the model" in run(make_state(), "/help model")
+    assert max(len(line) for line in text.splitlines()) < 80  # fits a standard terminal
 
 
 def test_completions(make_state):
@@ -139,6 +140,14 @@ def test_save_titles_the_session_and_resume_brings_it_back(make_state, provider_
     assert len(other.session.ledger.rounds) == 1
 
 
+def test_the_last_reply_of_a_resumed_session_is_cut_to_the_width(make_state, provider_server):
+    state = make_state()
+    provider_server.push_openai(text="word " * 100)
+    send(state, "talk")
+    shown = resumed_text(state.session, width=60)
+    assert shown.splitlines()[1] == "last reply: " + "word " * 9 + "wo…"  # 60 characters
+
+
 def test_resume_of_an_unknown_session_says_so(make_state):
     assert "ankit: no session 'nope'" in run(make_state(), "/resume nope")
 
@@ -149,7 +158,7 @@ def test_retry_resends_the_last_message_without_its_reply(make_state, provider_s
     provider_server.push_openai(text="A")
     provider_server.push_openai(text="B")
     send(state, "question")
-    run(state, "/retry")
+    assert "retrying: question\n" in run(state, "/retry")
     assert provider_server.requests[0].body == provider_server.requests[1].body
     assert [m.text for m in state.session.messages] == ["question", "B"]
 
@@ -168,6 +177,7 @@ def test_compact_replaces_the_history_and_keeps_the_activated_set(make_state, pr
     assert state.session.messages[0].text.endswith("- asked one thing")
     assert state.app.activation.active == ["git"]
     assert [r.usage.input_tokens for r in state.session.ledger.rounds] == [100, 120]  # the summary is counted
+    assert state.app.store().load(state.session.id).title == "first"  # not the summary's heading
 
 
 def test_compact_without_a_summary_leaves_the_history(make_state, provider_server):

@@ -1,0 +1,48 @@
+"""The /context bar and the /tools texts, on a real App built from the bundled tools."""
+
+import re
+
+import pytest
+
+from ankit.app import build_app
+from ankit.config import load_config
+from ankit.overview import BAR_WIDTH, bar, group_text, tools_text
+
+
+@pytest.fixture
+def app(tmp_path, monkeypatch):
+    """An App over the bundled tools, with its XDG folders in a temp folder and no provider."""
+    for name in ("config", "state", "data", "work"):
+        (tmp_path / name).mkdir()
+        monkeypatch.setenv(f"XDG_{name.upper()}_HOME", str(tmp_path / name))
+    built = build_app(load_config({}, {}, tmp_path / "work", tmp_path / "config" / "ankit"), tmp_path / "work")
+    yield built
+    built.close()
+
+
+def test_the_bar_shows_prompt_reserve_and_free_room():
+    assert bar(250, 250, 1000, width=8) == "[##++....]"
+    assert bar(1, 0, 1000, width=8) == "[#.......]"  # a prompt is never shown as nothing
+    assert bar(900, 500, 1000, width=8) == "[#######+]"  # over the window: the bar stays its width
+    assert len(bar(0, 0, 0)) == BAR_WIDTH + 2
+
+
+def test_tools_lists_each_group_in_its_state_with_aligned_columns(app):
+    app.activation.activate(["web"])
+    text = tools_text(app, width=80)
+    assert re.search(r"core \(always sent\)\n  core ", text)
+    assert re.search(r"activated \(sent from now on\)\n  web ", text)
+    rows = [line for line in text.splitlines() if re.match(r"  \w+ +\d+ tools? ", line)]
+    assert len(rows) == len(app.catalog.groups)
+    assert len({line.index(" tool") for line in rows}) == 1  # "1 tool" and "6 tools" end their numbers alike
+    assert len({line.index(" B ") for line in rows}) == 1
+    assert all(len(line) <= 80 for line in text.splitlines())
+
+
+def test_a_group_lists_its_tools_and_whether_they_ask(app):
+    text = group_text(app, "git", width=200)
+    assert text.startswith("git (available): ")
+    assert re.search(r"\n  git_branch  may ask +List", text)  # it asks only for some arguments
+    assert re.search(r"\n  git_commit  asks first ", text)
+    assert re.search(r"\n  git_log     read-only ", text)
+    assert "no group 'nope'; known groups: " in group_text(app, "nope")
