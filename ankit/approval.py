@@ -4,7 +4,7 @@ import json
 from collections.abc import Callable
 
 from ankit.errors import Cancelled
-from ankit.render import BOLD, CYAN, DIM, GREEN, RED, YELLOW, TerminalView, paint, prompt_paint
+from ankit.render import BOLD, CYAN, DIM, GREEN, RED, YELLOW, TerminalView, paint
 from ankit.toolbox import Tool
 
 QUESTION = "[y]es / [n]o / [a]lways for this session / [q]uit turn? "
@@ -22,8 +22,6 @@ def diff_style(line: str) -> str:
         return RED
     if line.startswith("@@"):
         return CYAN
-    if line.startswith("NOTE:"):
-        return YELLOW
     return ""
 
 
@@ -35,16 +33,14 @@ def looks_like_diff(text: str) -> bool:
 def preview_lines(tool: Tool, args: dict, preview: str, colour: bool) -> list[str]:
     """The lines shown before the question: the tool, then its preview (a diff in colour) or its arguments."""
     text = preview.rstrip("\n") or json.dumps(args, indent=2, ensure_ascii=False)
-    lines = [paint(f"{tool.name} wants to run:", BOLD, colour)]
     diff = looks_like_diff(text)
+    lines = [paint(f"{tool.name} wants to run:", BOLD, colour)]
     for line in text.splitlines():
-        if diff:
-            style = diff_style(line)
-        elif line.startswith("$ "):
-            style = BOLD
+        if line.startswith("NOTE:"):  # only the label is yellow, which is hard to read on a light background
+            shown = paint("NOTE:", YELLOW, colour) + line[5:]
         else:
-            style = YELLOW if line.startswith("NOTE:") else ""
-        lines.append("  " + paint(line, style, colour))
+            shown = paint(line, diff_style(line) if diff else BOLD if line.startswith("$ ") else "", colour)
+        lines.append("  " + shown)
     return lines
 
 
@@ -75,9 +71,8 @@ class Approver:
     def _answer(self) -> str:
         while True:
             try:
-                reply = self.ask(prompt_paint(QUESTION, BOLD, self.view.colour)).strip().lower()
-            except EOFError:
-                self.view.write("\n")
+                reply = self.ask(paint(QUESTION, BOLD, self.view.colour)).strip().lower()
+            except EOFError:  # Ctrl-D
                 return "quit"
             self.view.at_line_start = True  # the user's Enter ended the line
             if reply in ANSWERS:

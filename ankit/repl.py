@@ -2,7 +2,7 @@
 
 import os
 import sys
-import time
+from contextlib import suppress
 from pathlib import Path
 
 from ankit import __version__, paths
@@ -11,8 +11,8 @@ from ankit.approval import Approver
 from ankit.config import Config
 from ankit.errors import AnkitError, Cancelled
 from ankit.render import BOLD, DIM, TerminalView, prompt_paint
-from ankit.slash import NO_PROVIDER, ReplState, completions, dispatch, is_command, resumed_text
-from ankit.usage import status_line
+from ankit.slash import (NO_PROVIDER, ReplState, completions, dispatch, is_command, model_call, open_session,
+                         resumed_text)
 
 HISTORY_LENGTH = 2000
 PROMPT = "> "
@@ -30,16 +30,17 @@ class LineReader:
         self.saved_length = 0
         self.matches: list[str] = []
         self.complete = complete  # before-cursor text -> candidates
+        self.eof_newline = False  # whether readline moves to a fresh line itself at Ctrl-D
         if self.readline is not None:
             self._set_up()
 
     def _set_up(self) -> None:
         rl = self.readline
         rl.set_history_length(-1)  # the file is trimmed instead, so counting new lines stays right
-        try:
+        with suppress(OSError):  # not writable: trimmed another time
+            _trim(self.history, HISTORY_LENGTH)
+        with suppress(OSError):  # no history yet, or unreadable: start empty
             rl.read_history_file(str(self.history))
-        except OSError:
-            pass  # no history yet, or unreadable: start empty
         self.saved_length = rl.get_current_history_length()
         rl.set_completer_delims(" \t\n")
         rl.set_completer(self._completer)
@@ -48,6 +49,8 @@ class LineReader:
         else:
             rl.parse_and_bind("tab: complete")
             rl.parse_and_bind("set enable-bracketed-paste on")  # a pasted text stays one message
+            # with bracketed paste on, GNU readline 8.1 and later end the line itself at Ctrl-D
+            self.eof_newline = getattr(rl, "_READLINE_RUNTIME_VERSION", 0) >= 0x0801
 
     def _completer(self, text: str, index: int) -> str | None:
         if index == 0:
@@ -56,10 +59,21 @@ class LineReader:
                 self.matches = self.complete(before) if self.complete and before.startswith("/") else []
             except Exception:  # a completion must never break the prompt
                 self.matches = []
+            if len(self.matches) == 1:  # Python's readline adds no space after a unique match
+                self.matches = [self.matches[0] + " "]
         return self.matches[index] if index < len(self.matches) else None
 
     def _input(self, prompt: str) -> str:
-        return input(prompt_paint(prompt, BOLD, self.colour))
+        """input() with a bold prompt; Ctrl-C and Ctrl-D leave the cursor on a fresh line."""
+        try:
+            return input(prompt_paint(prompt, BOLD, self.colour))
+        except KeyboardInterrupt:
+            print()
+            raise
+        except EOFError:
+            if not self.eof_newline:
+                print()
+            raise
 
     def read(self) -> str | None:
         """The next message: None at end of input (Ctrl-D); "" when Ctrl-C cleared the line."""
@@ -68,14 +82,13 @@ class LineReader:
         except EOFError:
             return None
         except KeyboardInterrupt:
-            print()
             return ""
         try:
             return self._gather(first.split("\n"))  # a bracketed paste arrives as one input with newlines
         except EOFError:
             return None
         except KeyboardInterrupt:
-            print("\n(input dropped)")
+            print("(input dropped)")
             return ""
 
     def _gather(self, lines: list[str]) -> str:
@@ -92,14 +105,22 @@ class LineReader:
         return "\n".join(lines)
 
     def ask(self, question: str) -> str:
-        """Ask a one-off question (an approval); the answer is kept out of the history."""
-        answer = input(question)
-        rl = self.readline
-        if rl is not None and answer.strip():
-            last = rl.get_current_history_length()
-            if last and rl.get_history_item(last) == answer:
-                rl.remove_history_item(last - 1)
-        return answer
+        """Ask a one-off question (an approval) on a plain line, outside readline and its history.
+
+        Readline is left out on purpose: a Ctrl-D there would leave it printing a blank line after every
+        later prompt (GNU readline keeps its end-of-file flag set).
+        """
+        sys.stdout.write(question)
+        sys.stdout.flush()
+        try:
+            answer = sys.stdin.readline()
+        except KeyboardInterrupt:
+            print()
+            raise
+        if not answer:
+            print()
+            raise EOFError
+        return answer.rstrip("\n")
 
     def save(self) -> None:
         """Append the lines read since the last save to the history file (readable by the user only)."""
@@ -112,7 +133,6 @@ class LineReader:
             os.close(os.open(self.history, os.O_WRONLY | os.O_CREAT, 0o600))
             rl.append_history_file(new, str(self.history))
             self.saved_length += new
-            _trim(self.history, HISTORY_LENGTH)
         except OSError as exc:
             print(f"ankit: history not saved ({exc.strerror or exc}); check {self.history.parent}", file=sys.stderr)
 
@@ -126,7 +146,7 @@ def _readline():
 
 
 def _trim(path: Path, keep: int) -> None:
-    """Keep the last `keep` lines once the file holds twice that many."""
+    """Keep the last `keep` lines once the file holds twice that many (checked once, at start)."""
     lines = path.read_bytes().splitlines(keepends=True)
     if len(lines) > 2 * keep:
         temp = path.with_name(path.name + ".tmp")
@@ -142,21 +162,15 @@ def send(state: ReplState, text: str) -> None:
     if session.provider is None:
         view.error(NO_PROVIDER)
         return
-    before, started = len(session.ledger.rounds), time.monotonic()
-    view.waiting(f"waiting for {session.provider.model}")
-    try:
-        session.turn(text)
-    except (Cancelled, KeyboardInterrupt):
-        view.reply_end()
-        view.line("cancelled: the partial reply is kept, and you can go on", DIM)
-    except AnkitError as exc:
-        view.reply_end()
-        view.error(str(exc))
-    finally:
-        view.done_waiting()
-    rounds = session.ledger.rounds[before:]
-    if rounds:
-        view.status(status_line(rounds, time.monotonic() - started))
+    with model_call(state, f"waiting for {session.provider.model}"):
+        try:
+            session.turn(text)
+        except (Cancelled, KeyboardInterrupt) as exc:
+            view.reply_end()
+            view.line(str(exc) or "cancelled", DIM)
+        except AnkitError as exc:
+            view.reply_end()
+            view.error(str(exc))
     view.write("\n")
 
 
@@ -177,20 +191,19 @@ def run_repl(args, config: Config) -> int:
         reader = LineReader(paths.state_home() / "history", view.colour, lambda before: completions(state, before))
         state.approve = Approver(view, reader.ask, yes=config.yes)
         resume = app.resumed(args)
-        state.session = app.session(view, state.approve, resume=resume)
-        state.session.ctx.ask = reader.ask  # questions from tools stay out of the input history
+        open_session(state, resume)
         view.line(banner(state), DIM)
         if state.session.provider is None:
             view.line(app.setup_error)
             view.line("Meanwhile the commands that need no model work: /help, /tools, /skills, /sessions.", DIM)
         if resume is not None:
-            view.line(resumed_text(state.session, resume.title), DIM)
+            view.line(resumed_text(state.session, resume.title, view.width()), DIM)
         try:
             loop(state, reader)
         finally:
             reader.save()
         if state.session.messages:
-            view.line(f"session {state.session.id} saved; ankit --resume {state.session.id} goes on with it", DIM)
+            view.line(f"session saved; ankit --resume {state.session.id} goes on with it", DIM)
         return 0
     finally:
         app.close()
@@ -202,7 +215,6 @@ def loop(state: ReplState, reader: LineReader) -> None:
         text = reader.read()
         state.view.at_line_start = True
         if text is None:
-            state.view.write("\n")
             return
         reader.save()  # line by line: a closed terminal loses nothing
         if not text.strip():

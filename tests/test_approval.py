@@ -8,7 +8,7 @@ import pytest
 from ankit.approval import Approver, preview_lines
 from ankit.errors import Cancelled
 from ankit.records import ToolCall
-from ankit.render import BOLD, GREEN, RED, TerminalView
+from ankit.render import BOLD, GREEN, RED, RESET, YELLOW, TerminalView
 from ankit.toolbox import ToolContext, load_tools, run_call
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -135,3 +135,11 @@ def test_without_a_preview_the_arguments_are_shown():
     lines = preview_lines(BY_NAME["write_file"], {"path": "x", "content": "y"}, "", colour=False)
     assert lines[0] == "write_file wants to run:"
     assert lines[1:] == ['  {', '    "path": "x",', '    "content": "y"', '  }']
+
+
+def test_a_note_colours_its_label_only_and_the_question_carries_no_readline_markers(tmp_path):
+    approve, ask, out = approver("n", colour=True)
+    call = ToolCall("c1", "write_file", '{"path": "../outside.txt", "content": "x"}')
+    run_call(call, BY_NAME["write_file"], ToolContext(cwd=tmp_path / "work"), approve)
+    assert f"  {YELLOW}NOTE:{RESET} outside the working folder" in out.getvalue()
+    assert ask.questions == [f"{BOLD}[y]es / [n]o / [a]lways for this session / [q]uit turn? {RESET}"]

@@ -370,6 +370,26 @@ def test_approval_prompt_answered_no_yes_always_and_quit(run, provider_server, h
     assert "cancelled by the user" in last[-2]["content"]
 
 
+def test_ctrl_c_and_ctrl_d_at_the_approval_prompt_stop_the_turn_and_leave_the_screen_tidy(run, provider_server, home):
+    provider_server.push_openai(tool_calls=[write_call("c1", "a.txt")])
+    provider_server.push_openai(tool_calls=[write_call("c2", "b.txt")])
+    term = run()
+    term.line("write a")
+    term.expect("[q]uit turn? ")
+    term.type("\x03")
+    assert re.fullmatch(r"(\^C)?\n", term.expect("cancelled"))  # the question stays on the screen
+    term.line("write b")
+    term.expect("[q]uit turn? ")
+    term.type("\x04")
+    assert term.expect("cancelled") == "\n"
+    term.line("/model")
+    term.expect("local · gpt-4o")
+    assert term.finish() == 0
+    assert "> /model\nlocal · gpt-4o" in term.seen  # no blank line after each line once Ctrl-D was pressed
+    assert "> \nsession saved; ankit --resume " in term.seen  # nor at the end
+    assert not (home / "work" / "a.txt").exists() and not (home / "work" / "b.txt").exists()
+
+
 def test_yes_approves_without_asking(run, provider_server, home):
     provider_server.push_openai(tool_calls=[write_call("c1", "a.txt")])
     provider_server.push_openai(text="Done.")
@@ -418,6 +438,8 @@ def test_tab_completes_commands_and_model_names(run):
     term.expect("local · gpt-4o")
     term.line("/model gpt-4.1-mi\t\r")
     term.expect("model for the next turns: gpt-4.1-mini")
+    term.line("/mo\tgpt-4o")  # a unique match is completed with a space after it
+    term.expect("model for the next turns: gpt-4o")
     assert term.finish() == 0
 
 
