@@ -1,15 +1,16 @@
 """find_tools: what each kind of query activates, the result text, and the tool itself run through run_call."""
 
 import json
+from pathlib import Path
 
 import pytest
 from tests.tool_folders import load, small_catalog, write_tool
 
-from ankit.catalog import build_catalog
+from ankit.catalog import Rule, build_catalog
 from ankit.discovery import Index
 from ankit.finder import describe, find, make_find_tools
 from ankit.records import ToolCall
-from ankit.toolbox import ToolContext, run_call
+from ankit.toolbox import ToolContext, load_tools, run_call
 
 
 def build(tools):
@@ -184,3 +185,48 @@ def test_the_tool_waits_for_a_catalog_still_loading():
     tool = make_find_tools(lambda: None, lambda groups: groups, lambda: [], "first")
     assert "still loading" in tool.run({"query": "git"}, None)
     assert tool.spec().description.startswith(tool.description) and "Groups" not in tool.spec().description
+
+
+# --- the disambiguation rules of the bundled tools/*/group.toml: each decides a request of its own -------
+
+BUNDLED, _ = load_tools([Path(__file__).resolve().parents[1] / "tools"])
+# (group, when) -> a request the rule decides: with it, its group is loaded first; without it, not the same
+RULE_CASES = {
+    ("edit", ("apply", "patch")): "apply the patch from the git log",
+    ("git", ("commit",)): "commit the edited files",
+    ("git", ("show", "diff")): "show me the diff before I edit",
+    ("github", ("github", "notifications")): "github notifications for commits",
+    ("memory", ("remember",)): "remember that the server runs on port 8000",
+    ("process", ("listening",)): "is the dev server listening",
+    ("process", ("kill",)): "kill pid 4242 that the shell started",
+    ("shell", ("run", "tests")): "run the web tests",
+    ("shell", ("background",)): "background process on port 3000",
+    ("web", ("search", "web")): "search the web for how to run tests",
+    ("web", ("online",)): "find files online",
+}
+
+
+def bundled_index(leave_out: Rule | None = None) -> Index:
+    catalog, problems = build_catalog(BUNDLED)
+    assert problems == []
+    for group in catalog.groups.values():
+        group.rules = [rule for rule in group.rules if rule != leave_out]
+    return Index(catalog, BUNDLED)
+
+
+BUNDLED_RULES = {(g.id, tuple(r.when)): r for g in bundled_index().catalog.groups.values() for r in g.rules}
+
+
+def test_every_bundled_rule_has_a_one_line_reason_and_a_case():
+    assert set(BUNDLED_RULES) == set(RULE_CASES)
+    for rule in BUNDLED_RULES.values():
+        assert rule.reason.strip() and "\n" not in rule.reason, rule
+
+
+@pytest.mark.parametrize("key", list(RULE_CASES), ids=lambda key: f"{key[0]}:{'+'.join(key[1])}")
+def test_each_bundled_rule_decides_its_request(key):
+    rule, query = BUNDLED_RULES[key], RULE_CASES[key]
+    with_rule, without = find(bundled_index(), query), find(bundled_index(leave_out=rule), query)
+    assert with_rule.activate[0] == rule.prefer, f"{query!r}: {rule.reason}"
+    decided = (with_rule.kind, with_rule.activate) != (without.kind, without.activate)
+    assert decided, f"the rule ({rule.reason}) changes nothing for {query!r}"
