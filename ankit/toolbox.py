@@ -147,7 +147,11 @@ def _describe(exc: BaseException) -> str:
 
 
 def cap_output(text: str, cap: int = DEFAULT_OUTPUT_CAP) -> str:
-    """Cut text longer than cap characters to its head and tail with a marker saying how much was cut."""
+    """Cut text longer than cap characters to its head and tail with a marker saying how much was cut.
+
+    Characters that cannot be sent (lone surrogates from file names that are not UTF-8) become "?".
+    """
+    text = text.encode("utf-8", "replace").decode("utf-8") if not text.isascii() else text
     if len(text) <= cap:
         return text
     half = cap // 2

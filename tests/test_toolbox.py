@@ -109,3 +109,12 @@ def test_a_tool_s_own_error_class_is_not_named(folder):
           "def run(a, c): raise EditError('old_text occurs 2 times; give more context')\n")
     result = run(folder, ToolCall("1", "own"))
     assert result.content == "Error: old_text occurs 2 times; give more context"
+
+
+def test_file_names_that_are_not_utf8_cannot_break_a_result(tmp_path):
+    name = "caf\udce9.txt"  # how Python shows the bytes caf\xe9.txt from a Latin-1 file system
+    write(tmp_path, "c/names.py", "name='names'\ndescription='d'\nparameters={}\n"
+          "def run(a, c): return " + repr(name) + "\n")
+    result = run(tmp_path, ToolCall("1", "names"))
+    assert result.content == "caf?.txt"
+    result.content.encode("utf-8")
