@@ -117,8 +117,12 @@ class App:
         return system_prompt(self.cwd, skills_prompt(self.skills, budget))
 
     def store(self) -> SessionStore:
-        """The session files."""
-        return SessionStore(paths.state_home() / "sessions")
+        """The session files; MCP servers' env values (their tokens) are scrubbed like the environment's."""
+        environ = dict(os.environ)
+        for name, server in self.config.mcp_servers.items():
+            env = server.get("env") if isinstance(server, dict) else None
+            environ.update({f"MCP_{name}_{k}_SECRET": str(v) for k, v in (env or {}).items()})
+        return SessionStore(paths.state_home() / "sessions", environ=environ)
 
     def resumed(self, args) -> SessionData | None:
         """The session --continue or --resume ID asks for, if any."""
@@ -173,6 +177,8 @@ class App:
         if not self.mcp.wait(0):
             view.notice("waiting for MCP servers to start…")
             self.mcp.wait()
+        for line in self.mcp.failures():
+            view.notice(line)
 
     def save(self, session: Session) -> None:
         """Write the session file; a failure is told in one line and the previous copy stays."""

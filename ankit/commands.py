@@ -29,15 +29,19 @@ def tools_check(app: App) -> tuple[str, int]:
     from ankit.discovery import check_examples
     misses = check_examples(app.index, list(app.tools.values()))
     counted = sum(len(t.examples) for t in app.tools.values())
+    lines = [*app.problems, *misses]
     if misses:
-        return "\n".join(misses + [f"{len(misses)} of {counted} examples miss their tool's top 3"]), 1
-    return f"all {counted} examples rank their tool in the top 3 ({len(app.tools)} tools)", 0
+        lines.append(f"{len(misses)} of {counted} examples miss their tool's top 3")
+    else:
+        lines.append(f"all {counted} examples rank their tool in the top 3 ({len(app.tools)} tools)")
+    return "\n".join(lines), 1 if misses or app.problems else 0
 
 
 def run_command(command: str, argv: list[str], config: Config) -> int:
     """Dispatch a subcommand; print its output; return the exit code."""
     if command == "usage":
-        from ankit.usage import load_prices, usage_summary
+        from ankit.pricing import load_prices
+        from ankit.usage import usage_summary
         print(usage_summary(paths.state_home() / "sessions", load_prices(config.prices), datetime.now()))
         return 0
     if command == "sessions":

@@ -11,7 +11,8 @@ from ankit.activation import context_window
 from ankit.errors import AnkitError, Cancelled, ConfigError
 from ankit.render import DIM, clip
 from ankit.store import new_session_id
-from ankit.usage import load_prices, render_usage, status_line
+from ankit.pricing import load_prices
+from ankit.usage import render_usage, status_line
 
 NO_PROVIDER = "no provider is configured: set one up as shown at start, then restart"
 INPUT_HELP = ('Input: end a line with \\ to go on; a line of """ opens and closes a block.\n'

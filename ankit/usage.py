@@ -4,7 +4,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-from ankit.pricing import cost, load_prices, price_for  # noqa: F401  (slash and commands take load_prices here)
+from ankit.pricing import cost, price_for
 from ankit.records import Usage
 
 USAGE_FIELDS = ("input_tokens", "cached_tokens", "cache_write_tokens", "output_tokens")

@@ -154,3 +154,18 @@ def test_core_is_configurable_by_tool_or_group(home, provider_server):
     first, second = (tool_names(r) for r in provider_server.requests)
     assert "git_status" in first and "git_log" not in first and {"web_fetch", "web_search"} <= set(first)
     assert "git_log" in second and second.count("git_status") == 1
+
+
+def test_an_mcp_server_token_never_reaches_the_session_file(home, provider_server):
+    server = ROOT / "tests" / "mcp_fake_server.py"
+    config = (f'[mcp.servers.fake]\ncommand = {json.dumps(sys.executable)}\nargs = [{json.dumps(str(server))}]\n'
+              '[mcp.servers.fake.env]\nFAKE_GREETING = "tok-SECRET-0123456789"\n')
+    app = make_app(home, provider_server, config)
+    session = app.session(View(), lambda *a: True)
+    provider_server.push_openai(tool_calls=[("c1", "mcp__fake__whereami", "{}")])
+    provider_server.push_openai(text="done")
+    session.turn("where are you?")
+    files = list((home / "xdg_state_home" / "ankit" / "sessions").glob("*.jsonl"))
+    assert len(files) == 1 and "tok-SECRET" not in files[0].read_text()
+    assert "[redacted]" in files[0].read_text()
+    app.close()
