@@ -11,6 +11,7 @@ from typing import TextIO
 
 from ankit.records import ToolCall, ToolResult
 from ankit.session import View
+from ankit.wordwrap import WordWrap
 
 RESET = "\033[0m"
 BOLD = "\033[1m"
@@ -45,11 +46,13 @@ class Markdown:
     """Styles streamed Markdown line by line: headings and fenced code blocks; the text itself is unchanged.
 
     A line's start is held back only until it is clear whether it opens a heading or a fence, so text still
-    appears as it arrives. With colour off the output is exactly the input.
+    appears as it arrives. With a width, prose (not code) is word-wrapped to it, each word shown once it ends.
+    With colour off and no width the output is exactly the input.
     """
 
-    def __init__(self, colour: bool):
+    def __init__(self, colour: bool, width: int = 0):
         self.colour = colour
+        self.wrap = WordWrap(width) if width else None
         self.in_code = False
         self.pending = ""  # the start of a line not yet decided
         self.line_start = True
@@ -66,7 +69,7 @@ class Markdown:
             elif char == "\n":
                 self._end_line(out)
             else:
-                out.append(char)
+                out.append(self._prose(char))
         return "".join(out)
 
     def end(self) -> str:
@@ -74,6 +77,8 @@ class Markdown:
         out: list[str] = []
         if self.pending:
             self._start_line(out, self._kind(final=True))
+        if self.wrap:
+            out.append(self.wrap.end_line())
         if self.style and self.colour:
             out.append(RESET)
         self.style, self.line_start = "", True
@@ -109,11 +114,17 @@ class Markdown:
         if self.style and self.colour:
             out.append(self.style)
         body, newline = (text[:-1], True) if text.endswith("\n") else (text, False)
-        out.append(body)
+        out.append(self._prose(body))
         if newline:
             self._end_line(out)
 
+    def _prose(self, text: str) -> str:
+        """Text within a line, word-wrapped unless it is code (a code line is copied from the screen whole)."""
+        return self.wrap.feed(text) if self.wrap and not (self.in_code or self.fence_line) else text
+
     def _end_line(self, out: list[str]) -> None:
+        if self.wrap:
+            out.append(self.wrap.end_line())
         if self.style and self.colour:
             out.append(RESET)
         out.append("\n")
@@ -220,10 +231,12 @@ def animated(stream: TextIO, environ=os.environ) -> bool:
 class TerminalView(View):
     """What the REPL shows: the reply as it streams, tool lines, notices, and a dim status line."""
 
-    def __init__(self, out: TextIO | None = None, colour: bool | None = None, spinner: bool | None = None):
+    def __init__(self, out: TextIO | None = None, colour: bool | None = None, spinner: bool | None = None,
+                 wrap: bool | None = None):
         self.out = out or sys.stdout
         self.colour = use_colour(self.out) if colour is None else colour
-        self.markdown = Markdown(self.colour)
+        self.wrap = animated(self.out) if wrap is None else wrap  # word-wrap replies on a terminal only
+        self.markdown = self._markdown()
         self.at_line_start = True
         self.spinner = Spinner(self.out, self.colour) if (animated(self.out) if spinner is None else spinner) else None
         self.wait_label = ""  # set while a turn runs: the spinner comes back between rounds
@@ -250,6 +263,9 @@ class TerminalView(View):
             self.out.flush()
             self.at_line_start = text.endswith("\n")
 
+    def _markdown(self) -> Markdown:
+        return Markdown(self.colour, self.width() - 1 if self.wrap else 0)  # the last column stays free
+
     def width(self) -> int:
         """The terminal's width in columns (80 when unknown)."""
         return terminal_width()
@@ -269,7 +285,7 @@ class TerminalView(View):
 
     def reply_end(self) -> None:
         self.write(self.markdown.end())
-        self.markdown = Markdown(self.colour)  # an unclosed fence must not colour the next reply
+        self.markdown = self._markdown()  # an unclosed fence must not colour the next reply
         self.newline()
 
     def tool_start(self, call: ToolCall) -> None:

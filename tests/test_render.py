@@ -15,8 +15,8 @@ REPLY = ("# Plan\nFirst a #hashtag and a # in the middle.\n\n```python\n# a comm
          "x = 1\n```\n## Done\n   ### indented heading\n#no-space\n~~~\ntilde code\n~~~\nend")
 
 
-def styled(pieces: list[str], colour: bool = True) -> str:
-    markdown = Markdown(colour)
+def styled(pieces: list[str], colour: bool = True, width: int = 0) -> str:
+    markdown = Markdown(colour, width)
     return "".join(markdown.feed(p) for p in pieces) + markdown.end()
 
 
@@ -30,6 +30,14 @@ def test_styling_does_not_depend_on_where_the_deltas_split():
     for cut in range(1, len(REPLY)):
         assert styled([REPLY[:cut], REPLY[cut:]]) == whole, cut
     assert styled(list(REPLY)) == whole
+
+
+def test_with_a_width_prose_and_headings_wrap_at_spaces_and_code_never():
+    text = "# A heading that is long\nplain words that go on and on\n```\ncode that is long and stays\n```\nend"
+    pieces = [styled([text[:cut], text[cut:]], colour=False, width=12) for cut in range(1, len(text))]
+    assert set(pieces) == {styled([text], colour=False, width=12)}  # wherever the deltas split
+    assert pieces[0].splitlines() == ["# A heading ", "that is long", "plain words ", "that go on ", "and on",
+                                      "```", "code that is long and stays", "```", "end"]
 
 
 def test_headings_and_fenced_code_are_styled():
