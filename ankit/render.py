@@ -46,7 +46,7 @@ class Markdown:
     """Styles streamed Markdown line by line: headings and fenced code blocks; the text itself is unchanged.
 
     A line's start is held back only until it is clear whether it opens a heading or a fence, so text still
-    appears as it arrives. With a width, prose (not code) is word-wrapped to it, each word shown once it ends.
+    appears as it arrives. With a terminal width, prose (not code) is word-wrapped to it.
     With colour off and no width the output is exactly the input.
     """
 
@@ -78,7 +78,7 @@ class Markdown:
         if self.pending:
             self._start_line(out, self._kind(final=True))
         if self.wrap:
-            out.append(self.wrap.end_line())
+            self.wrap.end_line()
         if self.style and self.colour:
             out.append(RESET)
         self.style, self.line_start = "", True
@@ -124,7 +124,7 @@ class Markdown:
 
     def _end_line(self, out: list[str]) -> None:
         if self.wrap:
-            out.append(self.wrap.end_line())
+            self.wrap.end_line()
         if self.style and self.colour:
             out.append(RESET)
         out.append("\n")
@@ -264,7 +264,7 @@ class TerminalView(View):
             self.at_line_start = text.endswith("\n")
 
     def _markdown(self) -> Markdown:
-        return Markdown(self.colour, self.width() - 1 if self.wrap else 0)  # the last column stays free
+        return Markdown(self.colour, self.width() if self.wrap else 0)
 
     def width(self) -> int:
         """The terminal's width in columns (80 when unknown)."""

@@ -110,9 +110,9 @@ class LineReader:
         Readline is left out on purpose: a Ctrl-D there would leave it printing a blank line after every
         later prompt (GNU readline keeps its end-of-file flag set).
         """
-        sys.stdout.write(question)
-        sys.stdout.flush()
         try:
+            sys.stdout.write(question)
+            sys.stdout.flush()
             answer = sys.stdin.readline()
         except KeyboardInterrupt:
             print()

@@ -12,61 +12,57 @@ def columns(char: str) -> int:
     return 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
 
 
-class WordWrap:
-    """Holds back each word until it ends, then shows it on the next line if it would cross the edge.
+def move_down(shown: int) -> str:
+    """Erase the `shown` columns just written on this line and go to the start of the next one."""
+    return (f"\033[{shown}D\033[K" if shown else "") + "\n"
 
-    Only the breaks change: a space at the edge becomes a newline, and a newline goes before a word that
-    would not fit. A word longer than a line (a long URL, say) is passed on as it comes and left to the
-    terminal, so copying it from the screen gives it whole.
+
+class WordWrap:
+    """Shows each character as it comes; a word that grows past the edge is erased and written again below.
+
+    Only the breaks change: a space at the edge becomes a newline, and a word that would not fit moves to
+    the next line. A word longer than a line (a long URL, say) is left to the terminal, so copying it from
+    the screen gives it whole. Prose stays left of the terminal's last column: a cursor there waits to
+    wrap, and could not be moved back exactly.
     """
 
     def __init__(self, width: int):
-        self.width = max(width, 1)
-        self.column = 0  # where the cursor is on its screen line (width: the line is full)
-        self.word = ""  # the word being received
-        self.word_columns = 0
+        self.width = max(width, 2)  # the terminal's
+        self.edge = self.width - 1  # the columns prose may use
+        self.column = 0  # where the cursor is on its screen line
+        self.word = ""  # the word being shown, which may still have to move down
         self.unbroken = False  # inside a word longer than a line
 
     def feed(self, text: str) -> str:
-        """What to show for a piece of one line's text (no newlines); the last word may be held back."""
-        out: list[str] = []
-        for char in text:
-            if char in " \t":
-                out.append(self.flush())
-                self.unbroken = False
-                if self.column >= self.width:  # a space here would open the next line
-                    out.append("\n")
-                    self.column = 0
-                else:
-                    out.append(char)
-                    self._advance(TAB - self.column % TAB if char == "\t" else 1)
-            elif self.unbroken:
-                out.append(char)
-                self._advance(columns(char))
-            else:
-                self.word += char
-                self.word_columns += columns(char)
-                if self.word_columns >= self.width:
-                    out.append(self.flush())
-                    self.unbroken = True
-        return "".join(out)
+        """What to show for a piece of one line's text (no newlines)."""
+        return "".join(self._space(char) if char in " \t" else self._letter(char) for char in text)
 
-    def flush(self) -> str:
-        """The held-back word, after a newline if it would cross the edge."""
-        word, size = self.word, self.word_columns
-        self.word, self.word_columns = "", 0
-        if not word:
-            return ""
-        if self.column and self.column + size > self.width:
-            word, self.column = "\n" + word, 0
-        self._advance(size)
-        return word
+    def _space(self, char: str) -> str:
+        self.word, self.unbroken = "", False
+        if self.column >= self.edge:  # a space here would open the next line
+            self.column = 0
+            return "\n"
+        self._advance(TAB - self.column % TAB if char == "\t" else 1)
+        return char
 
-    def end_line(self) -> str:
-        """The held-back word at the end of a line; the next text starts a fresh line."""
-        word = self.flush()
-        self.column, self.unbroken = 0, False
-        return word
+    def _letter(self, char: str) -> str:
+        size = columns(char)
+        if self.unbroken or self.column + size <= self.edge:
+            self.word += char
+            self._advance(size)
+            return char
+        shown = sum(map(columns, self.word))
+        if self.column == shown or shown + size > self.edge:  # no line is wide enough for it
+            self.unbroken = True
+            self._advance(size)
+            return char
+        self.word += char
+        self.column = shown + size
+        return move_down(shown) + self.word
+
+    def end_line(self) -> None:
+        """The line ended: the next text starts at the left edge."""
+        self.column, self.word, self.unbroken = 0, "", False
 
     def _advance(self, size: int) -> None:
         total = self.column + size
