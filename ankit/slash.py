@@ -201,7 +201,7 @@ def cmd_clear(state: ReplState, arg: str) -> str:
     count, old = len(session.messages), session.id
     session.restart(new_session_id(), datetime.now().isoformat(timespec="seconds"))
     active = ", ".join(state.app.activation.active) or "none"
-    kept = f"; the earlier conversation stays saved as {old}" if count else ""
+    kept = f"\nthe earlier conversation stays saved: /resume {old}" if count else ""
     return f"history cleared ({count} messages); activated groups kept: {active}{kept}"
 
 

@@ -98,7 +98,8 @@ def test_find_activates_and_clear_keeps_the_activated_set(make_state, provider_s
     send(state, "first")
     old_id = state.session.id
     cleared = run(state, "/clear")
-    assert f"history cleared (2 messages); activated groups kept: edit; the earlier conversation stays saved as {old_id}" in cleared
+    assert f"history cleared (2 messages); activated groups kept: edit\n" in cleared
+    assert f"the earlier conversation stays saved: /resume {old_id}\n" in cleared
     assert state.session.id != old_id and state.session.ledger.rounds == []
     assert [m.text for m in state.app.store().load(old_id).messages] == ["first", "one"]
     send(state, "second")
