@@ -4,12 +4,13 @@ from ankit.terms import stem
 
 # Each line is a set of words a user and a tool author may use for the same thing.
 # Kept to everyday vocabulary of common tool domains; no entry names a particular tool. Words with a
-# common second meaning in software (track, text, build, change, end, share, class) are left out.
+# common second meaning in software (track, text, build, change, end, share, class, auto, tune, route,
+# digest, event, memory, issue, training, fitness: stemmed to fit) are left out.
 _SETS = """
 image picture photo pic photograph
 film movie
-song music tune
-car vehicle automobile auto
+song music
+car vehicle automobile
 buy purchase shop shopping
 price cost pricing fee
 cheap discount deal coupon bargain sale
@@ -42,22 +43,22 @@ money currency cash
 news headline headlines
 book reserve reservation booking
 house home property apartment housing realestate
-calendar schedule appointment meeting event agenda
+calendar schedule appointment meeting agenda
 reminder remind alarm
 note memo notes
-summary summarize summarise tldr digest
+summary summarize summarise tldr
 website site webpage page url link web
 video clip
 game play gaming
 paper article publication research
 course lesson tutorial learn
-map location place direction navigate route
+map location place direction navigate
 clock time timezone
 port socket listening
 process program pid
-remember memorize recall memory
+remember memorize recall
 password credential secret
-error bug issue problem
+error bug problem
 commit revision changeset
 repository repo
 notification alert notify
@@ -69,10 +70,9 @@ review rating feedback
 count number tally
 statistics stats analytics metrics
 sport sports athletic
-exercise workout fitness training
+exercise workout
 diet nutrition food
 quote quotation
-lyrics lyric
 podcast episode
 speech voice audio
 transcribe transcript transcription
