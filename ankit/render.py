@@ -32,14 +32,17 @@ _MAY_BE_HEADING = re.compile(r" {0,3}#{0,6}")  # a line start that could still b
 _MAY_BE_FENCE = re.compile(r" {0,3}(`{0,3}|~{0,3})")
 
 
-def use_colour(stream: TextIO, environ=os.environ) -> bool:
-    """Colour only on a terminal, never with NO_COLOR set, when piped, or on a dumb terminal."""
-    if environ.get("NO_COLOR") or environ.get("TERM") == "dumb":
-        return False
+def animated(stream: TextIO, environ=os.environ) -> bool:
+    """Whether the stream is a terminal that can redraw a line (not piped, not TERM=dumb)."""
     try:
-        return stream.isatty()
+        return stream.isatty() and environ.get("TERM") != "dumb"
     except (AttributeError, ValueError):
         return False
+
+
+def use_colour(stream: TextIO, environ=os.environ) -> bool:
+    """Colour only on a terminal, never with NO_COLOR set, when piped, or on a dumb terminal."""
+    return not environ.get("NO_COLOR") and animated(stream, environ)
 
 
 class Markdown:
@@ -220,25 +223,18 @@ def terminal_width() -> int:
     return shutil.get_terminal_size((80, 24)).columns
 
 
-def animated(stream: TextIO, environ=os.environ) -> bool:
-    """Whether the stream is a terminal that can redraw a line (not piped, not TERM=dumb)."""
-    try:
-        return stream.isatty() and environ.get("TERM") != "dumb"
-    except (AttributeError, ValueError):
-        return False
-
-
 class TerminalView(View):
     """What the REPL shows: the reply as it streams, tool lines, notices, and a dim status line."""
 
     def __init__(self, out: TextIO | None = None, colour: bool | None = None, spinner: bool | None = None,
                  wrap: bool | None = None):
         self.out = out or sys.stdout
+        terminal = animated(self.out)
         self.colour = use_colour(self.out) if colour is None else colour
-        self.wrap = animated(self.out) if wrap is None else wrap  # word-wrap replies on a terminal only
+        self.wrap = terminal if wrap is None else wrap  # replies are word-wrapped on a terminal only
         self.markdown = self._markdown()
         self.at_line_start = True
-        self.spinner = Spinner(self.out, self.colour) if (animated(self.out) if spinner is None else spinner) else None
+        self.spinner = Spinner(self.out, self.colour) if (terminal if spinner is None else spinner) else None
         self.wait_label = ""  # set while a turn runs: the spinner comes back between rounds
 
     def waiting(self, label: str | None = None) -> None:

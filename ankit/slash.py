@@ -10,8 +10,8 @@ from datetime import datetime
 from ankit.activation import context_window
 from ankit.errors import AnkitError, Cancelled, ConfigError
 from ankit.render import DIM, clip
-from ankit.store import new_session_id
 from ankit.pricing import load_prices
+from ankit.store import new_session_id
 from ankit.usage import render_usage, status_line
 
 NO_PROVIDER = "no provider is configured: set one up as shown at start, then restart"
