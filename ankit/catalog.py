@@ -188,7 +188,7 @@ def _metadata_files(tools: list[Tool]) -> dict[str, list[Path]]:
             continue
         folder = Path(tool.source).parent
         path = folder / METADATA_FILE
-        if folder.name == group_id and path.is_file() and path not in found.get(group_id, []):
+        if folder.name == group_id and path not in found.get(group_id, []) and path.is_file():
             found.setdefault(group_id, []).append(path)
     return found
 

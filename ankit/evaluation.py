@@ -8,10 +8,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ankit.catalog import build_catalog
+from ankit.cli import Parser
 from ankit.discovery import Index
 from ankit.toolbox import Tool
-
-USAGE = "usage: ankit eval-discovery --catalog CATALOG.jsonl --queries QUERIES.jsonl [--k 5] [--json]"
 
 
 @dataclass
@@ -145,7 +144,7 @@ def report(metrics: Metrics) -> str:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="ankit eval-discovery", add_help=True)
+    parser = Parser(prog="ankit eval-discovery", description="Measure the tool search on a catalog and queries.")
     parser.add_argument("--catalog", required=True, type=Path)
     parser.add_argument("--queries", required=True, type=Path)
     parser.add_argument("--k", type=int, default=5)

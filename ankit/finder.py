@@ -179,17 +179,14 @@ def make_find_tools(
         if index is None:
             return "the tool catalog is still loading; try again in a moment"
         query = args.get("query", "") if isinstance(args, dict) else ""
-        outcome = find(index, query if isinstance(query, str) else "")
+        query = query if isinstance(query, str) else ""
+        outcome = find(index, query)
         core = [g.id for g in index.catalog.groups.values() if g.core]
         loaded = list(dict.fromkeys([*active(), *core]))
         newly = activate([g for g in outcome.activate if g not in loaded]) if outcome.activate else []
         return result_text(outcome, index.catalog, newly, loaded, query)
 
     tool = FinderTool("find_tools", BASE_DESCRIPTION, PARAMETERS, run, group="core", read_only=True, source="ankit")
-    tool.catalog_of = lambda: (index_getter() or _NoIndex).catalog
+    tool.catalog_of = lambda: getattr(index_getter(), "catalog", None)
     tool.mode = mode
     return tool
-
-
-class _NoIndex:
-    catalog = None

@@ -22,9 +22,9 @@ most my myself no nor not of off on once only or other our ours ourselves out ov
 should so some such than that the their theirs them themselves then there these they this those
 through to too under until up very was we were what when where which while who whom why will with
 would you your yours yourself yourselves also may might must shall us via etc e g eg ie
-please thanks thank kindly hi hello hey ok okay want wants wanted need needs needed like would
-help helps able tell know let lets give provide im ive id youre dont cant also something someone
-anything thing things way using use used uses make sure could should would really just want
+please thanks thank kindly hi hello hey ok okay want wants wanted need needs needed like
+help helps able tell know lets give provide im ive id youre dont cant something someone
+anything thing things way using use used uses make sure really
 one two new given specific specified certain particular
 finally lastly additionally firstly secondly thirdly furthermore moreover afterwards besides
 """.split())
