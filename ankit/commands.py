@@ -83,4 +83,5 @@ def sessions_listing(store) -> str:
     rows = store.list()
     if not rows:
         return "no saved sessions yet"
-    return "\n".join(f"{s.id}  {s.created[:16]}  {s.turns:>3} turns  {s.model:<22} {s.title}" for s in rows)
+    return "\n".join(f"{s.id}  {s.created[:16].replace('T', ' ')}  {s.turns:>3} turn{'' if s.turns == 1 else 's'}  "
+                     f"{s.model[:20]:<20}  {s.title}" for s in rows)

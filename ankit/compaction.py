@@ -6,7 +6,6 @@ from ankit.errors import AnkitError, Cancelled, ConfigError
 from ankit.records import Message, Request, Usage
 from ankit.session import Session
 from ankit.store import title_of
-from ankit.usage import RoundRecord
 
 INSTRUCTION = (
     "[ankit] The conversation is about to be compacted: write a summary that will replace everything above. "
@@ -32,10 +31,7 @@ def compact(session: Session) -> str:
     started = time.monotonic()
     text, usage, error = _summary(session, request)
     session.turn_no += 1
-    session.ledger.add(RoundRecord(
-        turn=session.turn_no, round=1, provider=session.provider.name, model=session.provider.model,
-        usage=usage, schema_bytes=tools.schema_bytes, groups_sent=list(tools.sent),
-        groups_held=list(tools.held_back), duration=time.monotonic() - started))
+    session.record_round(1, usage, tools, started)
     if error is None and not text.strip():
         error = AnkitError("the model returned no summary; the history is unchanged")
     if error is None:

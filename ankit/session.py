@@ -114,13 +114,17 @@ class Session:
         reply, usage, error = self.stream_reply(request)
         if reply.text or reply.tool_calls:
             self.messages.append(reply)
+        self.record_round(number, usage, tools, started)
+        if error is not None:
+            raise error
+        return reply
+
+    def record_round(self, number: int, usage: Usage, tools: RoundTools, started: float) -> None:
+        """Add one round of this turn to the ledger."""
         self.ledger.add(RoundRecord(
             turn=self.turn_no, round=number, provider=self.provider.name, model=self.provider.model,
             usage=usage, schema_bytes=tools.schema_bytes, groups_sent=list(tools.sent),
             groups_held=list(tools.held_back), duration=time.monotonic() - started))
-        if error is not None:
-            raise error
-        return reply
 
     def stream_reply(self, request: Request) -> tuple[Message, Usage, Exception | None]:
         """Stream one reply; a cut or a Ctrl-C keeps the partial text and returns the error."""
@@ -139,7 +143,7 @@ class Session:
                 elif isinstance(event, StreamEnd):
                     break
         except KeyboardInterrupt:
-            error = Cancelled("cancelled; the partial reply is kept")
+            error = Cancelled("cancelled; the partial reply is kept" if reply.text else "cancelled")
         except StreamError as exc:
             error = exc
         self.view.reply_end()

@@ -195,7 +195,7 @@ class SessionStore:
         ids = [p.stem for p in self._paths()]
         matches = [session_id] if session_id in ids else [i for i in ids if session_id and i.startswith(session_id)]
         if not matches:
-            raise AnkitError(f"no session '{session_id}': see ankit --sessions / /sessions")
+            raise AnkitError(f"no session '{session_id}': see ankit sessions or /sessions")
         if len(matches) > 1:
             shown = ", ".join(sorted(matches)[:4]) + (", …" if len(matches) > 4 else "")
             raise AnkitError(f"session '{session_id}' is ambiguous ({shown}): give more of its id")

@@ -97,7 +97,7 @@ def test_usage_and_sessions_after_a_one_shot_run(provider_server, tmp_path):
     provider_server.push("openai_usage_cached.sse")
     assert ankit(tmp_path, "--base-url", provider_server.url + "/v1", "-p", "count my tokens").returncode == 0
     sessions = ankit(tmp_path, "sessions").stdout
-    assert "count my tokens" in sessions and "1 turns" in sessions
+    assert "count my tokens" in sessions and "  1 turn  " in sessions
     usage = ankit(tmp_path, "usage").stdout
     assert "today" in usage and "all time" in usage
 

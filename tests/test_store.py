@@ -122,7 +122,7 @@ def test_unknown_session_is_one_line(store, wanted):
     store.save(sample())
     with pytest.raises(AnkitError) as caught:
         store.load(wanted)
-    assert str(caught.value) == f"no session '{wanted}': see ankit --sessions / /sessions"
+    assert str(caught.value) == f"no session '{wanted}': see ankit sessions or /sessions"
 
 
 def test_missing_folder_means_no_sessions(store):
