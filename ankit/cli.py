@@ -17,7 +17,7 @@ class Parser(argparse.ArgumentParser):
     """argparse, with errors in one line."""
 
     def error(self, message: str):
-        self.exit(2, f"ankit: {message} (see ankit --help)\n")
+        self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
 
 
 def parser() -> argparse.ArgumentParser:
