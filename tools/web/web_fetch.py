@@ -1,6 +1,7 @@
 """web_fetch: download a web page and return it as readable text."""
 
 import importlib.util
+import urllib.parse
 from pathlib import Path
 
 _spec = importlib.util.spec_from_file_location("ankit_tools_load", Path(__file__).resolve().parents[1] / "_common" / "_load.py")
@@ -30,7 +31,6 @@ parameters = {
     "additionalProperties": False,
 }
 read_only = True
-needs_approval = False
 examples = [
     "fetch https://docs.python.org/3/library/json.html and summarise it",
     "read this web page for me",
@@ -38,8 +38,24 @@ examples = [
 ]
 
 
+def _host(args: dict) -> str:
+    url = str(args.get("url", "")).strip()
+    return (urllib.parse.urlsplit(url if "://" in url else "https://" + url).hostname or "").lower()
+
+
+def needs_approval(args: dict, ctx) -> bool:
+    """Ask once per host and session: a URL can carry data out (the query string), so the user sees where."""
+    return _host(args) not in ctx.state.get("web_hosts", set())
+
+
+def preview(args: dict, ctx) -> str:
+    """The address about to be fetched."""
+    return f"GET {args.get('url', '')}\n(approving lets ankit fetch from {_host(args) or 'this host'} for the rest of the session)"
+
+
 def run(args: dict, ctx) -> str:
     """Fetch the URL and return a short header plus the (cut) text."""
+    ctx.state.setdefault("web_hosts", set()).add(_host(args))
     timeout = max(1, min(120, int(args.get("timeout") or ctx.config.get("web_timeout") or 20)))
     response = http.fetch(args["url"], timeout=timeout, max_bytes=int(ctx.config.get("web_max_bytes") or 3_000_000))
     header = [f"URL: {response.url}"]
