@@ -8,7 +8,7 @@ from ankit.providers import make_provider
 from ankit.providers.anthropic import AnthropicProvider
 from ankit.records import Message, Request, ToolCall, ToolResult
 from conftest import READ, TEST_KEY, reply_of, stream_round, text_of
-from test_anthropic_stream import DOCUMENTED_THINKING, WEATHER
+from tests.test_anthropic_stream import DOCUMENTED_THINKING, WEATHER
 
 CACHE = {"type": "ephemeral"}
 run = functools.partial(stream_round, kind="anthropic")

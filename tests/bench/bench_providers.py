@@ -15,7 +15,7 @@ from ankit.providers import make_provider  # noqa: E402
 from ankit.records import Message, Request, TextDelta  # noqa: E402
 from ankit.sse import read_events  # noqa: E402
 from conftest import ProviderServer, anthropic_sse, fixture_parts, openai_sse  # noqa: E402
-from test_sse import Trickle  # noqa: E402
+from tests.test_sse import Trickle  # noqa: E402
 
 CHUNKS = 5000
 
