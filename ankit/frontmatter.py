@@ -54,6 +54,7 @@ class _Reader:
         self.i = 0
 
     def fail(self, why: str, index: int | None = None):
+        """Raise ValueError naming the line."""
         index = self.i if index is None else index
         if index < len(self.lines) and "\t" in self.lines[index][:self.indent(index) + 1]:
             why = "a tab is used for indentation; use spaces"
@@ -61,16 +62,20 @@ class _Reader:
         raise ValueError(f"frontmatter line {self.first + index}: {why}" + (f" (found {shown!r})" if shown else ""))
 
     def done(self) -> bool:
+        """Whether every line is read."""
         return self.i >= len(self.lines)
 
     def indent(self, index: int | None = None) -> int:
+        """The indentation of the current (or given) line."""
         line = self.lines[self.i if index is None else index]
         return len(line) - len(line.lstrip(" "))
 
     def content(self) -> str:
+        """The current line without its indentation."""
         return self.lines[self.i].strip(" ")
 
     def skip_blank(self):
+        """Move past blank and comment lines."""
         while not self.done() and (not self.content().strip() or self.content().startswith("#")):
             self.i += 1
 
@@ -80,6 +85,7 @@ class _Reader:
         return -1 if self.done() else self.indent()
 
     def parse_node(self, indent: int):
+        """A map, a list or a scalar starting at the current line."""
         if _is_item(self.content()):
             return self.parse_list(indent)
         if _KEY.match(self.content()):
@@ -87,6 +93,7 @@ class _Reader:
         self.fail("expected 'key: value' or '- item'")
 
     def parse_map(self, indent: int) -> dict:
+        """A block map at this indentation."""
         result: dict = {}
         while self.next_indent() == indent and not _is_item(self.content()):
             match = _KEY.match(self.content())
@@ -102,6 +109,7 @@ class _Reader:
         return result
 
     def parse_list(self, indent: int) -> list:
+        """A block list at this indentation."""
         items = []
         while self.next_indent() == indent and _is_item(self.content()):
             rest = self.content()[1:]
@@ -131,6 +139,7 @@ class _Reader:
         return None
 
     def plain(self, first: str, indent: int) -> str:
+        """A plain scalar, folded over its continuation lines."""
         parts, blanks = [first], 0
         while not self.done():
             line = self.lines[self.i].strip()
@@ -173,6 +182,7 @@ class _Reader:
             self.fail(str(exc), start)
 
     def block_scalar(self, header: str, indent: int) -> str:
+        """A | or > block scalar with its chomping and indentation indicators."""
         match = re.fullmatch(r"([|>])([-+]?)([1-9]?)([-+]?)\s*(#.*)?", header)
         if not match or (match.group(2) and match.group(4)):
             self.fail("a block scalar header is '|' or '>' with optional '-', '+' or an indentation digit")
