@@ -43,11 +43,6 @@ def plain(text: str) -> str:
     return "".join(ch if ch.isprintable() else " " for ch in text if not unicodedata.combining(ch))
 
 
-def fold(text: str) -> str:
-    """Lower-case text and drop accents and control characters."""
-    return plain(text).lower()
-
-
 def words(text: str) -> list[str]:
     """Split text into lower-case words (letters and digits of any script); apostrophes join.
 
