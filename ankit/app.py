@@ -8,19 +8,19 @@ from datetime import datetime
 from pathlib import Path
 
 from ankit import paths
-from ankit.activation import Activation, context_window
-from ankit.catalog import Catalog, build_catalog
+from ankit.tooling.activation import Activation, context_window
+from ankit.discovery.catalog import Catalog, build_catalog
 from ankit.config import Config, provider_settings
-from ankit.discovery import Index
+from ankit.discovery.index import Index
 from ankit.errors import AnkitError, ConfigError
-from ankit.finder import make_find_tools
+from ankit.discovery.finder import make_find_tools
 from ankit.prompt import system_prompt
 from ankit.providers import make_provider
 from ankit.records import ToolSpec
 from ankit.session import Session, View
-from ankit.skills import Skill, find_skills, load_skill, make_skill_tool, skill_dirs, skills_prompt
-from ankit.store import SessionData, SessionStore, new_session_id
-from ankit.toolbox import Approver, Tool, ToolContext, load_tools
+from ankit.skills.library import Skill, find_skills, load_skill, make_skill_tool, skill_dirs, skills_prompt
+from ankit.storage.sessions import SessionData, SessionStore, new_session_id
+from ankit.tooling.toolbox import Approver, Tool, ToolContext, load_tools
 
 SKILLS_SHARE = 0.01  # the skills list may take about 1% of the context window
 CHARS_PER_TOKEN = 4
@@ -64,7 +64,7 @@ class App:
 
     def _start_mcp(self) -> None:
         if self.config.mcp_servers:
-            from ankit.mcp_servers import McpManager
+            from ankit.mcp.servers import McpManager
             self.mcp = McpManager(self.config.mcp_servers, paths.state_home() / "mcp", on_change=self.reindex)
             self.mcp.start()
 

@@ -52,7 +52,7 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     command, rest = (argv[0], argv[1:]) if argv and argv[0] in SUBCOMMANDS else ("", argv)
     if command == "eval-discovery":
-        from ankit.evaluation import main as evaluate
+        from ankit.discovery.evaluation import main as evaluate
         return evaluate(rest)
     args, extra = parser().parse_known_args(rest)
     if extra and not command:
@@ -65,7 +65,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.prompt is not None:
             from ankit.oneshot import run_once
             return run_once(args, config)
-        from ankit.repl import run_repl
+        from ankit.terminal.repl import run_repl
         return run_repl(args, config)
     except AnkitError as exc:
         print(f"ankit: {exc}", file=sys.stderr)

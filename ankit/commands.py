@@ -4,7 +4,7 @@ from datetime import datetime
 
 from ankit import paths
 from ankit.app import App, build_app
-from ankit.catalog import first_sentence
+from ankit.discovery.catalog import first_sentence
 from ankit.config import Config
 from ankit.errors import AnkitError
 
@@ -26,7 +26,7 @@ def tools_listing(app: App) -> str:
 
 def tools_check(app: App) -> tuple[str, int]:
     """Report every tool example that does not rank its tool in the top 3."""
-    from ankit.discovery import check_examples
+    from ankit.discovery.index import check_examples
     misses = check_examples(app.index, list(app.tools.values()))
     counted = sum(len(t.examples) for t in app.tools.values())
     lines = [*app.problems, *misses]
@@ -40,12 +40,12 @@ def tools_check(app: App) -> tuple[str, int]:
 def run_command(command: str, argv: list[str], config: Config) -> int:
     """Dispatch a subcommand; print its output; return the exit code."""
     if command == "usage":
-        from ankit.pricing import load_prices
-        from ankit.usage import usage_summary
+        from ankit.usage.pricing import load_prices
+        from ankit.usage.ledger import usage_summary
         print(usage_summary(paths.state_home() / "sessions", load_prices(config.prices), datetime.now()))
         return 0
     if command == "sessions":
-        from ankit.store import SessionStore
+        from ankit.storage.sessions import SessionStore
         print(sessions_listing(SessionStore(paths.state_home() / "sessions")))
         return 0
     app = build_app(config)
@@ -64,7 +64,7 @@ def _with_app(command: str, argv: list[str], app: App) -> int:
         print(tools_listing(app))
         return 0
     if command == "skills":
-        from ankit.skills import skills_command
+        from ankit.skills.library import skills_command
         text, code = skills_command(argv, app.skills, app.skill_problems)
         print(text)
         return code

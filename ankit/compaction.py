@@ -5,7 +5,7 @@ import time
 from ankit.errors import AnkitError, Cancelled, ConfigError
 from ankit.records import Message, Request, Usage
 from ankit.session import Session
-from ankit.store import title_of
+from ankit.storage.sessions import title_of
 
 INSTRUCTION = (
     "[ankit] The conversation is about to be compacted: write a summary that will replace everything above. "

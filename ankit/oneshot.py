@@ -7,7 +7,7 @@ from ankit.config import Config
 from ankit.errors import AnkitError
 from ankit.records import ToolCall, ToolResult
 from ankit.session import View
-from ankit.toolbox import Tool
+from ankit.tooling.toolbox import Tool
 
 
 class PrintView(View):

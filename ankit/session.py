@@ -5,14 +5,14 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ankit.activation import BYTES_PER_TOKEN, Activation, RoundTools, schema_budget
+from ankit.tooling.activation import BYTES_PER_TOKEN, Activation, RoundTools, schema_budget
 from ankit.errors import Cancelled, ConfigError, StreamError
-from ankit.history import fit_history, message_bytes
+from ankit.window import fit_history, message_bytes
 from ankit.providers.base import Provider
 from ankit.records import (Message, OpaqueData, Request, StreamEnd, TextDelta, ToolCall, ToolCallDone,
                            ToolResult, Usage, UsageReport)
-from ankit.toolbox import Approver, Tool, ToolContext, run_call
-from ankit.usage import Ledger, RoundRecord
+from ankit.tooling.toolbox import Approver, Tool, ToolContext, run_call
+from ankit.usage.ledger import Ledger, RoundRecord
 
 REPEAT_LIMIT = 3
 NO_PROVIDER = ("No provider is configured: export ANTHROPIC_API_KEY (or OPENAI_API_KEY, OPENROUTER_API_KEY, "

@@ -1,4 +1,4 @@
-from ankit.activation import Activation, canonical, context_window, schema_budget
+from ankit.tooling.activation import Activation, canonical, context_window, schema_budget
 from ankit.records import ToolSpec
 
 

@@ -5,11 +5,11 @@ from pathlib import Path
 
 import pytest
 
-from ankit.approval import Approver, preview_lines
+from ankit.terminal.approval import Approver, preview_lines
 from ankit.errors import Cancelled
 from ankit.records import ToolCall
-from ankit.render import BOLD, GREEN, RED, RESET, YELLOW, TerminalView
-from ankit.toolbox import ToolContext, load_tools, run_call
+from ankit.terminal.render import BOLD, GREEN, RED, RESET, YELLOW, TerminalView
+from ankit.tooling.toolbox import ToolContext, load_tools, run_call
 
 ROOT = Path(__file__).resolve().parent.parent
 TOOLS, _ = load_tools([ROOT / "tools"])

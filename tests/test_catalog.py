@@ -2,7 +2,7 @@
 
 from tests.tool_folders import load, small_catalog, write_toml, write_tool
 
-from ankit.catalog import build_catalog, catalog_text, derive_terms, first_sentence
+from ankit.discovery.catalog import build_catalog, catalog_text, derive_terms, first_sentence
 
 
 def test_groups_come_from_folders_in_a_stable_order(tmp_path):

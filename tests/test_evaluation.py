@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from ankit.evaluation import Query, load_catalog, main, measure
+from ankit.discovery.evaluation import Query, load_catalog, main, measure
 
 CATALOG = [
     {"name": "getWeather", "description": "Current weather for a city", "parameters": {

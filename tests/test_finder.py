@@ -6,11 +6,11 @@ from pathlib import Path
 import pytest
 from tests.tool_folders import load, small_catalog, write_tool
 
-from ankit.catalog import Rule, build_catalog
-from ankit.discovery import Index
-from ankit.finder import describe, find, make_find_tools
+from ankit.discovery.catalog import Rule, build_catalog
+from ankit.discovery.index import Index
+from ankit.discovery.finder import describe, find, make_find_tools
 from ankit.records import ToolCall
-from ankit.toolbox import ToolContext, load_tools, run_call
+from ankit.tooling.toolbox import ToolContext, load_tools, run_call
 
 
 def build(tools):

@@ -2,7 +2,7 @@
 
 import pytest
 
-from ankit.frontmatter import parse_yaml, read_frontmatter
+from ankit.skills.frontmatter import parse_yaml, read_frontmatter
 
 
 def doc(fields: str, body: str = "# Body\n") -> str:

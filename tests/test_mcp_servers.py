@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from ankit.errors import ConfigError
-from ankit.mcp_servers import MAX_RESTARTS, McpManager, server_config
+from ankit.mcp.servers import MAX_RESTARTS, McpManager, server_config
 from ankit.records import ToolCall
-from ankit.schema import check_schema
-from ankit.toolbox import ToolContext, run_call
+from ankit.tooling.schema import check_schema
+from ankit.tooling.toolbox import ToolContext, run_call
 
 FAKE = str(Path(__file__).with_name("mcp_fake_server.py"))
 VALID = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")

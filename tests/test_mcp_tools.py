@@ -6,10 +6,10 @@ import re
 import pytest
 
 from ankit.errors import ToolError
-from ankit.mcp_tools import content_text, exposed_name, make_tools, object_schema, result_text
+from ankit.mcp.tools import content_text, exposed_name, make_tools, object_schema, result_text
 from ankit.records import ToolCall
-from ankit.schema import check_schema
-from ankit.toolbox import ToolContext, run_call
+from ankit.tooling.schema import check_schema
+from ankit.tooling.toolbox import ToolContext, run_call
 
 VALID = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 

@@ -6,7 +6,7 @@ import pytest
 
 from ankit.app import build_app
 from ankit.config import load_config
-from ankit.overview import BAR_WIDTH, bar, group_text, tools_text
+from ankit.terminal.overview import BAR_WIDTH, bar, group_text, tools_text
 
 
 @pytest.fixture

@@ -5,7 +5,7 @@ import json
 import pytest
 
 from ankit.errors import ConfigError
-from ankit.pricing import PRICES_FILE, Price, cost, load_prices, price_for
+from ankit.usage.pricing import PRICES_FILE, Price, cost, load_prices, price_for
 from ankit.providers.presets import PRESETS
 from ankit.records import Usage
 

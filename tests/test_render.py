@@ -8,7 +8,7 @@ import time
 import pytest
 
 from ankit.records import ToolCall, ToolResult
-from ankit.render import (CODE, DIM, ERASE_LINE, HEADING, RED, RESET, YELLOW, Markdown, Spinner, TerminalView,
+from ankit.terminal.render import (CODE, DIM, ERASE_LINE, HEADING, RED, RESET, YELLOW, Markdown, Spinner, TerminalView,
                           call_summary, clip, prompt_paint, use_colour)
 from tests.test_wordwrap import screen
 

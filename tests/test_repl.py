@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from ankit.render import ERASE_LINE
+from ankit.terminal.render import ERASE_LINE
 from conftest import fixture_parts, openai_sse
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -555,7 +555,7 @@ def test_history_is_written_line_by_line_so_a_closed_terminal_keeps_it(run, home
 
 
 def test_the_history_file_is_trimmed_to_its_last_lines(tmp_path):
-    from ankit.repl import _trim
+    from ankit.terminal.repl import _trim
     path = tmp_path / "history"
     path.write_text("".join(f"line {i}\n" for i in range(9)))
     _trim(path, 4)

@@ -1,4 +1,4 @@
-from ankit.schema import check_schema, validate
+from ankit.tooling.schema import check_schema, validate
 
 SCHEMA = {
     "type": "object",

@@ -2,11 +2,11 @@ from pathlib import Path
 
 import pytest
 
-from ankit.activation import Activation
+from ankit.tooling.activation import Activation
 from ankit.errors import Cancelled, StreamError
 from ankit.records import Message, TextDelta, ToolCall
 from ankit.session import Session, View
-from ankit.toolbox import Tool, ToolContext
+from ankit.tooling.toolbox import Tool, ToolContext
 from tests.scripted import ScriptedProvider, call, text
 
 SCHEMA = {"type": "object", "properties": {"text": {"type": "string"}}}

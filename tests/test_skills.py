@@ -7,9 +7,9 @@ import pytest
 
 from ankit import paths
 from ankit.records import ToolCall
-from ankit.skills import (BODY_CAP, Skill, find_skills, load_skill, make_skill_tool, skill_dirs, skills_command,
+from ankit.skills.library import (BODY_CAP, Skill, find_skills, load_skill, make_skill_tool, skill_dirs, skills_command,
                           skills_prompt)
-from ankit.toolbox import ToolContext, run_call
+from ankit.tooling.toolbox import ToolContext, run_call
 
 BUNDLED = Path(__file__).resolve().parents[1] / "skills"
 

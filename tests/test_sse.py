@@ -3,7 +3,7 @@
 import io
 import urllib.request
 
-from ankit.sse import ServerEvent, read_events, read_lines
+from ankit.providers.sse import ServerEvent, read_events, read_lines
 from conftest import fixture_bytes
 
 

@@ -1,7 +1,7 @@
 """The small synonym map: stemmed, symmetric, and silent for words it does not know."""
 
-from ankit.synonyms import SYNONYMS, related
-from ankit.terms import stem
+from ankit.discovery.synonyms import SYNONYMS, related
+from ankit.discovery.terms import stem
 
 
 def test_synonyms_are_stemmed_and_found_both_ways():

@@ -1,6 +1,6 @@
 """Search terms: tokenizing, identifier splitting, stop words, light stemming, request clauses."""
 
-from ankit.terms import clauses, name_key, phrase_terms, split_name, stem, terms, words
+from ankit.discovery.terms import clauses, name_key, phrase_terms, split_name, stem, terms, words
 
 
 def test_identifiers_split_on_separators_and_camel_case():

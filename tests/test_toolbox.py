@@ -5,7 +5,7 @@ import pytest
 
 from ankit.errors import Cancelled
 from ankit.records import ToolCall
-from ankit.toolbox import ToolContext, cap_output, load_tools, parse_arguments, run_call
+from ankit.tooling.toolbox import ToolContext, cap_output, load_tools, parse_arguments, run_call
 
 GOOD = '''
 name = "{name}"

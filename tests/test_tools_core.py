@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from ankit.records import ToolCall
-from ankit.toolbox import ToolContext, load_tools, run_call
+from ankit.tooling.toolbox import ToolContext, load_tools, run_call
 
 TOOLS_DIR = Path(__file__).resolve().parents[1] / "tools"
 TOOLS, PROBLEMS = load_tools([TOOLS_DIR])
@@ -336,8 +336,8 @@ def test_get_time_unknown_zone(tmp_path):
 
 
 def test_every_example_finds_its_group_first_and_its_tool_in_the_top_3():
-    catalog_module = pytest.importorskip("ankit.catalog")
-    discovery = pytest.importorskip("ankit.discovery")
+    catalog_module = pytest.importorskip("ankit.discovery.catalog")
+    discovery = pytest.importorskip("ankit.discovery.index")
     catalog, issues = catalog_module.build_catalog(TOOLS)
     assert issues == []
     index = discovery.Index(catalog, TOOLS)

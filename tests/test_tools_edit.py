@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from ankit.records import ToolCall
-from ankit.toolbox import ToolContext, load_tools, run_call
+from ankit.tooling.toolbox import ToolContext, load_tools, run_call
 
 TOOLS, _ = load_tools([Path(__file__).resolve().parents[1] / "tools"])
 BY_NAME = {tool.name: tool for tool in TOOLS}

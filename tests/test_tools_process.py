@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from ankit.records import ToolCall
-from ankit.toolbox import ToolContext, load_tools, run_call
+from ankit.tooling.toolbox import ToolContext, load_tools, run_call
 
 TOOLS_DIR = Path(__file__).resolve().parents[1] / "tools"
 TOOLS, _ = load_tools([TOOLS_DIR])

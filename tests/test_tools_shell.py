@@ -5,7 +5,7 @@ import time
 from pathlib import Path
 
 from ankit.records import ToolCall
-from ankit.toolbox import ToolContext, load_tools, run_call
+from ankit.tooling.toolbox import ToolContext, load_tools, run_call
 
 TOOLS, _ = load_tools([Path(__file__).resolve().parents[1] / "tools"])
 BY_NAME = {tool.name: tool for tool in TOOLS}

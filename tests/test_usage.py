@@ -5,9 +5,9 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from ankit.records import Usage
-from ankit.store import SessionData, SessionStore
-from ankit.pricing import load_prices
-from ankit.usage import Ledger, RoundRecord, render_usage, status_line, total, usage_summary
+from ankit.storage.sessions import SessionData, SessionStore
+from ankit.usage.pricing import load_prices
+from ankit.usage.ledger import Ledger, RoundRecord, render_usage, status_line, total, usage_summary
 
 SONNET = "claude-sonnet-5-5"  # 2 input, 0.10 cached, 2.50 cache write, 10 output (USD per million)
 

@@ -2,7 +2,7 @@
 
 import re
 
-from ankit.wordwrap import WordWrap, columns
+from ankit.terminal.wordwrap import WordWrap, columns
 
 TEXT = "The quick brown fox jumps over the lazy dog and keeps on running far away"
 MOVE = re.compile(r"\x1b\[(\d+)D\x1b\[K")

@@ -2,7 +2,7 @@
 
 import pytest
 
-from ankit.yaml_flow import flow_end, flow_value, quote_end, strip_comment, unquote
+from ankit.skills.yaml_flow import flow_end, flow_value, quote_end, strip_comment, unquote
 
 
 def test_quote_end_knows_both_quoting_rules():

@@ -3,7 +3,7 @@
 import json
 from pathlib import Path
 
-from ankit.toolbox import Tool, load_tools
+from ankit.tooling.toolbox import Tool, load_tools
 
 
 def write_tool(root: Path, group: str, name: str, description: str, params: dict | None = None,

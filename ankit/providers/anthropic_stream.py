@@ -12,7 +12,7 @@ from ankit.errors import StreamError
 from ankit.providers import http
 from ankit.providers.base import ProviderSettings
 from ankit.records import Event, OpaqueData, StreamEnd, TextDelta, ToolCall, ToolCallDone, Usage, UsageReport
-from ankit.sse import ServerEvent
+from ankit.providers.sse import ServerEvent
 
 RETRYABLE_ERRORS = {"overloaded_error": 529, "api_error": 500, "rate_limit_error": 429}
 KIND = "anthropic"  # the provider's key in Message.opaque

@@ -15,7 +15,7 @@ from ankit import __version__
 from ankit.errors import ProviderError, StreamError
 from ankit.providers.base import ProviderSettings
 from ankit.records import Event
-from ankit.sse import ServerEvent, read_events
+from ankit.providers.sse import ServerEvent, read_events
 
 RETRY_STATUSES = frozenset({408, 409, 429, 529})
 BACKOFF_FIRST = 0.5  # seconds before the first retry without Retry-After; doubles each time

@@ -15,7 +15,7 @@ from ankit.providers import http
 from ankit.providers.base import Provider, ProviderSettings
 from ankit.records import (Event, Message, OpaqueData, Request, StreamEnd, TextDelta, ToolCall, ToolCallDone,
                            Usage, UsageReport)
-from ankit.sse import ServerEvent
+from ankit.providers.sse import ServerEvent
 
 KIND = "openai"  # this provider's key in Message.opaque
 ECHOED = ("reasoning_content",)  # reply fields sent back with the turn's tool calls

@@ -17,10 +17,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from ankit.catalog import build_catalog  # noqa: E402
-from ankit.discovery import Index  # noqa: E402
-from ankit.evaluation import Query, measure  # noqa: E402
-from ankit.toolbox import Tool  # noqa: E402
+from ankit.discovery.catalog import build_catalog  # noqa: E402
+from ankit.discovery.index import Index  # noqa: E402
+from ankit.discovery.evaluation import Query, measure  # noqa: E402
+from ankit.tooling.toolbox import Tool  # noqa: E402
 from tests.bench.bm25_baseline import BM25, read_dataset  # noqa: E402
 
 SIZES = (1_500, 10_000)

@@ -9,7 +9,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from ankit.mcp_servers import McpManager
+from ankit.mcp.servers import McpManager
 
 FAKE = str(Path(__file__).resolve().parent.parent / "mcp_fake_server.py")
 

@@ -13,7 +13,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 from ankit.providers import make_provider  # noqa: E402
 from ankit.records import Message, Request, TextDelta  # noqa: E402
-from ankit.sse import read_events  # noqa: E402
+from ankit.providers.sse import read_events  # noqa: E402
 from conftest import ProviderServer, anthropic_sse, fixture_parts, openai_sse  # noqa: E402
 from tests.test_sse import Trickle  # noqa: E402
 

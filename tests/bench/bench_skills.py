@@ -5,7 +5,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from ankit.skills import find_skills, load_skill, skills_prompt
+from ankit.skills.library import find_skills, load_skill, skills_prompt
 
 FRONT = """---
 name: {name}

@@ -9,9 +9,9 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from ankit.records import Message, ToolCall, ToolResult, Usage
-from ankit.store import SessionData, SessionStore
-from ankit.pricing import load_prices
-from ankit.usage import RoundRecord, usage_summary
+from ankit.storage.sessions import SessionData, SessionStore
+from ankit.usage.pricing import load_prices
+from ankit.usage.ledger import RoundRecord, usage_summary
 
 
 def big_session(sid: str, turns: int, when: datetime) -> SessionData:

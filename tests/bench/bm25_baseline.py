@@ -15,8 +15,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from ankit.evaluation import InputError, load_catalog, load_queries, measure, report  # noqa: E402
-from ankit.toolbox import Tool  # noqa: E402
+from ankit.discovery.evaluation import InputError, load_catalog, load_queries, measure, report  # noqa: E402
+from ankit.tooling.toolbox import Tool  # noqa: E402
 
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 

@@ -1,6 +1,6 @@
 """A small, general-purpose English synonym map for requests to tools (not fitted to any catalog)."""
 
-from ankit.terms import stem
+from ankit.discovery.terms import stem
 
 # Each line is a set of words a user and a tool author may use for the same thing.
 # Kept to everyday vocabulary of common tool domains; no entry names a particular tool. Words with a

@@ -6,8 +6,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ankit.frontmatter import read_frontmatter
-from ankit.toolbox import Tool
+from ankit.skills.frontmatter import read_frontmatter
+from ankit.tooling.toolbox import Tool
 
 NAME_PATTERN = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 MAX_NAME = 64

@@ -7,12 +7,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 
-from ankit.activation import context_window
+from ankit.tooling.activation import context_window
 from ankit.errors import AnkitError, Cancelled, ConfigError
-from ankit.render import DIM, clip
-from ankit.pricing import load_prices
-from ankit.store import new_session_id
-from ankit.usage import render_usage, status_line
+from ankit.terminal.render import DIM, clip
+from ankit.usage.pricing import load_prices
+from ankit.storage.sessions import new_session_id
+from ankit.usage.ledger import render_usage, status_line
 
 NO_PROVIDER = "no provider is configured: set one up as shown at start, then restart"
 INPUT_HELP = ('Input: end a line with \\ to go on; a line of """ opens and closes a block.\n'
@@ -25,8 +25,8 @@ class ReplState:
 
     app: object  # ankit.app.App
     session: object  # ankit.session.Session
-    view: object  # ankit.render.TerminalView
-    approve: object  # ankit.approval.Approver
+    view: object  # ankit.terminal.render.TerminalView
+    approve: object  # ankit.terminal.approval.Approver
     send: Callable[[str], None]  # run one turn with this text, as if typed
     running: bool = True
 
@@ -150,13 +150,13 @@ def cmd_usage(state: ReplState, arg: str) -> str:
 
 def cmd_context(state: ReplState, arg: str) -> str:
     """What the next request carries."""
-    from ankit.overview import context_text
+    from ankit.terminal.overview import context_text
     return context_text(state.app, state.session)
 
 
 def cmd_tools(state: ReplState, arg: str) -> str:
     """The tool groups, or one group's tools."""
-    from ankit.overview import group_text, tools_text
+    from ankit.terminal.overview import group_text, tools_text
     return group_text(state.app, arg, state.view.width()) if arg else tools_text(state.app, state.view.width())
 
 
@@ -176,7 +176,7 @@ def cmd_find(state: ReplState, arg: str) -> str:
 
 def cmd_skills(state: ReplState, arg: str) -> str:
     """The skills found, or one skill's text."""
-    from ankit.skills import load_skill, skills_listing
+    from ankit.skills.library import load_skill, skills_listing
     if arg:
         return load_skill(state.app.skills, arg)
     return skills_listing(state.app.skills, state.app.skill_problems)
@@ -248,7 +248,7 @@ def cmd_resume(state: ReplState, arg: str) -> str:
 
 def resumed_text(session, title: str = "", width: int = 80) -> str:
     """The lines that tell which session was resumed and where it stopped (the last reply cut to width)."""
-    from ankit.store import title_of
+    from ankit.storage.sessions import title_of
     turns = sum(1 for m in session.messages if m.role == "user")
     count = f"{turns} turn" + ("" if turns == 1 else "s")
     head = f"resumed {session.id}: {title or title_of(session.messages) or 'untitled'} ({count})"

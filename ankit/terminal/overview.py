@@ -1,11 +1,11 @@
 """The /context and /tools texts: what the next request carries, and the tool groups in their three states."""
 
-from ankit.activation import BYTES_PER_TOKEN, canonical
-from ankit.catalog import first_sentence
-from ankit.history import message_bytes
-from ankit.render import clip
-from ankit.skills import PROMPT_HEAD
-from ankit.usage import number, table
+from ankit.tooling.activation import BYTES_PER_TOKEN, canonical
+from ankit.discovery.catalog import first_sentence
+from ankit.window import message_bytes
+from ankit.terminal.render import clip
+from ankit.skills.library import PROMPT_HEAD
+from ankit.usage.ledger import number, table
 
 BAR_WIDTH = 32  # with its legend, the bar line fits 80 columns
 

@@ -11,7 +11,7 @@ from typing import TextIO
 
 from ankit.records import ToolCall, ToolResult
 from ankit.session import View
-from ankit.wordwrap import WordWrap
+from ankit.terminal.wordwrap import WordWrap
 
 RESET = "\033[0m"
 BOLD = "\033[1m"

@@ -7,11 +7,11 @@ from pathlib import Path
 
 from ankit import __version__, paths
 from ankit.app import build_app, warn
-from ankit.approval import Approver
+from ankit.terminal.approval import Approver
 from ankit.config import Config
 from ankit.errors import AnkitError, Cancelled
-from ankit.render import BOLD, DIM, TerminalView, prompt_paint
-from ankit.slash import (NO_PROVIDER, ReplState, completions, dispatch, is_command, model_call, open_session,
+from ankit.terminal.render import BOLD, DIM, TerminalView, prompt_paint
+from ankit.terminal.slash import (NO_PROVIDER, ReplState, completions, dispatch, is_command, model_call, open_session,
                          resumed_text)
 
 HISTORY_LENGTH = 2000

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from ankit.mcp import PROTOCOL_VERSIONS, McpClient
-from ankit.mcp_transport import McpError
+from ankit.mcp.client import PROTOCOL_VERSIONS, McpClient
+from ankit.mcp.transport import McpError
 
 FAKE = str(Path(__file__).with_name("mcp_fake_server.py"))
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from ankit.errors import Cancelled, ToolError
 from ankit.records import ToolCall, ToolResult, ToolSpec
-from ankit.schema import check_schema, validate
+from ankit.tooling.schema import check_schema, validate
 
 DEFAULT_OUTPUT_CAP = 64 * 1024
 

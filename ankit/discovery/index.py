@@ -10,7 +10,7 @@ Score of a tool for a part of a request (every term counted once):
     found in the request and share is matched / the idf of all its name words (short, fully named tools win).
 A request with several parts ("find the rooms, then book one") is scored whole and part by part; each tool
 gains clause * top * (its best part score / that part's top), so the best tool for every part ranks high.
-Then the bonuses for tool names, group ids and curated keywords, and the disambiguation rules (ankit.boosts).
+Then the bonuses for tool names, group ids and curated keywords, and the disambiguation rules (ankit.discovery.boosts).
 """
 
 import bisect
@@ -18,11 +18,11 @@ import math
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from ankit.boosts import Boosts
-from ankit.catalog import Catalog
-from ankit.synonyms import related
-from ankit.terms import clauses, terms
-from ankit.toolbox import Tool
+from ankit.discovery.boosts import Boosts
+from ankit.discovery.catalog import Catalog
+from ankit.discovery.synonyms import related
+from ankit.discovery.terms import clauses, terms
+from ankit.tooling.toolbox import Tool
 
 
 @dataclass

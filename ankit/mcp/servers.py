@@ -9,10 +9,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ankit.errors import ConfigError
-from ankit.mcp import McpClient
-from ankit.mcp_tools import clean_name, make_tools
-from ankit.mcp_transport import McpError
-from ankit.toolbox import Tool
+from ankit.mcp.client import McpClient
+from ankit.mcp.tools import clean_name, make_tools
+from ankit.mcp.transport import McpError
+from ankit.tooling.toolbox import Tool
 
 MAX_RESTARTS = 3
 LIST_CHANGED = "notifications/tools/list_changed"

@@ -4,7 +4,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-from ankit.pricing import cost, price_for
+from ankit.usage.pricing import cost, price_for
 from ankit.records import Usage
 
 USAGE_FIELDS = ("input_tokens", "cached_tokens", "cache_write_tokens", "output_tokens")
@@ -240,7 +240,7 @@ def _local(text: str, fallback: str, now: datetime) -> datetime | None:
 
 def usage_summary(sessions_dir: Path, prices: dict, now: datetime) -> str:
     """`ankit usage`: totals over saved sessions for today, the last 7 days, all time, and by model."""
-    from ankit.store import SessionStore  # store imports this module, so it is imported late
+    from ankit.storage.sessions import SessionStore  # store imports this module, so it is imported late
 
     sessions = SessionStore(sessions_dir).load_all()
     periods: dict[str, list[RoundRecord]] = {"today": [], "last 7 days": [], "all time": []}

@@ -7,10 +7,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ankit.catalog import build_catalog
+from ankit.discovery.catalog import build_catalog
 from ankit.cli import Parser
-from ankit.discovery import Index
-from ankit.toolbox import Tool
+from ankit.discovery.index import Index
+from ankit.tooling.toolbox import Tool
 
 
 @dataclass

@@ -14,11 +14,11 @@ from collections import defaultdict
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from ankit.catalog import Catalog, Rule
-from ankit.terms import keyword_terms, phrase_terms, split_name
+from ankit.discovery.catalog import Catalog, Rule
+from ankit.discovery.terms import keyword_terms, phrase_terms, split_name
 
 if TYPE_CHECKING:
-    from ankit.discovery import Weights
+    from ankit.discovery.index import Weights
 
 _TOKEN = re.compile(r"[\w.:-]*\w")  # a tool name as typed: letters, digits, _ . : -
 _MAX_TEXT = 4000

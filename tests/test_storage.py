@@ -10,8 +10,8 @@ import pytest
 
 from ankit.errors import AnkitError
 from ankit.records import Message, ToolCall, ToolResult, Usage
-from ankit.store import Scrubber, SessionData, SessionStore, new_session_id
-from ankit.usage import RoundRecord
+from ankit.storage.sessions import Scrubber, SessionData, SessionStore, new_session_id
+from ankit.usage.ledger import RoundRecord
 
 SECRET = "sk-ant-test-0123456789abcdef"
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ankit.errors import AnkitError
 from ankit.records import Message, ToolCall, ToolResult
-from ankit.usage import RoundRecord, total
+from ankit.usage.ledger import RoundRecord, total
 
 SECRET_SUFFIXES = ("_KEY", "_TOKEN", "_SECRET", "PASSWORD")  # PASSWORD: DB_PASSWORD and PGPASSWORD alike
 SECRET_FIELDS = {"api_key", "apikey", "api-key"}

@@ -5,8 +5,8 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ankit.terms import name_terms, split_name, terms
-from ankit.toolbox import Tool
+from ankit.discovery.terms import name_terms, split_name, terms
+from ankit.tooling.toolbox import Tool
 
 METADATA_FILE = "group.toml"
 CORE_GROUP = "core"  # the group of find_tools: always core, whatever its metadata says

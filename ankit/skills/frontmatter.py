@@ -9,7 +9,7 @@ This module reads the line structure; yaml_flow decodes quoted scalars and flow 
 
 import re
 
-from ankit.yaml_flow import flow_end, flow_value, quote_end, strip_comment, unquote
+from ankit.skills.yaml_flow import flow_end, flow_value, quote_end, strip_comment, unquote
 
 _KEY = re.compile(r"""^("(?:[^"\\]|\\.)*"|'(?:[^']|'')*'|[^\s#'"\[\]{},:-][^#]*?|-[^\s#][^#]*?)\s*:(?:[ \t]|$)""")
 

@@ -5,8 +5,8 @@ import json
 import pytest
 from tests.tool_folders import load, small_catalog, write_toml, write_tool
 
-from ankit.catalog import build_catalog
-from ankit.discovery import Index, Weights, check_examples
+from ankit.discovery.catalog import build_catalog
+from ankit.discovery.index import Index, Weights, check_examples
 
 
 @pytest.fixture

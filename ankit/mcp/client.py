@@ -3,7 +3,7 @@
 from pathlib import Path
 
 from ankit import __version__
-from ankit.mcp_transport import METHOD_NOT_FOUND, McpError, Notice, StdioTransport
+from ankit.mcp.transport import METHOD_NOT_FOUND, McpError, Notice, StdioTransport
 
 PROTOCOL_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
 

@@ -1,4 +1,4 @@
-from ankit.history import fit_history, message_bytes
+from ankit.window import fit_history, message_bytes
 from ankit.records import Message, ToolCall, ToolResult
 
 

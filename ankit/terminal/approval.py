@@ -4,8 +4,8 @@ import json
 from collections.abc import Callable
 
 from ankit.errors import Cancelled
-from ankit.render import BOLD, CYAN, DIM, GREEN, RED, YELLOW, TerminalView, paint
-from ankit.toolbox import Tool
+from ankit.terminal.render import BOLD, CYAN, DIM, GREEN, RED, YELLOW, TerminalView, paint
+from ankit.tooling.toolbox import Tool
 
 QUESTION = "[y]es / [n]o / [a]lways for this session / [q]uit turn? "
 ANSWERS = {"y": "yes", "yes": "yes", "n": "no", "no": "no", "a": "always", "always": "always",
