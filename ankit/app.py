@@ -17,6 +17,8 @@ from ankit.discovery.finder import make_find_tools
 from ankit.prompt import system_prompt
 from ankit.providers import make_provider
 from ankit.records import ToolSpec
+from ankit.scrub import Scrubber
+from ankit.providers.presets import PRESETS
 from ankit.session import Session, View
 from ankit.skills.library import Skill, find_skills, load_skill, make_skill_tool, skill_dirs, skills_prompt
 from ankit.storage.sessions import SessionData, SessionStore, new_session_id
@@ -116,13 +118,16 @@ class App:
         budget = int(context_window(model, self.config.context_window) * SKILLS_SHARE * CHARS_PER_TOKEN)
         return system_prompt(self.cwd, skills_prompt(self.skills, budget))
 
+    def scrubber(self) -> Scrubber:
+        """The environment's secrets, the API key in use and MCP servers' env values (their tokens)."""
+        values = [str(v) for server in self.config.mcp_servers.values() if isinstance(server, dict)
+                  for v in (server.get("env") or {}).values()] if self.config.mcp_servers else []
+        values += [v for v in (self.config.env.get(p.key_env, "") for p in PRESETS.values()) if v]
+        return Scrubber(values=values)
+
     def store(self) -> SessionStore:
-        """The session files; MCP servers' env values (their tokens) are scrubbed like the environment's."""
-        environ = dict(os.environ)
-        for name, server in self.config.mcp_servers.items():
-            env = server.get("env") if isinstance(server, dict) else None
-            environ.update({f"MCP_{name}_{k}_SECRET": str(v) for k, v in (env or {}).items()})
-        return SessionStore(paths.state_home() / "sessions", environ=environ)
+        """The session files, scrubbed of every secret the scrubber knows."""
+        return SessionStore(paths.state_home() / "sessions", scrubber=self.scrubber())
 
     def resumed(self, args) -> SessionData | None:
         """The session --continue or --resume ID asks for, if any."""

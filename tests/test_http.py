@@ -137,7 +137,7 @@ def test_a_long_multiline_error_becomes_one_short_line_without_the_key(provider_
     message = f"bad key {TEST_KEY} was sent\n" + "x" * 5000
     provider_server.push({"error": {"message": message}}, status=400)
     error = failure(provider_server)
-    assert len(str(error)) < 400 and "[key]" in str(error)
+    assert len(str(error)) < 400 and "[redacted]" in str(error) and TEST_KEY not in str(error)
 
 
 def test_a_plain_text_error_body(provider_server):

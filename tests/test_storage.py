@@ -10,7 +10,8 @@ import pytest
 
 from ankit.errors import AnkitError
 from ankit.records import Message, ToolCall, ToolResult, Usage
-from ankit.storage.sessions import Scrubber, SessionData, SessionStore, new_session_id
+from ankit.scrub import Scrubber
+from ankit.storage.sessions import SessionData, SessionStore, new_session_id
 from ankit.usage.ledger import RoundRecord
 
 SECRET = "sk-ant-test-0123456789abcdef"
@@ -39,7 +40,7 @@ def folder(tmp_path):
 
 @pytest.fixture
 def store(folder):
-    return SessionStore(folder, environ={})
+    return SessionStore(folder, scrubber=Scrubber({}))
 
 
 def test_save_and_load_round_trip(store, folder):
@@ -133,7 +134,7 @@ def test_missing_folder_means_no_sessions(store):
 
 def test_corrupt_lines_are_skipped_with_a_warning(folder):
     warnings = []
-    store = SessionStore(folder, warn=warnings.append, environ={})
+    store = SessionStore(folder, warn=warnings.append, scrubber=Scrubber({}))
     path = store.save(sample())
     lines = path.read_text().splitlines()
     lines.insert(2, '{"type": "message", "role": "user", "text": "cut off mid-wri')

@@ -2,7 +2,6 @@
 
 import json
 import os
-import re
 import subprocess
 import threading
 import time
@@ -10,12 +9,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ankit.errors import ToolError
+from ankit.scrub import Scrubber
 
 METHOD_NOT_FOUND = -32601
 QUIET_NOTICES = ("notifications/message", "notifications/progress")  # logged or ignored, not passed on
 LOG_CAP = 1024 * 1024  # a server's log file starts afresh past this size
-MIN_SECRET = 8  # shorter env values ("1", "true") are settings, and hiding them would garble the text
-URL_PASSWORD = re.compile(r"(://[^/\s:@]+:)[^/\s@]+@")
 Notice = Callable[[str, dict], None]
 
 
@@ -267,11 +265,8 @@ class StdioTransport:
         return lines[-1].strip()[:160] if lines else ""
 
     def _redact(self, text: str) -> str:
-        """The server's own words with its env values and URL passwords hidden: they are shown and saved."""
-        for value in sorted(self.env.values(), key=len, reverse=True):
-            if len(value) >= MIN_SECRET:
-                text = text.replace(value, "[redacted]")
-        return URL_PASSWORD.sub(r"\1[redacted]@", text)
+        """The server's own words with its env values and other secrets hidden: they are shown and saved."""
+        return Scrubber(values=[str(v) for v in self.env.values()]).text(text)
 
     def close(self) -> None:
         """Close stdin, then terminate and kill the process if it lingers (the stdio shutdown sequence)."""

@@ -15,6 +15,7 @@ from ankit import __version__
 from ankit.errors import ProviderError, StreamError
 from ankit.providers.base import ProviderSettings
 from ankit.records import Event
+from ankit.scrub import Scrubber
 from ankit.providers.sse import ServerEvent, read_events
 
 RETRY_STATUSES = frozenset({408, 409, 429, 529})
@@ -266,8 +267,7 @@ def _connection_failure(settings: ProviderSettings, url: str, reason) -> Provide
 
 
 def clean(text: str, settings: ProviderSettings, limit: int = MESSAGE_MAX) -> str:
-    """One line, at most limit characters, with the API key removed."""
+    """One line, at most limit characters, with the API key and other secrets removed."""
     text = " ".join(str(text).split())
-    if settings.api_key:
-        text = text.replace(settings.api_key, "[key]")
+    text = Scrubber(values=[settings.api_key, *map(str, settings.headers.values())]).text(text)
     return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -7,20 +7,16 @@ import re
 import secrets
 import sys
 import tempfile
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from pathlib import Path
 
 from ankit.errors import AnkitError
 from ankit.records import Message, ToolCall, ToolResult
+from ankit.scrub import Scrubber
 from ankit.usage.ledger import RoundRecord, total
 
-SECRET_SUFFIXES = ("_KEY", "_TOKEN", "_SECRET", "PASSWORD")  # PASSWORD: DB_PASSWORD and PGPASSWORD alike
-SECRET_FIELDS = {"api_key", "apikey", "api-key"}
-MIN_SECRET_LENGTH = 8  # shorter values ("1", "true") are not secrets and would mangle ordinary text
-REDACTED = "[redacted]"
-KEY_IN_TEXT = re.compile(r"""(api[_-]?key["']?\s*[:=]\s*["']?)([^"'\s,;}&]+)""", re.IGNORECASE)
 SAFE_ID = re.compile(r"[A-Za-z0-9][\w.-]*")
 TITLE_LENGTH = 60
 FORMAT_VERSION = 1
@@ -66,26 +62,6 @@ def title_of(messages: list[Message]) -> str:
             if line:
                 return line if len(line) <= TITLE_LENGTH else line[: TITLE_LENGTH - 1] + "…"
     return ""
-
-
-class Scrubber:
-    """Removes secret values (environment keys, tokens, "api_key" fields) from data about to be written."""
-
-    def __init__(self, environ: Mapping[str, str]):
-        found = {v for k, v in environ.items() if k.upper().endswith(SECRET_SUFFIXES) and len(v) >= MIN_SECRET_LENGTH}
-        self.secrets = sorted(found, key=len, reverse=True)
-
-    def __call__(self, value):
-        """A copy of `value` with every secret replaced by [redacted]."""
-        if isinstance(value, str):
-            for secret in self.secrets:
-                value = value.replace(secret, REDACTED)
-            return KEY_IN_TEXT.sub(lambda m: m.group(1) + REDACTED, value)
-        if isinstance(value, dict):
-            return {k: REDACTED if str(k).lower() in SECRET_FIELDS else self(v) for k, v in value.items()}
-        if isinstance(value, list):
-            return [self(item) for item in value]
-        return value
 
 
 def _lines(data: SessionData) -> Iterator[dict]:
@@ -135,11 +111,10 @@ def _apply(data: SessionData, entry: dict) -> None:
 class SessionStore:
     """The sessions folder: save after every turn, load by id or unique prefix, list, latest."""
 
-    def __init__(self, folder: Path, warn: Callable[[str], None] | None = None,
-                 environ: Mapping[str, str] | None = None):
+    def __init__(self, folder: Path, warn: Callable[[str], None] | None = None, scrubber: Scrubber | None = None):
         self.folder = Path(folder)
         self.warn = warn or (lambda text: print(f"ankit: {text}", file=sys.stderr))
-        self.environ = os.environ if environ is None else environ
+        self.scrubber = scrubber  # None: the environment's secrets as they are at each save
 
     def save(self, data: SessionData) -> Path:
         """Write the whole session atomically (temp file, fsync, rename); mode 0600 in a 0700 folder."""
@@ -166,7 +141,7 @@ class SessionStore:
 
     def _write(self, fd: int, data: SessionData) -> None:
         """Write the lines to the open temp file and flush them to disk."""
-        scrub = Scrubber(self.environ)
+        scrub = self.scrubber or Scrubber()
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             os.fchmod(handle.fileno(), 0o600)
             for line in _lines(data):
