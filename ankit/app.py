@@ -4,28 +4,26 @@ import os
 import sys
 import threading
 from dataclasses import dataclass, field
-from datetime import datetime
+from functools import partial
 from pathlib import Path
 
 from ankit import paths
-from ankit.tooling.activation import Activation, context_window
-from ankit.discovery.catalog import Catalog, build_catalog
 from ankit.config import Config, provider_settings
+from ankit.discovery.catalog import Catalog, build_catalog
+from ankit.discovery.finder import make_find_tools
 from ankit.discovery.index import Index
 from ankit.errors import AnkitError, ConfigError
-from ankit.discovery.finder import make_find_tools
-from ankit.prompt import system_prompt
+from ankit.prompt import Prompt
 from ankit.providers import make_provider
 from ankit.records import ToolSpec
-from ankit.scrub import Scrubber
 from ankit.providers.presets import PRESETS
-from ankit.session import Session, View
-from ankit.skills.library import Skill, find_skills, load_skill, make_skill_tool, skill_dirs, skills_prompt
+from ankit.scrub import Scrubber
+from ankit.seams import Approver, Asker, View
+from ankit.session import Session
+from ankit.skills.library import Skill, find_skills, load_skill, make_skill_tool, skill_dirs
 from ankit.storage.sessions import SessionData, SessionStore, new_session_id
-from ankit.tooling.toolbox import Approver, Tool, ToolContext, load_tools
-
-SKILLS_SHARE = 0.01  # the skills list may take about 1% of the context window
-CHARS_PER_TOKEN = 4
+from ankit.tooling.activation import Activation
+from ankit.tooling.toolbox import Runner, Tool, ToolContext, Toolset, load_tools
 
 
 @dataclass
@@ -34,7 +32,7 @@ class App:
 
     config: Config
     cwd: Path
-    tools: dict[str, Tool] = field(default_factory=dict)  # every known tool: files, built-ins, MCP
+    tools: Toolset = field(default_factory=Toolset)  # every known tool: files, built-ins, MCP
     problems: list[str] = field(default_factory=list)
     skills: list[Skill] = field(default_factory=list)
     skill_problems: list[str] = field(default_factory=list)
@@ -44,7 +42,6 @@ class App:
     mcp: object = None
     setup_error: str = ""
     _file_tools: list[Tool] = field(default_factory=list)
-    _mcp_awaited: bool = False
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def load(self) -> "App":
@@ -85,7 +82,8 @@ class App:
             catalog, problems = build_catalog(list(tools.values()), meta)
             if self.catalog is not None and _outline(catalog) != _outline(self.catalog):
                 self.activation.forget_frozen("core")  # find_tools' description lists the groups
-            self.catalog, self.tools = catalog, tools
+            self.catalog = catalog
+            self.tools.replace(tools)
             self.index = Index(catalog, list(tools.values()))
             self.problems += [p for p in problems if p not in self.problems]
             self.activation.core = self._core_groups()
@@ -113,11 +111,6 @@ class App:
         """A known tool by name, whether or not its group is active."""
         return self.tools.get(name)
 
-    def system(self, model: str) -> str:
-        """The system prompt for a model (the skills list gets about 1% of its window)."""
-        budget = int(context_window(model, self.config.context_window) * SKILLS_SHARE * CHARS_PER_TOKEN)
-        return system_prompt(self.cwd, skills_prompt(self.skills, budget))
-
     def scrubber(self) -> Scrubber:
         """The environment's secrets, the API key in use and MCP servers' env values (their tokens)."""
         values = [str(v) for server in self.config.mcp_servers.values() if isinstance(server, dict)
@@ -140,26 +133,19 @@ class App:
             return found
         return None
 
-    def session(self, view: View, approve: Approver, resume: SessionData | None = None) -> Session:
+    def prompt(self) -> Prompt:
+        """The system prompt and window for any model, from this folder, its skills and the config."""
+        return Prompt(self.cwd, self.skills, self.config.context_window)
+
+    def session(self, view: View, approve: Approver, ask: Asker = input, resume: SessionData | None = None) -> Session:
         """A session wired to the provider (None when nothing is configured), resumed if asked."""
         sid = resume.id if resume else new_session_id()
-        provider = self._provider(sid)
-        model = provider.model if provider else self.config.model
-        session = Session(
-            provider=provider, lookup=self.lookup, activation=self.activation, system=self.system(model),
-            ctx=self._tool_context(), approve=approve, view=view,
-            window=context_window(model, self.config.context_window), max_tokens=self.config.max_tokens,
-            max_rounds=self.config.max_rounds, output_cap=self.config.output_cap, id=sid,
-            created=resume.created if resume else datetime.now().isoformat(timespec="seconds"),
-            title=resume.title if resume else "")
-        if resume:
-            session.messages = list(resume.messages)
-            session.ledger.rounds = list(resume.rounds)
-            session.turn_no = max((r.turn for r in resume.rounds), default=0)
-            self.activation.activate(resume.activated)
-        session.save = lambda: self.save(session)
-        session.prepare = lambda: self.await_mcp(session.view)
-        return session
+        ctx = ToolContext(cwd=self.cwd, config=self.config.raw, data_dir=paths.data_home(), ask=ask,
+                          find_tools=self.tools.search, load_skill=partial(load_skill, self.skills))
+        return Session(
+            self._provider(sid), Runner(self.tools, ctx, approve, self.config.output_cap), self.activation,
+            self.prompt(), view=view, store=self.store(), ready=self.mcp, cwd=self.cwd, model=self.config.model,
+            max_tokens=self.config.max_tokens, max_rounds=self.config.max_rounds, id=sid, resume=resume)
 
     def _provider(self, session_id: str):
         try:
@@ -167,36 +153,6 @@ class App:
         except ConfigError as exc:
             self.setup_error = str(exc)
             return None
-
-    def _tool_context(self) -> ToolContext:
-        return ToolContext(cwd=self.cwd, config=self.config.raw, data_dir=paths.data_home(),
-                           ask=lambda question: input(question),
-                           find_tools=lambda query: self.tools["find_tools"].run({"query": query}, None),
-                           load_skill=lambda name: load_skill(self.skills, name))
-
-    def await_mcp(self, view: View) -> None:
-        """Before the first turn, let MCP servers that are still starting list their tools (once)."""
-        if self.mcp is None or self._mcp_awaited:
-            return
-        self._mcp_awaited = True
-        if not self.mcp.wait(0):
-            view.notice("waiting for MCP servers to start…")
-            self.mcp.wait()
-        for line in self.mcp.failures():
-            view.notice(line)
-
-    def save(self, session: Session) -> None:
-        """Write the session file; a failure is told in one line and the previous copy stays."""
-        provider = session.provider
-        data = SessionData(
-            id=session.id, created=session.created, cwd=str(self.cwd),
-            provider=provider.name if provider else "", model=provider.model if provider else "",
-            messages=session.messages, rounds=session.ledger.rounds, activated=list(self.activation.active),
-            title=session.title)
-        try:
-            self.store().save(data)
-        except AnkitError as exc:
-            session.view.notice(str(exc))
 
     def close(self) -> None:
         """Stop MCP servers."""

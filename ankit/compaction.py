@@ -5,7 +5,6 @@ import time
 from ankit.errors import AnkitError, Cancelled, ConfigError
 from ankit.records import Message, Request, Usage
 from ankit.session import Session
-from ankit.storage.sessions import title_of
 
 INSTRUCTION = (
     "[ankit] The conversation is about to be compacted: write a summary that will replace everything above. "
@@ -30,12 +29,10 @@ def compact(session: Session) -> str:
     request.messages = [*request.messages, Message("user", INSTRUCTION)]
     started = time.monotonic()
     text, usage, error = _summary(session, request)
-    session.turn_no += 1
-    session.record_round(1, usage, tools, started)
+    session.record_single_round(usage, tools, started)
     if error is None and not text.strip():
         error = AnkitError("the model returned no summary; the history is unchanged")
-    if error is None:
-        session.title = session.title or title_of(session.messages)  # not the summary's first line
+    if error is None:  # the title stays the first message's, not the summary's
         session.replace_history([Message("user", SUMMARY_HEAD + text.strip()), Message("assistant", ACKNOWLEDGED)])
     session.save()
     if error is not None:

@@ -6,7 +6,7 @@ from ankit.app import build_app, warn
 from ankit.config import Config
 from ankit.errors import AnkitError
 from ankit.records import ToolCall, ToolResult
-from ankit.session import View
+from ankit.seams import View
 from ankit.tooling.toolbox import Tool
 
 
@@ -37,15 +37,17 @@ class PrintView(View):
         print(f"ankit: {line}", file=sys.stderr)
 
 
-def approve_with(yes: bool):
+class PrintApprover:
     """Approve everything with --yes; otherwise refuse, since nobody can be asked."""
 
-    def approve(tool: Tool, args: dict, preview: str) -> bool:
-        if not yes:
-            print(f"ankit: {tool.name} needs approval; refused (rerun with --yes to allow it)", file=sys.stderr)
-        return yes
+    def __init__(self, yes: bool):
+        self.yes = yes
 
-    return approve
+    def __call__(self, tool: Tool, args: dict, preview: str) -> bool:
+        """True with --yes; otherwise a line on stderr saying how to allow it, and False."""
+        if not self.yes:
+            print(f"ankit: {tool.name} needs approval; refused (rerun with --yes to allow it)", file=sys.stderr)
+        return self.yes
 
 
 def prompt_text(prompt: str) -> str:
@@ -61,7 +63,7 @@ def run_once(args, config: Config) -> int:
     app = build_app(config)
     try:
         warn(app.problems + app.skill_problems)
-        session = app.session(PrintView(), approve_with(config.yes), resume=app.resumed(args))
+        session = app.session(PrintView(), PrintApprover(config.yes), resume=app.resumed(args))
         if session.provider is None:
             print(f"ankit: {app.setup_error}", file=sys.stderr)
             return 1

@@ -1,6 +1,10 @@
 """The system prompt: who ankit is and the skills list; nothing in it changes between rounds."""
 
+from dataclasses import dataclass, field
 from pathlib import Path
+
+from ankit.skills.library import Skill, skills_prompt
+from ankit.window import context_window, skills_budget
 
 INTRO = """You are ankit, a coding and terminal assistant working in the folder {cwd}.
 Answer concisely. Use tools to look at real files and run real commands rather than guessing.
@@ -8,14 +12,25 @@ Only a few tools are offered at first. When a task needs something else (editing
 shell commands, git, the web, processes, memory, GitHub, ...), call find_tools with a few plain words
 describing the need; the tools it loads can be called from the next step on."""
 
-SKILLS = """
-Skills are procedures you can load with the skill tool when a task matches one:
-{skills}"""
-
 
 def system_prompt(cwd: Path, skills_list: str) -> str:
-    """Build the system prompt from the working folder and the skills list."""
-    text = INTRO.format(cwd=cwd)
-    if skills_list.strip():
-        text += SKILLS.format(skills=skills_list.rstrip())
-    return text
+    """Build the system prompt from the working folder and the skills list (which brings its own heading)."""
+    parts = [INTRO.format(cwd=cwd), skills_list.strip()]
+    return "\n\n".join(part for part in parts if part)
+
+
+@dataclass
+class Prompt:
+    """The system prompt and context window for any model, from the folder, the skills and the config."""
+
+    cwd: Path
+    skills: list[Skill] = field(default_factory=list)
+    configured_window: int = 0  # the config's context_window; 0 means "known for the model, or the default"
+
+    def window(self, model: str) -> int:
+        """The model's context window in tokens."""
+        return context_window(model, self.configured_window)
+
+    def system(self, model: str) -> str:
+        """The system prompt for a model (the skills list gets about 1% of its window)."""
+        return system_prompt(self.cwd, skills_prompt(self.skills, skills_budget(self.window(model))))

@@ -1,73 +1,79 @@
 """The turn loop and the history: send, stream, run tools, repeat until the model answers."""
 
 import json
+import sys
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
+from datetime import datetime
+from pathlib import Path
 
-from ankit.tooling.activation import BYTES_PER_TOKEN, Activation, RoundTools, schema_budget
-from ankit.errors import Cancelled, ConfigError, StreamError
-from ankit.window import fit_history, message_bytes
-from ankit.providers.base import Provider
+from ankit.errors import AnkitError, Cancelled, ConfigError, StreamError
 from ankit.records import (Message, OpaqueData, Request, StreamEnd, TextDelta, ToolCall, ToolCallDone,
                            ToolResult, Usage, UsageReport)
-from ankit.tooling.toolbox import Approver, Tool, ToolContext, run_call
+from ankit.seams import NullView, Prompt, Provider, Ready, SessionStore, ToolRunner, View
+from ankit.storage.sessions import SessionData, new_session_id, title_of
+from ankit.tooling.activation import Activation, RoundTools
 from ankit.usage.ledger import Ledger, RoundRecord
+from ankit.window import fit_history, history_room, message_bytes, schema_budget
 
 REPEAT_LIMIT = 3
 NO_PROVIDER = ("No provider is configured: export ANTHROPIC_API_KEY (or OPENAI_API_KEY, OPENROUTER_API_KEY, "
                "GITHUB_TOKEN), or use --provider ollama or --base-url URL")
 
 
-class View:
-    """What the session shows while it works; the REPL and the one-shot runner subclass it."""
-
-    def text(self, delta: str) -> None:
-        """A piece of reply text."""
-
-    def reply_end(self) -> None:
-        """The reply of one round is complete."""
-
-    def tool_start(self, call: ToolCall) -> None:
-        """A tool call is about to run."""
-
-    def tool_end(self, result: ToolResult) -> None:
-        """A tool call finished."""
-
-    def notice(self, line: str) -> None:
-        """A one-line message from ankit itself."""
+def _now() -> str:
+    return datetime.now().isoformat(timespec="seconds")
 
 
 @dataclass
 class Session:
-    """One conversation with one provider."""
+    """One conversation with one provider, built from its seams; nothing outside sets its attributes."""
 
     provider: Provider | None
-    lookup: Callable[[str], Tool | None]  # every known tool by name, active or not
+    tools: ToolRunner  # every known tool by name, active or not, and how a call runs
     activation: Activation
-    system: str
-    ctx: ToolContext
-    approve: Approver
-    view: View = field(default_factory=View)
-    ledger: Ledger = field(default_factory=Ledger)
-    window: int = 32_000
+    prompt: Prompt
+    view: View = field(default_factory=NullView)
+    store: SessionStore | None = None  # None: nothing is saved
+    ready: Ready | None = None  # asked before each turn to make the catalog ready
+    cwd: Path = field(default_factory=Path.cwd)  # recorded in the session file
+    model: str = ""  # used for the prompt and window when there is no provider
     max_tokens: int = 4096
     max_rounds: int = 25
-    output_cap: int = 64 * 1024
-    messages: list[Message] = field(default_factory=list)
-    save: Callable[[], None] = lambda: None
-    prepare: Callable[[], None] = lambda: None  # called before each turn (e.g. let MCP servers finish starting)
-    turn_no: int = 0
-    id: str = ""
-    created: str = ""
-    title: str = ""
-    _told_overflow: bool = False
+    resume: InitVar[SessionData | None] = None  # a saved session to go on with
+    ledger: Ledger = field(default_factory=Ledger, init=False)
+    messages: list[Message] = field(default_factory=list, init=False)
+    system: str = field(default="", init=False)
+    window: int = field(default=0, init=False)
+    turn_no: int = field(default=0, init=False)
+    id: str = field(default_factory=new_session_id)  # the provider may know it too (a prompt-cache key)
+    created: str = field(default_factory=_now, init=False)
+    title: str = field(default="", init=False)
+    _told_overflow: bool = field(default=False, init=False)
+
+    def __setattr__(self, name: str, value) -> None:
+        # the seams are handed in at construction; state changes go through the methods below
+        if sys._getframe(1).f_globals.get("__name__") != __name__:
+            raise AttributeError(f"Session.{name} is not set from outside; use a Session method (see ankit/seams.py)")
+        object.__setattr__(self, name, value)
+
+    def __post_init__(self, resume: SessionData | None) -> None:
+        if self.provider is not None:
+            self.model = self.provider.model
+        self.system, self.window = self.prompt.system(self.model), self.prompt.window(self.model)
+        if resume is not None:
+            self.id, self.created, self.title = resume.id, resume.created, resume.title
+            self.messages = list(resume.messages)
+            self.ledger.rounds = list(resume.rounds)
+            self.turn_no = max((r.turn for r in resume.rounds), default=0)
+            self.activation.reset(resume.activated)  # the resumed session brings its own activated set
 
     def turn(self, text: str) -> str:
         """Run one user turn to its final answer and return the answer's text."""
         if self.provider is None:
             raise ConfigError(NO_PROVIDER)
-        self.prepare()
+        if self.ready is not None:
+            self.ready.before_turn(self.view)
         self.turn_no += 1
         self.messages.append(Message("user", text))
         try:
@@ -105,8 +111,7 @@ class Session:
         return Request(self.system, history, tools.specs, note, self.max_tokens), tools
 
     def _history_room(self) -> int:
-        window = (self.window - self.max_tokens) * BYTES_PER_TOKEN
-        return window - len(self.system.encode()) - self.activation.core_bytes()
+        return history_room(self.window, self.max_tokens, len(self.system.encode()) + self.activation.core_bytes())
 
     def _round(self, number: int) -> Message:
         request, tools = self.request()
@@ -157,9 +162,9 @@ class Session:
         before = len(self.activation.active)
         try:
             for call in calls:
-                tool = self.lookup(call.name)
+                tool = self.tools.lookup(call.name)
                 self.view.tool_start(call)
-                result = run_call(call, tool, self.ctx, self.approve, self.output_cap)
+                result = self.tools.run(call)
                 if tool is not None:
                     self.activation.activate([tool.group])  # a deferred tool called by name joins the set
                 self.view.tool_end(result)
@@ -173,17 +178,61 @@ class Session:
             if self.ledger.rounds:  # groups that find_tools or a deferred call activated in this round
                 self.ledger.rounds[-1].activated += self.activation.active[before:]
 
+    def record_single_round(self, usage: Usage, tools: RoundTools, started: float) -> None:
+        """Record a one-round turn made outside the loop (/compact's summary)."""
+        self.turn_no += 1
+        self.record_round(1, usage, tools, started)
+
     def clear(self) -> None:
         """Empty the history; the activated set stays."""
         self.replace_history([])
 
-    def restart(self, new_id: str, created: str) -> None:
+    def restart(self) -> None:
         """Start afresh under a new id, so the earlier conversation stays saved; the activated set stays."""
         self.clear()
-        self.id, self.created, self.turn_no, self.title = new_id, created, 0, ""
+        self.id, self.created, self.turn_no, self.title = new_session_id(), _now(), 0, ""
         self.ledger = Ledger()
 
     def replace_history(self, messages: list[Message]) -> None:
-        """Put messages in place of the history (after /clear or /compact)."""
+        """Put messages in place of the history (after /clear or /compact); the title stays the first message's."""
+        self.title = self.title or title_of(self.messages)
         self.messages[:] = messages
         self._told_overflow = False
+
+    def last_sent(self) -> str | None:
+        """The text of the last user message, if any (what /retry sends again)."""
+        return next((m.text for m in reversed(self.messages) if m.role == "user"), None)
+
+    def drop_last_turn(self) -> None:
+        """Remove the last user message and everything after it."""
+        starts = [i for i, m in enumerate(self.messages) if m.role == "user"]
+        if starts:
+            del self.messages[starts[-1]:]
+
+    def switch_model(self, model: str) -> None:
+        """Ask for another model from the next turn on: its window and system prompt come with it."""
+        if self.provider is None:
+            raise ConfigError(NO_PROVIDER)
+        self.provider.use_model(model)
+        self.model = model
+        self.system, self.window = self.prompt.system(model), self.prompt.window(model)
+
+    def snapshot(self) -> SessionData:
+        """Everything the session file holds, as of now."""
+        provider = self.provider
+        return SessionData(
+            id=self.id, created=self.created, cwd=str(self.cwd), provider=provider.name if provider else "",
+            model=provider.model if provider else "", messages=self.messages, rounds=self.ledger.rounds,
+            activated=list(self.activation.active), title=self.title)
+
+    def save(self, title: str = "") -> Path | None:
+        """Write the session file (titled, if a title is given); a failure is told in one line, the old copy stays."""
+        if title:
+            self.title = title
+        if self.store is None:
+            return None
+        try:
+            return self.store.save(self.snapshot())
+        except AnkitError as exc:
+            self.view.notice(str(exc))
+            return None

@@ -1,6 +1,54 @@
-"""Fitting the history into the model's window by dropping the oldest turns whole."""
+"""The context window and token arithmetic: known windows, bytes per token, the budgets, fitting history."""
 
 from ankit.records import Message
+
+BYTES_PER_TOKEN = 4  # a rough, conservative estimate for JSON and English text
+CHARS_PER_TOKEN = 4  # the same estimate for text measured in characters (the skills list)
+SCHEMA_SHARE = 0.25  # tool schemas may take at most this share of the context window
+SKILLS_SHARE = 0.01  # the skills list may take about 1% of the context window
+DEFAULT_WINDOW = 32_000  # tokens, for a model we know nothing about
+
+# Context windows in tokens by model-name prefix (longest prefix wins); the config's context_window beats this.
+KNOWN_WINDOWS = {
+    "claude": 200_000, "claude-sonnet-5": 1_000_000, "claude-opus-5": 1_000_000, "claude-fable": 1_000_000,
+    "gpt-6": 400_000, "gpt-4.1": 1_047_576, "gpt-4o": 128_000, "gpt-5": 400_000, "o3": 200_000, "o4": 200_000,
+    "openai/gpt-4.1": 1_047_576, "openai/gpt-4o": 128_000, "openai/gpt-5": 400_000, "anthropic/claude": 200_000,
+    "llama3": 128_000, "qwen": 32_000, "gemini": 1_000_000, "google/gemini": 1_000_000, "deepseek": 64_000,
+}
+
+
+def context_window(model: str, configured: int = 0) -> int:
+    """The model's context window in tokens: configured, else a known prefix, else a safe default."""
+    if configured > 0:
+        return configured
+    matches = [p for p in KNOWN_WINDOWS if model.lower().startswith(p)]
+    return KNOWN_WINDOWS[max(matches, key=len)] if matches else DEFAULT_WINDOW
+
+
+def tokens(size: int) -> int:
+    """Estimated tokens for a number of bytes (rounded up)."""
+    return -(-size // BYTES_PER_TOKEN)
+
+
+def skills_budget(window_tokens: int) -> int:
+    """Characters the skills list in the system prompt may take."""
+    return int(window_tokens * SKILLS_SHARE * CHARS_PER_TOKEN)
+
+
+def schema_budget(window_tokens: int, output_reserve: int, prompt_bytes: int) -> int:
+    """Bytes of optional tool schemas one round may carry.
+
+    budget = min(SCHEMA_SHARE * window, window - output_reserve - prompt) in bytes, never below 0, where
+    prompt is the system prompt, the history and the latest user message, and the core schemas (always sent).
+    """
+    window = window_tokens * BYTES_PER_TOKEN
+    room = window - output_reserve * BYTES_PER_TOKEN - prompt_bytes
+    return max(0, min(int(window * SCHEMA_SHARE), room))
+
+
+def history_room(window_tokens: int, output_reserve: int, fixed_bytes: int) -> int:
+    """Bytes the history may take: the window less the reply's reserve and what every request carries."""
+    return (window_tokens - output_reserve) * BYTES_PER_TOKEN - fixed_bytes
 
 
 def message_bytes(message: Message) -> int:
@@ -33,4 +81,3 @@ def fit_history(messages: list[Message], room: int) -> tuple[list[Message], int]
         total -= sum(sizes[start:index])
         start = index
     return messages[start:], start
-

@@ -1,4 +1,5 @@
-from ankit.tooling.activation import Activation, canonical, context_window, schema_budget
+from ankit.tooling.activation import Activation, canonical
+from ankit.window import context_window, schema_budget
 from ankit.records import ToolSpec
 
 

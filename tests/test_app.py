@@ -1,5 +1,6 @@
 """Whole loops through the assembled App and the real loopback provider server: find_tools, budgets, skills, MCP."""
 
+import dataclasses
 import json
 import sys
 from pathlib import Path
@@ -8,7 +9,7 @@ import pytest
 
 from ankit.app import build_app
 from ankit.config import load_config
-from ankit.session import View
+from ankit.seams import NullView as View
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -132,8 +133,8 @@ def test_find_tools_description_lists_mcp_groups_once_they_arrive(home, provider
     config = (f'[mcp.servers.fake]\ncommand = {json.dumps(sys.executable)}\n'
               f'args = [{json.dumps(str(server))}, "--start-delay", "1"]\n')
     app = make_app(home, provider_server, config)
-    session = app.session(View(), lambda *a: True)
-    session.prepare = lambda: None  # do not wait: tools arriving late (or re-listed) take the same path
+    # ready=None: turns do not wait for the server, so tools arriving late (or re-listed) take the same path
+    session = dataclasses.replace(app.session(View(), lambda *a: True), ready=None)
     provider_server.push_openai(text="hi")
     session.turn("before the server is up")
     assert "mcp:fake" not in provider_server.requests[-1].body.decode()

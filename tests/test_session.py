@@ -2,11 +2,13 @@ from pathlib import Path
 
 import pytest
 
-from ankit.tooling.activation import Activation
 from ankit.errors import Cancelled, StreamError
-from ankit.records import Message, TextDelta, ToolCall
-from ankit.session import Session, View
-from ankit.tooling.toolbox import Tool, ToolContext
+from ankit.prompt import Prompt
+from ankit.records import Message, TextDelta
+from ankit.seams import View
+from ankit.session import Session
+from ankit.tooling.activation import Activation
+from ankit.tooling.toolbox import Runner, Tool, ToolContext
 from tests.scripted import ScriptedProvider, call, text
 
 SCHEMA = {"type": "object", "properties": {"text": {"type": "string"}}}
@@ -33,12 +35,26 @@ class Recorder(View):
         self.lines.append(("notice", line))
 
 
-def make(rounds, approve=lambda *a: True, **kw):
+class FixedPrompt:
+    """The same system prompt and window for every model."""
+
+    def __init__(self, window=32_000):
+        self._window = window
+
+    def system(self, model):
+        return "system"
+
+    def window(self, model):
+        return self._window
+
+
+def make(rounds, approve=lambda *a: True, window=32_000, provider=True, **kw):
     groups = lambda g: [t.spec() for t in TOOLS.values() if t.group == g]
-    provider = ScriptedProvider(rounds)
-    session = Session(provider, TOOLS.get, Activation(groups, ["core"]), "system", ToolContext(cwd=Path(".")),
-                      approve, view=Recorder(), **kw)
-    return session, provider
+    scripted = ScriptedProvider(rounds)
+    runner = Runner(TOOLS, ToolContext(cwd=Path(".")), approve)
+    session = Session(scripted if provider else None, runner, Activation(groups, ["core"]), FixedPrompt(window),
+                      view=Recorder(), **kw)
+    return session, scripted
 
 
 def roles(messages):
@@ -119,8 +135,7 @@ def test_held_back_groups_are_named_in_the_note_not_the_system_prompt():
 
 
 def test_no_provider_says_how_to_set_up():
-    session, _ = make([])
-    session.provider = None
+    session, _ = make([], provider=False)
     with pytest.raises(Exception, match="No provider is configured"):
         session.turn("x")
 

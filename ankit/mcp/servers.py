@@ -96,6 +96,7 @@ class McpManager:
         self._lock = threading.Lock()
         self._closed = False
         self._started = False
+        self._awaited = False
         self._servers: list[_Server] = []
         for name, label in _labels(list(servers)).items():
             server = _Server(name, label, self.log_dir / f"mcp-{label}.log")
@@ -271,6 +272,17 @@ class McpManager:
             timeout = 2 * max([s.config.startup_timeout for s in self._servers if s.config] or [0]) + 1
         deadline = time.monotonic() + timeout
         return all(s.ready.wait(max(0.0, deadline - time.monotonic())) for s in self._servers)
+
+    def before_turn(self, view) -> None:
+        """Before the first turn, let servers still starting list their tools (once); failures go to view.notice."""
+        if self._awaited:
+            return
+        self._awaited = True
+        if not self.wait(0):
+            view.notice("waiting for MCP servers to start…")
+            self.wait()
+        for line in self.failures():
+            view.notice(line)
 
     def close(self) -> None:
         """Stop every server process."""

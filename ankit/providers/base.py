@@ -41,6 +41,10 @@ class Provider:
         """The model this provider asks for."""
         return self.settings.model
 
+    def use_model(self, model: str) -> None:
+        """Ask for another model from the next request on."""
+        self.settings.model = model
+
     def stream(self, request: Request) -> Iterator[Event]:
         """Send one round and yield TextDelta, ToolCallDone, UsageReport, then StreamEnd."""
         raise NotImplementedError

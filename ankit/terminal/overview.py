@@ -1,18 +1,13 @@
 """The /context and /tools texts: what the next request carries, and the tool groups in their three states."""
 
-from ankit.tooling.activation import BYTES_PER_TOKEN, canonical
 from ankit.discovery.catalog import first_sentence
-from ankit.window import message_bytes
-from ankit.terminal.render import clip
 from ankit.skills.library import PROMPT_HEAD
+from ankit.terminal.render import clip
+from ankit.tooling.activation import canonical
 from ankit.usage.ledger import number, table
+from ankit.window import BYTES_PER_TOKEN, message_bytes, tokens
 
 BAR_WIDTH = 32  # with its legend, the bar line fits 80 columns
-
-
-def tokens(size: int) -> int:
-    """Estimated tokens for a number of bytes."""
-    return -(-size // BYTES_PER_TOKEN)
 
 
 def bar(used: int, reserved: int, window: int, width: int = BAR_WIDTH) -> str:

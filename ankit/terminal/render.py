@@ -10,7 +10,7 @@ import time
 from typing import TextIO
 
 from ankit.records import ToolCall, ToolResult
-from ankit.session import View
+from ankit.seams import View
 from ankit.terminal.wordwrap import WordWrap
 
 RESET = "\033[0m"

@@ -5,13 +5,10 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import datetime
 
-from ankit.tooling.activation import context_window
 from ankit.errors import AnkitError, Cancelled, ConfigError
 from ankit.terminal.render import DIM, clip
 from ankit.usage.pricing import load_prices
-from ankit.storage.sessions import new_session_id
 from ankit.usage.ledger import render_usage, status_line
 
 NO_PROVIDER = "no provider is configured: set one up as shown at start, then restart"
@@ -33,8 +30,8 @@ class ReplState:
 
 def open_session(state: ReplState, resume=None) -> None:
     """Start the REPL's session, or switch to a resumed one (a store.SessionData)."""
-    state.session = state.app.session(state.view, state.approve, resume=resume)
-    state.session.ctx.ask = state.approve.ask  # questions from tools are asked as approvals are
+    # questions from tools are asked as approvals are
+    state.session = state.app.session(state.view, state.approve, ask=state.approve.ask, resume=resume)
 
 
 @contextmanager
@@ -164,11 +161,10 @@ def cmd_find(state: ReplState, arg: str) -> str:
     """Run the model's own find_tools search and activate what it loads."""
     if not arg:
         raise AnkitError("say what to look for: /find edit a file")
-    tool = state.app.lookup("find_tools")
-    if tool is None:
+    if state.app.lookup("find_tools") is None:
         raise AnkitError("find_tools is not loaded in this ankit")
     before = list(state.app.activation.active)
-    text = str(tool.run({"query": arg}, state.session.ctx))
+    text = state.app.tools.search(arg)
     added = [g for g in state.app.activation.active if g not in before]
     tail = f"\nactivated for the next requests: {', '.join(added)}" if added else ""
     return text.rstrip() + tail
@@ -184,14 +180,12 @@ def cmd_skills(state: ReplState, arg: str) -> str:
 
 def cmd_model(state: ReplState, arg: str) -> str:
     """Show the model, or switch to another for the next turns."""
-    session, app = state.session, state.app
+    session = state.session
     if session.provider is None:
         raise ConfigError(NO_PROVIDER)
     if not arg:
         return f"{session.provider.name} · {session.provider.model} · window {session.window:,} tokens · /model NAME switches"
-    session.provider.settings.model = arg
-    session.window = context_window(arg, app.config.context_window)
-    session.system = app.system(arg)
+    session.switch_model(arg)
     return f"model for the next turns: {arg} (window {session.window:,} tokens)"
 
 
@@ -199,7 +193,7 @@ def cmd_clear(state: ReplState, arg: str) -> str:
     """Start a fresh session id with an empty history; the old one stays saved, the activated groups stay."""
     session = state.session
     count, old = len(session.messages), session.id
-    session.restart(new_session_id(), datetime.now().isoformat(timespec="seconds"))
+    session.restart()
     active = ", ".join(state.app.activation.active) or "none"
     kept = f"\nthe earlier conversation stays saved: /resume {old}" if count else ""
     return f"history cleared ({count} messages); activated groups kept: {active}{kept}"
@@ -218,13 +212,12 @@ def cmd_compact(state: ReplState, arg: str) -> str:
     return f"history replaced by the summary above ({count} messages → 2); activated groups kept"
 
 
-def cmd_save(state: ReplState, arg: str) -> str:
+def cmd_save(state: ReplState, arg: str) -> str | None:
     """Save now, optionally with a title."""
     session = state.session
-    if arg:
-        session.title = arg
-    state.app.save(session)
-    path = state.app.store().folder / f"{session.id}.jsonl"
+    path = session.save(title=arg)
+    if path is None:
+        return None  # the reason was told as a notice
     return f"saved session {session.id}" + (f" as {arg!r}" if arg else "") + f" ({path})"
 
 
@@ -241,7 +234,6 @@ def cmd_resume(state: ReplState, arg: str) -> str:
     if not arg:
         raise AnkitError("say which session: /resume ID (see /sessions)")
     data = state.app.store().load(arg)
-    state.app.activation.active.clear()  # the resumed session brings its own activated set
     open_session(state, data)
     return resumed_text(state.session, data.title, state.view.width())
 
@@ -261,12 +253,10 @@ def resumed_text(session, title: str = "", width: int = 80) -> str:
 def cmd_retry(state: ReplState, arg: str) -> None:
     """Drop the last turn and send its text again."""
     from ankit.compaction import SUMMARY_HEAD
-    messages = state.session.messages
-    index = next((i for i in range(len(messages) - 1, -1, -1) if messages[i].role == "user"), None)
-    if index is None or messages[index].text.startswith(SUMMARY_HEAD):
+    text = state.session.last_sent()
+    if text is None or text.startswith(SUMMARY_HEAD):
         raise AnkitError("nothing to retry: no message sent since the start (or the last /compact)")
-    text = messages[index].text
-    del messages[index:]
+    state.session.drop_last_turn()
     state.view.line(clip("retrying: " + " ".join(text.split()), state.view.width()), DIM)
     state.send(text)
 

@@ -1,41 +1,10 @@
-"""The grow-only set of activated groups, their canonical schema bytes, and the per-round budget."""
+"""The grow-only set of activated groups, their canonical schema bytes, and what fits one round's budget."""
 
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ankit.records import ToolSpec
-
-BYTES_PER_TOKEN = 4  # a rough, conservative estimate for JSON and English text
-SCHEMA_SHARE = 0.25  # tool schemas may take at most this share of the context window
-DEFAULT_WINDOW = 32_000  # tokens, for a model we know nothing about
-
-# Context windows in tokens by model-name prefix (longest prefix wins); the config's context_window beats this.
-KNOWN_WINDOWS = {
-    "claude": 200_000, "claude-sonnet-5": 1_000_000, "claude-opus-5": 1_000_000, "claude-fable": 1_000_000,
-    "gpt-6": 400_000, "gpt-4.1": 1_047_576, "gpt-4o": 128_000, "gpt-5": 400_000, "o3": 200_000, "o4": 200_000,
-    "openai/gpt-4.1": 1_047_576, "openai/gpt-4o": 128_000, "openai/gpt-5": 400_000, "anthropic/claude": 200_000,
-    "llama3": 128_000, "qwen": 32_000, "gemini": 1_000_000, "google/gemini": 1_000_000, "deepseek": 64_000,
-}
-
-
-def context_window(model: str, configured: int = 0) -> int:
-    """The model's context window in tokens: configured, else a known prefix, else a safe default."""
-    if configured > 0:
-        return configured
-    matches = [p for p in KNOWN_WINDOWS if model.lower().startswith(p)]
-    return KNOWN_WINDOWS[max(matches, key=len)] if matches else DEFAULT_WINDOW
-
-
-def schema_budget(window_tokens: int, output_reserve: int, prompt_bytes: int) -> int:
-    """Bytes of optional tool schemas one round may carry.
-
-    budget = min(SCHEMA_SHARE * window, window - output_reserve - prompt) in bytes, never below 0, where
-    prompt is the system prompt, the history and the latest user message, and the core schemas (always sent).
-    """
-    window = window_tokens * BYTES_PER_TOKEN
-    room = window - output_reserve * BYTES_PER_TOKEN - prompt_bytes
-    return max(0, min(int(window * SCHEMA_SHARE), room))
 
 
 def canonical(specs: list[ToolSpec]) -> bytes:
@@ -74,6 +43,11 @@ class Activation:
         added = [g for g in dict.fromkeys(groups) if g not in self.active and g not in self.core]
         self.active.extend(added)
         return added
+
+    def reset(self, groups: list[str]) -> None:
+        """Put these groups in place of the activated set (a resumed session brings its own)."""
+        self.active.clear()
+        self.activate(groups)
 
     def is_active(self, group: str) -> bool:
         """Whether a group's tools are offered (core or activated)."""

@@ -1,0 +1,93 @@
+"""The seams of the turn loop, declared once: what `Session` is built from and reports to.
+
+`App` assembles objects that fit these shapes and hands them to `Session` at construction; nothing is
+patched on afterwards, and nothing below `App` calls back into it. Concrete fits: `View` by
+terminal.render.TerminalView and oneshot.PrintView; `Approver` by terminal.approval.Approver and
+oneshot.PrintApprover; `ToolRunner` by tooling.toolbox.Runner; `SessionStore` by storage.sessions.SessionStore;
+`Prompt` by prompt.Prompt; `Ready` by mcp.servers.McpManager; `Provider` by providers.base.Provider.
+"""
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Protocol
+
+from ankit.records import Event, Request, ToolCall, ToolResult
+from ankit.storage.sessions import SessionData
+from ankit.tooling.toolbox import Tool
+
+
+class View(Protocol):
+    """What the loop shows while it works; a class that subclasses it gets a no-op for each method."""
+
+    def text(self, delta: str) -> None:
+        """A piece of reply text."""
+
+    def reply_end(self) -> None:
+        """The reply of one round is complete."""
+
+    def tool_start(self, call: ToolCall) -> None:
+        """A tool call is about to run."""
+
+    def tool_end(self, result: ToolResult) -> None:
+        """A tool call finished."""
+
+    def notice(self, line: str) -> None:
+        """A one-line message from ankit itself."""
+
+
+class NullView(View):
+    """A view that shows nothing (subcommands, tests)."""
+
+
+class Approver(Protocol):
+    """Decides whether a tool call that changes things may run; raises Cancelled to stop the turn."""
+
+    def __call__(self, tool: Tool, args: dict, preview: str) -> bool: ...
+
+
+class Asker(Protocol):
+    """Asks the user a question a tool put (ctx.ask) and returns the answer."""
+
+    def __call__(self, question: str) -> str: ...
+
+
+class ToolRunner(Protocol):
+    """Looks tools up by name (active or not) and runs one call to a result the model sees."""
+
+    def lookup(self, name: str) -> Tool | None: ...
+
+    def run(self, call: ToolCall) -> ToolResult: ...
+
+
+class Provider(Protocol):
+    """One wire format: translates a neutral request and streams neutral events back."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def model(self) -> str: ...
+
+    def use_model(self, model: str) -> None: ...
+
+    def stream(self, request: Request) -> Iterator[Event]: ...
+
+
+class Prompt(Protocol):
+    """The system prompt and the context window for a model."""
+
+    def system(self, model: str) -> str: ...
+
+    def window(self, model: str) -> int: ...
+
+
+class SessionStore(Protocol):
+    """Where a session is written after every turn; raises AnkitError with one line when it cannot be."""
+
+    def save(self, data: SessionData) -> Path: ...
+
+
+class Ready(Protocol):
+    """Makes the tool catalog ready before a turn (MCP servers still starting list their tools first)."""
+
+    def before_turn(self, view: View) -> None: ...
