@@ -2,58 +2,49 @@
 
 import os
 import sys
-import threading
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 
 from ankit import paths
 from ankit.config import Config, provider_settings
-from ankit.discovery.catalog import Catalog, build_catalog
-from ankit.discovery.finder import make_find_tools
+from ankit.discovery.catalog import Catalog
 from ankit.discovery.index import Index
 from ankit.errors import AnkitError, ConfigError
 from ankit.prompt import Prompt
 from ankit.providers import make_provider
-from ankit.records import ToolSpec
 from ankit.providers.presets import PRESETS
 from ankit.scrub import Scrubber
 from ankit.seams import Approver, Asker, View
 from ankit.session import Session
-from ankit.skills.library import Skill, find_skills, load_skill, make_skill_tool, skill_dirs
+from ankit.skills.library import Skill, find_skills, load_skill, skill_dirs
 from ankit.storage.sessions import SessionData, SessionStore, new_session_id
 from ankit.tooling.activation import Activation
+from ankit.tooling.registry import Registry
 from ankit.tooling.toolbox import Runner, Tool, ToolContext, Toolset, load_tools
 
 
 @dataclass
 class App:
-    """Everything one run of ankit works with."""
+    """Everything one run of ankit works with, assembled from the settings; it hands objects down, never callbacks."""
 
     config: Config
     cwd: Path
-    tools: Toolset = field(default_factory=Toolset)  # every known tool: files, built-ins, MCP
-    problems: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)  # start-up problems, one line each
     skills: list[Skill] = field(default_factory=list)
     skill_problems: list[str] = field(default_factory=list)
-    catalog: Catalog | None = None
-    index: Index | None = None
-    activation: Activation | None = None
-    mcp: object = None
+    registry: Registry | None = None
     setup_error: str = ""
-    _file_tools: list[Tool] = field(default_factory=list)
-    _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def load(self) -> "App":
         """Load tools, skills and the catalog; MCP servers start in the background."""
-        self._file_tools, self.problems = load_tools(self.tool_folders())
+        file_tools, self.problems = load_tools(self.tool_folders())
         given = [("--tools-dir", p) for p in self.config.tools_dirs] + [("--skills-dir", self.config.skills_dir)]
         self.problems += [f"{flag} {p} is not a folder; check the path" for flag, p in given if p and not p.is_dir()]
         dirs = skill_dirs(self.cwd, self.config.skills_dir, Path.home(), paths.config_home(), paths.bundled("skills"))
         self.skills, self.skill_problems = find_skills(dirs)
-        self.activation = Activation(self._group_specs, [])
-        self._start_mcp()
-        self.reindex()
+        self.registry = Registry(file_tools, self.skills, self.config.core, self.config.catalog_mode,
+                                 self.config.mcp_servers, paths.state_home() / "mcp", self.problems)
         return self
 
     def tool_folders(self) -> list[Path]:
@@ -61,51 +52,30 @@ class App:
         return [paths.bundled("tools"), paths.config_home() / "tools", self.cwd / ".ankit" / "tools",
                 *self.config.tools_dirs]
 
-    def _start_mcp(self) -> None:
-        if self.config.mcp_servers:
-            from ankit.mcp.servers import McpManager
-            self.mcp = McpManager(self.config.mcp_servers, paths.state_home() / "mcp", on_change=self.reindex)
-            self.mcp.start()
+    @property
+    def tools(self) -> Toolset:
+        """Every known tool: files, built-ins, MCP."""
+        return self.registry.tools
 
-    def reindex(self) -> None:
-        """Rebuild the catalog and the index from the current tools (MCP tools may arrive at any time)."""
-        with self._lock:
-            tools = {t.name: t for t in self._file_tools}
-            meta = {}
-            if self.mcp is not None:
-                tools.update({t.name: t for t in self.mcp.tools() if t.name not in tools})
-                meta = self.mcp.group_meta()
-            tools.setdefault("skill", make_skill_tool(lambda: self.skills))
-            finder = make_find_tools(lambda: self.index, self.activation.activate, self.offered,
-                                     self.config.catalog_mode)
-            tools.setdefault(finder.name, finder)
-            catalog, problems = build_catalog(list(tools.values()), meta)
-            if self.catalog is not None and _outline(catalog) != _outline(self.catalog):
-                self.activation.forget_frozen("core")  # find_tools' description lists the groups
-            self.catalog = catalog
-            self.tools.replace(tools)
-            self.index = Index(catalog, list(tools.values()))
-            self.problems += [p for p in problems if p not in self.problems]
-            self.activation.core = self._core_groups()
-            for group in meta:
-                self.activation.forget_frozen(group)
+    @property
+    def catalog(self) -> Catalog:
+        """The groups of the current tools."""
+        return self.registry.catalog
 
-    def _core_groups(self) -> list[str]:
-        wanted = ["core", *[g.id for g in self.catalog.groups.values() if g.core], *self.config.core]
-        if self.mcp is not None:
-            wanted += self.mcp.core_groups()
-        return [g for g in dict.fromkeys(["core", *sorted(set(wanted) - {"core"})]) if g in self.catalog.groups]
+    @property
+    def index(self) -> Index:
+        """The search index over the current tools."""
+        return self.registry.index
 
-    def _group_specs(self, group: str) -> list[ToolSpec]:
-        found = self.catalog.groups.get(group)
-        names = list(found.tools if found else [])
-        if group == "core":  # tools named one by one in the config's core list travel with the core group
-            names += [n for n in self.config.core if n in self.tools and n not in names]
-        return [self.tools[n].spec() for n in names if n in self.tools]
+    @property
+    def activation(self) -> Activation:
+        """Core and activated groups."""
+        return self.registry.activation
 
-    def offered(self) -> list[str]:
-        """Groups whose tools are sent: core, then activated."""
-        return [*self.activation.core, *self.activation.active]
+    @property
+    def mcp(self):
+        """The MCP servers (an McpManager), or None when none are configured."""
+        return self.registry.mcp
 
     def lookup(self, name: str) -> Tool | None:
         """A known tool by name, whether or not its group is active."""
@@ -156,12 +126,8 @@ class App:
 
     def close(self) -> None:
         """Stop MCP servers."""
-        if self.mcp is not None:
-            self.mcp.close()
-
-
-def _outline(catalog: Catalog) -> list:
-    return [(g.id, g.summary, g.tools) for g in catalog.groups.values()]
+        if self.registry is not None:
+            self.registry.close()
 
 
 def build_app(config: Config, cwd: Path | None = None) -> App:

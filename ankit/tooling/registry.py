@@ -1,0 +1,89 @@
+"""Every known tool (files, built-ins, MCP) with the catalog, index and core groups rebuilt when they change."""
+
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ankit.discovery.catalog import Catalog, build_catalog
+from ankit.discovery.finder import make_find_tools
+from ankit.discovery.index import Index
+from ankit.records import ToolSpec
+from ankit.skills.library import Skill, make_skill_tool
+from ankit.tooling.activation import Activation
+from ankit.tooling.toolbox import Tool, Toolset
+
+
+@dataclass
+class Registry:
+    """The tools ankit knows and what is built from them; MCP servers start in the background and join later."""
+
+    file_tools: list[Tool]
+    skills: list[Skill]
+    core: list[str] = field(default_factory=list)  # the config's core list: groups or single tools
+    catalog_mode: str = "first"
+    mcp_servers: dict = field(default_factory=dict)  # the config's [mcp.servers] tables
+    mcp_log_dir: Path | None = None
+    problems: list[str] = field(default_factory=list)  # one line per skipped module or catalog problem
+    tools: Toolset = field(default_factory=Toolset, init=False)
+    activation: Activation = field(init=False)
+    catalog: Catalog | None = field(default=None, init=False)
+    index: Index | None = field(default=None, init=False)
+    mcp: object = field(default=None, init=False)  # an McpManager when servers are configured
+    _lock: threading.Lock = field(default_factory=threading.Lock, init=False)
+
+    def __post_init__(self) -> None:
+        self.activation = Activation(self.group_specs, [])
+        if self.mcp_servers:
+            from ankit.mcp.servers import McpManager
+            self.mcp = McpManager(self.mcp_servers, self.mcp_log_dir, on_change=self.reindex)
+            self.mcp.start()
+        self.reindex()
+
+    def reindex(self) -> None:
+        """Rebuild the catalog and the index from the current tools (MCP tools may arrive at any time)."""
+        with self._lock:
+            tools = {t.name: t for t in self.file_tools}
+            meta = {}
+            if self.mcp is not None:
+                tools.update({t.name: t for t in self.mcp.tools() if t.name not in tools})
+                meta = self.mcp.group_meta()
+            tools.setdefault("skill", make_skill_tool(lambda: self.skills))
+            finder = make_find_tools(lambda: self.index, self.activation.activate, self.offered, self.catalog_mode)
+            tools.setdefault(finder.name, finder)
+            catalog, problems = build_catalog(list(tools.values()), meta)
+            if self.catalog is not None and _outline(catalog) != _outline(self.catalog):
+                self.activation.forget_frozen("core")  # find_tools' description lists the groups
+            self.catalog = catalog
+            self.tools.replace(tools)
+            self.index = Index(catalog, list(tools.values()))
+            self.problems += [p for p in problems if p not in self.problems]
+            self.activation.core = self._core_groups()
+            for group in meta:
+                self.activation.forget_frozen(group)
+
+    def _core_groups(self) -> list[str]:
+        wanted = ["core", *[g.id for g in self.catalog.groups.values() if g.core], *self.core]
+        if self.mcp is not None:
+            wanted += self.mcp.core_groups()
+        return [g for g in dict.fromkeys(["core", *sorted(set(wanted) - {"core"})]) if g in self.catalog.groups]
+
+    def group_specs(self, group: str) -> list[ToolSpec]:
+        """A group's current specs, from the catalog."""
+        found = self.catalog.groups.get(group)
+        names = list(found.tools if found else [])
+        if group == "core":  # tools named one by one in the config's core list travel with the core group
+            names += [n for n in self.core if n in self.tools and n not in names]
+        return [self.tools[n].spec() for n in names if n in self.tools]
+
+    def offered(self) -> list[str]:
+        """Groups whose tools are sent: core, then activated."""
+        return [*self.activation.core, *self.activation.active]
+
+    def close(self) -> None:
+        """Stop MCP servers."""
+        if self.mcp is not None:
+            self.mcp.close()
+
+
+def _outline(catalog: Catalog) -> list:
+    return [(g.id, g.summary, g.tools) for g in catalog.groups.values()]
