@@ -1,8 +1,14 @@
 """The shell tools with real subprocesses: exit codes, timeouts that kill the process group, background jobs."""
 
 import json
+import os
+import re
+import signal
+import threading
 import time
 from pathlib import Path
+
+import pytest
 
 from ankit.records import ToolCall
 from ankit.tooling.toolbox import ToolContext, load_tools, run_call
@@ -68,7 +74,7 @@ def test_run_command_bad_folder_and_empty_command(tmp_path):
 def test_run_command_timeout_kills_the_whole_process_group(tmp_path):
     command = "sleep 60 & echo $! > child.pid; echo waiting; wait"
     out = ok("run_command", {"command": command, "timeout": 1}, ToolContext(cwd=tmp_path))
-    assert out.startswith("timed out after 1 s") and "killed" in out and "waiting" in out
+    assert out.startswith("timed out after 1 s") and "stopped (SIGINT)" in out and "waiting" in out
     child = int((tmp_path / "child.pid").read_text())
     assert wait_for(lambda: not alive(child))
 
@@ -124,3 +130,29 @@ def test_job_start_needs_approval_and_the_others_do_not(tmp_path):
         assert BY_NAME[name].wants_approval({"job_id": "1"}, ToolContext(cwd=tmp_path)) is False
     refused = call("job_start", {"command": "touch nope"}, ToolContext(cwd=tmp_path), answer=False)
     assert refused.is_error and not (tmp_path / "nope").exists()
+
+
+def test_ctrl_c_while_a_command_runs_stops_its_whole_group_and_says_what_it_printed(tmp_path):
+    command = "trap '' INT; sleep 60 & echo $! > child.pid; echo started; wait"  # the shell ignores SIGINT
+    timer = threading.Timer(1.0, os.kill, (os.getpid(), signal.SIGINT))  # a Ctrl-C while it runs
+    timer.start()
+    with pytest.raises(KeyboardInterrupt) as caught:
+        call("run_command", {"command": command}, ToolContext(cwd=tmp_path))
+    timer.join()
+    child = int((tmp_path / "child.pid").read_text())
+    assert wait_for(lambda: not alive(child))
+    assert "stopped by the user after" in str(caught.value) and "(SIGTERM)" in str(caught.value)
+    assert str(caught.value).endswith("output so far:\nstarted")
+
+
+def test_run_command_output_arrives_live_and_the_user_line_counts_what_was_sent(tmp_path):
+    seen = []
+    result = run_call(ToolCall("c1", "run_command", json.dumps({"command": "seq 1 200000"})),
+                      BY_NAME["run_command"], ToolContext(cwd=tmp_path), lambda *a: True, output=seen.append)
+    assert "".join(seen).splitlines() == [str(n) for n in range(1, 200001)]
+    assert re.fullmatch(r"exit code 0 \(\d+\.\d s\) · 200,000 lines · 40,000 of 1\.3 M characters sent",
+                        result.summary), result.summary
+    assert "bytes of output cut" in result.content  # the model is told too
+    small = run_call(ToolCall("c2", "run_command", json.dumps({"command": "echo one"})),
+                     BY_NAME["run_command"], ToolContext(cwd=tmp_path), lambda *a: True)
+    assert small.summary.endswith(" · 1 line")

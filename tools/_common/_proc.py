@@ -1,6 +1,12 @@
-"""Subprocesses for tools: a shell in its own process group, bounded output capture, group kill."""
+"""Subprocesses for tools: a shell in its own process group, bounded output capture, group kill.
+
+Nothing started here outlives the call that started it, except background jobs (which the session stops at
+exit): a timeout, a Ctrl-C (KeyboardInterrupt) or any other exception while a command runs stops its whole
+process group with SIGINT, then SIGTERM, then SIGKILL after short grace periods.
+"""
 
 import atexit
+import codecs
 import os
 import re
 import shutil
@@ -8,11 +14,13 @@ import signal
 import subprocess
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)")
 _LIVE: list[subprocess.Popen] = []
+CUT_MARK = "\n[... {} bytes of output cut ...]\n"
 
 
 @dataclass
@@ -24,18 +32,32 @@ class Capture:
     head: bytearray = field(default_factory=bytearray)
     tail: bytearray = field(default_factory=bytearray)
     total: int = 0
+    lines: int = 0  # newlines seen, kept or not
+    listener: Callable[[bytes], None] | None = None  # told of each chunk as it arrives (live output)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def feed(self, chunk: bytes) -> None:
         """Add output, dropping the middle once both ends are full."""
+        if self.listener is not None:
+            try:
+                self.listener(chunk)
+            except Exception:  # showing output must never lose it
+                pass
         with self.lock:
             self.total += len(chunk)
+            self.lines += chunk.count(b"\n")
             room = self.head_limit - len(self.head)
             if room > 0:
                 self.head += chunk[:room]
                 chunk = chunk[room:]
             self.tail += chunk
             del self.tail[: max(0, len(self.tail) - self.tail_limit)]
+
+    @property
+    def cut(self) -> int:
+        """How many bytes were dropped from the middle."""
+        with self.lock:
+            return self.total - len(self.head) - len(self.tail)
 
     def text(self, last_lines: int | None = None) -> str:
         """The kept output as text, with a marker where bytes were dropped; ANSI colours removed."""
@@ -44,7 +66,7 @@ class Capture:
         dropped = total - len(head) - len(tail)
         joined = _decode(head)
         if dropped:
-            joined += f"\n[... {dropped} bytes of output cut ...]\n"
+            joined += CUT_MARK.format(dropped)
         joined += _decode(tail)
         if last_lines:
             joined = "\n".join(joined.splitlines()[-last_lines:])
@@ -53,6 +75,33 @@ class Capture:
 
 def _decode(data: bytes) -> str:
     return ANSI.sub("", data.decode("utf-8", errors="replace")).replace("\r\n", "\n")
+
+
+class LiveText:
+    """Output chunks decoded as they come (colours removed), for a tool's ctx.output; counts the characters."""
+
+    def __init__(self, show: Callable[[str], None] | None):
+        self.show = show
+        self.chars = 0
+        self.decoder = codecs.getincrementaldecoder("utf-8")("replace")
+
+    def feed(self, chunk: bytes) -> None:
+        """Decode one chunk and pass it on."""
+        text = self.decoder.decode(chunk)
+        self.chars += len(text)
+        if self.show is not None and text:
+            self.show(ANSI.sub("", text))
+
+
+def printed(outcome: "Outcome", chars: int) -> str:
+    """' · 6,853 lines', with ' · 40,000 of 1.2 M characters sent' when the middle was cut."""
+    lines = outcome.lines + (1 if outcome.output and not outcome.output.endswith("\n") else 0)
+    text = f" · {lines:,} line{'' if lines == 1 else 's'}" if lines else " · no output"
+    if outcome.cut:
+        kept = len(outcome.output) - len(CUT_MARK.format(outcome.cut))
+        shown = f"{chars / 1e6:.1f} M" if chars >= 1_000_000 else f"{chars:,}"
+        text += f" · {kept:,} of {shown} characters sent"
+    return text
 
 
 def shell() -> list[str]:
@@ -79,20 +128,35 @@ def _pump(stream, capture: Capture) -> None:
             capture.feed(chunk)
 
 
-def stop(proc: subprocess.Popen, grace: float = 2.0) -> str:
-    """Stop a whole process group: SIGTERM, then SIGKILL for whatever is left; say what ended the leader."""
-    _signal_group(proc.pid, signal.SIGTERM)
+GENTLE = (signal.SIGINT, signal.SIGTERM)  # what a Ctrl-C or a timeout sends first, in order
+
+
+def stop(proc: subprocess.Popen, signals: tuple = GENTLE, grace: float = 1.0) -> str:
+    """Stop a whole process group: each signal in turn with a grace period, then SIGKILL for whatever is left.
+
+    Returns the signal that ended the leader. A second Ctrl-C while waiting goes straight to SIGKILL (and is
+    raised again once nothing is left).
+    """
+    ended_by, interrupted = "SIGKILL", False
     try:
-        proc.wait(grace)
-        ended_by = "SIGTERM"
-    except subprocess.TimeoutExpired:
-        ended_by = "SIGKILL"
-    _signal_group(proc.pid, signal.SIGKILL)  # children that ignored SIGTERM or outlived the leader
+        for sig in signals:
+            _signal_group(proc.pid, sig)
+            try:
+                proc.wait(grace)
+            except subprocess.TimeoutExpired:
+                continue
+            ended_by = signal.Signals(sig).name
+            break
+    except KeyboardInterrupt:
+        interrupted = True
+    _signal_group(proc.pid, signal.SIGKILL)  # children that ignored the signals or outlived the leader
     try:
         proc.wait(5.0)
     except subprocess.TimeoutExpired:
         pass
     release(proc)
+    if interrupted:
+        raise KeyboardInterrupt
     return ended_by
 
 
@@ -112,22 +176,39 @@ class Outcome:
     timed_out: bool
     seconds: float
     signal_used: str = ""
+    total: int = 0  # bytes printed
+    cut: int = 0  # bytes dropped from the middle
+    lines: int = 0  # lines printed
 
 
-def run(argv: list[str], cwd: Path, timeout: float) -> Outcome:
-    """Run argv to completion or timeout; at timeout the whole process group is killed."""
-    capture, started = Capture(), time.monotonic()
+def run(argv: list[str], cwd: Path, timeout: float, on_output: Callable[[bytes], None] | None = None) -> Outcome:
+    """Run argv to completion or timeout; at timeout the whole process group is stopped.
+
+    on_output hears each chunk as it arrives. A Ctrl-C stops the group too, then raises KeyboardInterrupt
+    again with a message saying what was stopped and what the command had printed.
+    """
+    capture, started = Capture(listener=on_output), time.monotonic()
     proc, reader = spawn(argv, cwd, capture)
+    used = ""
     try:
         code = proc.wait(timeout)
-        timed_out, used = False, ""
+        timed_out = False
     except subprocess.TimeoutExpired:
         used = stop(proc)
         code, timed_out = proc.returncode, True
+    except KeyboardInterrupt:
+        used = stop(proc)
+        reader.join(1.0)
+        seconds = time.monotonic() - started
+        raise KeyboardInterrupt(f"stopped by the user after {seconds:.1f} s: the command and its child processes "
+                                f"were ended ({used}); output so far:\n{capture.text().rstrip() or '(none)'}") from None
     finally:
+        if proc.poll() is None:  # any other exception: nothing is left running
+            stop(proc)
         release(proc)
     reader.join(2.0)
-    return Outcome(code, capture.text(), timed_out, time.monotonic() - started, used)
+    return Outcome(code, capture.text(), timed_out, time.monotonic() - started, used, capture.total, capture.cut,
+                   capture.lines)
 
 
 def release(proc: subprocess.Popen) -> None:
@@ -141,4 +222,4 @@ def _stop_leftovers() -> None:
     """Background jobs do not outlive the session."""
     for proc in list(_LIVE):
         if proc.poll() is None:
-            stop(proc, grace=0.5)
+            stop(proc, (signal.SIGTERM,), grace=0.5)

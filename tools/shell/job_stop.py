@@ -27,7 +27,7 @@ def run(args: dict, ctx) -> str:
     """Stop the job (if still running) and report how it ended."""
     job = jobs.get(ctx, args["job_id"])
     if job.proc.poll() is None:
-        job.stopped_by = proc.stop(job.proc)
+        job.stopped_by = proc.stop(job.proc, proc.GENTLE[1:], grace=2.0)
     else:
         proc.release(job.proc)
     tail = job.capture.text(last_lines=20).rstrip("\n")

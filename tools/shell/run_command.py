@@ -50,13 +50,17 @@ def run(args: dict, ctx) -> str:
         raise paths.ToolError(f"no such folder: {paths.show(ctx, folder)}; give cwd as an existing folder")
     if not args["command"].strip():
         raise paths.ToolError("command is empty; give a shell command line")
-    outcome = proc.run([*proc.shell(), args["command"]], folder, _timeout(args))
+    live = proc.LiveText(getattr(ctx, "output", None))
+    outcome = proc.run([*proc.shell(), args["command"]], folder, _timeout(args), live.feed)
     if outcome.timed_out:
-        head = (f"timed out after {_timeout(args)} s: the command and its child processes were killed "
+        head = (f"timed out after {_timeout(args)} s: the command and its child processes were stopped "
                 f"({outcome.signal_used}); raise timeout or use job_start for long commands")
+        short = f"timed out after {_timeout(args)} s ({outcome.signal_used})"
     else:
-        head = f"exit code {outcome.code} ({outcome.seconds:.1f} s)"
+        head = short = f"exit code {outcome.code} ({outcome.seconds:.1f} s)"
     body = outcome.output.rstrip("\n")
+    if hasattr(ctx, "summarize"):
+        ctx.summarize(short + proc.printed(outcome, live.chars))
     return f"{head}\n{body}" if body else f"{head}\n(no output)"
 
 
