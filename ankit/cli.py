@@ -59,6 +59,8 @@ def main(argv: list[str] | None = None) -> int:
         parser().error(_unexpected(extra))
     try:
         config = load_config(vars(args), os.environ, Path.cwd(), paths.config_home())
+        for line in config.problems:
+            print(f"ankit: {line}", file=sys.stderr)
         if command:
             from ankit.commands import run_command
             return run_command(command, extra, config)

@@ -1,5 +1,6 @@
 """Settings: defaults < config files < environment < flags. Keys are looked up, never printed."""
 
+import difflib
 import os
 import tomllib
 from collections.abc import Mapping
@@ -38,6 +39,7 @@ class Config:
     skills_dir: Path | None = None
     raw: dict = field(default_factory=dict)  # the merged file tables, for tools (web_search_url, ...)
     files: list[Path] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)  # one line each, told at start (unknown keys)
     env: Mapping = field(default_factory=dict, repr=False)
 
     @property
@@ -51,11 +53,18 @@ class Config:
         return dict(self.raw.get("prices") or {})
 
 
-_FIELDS = {
+# Every key a config.toml may hold, with its type: a key missing here is reported as unknown, so a new
+# setting is one line here (and a Config field when ankit itself reads it; tools read theirs from ctx.config).
+KEYS: dict[str, type] = {
     "provider": str, "model": str, "base_url": str, "max_rounds": int, "retries": int,
     "idle_timeout": float, "output_cap": int, "max_tokens": int, "context_window": int,
     "core": list, "catalog_mode": str, "cache_ttl": str,
+    "prices": dict,  # [prices."MODEL"] tables
+    "mcp": dict,  # [mcp.servers.NAME] tables and start_timeout
+    "web_search_url": str, "web_search_backend": str, "web_timeout": int, "web_max_bytes": int,
+    "github_api_url": str, "memory_fts": bool,
 }
+_FIELDS = {key: kind for key, kind in KEYS.items() if key in Config.__dataclass_fields__}
 _ENV = {"ANKIT_PROVIDER": "provider", "ANKIT_MODEL": "model", "ANKIT_BASE_URL": "base_url"}
 
 
@@ -67,6 +76,17 @@ def read_toml(path: Path) -> dict:
         raise ConfigError(f"{path}: {exc}; fix or remove that file") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"cannot read {path}: {exc}") from None
+
+
+def unknown_keys(values: dict, path: Path) -> list[str]:
+    """One line per key the file sets that ankit does not know, with the closest known key when there is one."""
+    lines = []
+    for key in values:
+        if key not in KEYS:
+            close = difflib.get_close_matches(key, KEYS, n=1, cutoff=0.6)
+            hint = f"; did you mean {close[0]!r}?" if close else "; it is ignored (see README: Providers and settings)"
+            lines.append(f"unknown key {key!r} in {path}{hint}")
+    return lines
 
 
 def _apply(config: Config, values: dict, origin: str) -> None:
@@ -97,6 +117,7 @@ def load_config(flags: dict, env: Mapping, cwd: Path, config_home: Path) -> Conf
     for path in (config_home / "config.toml", cwd / ".ankit" / "config.toml"):
         if path.is_file():
             values = read_toml(path)
+            config.problems += unknown_keys(values, path)
             _apply(config, values, str(path))
             config.raw = _merge(config.raw, values)
             config.files.append(path)

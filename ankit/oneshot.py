@@ -7,7 +7,9 @@ from ankit.config import Config
 from ankit.errors import AnkitError
 from ankit.records import ToolCall, ToolResult
 from ankit.seams import View
+from ankit.terminal.calls import call_summary, result_line
 from ankit.tooling.toolbox import Tool
+from ankit.visible import visible
 
 
 class PrintView(View):
@@ -17,7 +19,7 @@ class PrintView(View):
         self.ended_with_newline = True
 
     def text(self, delta: str) -> None:
-        sys.stdout.write(delta)
+        sys.stdout.write(visible(delta))
         sys.stdout.flush()
         self.ended_with_newline = delta.endswith("\n")
 
@@ -27,11 +29,10 @@ class PrintView(View):
             self.ended_with_newline = True
 
     def tool_start(self, call: ToolCall) -> None:
-        print(f"· {call.name}", file=sys.stderr)
+        print(f"· {call_summary(call, 200)}", file=sys.stderr)
 
     def tool_end(self, result: ToolResult) -> None:
-        if result.is_error:
-            print(f"  {result.content.splitlines()[0][:200]}", file=sys.stderr)
+        print(result_line(result, 200), file=sys.stderr)
 
     def notice(self, line: str) -> None:
         print(f"ankit: {line}", file=sys.stderr)
@@ -60,6 +61,10 @@ def prompt_text(prompt: str) -> str:
 
 def run_once(args, config: Config) -> int:
     """Run one turn and exit: 0 on an answer, 1 with one line on failure."""
+    text = prompt_text(args.prompt)
+    if not text.strip():
+        print('ankit: -p needs a question, e.g. ankit -p "what does this repository do?"', file=sys.stderr)
+        return 1
     app = build_app(config)
     try:
         warn(app.problems + app.skill_problems)
@@ -67,7 +72,7 @@ def run_once(args, config: Config) -> int:
         if session.provider is None:
             print(f"ankit: {app.setup_error}", file=sys.stderr)
             return 1
-        session.turn(prompt_text(args.prompt))
+        session.turn(text)
     except AnkitError as exc:
         print(f"ankit: {exc}", file=sys.stderr)
         return 1

@@ -14,12 +14,13 @@ class ToolCall:
 
 @dataclass
 class ToolResult:
-    """The outcome of one tool call, sent back to the model."""
+    """The outcome of one tool call: `content` is sent back to the model, `summary` is the user's short line."""
 
     call_id: str
     name: str
     content: str
     is_error: bool = False
+    summary: str = ""  # one plain line for the user ("declined", "loaded git (7 tools)"); never sent
 
 
 @dataclass

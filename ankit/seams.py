@@ -7,7 +7,7 @@ oneshot.PrintApprover; `ToolRunner` by tooling.toolbox.Runner; `SessionStore` by
 `Prompt` by prompt.Prompt; `Ready` by mcp.servers.McpManager; `Provider` by providers.base.Provider.
 """
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Protocol
 
@@ -27,6 +27,9 @@ class View(Protocol):
 
     def tool_start(self, call: ToolCall) -> None:
         """A tool call is about to run."""
+
+    def tool_output(self, text: str) -> None:
+        """Output of the running tool as it comes, for the user only (called from any thread)."""
 
     def tool_end(self, result: ToolResult) -> None:
         """A tool call finished."""
@@ -56,7 +59,8 @@ class ToolRunner(Protocol):
 
     def lookup(self, name: str) -> Tool | None: ...
 
-    def run(self, call: ToolCall) -> ToolResult: ...
+    def run(self, call: ToolCall, output: Callable[[str], None] | None = None) -> ToolResult:
+        """Run one call; `output` hears what it prints as it comes (View.tool_output)."""
 
 
 class Provider(Protocol):

@@ -13,6 +13,7 @@ from ankit.records import (Message, OpaqueData, Request, StreamEnd, TextDelta, T
 from ankit.seams import NullView, Prompt, Provider, Ready, SessionStore, ToolRunner, View
 from ankit.storage.sessions import SessionData, new_session_id, title_of
 from ankit.tooling.activation import Activation, RoundTools
+from ankit.tooling.toolbox import cap_output
 from ankit.usage.ledger import Ledger, RoundRecord
 from ankit.window import fit_history, history_room, message_bytes, schema_budget
 
@@ -23,6 +24,13 @@ NO_PROVIDER = ("No provider is configured: export ANTHROPIC_API_KEY (or OPENAI_A
 
 def _now() -> str:
     return datetime.now().isoformat(timespec="seconds")
+
+
+def cancel_message(head: str, ran: list[str], stopped: list[str], never: list[str]) -> str:
+    """What a cancelled round did: which calls ran, which was stopped, which never started."""
+    parts = [f"{kind}: {', '.join(names)}" for kind, names in
+             (("ran", ran), ("stopped", stopped), ("never started", never)) if names]
+    return f"{head} ({'; '.join(parts)})" if parts else head
 
 
 @dataclass
@@ -159,20 +167,30 @@ class Session:
 
     def _run_tools(self, calls: list[ToolCall]) -> None:
         results: list[ToolResult] = []
+        stopped: list[str] = []
         before = len(self.activation.active)
         try:
             for call in calls:
                 tool = self.tools.lookup(call.name)
                 self.view.tool_start(call)
-                result = self.tools.run(call)
+                try:
+                    result = self.tools.run(call, self.view.tool_output)
+                except KeyboardInterrupt as exc:  # stopped while it ran
+                    detail = str(exc) or "stopped by the user while it ran"
+                    results.append(ToolResult(call.id, call.name, cap_output(f"Error: {detail}"), True, "stopped"))
+                    stopped.append(call.name)
+                    raise
                 if tool is not None:
                     self.activation.activate([tool.group])  # a deferred tool called by name joins the set
                 self.view.tool_end(result)
                 results.append(result)
-        except (KeyboardInterrupt, Cancelled):
-            done = {r.call_id for r in results}
-            results += [ToolResult(c.id, c.name, "Error: cancelled by the user", True) for c in calls if c.id not in done]
-            raise Cancelled("cancelled; the tool calls that did not run were answered as cancelled") from None
+        except (KeyboardInterrupt, Cancelled) as exc:
+            ran = [r.name for r in results if r.name not in stopped]
+            never = [c for c in calls if c.id not in {r.call_id for r in results}]
+            results += [ToolResult(c.id, c.name, "Error: cancelled by the user before it started", True,
+                                   "never started") for c in never]
+            head = str(exc) if isinstance(exc, Cancelled) and str(exc) else "cancelled"
+            raise Cancelled(cancel_message(head, ran, stopped, [c.name for c in never])) from None
         finally:
             self.messages.append(Message("tool", results=results))
             if self.ledger.rounds:  # groups that find_tools or a deferred call activated in this round

@@ -80,3 +80,20 @@ def test_tables_reach_tools_and_mcp(tmp_path):
     assert config.mcp_servers == {"time": {"command": "x"}}
     assert config.prices == {"m": {"input": 1.0}}
     assert config.raw["web_search_url"] == "http://s"
+
+
+def test_an_unknown_key_is_one_line_with_the_closest_known_key(tmp_path):
+    home, cwd = setup(tmp_path, user='modle = "x"\nmodel = "m"\n', project='zorp = 1\n[prices."m"]\ninput = 0\noutput = 0\n')
+    config = load_config({}, {}, cwd, home)
+    assert config.problems == [
+        f"unknown key 'modle' in {home / 'config.toml'}; did you mean 'model'?",
+        f"unknown key 'zorp' in {cwd / '.ankit' / 'config.toml'}; it is ignored (see README: Providers and settings)"]
+    assert config.model == "m"
+
+
+def test_every_key_a_bundled_tool_reads_is_declared():
+    import re
+    from ankit.config import KEYS
+    tools = Path(__file__).resolve().parents[1] / "tools"
+    read = {key for path in tools.rglob("*.py") for key in re.findall(r"ctx\.config\.get\(\"(\w+)\"", path.read_text())}
+    assert read and read <= set(KEYS), read - set(KEYS)

@@ -195,3 +195,19 @@ def test_words_ankit_does_not_take_get_one_line_saying_what_to_do(tmp_path):
     assert typo.returncode == 2 and typo.stderr == "ankit: unknown command 'tool': did you mean ankit tools? (see ankit --help)\n"
     question = ankit(tmp_path, "what", "is", "this")
     assert question.stderr.splitlines() == ['ankit: unknown command \'what\': to ask once, quote the question after -p: ankit -p "..." (see ankit --help)']
+
+
+def test_an_empty_prompt_is_one_line_and_sends_nothing(provider_server, tmp_path):
+    for prompt in ("", "   \n\t"):
+        done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "-p", prompt)
+        assert done.returncode == 1 and done.stderr.count("\n") == 1 and "-p needs a question" in done.stderr
+    assert provider_server.requests == []
+
+
+def test_stderr_shows_each_tool_line_as_the_repl_does(provider_server, tmp_path):
+    provider_server.push_openai(tool_calls=[("c1", "run_command", '{"command": "echo  hi"}')])
+    provider_server.push_openai(text="It said hi.")
+    done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "-p", "say hi", "--yes")
+    assert done.returncode == 0, done.stderr
+    lines = done.stderr.splitlines()
+    assert lines[0] == "· $ echo hi" and lines[1].startswith("  ⎿ exit code 0 (") and lines[1].endswith(" · 1 line")

@@ -106,3 +106,10 @@ def test_long_prompt_tier_applies_to_the_whole_round(prices):
     above = Usage(100_001, 1, 0, 1_000, True)
     assert cost(at_limit, haiku) == pytest.approx((100_000 * 0.1 + 1_000 * 0.5) / 1e6)
     assert cost(above, haiku) == pytest.approx((100_000 * 0.5 + 1 * 0.05 + 1_000 * 2.5) / 1e6)
+
+
+def test_a_local_server_is_priced_only_by_the_config(prices):
+    assert price_for("gpt-4o", prices, "openai") is not None
+    assert price_for("gpt-4o", prices, "local") is None and price_for("gpt-4o-2024-08-06", prices, "ollama") is None
+    configured = load_prices({"gpt-4o": {"input": 0, "output": 0}})
+    assert price_for("gpt-4o", configured, "local") == Price(0.0, 0.0, 0.0, 0.0)

@@ -8,8 +8,9 @@ import time
 import pytest
 
 from ankit.records import ToolCall, ToolResult
-from ankit.terminal.render import (CODE, DIM, ERASE_LINE, HEADING, RED, RESET, YELLOW, Markdown, Spinner, TerminalView,
+from ankit.terminal.render import (CODE, DIM, ERASE_LINE, HEADING, RED, RESET, YELLOW, Markdown, TerminalView,
                           call_summary, clip, prompt_paint, use_colour)
+from ankit.terminal.live import Live
 from tests.test_wordwrap import screen
 
 REPLY = ("# Plan\nFirst a #hashtag and a # in the middle.\n\n```python\n# a comment, not a heading\n"
@@ -172,7 +173,7 @@ def wait_for(condition, timeout: float = 10.0) -> None:
 
 def test_spinner_draws_then_erases_its_line():
     out = io.StringIO()
-    spinner = Spinner(out, colour=False, delay=0)
+    spinner = Live(out, colour=False, delay=0)
     spinner.start("waiting for m")
     wait_for(lambda: "waiting for m" in out.getvalue())
     spinner.stop()
@@ -185,7 +186,7 @@ def test_spinner_draws_then_erases_its_line():
 def test_the_view_erases_the_spinner_before_any_output_and_brings_it_back_between_rounds():
     out = io.StringIO()
     view = TerminalView(out, colour=False, spinner=True)
-    view.spinner.delay = 0
+    view.live.delay = 0
     view.waiting("waiting for m")
     wait_for(lambda: "waiting" in out.getvalue())
     view.text("Hi")
@@ -198,8 +199,8 @@ def test_the_view_erases_the_spinner_before_any_output_and_brings_it_back_betwee
     settled = out.getvalue()
     assert settled.endswith(ERASE_LINE)
     view.tool_end(ToolResult("c2", "read_file", "ok"))  # after the turn: no spinner comes back
-    assert view.spinner._thread is None
+    assert view.live._thread is None
 
 
 def test_no_spinner_when_piped():
-    assert TerminalView(io.StringIO()).spinner is None
+    assert TerminalView(io.StringIO()).live is None

@@ -21,6 +21,7 @@ from conftest import fixture_parts, openai_sse
 
 ROOT = Path(__file__).resolve().parent.parent
 ANSI = re.compile(r"\x1b(\[[0-9;?]*[A-Za-z]|[=>]|\][^\x07]*\x07)|[\x01\x02\r]")
+ERASES = re.compile(r"\r\x1b\[(?:K|(\d+)A\x1b\[J)")  # ERASE_LINE, or ERASE_UP with its count of lines
 WAIT = 15.0  # seconds an expected text may take before the test fails (never a timing assertion)
 USAGE = {"prompt_tokens": 1234, "completion_tokens": 56, "total_tokens": 1290,
          "prompt_tokens_details": {"cached_tokens": 1024}}
@@ -54,10 +55,13 @@ class Terminal:
         if not data:
             return False
         self.raw += data
-        pieces = self.decoder.decode(data).split(ERASE_LINE)
+        pieces = ERASES.split(self.decoder.decode(data))
         self.seen += ANSI.sub("", pieces[0])
-        for piece in pieces[1:]:  # the spinner's line is erased, as on a screen
-            self.seen = self.seen[: self.seen.rfind("\n") + 1]
+        for up, piece in zip(pieces[1::2], pieces[2::2]):  # the live lines are erased, as on a screen
+            cut = len(self.seen)
+            for _ in range(int(up or 0) + 1):
+                cut = self.seen.rfind("\n", 0, cut)
+            self.seen = self.seen[: cut + 1]
             self.at, self.typed_at = min(self.at, len(self.seen)), min(self.typed_at, len(self.seen))
             self.seen += ANSI.sub("", piece)
         return True

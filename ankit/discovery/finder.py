@@ -147,6 +147,18 @@ PARAMETERS = {
 }
 
 
+def user_line(outcome: Outcome, catalog: Catalog, newly: list[str]) -> str:
+    """What the user sees of a find_tools call: "loaded git (7 tools)", "nothing matched", ..."""
+    if outcome.kind == "catalog":
+        return "listed the tool groups"
+    if outcome.kind == "nothing":
+        return "nothing matched; nothing loaded"
+    if not newly:
+        return f"already loaded: {', '.join(outcome.activate)}"
+    count = sum(len(catalog.groups[g].tools) for g in newly if g in catalog.groups)
+    return f"loaded {', '.join(newly)} ({count} tool{'' if count == 1 else 's'})"
+
+
 def describe(catalog: Catalog | None, mode: str) -> str:
     """find_tools' description: the base text and the generated one-line-per-group catalog."""
     listing = catalog_text(catalog, mode) if catalog is not None else ""
@@ -184,6 +196,8 @@ def make_find_tools(
         core = [g.id for g in index.catalog.groups.values() if g.core]
         loaded = list(dict.fromkeys([*active(), *core]))
         newly = activate([g for g in outcome.activate if g not in loaded]) if outcome.activate else []
+        if hasattr(ctx, "summarize"):
+            ctx.summarize(user_line(outcome, index.catalog, newly))
         return result_text(outcome, index.catalog, newly, loaded, query)
 
     tool = FinderTool("find_tools", BASE_DESCRIPTION, PARAMETERS, run, group="core", read_only=True, source="ankit")

@@ -280,7 +280,11 @@ def make_skill_tool(get_skills: Callable[[], list[Skill]]) -> Tool:
     """The core `skill` tool: loads one skill by name from the skills get_skills returns."""
 
     def run(args: dict, ctx) -> str:
-        return load_skill(get_skills(), str(args.get("name", "")))
+        name = str(args.get("name", ""))
+        text = load_skill(get_skills(), name)
+        if hasattr(ctx, "summarize") and any(s.name == name for s in get_skills()):
+            ctx.summarize(f"loaded skill {name}")
+        return text
 
     return Tool(
         name="skill",

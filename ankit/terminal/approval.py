@@ -65,7 +65,8 @@ class Approver:
             self.always.add(tool.name)
             self.view.line(f"{tool.name} is approved for the rest of this session", DIM)
         if answer == "quit":
-            raise Cancelled("turn stopped at the approval prompt")
+            raise Cancelled("cancelled at the approval prompt")
+        self.view.waiting()  # the live line of the call, now running
         return answer in ("yes", "always")
 
     def _answer(self) -> str:

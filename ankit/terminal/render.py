@@ -1,17 +1,20 @@
 """The terminal view: streamed reply text with light Markdown styling, tool lines, notices and the status line."""
 
-import json
 import os
 import re
-import shutil
 import sys
-import threading
-import time
+from collections import deque
+from dataclasses import dataclass, field
 from typing import TextIO
 
 from ankit.records import ToolCall, ToolResult
 from ankit.seams import View
+from ankit.terminal.calls import call_summary, result_line, status_label
+from ankit.terminal.live import ERASE_LINE, Live, Tail, clip, terminal_width  # noqa: F401 (ERASE_LINE, clip: shared)
 from ankit.terminal.wordwrap import WordWrap
+
+SHOW_LIMIT = 8_000_000  # characters of one call's output kept for /show
+SHOW_CALLS = 20  # calls kept for /show
 
 RESET = "\033[0m"
 BOLD = "\033[1m"
@@ -23,8 +26,6 @@ CYAN = "\033[36m"
 HEADING = "\033[1;35m"
 CODE = CYAN
 
-ERASE_LINE = "\r\033[K"
-SPINNER_FRAMES = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 
 _FENCE = re.compile(r" {0,3}(```|~~~)")
 _HEADING = re.compile(r" {0,3}#{1,6}[ \t]")
@@ -146,85 +147,27 @@ def prompt_paint(text: str, style: str, colour: bool) -> str:
     return f"\001{style}\002{text}\001{RESET}\002" if colour and style else text
 
 
-def clip(line: str, width: int) -> str:
-    """A line cut to the width, with an ellipsis when cut."""
-    return line if len(line) <= width else line[: max(width - 1, 0)] + "…"
+@dataclass
+class Output:
+    """What one tool call printed, kept for /show: the live output as it came, else the result's text."""
 
+    title: str
+    pieces: list[str] = field(default_factory=list)
+    size: int = 0
 
-def call_summary(call: ToolCall, width: int = 80) -> str:
-    """A tool call in one short line: name and its first arguments."""
-    try:
-        args = json.loads(call.arguments or "{}", strict=False)
-    except ValueError:
-        args = None
-    if isinstance(args, dict):
-        shown = ", ".join(f"{k}={_short(v)}" for k, v in args.items())
-    else:
-        shown = _short(call.arguments)
-    return clip(f"{call.name}({shown})", width)
+    def add(self, text: str) -> None:
+        """Keep more output, up to SHOW_LIMIT characters."""
+        if self.size < SHOW_LIMIT:
+            self.pieces.append(text[: SHOW_LIMIT - self.size])
+            self.size += len(self.pieces[-1])
 
-
-def _short(value, limit: int = 40) -> str:
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-    text = clip(" ".join(text.split()), limit)
-    return json.dumps(text, ensure_ascii=False) if isinstance(value, str) else text
-
-
-class Spinner:
-    """A line saying ankit waits for the model, drawn after a short delay and erased before anything else."""
-
-    def __init__(self, out: TextIO, colour: bool, delay: float = 0.4):
-        self.out, self.colour, self.delay = out, colour, delay
-        self._lock = threading.Lock()
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
-        self._shown = False
-
-    def start(self, label: str) -> None:
-        """Show `label` with a turning wheel and the seconds waited, until stop()."""
-        self.stop()
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._spin, args=(label, self._stop), daemon=True)
-        self._thread.start()
-
-    def _spin(self, label: str, stop: threading.Event) -> None:
-        started, frame = time.monotonic(), 0
-        if stop.wait(self.delay):
-            return
-        while True:
-            with self._lock:
-                if stop.is_set():
-                    return
-                text = f"{SPINNER_FRAMES[frame % len(SPINNER_FRAMES)]} {label} {int(time.monotonic() - started)}s"
-                text = clip(text, terminal_width() - 1)  # a wrapped line could not be erased
-                self.out.write(ERASE_LINE + paint(text, DIM, self.colour))
-                self.out.flush()
-                self._shown = True
-            frame += 1
-            if stop.wait(0.1):
-                return
-
-    def stop(self) -> None:
-        """Stop and erase the line, if it was drawn."""
-        if self._thread is None:
-            return
-        self._stop.set()
-        with self._lock:
-            if self._shown:
-                self.out.write(ERASE_LINE)
-                self.out.flush()
-                self._shown = False
-        self._thread.join()
-        self._thread = None
-
-
-def terminal_width() -> int:
-    """The terminal's width in columns (80 when unknown)."""
-    return shutil.get_terminal_size((80, 24)).columns
+    def text(self) -> str:
+        """The whole kept output."""
+        return "".join(self.pieces) + ("\n[… more output not kept]" if self.size >= SHOW_LIMIT else "")
 
 
 class TerminalView(View):
-    """What the REPL shows: the reply as it streams, tool lines, notices, and a dim status line."""
+    """What the REPL shows: the reply as it streams, tool lines with live output, notices, a dim status line."""
 
     def __init__(self, out: TextIO | None = None, colour: bool | None = None, spinner: bool | None = None,
                  wrap: bool | None = None):
@@ -234,26 +177,32 @@ class TerminalView(View):
         self.wrap = terminal if wrap is None else wrap  # replies are word-wrapped on a terminal only
         self.markdown = self._markdown()
         self.at_line_start = True
-        self.spinner = Spinner(self.out, self.colour) if (terminal if spinner is None else spinner) else None
+        self.live = Live(self.out, self.colour) if (terminal if spinner is None else spinner) else None
         self.wait_label = ""  # set while a turn runs: the spinner comes back between rounds
+        self.running: tuple[str, Tail] | None = None  # the tool call running now: its label and output tail
+        self.outputs: deque[Output] = deque(maxlen=SHOW_CALLS)
 
     def waiting(self, label: str | None = None) -> None:
-        """Show that ankit waits for the model (on a terminal only), until the next output."""
+        """Show what ankit waits for (the model, or the tool running), on a terminal only, until the next output."""
         if label is not None:
             self.wait_label = label
-        if self.spinner is not None and self.wait_label and self.at_line_start:
-            self.spinner.start(self.wait_label)
+        if self.live is None or not self.at_line_start:
+            return
+        if self.running is not None:
+            self.live.start(*self.running)
+        elif self.wait_label:
+            self.live.start(self.wait_label)
 
     def done_waiting(self) -> None:
-        """The turn is over: no spinner until the next waiting(label)."""
-        self.wait_label = ""
-        if self.spinner is not None:
-            self.spinner.stop()
+        """The turn is over: no live line until the next waiting(label)."""
+        self.wait_label, self.running = "", None
+        if self.live is not None:
+            self.live.stop()
 
     def write(self, text: str) -> None:
         """Write and flush, remembering whether the cursor is at a line start."""
-        if self.spinner is not None:
-            self.spinner.stop()
+        if self.live is not None:
+            self.live.stop()
         if text:
             self.out.write(text)
             self.out.flush()
@@ -286,14 +235,21 @@ class TerminalView(View):
 
     def tool_start(self, call: ToolCall) -> None:
         self.line(f"· {call_summary(call, self.width() - 2)}", DIM)
+        self.outputs.append(Output(call_summary(call, 200)))
+        self.running = (status_label(call), Tail())
+        self.waiting()
+
+    def tool_output(self, text: str) -> None:
+        running = self.running
+        if running is not None:
+            self.outputs[-1].add(text)
+            running[1].feed(text)
 
     def tool_end(self, result: ToolResult) -> None:
-        lines = result.content.splitlines() or [""]
-        if result.is_error:
-            self.line(f"  ✗ {clip(lines[0], 200)}", RED)  # the whole reason, wrapped if need be
-        else:
-            more = f" · {len(lines)} lines" if len(lines) > 1 else ""
-            self.line(f"  ⎿ {clip(lines[0], self.width() - 5 - len(more))}{more}", DIM)
+        self.running = None
+        if self.outputs and not self.outputs[-1].pieces:
+            self.outputs[-1].add(result.content)
+        self.line(result_line(result, self.width()), RED if result.is_error else DIM)
         self.waiting()  # the next round, or the next tool
 
     def notice(self, line: str) -> None:

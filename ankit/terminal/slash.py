@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from ankit.errors import AnkitError, Cancelled, ConfigError
 from ankit.terminal.render import DIM, clip
+from ankit.tooling.toolbox import ToolContext
 from ankit.usage.pricing import load_prices
 from ankit.usage.ledger import render_usage, status_line
 
@@ -163,11 +164,11 @@ def cmd_find(state: ReplState, arg: str) -> str:
         raise AnkitError("say what to look for: /find edit a file")
     if state.app.lookup("find_tools") is None:
         raise AnkitError("find_tools is not loaded in this ankit")
-    before = list(state.app.activation.active)
-    text = state.app.tools.search(arg)
+    before, told = list(state.app.activation.active), []
+    text = str(state.app.lookup("find_tools").run({"query": arg}, ToolContext(state.app.cwd, summarize=told.append)))
     added = [g for g in state.app.activation.active if g not in before]
     tail = f"\nactivated for the next requests: {', '.join(added)}" if added else ""
-    return text.rstrip() + tail
+    return (told[-1] if told else text.rstrip()) + tail
 
 
 def cmd_skills(state: ReplState, arg: str) -> str:

@@ -6,7 +6,7 @@ import inspect
 import json
 import sys
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ankit.errors import Cancelled, ToolError
@@ -14,6 +14,7 @@ from ankit.records import ToolCall, ToolResult, ToolSpec
 from ankit.tooling.schema import check_schema, validate
 
 DEFAULT_OUTPUT_CAP = 64 * 1024
+CUT_MARK = "\n[... {} characters cut ...]\n"
 
 
 @dataclass
@@ -27,6 +28,8 @@ class ToolContext:
     find_tools: Callable[[str], str] = lambda query: "find_tools is not available here"
     load_skill: Callable[[str], str] = lambda name: "skills are not available here"
     data_dir: Path | None = None
+    output: Callable[[str], None] = lambda text: None  # live output for the user while the call runs
+    summarize: Callable[[str], None] = lambda line: None  # one short line for the user about this call
 
 
 @dataclass
@@ -156,7 +159,7 @@ def cap_output(text: str, cap: int = DEFAULT_OUTPUT_CAP) -> str:
         return text
     half = cap // 2
     cut = len(text) - 2 * half
-    return f"{text[:half]}\n[... {cut} characters cut ...]\n{text[-half:]}"
+    return f"{text[:half]}{CUT_MARK.format(cut)}{text[-half:]}"
 
 
 def parse_arguments(raw: str) -> dict:
@@ -172,17 +175,24 @@ def parse_arguments(raw: str) -> dict:
     return value
 
 
-Approver = Callable[[Tool, dict, str], bool]
+Approver = Callable[[Tool, dict, str], "bool | str"]  # True runs the call; False or the user's reason declines it
 
 
-def run_call(call: ToolCall, tool: Tool | None, ctx: ToolContext, approve: Approver, cap: int = DEFAULT_OUTPUT_CAP) -> ToolResult:
-    """Validate, approve and run one call; every failure becomes an error result the model sees."""
+DECLINED = "the user declined this call; do not retry it, ask the user what to do instead"
 
-    def error(text: str) -> ToolResult:
-        return ToolResult(call.id, call.name, cap_output(f"Error: {text}", cap), is_error=True)
+
+def run_call(call: ToolCall, tool: Tool | None, ctx: ToolContext, approve: Approver, cap: int = DEFAULT_OUTPUT_CAP,
+             output: Callable[[str], None] | None = None) -> ToolResult:
+    """Validate, approve and run one call; every failure becomes an error result the model sees.
+
+    `output` hears the tool's live output (ctx.output); the result's summary is the user's line about it.
+    """
+
+    def error(text: str, summary: str = "") -> ToolResult:
+        return ToolResult(call.id, call.name, cap_output(f"Error: {text}", cap), True, summary or text)
 
     if tool is None:
-        return error(f"unknown tool {call.name!r}; call find_tools to discover tools")
+        return error(f"unknown tool {call.name!r}; call find_tools to discover tools", f"unknown tool {call.name}")
     try:
         args = parse_arguments(call.arguments)
     except ValueError as exc:
@@ -190,17 +200,46 @@ def run_call(call: ToolCall, tool: Tool | None, ctx: ToolContext, approve: Appro
     problems = validate(args, tool.parameters)
     if problems:
         return error("; ".join(problems[:5]))
+    told: list[str] = []
+    ctx = replace(ctx, output=output or (lambda text: None), summarize=told.append)
     try:
         if tool.wants_approval(args, ctx):
             text = _call_flexibly(tool.preview, args, ctx) if tool.preview else ""
-            if not approve(tool, args, str(text or "")):
-                return error("the user declined this call; do not retry it, ask the user what to do instead")
-        output = _call_flexibly(tool.run, args, ctx)
+            answer = approve(tool, args, str(text or ""))
+            if isinstance(answer, str) or not answer:  # False, or the reason the user gave for the no
+                return declined(call, answer)
+        output_text = _as_text(_call_flexibly(tool.run, args, ctx))
     except (Cancelled, KeyboardInterrupt):
         raise
     except Exception as exc:  # a tool's failure is the model's information, not a crash
         return error(_failure(exc))
-    return ToolResult(call.id, call.name, cap_output(_as_text(output), cap))
+    content = cap_output(output_text, cap)
+    return ToolResult(call.id, call.name, content, summary=_summary(told, output_text, cap))
+
+
+def declined(call: ToolCall, answer) -> ToolResult:
+    """The result of a call the user refused; a reason the user gave (a non-empty string answer) goes along."""
+    reason = answer.strip() if isinstance(answer, str) else ""
+    text = f"Error: {DECLINED}" + (f". The user said: {reason}" if reason else "")
+    return ToolResult(call.id, call.name, text, True, f"declined: {reason}" if reason else "declined")
+
+
+def _summary(told: list[str], text: str, cap: int) -> str:
+    """The tool's own line, or its first output line and how many lines; says when the model got a cut."""
+    if told:
+        line = told[-1]
+    else:
+        lines = text.splitlines() or [""]
+        line = lines[0] + (f" · {len(lines):,} lines" if len(lines) > 1 else "")
+    if len(text) > cap:
+        line += f" · {cut_note(2 * (cap // 2), len(text))}"
+    return line
+
+
+def cut_note(sent: int, total: int) -> str:
+    """'40,000 of 1.2 M characters sent'."""
+    shown = f"{total / 1e6:.1f} M" if total >= 1_000_000 else f"{total:,}"
+    return f"{sent:,} of {shown} characters sent"
 
 
 def _failure(exc: Exception) -> str:
@@ -260,6 +299,6 @@ class Runner:
         """A known tool by name, whether or not its group is active."""
         return self.tools.get(name)
 
-    def run(self, call: ToolCall) -> ToolResult:
-        """One call to its result; a failure becomes an error result the model sees."""
-        return run_call(call, self.lookup(call.name), self.ctx, self.approve, self.cap)
+    def run(self, call: ToolCall, output: Callable[[str], None] | None = None) -> ToolResult:
+        """One call to its result; a failure becomes an error result the model sees; output hears it live."""
+        return run_call(call, self.lookup(call.name), self.ctx, self.approve, self.cap, output)

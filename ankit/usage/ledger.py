@@ -85,7 +85,7 @@ def cost_cell(records: list[RoundRecord], prices: dict) -> tuple[str, list[str]]
     """
     amount, unknown, priced = 0.0, [], False
     for record in records:
-        price = price_for(record.model, prices)
+        price = price_for(record.model, prices, record.provider)
         if price is None:
             if record.usage.reported and record.model not in unknown:
                 unknown.append(record.model)

@@ -9,6 +9,7 @@ from ankit.errors import ConfigError
 from ankit.records import Usage
 
 PRICES_FILE = Path(__file__).with_name("prices.json")
+LOCAL_PRESETS = ("local", "ollama")  # servers on the user's machine: no list price applies
 FIELDS = ("input", "cached", "cache_write", "output")
 # Anthropic bills a 5-minute cache write at 1.25x the input price; an override that names
 # no cache_write price for a Claude model gets that, any other model gets the input price.
@@ -39,7 +40,7 @@ def load_prices(overrides: dict | None = None) -> dict:
         if not isinstance(entry, dict):
             raise ConfigError(f'prices."{model}" must be a table like input = 3.0, output = 15.0')
         merged = {**prices.get(model.lower(), {}), **entry}
-        prices[model.lower()] = _complete(model, merged)
+        prices[model.lower()] = {**_complete(model, merged), "configured": True}
     return prices
 
 
@@ -58,11 +59,15 @@ def _complete(model: str, entry: dict) -> dict:
     return entry
 
 
-def price_for(model: str, prices: dict) -> Price | None:
-    """The price of a model id: exact match first, then the longest listed id it starts with."""
+def price_for(model: str, prices: dict, provider: str = "") -> Price | None:
+    """The price of a model id: exact match first, then the longest listed id it starts with.
+
+    A model on a local server (presets local and ollama) is priced only by the config's own [prices] tables:
+    a local model called gpt-4o costs nothing at OpenAI's rates.
+    """
     wanted = model.lower().strip()
     key = wanted if wanted in prices else _longest_prefix(wanted, prices)
-    if key is None:
+    if key is None or (provider in LOCAL_PRESETS and not prices[key].get("configured")):
         return None
     if wanted.endswith(":free") and key != wanted:  # OpenRouter's free variants bill nothing
         return Price(0.0, 0.0, 0.0, 0.0)

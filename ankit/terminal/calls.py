@@ -1,0 +1,52 @@
+"""One-line texts about tool calls, shared by the REPL and -p: the call, its live label, its outcome."""
+
+import json
+
+from ankit.records import ToolCall, ToolResult
+from ankit.terminal.live import clip
+from ankit.visible import visible_line
+
+
+def call_summary(call: ToolCall, width: int = 80) -> str:
+    """A tool call in one short line: `$ command` for a shell command, else its name and first arguments."""
+    args = _arguments(call)
+    command = args.get("command") if isinstance(args, dict) else None
+    if isinstance(command, str):
+        shown = "$ " + " ".join(command.split())
+        return clip(visible_line(shown if call.name == "run_command" else f"{call.name} {shown}"), width)
+    if isinstance(args, dict):
+        shown = ", ".join(f"{k}={_short(v)}" for k, v in args.items())
+    else:
+        shown = _short(call.arguments)
+    return clip(visible_line(f"{call.name}({shown})"), width)
+
+
+def status_label(call: ToolCall) -> str:
+    """The live line's text while a call runs: the tool and its main argument."""
+    args = _arguments(call)
+    first = next((v for v in args.values() if isinstance(v, str) and v.strip()), "") if isinstance(args, dict) else ""
+    return visible_line(f"{call.name} · {clip(' '.join(first.split()), 60)}" if first else call.name)
+
+
+def _arguments(call: ToolCall):
+    try:
+        return json.loads(call.arguments or "{}", strict=False)
+    except ValueError:
+        return None
+
+
+def _short(value, limit: int = 40) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    text = clip(" ".join(text.split()), limit)
+    return json.dumps(text, ensure_ascii=False) if isinstance(value, str) else text
+
+
+def result_line(result: ToolResult, width: int = 80) -> str:
+    """The user's line about a finished call: its summary (or first line), an error in full up to 200 columns."""
+    lines = result.content.splitlines() or [""]
+    line, more = visible_line(result.summary or lines[0]), ""
+    if result.is_error:
+        return f"  ✗ {clip(line, 200)}"  # the whole reason, wrapped if need be
+    if not result.summary and len(lines) > 1:
+        more = f" · {len(lines)} lines"
+    return f"  ⎿ {clip(line, width - 5 - len(more))}{more}"
