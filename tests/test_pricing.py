@@ -111,5 +111,5 @@ def test_long_prompt_tier_applies_to_the_whole_round(prices):
 def test_a_local_server_is_priced_only_by_the_config(prices):
     assert price_for("gpt-4o", prices, "openai") is not None
     assert price_for("gpt-4o", prices, "local") is None and price_for("gpt-4o-2024-08-06", prices, "ollama") is None
-    configured = load_prices({"gpt-4o": {"input": 0, "output": 0}})
+    configured = load_prices({"gpt-4o": {"input": 0, "cached": 0, "cache_write": 0, "output": 0}})
     assert price_for("gpt-4o", configured, "local") == Price(0.0, 0.0, 0.0, 0.0)

@@ -73,6 +73,8 @@ def _lines(data: SessionData) -> Iterator[dict]:
         entry = asdict(message)
         if not entry["opaque"]:
             del entry["opaque"]  # most messages carry no provider data: keep their lines as they were
+        for result in entry["results"]:
+            del result["summary"]  # the user's line about a call is for the screen only
         yield {"type": "message", **entry}
     for record in data.rounds:
         yield {"type": "round", **record.to_dict()}
