@@ -4,24 +4,8 @@ from datetime import datetime
 
 from ankit import paths
 from ankit.app import App, build_app
-from ankit.discovery.catalog import first_sentence
 from ankit.config import Config
 from ankit.errors import AnkitError
-
-
-def tools_listing(app: App) -> str:
-    """Loaded tools by group, one line each, then the modules that were skipped and why."""
-    lines = []
-    for group in app.catalog.groups.values():
-        state = "core" if group.id in app.activation.core else "on demand"
-        lines.append(f"{group.id} ({state}): {group.summary}")
-        for name in group.tools:
-            tool = app.lookup(name)
-            first = first_sentence(tool.description) if tool else ""
-            lines.append(f"  {name:<22} {first[:90]}")
-    if app.problems:
-        lines += ["", *app.problems]
-    return "\n".join(lines)
 
 
 def tools_check(app: App) -> tuple[str, int]:
@@ -46,6 +30,7 @@ def run_command(command: str, argv: list[str], config: Config) -> int:
         return 0
     if command == "sessions":
         from ankit.storage.sessions import SessionStore
+        from ankit.terminal.overview import sessions_listing
         print(sessions_listing(SessionStore(paths.state_home() / "sessions")))
         return 0
     app = build_app(config)
@@ -61,6 +46,12 @@ def _with_app(command: str, argv: list[str], app: App) -> int:
             text, code = tools_check(app)
             print(text)
             return code
+        from ankit.terminal.overview import group_text, tools_listing
+        if argv:
+            if argv[0] not in app.catalog.groups:
+                raise AnkitError(group_text(app, argv[0]))
+            print(group_text(app, argv[0]))
+            return 0
         print(tools_listing(app))
         return 0
     if command == "skills":
@@ -69,19 +60,9 @@ def _with_app(command: str, argv: list[str], app: App) -> int:
         print(text)
         return code
     if command == "mcp":
-        if app.mcp is None:
-            print("no MCP servers configured: add [mcp.servers.NAME] tables to config.toml (see README)")
-            return 0
-        app.mcp.wait(app.config.raw.get("mcp", {}).get("start_timeout", 20))
-        print("\n".join(app.mcp.status_lines()))
+        from ankit.terminal.overview import mcp_text
+        if app.mcp is not None:
+            app.mcp.wait(app.config.raw.get("mcp", {}).get("start_timeout", 20))
+        print(mcp_text(app.mcp))
         return 0
     raise AnkitError(f"unknown command {command!r}; see ankit --help")
-
-
-def sessions_listing(store) -> str:
-    """Saved sessions, newest first, one line each."""
-    rows = store.list()
-    if not rows:
-        return "no saved sessions yet"
-    return "\n".join(f"{s.id}  {s.created[:16].replace('T', ' ')}  {s.turns:>3} turn{'' if s.turns == 1 else 's'}  "
-                     f"{s.model[:20]:<20}  {s.title}" for s in rows)

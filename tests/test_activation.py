@@ -1,5 +1,4 @@
 from ankit.tooling.activation import Activation, canonical
-from ankit.window import context_window, schema_budget
 from ankit.records import ToolSpec
 
 
@@ -64,17 +63,3 @@ def test_held_back_group_returns_byte_identical():
         assert canonical(act.tools_for_round(10**6).specs) == roomy
     finally:
         GROUPS["web"][0].description = "d" * 400
-
-
-def test_budget_formula():
-    assert schema_budget(1000, 100, 0) == 1000  # a quarter of a 4000-byte window
-    assert schema_budget(1000, 500, 1500) == 500  # less room than the quarter
-    assert schema_budget(1000, 900, 10**6) == 0
-
-
-def test_context_window_lookup():
-    assert context_window("claude-sonnet-4-5") == 200_000
-    assert context_window("claude-sonnet-5-5") == 1_000_000
-    assert context_window("gpt-4o-mini") == 128_000
-    assert context_window("mystery") == 32_000
-    assert context_window("claude-x", 8000) == 8000

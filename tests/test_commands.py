@@ -33,8 +33,8 @@ def test_tools_lists_groups_and_reports_skipped_modules(tmp_path):
     (extra / "broken.py").write_text("def run(:\n")
     done = ankit(tmp_path, "tools", "--tools-dir", str(extra))
     assert done.returncode == 0
-    assert "core (core):" in done.stdout and "git (on demand):" in done.stdout
-    assert "weather (on demand)" in done.stdout and "weather_forecast" in done.stdout
+    assert "core (core):" in done.stdout and "git (available):" in done.stdout
+    assert "weather (available)" in done.stdout and "weather_forecast" in done.stdout
     assert "broken.py: syntax error at line 1" in done.stdout
 
 

@@ -1,5 +1,6 @@
-from ankit.window import fit_history, message_bytes
 from ankit.records import Message, ToolCall, ToolResult
+from ankit.window import (context_window, fit_history, history_room, message_bytes, schema_budget, skills_budget,
+                          tokens)
 
 
 def conversation():
@@ -32,3 +33,26 @@ def test_last_turn_stays_even_when_too_big():
 
 def test_sizes_count_calls_and_results():
     assert message_bytes(Message("tool", results=[ToolResult("1", "n", "abc")])) > 3
+
+
+def test_budget_formula():
+    assert schema_budget(1000, 100, 0) == 1000  # a quarter of a 4000-byte window
+    assert schema_budget(1000, 500, 1500) == 500  # less room than the quarter
+    assert schema_budget(1000, 900, 10**6) == 0
+
+
+def test_context_window_lookup():
+    assert context_window("claude-sonnet-4-5") == 200_000
+    assert context_window("claude-sonnet-5-5") == 1_000_000
+    assert context_window("gpt-4o-mini") == 128_000
+    assert context_window("mystery") == 32_000
+    assert context_window("claude-x", 8000) == 8000
+
+
+def test_tokens_round_up_and_the_skills_list_gets_about_one_percent():
+    assert [tokens(n) for n in (0, 1, 4, 5)] == [0, 1, 1, 2]
+    assert skills_budget(200_000) == 8000  # 1% of the window, 4 characters a token
+
+
+def test_history_room_is_the_window_less_the_reserve_and_the_fixed_part():
+    assert history_room(1000, 100, 600) == 900 * 4 - 600

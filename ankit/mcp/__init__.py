@@ -3,3 +3,5 @@ and turning a server's tools into ankit tools.
 
 May import: ankit.tooling (the Tool record), ankit.records, ankit.errors. Never discovery, providers or terminal.
 """
+
+NO_SERVERS = 'no MCP servers configured: add a [mcp.servers.NAME] table with command = "..." to config.toml (see README)'

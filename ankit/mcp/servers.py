@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ankit.errors import ConfigError
+from ankit.mcp import NO_SERVERS
 from ankit.mcp.client import McpClient
 from ankit.mcp.tools import clean_name, make_tools
 from ankit.mcp.transport import McpError
@@ -234,7 +235,7 @@ class McpManager:
     def status_lines(self) -> list[str]:
         """For `ankit mcp list` and /mcp: each server, whether it started or why not, and its tools."""
         if not self._servers:
-            return ["no MCP servers configured; add a [mcp.servers.NAME] table with command = \"...\" to config.toml"]
+            return [NO_SERVERS]
         lines = []
         for server in self._servers:
             lines.append(f"{server.name}: {self._state(server)}")

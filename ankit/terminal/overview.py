@@ -1,6 +1,7 @@
-"""The /context and /tools texts: what the next request carries, and the tool groups in their three states."""
+"""Texts shown by subcommands and slash commands alike: /context, the tool listings, sessions, MCP servers."""
 
 from ankit.discovery.catalog import first_sentence
+from ankit.mcp import NO_SERVERS
 from ankit.skills.library import PROMPT_HEAD
 from ankit.terminal.render import clip
 from ankit.tooling.activation import canonical
@@ -113,3 +114,23 @@ def group_text(app, group_id: str, width: int = 100) -> str:
         mark = "read-only" if tool.read_only else asks
         lines.append(clip(f"  {tool.name:<{name_width}}  {mark:<10} {first_sentence(tool.description)}", width))
     return "\n".join(lines)
+
+
+def tools_listing(app, width: int = 100) -> str:
+    """`ankit tools`: every group with its tools (each as /tools GROUP shows it), then the modules skipped."""
+    text = "\n".join(group_text(app, group, width) for group in app.catalog.groups)
+    return "\n\n".join([text, "\n".join(app.problems)]) if app.problems else text
+
+
+def sessions_listing(store) -> str:
+    """Saved sessions, newest first, one line each (`ankit sessions`, /sessions)."""
+    rows = store.list()
+    if not rows:
+        return "no saved sessions yet"
+    return "\n".join(f"{s.id}  {s.created[:16].replace('T', ' ')}  {s.turns:>3} turn{'' if s.turns == 1 else 's'}  "
+                     f"{s.model[:20]:<20}  {s.title}" for s in rows)
+
+
+def mcp_text(mcp) -> str:
+    """`ankit mcp` and /mcp: each server, whether it started or why not, and its tools."""
+    return NO_SERVERS if mcp is None else "\n".join(mcp.status_lines())

@@ -224,7 +224,7 @@ def cmd_save(state: ReplState, arg: str) -> str | None:
 
 def cmd_sessions(state: ReplState, arg: str) -> str:
     """Saved sessions, newest first; the current one is marked."""
-    from ankit.commands import sessions_listing
+    from ankit.terminal.overview import sessions_listing
     text = sessions_listing(state.app.store())
     marked = [("* " if line.startswith(state.session.id + " ") else "  ") + line for line in text.splitlines()]
     return "\n".join(marked) + "\n\n/resume ID switches to one (a unique start of the id is enough)"
@@ -264,9 +264,8 @@ def cmd_retry(state: ReplState, arg: str) -> None:
 
 def cmd_mcp(state: ReplState, arg: str) -> str:
     """MCP servers and their tools."""
-    if state.app.mcp is None:
-        return "no MCP servers configured: add [mcp.servers.NAME] tables to config.toml"
-    return "\n".join(state.app.mcp.status_lines())
+    from ankit.terminal.overview import mcp_text
+    return mcp_text(state.app.mcp)
 
 
 def cmd_exit(state: ReplState, arg: str) -> None:
