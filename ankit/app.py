@@ -20,7 +20,7 @@ from ankit.session import Session
 from ankit.skills.library import Skill, find_skills, load_skill, skill_dirs
 from ankit.storage.sessions import SessionData, SessionStore, new_session_id
 from ankit.tooling.activation import Activation
-from ankit.tooling.registry import Registry
+from ankit.registry import Registry
 from ankit.tooling.toolbox import Runner, Tool, ToolContext, Toolset, load_tools
 
 

@@ -7,17 +7,11 @@ import sys
 from pathlib import Path
 
 from ankit import __version__, paths
+from ankit.argv import Parser
 from ankit.config import load_config
 from ankit.errors import AnkitError
 
 SUBCOMMANDS = ("tools", "skills", "usage", "mcp", "eval-discovery", "sessions")
-
-
-class Parser(argparse.ArgumentParser):
-    """argparse, with errors in one line."""
-
-    def error(self, message: str):
-        self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
 
 
 def parser() -> argparse.ArgumentParser:

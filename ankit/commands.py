@@ -24,9 +24,10 @@ def tools_check(app: App) -> tuple[str, int]:
 def run_command(command: str, argv: list[str], config: Config) -> int:
     """Dispatch a subcommand; print its output; return the exit code."""
     if command == "usage":
-        from ankit.usage.pricing import load_prices
+        from ankit.storage.sessions import SessionStore
         from ankit.usage.ledger import usage_summary
-        print(usage_summary(paths.state_home() / "sessions", load_prices(config.prices), datetime.now()))
+        from ankit.usage.pricing import load_prices
+        print(usage_summary(SessionStore(paths.state_home() / "sessions"), load_prices(config.prices), datetime.now()))
         return 0
     if command == "sessions":
         from ankit.storage.sessions import SessionStore

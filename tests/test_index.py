@@ -6,7 +6,8 @@ import pytest
 from tests.tool_folders import load, small_catalog, write_toml, write_tool
 
 from ankit.discovery.catalog import build_catalog
-from ankit.discovery.index import Index, Weights, check_examples
+from ankit.discovery.index import Index, check_examples
+from ankit.discovery.weights import Weights
 
 
 @pytest.fixture

@@ -166,7 +166,7 @@ def test_usage_summary_over_saved_sessions(tmp_path, prices):
     save_session(store, "20261001-080000-cccc", "2026-10-01T08:00:00+00:00",
                  [rec(1, 1, used(3_000, 0, 0, 200), model="llama3.2", at=""),
                   rec(1, 2, used(1_000, 0, 0, 100), model="gpt-4.1-mini", at="2026-10-01T08:00:09+00:00")])
-    assert usage_summary(folder, prices, now) == f"""\
+    assert usage_summary(SessionStore(folder), prices, now) == f"""\
 3 saved sessions in {folder}
 
 period       rounds   input  cached  cache writes  output  estimated cost
@@ -188,20 +188,20 @@ def test_usage_summary_days_follow_the_clock_of_now(tmp_path, prices):
                  [rec(1, 1, used(100, 0, 0, 10), at="2026-11-29T23:30:00+00:00")])
     utc_now = datetime(2026, 11, 30, 9, 0, tzinfo=timezone.utc)
     plus_one_now = datetime(2026, 11, 30, 9, 0, tzinfo=timezone(timedelta(hours=1)))
-    assert "\ntoday             0 " in usage_summary(folder, prices, utc_now)
-    assert "\ntoday             1 " in usage_summary(folder, prices, plus_one_now)
+    assert "\ntoday             0 " in usage_summary(SessionStore(folder), prices, utc_now)
+    assert "\ntoday             1 " in usage_summary(SessionStore(folder), prices, plus_one_now)
 
 
 def test_usage_summary_with_nothing_saved(tmp_path, prices):
     folder = tmp_path / "none"
     now = datetime(2026, 11, 30, tzinfo=timezone.utc)
-    assert usage_summary(folder, prices, now) == f"0 saved sessions in {folder}: no usage recorded yet."
+    assert usage_summary(SessionStore(folder), prices, now) == f"0 saved sessions in {folder}: no usage recorded yet."
 
 
 def test_usage_summary_says_how_many_rounds_had_no_report(tmp_path, prices):
     folder = tmp_path / "s"
     save_session(SessionStore(folder), "20261130-090000-eeee", "2026-11-30T09:00:00+00:00",
                  [rec(1, 1, used(100, 0, 0, 10)), rec(1, 2, Usage()), rec(2, 1, Usage())])
-    text = usage_summary(folder, prices, datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc))
+    text = usage_summary(SessionStore(folder), prices, datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc))
     assert next(line for line in text.splitlines() if line.startswith("all time")).split()[2:4] == ["3", "100"]
     assert text.endswith("\n2 of the rounds had no usage report from the provider: not counted.")

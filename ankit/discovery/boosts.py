@@ -7,18 +7,13 @@ halved, and the groups they prefer are lifted together just above every other gr
 written first (or in which folder) never decides.
 """
 
-from __future__ import annotations
-
 import re
 from collections import defaultdict
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from ankit.discovery.catalog import Catalog, Rule
 from ankit.discovery.terms import keyword_terms, phrase_terms, split_name
-
-if TYPE_CHECKING:
-    from ankit.discovery.index import Weights
+from ankit.discovery.weights import Weights
 
 _TOKEN = re.compile(r"[\w.:-]*\w")  # a tool name as typed: letters, digits, _ . : -
 _MAX_TEXT = 4000

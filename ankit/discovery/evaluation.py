@@ -7,8 +7,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from ankit.argv import Parser
 from ankit.discovery.catalog import build_catalog
-from ankit.cli import Parser
 from ankit.discovery.index import Index
 from ankit.tooling.toolbox import Tool
 

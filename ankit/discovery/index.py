@@ -22,31 +22,8 @@ from ankit.discovery.boosts import Boosts
 from ankit.discovery.catalog import Catalog
 from ankit.discovery.synonyms import related
 from ankit.discovery.terms import clauses, terms
+from ankit.discovery.weights import Weights
 from ankit.tooling.toolbox import Tool
-
-
-@dataclass
-class Weights:
-    """The knobs of the score; general choices, not fitted to one catalog."""
-
-    k1: float = 1.2
-    name: float = 2.5
-    description: float = 1.0
-    parameters: float = 0.5
-    b_name: float = 0.3
-    b_text: float = 0.75
-    bigram: float = 0.5
-    coverage: float = 1.0
-    coverage_power: float = 2.0
-    clause: float = 1.0
-    exact_name: float = 3.0
-    name_phrase: float = 1.0
-    group_id: float = 3.0
-    keyword: float = 2.0
-    synonym: float = 0.5
-    prefix: float = 0.5
-    min_prefix: int = 5
-    idf_floor: float = 1.0
 
 
 @dataclass

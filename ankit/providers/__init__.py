@@ -1,4 +1,8 @@
-"""Providers by wire format: make_provider picks the one that speaks the settings' kind."""
+"""Providers by wire format: make_provider picks the one that speaks the settings' kind. Each translates
+ankit's neutral records to and from its wire format; nothing outside this package knows a wire format.
+
+May import: ankit.records, ankit.errors, ankit.scrub. Never tooling, discovery, the turn loop or terminal.
+"""
 
 from ankit.errors import ConfigError
 from ankit.providers.anthropic import AnthropicProvider

@@ -2,7 +2,6 @@
 
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
-from pathlib import Path
 
 from ankit.usage.pricing import cost, price_for
 from ankit.records import Usage
@@ -238,11 +237,9 @@ def _local(text: str, fallback: str, now: datetime) -> datetime | None:
     return None
 
 
-def usage_summary(sessions_dir: Path, prices: dict, now: datetime) -> str:
-    """`ankit usage`: totals over saved sessions for today, the last 7 days, all time, and by model."""
-    from ankit.storage.sessions import SessionStore  # store imports this module, so it is imported late
-
-    sessions = SessionStore(sessions_dir).load_all()
+def usage_summary(store, prices: dict, now: datetime) -> str:
+    """`ankit usage`: totals over the saved sessions of a store for today, the last 7 days, all time, and by model."""
+    sessions, sessions_dir = store.load_all(), store.folder
     periods: dict[str, list[RoundRecord]] = {"today": [], "last 7 days": [], "all time": []}
     models: dict[str, list[RoundRecord]] = {}
     for session in sessions:

@@ -54,7 +54,7 @@ def main() -> None:
     for index in range(100):
         store.save(big_session(f"2026110{index % 9 + 1}-0000{index:02d}-aaaa", 10, now - timedelta(days=index % 30)))
     prices = load_prices()
-    timed("ankit usage over 101 sessions", lambda: usage_summary(folder, prices, now), repeat=3)
+    timed("ankit usage over 101 sessions", lambda: usage_summary(SessionStore(folder), prices, now), repeat=3)
     timed("/sessions listing over 101 sessions", store.list, repeat=3)
 
 

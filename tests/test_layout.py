@@ -1,0 +1,123 @@
+"""The package's shape: no import cycles (lazy imports count), and nothing imports a layer above its own."""
+
+import ast
+from pathlib import Path
+
+ANKIT = Path(__file__).resolve().parent.parent / "ankit"
+
+# Layers, lowest first: a module may import its own layer's modules and anything lower, never higher.
+# A package is named with a trailing slash and covers every module in it. A new module goes in the lowest
+# layer that holds everything it imports.
+LAYERS = [
+    ["ankit", "records", "errors", "argv", "window", "paths", "scrub", "visible"],
+    ["tooling/", "usage/"],  # tooling's Tool record is what discovery, skills and mcp build on
+    ["discovery/", "skills/", "mcp/", "storage/", "providers/"],
+    ["config", "registry", "prompt", "seams"],
+    ["session"],
+    ["compaction"],
+    ["app"],
+    ["oneshot"],
+    ["terminal/"],
+    ["commands"],  # the subcommands print the listings the slash commands show (terminal.overview)
+    ["cli", "__main__"],
+]
+
+
+def modules() -> dict[str, Path]:
+    """Every module of the package by dotted name."""
+    found = {}
+    for path in ANKIT.rglob("*.py"):
+        parts = path.relative_to(ANKIT.parent).with_suffix("").parts
+        found[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    return found
+
+
+def imports(name: str, path: Path, known: dict[str, Path]) -> set[str]:
+    """The package's modules that a module imports, at the top or inside a function, and their packages."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    targets = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            targets |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                base = ".".join(package.split(".")[: len(package.split(".")) - node.level + 1] + ([base] if base else []))
+            targets |= {f"{base}.{a.name}" if f"{base}.{a.name}" in known else base for a in node.names}
+    found = set()
+    for target in targets & set(known):
+        found.add(target)
+        parent = target.rpartition(".")[0]
+        while parent and parent != "ankit" and not name.startswith(parent + "."):
+            found.add(parent)  # importing ankit.x.y runs ankit/x/__init__.py first
+            parent = parent.rpartition(".")[0]
+    return found - {name}
+
+
+def graph() -> dict[str, set[str]]:
+    known = modules()
+    return {name: imports(name, path, known) for name, path in known.items()}
+
+
+def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan)."""
+    index, low, stack, on, found = {}, {}, [], set(), []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on.add(node)
+        for other in edges[node]:
+            if other not in index:
+                visit(other)
+                low[node] = min(low[node], low[other])
+            elif other in on:
+                low[node] = min(low[node], index[other])
+        if low[node] == index[node]:
+            component = []
+            while not component or component[-1] != node:
+                component.append(stack.pop())
+                on.discard(component[-1])
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(edges):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def layer(name: str) -> int:
+    """The layer a module belongs to."""
+    parts = name.split(".")
+    unit = "ankit" if len(parts) == 1 else parts[1] + "/" if (ANKIT / parts[1]).is_dir() else parts[1]
+    for number, units in enumerate(LAYERS):
+        if unit in units:
+            return number
+    raise AssertionError(f"{name} is in no layer: add {unit!r} to LAYERS in tests/test_layout.py")
+
+
+def test_no_import_cycles_lazy_imports_included():
+    assert cycles(graph()) == []
+
+
+def test_the_cycle_finder_finds_one():
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+def test_nothing_imports_a_higher_layer():
+    upward = [f"{name} -> {other}" for name, others in sorted(graph().items()) for other in sorted(others)
+              if layer(other) > layer(name)]
+    assert upward == []
+
+
+def test_every_subpackage_says_what_lives_there_and_what_it_may_import():
+    for init in sorted(ANKIT.glob("*/__init__.py")):
+        doc = ast.get_docstring(ast.parse(init.read_text())) or ""
+        assert doc and ("May import" in doc or "may import" in doc), init
+
+
+def test_every_module_has_a_docstring():
+    missing = [str(p.relative_to(ANKIT.parent)) for p in sorted(ANKIT.rglob("*.py"))
+               if p.name != "__init__.py" and not ast.get_docstring(ast.parse(p.read_text()))]
+    assert missing == []
