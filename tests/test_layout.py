@@ -16,8 +16,8 @@ LAYERS = [
     ["session"],
     ["compaction"],
     ["app"],
-    ["oneshot"],
     ["terminal/"],
+    ["oneshot"],  # -p shows tool lines as the REPL does (terminal.calls)
     ["commands"],  # the subcommands print the listings the slash commands show (terminal.overview)
     ["cli", "__main__"],
 ]

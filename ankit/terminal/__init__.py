@@ -2,5 +2,5 @@
 tool lines, word wrap, and the /context and /tools texts.
 
 May import: anything below it (ankit.app, ankit.session and lower). Nothing imports ankit.terminal except cli,
-and ankit.commands, whose subcommands print the same listings as the slash commands (terminal.overview).
+ankit.oneshot (tool lines as the REPL shows them) and ankit.commands (the same listings as the slash commands).
 """
