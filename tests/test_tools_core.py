@@ -1,5 +1,6 @@
 """The core tools (read_file, list_directory, find_files, search_text, get_time) on real temp folders."""
 
+import hashlib
 import importlib.util
 import json
 import os
@@ -78,19 +79,25 @@ def test_core_tools_are_in_the_core_group_and_read_only():
 
 # --- read_file ------------------------------------------------------------------------------------------------
 
+def hashed(path: Path) -> str:
+    """The hash line read_file ends with, for edit_lines."""
+    return f"\n[file hash {hashlib.sha256(path.read_bytes()).hexdigest()[:12]}, for edit_lines]"
+
+
 def test_read_file_numbers_lines_and_reads_ranges(tmp_path):
     (tmp_path / "a.txt").write_text("one\ntwo\nthree\nfour\n")
-    assert ok("read_file", {"path": "a.txt"}, tmp_path) == "1\tone\n2\ttwo\n3\tthree\n4\tfour"
-    assert ok("read_file", {"path": "a.txt", "start_line": 2, "end_line": 3}, tmp_path) == "2\ttwo\n3\tthree"
+    tail = hashed(tmp_path / "a.txt")
+    assert ok("read_file", {"path": "a.txt"}, tmp_path) == "1\tone\n2\ttwo\n3\tthree\n4\tfour" + tail
+    assert ok("read_file", {"path": "a.txt", "start_line": 2, "end_line": 3}, tmp_path) == "2\ttwo\n3\tthree" + tail
 
 
 def test_read_file_says_how_to_continue_a_long_file(tmp_path):
     (tmp_path / "long.txt").write_text("".join(f"line {n}\n" for n in range(1, 2501)))
     out = ok("read_file", {"path": "long.txt"}, tmp_path)
-    assert out.splitlines()[-2] == "2000\tline 2000"
+    assert out.splitlines()[-3] == "2000\tline 2000"
     assert "continue with start_line=2001" in out
     rest = ok("read_file", {"path": "long.txt", "start_line": 2001}, tmp_path)
-    assert rest.splitlines()[-1] == "2500\tline 2500"
+    assert rest.splitlines()[-2] == "2500\tline 2500"
 
 
 def test_read_file_streams_a_very_large_file(tmp_path):
@@ -104,7 +111,7 @@ def test_read_file_streams_a_very_large_file(tmp_path):
 
 def test_read_file_numbers_lines_like_an_editor(tmp_path):
     (tmp_path / "ff.c").write_bytes(b"one\x0cstill one\r\ntwo\n")
-    assert ok("read_file", {"path": "ff.c"}, tmp_path) == "1\tone\x0cstill one\n2\ttwo"
+    assert ok("read_file", {"path": "ff.c"}, tmp_path) == "1\tone\x0cstill one\n2\ttwo" + hashed(tmp_path / "ff.c")
 
 
 def test_read_file_refuses_binary_with_a_note(tmp_path):

@@ -12,7 +12,7 @@ from ankit.tooling.toolbox import ToolContext, load_tools, run_call
 
 TOOLS, _ = load_tools([Path(__file__).resolve().parents[1] / "tools"])
 BY_NAME = {tool.name: tool for tool in TOOLS}
-EDIT_TOOLS = ("write_file", "edit_file", "apply_patch", "make_directory", "move_file", "delete_file")
+EDIT_TOOLS = ("write_file", "edit_file", "edit_lines", "apply_patch", "make_directory", "move_file", "delete_file")
 
 
 class Approver:
@@ -252,3 +252,73 @@ def test_delete_file_refuses_the_working_folder_and_removes_links_not_targets(tm
     (tmp_path / "link.txt").symlink_to(tmp_path / "target.txt")
     ok("delete_file", {"path": "link.txt"}, tmp_path)
     assert (tmp_path / "target.txt").read_text() == "keep" and not (tmp_path / "link.txt").exists()
+
+
+# --- edit_lines -----------------------------------------------------------------------------------------------
+
+def read_hash(path: Path) -> str:
+    """The hash read_file reports for a file, taken from read_file's own output."""
+    out = ok("read_file", {"path": path.name}, path.parent)
+    return out.rsplit("[file hash ", 1)[1].split(",")[0]
+
+
+def test_edit_lines_replaces_inserts_and_deletes_by_line_number(tmp_path):
+    target = tmp_path / "app.py"
+    target.write_text("one\ntwo\nthree\nfour\n")
+    approver = Approver()
+    out = ok("edit_lines", {"path": "app.py", "file_hash": read_hash(target), "start_line": 2, "end_line": 3,
+                            "new_text": "TWO\nTHREE\nTHREE-B"}, tmp_path, approver)
+    assert target.read_text() == "one\nTWO\nTHREE\nTHREE-B\nfour\n"
+    assert approver.previews[0].startswith("--- a/app.py\n+++ b/app.py\n") and "-two\n" in approver.previews[0]
+    assert "+3 -2" in out and "2\tTWO" in out
+    digest = out.split("new file hash ")[1].split()[0]
+    assert digest == read_hash(target)  # the next edit can go on from the result
+    ok("edit_lines", {"path": "app.py", "file_hash": digest, "operation": "insert", "start_line": 1,
+                      "new_text": "zero"}, tmp_path)
+    ok("edit_lines", {"path": "app.py", "file_hash": read_hash(target), "operation": "delete", "start_line": 5,
+                      "end_line": 6}, tmp_path)
+    assert target.read_text() == "zero\none\nTWO\nTHREE\n"
+
+
+def test_edit_lines_keeps_crlf_and_a_missing_final_newline(tmp_path):
+    target = tmp_path / "win.txt"
+    target.write_bytes(b"a\r\nb\r\nc")
+    ok("edit_lines", {"path": "win.txt", "file_hash": read_hash(target), "start_line": 3, "new_text": "C\n"}, tmp_path)
+    assert target.read_bytes() == b"a\r\nb\r\nC"
+    ok("edit_lines", {"path": "win.txt", "file_hash": read_hash(target), "operation": "insert", "start_line": 4,
+                      "new_text": "d"}, tmp_path)
+    assert target.read_bytes() == b"a\r\nb\r\nC\r\nd\r\n"
+
+
+def test_edit_lines_refuses_a_file_changed_since_it_was_read(tmp_path):
+    target = tmp_path / "notes.txt"
+    target.write_text("first\nsecond\n")
+    digest = read_hash(target)
+    target.write_text("first\nsomeone else's edit\nsecond\n")
+    result = call("edit_lines", {"path": "notes.txt", "file_hash": digest, "start_line": 2, "new_text": "x"}, tmp_path)
+    assert result.is_error and "changed since it was read" in result.content and "\n" not in result.content
+    assert target.read_text() == "first\nsomeone else's edit\nsecond\n"
+
+
+@pytest.mark.parametrize("args, words", [
+    ({"start_line": 3, "end_line": 9}, "lines 3-9 are outside notes.txt, which has 2 lines"),
+    ({"start_line": 0}, "lines 0-0 are outside"),
+    ({"start_line": 2, "end_line": 1}, "end_line 1 is before start_line 2"),
+    ({"start_line": 4, "operation": "insert", "new_text": "x"}, "line 4 is outside notes.txt, which has 2 lines"),
+    ({"start_line": 1, "operation": "insert"}, "new_text is empty"),
+    ({"start_line": 1, "new_text": "first"}, "nothing to change"),
+])
+def test_edit_lines_bad_ranges_are_one_line_and_write_nothing(tmp_path, args, words):
+    target = tmp_path / "notes.txt"
+    target.write_text("first\nsecond\n")
+    result = call("edit_lines", {"path": "notes.txt", "file_hash": read_hash(target), **args}, tmp_path)
+    assert result.is_error and words in result.content and "\n" not in result.content
+    assert target.read_text() == "first\nsecond\n"
+
+
+def test_edit_lines_declined_writes_nothing(tmp_path):
+    target = tmp_path / "a.txt"
+    target.write_text("x\n")
+    result = call("edit_lines", {"path": "a.txt", "file_hash": read_hash(target), "start_line": 1, "new_text": "y"},
+                  tmp_path, Approver(False))
+    assert result.is_error and target.read_text() == "x\n"

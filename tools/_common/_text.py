@@ -1,6 +1,9 @@
-"""Text helpers shared by tools: output caps, binary detection, decoding."""
+"""Text helpers shared by tools: output caps, binary detection, decoding, file hashes."""
+
+import hashlib
 
 OUTPUT_CAP = 40_000
+HASH_LENGTH = 12
 
 
 def cap(text: str, limit: int = OUTPUT_CAP, hint: str = "") -> str:
@@ -61,3 +64,8 @@ def human_size(size: int) -> str:
             return f"{int(value)} {unit}" if unit == "B" else f"{value:.1f} {unit}"
         value /= 1024
     return f"{size} B"
+
+
+def file_hash(data: bytes) -> str:
+    """A short hash of a file's bytes: read_file shows it, edit_lines checks it."""
+    return hashlib.sha256(data).hexdigest()[:HASH_LENGTH]

@@ -56,21 +56,24 @@ def run(args: dict, ctx) -> str:
         size = text.human_size(path.stat().st_size)
         return f"{paths.show(ctx, path)} looks like a binary file ({size}); not shown"
     count = min(MAX_LINES, int(end) - start + 1) if end is not None else MAX_LINES
-    lines, total, note = _load(path, start, count)
-    return _numbered(lines, start, end is not None and int(end), total, note, paths.show(ctx, path))
+    lines, total, note, digest = _load(path, start, count)
+    shown = paths.show(ctx, path)
+    body = _numbered(lines, start, end is not None and int(end), total, note, shown)
+    return body + (f"\n[file hash {digest}, for edit_lines]" if digest else "")
 
 
-def _load(path: Path, start: int, count: int) -> tuple[list[str], int | None, str]:
-    """Up to count lines from start (1-based), the total line count (None when streamed) and a decoding note."""
+def _load(path: Path, start: int, count: int) -> tuple[list[str], int | None, str, str]:
+    """Up to count lines from start (1-based), the total line count (None when streamed), a decoding note, a hash."""
     if path.stat().st_size <= MAX_WHOLE_FILE:
-        content, note = text.decode(path.read_bytes())
+        data = path.read_bytes()
+        content, note = text.decode(data)
         lines = text.split_lines(content)
-        return lines[start - 1 : start - 1 + count], len(lines), note
+        return lines[start - 1 : start - 1 + count], len(lines), note, text.file_hash(data)
     with open(path, encoding="utf-8", errors="replace", newline="") as handle:
         picked = list(itertools.islice(handle, start - 1, start + count))
     note = f"large file ({text.human_size(path.stat().st_size)}); read further with start_line"
     total = start - 1 + len(picked) if len(picked) <= count else None
-    return [line.rstrip("\r\n") for line in picked[:count]], total, note
+    return [line.rstrip("\r\n") for line in picked[:count]], total, note, ""
 
 
 def _numbered(lines: list[str], start: int, end, total: int | None, note: str, shown: str) -> str:
