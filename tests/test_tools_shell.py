@@ -156,3 +156,41 @@ def test_run_command_output_arrives_live_and_the_user_line_counts_what_was_sent(
     small = run_call(ToolCall("c2", "run_command", json.dumps({"command": "echo one"})),
                      BY_NAME["run_command"], ToolContext(cwd=tmp_path), lambda *a: True)
     assert small.summary.endswith(" · 1 line")
+
+
+def test_job_input_answers_a_prompt_and_shows_the_reply(tmp_path):
+    ctx = ToolContext(cwd=tmp_path)
+    script = "printf 'name? '; read who; echo \"hello $who\"; printf 'again? '; read yn; echo \"got $yn\""
+    ok("job_start", {"command": script}, ctx)
+    assert "matched: name?" in ok("job_wait", {"job_id": "1", "pattern": r"name\?", "timeout": 10}, ctx)
+    previews = []
+    sent = call("job_input", {"job_id": "1", "text": "Ada\x1b"}, ctx, True, previews)
+    assert previews == ["send to job 1 (" + script + "):\n'Ada\\x1b\\n'"]  # control characters visible
+    assert sent.content.split("\n", 1)[1] == "hello Ada\x1b\nagain? "  # only the reply to this input
+    ok("job_input", {"job_id": "1", "text": "y", "close_input": True}, ctx)
+    done = ok("job_wait", {"job_id": "1", "timeout": 10}, ctx)
+    assert "exited 0" in done and "got y" in done
+
+
+def test_job_input_is_refused_by_the_user_or_by_an_exited_job(tmp_path):
+    ctx = ToolContext(cwd=tmp_path)
+    ok("job_start", {"command": "cat > got.txt"}, ctx)
+    declined = call("job_input", {"job_id": "1", "text": "secret plan"}, ctx, answer=False)
+    assert declined.is_error
+    ok("job_input", {"job_id": "1", "text": "", "newline": False, "close_input": True}, ctx)
+    assert "exited 0" in ok("job_wait", {"job_id": "1", "timeout": 10}, ctx)
+    assert (tmp_path / "got.txt").read_text() == ""
+    late = call("job_input", {"job_id": "1", "text": "too late"}, ctx)
+    assert late.is_error and late.content == ("Error: job 1 is no longer running (exited 0); see job_output, "
+                                              "or start it again with job_start")
+
+
+def test_job_wait_times_out_with_a_note_and_rejects_a_bad_pattern(tmp_path):
+    ctx = ToolContext(cwd=tmp_path)
+    ok("job_start", {"command": "echo booting; sleep 30"}, ctx)
+    waited = ok("job_wait", {"job_id": "1", "pattern": "ready", "timeout": 1}, ctx)
+    assert waited.startswith("still running after 1 s: no line matched 'ready'") and "booting" in waited
+    bad = call("job_wait", {"job_id": "1", "pattern": "([", "timeout": 1}, ctx)
+    assert bad.is_error and "not a valid regular expression" in bad.content
+    ok("job_stop", {"job_id": "1"}, ctx)
+    assert "no line matched 'ready'" in ok("job_wait", {"job_id": "1", "pattern": "ready"}, ctx)

@@ -1,8 +1,13 @@
 """Background jobs for the shell tools, kept in the session state."""
 
+import importlib.util
 import time
 from dataclasses import dataclass
 from pathlib import Path
+
+_spec = importlib.util.spec_from_file_location("ankit_tools_load", Path(__file__).resolve().parent / "_load.py")
+_spec.loader.exec_module(_load := importlib.util.module_from_spec(_spec))
+proc = _load.common("proc")
 
 
 class JobError(Exception):
@@ -20,6 +25,7 @@ class Job:
     capture: object
     started: float
     stopped_by: str = ""
+    mark: int = 0  # output bytes seen by the last job_input or job_wait; later output is "new"
 
     def state(self) -> str:
         """running, exited N, or stopped by SIGTERM/SIGKILL."""
@@ -34,6 +40,30 @@ class Job:
         """One line: id, state, age, pid, command."""
         age = int(time.monotonic() - self.started)
         return f"job {self.id}: {self.state()}, {age}s since start, pid {self.proc.pid}, in {self.cwd}: {self.command}"
+
+
+    def new_output(self) -> str:
+        """What the job printed after the mark (all kept output when the middle was dropped since)."""
+        capture = self.capture
+        with capture.lock:
+            fresh = capture.total - self.mark
+            whole = len(capture.head) + len(capture.tail) == capture.total
+            stream = bytes(capture.head + capture.tail) if whole else bytes(capture.tail)
+            kept = stream[len(stream) - fresh:] if 0 <= fresh <= len(stream) else None
+        if kept is None:
+            return capture.text()
+        return proc.ANSI.sub("", kept.decode("utf-8", errors="replace")).replace("\r\n", "\n")
+
+    def move_mark(self) -> None:
+        """Count everything printed so far as seen."""
+        with self.capture.lock:
+            self.mark = self.capture.total
+
+    def ended(self) -> str:
+        """'' while running, else a one-line error text for tools that need a running job."""
+        if self.proc.poll() is None:
+            return ""
+        return f"job {self.id} is no longer running ({self.state()}); see job_output, or start it again with job_start"
 
 
 def table(ctx) -> dict[str, Job]:

@@ -109,11 +109,11 @@ def shell() -> list[str]:
     return [shutil.which("bash") or "/bin/sh", "-c"]
 
 
-def spawn(argv: list[str], cwd: Path, capture: Capture) -> tuple[subprocess.Popen, threading.Thread]:
+def spawn(argv: list[str], cwd: Path, capture: Capture, stdin=subprocess.DEVNULL) -> tuple[subprocess.Popen, threading.Thread]:
     """Start argv in a new process group, stdout and stderr merged into capture by a reader thread."""
     env = {**os.environ, "PAGER": "cat", "GIT_PAGER": "cat", "NO_COLOR": "1"}
     proc = subprocess.Popen(
-        argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        argv, cwd=cwd, stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
         start_new_session=True, env=env,
     )
     _LIVE.append(proc)

@@ -9,7 +9,7 @@ jobs = _load.common("jobs")
 
 name = "job_output"
 description = (
-    "Show the output (stdout and stderr) a background job has printed so far, with its state. Very long "
+    "Show the output (logs, stdout and stderr) a background job has printed so far, with its state. Very long "
     "output keeps the beginning and the end; last_lines shows only the most recent lines."
 )
 parameters = {

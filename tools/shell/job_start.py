@@ -12,7 +12,7 @@ paths, proc, jobs = _load.common("paths"), _load.common("proc"), _load.common("j
 name = "job_start"
 description = (
     "Start a long-running shell command in the background (a dev server, a watcher, a long build) and return "
-    "its job id at once. Check it with job_status and job_output, end it with job_stop. Jobs end with the session."
+    "its job id at once. Check it with job_status and job_output, answer its prompts with job_input, wait for it with job_wait, end it with job_stop. Jobs end with the session."
 )
 parameters = {
     "type": "object",
@@ -44,7 +44,7 @@ def run(args: dict, ctx) -> str:
     if not folder.is_dir():
         raise paths.ToolError(f"no such folder: {paths.show(ctx, folder)}; give cwd as an existing folder")
     capture = proc.Capture()
-    process, _reader = proc.spawn([*proc.shell(), args["command"]], folder, capture)
+    process, _reader = proc.spawn([*proc.shell(), args["command"]], folder, capture, stdin=subprocess.PIPE)
     job = jobs.Job(jobs.next_id(ctx), args["command"], folder, process, capture, time.monotonic())
     jobs.table(ctx)[job.id] = job
     try:

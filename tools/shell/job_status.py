@@ -8,7 +8,10 @@ _spec.loader.exec_module(_load := importlib.util.module_from_spec(_spec))
 jobs = _load.common("jobs")
 
 name = "job_status"
-description = "Show the state of background jobs started with job_start: running, or the exit code, with run time."
+description = (
+    "Show the state of background jobs started with job_start: still running, or finished with its exit code, "
+    "with run time."
+)
 parameters = {
     "type": "object",
     "properties": {"job_id": {"type": "string", "description": "One job's id (default: all jobs)"}},
