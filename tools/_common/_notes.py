@@ -1,0 +1,103 @@
+"""Project notes and decisions: one JSON file per project under $XDG_DATA_HOME/ankit/projects/, locked while changed."""
+
+import contextlib
+import fcntl
+import hashlib
+import json
+import os
+import re
+import tempfile
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+KINDS = ("note", "decision")
+MAX_TEXT = 4000
+
+
+class NotesError(Exception):
+    """A notes request that cannot be served, in one line."""
+
+
+@dataclass
+class Note:
+    """One note or decision of a project."""
+
+    id: int
+    kind: str
+    text: str
+    created: float
+
+    def line(self) -> str:
+        """#id [kind] text (date)."""
+        return f"#{self.id} [{self.kind}] {self.text} ({time.strftime('%Y-%m-%d', time.localtime(self.created))})"
+
+
+def project_root(ctx) -> Path:
+    """The project a session works in: the enclosing git repository's root, else the working folder."""
+    start = Path(ctx.cwd).expanduser().resolve()
+    for folder in (start, *start.parents):
+        if (folder / ".git").exists():
+            return folder
+    return start
+
+
+def store_path(ctx) -> Path:
+    """The notes file of this project: projects/<folder name>-<hash of its path>.json under the data folder."""
+    base = Path(ctx.data_dir) if getattr(ctx, "data_dir", None) else (
+        Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share") / "ankit")
+    root = project_root(ctx)
+    slug = re.sub(r"[^A-Za-z0-9_.-]+", "-", root.name)[:40] or "root"
+    return base / "projects" / f"{slug}-{hashlib.sha256(str(root).encode()).hexdigest()[:10]}.json"
+
+
+def load(ctx) -> list[Note]:
+    """The project's notes, oldest first (none when the file does not exist yet)."""
+    return _read(store_path(ctx))
+
+
+def _read(path: Path) -> list[Note]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return [Note(int(n["id"]), str(n["kind"]), str(n["text"]), float(n["created"])) for n in data["notes"]]
+    except FileNotFoundError:
+        return []
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise NotesError(f"cannot read the project notes at {path} ({type(exc).__name__}); fix or move that file") from None
+
+
+@contextlib.contextmanager
+def changing(ctx):
+    """Yield the notes list under an exclusive lock; what it holds afterwards is written atomically."""
+    path = store_path(ctx)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        lock = open(path.with_suffix(".lock"), "a")
+    except OSError as exc:
+        raise NotesError(f"cannot write project notes in {path.parent} ({exc.strerror or exc}); check the data folder") from None
+    with lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        notes = _read(path)
+        yield notes
+        _write(path, notes, project_root(ctx))
+
+
+def _write(path: Path, notes: list[Note], root: Path) -> None:
+    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=".notes.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            json.dump({"project": str(root), "notes": [asdict(n) for n in notes]}, handle, ensure_ascii=False, indent=1)
+        os.replace(temp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise
+
+
+def search(notes: list[Note], query: str) -> list[Note]:
+    """Notes containing any word of the query, those with the most words first, newest first among equals."""
+    words = re.findall(r"\w+", query.lower())
+    scored = [(sum(w in n.text.lower() for w in words), n) for n in notes]
+    hits = [(score, n) for score, n in scored if score]
+    hits.sort(key=lambda pair: (-pair[0], -pair[1].created))
+    return [n for _, n in hits]

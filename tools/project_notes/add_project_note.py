@@ -1,0 +1,52 @@
+"""add_project_note: keep a note or a decision for this project."""
+
+import importlib.util
+import time
+from pathlib import Path
+
+_spec = importlib.util.spec_from_file_location("ankit_tools_load", Path(__file__).resolve().parents[1] / "_common" / "_load.py")
+_spec.loader.exec_module(_load := importlib.util.module_from_spec(_spec))
+notes, memory = _load.common("notes"), _load.common("memory")
+
+name = "add_project_note"
+description = (
+    "Add a note or a decision to this project's notes (kept per repository, apart from global memory): a "
+    "convention, a design decision and its reason, a known problem. Never store secrets."
+)
+parameters = {
+    "type": "object",
+    "properties": {
+        "text": {"type": "string", "description": "The note, self-contained (for a decision: what and why)"},
+        "kind": {"type": "string", "enum": list(notes.KINDS), "description": "note (default) or decision"},
+    },
+    "required": ["text"],
+    "additionalProperties": False,
+}
+read_only = False
+needs_approval = False  # ankit's own notes file, like remember
+examples = [
+    "add a project note that the API is versioned under /v2",
+    "record the decision to use PostgreSQL in this project",
+    "log a design decision: we chose SQLite for the cache",
+]
+
+
+def run(args: dict, ctx) -> str:
+    """Store the note and say under which id."""
+    text = " ".join(str(args["text"]).split())
+    if not text:
+        raise notes.NotesError("the note is empty; give the text to keep")
+    if len(text) > notes.MAX_TEXT:
+        raise notes.NotesError(f"the note is longer than {notes.MAX_TEXT} characters; keep it to a paragraph")
+    if memory.SECRET.search(text):
+        raise notes.NotesError("that looks like a secret (a key or token); secrets are not stored in notes")
+    kind = args.get("kind") or "note"
+    with notes.changing(ctx) as kept:
+        same = next((n for n in kept if n.text == text and n.kind == kind), None)
+        if same is None:
+            same = notes.Note(max((n.id for n in kept), default=0) + 1, kind, text, time.time())
+            kept.append(same)
+            added = True
+        else:
+            added = False
+    return f"{'added' if added else 'already kept'} {kind} #{same.id} for project {notes.project_root(ctx)}"
