@@ -62,10 +62,11 @@ def check_url(url: str) -> str:
 
 
 def fetch(url: str, *, method: str = "GET", headers: dict | None = None, data: bytes | None = None,
-          timeout: float = 20, max_bytes: int = 2_000_000, max_redirects: int = 5) -> Response:
+          timeout: float = 20, max_bytes: int = 2_000_000, max_redirects: int = 5, follow: bool = True) -> Response:
     """Request url, following up to max_redirects redirects; error statuses come back as responses.
 
-    Credentials in headers go to the first host only: a redirect elsewhere drops them.
+    Credentials in headers go to the first host only: a redirect elsewhere drops them. With follow=False a
+    redirect comes back as it is, for the caller to check where it leads.
     """
     deadline = time.monotonic() + timeout
     chain: list[str] = []
@@ -73,7 +74,7 @@ def fetch(url: str, *, method: str = "GET", headers: dict | None = None, data: b
     while True:
         response = _once(url, method, headers, data, timeout, max_bytes, deadline)
         location = response.headers.get("location")
-        if response.status not in REDIRECTS or not location:
+        if response.status not in REDIRECTS or not location or not follow:
             response.redirects = chain
             return response
         if len(chain) >= max_redirects:
