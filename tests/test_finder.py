@@ -204,6 +204,15 @@ RULE_CASES = {
     ("shell", ("background",)): "background process on port 3000",
     ("web", ("search", "web")): "search the web for how to run tests",
     ("web", ("online",)): "find files online",
+    ("edit", ("delete", "file")): "delete the log file",
+    ("edit", ("delete", "line")): "delete lines 40-55 from the config file",
+    ("edit", ("replace", "line")): "replace line 3 of the config file",
+    ("edit", ("insert", "line")): "insert a line in the config file",
+    ("memory", ("note for later",)): "note for later about this project",
+    ("project_notes", ("decision",)): "recall our decision about the database",
+    ("project_notes", ("project", "note")): "remember this as a project note",
+    ("http", ("post",)): "post this to the web form",
+    ("http", ("curl",)): "run curl against the server",
 }
 
 
