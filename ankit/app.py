@@ -11,6 +11,7 @@ from ankit.config import Config, provider_settings
 from ankit.discovery.catalog import Catalog
 from ankit.discovery.index import Index
 from ankit.errors import AnkitError, ConfigError
+from ankit.instructions import Instructions, load_instructions
 from ankit.prompt import Prompt
 from ankit.providers import make_provider
 from ankit.providers.presets import PRESETS
@@ -22,6 +23,8 @@ from ankit.storage.sessions import SessionData, SessionStore, new_session_id
 from ankit.tooling.activation import Activation
 from ankit.registry import Registry
 from ankit.tooling.toolbox import Runner, Tool, ToolContext, Toolset, load_tools
+from ankit.usage.budget import Budget
+from ankit.usage.pricing import load_prices
 
 
 @dataclass
@@ -35,6 +38,7 @@ class App:
     skill_problems: list[str] = field(default_factory=list)
     registry: Registry | None = None
     setup_error: str = ""
+    instructions: Instructions = field(default_factory=lambda: Instructions([], ""))
 
     def load(self) -> "App":
         """Load tools, skills and the catalog; MCP servers start in the background."""
@@ -43,9 +47,14 @@ class App:
         self.problems += [f"{flag} {p} is not a folder; check the path" for flag, p in given if p and not p.is_dir()]
         dirs = skill_dirs(self.cwd, self.config.skills_dir, Path.home(), paths.config_home(), paths.bundled("skills"))
         self.skills, self.skill_problems = find_skills(dirs)
+        self.instructions = load_instructions(self.cwd, paths.config_home())
         self.registry = Registry(file_tools, self.skills, self.config.core, self.config.catalog_mode,
                                  self.config.mcp_servers, paths.state_home() / "mcp", self.problems)
         return self
+
+    def reload_instructions(self) -> None:
+        """Read AGENTS.md / CLAUDE.md again (after /init wrote one); sessions take it with Session.use_prompt."""
+        self.instructions = load_instructions(self.cwd, paths.config_home())
 
     def tool_folders(self) -> list[Path]:
         """Tool folders in load order: bundled, user, project, then --tools-dir."""
@@ -105,7 +114,7 @@ class App:
 
     def prompt(self) -> Prompt:
         """The system prompt and window for any model, from this folder, its skills and the config."""
-        return Prompt(self.cwd, self.skills, self.config.context_window)
+        return Prompt(self.cwd, self.skills, self.config.context_window, self.instructions.text, self.config.system)
 
     def session(self, view: View, approve: Approver, ask: Asker = input, resume: SessionData | None = None) -> Session:
         """A session wired to the provider (None when nothing is configured), resumed if asked."""
@@ -115,7 +124,17 @@ class App:
         return Session(
             self._provider(sid), Runner(self.tools, ctx, approve, self.config.output_cap), self.activation,
             self.prompt(), view=view, store=self.store(), ready=self.mcp, cwd=self.cwd, model=self.config.model,
-            max_tokens=self.config.max_tokens, max_rounds=self.config.max_rounds, id=sid, resume=resume)
+            max_tokens=self.config.max_tokens, max_rounds=self.config.max_rounds, id=sid, resume=resume,
+            budget=Budget(self.config.max_cost, self._prices()))
+
+    def _prices(self) -> dict:
+        """Prices for max_cost (only loaded when a cap is set); a malformed [prices] table is told by /usage."""
+        if self.config.max_cost <= 0:
+            return {}
+        try:
+            return load_prices(self.config.prices)
+        except AnkitError:
+            return {}
 
     def _provider(self, session_id: str):
         try:

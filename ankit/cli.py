@@ -22,6 +22,11 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--provider", help="anthropic, openai, github, openrouter, ollama or local")
     p.add_argument("--model", help="the model name")
     p.add_argument("--base-url", dest="base_url", help="the provider's base URL (an OpenAI-compatible server)")
+    p.add_argument("--system", "-s", help="text appended to the system prompt for this run")
+    p.add_argument("--output-format", dest="output_format", choices=("text", "json", "stream-json"), default="text",
+                   help="with -p: text (default), json (one object at the end) or stream-json (one per line)")
+    p.add_argument("--max-cost", dest="max_cost", type=float, metavar="USD",
+                   help="stop before a request that would take the session past this many USD")
     p.add_argument("--yes", "-y", action="store_true", help="approve every tool call without asking")
     p.add_argument("--tools-dir", dest="tools_dirs", action="append", default=[], help="extra folder of tool modules")
     p.add_argument("--skills-dir", dest="skills_dir", help="extra folder of skills (searched first)")

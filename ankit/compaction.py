@@ -27,6 +27,7 @@ def compact(session: Session) -> str:
         raise AnkitError("nothing to compact yet: the history is empty")
     request, tools = session.request()
     request.messages = [*request.messages, Message("user", INSTRUCTION)]
+    session.check_budget(request, tools)
     started = time.monotonic()
     text, usage, error = _summary(session, request)
     session.record_single_round(usage, tools, started)

@@ -34,6 +34,8 @@ class Config:
     core: list[str] = field(default_factory=lambda: ["core"])
     catalog_mode: str = "first"
     cache_ttl: str = "5m"
+    max_cost: float = 0.0  # USD per session; 0: no cap
+    system: str = ""  # -s/--system: text appended to the system prompt for this run
     yes: bool = False
     tools_dirs: list[Path] = field(default_factory=list)
     skills_dir: Path | None = None
@@ -58,7 +60,7 @@ class Config:
 KEYS: dict[str, type] = {
     "provider": str, "model": str, "base_url": str, "max_rounds": int, "retries": int,
     "idle_timeout": float, "output_cap": int, "max_tokens": int, "context_window": int,
-    "core": list, "catalog_mode": str, "cache_ttl": str,
+    "core": list, "catalog_mode": str, "cache_ttl": str, "max_cost": float,
     "prices": dict,  # [prices."MODEL"] tables
     "mcp": dict,  # [mcp.servers.NAME] tables and start_timeout
     "web_search_url": str, "web_search_backend": str, "web_timeout": int, "web_max_bytes": int,
@@ -124,6 +126,9 @@ def load_config(flags: dict, env: Mapping, cwd: Path, config_home: Path) -> Conf
     _apply(config, {field_: env[var] for var, field_ in _ENV.items() if env.get(var)}, "environment")
     _apply(config, {k: v for k, v in flags.items() if k in _FIELDS}, "flags")
     config.yes = bool(flags.get("yes"))
+    config.system = str(flags.get("system") or "")
+    if config.max_cost < 0:
+        raise ConfigError(f"max_cost must be 0 (no cap) or a positive number of USD, not {config.max_cost}")
     config.tools_dirs = [Path(p) for p in flags.get("tools_dirs") or []]
     config.skills_dir = Path(flags["skills_dir"]) if flags.get("skills_dir") else None
     if config.catalog_mode not in ("names", "first", "full"):
@@ -163,4 +168,5 @@ def provider_settings(config: Config, session_id: str = "") -> ProviderSettings:
         preset=name, kind=preset.kind, base_url=base_url.rstrip("/"), model=config.model or preset.model,
         api_key=api_key, key_env=key_env, retries=config.retries, idle_timeout=config.idle_timeout,
         cache_ttl=config.cache_ttl, session_id=session_id, native=base_url.rstrip("/") == preset.base_url,
+        images=preset.images,
     )

@@ -28,3 +28,7 @@ class ToolError(AnkitError):
 
 class Cancelled(AnkitError):
     """The user cancelled the running turn."""
+
+
+class BudgetError(AnkitError):
+    """The next request would take the session past max_cost."""

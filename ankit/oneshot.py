@@ -1,14 +1,19 @@
 """`ankit -p`: answer once, print the answer, exit."""
 
+import json
 import sys
+import time
 
 from ankit.app import build_app, warn
 from ankit.config import Config
 from ankit.errors import AnkitError
+from ankit.mentions import expand
 from ankit.records import ToolCall, ToolResult
 from ankit.seams import View
 from ankit.terminal.calls import call_summary, result_line
+from ankit.scripting import JsonView, result_object
 from ankit.tooling.toolbox import Tool
+from ankit.usage.pricing import load_prices
 from ankit.visible import visible
 
 
@@ -65,6 +70,9 @@ def run_once(args, config: Config) -> int:
     if not text.strip():
         print('ankit: -p needs a question, e.g. ankit -p "what does this repository do?"', file=sys.stderr)
         return 1
+    fmt = getattr(args, "output_format", "text") or "text"
+    if fmt != "text":
+        return _run_json(text, args, config, fmt == "stream-json")
     app = build_app(config)
     try:
         warn(app.problems + app.skill_problems)
@@ -72,10 +80,52 @@ def run_once(args, config: Config) -> int:
         if session.provider is None:
             print(f"ankit: {app.setup_error}", file=sys.stderr)
             return 1
-        session.turn(text)
+        session.turn(*_message(text, app, session))
     except AnkitError as exc:
         print(f"ankit: {exc}", file=sys.stderr)
         return 1
     finally:
         app.close()
     return 0
+
+
+def _message(text: str, app, session) -> tuple[str, list]:
+    """The text with its @mentions attached, and its images; notices go to stderr."""
+    expanded = expand(text, app.cwd, session.provider.accepts_images)
+    for notice in expanded.notices:
+        print(f"ankit: {visible(notice)}", file=sys.stderr)
+    return expanded.text, expanded.images
+
+
+def _run_json(text: str, args, config: Config, streaming: bool) -> int:
+    """The run as JSON: one result object at the end, or one object per line as it happens."""
+    started, view = time.monotonic(), JsonView(streaming)
+    app = build_app(config)
+    session, answer, error, before = None, "", "", 0
+    try:
+        warn(app.problems + app.skill_problems)
+        session = app.session(view, PrintApprover(config.yes), resume=app.resumed(args))
+        view.session_id, before = session.id, len(session.ledger.rounds)
+        if session.provider is None:
+            error = app.setup_error.splitlines()[0]
+        else:
+            view.emit({"type": "system", "subtype": "init", "cwd": str(app.cwd), "model": session.provider.model,
+                       "tools": [s.name for s in session.request()[0].tools]})
+            answer = session.turn(*_message(text, app, session))
+    except AnkitError as exc:
+        error = str(exc)
+    finally:
+        app.close()
+    rounds = session.ledger.rounds[before:] if session else []
+    result = result_object(session.id if session else "", answer, error, rounds, _prices(config), started)
+    print(json.dumps(result, ensure_ascii=False))
+    if error:
+        print(f"ankit: {error}", file=sys.stderr)
+    return 1 if error else 0
+
+
+def _prices(config: Config) -> dict | None:
+    try:
+        return load_prices(config.prices)
+    except AnkitError:
+        return None

@@ -1,4 +1,4 @@
-"""The system prompt: who ankit is and the skills list; nothing in it changes between rounds."""
+"""The system prompt: who ankit is, project instructions, -s text and the skills list; fixed between rounds."""
 
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -13,9 +13,9 @@ shell commands, git, the web, processes, memory, GitHub, ...), call find_tools w
 describing the need; the tools it loads can be called from the next step on."""
 
 
-def system_prompt(cwd: Path, skills_list: str) -> str:
-    """Build the system prompt from the working folder and the skills list (which brings its own heading)."""
-    parts = [INTRO.format(cwd=cwd), skills_list.strip()]
+def system_prompt(cwd: Path, skills_list: str, instructions: str = "", extra: str = "") -> str:
+    """Build the system prompt: the working folder, project instructions, --system text, the skills list."""
+    parts = [INTRO.format(cwd=cwd), instructions.strip(), extra.strip(), skills_list.strip()]
     return "\n\n".join(part for part in parts if part)
 
 
@@ -26,6 +26,8 @@ class Prompt:
     cwd: Path
     skills: list[Skill] = field(default_factory=list)
     configured_window: int = 0  # the config's context_window; 0 means "known for the model, or the default"
+    instructions: str = ""  # AGENTS.md / CLAUDE.md text (ankit.instructions)
+    extra: str = ""  # -s/--system text for this run
 
     def window(self, model: str) -> int:
         """The model's context window in tokens."""
@@ -33,4 +35,5 @@ class Prompt:
 
     def system(self, model: str) -> str:
         """The system prompt for a model (the skills list gets about 1% of its window)."""
-        return system_prompt(self.cwd, skills_prompt(self.skills, skills_budget(self.window(model))))
+        skills = skills_prompt(self.skills, skills_budget(self.window(model)))
+        return system_prompt(self.cwd, skills, self.instructions, self.extra)

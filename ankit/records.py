@@ -24,6 +24,15 @@ class ToolResult:
 
 
 @dataclass
+class Image:
+    """An image the user attached (@screenshot.png); each provider renders it in its own wire format."""
+
+    media_type: str  # image/png, image/jpeg, image/gif or image/webp
+    data: str  # base64
+    name: str = ""  # the path as the user wrote it
+
+
+@dataclass
 class Message:
     """One history entry: role is "user", "assistant" or "tool" (a batch of results)."""
 
@@ -33,6 +42,7 @@ class Message:
     results: list[ToolResult] = field(default_factory=list)
     cut: bool = False  # the reply was interrupted; text is partial
     opaque: dict = field(default_factory=dict)  # wire kind -> data that provider needs back (thinking blocks)
+    images: list[Image] = field(default_factory=list)  # user messages only
 
 
 @dataclass

@@ -8,14 +8,15 @@ from datetime import datetime
 from pathlib import Path
 
 from ankit.errors import AnkitError, Cancelled, ConfigError, StreamError
-from ankit.records import (Message, OpaqueData, Request, StreamEnd, TextDelta, ToolCall, ToolCallDone,
+from ankit.records import (Image, Message, OpaqueData, Request, StreamEnd, TextDelta, ToolCall, ToolCallDone,
                            ToolResult, Usage, UsageReport)
 from ankit.seams import NullView, Prompt, Provider, Ready, SessionStore, ToolRunner, View
 from ankit.storage.sessions import SessionData, new_session_id, title_of
 from ankit.tooling.activation import Activation, RoundTools
 from ankit.tooling.toolbox import cap_output
+from ankit.usage.budget import Budget
 from ankit.usage.ledger import Ledger, RoundRecord
-from ankit.window import fit_history, history_room, message_bytes, schema_budget
+from ankit.window import BYTES_PER_TOKEN, fit_history, history_room, message_bytes, schema_budget
 
 REPEAT_LIMIT = 3
 NO_PROVIDER = ("No provider is configured: export ANTHROPIC_API_KEY (or OPENAI_API_KEY, OPENROUTER_API_KEY, "
@@ -49,6 +50,7 @@ class Session:
     max_tokens: int = 4096
     max_rounds: int = 25
     resume: InitVar[SessionData | None] = None  # a saved session to go on with
+    budget: Budget | None = None  # max_cost, checked before each request
     ledger: Ledger = field(default_factory=Ledger, init=False)
     messages: list[Message] = field(default_factory=list, init=False)
     system: str = field(default="", init=False)
@@ -58,6 +60,7 @@ class Session:
     created: str = field(default_factory=_now, init=False)
     title: str = field(default="", init=False)
     _told_overflow: bool = field(default=False, init=False)
+    _context: list[str] = field(default_factory=list, init=False)  # ! command output for the next message
 
     def __setattr__(self, name: str, value) -> None:
         # the seams are handed in at construction; state changes go through the methods below
@@ -76,14 +79,21 @@ class Session:
             self.turn_no = max((r.turn for r in resume.rounds), default=0)
             self.activation.reset(resume.activated)  # the resumed session brings its own activated set
 
-    def turn(self, text: str) -> str:
+    def add_context(self, text: str) -> None:
+        """Keep text (a ! command and its output) to go in front of the next message."""
+        self._context.append(text)
+
+    def turn(self, text: str, images: list[Image] | None = None) -> str:
         """Run one user turn to its final answer and return the answer's text."""
         if self.provider is None:
             raise ConfigError(NO_PROVIDER)
         if self.ready is not None:
             self.ready.before_turn(self.view)
         self.turn_no += 1
-        self.messages.append(Message("user", text))
+        if self._context:
+            text = "\n\n".join([*self._context, text])
+            self._context.clear()
+        self.messages.append(Message("user", text, images=list(images or [])))
         try:
             return self._rounds()
         finally:
@@ -121,8 +131,19 @@ class Session:
     def _history_room(self) -> int:
         return history_room(self.window, self.max_tokens, len(self.system.encode()) + self.activation.core_bytes())
 
+    def check_budget(self, request: Request, tools: RoundTools) -> None:
+        """Raise BudgetError when this request would take the session past max_cost."""
+        if self.budget is None:
+            return
+        size = len(request.system.encode()) + sum(message_bytes(m) for m in request.messages)
+        size += tools.schema_bytes + len(request.note.encode())
+        notice = self.budget.check(self.provider.model, self.ledger.rounds, size // BYTES_PER_TOKEN)
+        if notice:
+            self.view.notice(notice)
+
     def _round(self, number: int) -> Message:
         request, tools = self.request()
+        self.check_budget(request, tools)
         started = time.monotonic()
         reply, usage, error = self.stream_reply(request)
         if reply.text or reply.tool_calls:
@@ -234,6 +255,11 @@ class Session:
         self.provider.use_model(model)
         self.model = model
         self.system, self.window = self.prompt.system(model), self.prompt.window(model)
+
+    def use_prompt(self, prompt: Prompt) -> None:
+        """Build the system prompt from another Prompt (new project instructions after /init)."""
+        self.prompt = prompt
+        self.system = prompt.system(self.model)
 
     def snapshot(self) -> SessionData:
         """Everything the session file holds, as of now."""

@@ -51,6 +51,9 @@ def history_room(window_tokens: int, output_reserve: int, fixed_bytes: int) -> i
     return (window_tokens - output_reserve) * BYTES_PER_TOKEN - fixed_bytes
 
 
+IMAGE_BYTES = 6400  # an image counts as about 1,600 tokens (a large one on Anthropic's scale)
+
+
 def message_bytes(message: Message) -> int:
     """An estimate of a message's size on the wire, in bytes."""
     size = len(message.text.encode()) + 16
@@ -58,6 +61,7 @@ def message_bytes(message: Message) -> int:
         size += len(call.name) + len(call.arguments.encode()) + 48
     for result in message.results:
         size += len(result.content.encode()) + 48
+    size += IMAGE_BYTES * len(message.images)
     return size
 
 

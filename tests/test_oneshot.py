@@ -211,3 +211,53 @@ def test_stderr_shows_each_tool_line_as_the_repl_does(provider_server, tmp_path)
     assert done.returncode == 0, done.stderr
     lines = done.stderr.splitlines()
     assert lines[0] == "· $ echo hi" and lines[1].startswith("  ⎿ exit code 0 (") and lines[1].endswith(" · 1 line")
+
+
+def test_agents_md_the_system_flag_and_a_mentioned_file_reach_the_request(provider_server, tmp_path):
+    work, config = tmp_path / "work", tmp_path / "config" / "ankit"
+    (work / "src").mkdir(parents=True)
+    config.mkdir(parents=True)
+    (config / "AGENTS.md").write_text("User rule: be terse.\n")
+    (work / "AGENTS.md").write_text("Project rule: run make test.\n")
+    (work / "src" / "app.py").write_text("def main():\n    return 42\n")
+    provider_server.push_openai(text="ok")
+    done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "-s", "Answer in French.",
+                 "-p", "explain @src/app.py and @nothing/here.py")
+    assert done.returncode == 0, done.stderr
+    body = provider_server.requests[0].json
+    system, user = body["messages"][0]["content"], body["messages"][-1]["content"]
+    assert system.index("User rule: be terse.") < system.index("Project rule: run make test.") < system.index("Answer in French.")
+    assert user == ("explain @src/app.py and @nothing/here.py\n\n[ankit] Attached by the user's @mentions:\n"
+                    '<file path="src/app.py">\ndef main():\n    return 42\n</file>')
+    assert "ankit: @nothing/here.py: no such file or folder; the message goes without it" in done.stderr
+
+
+def test_an_image_goes_as_an_image_block_to_anthropic_and_is_refused_by_a_local_server(provider_server, tmp_path):
+    from test_mentions import PNG
+    (tmp_path / "work").mkdir()
+    (tmp_path / "work" / "shot.png").write_bytes(PNG)
+    provider_server.push_anthropic(text="a red dot")
+    done = ankit(tmp_path, "--provider", "anthropic", "--base-url", provider_server.url + "/v1",
+                 "-p", "what is in @shot.png?", ANTHROPIC_API_KEY="sk-ant-test-0123456789")
+    assert done.returncode == 0, done.stderr
+    content = provider_server.requests[0].json["messages"][-1]["content"]
+    assert content[0]["type"] == "image" and content[0]["source"]["media_type"] == "image/png"
+    assert content[-1]["text"] == "what is in @shot.png?"
+    provider_server.push_openai(text="cannot see")
+    done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "-p", "what is in @shot.png?")
+    assert done.returncode == 0
+    assert done.stderr.count("\n") == 1 and "does not take images" in done.stderr
+    assert isinstance(provider_server.requests[1].json["messages"][-1]["content"], str)
+
+
+def test_max_cost_stops_before_the_request_with_one_line(provider_server, tmp_path):
+    (tmp_path / "config" / "ankit").mkdir(parents=True)
+    (tmp_path / "config" / "ankit" / "config.toml").write_text('max_cost = 0.5\n[prices."priced-model"]\ninput = 1000000\noutput = 0\n')
+    done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "--model", "priced-model", "-p", "hello")
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr.count("\n") == 1 and done.stderr.startswith("ankit: stopped by max_cost $0.5000: this session has spent $0.0000")
+    assert provider_server.requests == []
+    provider_server.push_openai(text="cheap enough")
+    done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "--model", "priced-model", "--max-cost", "1e9",
+                 "-p", "hello")
+    assert done.returncode == 0 and done.stdout == "cheap enough\n"

@@ -600,3 +600,64 @@ def test_ctrl_c_during_compact_leaves_the_history(run, provider_server):
     assert term.finish() == 0
     assert [(m["role"], m["content"]) for m in provider_server.requests[2].json["messages"][1:]] == [
         ("user", "question"), ("assistant", "Answer."), ("user", "next")]
+
+
+def test_a_bang_line_runs_without_the_model_and_goes_with_the_next_message(run, provider_server, home):
+    provider_server.push_openai(text="Noted.")
+    terminal = run()
+    terminal.line("!printf 'one\\033[31m\\n'; exit 3")
+    terminal.expect("one^[[31m")
+    terminal.expect("(exit code 3)")
+    assert provider_server.requests == []
+    terminal.line("what failed?")
+    terminal.expect("Noted.")
+    assert terminal.finish() == 0
+    user = provider_server.requests[0].json["messages"][-1]["content"]
+    assert user == "[ankit] The user ran a shell command (exit code 3):\n$ printf 'one\\033[31m\\n'; exit 3\none\x1b[31m\n\nwhat failed?"
+
+
+def test_custom_commands_expand_list_in_help_complete_and_skip_clashes(run, provider_server, home):
+    commands = home / "work" / ".ankit" / "commands"
+    commands.mkdir(parents=True)
+    (commands / "review.md").write_text("---\ndescription: Review a file\nargument-hint: FILE FOCUS\n---\n"
+                                        "Review $1 for $2. All: $ARGUMENTS\n")
+    (home / "config" / "ankit" / "commands").mkdir(parents=True)
+    (home / "config" / "ankit" / "commands" / "usage.md").write_text("clash\n")
+    provider_server.push_openai(text="Reviewed.")
+    terminal = run()
+    terminal.expect("/usage is a built-in command; rename the file")
+    terminal.line("/help")
+    terminal.expect("/review FILE FOCUS")
+    terminal.expect("Review a file")
+    terminal.prompt()
+    terminal.type("/rev\t")
+    terminal.expect("/review ")
+    terminal.type('app.py "error handling"\r')
+    terminal.expect("Reviewed.")
+    assert terminal.finish() == 0
+    user = provider_server.requests[0].json["messages"][-1]["content"]
+    assert user == 'Review app.py for error handling. All: app.py "error handling"'
+
+
+def test_at_mentions_complete_with_tab_and_attach_the_file(run, provider_server, home):
+    (home / "work" / "notes.md").write_text("# Notes\nship on Friday\n")
+    provider_server.push_openai(text="Friday.")
+    terminal = run()
+    terminal.prompt()
+    terminal.type("when do we ship? @no\t")
+    terminal.expect("@notes.md ")
+    terminal.type("\r")
+    terminal.expect("attached: notes.md")
+    terminal.expect("Friday.")
+    assert terminal.finish() == 0
+    user = provider_server.requests[0].json["messages"][-1]["content"]
+    assert '<file path="notes.md">\n# Notes\nship on Friday\n</file>' in user
+
+
+def test_context_shows_the_project_instructions(run, home):
+    (home / "work" / "AGENTS.md").write_text("Use tabs.\n")
+    terminal = run()
+    terminal.line("/context")
+    terminal.expect("of which project instructions")
+    terminal.expect("AGENTS.md")
+    assert terminal.finish() == 0

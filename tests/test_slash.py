@@ -29,7 +29,7 @@ def make_state(tmp_path, monkeypatch, provider_server):
         apps.append(app)
         view = TerminalView(io.StringIO(), colour=False)
         approve = Approver(view, lambda question: "y")
-        state = ReplState(app, None, view, approve, send=lambda text: send(state, text))
+        state = ReplState(app, None, view, approve, send=lambda text, mentions=True: send(state, text, mentions))
         state.session = app.session(view, approve)
         return state
 

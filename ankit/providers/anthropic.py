@@ -117,6 +117,8 @@ def content_blocks(message: Message) -> list[dict]:
         if result.is_error:
             block["is_error"] = True
         blocks.append(block)
+    blocks += [{"type": "image", "source": {"type": "base64", "media_type": i.media_type, "data": i.data}}
+               for i in message.images]
     return blocks + text_block(message.text)
 
 

@@ -23,6 +23,7 @@ class ProviderSettings:
     session_id: str = ""  # used as OpenAI prompt_cache_key with the openai preset
     native: bool = True  # the preset's own service: its provider-specific fields may be sent
     headers: dict = field(default_factory=dict, repr=False)  # extra request headers, which may carry a secret
+    images: bool = False  # the service takes images in user messages
 
 
 class Provider:
@@ -40,6 +41,11 @@ class Provider:
     def model(self) -> str:
         """The model this provider asks for."""
         return self.settings.model
+
+    @property
+    def accepts_images(self) -> bool:
+        """Whether user messages may carry images for this provider."""
+        return self.settings.images
 
     def use_model(self, model: str) -> None:
         """Ask for another model from the next request on."""

@@ -71,6 +71,11 @@ def wire_messages(message: Message) -> list[dict]:
                 ]
                 wire.update(echoed_fields(message))
             out.append(wire)
+    elif message.role == "user" and message.images:
+        parts = [{"type": "text", "text": message.text}] if message.text else []
+        parts += [{"type": "image_url", "image_url": {"url": f"data:{i.media_type};base64,{i.data}"}}
+                  for i in message.images]
+        out.append({"role": "user", "content": parts})
     elif message.role == "user" and message.text:
         out.append({"role": "user", "content": message.text})
     return out

@@ -13,7 +13,7 @@ from datetime import datetime
 from pathlib import Path
 
 from ankit.errors import AnkitError
-from ankit.records import Message, ToolCall, ToolResult
+from ankit.records import Image, Message, ToolCall, ToolResult
 from ankit.scrub import Scrubber
 from ankit.usage.ledger import RoundRecord, total
 
@@ -75,6 +75,8 @@ def _lines(data: SessionData) -> Iterator[dict]:
             del entry["opaque"]  # most messages carry no provider data: keep their lines as they were
         for result in entry["results"]:
             del result["summary"]  # the user's line about a call is for the screen only
+        if not entry["images"]:
+            del entry["images"]
         yield {"type": "message", **entry}
     for record in data.rounds:
         yield {"type": "round", **record.to_dict()}
@@ -92,7 +94,9 @@ def _message(entry: dict) -> Message:
     ]
     opaque = entry.get("opaque")
     opaque = {str(k): v for k, v in opaque.items() if isinstance(v, list)} if isinstance(opaque, dict) else {}
-    return Message(entry["role"], str(entry.get("text", "")), calls, results, bool(entry.get("cut", False)), opaque)
+    images = [Image(str(i["media_type"]), str(i["data"]), str(i.get("name", ""))) for i in entry.get("images", [])]
+    return Message(entry["role"], str(entry.get("text", "")), calls, results, bool(entry.get("cut", False)), opaque,
+                   images)
 
 
 def _apply(data: SessionData, entry: dict) -> None:

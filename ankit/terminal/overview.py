@@ -44,6 +44,7 @@ def context_text(app, session) -> str:
     note = len(request.note.encode())
     used = tokens(system) + tokens(tools.schema_bytes) + tokens(history) + tokens(note)
     rows = [_row("system prompt", system),
+            _instructions_row(app),
             _row("  of which the skills list", skills, f"{len(app.skills)} skills" if app.skills else "no skills"),
             _row(f"tools ({len(request.tools)} sent)", tools.schema_bytes), *_tool_rows(app.activation, tools),
             _row(f"history ({count} message{'' if count == 1 else 's'})", history,
@@ -57,6 +58,15 @@ def context_text(app, session) -> str:
              "", *table(["part", "bytes", "~tokens", ""], rows, {1, 2}), "",
              f"{bar(used, session.max_tokens, session.window)} {share}% (# prompt, + reply reserve, . free)"]
     return "\n".join(lines + _last_reported(session))
+
+
+def _instructions_row(app) -> list[str]:
+    """The project instructions' share of the system prompt and the files it came from."""
+    found = app.instructions
+    if not found.files:
+        return _row("  of which project instructions", 0, "no AGENTS.md or CLAUDE.md")
+    names = ", ".join(str(p) for p in found.files) + (f" (cut by {number(found.cut)} chars)" if found.cut else "")
+    return _row("  of which project instructions", len(found.text.encode()), names)
 
 
 def _last_reported(session) -> list[str]:

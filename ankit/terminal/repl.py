@@ -1,7 +1,10 @@
 """The interactive loop: line editing, history, completion, multi-line input, turns and slash commands."""
 
 import os
+import shlex
+import subprocess
 import sys
+import tempfile
 from contextlib import suppress
 from pathlib import Path
 
@@ -10,8 +13,11 @@ from ankit.app import build_app, warn
 from ankit.terminal.approval import Approver
 from ankit.config import Config
 from ankit.errors import AnkitError, Cancelled
+from ankit.mentions import expand
+from ankit.terminal.custom import command_dirs, load_commands
 from ankit.terminal.render import BOLD, DIM, TerminalView, prompt_paint
-from ankit.terminal.slash import (NO_PROVIDER, ReplState, completions, dispatch, is_command, model_call, open_session,
+from ankit.terminal.bang import context_text, run_shell, shown
+from ankit.terminal.slash import (ALIASES, COMMANDS, NO_PROVIDER, ReplState, completions, dispatch, is_command, model_call, open_session,
                          resumed_text)
 
 HISTORY_LENGTH = 2000
@@ -49,6 +55,7 @@ class LineReader:
         else:
             rl.parse_and_bind("tab: complete")
             rl.parse_and_bind("set enable-bracketed-paste on")  # a pasted text stays one message
+            rl.parse_and_bind(r'"\C-x\C-e": "\C-a/edit \C-j"')  # the line so far goes to $EDITOR via /edit
             # with bracketed paste on, GNU readline 8.1 and later end the line itself at Ctrl-D
             self.eof_newline = getattr(rl, "_READLINE_RUNTIME_VERSION", 0) >= 0x0801
 
@@ -56,10 +63,10 @@ class LineReader:
         if index == 0:
             before = self.readline.get_line_buffer()[: self.readline.get_endidx()]
             try:
-                self.matches = self.complete(before) if self.complete and before.startswith("/") else []
+                self.matches = self.complete(before) if self.complete else []
             except Exception:  # a completion must never break the prompt
                 self.matches = []
-            if len(self.matches) == 1:  # Python's readline adds no space after a unique match
+            if len(self.matches) == 1 and not self.matches[0].endswith("/"):  # readline adds no space itself
                 self.matches = [self.matches[0] + " "]
         return self.matches[index] if index < len(self.matches) else None
 
@@ -156,15 +163,23 @@ def _trim(path: Path, keep: int) -> None:
         os.replace(temp, path)
 
 
-def send(state: ReplState, text: str) -> None:
-    """Run one turn; Ctrl-C cancels it and keeps the partial reply; the status line follows."""
+def send(state: ReplState, text: str, mentions: bool = True) -> None:
+    """Run one turn (@mentions attached); Ctrl-C cancels it and keeps the partial reply; the status line follows."""
     session, view = state.session, state.view
     if session.provider is None:
         view.error(NO_PROVIDER)
         return
+    images = []
+    if mentions:
+        expanded = expand(text, state.app.cwd, session.provider.accepts_images)
+        for notice in expanded.notices:
+            view.line(shown(notice), DIM)
+        if expanded.attached:
+            view.line("attached: " + shown(", ".join(expanded.attached)), DIM)
+        text, images = expanded.text, expanded.images
     with model_call(state, f"waiting for {session.provider.model}"):
         try:
-            session.turn(text)
+            session.turn(text, images)
         except (Cancelled, KeyboardInterrupt) as exc:
             view.reply_end()
             view.line(str(exc) or "cancelled", DIM)
@@ -187,7 +202,10 @@ def run_repl(args, config: Config) -> int:
     try:
         warn(app.problems + app.skill_problems)
         view = TerminalView(sys.stdout)
-        state = ReplState(app, None, view, None, send=lambda text: send(state, text))
+        state = ReplState(app, None, view, None, send=lambda text, mentions=True: send(state, text, mentions),
+                          compose=compose)
+        state.custom, problems = load_commands(command_dirs(app.cwd, paths.config_home()), {*COMMANDS, *ALIASES})
+        warn([shown(p) for p in problems])
         reader = LineReader(paths.state_home() / "history", view.colour, lambda before: completions(state, before))
         state.approve = Approver(view, reader.ask, yes=config.yes)
         resume = app.resumed(args)
@@ -209,6 +227,39 @@ def run_repl(args, config: Config) -> int:
         app.close()
 
 
+def bang(state: ReplState, command: str) -> None:
+    """Run a !command in the shell (the user typed it: no approval); its output goes with the next message."""
+    view = state.view
+    view.line(f"$ {shown(command)}", DIM)
+    output, code = run_shell(command, state.app.cwd, view.write)
+    if output and not output.endswith("\n"):
+        view.write("\n")
+    if code:
+        view.line("(stopped)" if code == 130 else f"(exit code {code})", DIM)
+    state.session.add_context(context_text(command, output, code))
+    view.line("the command and its output go to the model with your next message", DIM)
+
+
+def compose(initial: str = "") -> str | None:
+    """Edit a message in $VISUAL or $EDITOR (vi when neither is set); None when it comes back empty."""
+    editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
+    fd, name = tempfile.mkstemp(prefix="ankit-message-", suffix=".md")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(initial)
+        try:
+            code = subprocess.call([*shlex.split(editor), name])
+        except OSError as exc:
+            raise AnkitError(f"cannot start the editor {editor!r} ({exc.strerror or exc}); set EDITOR") from None
+        if code:
+            raise AnkitError(f"the editor {editor!r} exited with code {code}; nothing sent")
+        text = Path(name).read_text(encoding="utf-8", errors="replace").strip()
+    finally:
+        with suppress(OSError):
+            os.unlink(name)
+    return text or None
+
+
 def loop(state: ReplState, reader: LineReader) -> None:
     """Read and act until /exit or Ctrl-D."""
     while state.running:
@@ -219,7 +270,9 @@ def loop(state: ReplState, reader: LineReader) -> None:
         reader.save()  # line by line: a closed terminal loses nothing
         if not text.strip():
             continue
-        if is_command(text):
+        if text.startswith("!") and text[1:].strip():
+            bang(state, text[1:].strip())
+        elif is_command(text):
             dispatch(state, text)
         else:
             state.send(text)

@@ -4,11 +4,12 @@ import difflib
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ankit.errors import AnkitError, Cancelled, ConfigError
 from ankit.terminal.render import DIM, clip
 from ankit.tooling.toolbox import ToolContext
+from ankit.terminal.workflow import CUSTOM_HEAD, cmd_edit, cmd_init, custom_help, custom_rows
 from ankit.usage.pricing import load_prices
 from ankit.usage.ledger import render_usage, status_line
 
@@ -25,8 +26,10 @@ class ReplState:
     session: object  # ankit.session.Session
     view: object  # ankit.terminal.render.TerminalView
     approve: object  # ankit.terminal.approval.Approver
-    send: Callable[[str], None]  # run one turn with this text, as if typed
+    send: Callable[..., None]  # send(text, mentions=True): run one turn with this text, as if typed
     running: bool = True
+    custom: dict = field(default_factory=dict)  # name -> terminal.custom.CustomCommand
+    compose: Callable[[str], str | None] | None = None  # $EDITOR on a text; None when it comes back empty
 
 
 def open_session(state: ReplState, resume=None) -> None:
@@ -72,8 +75,12 @@ def dispatch(state: ReplState, text: str) -> None:
     word, _, arg = text.strip().partition(" ")
     name = ALIASES.get(word[1:], word[1:])
     command = COMMANDS.get(name)
+    if command is None and name in state.custom:
+        from ankit.terminal.custom import expand_template
+        state.send(expand_template(state.custom[name].body, arg.strip()))
+        return
     if command is None:
-        state.view.error(unknown(word))
+        state.view.error(unknown(word, state.custom))
         return
     try:
         output = command.run(state, arg.strip())
@@ -90,9 +97,9 @@ def dispatch(state: ReplState, text: str) -> None:
         state.view.line(output)
 
 
-def unknown(word: str) -> str:
+def unknown(word: str, custom: dict | None = None) -> str:
     """The message for an unknown command, naming the closest one."""
-    close = difflib.get_close_matches(word[1:], [*COMMANDS, *ALIASES], n=1, cutoff=0.5)
+    close = difflib.get_close_matches(word[1:], [*COMMANDS, *ALIASES, *(custom or {})], n=1, cutoff=0.5)
     if close:
         return f"unknown command {word}: did you mean /{ALIASES.get(close[0], close[0])}? (/help lists them)"
     return f"unknown command {word}: /help lists the commands"
@@ -101,8 +108,13 @@ def unknown(word: str) -> str:
 def completions(state: ReplState, before: str) -> list[str]:
     """Candidates for the word being typed, given the line up to the cursor."""
     words = before.split() + ([""] if before[-1:].isspace() or not before else [])
+    if words[-1].startswith("@"):
+        from ankit.mentions import complete_path
+        return complete_path(words[-1], state.app.cwd)
+    if not words[0].startswith("/"):
+        return []
     if len(words) == 1:
-        return [f"/{n}" for n in COMMANDS if f"/{n}".startswith(words[0])]
+        return [f"/{n}" for n in [*COMMANDS, *state.custom] if f"/{n}".startswith(words[0])]
     command = COMMANDS.get(ALIASES.get(words[0][1:], words[0][1:]))
     if command is None or not command.complete or len(words) > 2:
         return []
@@ -131,19 +143,27 @@ def _argument_values(state: ReplState, kind: str) -> list[str]:
 
 def cmd_help(state: ReplState, arg: str) -> str:
     """The commands, one line each, or one command's help."""
+    name = arg.lstrip("/")
+    if name in state.custom and name not in COMMANDS:
+        return custom_help(state.custom, name)
     if arg:
-        command = COMMANDS.get(arg.lstrip("/"))
+        command = COMMANDS.get(name)
         if command is None:
-            return unknown("/" + arg.lstrip("/"))
+            return unknown("/" + name, state.custom)
         return f"/{command.name} {command.args}".rstrip() + f"\n  {command.help}"
-    width = max(len(f"/{c.name} {c.args}") for c in COMMANDS.values())
-    lines = [f"{f'/{c.name} {c.args}'.ljust(width)}  {c.help}" for c in COMMANDS.values()]
+    rows, custom = [(f"/{c.name} {c.args}".rstrip(), c.help) for c in COMMANDS.values()], custom_rows(state.custom)
+    width = max(len(left) for left, _ in rows + custom)
+    lines = [f"{left.ljust(width)}  {text}" for left, text in rows]
+    if custom:
+        lines += ["", CUSTOM_HEAD, *(f"{left.ljust(width)}  {text}" for left, text in custom)]
     return "\n".join([*lines, "", INPUT_HELP])
 
 
 def cmd_usage(state: ReplState, arg: str) -> str:
     """Tokens and estimated cost of the last turn, the session, and each round."""
-    return render_usage(state.session.ledger, load_prices(state.app.config.prices))
+    text = render_usage(state.session.ledger, load_prices(state.app.config.prices))
+    budget = state.session.budget
+    return text + ("\n\n" + budget.line(state.session.ledger.rounds) if budget else "")
 
 
 def cmd_context(state: ReplState, arg: str) -> str:
@@ -259,7 +279,7 @@ def cmd_retry(state: ReplState, arg: str) -> None:
         raise AnkitError("nothing to retry: no message sent since the start (or the last /compact)")
     state.session.drop_last_turn()
     state.view.line(clip("retrying: " + " ".join(text.split()), state.view.width()), DIM)
-    state.send(text)
+    state.send(text, mentions=False)  # the files it mentioned are attached already
 
 
 def cmd_mcp(state: ReplState, arg: str) -> str:
@@ -288,6 +308,8 @@ COMMANDS: dict[str, Command] = {c.name: c for c in [
     Command("resume", "ID", "switch to a saved session", cmd_resume, "session"),
     Command("retry", "", "send the last message again (its reply is dropped)", cmd_retry),
     Command("mcp", "", "MCP servers and their tools", cmd_mcp),
+    Command("init", "[NOTE]", "ask the model to write AGENTS.md for this project", cmd_init),
+    Command("edit", "[TEXT]", "compose a message in $EDITOR (Ctrl-X Ctrl-E too)", cmd_edit),
     Command("exit", "", "leave ankit (Ctrl-D too)", cmd_exit),
 ]}
 ALIASES = {"quit": "exit", "q": "exit", "?": "help"}

@@ -1,0 +1,135 @@
+"""@mentions: `@path` in a message attaches that file's text, a folder's listing, or an image."""
+
+import base64
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ankit.records import Image
+
+FILE_CAP = 40_000  # characters of one attached file (the head is kept, the cut said)
+TOTAL_CAP = 120_000  # characters attached to one message in all
+LISTING_CAP = 200  # entries of a folder's listing
+IMAGE_CAP = 5 * 1024 * 1024  # bytes of one image (what Anthropic accepts)
+IMAGE_TYPES = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif",
+               ".webp": "image/webp"}
+MENTION = re.compile(r"(?:(?<=\s)|^)@(\"[^\"]+\"|[^\s\"]+)")
+TRAILING = ".,;:!?)]}'"
+
+
+@dataclass
+class Expanded:
+    """A message with its mentions attached, one-line notices about those that could not be, and images."""
+
+    text: str
+    notices: list[str] = field(default_factory=list)
+    images: list[Image] = field(default_factory=list)
+    attached: list[str] = field(default_factory=list)
+
+
+def mentioned(text: str) -> list[str]:
+    """The paths mentioned with @, in order, each once (quotes allow spaces: @"my file.txt")."""
+    found = []
+    for match in MENTION.finditer(text):
+        raw = match.group(1)
+        raw = raw[1:-1] if raw.startswith('"') else raw.rstrip(TRAILING)
+        if raw and raw not in found:
+            found.append(raw)
+    return found
+
+
+def expand(text: str, cwd: Path, images: bool = True) -> Expanded:
+    """Attach every mentioned file, folder or image; missing and binary paths become notices.
+
+    With images=False (a provider that takes none) an image is refused with a notice, and the model is told.
+    """
+    out = Expanded(text)
+    refused = []
+    blocks, room = [], TOTAL_CAP
+    for raw in mentioned(text):
+        path = cwd / Path(raw).expanduser()  # an absolute path stays as it is
+        if not path.exists():
+            if _looks_like_path(raw):
+                out.notices.append(f"@{raw}: no such file or folder; the message goes without it")
+            continue
+        if path.suffix.lower() in IMAGE_TYPES and path.is_file():
+            if images:
+                _image(path, raw, out)
+            else:
+                refused.append(raw)
+            continue
+        body, notice = (_listing(path) if path.is_dir() else _file(path, raw))
+        if notice:
+            out.notices.append(notice)
+        if body is None:
+            continue
+        if len(body) > room:
+            out.notices.append(f"@{raw}: not attached, the message already carries {TOTAL_CAP:,} characters of files")
+            continue
+        room -= len(body)
+        kind = "folder" if path.is_dir() else "file"
+        blocks.append(f'<{kind} path="{raw}">\n{body}' + ("" if body.endswith("\n") else "\n") + f"</{kind}>")
+        out.attached.append(raw)
+    if blocks:
+        out.text = text + "\n\n[ankit] Attached by the user's @mentions:\n" + "\n".join(blocks)
+    for raw in refused:
+        out.notices.append(f"@{raw}: this model does not take images here (Anthropic and OpenAI do); not attached")
+        out.text += f"\n[ankit] The image {raw} could not be attached: this provider does not take images."
+    return out
+
+
+def _looks_like_path(raw: str) -> bool:
+    """A missing @word is only worth a notice when it looks like a path (not @someone's handle)."""
+    return "/" in raw or "." in raw
+
+
+def _file(path: Path, raw: str) -> tuple[str | None, str]:
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        return None, f"@{raw}: cannot read it ({exc.strerror or exc}); the message goes without it"
+    if b"\0" in data[:8192]:
+        return None, f"@{raw}: a binary file, not attached (only text files and images are)"
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None, f"@{raw}: not UTF-8 text, not attached"
+    if len(text) <= FILE_CAP:
+        return text, ""
+    note = f"[ankit: cut here; the file has {len(text):,} characters, the first {FILE_CAP:,} are attached]"
+    return text[:FILE_CAP] + "\n" + note, f"@{raw}: only the first {FILE_CAP:,} of {len(text):,} characters attached"
+
+
+def _listing(path: Path) -> tuple[str | None, str]:
+    try:
+        entries = sorted(path.iterdir(), key=lambda p: (not p.is_dir(), p.name))
+    except OSError as exc:
+        return None, f"@{path.name}: cannot list it ({exc.strerror or exc})"
+    lines = [p.name + ("/" if p.is_dir() else "") for p in entries[:LISTING_CAP]]
+    if len(entries) > LISTING_CAP:
+        lines.append(f"[ankit: {len(entries) - LISTING_CAP} more entries not listed]")
+    return "\n".join(lines) or "(empty folder)", ""
+
+
+def _image(path: Path, raw: str, out: Expanded) -> None:
+    size = path.stat().st_size
+    if size > IMAGE_CAP:
+        out.notices.append(f"@{raw}: image of {size:,} bytes is over the {IMAGE_CAP:,}-byte limit, not attached")
+        return
+    data = base64.b64encode(path.read_bytes()).decode("ascii")
+    out.images.append(Image(IMAGE_TYPES[path.suffix.lower()], data, raw))
+    out.attached.append(raw)
+
+
+def complete_path(word: str, cwd: Path) -> list[str]:
+    """Tab candidates for a word that starts with @: paths under cwd, folders ending in /."""
+    typed = word[1:]
+    folder_part, _, stem = typed.rpartition("/")
+    base = (cwd / folder_part) if folder_part else cwd
+    try:
+        entries = sorted(base.iterdir(), key=lambda p: p.name)
+    except OSError:
+        return []
+    prefix = f"@{folder_part}/" if folder_part else "@"
+    return [prefix + p.name + ("/" if p.is_dir() else "") for p in entries
+            if p.name.startswith(stem) and (stem.startswith(".") or not p.name.startswith("."))][:200]

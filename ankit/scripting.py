@@ -1,0 +1,75 @@
+"""-p --output-format json and stream-json: the run as JSON objects, with Claude Code's field names."""
+
+import json
+import sys
+import time
+from typing import TextIO
+
+from ankit.records import ToolCall, ToolResult, Usage
+from ankit.seams import View
+from ankit.tooling.toolbox import parse_arguments
+from ankit.usage.budget import spent
+from ankit.usage.ledger import RoundRecord, total
+
+
+def usage_fields(usage: Usage) -> dict:
+    """Usage as Claude Code names it: input_tokens counts the uncached part only, as Anthropic reports it."""
+    uncached = max(0, usage.input_tokens - usage.cached_tokens - usage.cache_write_tokens)
+    return {"input_tokens": uncached, "cache_creation_input_tokens": usage.cache_write_tokens,
+            "cache_read_input_tokens": usage.cached_tokens, "output_tokens": usage.output_tokens}
+
+
+def result_object(session_id: str, text: str, error: str, rounds: list[RoundRecord], prices: dict | None,
+                  started: float) -> dict:
+    """The final object: Claude Code's `result` message."""
+    cost = spent(rounds, prices) if prices is not None else None
+    usage = total([r for r in rounds if r.usage.reported])
+    return {"type": "result", "subtype": "error_during_execution" if error else "success",
+            "is_error": bool(error), "result": error or text, "session_id": session_id,
+            "num_turns": len(rounds), "duration_ms": round((time.monotonic() - started) * 1000),
+            "duration_api_ms": round(sum(r.duration for r in rounds) * 1000),
+            "total_cost_usd": None if cost is None or not rounds else round(cost, 6),
+            "usage": usage_fields(usage)}
+
+
+class JsonView(View):
+    """Collects the run quietly (json) or prints one object per line as things happen (stream-json)."""
+
+    def __init__(self, streaming: bool, out: TextIO | None = None):
+        self.streaming = streaming
+        self.out = out or sys.stdout
+        self.session_id = ""
+        self.text_so_far = ""
+
+    def emit(self, obj: dict) -> None:
+        """Print one JSON line (stream-json only)."""
+        if self.streaming:
+            self.out.write(json.dumps({**obj, "session_id": self.session_id}, ensure_ascii=False) + "\n")
+            self.out.flush()
+
+    def text(self, delta: str) -> None:
+        self.text_so_far += delta
+        self.emit({"type": "stream_event", "event": {"type": "content_block_delta", "index": 0,
+                                                     "delta": {"type": "text_delta", "text": delta}}})
+
+    def reply_end(self) -> None:
+        if self.text_so_far:
+            self.emit({"type": "assistant", "message": {"role": "assistant",
+                                                        "content": [{"type": "text", "text": self.text_so_far}]}})
+        self.text_so_far = ""
+
+    def tool_start(self, call: ToolCall) -> None:
+        try:
+            arguments = parse_arguments(call.arguments)
+        except ValueError:
+            arguments = {"_raw": call.arguments}
+        self.emit({"type": "assistant", "message": {"role": "assistant", "content": [
+            {"type": "tool_use", "id": call.id, "name": call.name, "input": arguments}]}})
+
+    def tool_end(self, result: ToolResult) -> None:
+        self.emit({"type": "user", "message": {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": result.call_id, "content": result.content,
+             "is_error": result.is_error}]}})
+
+    def notice(self, line: str) -> None:
+        print(f"ankit: {line}", file=sys.stderr)

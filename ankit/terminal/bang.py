@@ -1,0 +1,66 @@
+"""`!command` lines: run in the shell by the user's own hand, output shown live and kept for the next message."""
+
+import codecs
+import os
+import signal
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+from ankit.tooling.toolbox import cap_output
+
+CONTEXT_CAP = 10_000  # characters of a command's output kept for the model (head and tail)
+KEEP = {"\n", "\t"}
+
+
+def shown(text: str) -> str:
+    """Control characters made visible (^[ for ESC), so output cannot move the cursor or recolour the screen."""
+    return "".join(ch if ch in KEEP or (ch.isprintable() or ch == " ") else _caret(ch) for ch in text)
+
+
+def _caret(ch: str) -> str:
+    code = ord(ch)
+    return f"^{chr(code + 64)}" if code < 32 else ("^?" if code == 127 else f"\\u{code:04x}")
+
+
+def run_shell(command: str, cwd: Path, write: Callable[[str], None]) -> tuple[str, int]:
+    """Run the command with the shell, writing its output as it comes; return the output and the exit code.
+
+    Ctrl-C stops the command's whole process group and returns what came so far with code 130.
+    """
+    proc = subprocess.Popen(command, shell=True, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, start_new_session=True)
+    decoder = codecs.getincrementaldecoder("utf-8")("replace")
+    chunks: list[str] = []
+    try:
+        while chunk := os.read(proc.stdout.fileno(), 4096):
+            text = decoder.decode(chunk)
+            chunks.append(text)
+            write(shown(text))
+        code = proc.wait()
+    except KeyboardInterrupt:
+        _stop(proc)
+        code = 130
+    finally:
+        proc.stdout.close()
+    return "".join(chunks) + decoder.decode(b"", final=True), code
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    """End the command and everything it started."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(proc.pid, sig)
+            proc.wait(timeout=2)
+            return
+        except ProcessLookupError:
+            return
+        except subprocess.TimeoutExpired:
+            continue
+
+
+def context_text(command: str, output: str, code: int) -> str:
+    """What the model gets with the next message: the command, its exit code and capped output."""
+    status = "stopped with Ctrl-C" if code == 130 else f"exit code {code}"
+    body = cap_output(output.rstrip("\n"), CONTEXT_CAP) or "(no output)"
+    return f"[ankit] The user ran a shell command ({status}):\n$ {command}\n{body}"

@@ -1,0 +1,45 @@
+"""Slash commands for project work: /init, /edit, custom commands' help lines (slash.py dispatches them)."""
+
+from ankit.errors import AnkitError
+from ankit.terminal.render import DIM
+from ankit.visible import visible
+
+INIT = ("[ankit /init] Look at this project (its layout, build, test and run set-up, conventions) and write "
+        "AGENTS.md at the root of the working folder: the instructions an AI coding assistant needs here: how "
+        "to build, test and run it, where things live, conventions to follow, and anything surprising. Keep it "
+        "short (under 100 lines) and specific to this project. Create it with write_file.")
+INIT_AGAIN = " An AGENTS.md exists already: improve it, keeping what is still right."
+CUSTOM_HEAD = "Custom commands (.ankit/commands, ~/.config/ankit/commands, .claude/commands):"
+
+
+def cmd_init(state, arg: str) -> str:
+    """Ask the model to write AGENTS.md for the project (write_file asks for approval as always)."""
+    app = state.app
+    exists = (app.cwd / "AGENTS.md").is_file()
+    state.send(INIT + (INIT_AGAIN if exists else "") + (f"\nThe user adds: {arg}" if arg else ""), mentions=False)
+    app.reload_instructions()
+    state.session.use_prompt(app.prompt())
+    files = ", ".join(str(p) for p in app.instructions.files) or "none found"
+    return f"project instructions for the next requests: {files}"
+
+
+def cmd_edit(state, arg: str) -> None:
+    """Compose a message in $EDITOR (Ctrl-X Ctrl-E too); an empty file sends nothing."""
+    if state.compose is None:
+        raise AnkitError("/edit needs a terminal")
+    text = state.compose(arg)
+    if text is None:
+        state.view.line("nothing sent: the editor left an empty message", DIM)
+        return
+    state.send(text)
+
+
+def custom_help(custom: dict, name: str) -> str:
+    """One custom command's help."""
+    found = custom[name]
+    return visible(f"/{found.name} {found.hint}".rstrip() + f"\n  {found.description}\n  (a prompt from {found.source})")
+
+
+def custom_rows(custom: dict) -> list[tuple[str, str]]:
+    """The /help rows of the custom commands."""
+    return [(visible(f"/{c.name} {c.hint}".rstrip()), visible(c.description)) for c in custom.values()]

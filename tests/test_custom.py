@@ -1,0 +1,31 @@
+"""Custom slash commands: templates, their placeholders, and the folders they come from."""
+
+from ankit.terminal.custom import command_dirs, expand_template, load_commands
+
+
+def test_arguments_and_positional_placeholders():
+    body = "Review $1 for $2 (all: $ARGUMENTS; none: [$3])"
+    assert expand_template(body, 'app.py "error handling"') == \
+        'Review app.py for error handling (all: app.py "error handling"; none: [])'
+
+
+def test_a_template_without_placeholders_gets_the_arguments_appended():
+    assert expand_template("Summarize the diff.", "only tests") == "Summarize the diff.\n\nonly tests"
+    assert expand_template("Summarize the diff.", "") == "Summarize the diff."
+
+
+def test_folders_frontmatter_and_clashes(tmp_path):
+    cwd, config = tmp_path / "work", tmp_path / "config"
+    project, user, claude = command_dirs(cwd, config)
+    for folder in (project, user, claude):
+        folder.mkdir(parents=True)
+    (project / "review.md").write_text("---\ndescription: Review a file\nargument-hint: FILE\n---\nReview $1\n")
+    (user / "review.md").write_text("user's review\n")
+    (claude / "explain.md").write_text("# Explain the code\nExplain $ARGUMENTS\n")
+    (claude / "help.md").write_text("clash\n")
+    found, problems = load_commands([project, user, claude], {"help", "exit"})
+    assert sorted(found) == ["explain", "review"]
+    assert (found["review"].description, found["review"].hint, found["review"].body) == ("Review a file", "FILE", "Review $1")
+    assert found["explain"].description == "Explain the code"
+    assert len(problems) == 2
+    assert "/review is already defined by" in problems[0] and "/help is a built-in command" in problems[1]

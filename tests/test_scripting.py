@@ -1,0 +1,56 @@
+"""-p --output-format json and stream-json, as a script reads them (a real subprocess, the loopback server)."""
+
+import json
+
+from test_oneshot import ankit
+
+USAGE = {"prompt_tokens": 1234, "completion_tokens": 56, "total_tokens": 1290, "prompt_tokens_details": {"cached_tokens": 1000}}
+
+
+def test_json_prints_one_object_whose_usage_matches_the_server(provider_server, tmp_path):
+    (tmp_path / "work").mkdir()
+    (tmp_path / "work" / "a.txt").write_text("alpha\n")
+    provider_server.push_openai(tool_calls=[("call_1", "read_file", '{"path": "a.txt"}')], usage=USAGE)
+    provider_server.push_openai(text="It says alpha.", usage=USAGE)
+    done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "--model", "gpt-4.1-mini",
+                 "--output-format", "json", "-p", "read a.txt")
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["type"] == "result" and result["is_error"] is False and result["result"] == "It says alpha."
+    assert result["num_turns"] == 2
+    assert result["usage"] == {"input_tokens": 2 * 234, "cache_creation_input_tokens": 0,
+                               "cache_read_input_tokens": 2 * 1000, "output_tokens": 2 * 56}
+    assert isinstance(result["total_cost_usd"], float) and result["total_cost_usd"] > 0
+    assert isinstance(result["duration_ms"], int)
+    saved = tmp_path / "state" / "ankit" / "sessions" / f"{result['session_id']}.jsonl"
+    assert saved.is_file()
+
+
+def test_json_on_failure_is_still_one_object_and_an_unknown_price_is_null(provider_server, tmp_path):
+    provider_server.push({"error": {"message": "model not found"}}, status=404)
+    done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "--model", "no-such-model",
+                 "--output-format", "json", "-p", "hi")
+    assert done.returncode == 1
+    result = json.loads(done.stdout)
+    assert result["is_error"] is True and "404" in result["result"] and result["total_cost_usd"] is None
+    assert done.stderr.count("\n") == 1
+
+
+def test_stream_json_prints_events_as_they_happen(provider_server, tmp_path):
+    (tmp_path / "work").mkdir()
+    (tmp_path / "work" / "a.txt").write_text("alpha\n")
+    provider_server.push_openai(tool_calls=[("call_1", "read_file", '{"path": "a.txt"}')], usage=USAGE)
+    provider_server.push_openai(text="It says alpha.", usage=USAGE)
+    done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "--output-format", "stream-json", "-p", "read a.txt")
+    assert done.returncode == 0, done.stderr
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    kinds = [(o["type"], o.get("subtype")) for o in lines]
+    assert kinds[0] == ("system", "init") and "read_file" in lines[0]["tools"]
+    assert ("assistant", None) in kinds and ("user", None) in kinds and kinds[-1] == ("result", "success")
+    tool_use = next(o for o in lines if o["type"] == "assistant")["message"]["content"][0]
+    assert tool_use == {"type": "tool_use", "id": "call_1", "name": "read_file", "input": {"path": "a.txt"}}
+    result = next(o for o in lines if o["type"] == "user")["message"]["content"][0]
+    assert result["tool_use_id"] == "call_1" and "alpha" in result["content"]
+    deltas = "".join(o["event"]["delta"]["text"] for o in lines if o["type"] == "stream_event")
+    assert deltas == "It says alpha." == lines[-1]["result"]
+    assert len({o["session_id"] for o in lines}) == 1
