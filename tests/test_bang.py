@@ -1,6 +1,6 @@
 """!command lines: run in the shell, output shown with control characters visible, kept for the model."""
 
-from ankit.terminal.bang import CONTEXT_CAP, context_text, run_shell, shown
+from ankit.terminal.bang import CONTEXT_CAP, context_text, run_shell
 
 
 def test_output_is_written_as_it_comes_and_returned(tmp_path):
@@ -19,4 +19,3 @@ def test_context_names_the_command_and_caps_the_output():
     text = context_text("make", "z" * (CONTEXT_CAP * 2), 2)
     assert text.startswith("[ankit] The user ran a shell command (exit code 2):\n$ make\n")
     assert "characters cut" in text and len(text) < CONTEXT_CAP + 200
-    assert shown("tab\tok\x07") == "tab\tok^G"

@@ -8,19 +8,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ankit.tooling.toolbox import cap_output
+from ankit.visible import visible
 
 CONTEXT_CAP = 10_000  # characters of a command's output kept for the model (head and tail)
-KEEP = {"\n", "\t"}
-
-
-def shown(text: str) -> str:
-    """Control characters made visible (^[ for ESC), so output cannot move the cursor or recolour the screen."""
-    return "".join(ch if ch in KEEP or (ch.isprintable() or ch == " ") else _caret(ch) for ch in text)
-
-
-def _caret(ch: str) -> str:
-    code = ord(ch)
-    return f"^{chr(code + 64)}" if code < 32 else ("^?" if code == 127 else f"\\u{code:04x}")
 
 
 def run_shell(command: str, cwd: Path, write: Callable[[str], None]) -> tuple[str, int]:
@@ -36,7 +26,7 @@ def run_shell(command: str, cwd: Path, write: Callable[[str], None]) -> tuple[st
         while chunk := os.read(proc.stdout.fileno(), 4096):
             text = decoder.decode(chunk)
             chunks.append(text)
-            write(shown(text))
+            write(visible(text))
         code = proc.wait()
     except KeyboardInterrupt:
         _stop(proc)

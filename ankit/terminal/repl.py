@@ -16,7 +16,8 @@ from ankit.errors import AnkitError, Cancelled
 from ankit.mentions import expand
 from ankit.terminal.custom import command_dirs, load_commands
 from ankit.terminal.render import BOLD, DIM, TerminalView, prompt_paint
-from ankit.terminal.bang import context_text, run_shell, shown
+from ankit.terminal.bang import context_text, run_shell
+from ankit.visible import visible
 from ankit.terminal.slash import (ALIASES, COMMANDS, NO_PROVIDER, ReplState, completions, dispatch, is_command, model_call, open_session,
                          resumed_text)
 
@@ -173,9 +174,9 @@ def send(state: ReplState, text: str, mentions: bool = True) -> None:
     if mentions:
         expanded = expand(text, state.app.cwd, session.provider.accepts_images)
         for notice in expanded.notices:
-            view.line(shown(notice), DIM)
+            view.line(visible(notice), DIM)
         if expanded.attached:
-            view.line("attached: " + shown(", ".join(expanded.attached)), DIM)
+            view.line("attached: " + visible(", ".join(expanded.attached)), DIM)
         text, images = expanded.text, expanded.images
     with model_call(state, f"waiting for {session.provider.model}"):
         try:
@@ -205,7 +206,7 @@ def run_repl(args, config: Config) -> int:
         state = ReplState(app, None, view, None, send=lambda text, mentions=True: send(state, text, mentions),
                           compose=compose)
         state.custom, problems = load_commands(command_dirs(app.cwd, paths.config_home()), {*COMMANDS, *ALIASES})
-        warn([shown(p) for p in problems])
+        warn([visible(p) for p in problems])
         reader = LineReader(paths.state_home() / "history", view.colour, lambda before: completions(state, before))
         state.approve = Approver(view, reader.ask, yes=config.yes)
         resume = app.resumed(args)
@@ -230,7 +231,7 @@ def run_repl(args, config: Config) -> int:
 def bang(state: ReplState, command: str) -> None:
     """Run a !command in the shell (the user typed it: no approval); its output goes with the next message."""
     view = state.view
-    view.line(f"$ {shown(command)}", DIM)
+    view.line(f"$ {visible(command)}", DIM)
     output, code = run_shell(command, state.app.cwd, view.write)
     if output and not output.endswith("\n"):
         view.write("\n")
