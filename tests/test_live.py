@@ -2,14 +2,14 @@
 
 import io
 import json
-import os
-import signal
+import re
 import time
 
 from ankit.records import ToolCall, ToolResult
 from ankit.terminal.live import ERASE_LINE, ERASE_UP, Live, Tail
 from ankit.terminal.render import TerminalView
-from tests.test_repl import home, run, sessions, session_lines  # noqa: F401  (pytest fixtures)
+from conftest import fixture_parts, openai_sse
+from tests.test_repl import home, run  # noqa: F401  (pytest fixtures)
 
 
 def wait_for(condition, timeout: float = 10.0):
@@ -98,4 +98,110 @@ def test_the_live_tail_shows_a_commands_output_while_it_runs_then_one_summary_li
     assert b"tick 3" in term.raw
     screen = term.seen[term.seen.index("· $ for i"):]
     assert "tick" not in screen.replace("for i in 1 2 3 4 5 6 7 8; do echo tick", "")  # the tail was erased
+    assert term.finish() == 0
+
+
+class Screen:
+    """A small terminal emulator for what ankit writes: wraps at the width, moves and erases as a terminal does."""
+
+    CODE = re.compile(r"\x1b\[([0-9;?]*)([A-Za-z])|\x1b[=>]|[\x01\x02]")
+
+    def __init__(self, width: int):
+        self.width, self.rows, self.row, self.col = width, [[]], 0, 0
+
+    def feed(self, text: str) -> None:
+        at = 0
+        for match in self.CODE.finditer(text):
+            self._chars(text[at:match.start()])
+            self._code(match.group(1) or "", match.group(2) or "")
+            at = match.end()
+        self._chars(text[at:])
+
+    def _chars(self, text: str) -> None:
+        for char in text:
+            if char == "\n":
+                self.row, self.col = self.row + 1, 0
+            elif char == "\r":
+                self.col = 0
+            else:
+                if self.col >= self.width:  # a character after the last column wraps
+                    self.row, self.col = self.row + 1, 0
+                self._line().extend([" "] * (self.col - len(self._line())))
+                line = self._line()
+                line[self.col:self.col + 1] = [char]
+                self.col += 1
+
+    def _code(self, number: str, letter: str) -> None:
+        count = int(number) if number.isdigit() else 1
+        if letter == "D":
+            self.col = max(0, min(self.col, self.width - 1) - count)
+        elif letter == "A":
+            self.row = max(0, self.row - count)
+        elif letter == "K":
+            del self._line()[self.col:]
+        elif letter == "J":
+            del self._line()[self.col:]
+            del self.rows[self.row + 1:]
+
+    def _line(self) -> list[str]:
+        while len(self.rows) <= self.row:
+            self.rows.append([])
+        return self.rows[self.row]
+
+    def lines(self) -> list[str]:
+        return ["".join(row).rstrip() for row in self.rows]
+
+
+PARAGRAPH = ("The wrap width is read again at every new line, so a reply that goes on after the window was made "
+             "narrower breaks its lines before the new edge and no word is cut or overwritten by the terminal. ")
+
+
+def test_a_resize_mid_stream_never_garbles_what_follows(run, provider_server):
+    first, second, third = PARAGRAPH + "One.\n", PARAGRAPH + "Two.\n", PARAGRAPH + "Three."
+    parts = fixture_parts(openai_sse(text=first + second[:60]))
+    rest = fixture_parts(openai_sse(text=second[60:] + third))
+    provider_server.push(parts[:-2] + [1.5] + rest[1:])  # a pause mid-line: the window shrinks then
+    term = run(colour=True)
+    term.resize(100)
+    term.line("write")
+    term.expect("new line")  # the first paragraph is on the screen
+    term.resize(60)
+    term.expect("Three.")
+    term.prompt()
+    screen = Screen(100)
+    raw = term.raw.decode()
+    screen.feed(raw[: raw.index(PARAGRAPH[-40:]) + 40])  # the first paragraph, at 100 columns
+    screen.width = 60
+    screen.feed(raw[raw.index(PARAGRAPH[-40:]) + 40:])
+    shown = screen.lines()
+    start = next(i for i, line in enumerate(shown) if line.startswith("The wrap width"))
+    body = shown[start:shown.index(next(line for line in shown if line.endswith("Three."))) + 1]
+    assert "".join(body).replace(" ", "") == (first + second + third).replace(" ", "").replace("\n", "")
+    third_start = max(i for i, line in enumerate(body) if line.startswith("The wrap width"))
+    assert all(len(line) <= 59 for line in body[third_start:])  # whole lines after the resize fit the new width
+    assert all(word in " ".join(body[third_start:]).split() for word in third.split())  # no word cut
+    assert term.finish() == 0
+
+
+def test_a_markdown_reply_with_every_element_in_the_real_repl(run, provider_server):
+    from tests.test_markdown import EVERYTHING
+    provider_server.push(fixture_parts(openai_sse(text=EVERYTHING)))
+    term = run(colour=True)
+    term.resize(40)
+    term.line("show me everything")
+    term.expect("done")
+    term.prompt()
+    screen = Screen(40)
+    screen.feed(term.raw.decode())
+    shown = screen.lines()
+    start = shown.index("Title with bold")
+    assert shown[start:start + 27] == [
+        "Title with bold", "Some italic, bold, code, a link", "(https://example.com), snake_case_name,",
+        "2 * 3 and *stars*.", "", "• a bullet that is long enough to wrap", "  at a narrow width",
+        "  ◦ a nested bullet", "1. first", "2) second", "", "│ a quoted line that wraps too at this", "│ width",
+        "", "─" * 39, "", "tool      │      what it does      │  n", "──────────┼────────────────────────┼───",
+        "read_file │ reads a text file with │  1", "          │        numbers         │",
+        "grep      │        searches        │ 20", "", "```sh", "ls -l  # list", "```", "done", shown[start + 26]]
+    assert "gpt-4o" in shown[start + 26]  # the status line
+    assert b"\x1b[35mls\x1b[0m" not in term.raw and b"\x1b[2;3m# list\x1b[0m" in term.raw  # highlighted comment
     assert term.finish() == 0

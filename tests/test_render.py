@@ -8,65 +8,9 @@ import time
 import pytest
 
 from ankit.records import ToolCall, ToolResult
-from ankit.terminal.render import (CODE, DIM, ERASE_LINE, HEADING, RED, RESET, YELLOW, Markdown, TerminalView,
-                          call_summary, clip, prompt_paint, use_colour)
+from ankit.terminal.render import (DIM, ERASE_LINE, RED, RESET, YELLOW, TerminalView, call_summary, clip,
+                                   prompt_paint, use_colour)
 from ankit.terminal.live import Live
-from tests.test_wordwrap import screen
-
-REPLY = ("# Plan\nFirst a #hashtag and a # in the middle.\n\n```python\n# a comment, not a heading\n"
-         "x = 1\n```\n## Done\n   ### indented heading\n#no-space\n~~~\ntilde code\n~~~\nend")
-
-
-def styled(pieces: list[str], colour: bool = True, width: int = 0) -> str:
-    markdown = Markdown(colour, width)
-    return "".join(markdown.feed(p) for p in pieces) + markdown.end()
-
-
-def test_without_colour_the_output_is_exactly_the_text():
-    assert styled([REPLY], colour=False) == REPLY
-    assert styled(list(REPLY), colour=False) == REPLY
-
-
-def test_styling_does_not_depend_on_where_the_deltas_split():
-    whole = styled([REPLY])
-    for cut in range(1, len(REPLY)):
-        assert styled([REPLY[:cut], REPLY[cut:]]) == whole, cut
-    assert styled(list(REPLY)) == whole
-
-
-def test_with_a_width_prose_and_headings_wrap_at_spaces_and_code_never():
-    text = "# A heading that is long\nplain words that go on and on\n```\ncode that is long and stays\n```\nend"
-    pieces = [styled([text[:cut], text[cut:]], colour=False, width=13) for cut in range(1, len(text))]
-    assert set(pieces) == {styled([text], colour=False, width=13)}  # wherever the deltas split
-    assert screen(pieces[0]) == ["# A heading ", "that is long", "plain words ", "that go on ", "and on", "```",
-                                 "code that is long and stays", "```", "end"]
-
-
-def test_headings_and_fenced_code_are_styled():
-    out = styled([REPLY])
-    assert f"{HEADING}# Plan{RESET}\n" in out
-    assert f"{HEADING}## Done{RESET}\n" in out
-    assert f"{HEADING}   ### indented heading{RESET}\n" in out
-    assert f"{DIM}```python{RESET}\n" in out
-    assert f"{CODE}# a comment, not a heading{RESET}\n{CODE}x = 1{RESET}\n{DIM}```{RESET}\n" in out
-    assert f"{CODE}tilde code{RESET}\n" in out
-    assert "\nFirst a #hashtag and a # in the middle.\n" in out  # plain lines stay plain
-    assert "\n#no-space\n" in out
-    assert out.endswith("\nend")
-
-
-def test_a_fence_split_across_two_deltas_opens_the_code_block():
-    out = styled(["Look:\n``", "`sh\nls -l\n``", "`\nafter"])
-    assert out == f"Look:\n{DIM}```sh{RESET}\n{CODE}ls -l{RESET}\n{DIM}```{RESET}\nafter"
-
-
-def test_text_is_shown_as_it_arrives_except_an_undecided_line_start():
-    markdown = Markdown(True)
-    assert markdown.feed("Hello wor") == "Hello wor"  # a plain line start is decided at once
-    assert markdown.feed("ld\n#") == "ld\n"  # "#" may open a heading: held back
-    assert markdown.feed("# Title") == f"{HEADING}## Title"
-    assert markdown.end() == RESET
-
 
 def test_an_unclosed_fence_does_not_colour_the_next_reply():
     out = io.StringIO()

@@ -36,13 +36,17 @@ class Terminal:
             os.chdir(cwd)
             os.execve(sys.executable, [sys.executable, "-m", "ankit", *argv], env)
         self.pid, self.fd = pid, fd
-        fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 200, 0, 0))
+        self.resize(200)
         self.decoder = codecs.getincrementaldecoder("utf-8")("replace")
         self.raw = b""  # everything shown, as sent
         self.seen = ""  # everything shown, escapes removed
         self.at = 0  # where the next expect starts looking
         self.typed_at = 0  # how much had been shown when keys were last sent
         self.code: int | None = None
+
+    def resize(self, columns: int, rows: int = 50) -> None:
+        """Change the window size, as dragging the window's edge does (the kernel sends SIGWINCH)."""
+        fcntl.ioctl(self.fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0))
 
     def _read(self, timeout: float) -> bool:
         ready, _, _ = select.select([self.fd], [], [], timeout)
@@ -510,13 +514,13 @@ def test_colour_on_a_terminal_and_never_with_no_color(run, provider_server):
     coloured.line("hi")
     coloured.expect("plain")
     assert coloured.finish() == 0
-    assert b"\x1b[1;35m# Title\x1b[0m" in coloured.raw and b"\x1b[2m" in coloured.raw  # heading, status line
+    assert b"\x1b[1;4;35mTitle\x1b[0m" in coloured.raw and b"\x1b[2m" in coloured.raw  # heading, status line
     plain = run()
     plain.line("hi")
     plain.expect("plain")
     assert plain.finish() == 0
     assert b"# Title" in plain.raw
-    assert b"\x1b[1;35m" not in plain.raw and b"\x1b[2m" not in plain.raw and b"\x1b[0m" not in plain.raw
+    assert b"\x1b[1;4;35m" not in plain.raw and b"\x1b[2m" not in plain.raw and b"\x1b[0m" not in plain.raw
 
 
 def test_provider_errors_are_one_line_and_the_repl_goes_on(run, provider_server, home):

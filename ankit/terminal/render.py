@@ -1,7 +1,6 @@
 """The terminal view: streamed reply text with light Markdown styling, tool lines, notices and the status line."""
 
 import os
-import re
 import sys
 from collections import deque
 from dataclasses import dataclass, field
@@ -11,7 +10,8 @@ from ankit.records import ToolCall, ToolResult
 from ankit.seams import View
 from ankit.terminal.calls import call_summary, result_line, status_label
 from ankit.terminal.live import ERASE_LINE, Live, Tail, clip, terminal_width  # noqa: F401 (ERASE_LINE, clip: shared)
-from ankit.terminal.wordwrap import WordWrap
+from ankit.terminal.markdown import Markdown
+from ankit.visible import visible
 
 SHOW_LIMIT = 8_000_000  # characters of one call's output kept for /show
 SHOW_CALLS = 20  # calls kept for /show
@@ -27,12 +27,6 @@ HEADING = "\033[1;35m"
 CODE = CYAN
 
 
-_FENCE = re.compile(r" {0,3}(```|~~~)")
-_HEADING = re.compile(r" {0,3}#{1,6}[ \t]")
-_MAY_BE_HEADING = re.compile(r" {0,3}#{0,6}")  # a line start that could still become a heading
-_MAY_BE_FENCE = re.compile(r" {0,3}(`{0,3}|~{0,3})")
-
-
 def animated(stream: TextIO, environ=os.environ) -> bool:
     """Whether the stream is a terminal that can redraw a line (not piped, not TERM=dumb)."""
     try:
@@ -44,97 +38,6 @@ def animated(stream: TextIO, environ=os.environ) -> bool:
 def use_colour(stream: TextIO, environ=os.environ) -> bool:
     """Colour only on a terminal, never with NO_COLOR set, when piped, or on a dumb terminal."""
     return not environ.get("NO_COLOR") and animated(stream, environ)
-
-
-class Markdown:
-    """Styles streamed Markdown line by line: headings and fenced code blocks; the text itself is unchanged.
-
-    A line's start is held back only until it is clear whether it opens a heading or a fence, so text still
-    appears as it arrives. With a terminal width, prose (not code) is word-wrapped to it.
-    With colour off and no width the output is exactly the input.
-    """
-
-    def __init__(self, colour: bool, width: int = 0):
-        self.colour = colour
-        self.wrap = WordWrap(width) if width else None
-        self.in_code = False
-        self.pending = ""  # the start of a line not yet decided
-        self.line_start = True
-        self.style = ""  # the style of the rest of the current line
-        self.fence_line = False
-
-    def feed(self, text: str) -> str:
-        """The styled output for a piece of text."""
-        out: list[str] = []
-        for char in text:
-            if self.line_start:
-                self.pending += char
-                self._decide(out)
-            elif char == "\n":
-                self._end_line(out)
-            else:
-                out.append(self._prose(char))
-        return "".join(out)
-
-    def end(self) -> str:
-        """Flush what is held back and close any open style."""
-        out: list[str] = []
-        if self.pending:
-            self._start_line(out, self._kind(final=True))
-        if self.wrap:
-            self.wrap.end_line()
-        if self.style and self.colour:
-            out.append(RESET)
-        self.style, self.line_start = "", True
-        return "".join(out)
-
-    def _kind(self, final: bool = False) -> str | None:
-        """What the pending line start is: fence, heading, plain, or None while still undecided."""
-        line = self.pending.rstrip("\n")
-        if _FENCE.match(line):
-            return "fence"
-        if not self.in_code and _HEADING.match(self.pending):
-            return "heading"
-        if final or self.pending.endswith("\n"):
-            return "plain"
-        if _MAY_BE_FENCE.fullmatch(line) or (not self.in_code and _MAY_BE_HEADING.fullmatch(line)):
-            return None
-        return "plain"
-
-    def _decide(self, out: list[str]) -> None:
-        kind = self._kind()
-        if kind is not None:
-            self._start_line(out, kind)
-
-    def _start_line(self, out: list[str], kind: str) -> None:
-        text, self.pending, self.line_start = self.pending, "", False
-        self.fence_line = kind == "fence"
-        if kind == "fence":
-            self.style = DIM
-        elif kind == "heading":
-            self.style = HEADING
-        else:
-            self.style = CODE if self.in_code else ""
-        if self.style and self.colour:
-            out.append(self.style)
-        body, newline = (text[:-1], True) if text.endswith("\n") else (text, False)
-        out.append(self._prose(body))
-        if newline:
-            self._end_line(out)
-
-    def _prose(self, text: str) -> str:
-        """Text within a line, word-wrapped unless it is code (a code line is copied from the screen whole)."""
-        return self.wrap.feed(text) if self.wrap and not (self.in_code or self.fence_line) else text
-
-    def _end_line(self, out: list[str]) -> None:
-        if self.wrap:
-            self.wrap.end_line()
-        if self.style and self.colour:
-            out.append(RESET)
-        out.append("\n")
-        if self.fence_line:
-            self.in_code = not self.in_code
-        self.style, self.line_start, self.fence_line = "", True, False
 
 
 def paint(text: str, style: str, colour: bool) -> str:
@@ -209,7 +112,7 @@ class TerminalView(View):
             self.at_line_start = text.endswith("\n")
 
     def _markdown(self) -> Markdown:
-        return Markdown(self.colour, self.width() if self.wrap else 0)
+        return Markdown(self.colour, terminal_width if self.wrap else 0)  # the width is read at each new line
 
     def width(self) -> int:
         """The terminal's width in columns (80 when unknown)."""
@@ -226,7 +129,7 @@ class TerminalView(View):
             self.write("\n")
 
     def text(self, delta: str) -> None:
-        self.write(self.markdown.feed(delta))
+        self.write(self.markdown.feed(visible(delta)))
 
     def reply_end(self) -> None:
         self.write(self.markdown.end())

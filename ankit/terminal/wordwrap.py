@@ -32,6 +32,15 @@ class WordWrap:
         self.column = 0  # where the cursor is on its screen line
         self.word = ""  # the word being shown, which may still have to move down
         self.unbroken = False  # inside a word longer than a line
+        self.indent, self.indent_width = "", 0  # what starts each continued line (a list item's hanging indent)
+        self.measure = None  # reads the terminal's width now: a word moves down only if it has not changed
+
+    def start_line(self, width: int, indent: str = "", indent_width: int = 0, used: int = 0) -> None:
+        """A new line of `width` columns; `used` columns are taken already (a bullet); continued lines get `indent`."""
+        self.width = max(width, 2)
+        self.edge = self.width - 1
+        self.column, self.word, self.unbroken = used, "", False
+        self.indent, self.indent_width = indent, min(indent_width, self.edge // 2)
 
     def feed(self, text: str) -> str:
         """What to show for a piece of one line's text (no newlines)."""
@@ -40,8 +49,8 @@ class WordWrap:
     def _space(self, char: str) -> str:
         self.word, self.unbroken = "", False
         if self.column >= self.edge:  # a space here would open the next line
-            self.column = 0
-            return "\n"
+            self.column = self.indent_width
+            return "\n" + self.indent
         self._advance(TAB - self.column % TAB if char == "\t" else 1)
         return char
 
@@ -52,13 +61,18 @@ class WordWrap:
             self._advance(size)
             return char
         shown = sum(map(columns, self.word))
-        if self.column == shown or shown + size > self.edge:  # no line is wide enough for it
-            self.unbroken = True
+        room = self.edge - self.indent_width
+        if self.column - self.indent_width <= shown or shown + size > room or not self._same_width():
+            self.unbroken = True  # no line is wide enough for it, or a resize made the move unsafe
             self._advance(size)
             return char
         self.word += char
-        self.column = shown + size
-        return move_down(shown) + self.word
+        self.column = self.indent_width + shown + size
+        return move_down(shown) + self.indent + self.word
+
+    def _same_width(self) -> bool:
+        """Whether the terminal is as wide as when the line started (else moving the cursor back could miss)."""
+        return self.measure is None or self.measure() == self.width
 
     def end_line(self) -> None:
         """The line ended: the next text starts at the left edge."""
