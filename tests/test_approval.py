@@ -54,7 +54,18 @@ def test_no_declines_and_tells_the_model_not_to_retry(tmp_path):
     shown = out.getvalue()
     assert "edit_file wants to run:" in shown
     assert "  --- a/notes.txt\n  +++ b/notes.txt\n  @@ -1 +1 @@\n  -hello\n  +hello world\n" in shown
-    assert ask.questions == ["[y]es / [n]o / [a]lways for this session / [q]uit turn? "]
+    assert ask.questions == ["[y]es / [N]o / [a]lways for this session / [q]uit turn / [e]xplain? "]
+
+
+@pytest.mark.parametrize("answers, told", [(["n because the tests are slow"], "because the tests are slow"),
+                                           (["e", "use -x"], "use -x"), (["e", ""], ""), ([""], "")])
+def test_a_typed_no_can_carry_the_users_reason_to_the_model(tmp_path, answers, told):
+    approve, ask, out = approver(*answers)
+    call, tool, ctx = edit(tmp_path)
+    result = run_call(call, tool, ctx, approve)
+    assert result.is_error and (tmp_path / "notes.txt").read_text() == "hello\n"
+    assert result.content.endswith(f". The user said: {told}") if told else result.content.endswith("instead")
+    assert result.summary == (f"declined: {told}" if told else "declined")
 
 
 def test_yes_runs_the_call(tmp_path):
@@ -93,11 +104,11 @@ def test_end_of_input_at_the_question_stops_the_turn(tmp_path):
 
 
 def test_an_unclear_answer_asks_again(tmp_path):
-    approve, ask, out = approver("maybe", "", "YES")
+    approve, ask, out = approver("maybe", "yes please", "YES")  # Enter alone is the default, no
     call, tool, ctx = edit(tmp_path)
     assert not run_call(call, tool, ctx, approve).is_error
     assert len(ask.questions) == 3
-    assert out.getvalue().count("answer y, n, a or q") == 2
+    assert out.getvalue().count("answer y, n, a, q or e") == 2
 
 
 def test_yes_flag_approves_everything_without_asking(tmp_path):
@@ -142,4 +153,4 @@ def test_a_note_colours_its_label_only_and_the_question_carries_no_readline_mark
     call = ToolCall("c1", "write_file", '{"path": "../outside.txt", "content": "x"}')
     run_call(call, BY_NAME["write_file"], ToolContext(cwd=tmp_path / "work"), approve)
     assert f"  {YELLOW}NOTE:{RESET} outside the working folder" in out.getvalue()
-    assert ask.questions == [f"{BOLD}[y]es / [n]o / [a]lways for this session / [q]uit turn? {RESET}"]
+    assert ask.questions == [f"{BOLD}[y]es / [N]o / [a]lways for this session / [q]uit turn / [e]xplain? {RESET}"]

@@ -253,15 +253,19 @@ def test_ctrl_c_mid_stream_cancels_the_turn_and_the_next_request_is_valid(run, p
     assert stored[1]["text"] == "The first half" and stored[1]["cut"] is True
 
 
-def test_ctrl_c_at_the_prompt_clears_the_line_and_ctrl_d_exits(run):
+def test_ctrl_c_at_the_prompt_marks_the_dropped_line_keeps_it_in_history_and_ctrl_d_exits(run):
     term = run()
     term.prompt()
-    term.type("half a thought")
-    term.expect("half a thought")
+    term.type("/help model")
+    term.expect("/help model")
     term.interrupt_at_prompt()
+    assert "> /help model^C\n> " in term.seen
     term.line("/usage")
     term.expect("No rounds yet in this session.")
     assert "unknown command" not in term.seen
+    term.prompt()
+    term.type("\x1b[A\x1b[A\r")  # Up twice: the dropped line, then Enter
+    term.expect("show the model, or switch")  # /help model ran
     assert term.finish() == 0
 
 
@@ -278,6 +282,28 @@ def test_history_persists_across_two_runs(run, home):
     second.type("\x1b[A\r")  # Up arrow, Enter: the previous run's line again
     second.expect("local · gpt-4o")
     assert second.finish() == 0
+
+
+def test_a_multi_line_entry_comes_back_whole_after_a_restart(run, provider_server, home):
+    provider_server.push_openai(text="One.")
+    provider_server.push_openai(text="Two.")
+    provider_server.push_openai(text="Three.")
+    first = run()
+    first.line("first line \\")
+    first.line("second line", prompt=". ")
+    first.expect("One.")
+    first.prompt()
+    first.type("\x1b[200~pasted one\rpasted two\x1b[201~\r")
+    first.expect("Two.")
+    assert first.finish() == 0
+    second = run()
+    second.prompt()
+    second.type("\x1b[A\x1b[A\r")  # Up twice: the continued message, whole
+    second.expect("Three.")
+    assert second.finish() == 0
+    assert provider_server.requests[2].json["messages"][-1]["content"] == "first line \nsecond line"
+    lines = (home / "state" / "ankit" / "history").read_text().splitlines()
+    assert lines == ['"first line \\nsecond line"', '"pasted one\\npasted two"', '"first line \\nsecond line"']
 
 
 def test_continue_resumes_the_last_session_and_goes_on(run, provider_server, home):
@@ -326,47 +352,59 @@ def write_call(call_id: str, name: str) -> tuple:
     return (call_id, "write_file", json.dumps({"path": name, "content": "hello\n"}))
 
 
-def test_approval_prompt_answered_no_yes_always_and_quit(run, provider_server, home):
+QUESTION = "[y]es / [N]o / [a]lways for this session / [q]uit turn / [e]xplain? "
+
+
+def test_approval_is_one_key_and_a_no_can_carry_a_reason(run, provider_server, home):
     server = provider_server
     server.push_openai(tool_calls=[write_call("c1", "a.txt")])
     server.push_openai(text="Declined, fine.")
     server.push_openai(tool_calls=[write_call("c2", "b.txt")])
+    server.push_openai(tool_calls=[write_call("c3", "b.txt")])
     server.push_openai(text="Wrote b.")
-    server.push_openai(tool_calls=[write_call("c3", "c.txt")])
-    server.push_openai(tool_calls=[write_call("c4", "d.txt")])
+    server.push_openai(tool_calls=[write_call("c4", "c.txt")])
+    server.push_openai(tool_calls=[write_call("c5", "d.txt")])
     server.push_openai(text="Wrote c and d.")
-    server.push_openai(tool_calls=[("c5", "make_directory", json.dumps({"path": "newdir"}))])
+    server.push_openai(tool_calls=[("c6", "make_directory", json.dumps({"path": "newdir"}))])
     server.push_openai(text="Stopped, fine.")
     work = home / "work"
     term = run()
     term.line("write a")
-    shown = term.expect("[y]es / [n]o / [a]lways for this session / [q]uit turn? ")
+    shown = term.expect(QUESTION)
     assert "write_file wants to run:" in shown and "+++ b/a.txt" in shown and "+hello" in shown
-    term.type("n\r")
+    term.type("n")  # one key: no Enter needed; what follows is the reason, with line editing
+    term.expect("no\nwhy not? (told to the model; Enter to skip) ")
+    term.type("use a dir\x1b[D\x1b[D\x1b[Dtemp \x1b[F!\r")  # arrows move the cursor: "use a temp dir!"
     term.expect("Declined, fine.")
     assert not (work / "a.txt").exists()
-    assert "declined" in server.requests[1].json["messages"][-1]["content"]
+    told = server.requests[1].json["messages"][-1]["content"]
+    assert "declined" in told and told.endswith("The user said: use a temp dir!")
+    assert "  ✗ declined: use a temp dir!" in term.seen  # the user's line is short and plain
 
     term.line("write b")
-    term.expect("[q]uit turn? ")
-    term.type("maybe\r")
-    term.expect("answer y, n, a or q")
-    term.expect("[q]uit turn? ")
-    term.type("y\r")
+    term.expect(QUESTION)
+    term.type("m")
+    term.expect("press y, n, a, q or e (Enter: no)")
+    term.expect(QUESTION)
+    term.type("\r")  # Enter: the default, no, at once
+    term.expect("  ✗ declined\n")
+    term.expect(QUESTION)
+    term.type("y")
     term.expect("Wrote b.")
     assert (work / "b.txt").read_text() == "hello\n"
+    assert server.requests[3].json["messages"][-1]["content"] == "Error: the user declined this call; do not retry it, ask the user what to do instead"
 
     term.line("write c and d")
-    term.expect("[q]uit turn? ")
-    term.type("a\r")
+    term.expect(QUESTION)
+    term.type("a")
     term.expect("Wrote c and d.")
     assert (work / "c.txt").exists() and (work / "d.txt").exists()
-    assert term.seen.count("[q]uit turn? ") == 4  # d.txt was not asked about
+    assert term.seen.count(QUESTION) == 5  # d.txt was not asked about
 
     term.line("make a folder")
-    assert "create folder newdir/" in term.expect("[q]uit turn? ")  # "always" covered write_file only
-    term.type("q\r")
-    term.expect("cancelled")
+    assert "create folder newdir/" in term.expect(QUESTION)  # "always" covered write_file only
+    term.type("q")
+    term.expect("cancelled at the approval prompt (never started: make_directory)")
     term.line("never mind")
     term.expect("Stopped, fine.")
     assert term.finish() == 0
@@ -383,13 +421,13 @@ def test_ctrl_c_and_ctrl_d_at_the_approval_prompt_stop_the_turn_and_leave_the_sc
     provider_server.push_openai(tool_calls=[write_call("c2", "b.txt")])
     term = run()
     term.line("write a")
-    term.expect("[q]uit turn? ")
+    term.expect(QUESTION)
     term.type("\x03")
     assert re.fullmatch(r"(\^C)?\n", term.expect("cancelled"))  # the question stays on the screen
     term.line("write b")
-    term.expect("[q]uit turn? ")
+    term.expect(QUESTION)
     term.type("\x04")
-    assert term.expect("cancelled") == "\n"
+    assert term.expect("cancelled") == "quit\n"
     term.line("/model")
     term.expect("local · gpt-4o")
     assert term.finish() == 0
@@ -560,17 +598,6 @@ def test_history_is_written_line_by_line_so_a_closed_terminal_keeps_it(run, home
     os.kill(term.pid, signal.SIGHUP)  # the terminal window was closed
     term.wait()
     assert (home / "state" / "ankit" / "history").read_text().splitlines() == ["/usage"]
-
-
-def test_the_history_file_is_trimmed_to_its_last_lines(tmp_path):
-    from ankit.terminal.repl import _trim
-    path = tmp_path / "history"
-    path.write_text("".join(f"line {i}\n" for i in range(9)))
-    _trim(path, 4)
-    assert path.read_text().splitlines() == [f"line {i}" for i in range(5, 9)]
-    _trim(path, 4)  # within twice the limit: untouched
-    assert len(path.read_text().splitlines()) == 4
-    assert path.stat().st_mode & 0o777 == 0o600
 
 
 def test_a_pasted_text_stays_one_message(run, provider_server):

@@ -4,12 +4,15 @@ import json
 from collections.abc import Callable
 
 from ankit.errors import Cancelled
+from ankit.terminal.keys import Keys
 from ankit.terminal.render import BOLD, CYAN, DIM, GREEN, RED, YELLOW, TerminalView, paint
 from ankit.tooling.toolbox import Tool
 
-QUESTION = "[y]es / [n]o / [a]lways for this session / [q]uit turn? "
+QUESTION = "[y]es / [N]o / [a]lways for this session / [q]uit turn / [e]xplain? "
 ANSWERS = {"y": "yes", "yes": "yes", "n": "no", "no": "no", "a": "always", "always": "always",
-           "q": "quit", "quit": "quit"}
+           "q": "quit", "quit": "quit", "e": "explain", "explain": "explain", "": "no"}
+KEYS = {"y": "yes", "n": "no", "a": "always", "q": "quit", "e": "explain", "\r": "no", "\n": "no", "\x04": "quit"}
+WHY = "why not? (told to the model; Enter to skip) "
 
 
 def diff_style(line: str) -> str:
@@ -47,20 +50,23 @@ def preview_lines(tool: Tool, args: dict, preview: str, colour: bool) -> list[st
 class Approver:
     """The REPL's approval callback: shows the preview and asks; remembers 'always' per tool for the session."""
 
-    def __init__(self, view: TerminalView, ask: Callable[[str], str], yes: bool = False):
+    def __init__(self, view: TerminalView, ask: Callable[[str], str], yes: bool = False, keys: Keys | None = None):
         self.view = view
         self.ask = ask
         self.yes = yes
+        self.keys = keys  # on a terminal: answers are single keys, reasons are edited lines
         self.always: set[str] = set()
 
-    def __call__(self, tool: Tool, args: dict, preview: str) -> bool:
-        """True to run the call, False to decline it; raises Cancelled to stop the turn."""
+    def __call__(self, tool: Tool, args: dict, preview: str) -> bool | str:
+        """True to run the call, False (or the user's reason) to decline it; raises Cancelled to stop the turn."""
         if self.yes or tool.name in self.always:
             return True
         self.view.newline()
         for line in preview_lines(tool, args, preview, self.view.colour):
             self.view.write(line + "\n")
-        answer = self._answer()
+        answer, reason = self._answer()
+        if answer == "no":
+            return reason or False
         if answer == "always":
             self.always.add(tool.name)
             self.view.line(f"{tool.name} is approved for the rest of this session", DIM)
@@ -69,13 +75,49 @@ class Approver:
         self.view.waiting()  # the live line of the call, now running
         return answer in ("yes", "always")
 
-    def _answer(self) -> str:
+    def _answer(self) -> tuple[str, str]:
+        """The answer, and the reason given with a no ("" when none)."""
+        try:
+            answer, reason = self._key() if self.keys is not None else self._typed()
+            if answer == "explain" or (answer == "no" and reason is None):
+                reason = self._reason(reason or "")
+        except EOFError:  # Ctrl-D: the prompt has moved to a fresh line
+            self.view.at_line_start = True
+            return "quit", ""
+        return ("no" if answer == "explain" else answer), reason or ""
+
+    def _key(self) -> tuple[str, str | None]:
+        """A single key; after n, a further key other than Enter starts the reason."""
         while True:
-            try:
-                reply = self.ask(paint(QUESTION, BOLD, self.view.colour)).strip().lower()
-            except EOFError:  # Ctrl-D
-                return "quit"
+            self.view.write(paint(QUESTION, BOLD, self.view.colour))
+            key = self.keys.key()
+            answer = KEYS.get(key.lower())
+            if answer is None:
+                self.view.write("\n")
+                self.view.line("press y, n, a, q or e (Enter: no)", DIM)
+                continue
+            self.view.write(answer + "\n")
+            if key.lower() != "n":
+                return answer, ""
+            return answer, None  # a reason may follow
+
+    def _typed(self) -> tuple[str, str]:
+        """A typed line (not a terminal): "n because ..." carries its reason."""
+        while True:
+            reply = self.ask(paint(QUESTION, BOLD, self.view.colour)).strip()
             self.view.at_line_start = True  # the user's Enter ended the line
-            if reply in ANSWERS:
-                return ANSWERS[reply]
-            self.view.line("answer y, n, a or q", DIM)
+            word, _, rest = reply.partition(" ")
+            answer = ANSWERS.get(word.lower())
+            if answer is not None and (not rest or answer == "no"):
+                return answer, rest.strip()
+            self.view.line("answer y, n, a, q or e", DIM)
+
+    def _reason(self, typed: str) -> str:
+        """The reason for a no, read with line editing (Enter alone gives none)."""
+        if self.keys is None:
+            reason = self.ask(WHY).strip() if not typed else typed
+        else:
+            self.view.at_line_start = False  # until the line is ended with Enter
+            reason = self.keys.line(WHY, typed).strip()
+        self.view.at_line_start = True
+        return reason

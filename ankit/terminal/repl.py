@@ -10,7 +10,9 @@ from pathlib import Path
 
 from ankit import __version__, paths
 from ankit.app import build_app, warn
+from ankit.terminal import history
 from ankit.terminal.approval import Approver
+from ankit.terminal.keys import Keys
 from ankit.config import Config
 from ankit.errors import AnkitError, Cancelled
 from ankit.mentions import expand
@@ -34,6 +36,7 @@ class LineReader:
         self.history = history
         self.colour = colour
         self.readline = _readline() if sys.stdin.isatty() else None
+        self.keys = Keys(sys.stdin.fileno(), sys.stdout) if sys.stdin.isatty() else None
         self.saved_length = 0
         self.matches: list[str] = []
         self.complete = complete  # before-cursor text -> candidates
@@ -45,9 +48,9 @@ class LineReader:
         rl = self.readline
         rl.set_history_length(-1)  # the file is trimmed instead, so counting new lines stays right
         with suppress(OSError):  # not writable: trimmed another time
-            _trim(self.history, HISTORY_LENGTH)
-        with suppress(OSError):  # no history yet, or unreadable: start empty
-            rl.read_history_file(str(self.history))
+            history.trim(self.history, HISTORY_LENGTH)
+        for entry in history.load(self.history):
+            rl.add_history(entry)
         self.saved_length = rl.get_current_history_length()
         rl.set_completer_delims(" \t\n")
         rl.set_completer(self._completer)
@@ -72,11 +75,15 @@ class LineReader:
         return self.matches[index] if index < len(self.matches) else None
 
     def _input(self, prompt: str) -> str:
-        """input() with a bold prompt; Ctrl-C and Ctrl-D leave the cursor on a fresh line."""
+        """input() with a bold prompt; Ctrl-C marks the dropped line with ^C and keeps it in the history;
+        Ctrl-C and Ctrl-D leave the cursor on a fresh line."""
         try:
             return input(prompt_paint(prompt, BOLD, self.colour))
         except KeyboardInterrupt:
-            print()
+            print("^C")
+            dropped = self.readline.get_line_buffer() if self.readline is not None else ""
+            if dropped.strip():
+                self.readline.add_history(dropped)
             raise
         except EOFError:
             if not self.eof_newline:
@@ -85,6 +92,7 @@ class LineReader:
 
     def read(self) -> str | None:
         """The next message: None at end of input (Ctrl-D); "" when Ctrl-C cleared the line."""
+        before = self.readline.get_current_history_length() if self.readline is not None else 0
         try:
             first = self._input(PROMPT)
         except EOFError:
@@ -92,12 +100,28 @@ class LineReader:
         except KeyboardInterrupt:
             return ""
         try:
-            return self._gather(first.split("\n"))  # a bracketed paste arrives as one input with newlines
+            text = self._gather(first.split("\n"))  # a bracketed paste arrives as one input with newlines
         except EOFError:
             return None
         except KeyboardInterrupt:
-            print("(input dropped)")
+            print("(input dropped; Up brings it back)")
+            self._merge(before, None)
             return ""
+        self._merge(before, text)
+        return text
+
+    def _merge(self, before: int, text: str | None) -> None:
+        """Make the lines of one message one history entry (text None: the lines as they were typed)."""
+        rl = self.readline
+        if rl is None:
+            return
+        count = rl.get_current_history_length()
+        typed = [rl.get_history_item(i) for i in range(before + 1, count + 1)]
+        if len(typed) <= 1 and (text is None or typed in ([], [text])):
+            return
+        for position in range(count - 1, before - 1, -1):
+            rl.remove_history_item(position)
+        rl.add_history(text if text is not None else "\n".join(typed))
 
     def _gather(self, lines: list[str]) -> str:
         """Complete a message: a \"\"\" block up to its closing line, or lines ending in a backslash."""
@@ -113,11 +137,16 @@ class LineReader:
         return "\n".join(lines)
 
     def ask(self, question: str) -> str:
-        """Ask a one-off question (an approval) on a plain line, outside readline and its history.
+        """Ask a one-off question (from a tool) on a line of its own, outside readline and its history.
 
         Readline is left out on purpose: a Ctrl-D there would leave it printing a blank line after every
-        later prompt (GNU readline keeps its end-of-file flag set).
+        later prompt (GNU readline keeps its end-of-file flag set). On a terminal the line can be edited.
         """
+        if self.keys is not None:
+            head, _, last = question.rpartition("\n")
+            if head:
+                print(head)
+            return self.keys.line(last)
         try:
             sys.stdout.write(question)
             sys.stdout.flush()
@@ -131,16 +160,14 @@ class LineReader:
         return answer.rstrip("\n")
 
     def save(self) -> None:
-        """Append the lines read since the last save to the history file (readable by the user only)."""
+        """Append the entries read since the last save to the history file (readable by the user only)."""
         rl = self.readline
         if rl is None or rl.get_current_history_length() <= self.saved_length:
             return
-        new = rl.get_current_history_length() - self.saved_length
+        count = rl.get_current_history_length()
         try:
-            self.history.parent.mkdir(parents=True, exist_ok=True)
-            os.close(os.open(self.history, os.O_WRONLY | os.O_CREAT, 0o600))
-            rl.append_history_file(new, str(self.history))
-            self.saved_length += new
+            history.append(self.history, [rl.get_history_item(i) for i in range(self.saved_length + 1, count + 1)])
+            self.saved_length = count
         except OSError as exc:
             print(f"ankit: history not saved ({exc.strerror or exc}); check {self.history.parent}", file=sys.stderr)
 
@@ -151,17 +178,6 @@ def _readline():
     except ImportError:  # some builds have none: plain input() still works
         return None
     return readline
-
-
-def _trim(path: Path, keep: int) -> None:
-    """Keep the last `keep` lines once the file holds twice that many (checked once, at start)."""
-    lines = path.read_bytes().splitlines(keepends=True)
-    if len(lines) > 2 * keep:
-        temp = path.with_name(path.name + ".tmp")
-        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "wb") as handle:
-            handle.writelines(lines[-keep:])
-        os.replace(temp, path)
 
 
 def send(state: ReplState, text: str, mentions: bool = True) -> None:
@@ -208,7 +224,7 @@ def run_repl(args, config: Config) -> int:
         state.custom, problems = load_commands(command_dirs(app.cwd, paths.config_home()), {*COMMANDS, *ALIASES})
         warn([visible(p) for p in problems])
         reader = LineReader(paths.state_home() / "history", view.colour, lambda before: completions(state, before))
-        state.approve = Approver(view, reader.ask, yes=config.yes)
+        state.approve = Approver(view, reader.ask, yes=config.yes, keys=reader.keys)
         resume = app.resumed(args)
         open_session(state, resume)
         view.line(banner(state), DIM)

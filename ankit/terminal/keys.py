@@ -1,0 +1,112 @@
+"""Keys from the terminal for questions asked mid-turn: one key at a time, or a line with editing.
+
+The terminal is put in cbreak mode (no echo, no line buffering) only while a question waits, and put back
+whatever happens; Ctrl-C still interrupts (ISIG stays on). Readline is not used here on purpose: a Ctrl-D
+in it would leave it printing a blank line after every later prompt (GNU readline keeps its end-of-file flag).
+"""
+
+import os
+import select
+import sys
+import termios
+from contextlib import contextmanager
+from typing import TextIO
+
+from ankit.terminal.live import terminal_width
+from ankit.terminal.wordwrap import columns
+
+ENTER = ("\r", "\n")
+EOF = "\x04"
+LEFT, RIGHT = ("\x1b[D", "\x1bOD", "\x02"), ("\x1b[C", "\x1bOC", "\x06")
+HOME, END = ("\x1b[H", "\x1bOH", "\x1b[1~", "\x01"), ("\x1b[F", "\x1bOF", "\x1b[4~", "\x05")
+BACKSPACE, DELETE = ("\x7f", "\x08"), ("\x1b[3~",)
+
+
+class Keys:
+    """Reads keys from a terminal's file descriptor and draws the line being edited on `out`."""
+
+    def __init__(self, fd: int = 0, out: TextIO | None = None):
+        self.fd, self.out = fd, out or sys.stdout
+
+    @contextmanager
+    def _cbreak(self):
+        saved = termios.tcgetattr(self.fd)
+        changed = list(saved)
+        changed[3] &= ~(termios.ICANON | termios.ECHO)
+        changed[6] = list(saved[6])
+        changed[6][termios.VMIN], changed[6][termios.VTIME] = 1, 0
+        termios.tcsetattr(self.fd, termios.TCSANOW, changed)
+        try:
+            yield
+        finally:
+            termios.tcsetattr(self.fd, termios.TCSANOW, saved)
+
+    def key(self) -> str:
+        """One key press: a character, or a whole escape sequence such as an arrow key."""
+        with self._cbreak():
+            return self._read_key()
+
+    def _read_key(self) -> str:
+        data = os.read(self.fd, 1)
+        if data == b"\x1b":  # an escape sequence arrives at once; a lone Esc does not
+            while select.select([self.fd], [], [], 0.05)[0]:
+                data += os.read(self.fd, 1)
+                if len(data) > 2 and (data[-1:].isalpha() or data[-1:] == b"~"):
+                    break
+        elif data and data[0] >= 0xC0:  # the rest of a UTF-8 character
+            need = 1 if data[0] < 0xE0 else 2 if data[0] < 0xF0 else 3
+            data += os.read(self.fd, need)
+        return data.decode("utf-8", "replace")
+
+    def line(self, prompt: str, text: str = "", width: int = 0) -> str:
+        """A line typed with editing (arrows, Home/End, Backspace, Delete, Ctrl-U, Ctrl-W); Ctrl-D on an empty
+        line raises EOFError. The prompt is plain text (its width is counted)."""
+        buffer, cursor = list(text), len(text)
+        with self._cbreak():
+            while True:
+                self._draw(prompt, buffer, cursor, width or terminal_width())
+                key = self._read_key()
+                if key in ENTER:
+                    self.out.write("\n")
+                    self.out.flush()
+                    return "".join(buffer)
+                if key == EOF and not buffer:
+                    self.out.write("\n")
+                    raise EOFError
+                buffer, cursor = edit(buffer, cursor, key)
+
+    def _draw(self, prompt: str, buffer: list[str], cursor: int, width: int) -> None:
+        room = max(width - 1 - len(prompt), 8)
+        start = max(0, cursor - room + 1) if cursor >= room else 0
+        shown = "".join(buffer[start:start + room])
+        back = sum(columns(c) for c in buffer[cursor:start + room])
+        self.out.write("\r" + prompt + shown + "\033[K" + (f"\033[{back}D" if back else ""))
+        self.out.flush()
+
+
+def edit(buffer: list[str], cursor: int, key: str) -> tuple[list[str], int]:
+    """The line and cursor after one key."""
+    if key in BACKSPACE and cursor:
+        return buffer[:cursor - 1] + buffer[cursor:], cursor - 1
+    if key in DELETE:
+        return buffer[:cursor] + buffer[cursor + 1:], cursor
+    if key in LEFT:
+        return buffer, max(cursor - 1, 0)
+    if key in RIGHT:
+        return buffer, min(cursor + 1, len(buffer))
+    if key in HOME:
+        return buffer, 0
+    if key in END:
+        return buffer, len(buffer)
+    if key == "\x15":  # Ctrl-U: all before the cursor
+        return buffer[cursor:], 0
+    if key == "\x17":  # Ctrl-W: the word before the cursor
+        start = cursor
+        while start and buffer[start - 1] == " ":
+            start -= 1
+        while start and buffer[start - 1] != " ":
+            start -= 1
+        return buffer[:start] + buffer[cursor:], start
+    if len(key) == 1 and key.isprintable():
+        return buffer[:cursor] + [key] + buffer[cursor:], cursor + 1
+    return buffer, cursor  # other keys and sequences do nothing
