@@ -36,6 +36,9 @@ class Config:
     cache_ttl: str = "5m"
     max_cost: float = 0.0  # USD per session; 0: no cap
     system: str = ""  # -s/--system: text appended to the system prompt for this run
+    deferred: str = "auto"  # how activated tools reach the model: auto, native or append
+    api: str = ""  # the OpenAI wire format: responses or chat ("" = responses on OpenAI's own host)
+    preload: bool = True  # send the groups this folder's recent sessions activated from the first request
     yes: bool = False
     tools_dirs: list[Path] = field(default_factory=list)
     skills_dir: Path | None = None
@@ -60,13 +63,16 @@ class Config:
 KEYS: dict[str, type] = {
     "provider": str, "model": str, "base_url": str, "max_rounds": int, "retries": int,
     "idle_timeout": float, "output_cap": int, "max_tokens": int, "context_window": int,
-    "core": list, "catalog_mode": str, "cache_ttl": str, "max_cost": float,
+    "core": list, "catalog_mode": str, "cache_ttl": str, "max_cost": float, "deferred": str, "api": str,
+    "preload": bool,
     "prices": dict,  # [prices."MODEL"] tables
     "mcp": dict,  # [mcp.servers.NAME] tables and start_timeout
     "web_search_url": str, "web_search_backend": str, "web_timeout": int, "web_max_bytes": int,
     "github_api_url": str, "memory_fts": bool,
 }
 _FIELDS = {key: kind for key, kind in KEYS.items() if key in Config.__dataclass_fields__}
+CHOICES = {"deferred": ("auto", "native", "append"), "api": ("", "responses", "chat"),
+           "catalog_mode": ("names", "first", "full")}
 _ENV = {"ANKIT_PROVIDER": "provider", "ANKIT_MODEL": "model", "ANKIT_BASE_URL": "base_url"}
 
 
@@ -96,6 +102,8 @@ def _apply(config: Config, values: dict, origin: str) -> None:
         if key not in values or values[key] is None:
             continue
         value = values[key]
+        if kind is bool and not isinstance(value, bool):
+            raise ConfigError(f"{origin}: {key} should be true or false, got {value!r}")
         try:
             value = list(value) if kind is list else kind(value)
         except (TypeError, ValueError):
@@ -131,8 +139,10 @@ def load_config(flags: dict, env: Mapping, cwd: Path, config_home: Path) -> Conf
         raise ConfigError(f"max_cost must be 0 (no cap) or a positive number of USD, not {config.max_cost}")
     config.tools_dirs = [Path(p) for p in flags.get("tools_dirs") or []]
     config.skills_dir = Path(flags["skills_dir"]) if flags.get("skills_dir") else None
-    if config.catalog_mode not in ("names", "first", "full"):
-        raise ConfigError(f"catalog_mode must be names, first or full, not {config.catalog_mode!r}")
+    for key, allowed in CHOICES.items():
+        if getattr(config, key) not in allowed:
+            shown = " or ".join(a for a in allowed if a)
+            raise ConfigError(f"{key} must be {shown}, not {getattr(config, key)!r}")
     return config
 
 
@@ -168,5 +178,5 @@ def provider_settings(config: Config, session_id: str = "") -> ProviderSettings:
         preset=name, kind=preset.kind, base_url=base_url.rstrip("/"), model=config.model or preset.model,
         api_key=api_key, key_env=key_env, retries=config.retries, idle_timeout=config.idle_timeout,
         cache_ttl=config.cache_ttl, session_id=session_id, native=base_url.rstrip("/") == preset.base_url,
-        images=preset.images,
+        images=preset.images, deferred=config.deferred,
     )

@@ -21,6 +21,18 @@ class ToolResult:
     content: str
     is_error: bool = False
     summary: str = ""  # one plain line for the user ("declined", "loaded git (7 tools)"); never sent
+    loaded: list[str] = field(default_factory=list)  # tools this result makes callable (find_tools' answer)
+
+
+@dataclass
+class ToolsLoaded:
+    """What find_tools returns: its text for the model and the tools it makes callable, by name."""
+
+    text: str
+    names: list[str] = field(default_factory=list)
+
+    def __str__(self) -> str:
+        return self.text
 
 
 @dataclass
@@ -82,9 +94,10 @@ class Request:
 
     system: str
     messages: list[Message]
-    tools: list[ToolSpec]
+    tools: list[ToolSpec]  # always-loaded tools, then activated groups that fit (what an append path sends)
     note: str = ""  # per-round text placed after the last cache breakpoint (e.g. held-back groups)
     max_tokens: int = 4096
+    deferred: list[ToolSpec] = field(default_factory=list)  # every other catalog tool, in a grow-only order
 
 
 @dataclass
@@ -117,10 +130,17 @@ class OpaqueData:
 
 
 @dataclass
+class Notice:
+    """A one-line message from the provider for the user (e.g. a fallback it switched to)."""
+
+    text: str
+
+
+@dataclass
 class StreamEnd:
     """The stream finished normally."""
 
     stop_reason: str = ""
 
 
-Event = TextDelta | ToolCallDone | UsageReport | OpaqueData | StreamEnd
+Event = TextDelta | ToolCallDone | UsageReport | OpaqueData | Notice | StreamEnd

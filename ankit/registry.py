@@ -32,7 +32,7 @@ class Registry:
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False)
 
     def __post_init__(self) -> None:
-        self.activation = Activation(self.group_specs, [])
+        self.activation = Activation(self.group_specs, [], all_groups=lambda: list(self.catalog.groups))
         if self.mcp_servers:
             from ankit.mcp.servers import McpManager
             self.mcp = McpManager(self.mcp_servers, self.mcp_log_dir, on_change=self.reindex)

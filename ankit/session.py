@@ -8,7 +8,7 @@ from datetime import datetime
 from pathlib import Path
 
 from ankit.errors import AnkitError, Cancelled, ConfigError, StreamError
-from ankit.records import (Image, Message, OpaqueData, Request, StreamEnd, TextDelta, ToolCall, ToolCallDone,
+from ankit.records import (Image, Message, Notice, OpaqueData, Request, StreamEnd, TextDelta, ToolCall, ToolCallDone,
                            ToolResult, Usage, UsageReport)
 from ankit.seams import NullView, Prompt, Provider, Ready, SessionStore, ToolRunner, View
 from ankit.storage.sessions import SessionData, new_session_id, title_of
@@ -116,17 +116,48 @@ class Session:
 
     def request(self) -> tuple[Request, RoundTools]:
         """Build the next round's request and the tools decision behind it."""
+        history, tools = self._plan()
+        self._deliver(history, tools)
+        note = ""
+        if tools.held_back:
+            note = (f"[ankit] Tool groups held back this round for lack of room in the context window: "
+                    f"{', '.join(tools.held_back)}. They come back when there is room.")
+        request = Request(self.system, history, tools.specs, note, self.max_tokens, self.activation.catalog())
+        return request, tools
+
+    def _plan(self) -> tuple[list[Message], RoundTools]:
+        """The history that fits the window, and the tools that fit beside it."""
         history, dropped = fit_history(self.messages, self._history_room())
         if dropped and not self._told_overflow:
             self._told_overflow = True
             self.view.notice(f"the oldest {dropped} messages no longer fit the model's window: left out of requests, kept in the session file")
         prompt_bytes = len(self.system.encode()) + sum(message_bytes(m) for m in history) + self.activation.core_bytes()
-        tools = self.activation.tools_for_round(schema_budget(self.window, self.max_tokens, prompt_bytes))
-        note = ""
-        if tools.held_back:
-            note = (f"[ankit] Tool groups held back this round for lack of room in the context window: "
-                    f"{', '.join(tools.held_back)}. They come back when there is room.")
-        return Request(self.system, history, tools.specs, note, self.max_tokens), tools
+        return history, self.activation.tools_for_round(schema_budget(self.window, self.max_tokens, prompt_bytes))
+
+    def _deliver(self, history: list[Message], tools: RoundTools) -> None:
+        """Have the newest, not yet sent tool batch load the activated tools no result in the history loaded.
+
+        That covers a group that waited for room, one activated by a direct call, and one whose loading
+        result fell out of the window. A provider that defers the catalog references them from there.
+        """
+        if not history or history[-1].role != "tool" or not history[-1].results:
+            return
+        loaded = {n for m in history for r in m.results for n in r.loaded} | self.activation.core_names()
+        missing = [s.name for s in tools.specs if s.name not in loaded]
+        history[-1].results[-1].loaded += missing
+
+    def _fit_loaded(self, results: list[ToolResult]) -> None:
+        """Keep in find_tools' answers only tools that fit the schema budget, and say which groups wait."""
+        if not any(r.loaded for r in results):
+            return
+        sendable = {s.name for s in self._plan()[1].specs}
+        for result in results:
+            waiting = [n for n in result.loaded if n not in sendable]
+            if waiting:
+                groups = dict.fromkeys(t.group for t in map(self.tools.lookup, waiting) if t is not None)
+                result.loaded = [n for n in result.loaded if n in sendable]
+                result.content += (f"\n[ankit] Held back for lack of room in the context window: "
+                                   f"{', '.join(groups)}. They load when there is room.")
 
     def _history_room(self) -> int:
         return history_room(self.window, self.max_tokens, len(self.system.encode()) + self.activation.core_bytes())
@@ -174,6 +205,8 @@ class Session:
                     usage = event.usage
                 elif isinstance(event, OpaqueData):
                     reply.opaque[event.kind] = event.data
+                elif isinstance(event, Notice):
+                    self.view.notice(event.text)
                 elif isinstance(event, StreamEnd):
                     break
         except KeyboardInterrupt:
@@ -213,6 +246,7 @@ class Session:
             head = str(exc) if isinstance(exc, Cancelled) and str(exc) else "cancelled"
             raise Cancelled(cancel_message(head, ran, stopped, [c.name for c in never])) from None
         finally:
+            self._fit_loaded(results)
             self.messages.append(Message("tool", results=results))
             if self.ledger.rounds:  # groups that find_tools or a deferred call activated in this round
                 self.ledger.rounds[-1].activated += self.activation.active[before:]

@@ -6,7 +6,7 @@ import json
 
 from ankit.providers import make_provider
 from ankit.providers.anthropic import AnthropicProvider
-from ankit.records import Message, Request, ToolCall, ToolResult
+from ankit.records import Message, Request, ToolCall, ToolResult, ToolSpec
 from conftest import READ, TEST_KEY, reply_of, stream_round, text_of
 from tests.test_anthropic_stream import DOCUMENTED_THINKING, WEATHER
 
@@ -268,3 +268,36 @@ def test_other_400s_and_requests_without_thinking_are_not_retried(provider_serve
     assert len(provider_server.requests) == 2
 
 
+
+
+# --- deferred tools: find_tools' answer as tool_reference blocks ---
+
+GIT_LOG = ToolSpec("git_log", "Show commits.", {"type": "object", "properties": {}}, "git")
+
+
+def test_a_reference_to_a_tool_no_longer_declared_becomes_text(provider_server):
+    provider_server.push("anthropic_text.sse")
+    history = [
+        Message("user", "log"),
+        Message("assistant", tool_calls=[ToolCall("t1", "find_tools", '{"query": "git"}'),
+                                         ToolCall("t2", "find_tools", '{"query": "gone"}')]),
+        Message("tool", results=[ToolResult("t1", "find_tools", "Loaded git.", loaded=["git_log", "mcp__gone__x"]),
+                                 ToolResult("t2", "find_tools", "Loaded gone.", loaded=["mcp__gone__y"])]),
+    ]
+    run(provider_server, Request("sys", history, [READ], deferred=[GIT_LOG]))
+    body = provider_server.requests[0].json
+    assert body["tools"] == [{"name": "read_file", "description": "Read a file.", "input_schema": READ.parameters},
+                             {"name": "git_log", "description": "Show commits.", "input_schema": GIT_LOG.parameters,
+                              "defer_loading": True}]
+    first, second, beside = body["messages"][-1]["content"]
+    assert first == {"type": "tool_result", "tool_use_id": "t1",
+                     "content": [{"type": "tool_reference", "tool_name": "git_log"}]}
+    assert second == {"type": "tool_result", "tool_use_id": "t2",
+                      "content": "Loaded gone.\n[ankit] No longer available: mcp__gone__y."}
+    assert beside["text"] == "Loaded git.\n[ankit] No longer available: mcp__gone__x."
+
+
+def test_without_a_plain_tool_nothing_is_deferred(provider_server):
+    provider_server.push("anthropic_text.sse")
+    run(provider_server, Request("sys", [Message("user", "hi")], [GIT_LOG], deferred=[GIT_LOG]))
+    assert "defer_loading" not in provider_server.requests[0].body.decode()  # the API refuses an all-deferred list

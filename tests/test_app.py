@@ -9,7 +9,9 @@ import pytest
 
 from ankit.app import build_app
 from ankit.config import load_config
+from ankit.errors import ProviderError
 from ankit.seams import NullView as View
+from conftest import TEST_KEY
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -23,12 +25,17 @@ def home(tmp_path, monkeypatch):
     return tmp_path
 
 
-def make_app(home, server, config_text="", **flags):
+def make_app(home, server, config_text="", env=None, **flags):
     (home / "work" / ".ankit").mkdir(exist_ok=True)
     (home / "work" / ".ankit" / "config.toml").write_text(config_text)
     flags = {"base_url": server.url + "/v1", **flags}
-    config = load_config(flags, {}, home / "work", home / "xdg_config_home" / "ankit")
+    config = load_config(flags, env or {}, home / "work", home / "xdg_config_home" / "ankit")
     return build_app(config, home / "work")
+
+
+def claude_app(home, server, config_text=""):
+    """An app talking the Anthropic Messages format to the loopback server."""
+    return make_app(home, server, config_text, {"ANTHROPIC_API_KEY": TEST_KEY}, provider="anthropic")
 
 
 def raw_tools(body: bytes) -> str:
@@ -169,4 +176,96 @@ def test_an_mcp_server_token_never_reaches_the_session_file(home, provider_serve
     files = list((home / "xdg_state_home" / "ankit" / "sessions").glob("*.jsonl"))
     assert len(files) == 1 and "tok-SECRET" not in files[0].read_text()
     assert "[redacted]" in files[0].read_text()
+    app.close()
+
+
+# --- Anthropic: one tools array for the whole session; find_tools answers with tool_reference blocks ---
+
+class Notices(View):
+    def __init__(self):
+        self.lines = []
+
+    def notice(self, line):
+        self.lines.append(line)
+
+
+def declared(request) -> list[tuple[str, bool]]:
+    return [(t["name"], t.get("defer_loading", False)) for t in request.json["tools"]]
+
+
+def test_anthropic_tools_bytes_never_change_and_find_tools_answers_with_references(home, provider_server):
+    app = claude_app(home, provider_server)
+    session = app.session(View(), lambda *a: True)
+    provider_server.push_anthropic(tool_calls=[("t1", "find_tools", '{"query": "show the recent git history"}')])
+    provider_server.push_anthropic(tool_calls=[("t2", "git_status", "{}")])
+    provider_server.push_anthropic(text="clean")
+    session.turn("what changed?")
+    provider_server.push_anthropic(text="still clean")
+    session.turn("and now?")
+    requests = provider_server.requests
+    assert len({raw_tools(r.body) for r in requests}) == 1  # the same bytes in every request, activation or not
+    tools = declared(requests[0])
+    plain = [name for name, deferred in tools if not deferred]
+    assert {"find_tools", "skill", "read_file"} <= set(plain) and ("git_log", True) in tools
+    assert not any("cache_control" in t for t in requests[0].json["tools"] if t.get("defer_loading"))
+    answer = requests[1].json["messages"][-1]["content"]
+    group = app.catalog.groups["git"].tools
+    assert answer[0] == {"type": "tool_result", "tool_use_id": "t1",
+                         "content": [{"type": "tool_reference", "tool_name": n} for n in group]}
+    assert answer[1]["type"] == "text" and answer[1]["text"].startswith("Loaded git:")
+    assert requests[2].json["messages"][-1]["content"][0]["content"] == session.messages[4].results[0].content
+    assert session.ledger.rounds[0].activated == ["git"]
+    app.close()
+
+
+def test_anthropic_refusing_deferred_tools_falls_back_once_and_says_so(home, provider_server):
+    app = claude_app(home, provider_server)
+    view = Notices()
+    session = app.session(view, lambda *a: True)
+    provider_server.push("anthropic_400_defer_loading.http")
+    provider_server.push_anthropic(tool_calls=[("t1", "find_tools", '{"query": "git"}')])
+    provider_server.push_anthropic(text="ok")
+    session.turn("hi")
+    refused, first, second = provider_server.requests
+    assert any(deferred for _, deferred in declared(refused))
+    assert not any(deferred for _, deferred in declared(first)) and not any(deferred for _, deferred in declared(second))
+    assert "git_log" not in dict(declared(first)) and "git_log" in dict(declared(second))
+    assert second.json["messages"][-1]["content"][0]["content"].startswith("Loaded git:")
+    assert len([line for line in view.lines if "refused deferred tools" in line]) == 1
+    provider_server.push_anthropic(text="again")
+    session.turn("more")
+    assert len(provider_server.requests) == 4 and "defer_loading" not in provider_server.requests[-1].body.decode()
+    app.close()
+
+
+@pytest.mark.parametrize("mode", ["native", "append"])
+def test_anthropic_deferred_setting(home, provider_server, mode):
+    app = claude_app(home, provider_server, f'deferred = "{mode}"\n')
+    session = app.session(View(), lambda *a: True)
+    if mode == "native":  # no fallback: the refusal is the answer, in one line
+        provider_server.push("anthropic_400_defer_loading.http")
+        with pytest.raises(ProviderError, match="400 from anthropic: tools.3.custom.defer_loading"):
+            session.turn("hi")
+        assert len(provider_server.requests) == 1
+    else:
+        provider_server.push_anthropic(text="ok")
+        session.turn("hi")
+        assert "defer_loading" not in provider_server.requests[0].body.decode() and len(provider_server.requests) == 1
+    app.close()
+
+
+def test_anthropic_mcp_tools_arriving_late_are_deferred_at_the_end(home, provider_server):
+    server = ROOT / "tests" / "mcp_fake_server.py"
+    config = (f'[mcp.servers.fake]\ncommand = {json.dumps(sys.executable)}\n'
+              f'args = [{json.dumps(str(server))}, "--start-delay", "1"]\n')
+    app = claude_app(home, provider_server, config)
+    session = dataclasses.replace(app.session(View(), lambda *a: True), ready=None)  # it finishes mid-session
+    provider_server.push_anthropic(text="hi")
+    session.turn("before the server is up")
+    assert app.mcp.wait(20)
+    provider_server.push_anthropic(text="hi")
+    session.turn("after")
+    before, after = (declared(r) for r in provider_server.requests)
+    assert after[:len(before)] == before
+    assert after[len(before):] and all(deferred and name.startswith("mcp__fake__") for name, deferred in after[len(before):])
     app.close()

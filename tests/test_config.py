@@ -97,3 +97,20 @@ def test_every_key_a_bundled_tool_reads_is_declared():
     tools = Path(__file__).resolve().parents[1] / "tools"
     read = {key for path in tools.rglob("*.py") for key in re.findall(r"ctx\.config\.get\(\"(\w+)\"", path.read_text())}
     assert read and read <= set(KEYS), read - set(KEYS)
+
+
+@pytest.mark.parametrize("line, message", [
+    ('deferred = "lazy"', "deferred must be auto or native or append, not 'lazy'"),
+    ('api = "completions"', "api must be responses or chat, not 'completions'"),
+    ('preload = "no"', "preload should be true or false, got 'no'"),
+])
+def test_activation_settings_are_checked(tmp_path, line, message):
+    home, cwd = setup(tmp_path, line)
+    with pytest.raises(ConfigError, match=message):
+        load_config({}, {}, cwd, home)
+
+
+def test_activation_settings_reach_the_provider(tmp_path):
+    home, cwd = setup(tmp_path, 'deferred = "append"\npreload = false\n')
+    config = load_config({}, {"ANTHROPIC_API_KEY": "k" * 20}, cwd, home)
+    assert config.preload is False and provider_settings(config).deferred == "append"

@@ -4,7 +4,7 @@ import pytest
 
 from ankit.errors import Cancelled, StreamError
 from ankit.prompt import Prompt
-from ankit.records import Message, TextDelta
+from ankit.records import Message, TextDelta, ToolsLoaded
 from ankit.seams import View
 from ankit.session import Session
 from ankit.tooling.activation import Activation
@@ -52,7 +52,8 @@ def make(rounds, approve=lambda *a: True, window=32_000, provider=True, **kw):
     groups = lambda g: [t.spec() for t in TOOLS.values() if t.group == g]
     scripted = ScriptedProvider(rounds)
     runner = Runner(TOOLS, ToolContext(cwd=Path(".")), approve)
-    session = Session(scripted if provider else None, runner, Activation(groups, ["core"]), FixedPrompt(window),
+    activation = Activation(groups, ["core"], all_groups=lambda: list(dict.fromkeys(t.group for t in TOOLS.values())))
+    session = Session(scripted if provider else None, runner, activation, FixedPrompt(window),
                       view=Recorder(), **kw)
     return session, scripted
 
@@ -149,3 +150,32 @@ def test_groups_activated_by_find_tools_are_recorded_on_their_round():
     finally:
         del TOOLS["find_tools"]
     assert [r.activated for r in session.ledger.rounds] == [["git"], []]
+
+
+def finder_loading(session_ref):
+    def run(args, ctx):
+        session_ref[0].activation.activate(["git"])
+        return ToolsLoaded("Loaded git.", ["git_log"])
+    return tool("find_tools", "core", run=run)
+
+
+@pytest.mark.parametrize("window, loaded", [(32_000, ["git_log"]), (60, [])])
+def test_find_tools_loads_only_what_fits_the_budget_and_says_what_waits(window, loaded):
+    ref = []
+    TOOLS["find_tools"] = finder_loading(ref)
+    try:
+        session, provider = make([call("find_tools", '{"query": "git"}'), text("ok")], window=window, max_tokens=10)
+        ref.append(session)
+        session.turn("git")
+    finally:
+        del TOOLS["find_tools"]
+    result = provider.requests[1].messages[-1].results[0]
+    assert result.loaded == loaded
+    assert ("Held back for lack of room in the context window: git" in result.content) == (not loaded)
+
+
+def test_a_group_activated_by_a_direct_call_is_loaded_by_that_batch():
+    session, provider = make([call("git_log"), text("ok")])
+    session.turn("log")
+    assert provider.requests[1].messages[-1].results[0].loaded == ["git_log"]
+    assert [s.name for s in provider.requests[1].deferred] == ["git_log", "danger"]

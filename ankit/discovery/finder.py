@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from ankit.discovery.catalog import Catalog, catalog_text, first_sentence
 from ankit.discovery.index import GroupHit, Index
-from ankit.records import ToolSpec
+from ankit.records import ToolSpec, ToolsLoaded
 from ankit.discovery.terms import GENERIC_VERBS, keyword_terms, name_key, phrase_terms, stem, terms
 from ankit.tooling.toolbox import Tool
 
@@ -120,6 +120,12 @@ def result_text(outcome: Outcome, catalog: Catalog, newly: list[str], loaded: li
     return "\n".join(lines)
 
 
+def loaded_names(catalog: Catalog, groups: list[str]) -> list[str]:
+    """The tools of the groups an answer names, which the answer makes callable (a provider may reference them)."""
+    names = [n for g in groups if g in catalog.groups for n in catalog.groups[g].tools]
+    return list(dict.fromkeys(names))
+
+
 def _catalog_answer(catalog: Catalog, loaded: list[str], heading: str) -> str:
     listing = catalog_text(catalog, "first") or "(no other groups)"
     text = f"{heading} (call find_tools with a group id, a tool name or the task in a few words):\n{listing}"
@@ -186,7 +192,7 @@ def make_find_tools(
 ) -> Tool:
     """Build the find_tools tool; activate(groups) returns the groups newly activated, active() those loaded."""
 
-    def run(args: dict, ctx=None) -> str:
+    def run(args: dict, ctx=None) -> str | ToolsLoaded:
         index = index_getter()
         if index is None:
             return "the tool catalog is still loading; try again in a moment"
@@ -198,7 +204,8 @@ def make_find_tools(
         newly = activate([g for g in outcome.activate if g not in loaded]) if outcome.activate else []
         if hasattr(ctx, "summarize"):
             ctx.summarize(user_line(outcome, index.catalog, newly))
-        return result_text(outcome, index.catalog, newly, loaded, query)
+        text = result_text(outcome, index.catalog, newly, loaded, query)
+        return ToolsLoaded(text, loaded_names(index.catalog, [g for g in outcome.activate if g not in core]))
 
     tool = FinderTool("find_tools", BASE_DESCRIPTION, PARAMETERS, run, group="core", read_only=True, source="ankit")
     tool.catalog_of = lambda: getattr(index_getter(), "catalog", None)

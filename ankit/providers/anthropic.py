@@ -3,18 +3,33 @@
 Thinking blocks travel back untouched: a reply's content is kept as its layout (thinking and redacted_thinking
 blocks whole, text blocks by length, tool_use blocks by id) in Message.opaque["anthropic"], and the assistant turn
 is rebuilt in that order, because the API checks each thinking block's signature against what came before it.
+
+Activated tools reach the model without touching the cached prefix: every request declares the whole catalog
+with the same bytes (always-loaded tools plain, every other tool with "defer_loading": true), and find_tools'
+answer is a tool_result holding only tool_reference blocks, its words in a text block beside it. A server
+that refuses that (an older model, a proxy) gets today's append path for the rest of the session.
 """
 
 import json
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 
 from ankit.errors import ProviderError
 from ankit.providers import http
 from ankit.providers.anthropic_stream import KIND, THINKING, read_stream, read_whole
 from ankit.providers.base import Provider, ProviderSettings
-from ankit.records import Event, Message, Request, ToolCall
+from ankit.records import Event, Message, Notice, Request, ToolCall, ToolSpec
 
 VERSION = "2023-06-01"
+REFUSAL_WORDS = ("defer_loading", "tool_reference")  # a 400 naming these refuses deferred tools
+
+
+@dataclass
+class Deferral:
+    """What a request declares: deferred tool names (none on the append path) and always-loaded ones."""
+
+    deferred: set[str] = field(default_factory=set)
+    plain: set[str] = field(default_factory=set)
 
 
 class AnthropicProvider(Provider):
@@ -23,6 +38,7 @@ class AnthropicProvider(Provider):
     def __init__(self, settings: ProviderSettings):
         super().__init__(settings)
         self.refused: set[str] = set()  # signatures (or data) of thinking blocks the API would not take back
+        self.defer = settings.deferred != "append"  # off for good once the server refuses deferred tools
 
     def stream(self, request: Request) -> Iterator[Event]:
         """Send one round and yield TextDelta, ToolCallDone, OpaqueData, UsageReport, then StreamEnd."""
@@ -32,10 +48,22 @@ class AnthropicProvider(Provider):
             headers["x-api-key"] = settings.api_key
         if settings.cache_ttl == "1h":
             headers["anthropic-beta"] = "extended-cache-ttl-2025-04-11"
-        body = build_body(settings, request)
-        drop_thinking(body["messages"], self.refused)
-        response = self._post(settings.base_url.rstrip("/") + "/messages", body, headers)
+        url = settings.base_url.rstrip("/") + "/messages"
+        try:
+            response = self._post(url, self._body(request), headers)
+        except ProviderError as error:
+            if not (self.defer and request.deferred and settings.deferred == "auto" and refuses_deferral(error)):
+                raise
+            self.defer = False
+            response = self._post(url, self._body(request), headers)
+            yield Notice(f"{settings.preset} refused deferred tools ({error.status}): activated tools are added to "
+                         "the tool list for the rest of this session (deferred = \"append\" skips the attempt)")
         yield from http.read_reply(settings, response, read_stream, read_whole)
+
+    def _body(self, request: Request) -> dict:
+        body = build_body(self.settings, request, self.defer)
+        drop_thinking(body["messages"], self.refused)
+        return body
 
     def _post(self, url: str, body: dict, headers: dict):
         """Post the body; if the API refuses its thinking blocks, post once more without any of them.
@@ -56,7 +84,34 @@ class AnthropicProvider(Provider):
         return http.post_stream(self.settings, url, body, headers)
 
 
-def build_body(settings: ProviderSettings, request: Request) -> dict:
+def refuses_deferral(error: ProviderError) -> bool:
+    """Whether a refusal is about deferred tools themselves."""
+    return error.status == 400 and any(word in str(error) for word in REFUSAL_WORDS)
+
+
+def deferral(request: Request, defer: bool) -> Deferral:
+    """Which tools a request declares deferred: none on the append path, or when nothing would stay plain."""
+    if not defer or not request.deferred:
+        return Deferral(plain={t.name for t in request.tools})
+    names = {t.name for t in request.deferred}
+    plain = {t.name for t in request.tools if t.name not in names}
+    return Deferral(names, plain) if plain else Deferral(plain={t.name for t in request.tools})
+
+
+def tools_array(request: Request, declared: Deferral) -> list[dict]:
+    """The tools: plain ones first; on the deferred path the whole catalog follows, each entry marked deferred."""
+    if not declared.deferred:
+        return [tool_entry(t) for t in request.tools]
+    plain = [tool_entry(t) for t in request.tools if t.name in declared.plain]
+    return plain + [{**tool_entry(t), "defer_loading": True} for t in request.deferred]
+
+
+def tool_entry(spec: ToolSpec) -> dict:
+    """One tool declaration."""
+    return {"name": spec.name, "description": spec.description, "input_schema": spec.parameters}
+
+
+def build_body(settings: ProviderSettings, request: Request, defer: bool = False) -> dict:
     """The Messages request body: breakpoints on the system prompt, the previous round's end and the latest message.
 
     The tools come first in Anthropic's prefix order, so the system breakpoint caches them too. Marking where the
@@ -65,7 +120,8 @@ def build_body(settings: ProviderSettings, request: Request) -> dict:
     at most, of the four allowed.
     """
     cache = {"type": "ephemeral", "ttl": "1h"} if settings.cache_ttl == "1h" else {"type": "ephemeral"}
-    messages = wire_messages(request.messages)
+    declared = deferral(request, defer)
+    messages = wire_messages(request.messages, declared)
     if messages:
         mark(messages[-1]["content"], cache)
     if len(messages) >= 3 and messages[-3]["role"] == "user":
@@ -80,8 +136,7 @@ def build_body(settings: ProviderSettings, request: Request) -> dict:
         body["system"] = [{"type": "text", "text": request.system, "cache_control": dict(cache)}]
     body["messages"] = messages
     if request.tools:
-        body["tools"] = [{"name": t.name, "description": t.description, "input_schema": t.parameters}
-                         for t in request.tools]
+        body["tools"] = tools_array(request, declared)
     body["stream"] = True
     return body
 
@@ -94,12 +149,13 @@ def mark(content: list[dict], cache: dict) -> None:
             return
 
 
-def wire_messages(messages: list[Message]) -> list[dict]:
+def wire_messages(messages: list[Message], declared: Deferral | None = None) -> list[dict]:
     """Neutral messages as Messages-API turns: results become user tool_result blocks, same roles merge."""
     out: list[dict] = []
+    declared = declared or Deferral()
     for message in messages:
         role = "assistant" if message.role == "assistant" else "user"
-        blocks = assistant_blocks(message) if message.role == "assistant" else content_blocks(message)
+        blocks = assistant_blocks(message) if message.role == "assistant" else content_blocks(message, declared)
         if not blocks:
             continue  # an empty turn is refused by the API
         if out and out[-1]["role"] == role:
@@ -109,17 +165,29 @@ def wire_messages(messages: list[Message]) -> list[dict]:
     return out
 
 
-def content_blocks(message: Message) -> list[dict]:
-    """The content blocks of a user or tool message; never an empty text block."""
-    blocks: list[dict] = []
+def content_blocks(message: Message, declared: Deferral) -> list[dict]:
+    """The content blocks of a user or tool message; never an empty text block.
+
+    A result that loads deferred tools holds only their tool_reference blocks; its text goes in a text block
+    after all the tool_result blocks, where the API wants any text of a turn that answers calls.
+    """
+    blocks, beside = [], []
     for result in message.results:
-        block = {"type": "tool_result", "tool_use_id": result.call_id, "content": result.content or "(no output)"}
+        refs = [n for n in result.loaded if n in declared.deferred]
+        gone = [n for n in result.loaded if declared.deferred and n not in declared.deferred | declared.plain]
+        text = result.content + (f"\n[ankit] No longer available: {', '.join(gone)}." if gone else "")
+        block = {"type": "tool_result", "tool_use_id": result.call_id}
+        if refs:
+            block["content"] = [{"type": "tool_reference", "tool_name": n} for n in refs]
+            beside += text_block(text)
+        else:
+            block["content"] = text or "(no output)"
         if result.is_error:
             block["is_error"] = True
         blocks.append(block)
     blocks += [{"type": "image", "source": {"type": "base64", "media_type": i.media_type, "data": i.data}}
                for i in message.images]
-    return blocks + text_block(message.text)
+    return blocks + beside + text_block(message.text)
 
 
 def assistant_blocks(message: Message) -> list[dict]:

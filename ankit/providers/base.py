@@ -20,6 +20,7 @@ class ProviderSettings:
     idle_timeout: float = 120.0  # seconds a stream may stay silent before it is aborted
     connect_timeout: float = 30.0
     cache_ttl: str = "5m"  # anthropic cache_control ttl: "5m" or "1h"
+    deferred: str = "auto"  # how activated tools reach the model: "auto", "native" (deferred) or "append"
     session_id: str = ""  # used as OpenAI prompt_cache_key with the openai preset
     native: bool = True  # the preset's own service: its provider-specific fields may be sent
     headers: dict = field(default_factory=dict, repr=False)  # extra request headers, which may carry a secret

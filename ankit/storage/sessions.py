@@ -75,6 +75,8 @@ def _lines(data: SessionData) -> Iterator[dict]:
             del entry["opaque"]  # most messages carry no provider data: keep their lines as they were
         for result in entry["results"]:
             del result["summary"]  # the user's line about a call is for the screen only
+            if not result["loaded"]:
+                del result["loaded"]  # only find_tools' answers load tools
         if not entry["images"]:
             del entry["images"]
         yield {"type": "message", **entry}
@@ -89,7 +91,8 @@ def _message(entry: dict) -> Message:
         raise ValueError(f"unknown role {entry.get('role')!r}")
     calls = [ToolCall(str(c["id"]), str(c["name"]), str(c.get("arguments", "{}"))) for c in entry.get("tool_calls", [])]
     results = [
-        ToolResult(str(r["call_id"]), str(r["name"]), str(r.get("content", "")), bool(r.get("is_error", False)))
+        ToolResult(str(r["call_id"]), str(r["name"]), str(r.get("content", "")), bool(r.get("is_error", False)),
+                   loaded=[n for n in r["loaded"] if isinstance(n, str)] if isinstance(r.get("loaded"), list) else [])
         for r in entry.get("results", [])
     ]
     opaque = entry.get("opaque")

@@ -36,7 +36,9 @@ class Activation:
     group_specs: Callable[[str], list[ToolSpec]]  # current specs of a group, from the catalog
     core: list[str]
     active: list[str] = field(default_factory=list)
+    all_groups: Callable[[], list[str]] = list  # every group of the catalog, for deferred declarations
     _frozen: dict[str, _Frozen] = field(default_factory=dict)
+    _order: list[str] = field(default_factory=list)  # groups in the order first declared: grow-only
 
     def activate(self, groups: list[str]) -> list[str]:
         """Add groups to the set; return those that were not active before."""
@@ -82,6 +84,27 @@ class Activation:
             else:
                 held.append(group)
         return RoundTools(specs, sent, held, used + self.core_bytes())
+
+    def core_names(self) -> set[str]:
+        """Names of the always-sent tools."""
+        return {s.name for g in self.core for s in self.frozen(g).specs}
+
+    def catalog(self) -> list[ToolSpec]:
+        """Every other tool, for providers that declare the catalog deferred: groups in the order first seen.
+
+        A group that appears later (an MCP server that finished starting) goes at the end, so what was
+        declared before keeps its bytes and its place.
+        """
+        self._order += [g for g in self.all_groups() if g not in self._order and self.frozen(g).specs]
+        specs, seen = [], self.core_names()
+        for group in self._order:
+            if group in self.core:
+                continue
+            for spec in self.frozen(group).specs:
+                if spec.name not in seen:
+                    seen.add(spec.name)
+                    specs.append(spec)
+        return specs
 
     def forget_frozen(self, group: str) -> None:
         """Drop a group's frozen bytes (its tools changed, e.g. an MCP server re-listed them)."""

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ankit.errors import Cancelled, ToolError
-from ankit.records import ToolCall, ToolResult, ToolSpec
+from ankit.records import ToolCall, ToolResult, ToolSpec, ToolsLoaded
 from ankit.tooling.schema import check_schema, validate
 
 DEFAULT_OUTPUT_CAP = 64 * 1024
@@ -208,13 +208,14 @@ def run_call(call: ToolCall, tool: Tool | None, ctx: ToolContext, approve: Appro
             answer = approve(tool, args, str(text or ""))
             if isinstance(answer, str) or not answer:  # False, or the reason the user gave for the no
                 return declined(call, answer)
-        output_text = _as_text(_call_flexibly(tool.run, args, ctx))
+        raw = _call_flexibly(tool.run, args, ctx)
+        output_text, loaded = (raw.text, list(raw.names)) if isinstance(raw, ToolsLoaded) else (_as_text(raw), [])
     except (Cancelled, KeyboardInterrupt):
         raise
     except Exception as exc:  # a tool's failure is the model's information, not a crash
         return error(_failure(exc))
     content = cap_output(output_text, cap)
-    return ToolResult(call.id, call.name, content, summary=_summary(told, output_text, cap))
+    return ToolResult(call.id, call.name, content, summary=_summary(told, output_text, cap), loaded=loaded)
 
 
 def declined(call: ToolCall, answer) -> ToolResult:
