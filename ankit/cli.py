@@ -27,6 +27,8 @@ def parser() -> argparse.ArgumentParser:
                    help="with -p: text (default), json (one object at the end) or stream-json (one per line)")
     p.add_argument("--max-cost", dest="max_cost", type=float, metavar="USD",
                    help="stop before a request that would take the session past this many USD")
+    p.add_argument("--api", choices=("responses", "chat"),
+                   help="OpenAI wire format: responses (default on api.openai.com) or chat (Chat Completions)")
     p.add_argument("--yes", "-y", action="store_true", help="approve every tool call without asking")
     p.add_argument("--tools-dir", dest="tools_dirs", action="append", default=[], help="extra folder of tool modules")
     p.add_argument("--skills-dir", dest="skills_dir", help="extra folder of skills (searched first)")

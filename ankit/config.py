@@ -160,6 +160,13 @@ def choose_preset(config: Config) -> str | None:
     return None
 
 
+def wire_format(config: Config, kind: str, openai_host: bool) -> str:
+    """An OpenAI-style server speaks Responses when asked (api), and by default on OpenAI's own host."""
+    if kind != "openai":
+        return kind
+    return "responses" if config.api == "responses" or (not config.api and openai_host) else "openai"
+
+
 def provider_settings(config: Config, session_id: str = "") -> ProviderSettings:
     """Build the provider settings; raise ConfigError with set-up help when nothing is configured."""
     name = choose_preset(config)
@@ -174,9 +181,11 @@ def provider_settings(config: Config, session_id: str = "") -> ProviderSettings:
     api_key = config.env.get(key_env, "")
     if preset.key_required and not api_key:
         raise ConfigError(f"the {name} provider needs an API key: set {key_env}")
+    native = base_url.rstrip("/") == preset.base_url
     return ProviderSettings(
-        preset=name, kind=preset.kind, base_url=base_url.rstrip("/"), model=config.model or preset.model,
+        preset=name, kind=wire_format(config, preset.kind, name == "openai" and native),
+        base_url=base_url.rstrip("/"), model=config.model or preset.model,
         api_key=api_key, key_env=key_env, retries=config.retries, idle_timeout=config.idle_timeout,
-        cache_ttl=config.cache_ttl, session_id=session_id, native=base_url.rstrip("/") == preset.base_url,
-        images=preset.images, deferred=config.deferred,
+        cache_ttl=config.cache_ttl, session_id=session_id, native=native, images=preset.images,
+        deferred=config.deferred,
     )

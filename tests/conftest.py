@@ -174,6 +174,46 @@ def anthropic_sse(text: str = "", tool_calls=(), usage: dict | None = None, stop
     return out + _sse("message_stop", {"type": "message_stop"})
 
 
+def responses_sse(text: str = "", tool_calls=(), search: str | None = None, usage: dict | None = None,
+                  done: bool = True, model: str = "gpt-test") -> bytes:
+    """A Responses stream: a message item with text in two deltas, function calls (call_id, name, arguments),
+    or a client tool_search_call whose arguments are {"query": search}; then response.completed."""
+    items, out, number = [], b"", 0
+
+    def event(kind, **data):
+        nonlocal number
+        number += 1
+        return _sse(kind, {"type": kind, **data, "sequence_number": number - 1})
+
+    out += event("response.created", response={"id": "resp_test", "object": "response", "model": model,
+                                                "status": "in_progress", "output": []})
+    if text:
+        item = {"id": "msg_test", "type": "message", "status": "completed", "role": "assistant",
+                "content": [{"type": "output_text", "annotations": [], "text": text}]}
+        half = len(text) // 2
+        for piece in (text[:half], text[half:]):
+            out += event("response.output_text.delta", item_id="msg_test", output_index=len(items), content_index=0,
+                         delta=piece)
+        out += event("response.output_item.done", output_index=len(items), item=item)
+        items.append(item)
+    for call_id, name, arguments in tool_calls:
+        item = {"id": f"fc_{call_id}", "type": "function_call", "status": "completed", "arguments": arguments,
+                "call_id": call_id, "name": name}
+        out += event("response.function_call_arguments.delta", item_id=item["id"], output_index=len(items),
+                     delta=arguments)
+        out += event("response.output_item.done", output_index=len(items), item=item)
+        items.append(item)
+    if search is not None:
+        item = {"id": "tsc_test", "type": "tool_search_call", "execution": "client", "call_id": "call_search",
+                "status": "completed", "arguments": {"query": search}}
+        out += event("response.output_item.done", output_index=len(items), item=item)
+        items.append(item)
+    usage = usage or {"input_tokens": 10, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": 2}
+    final = {"id": "resp_test", "object": "response", "model": model, "status": "completed", "output": items,
+             "usage": usage}
+    return out + (event("response.completed", response=final) if done else b"")
+
+
 def stream_round(server: "ProviderServer", request: Request | None = None, kind: str = "openai",
                  **changes) -> tuple[list[Event], ProviderError | None]:
     """Stream one round through a provider aimed at the server; return its events and the error that ended it."""
@@ -254,6 +294,10 @@ class ProviderServer:
     def push_anthropic(self, **stream) -> None:
         """Script a Messages stream built by anthropic_sse(**stream), sent event by event."""
         self.push(fixture_parts(anthropic_sse(**stream)))
+
+    def push_responses(self, **stream) -> None:
+        """Script a Responses stream built by responses_sse(**stream), sent event by event."""
+        self.push(fixture_parts(responses_sse(**stream)))
 
     def settings(self, kind: str = "openai", **changes) -> ProviderSettings:
         """ProviderSettings aimed at this server (base URL {url}/v1, a test key, quick timeouts)."""

@@ -269,3 +269,28 @@ def test_anthropic_mcp_tools_arriving_late_are_deferred_at_the_end(home, provide
     assert after[:len(before)] == before
     assert after[len(before):] and all(deferred and name.startswith("mcp__fake__") for name, deferred in after[len(before):])
     app.close()
+
+
+# --- Responses: find_tools is the client tool search; the tools array never changes ---
+
+def test_responses_tool_search_loads_a_group_without_touching_the_tools(home, provider_server):
+    app = make_app(home, provider_server, 'api = "responses"\nmodel = "gpt-5.5"\n')
+    session = app.session(View(), lambda *a: True)
+    provider_server.push_responses(search="show the recent git history")
+    provider_server.push_responses(tool_calls=[("c2", "git_status", "{}")])
+    provider_server.push_responses(text="clean")
+    session.turn("what changed?")
+    requests = provider_server.requests
+    sent = [json.dumps(r.json["tools"], ensure_ascii=False) for r in requests]  # exactly as sent (checked below)
+    assert all(r.path == "/v1/responses" and s in r.body.decode() for r, s in zip(requests, sent))
+    assert len(set(sent)) == 1
+    kinds = [t["type"] for t in requests[0].json["tools"]]
+    assert "tool_search" in kinds and "find_tools" not in [t.get("name") for t in requests[0].json["tools"]]
+    output = requests[1].json["input"][-2]
+    assert output["type"] == "tool_search_output" and output["call_id"] == "call_search"
+    assert [t["name"] for t in output["tools"]] == app.catalog.groups["git"].tools
+    assert requests[1].json["input"][-1]["content"][0]["text"].startswith("Loaded git:")
+    assert requests[2].json["input"][-1] == {"type": "function_call_output", "call_id": "c2",
+                                             "output": session.messages[-2].results[0].content}
+    assert [r.usage.input_tokens for r in session.ledger.rounds] == [10, 10, 10]
+    app.close()

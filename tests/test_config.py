@@ -114,3 +114,16 @@ def test_activation_settings_reach_the_provider(tmp_path):
     home, cwd = setup(tmp_path, 'deferred = "append"\npreload = false\n')
     config = load_config({}, {"ANTHROPIC_API_KEY": "k" * 20}, cwd, home)
     assert config.preload is False and provider_settings(config).deferred == "append"
+
+
+@pytest.mark.parametrize("env, flags, kind", [
+    ({"OPENAI_API_KEY": "k" * 20}, {}, "responses"),  # a new user with an OpenAI key: nothing to configure
+    ({"OPENAI_API_KEY": "k" * 20}, {"api": "chat"}, "openai"),
+    ({"OPENAI_API_KEY": "k" * 20, "OPENAI_BASE_URL": "http://127.0.0.1:9/v1"}, {}, "openai"),
+    ({}, {"base_url": "http://127.0.0.1:9/v1", "api": "responses"}, "responses"),
+    ({}, {"base_url": "http://127.0.0.1:9/v1"}, "openai"),
+    ({"ANTHROPIC_API_KEY": "k" * 20}, {"api": "responses"}, "anthropic"),
+])
+def test_the_wire_format_for_openai_style_servers(tmp_path, env, flags, kind):
+    home, cwd = setup(tmp_path)
+    assert provider_settings(load_config(flags, env, cwd, home)).kind == kind
