@@ -7,7 +7,7 @@ import pytest
 from ankit.records import Usage
 from ankit.storage.sessions import SessionData, SessionStore
 from ankit.usage.pricing import load_prices
-from ankit.usage.ledger import Ledger, RoundRecord, render_usage, status_line, total, usage_summary
+from ankit.usage.ledger import Ledger, RoundRecord, render_usage, rewrites, status_line, total, usage_summary
 
 SONNET = "claude-sonnet-5-5"  # 2 input, 0.10 cached, 2.50 cache write, 10 output (USD per million)
 
@@ -72,7 +72,7 @@ def test_render_usage_whole_text(session_rounds, prices):
     # Costs by hand (USD per million): 1.1 = 210x2 + 5000x2.5 + 120x10 = 14,120;
     # 1.2 = 200x2 + 5000x0.1 + 400x2.5 + 60x10 = 2,500; 1.3 = 100x2 + 3000x0.1 + 3800x2.5 + 95x10 = 10,950;
     # 2.2 = 100x2 + 6800x0.1 + 500x2.5 + 40x10 = 2,530. Turn 2: $0.00253, session: $0.0301.
-    # Round 1.3 follows the activation of git and reads less than 1.2 had cached: a miss.
+    # Round 1.1 writes the cache first; 1.3 follows the activation of git and reads less than 1.2 had cached.
     assert render_usage(Ledger(session_rounds), prices) == """\
                  last turn (2)  session
 rounds                       2        5
@@ -84,25 +84,36 @@ estimated cost         $0.0025  $0.0301
 1 round without a usage report from the provider: shown as n/a, not counted.
 
 round  prompt  cached  writes  output  schema  sent       held      note
-1.1     5,210       0   5,000     120   3,412  core       git, web
+1.1     5,210       0   5,000     120   3,412  core       git, web  ! rewrite: first request
 1.2     5,600   5,000     400      60   3,412  core       git, web  +git
-1.3     6,900   3,000   3,800      95   4,900  core, git  web       ! miss
+1.3     6,900   3,000   3,800      95   4,900  core, git  web       ! rewrite: activation
 2.1       n/a     n/a     n/a     n/a   4,900  core, git  web
 2.2     7,400   6,800     500      40   4,900  core, git  web
 +group: activated by that round's tool calls (sent from the next round on)
-! miss: the cache missed right after an activation (cached share fell; the prompt prefix changed)"""
+! rewrite: the prompt cache was written anew (read less than the round before had cached), and why"""
 
 
-def test_a_big_tool_result_after_activation_is_not_a_miss(prices):
+def test_a_big_tool_result_after_activation_is_not_a_rewrite(prices):
     # The share falls because the new prompt is much longer, but everything cached before was read again.
     rounds = [rec(1, 1, used(5000, 4000, 1000, 50), activated=["git"]),
               rec(1, 2, used(40000, 5000, 35000, 80), sent=["core", "git"], held=["web"])]
-    assert "miss" not in render_usage(Ledger(rounds), prices)
+    assert rewrites(rounds) == ["first request", ""]
 
 
-def test_a_drop_without_activation_is_not_flagged(prices):
-    rounds = [rec(1, 1, used(5000, 4000, 1000, 50)), rec(1, 2, used(6000, 0, 6000, 80))]
-    assert "miss" not in render_usage(Ledger(rounds), prices)
+@pytest.mark.parametrize("changes, reason", [
+    ({}, "prefix changed"),  # /compact, a trimmed history: nothing else explains it
+    ({"model": "claude-opus-5-5"}, "model switch"),
+    ({"at": "2026-11-30T10:07:00+00:00"}, "expiry"),  # started 5.5 minutes after the round before ended
+    ({"sent": ["core", "git"]}, "activation"),
+])
+def test_each_rewrite_says_why(changes, reason):
+    rounds = [rec(1, 1, used(5000, 4000, 1000, 50)), rec(1, 2, used(6000, 0, 6000, 80), **changes)]
+    assert rewrites(rounds) == ["first request", reason]
+
+
+def test_nothing_is_marked_without_caching(prices):
+    rounds = [rec(1, 1, used(5000, 0, 0, 50)), rec(1, 2, used(6000, 0, 0, 80), model="gpt-4.1-mini")]
+    assert rewrites(rounds) == ["", ""] and "rewrite" not in render_usage(Ledger(rounds), prices)
 
 
 def test_unknown_price_is_said_never_guessed(prices):
@@ -178,6 +189,11 @@ model              rounds   input  cached  cache writes  output  estimated cost
 claude-sonnet-5-5       1  20,000       0        18,000   1,000         $0.0590
 gpt-4.1-mini            2  11,000   8,000             0     600         $0.0030
 llama3.2                1   3,000       0             0     200   price unknown
+
+session               rounds   input  read from cache  cache rewrites
+20261130-090000-aaaa       1  10,000              80%  -
+20261126-100000-bbbb       1  20,000               0%  1 first request
+20261001-080000-cccc       2   4,000               0%  -
 ? price unknown for llama3.2 (not counted): add [prices."llama3.2"] input = …, output = … to the config"""
 
 

@@ -160,15 +160,55 @@ def render_usage(ledger: Ledger, prices: dict) -> str:
     return "\n".join([*lines, "", *_round_table(everything)])
 
 
-def _missed(record: RoundRecord, previous: RoundRecord | None) -> bool:
-    """Whether the cache missed right after the previous round activated groups."""
-    if previous is None or not previous.activated or not (record.usage.reported and previous.usage.reported):
-        return False
-    before, now = previous.usage, record.usage
-    share_before = before.cached_tokens / before.input_tokens if before.input_tokens else 0.0
-    share_now = now.cached_tokens / now.input_tokens if now.input_tokens else 0.0
-    # A big tool result also lowers the share; a miss is when less was read than the last round had cached.
-    return share_now < share_before and now.cached_tokens < before.cached_tokens + before.cache_write_tokens
+CACHE_TTL = 300.0  # seconds an unread prompt cache lives (Anthropic's default 5 minutes; OpenAI keeps it longer)
+
+
+def _caches(records: list[RoundRecord]) -> bool:
+    """Whether the provider reports prompt caching at all in these rounds."""
+    return any(r.usage.cached_tokens or r.usage.cache_write_tokens for r in records)
+
+
+def _seconds_between(previous: RoundRecord, record: RoundRecord) -> float | None:
+    """Seconds from the end of one round to the start of the next, when both times are known."""
+    try:
+        start = datetime.fromisoformat(record.at) - timedelta(seconds=record.duration)
+        return (start - datetime.fromisoformat(previous.at)).total_seconds()
+    except (TypeError, ValueError):
+        return None
+
+
+def rewrite_reason(record: RoundRecord, previous: RoundRecord | None) -> str:
+    """Why this round wrote the cache anew ("" when it read what the round before had cached).
+
+    A rewrite is a round that reads less from the cache than the previous round had in it (read plus written).
+    """
+    usage = record.usage
+    if not usage.reported:
+        return ""
+    if previous is None:
+        return "first request" if usage.cache_write_tokens or not usage.cached_tokens else ""
+    before = previous.usage
+    if usage.cached_tokens >= before.cached_tokens + before.cache_write_tokens:
+        return ""
+    gap = _seconds_between(previous, record)
+    if record.model != previous.model:
+        return "model switch"
+    if gap is not None and gap > CACHE_TTL:
+        return "expiry"
+    if previous.activated or record.groups_sent != previous.groups_sent:
+        return "activation"
+    return "prefix changed"
+
+
+def rewrites(records: list[RoundRecord]) -> list[str]:
+    """The rewrite reason of each round ("" for none); nothing is marked when the provider reports no caching."""
+    if not _caches(records):
+        return [""] * len(records)
+    reasons, previous = [], None
+    for record in records:
+        reasons.append(rewrite_reason(record, previous))
+        previous = record if record.usage.reported else previous  # a round without usage says nothing
+    return reasons
 
 
 def _groups(names: list[str], limit: int = 3) -> str:
@@ -186,14 +226,14 @@ def _round_table(records: list[RoundRecord]) -> list[str]:
     if many_models:
         headers.insert(1, "model")
     rows, marks = [], set()
-    for index, record in enumerate(records):
+    for record, reason in zip(records, rewrites(records)):
         usage = record.usage
         counts = [getattr(usage, n) for n in USAGE_FIELDS]
         cells = [number(c) if usage.reported else "n/a" for c in counts]
         note = " ".join(f"+{g}" for g in record.activated)
-        if _missed(record, records[index - 1] if index else None):
-            note = f"! miss {note}".rstrip()
-            marks.add("miss")
+        if reason:
+            note = f"! rewrite: {reason} {note}".rstrip()
+            marks.add("rewrite")
         marks.update({"activated"} if record.activated else set())
         row = [f"{record.turn}.{record.round}", *cells, number(record.schema_bytes),
                _groups(record.groups_sent), _groups(record.groups_held), note]
@@ -202,8 +242,8 @@ def _round_table(records: list[RoundRecord]) -> list[str]:
     lines = table(headers, rows, set(range(first, first + 5)))
     if "activated" in marks:
         lines.append("+group: activated by that round's tool calls (sent from the next round on)")
-    if "miss" in marks:
-        lines.append("! miss: the cache missed right after an activation (cached share fell; the prompt prefix changed)")
+    if "rewrite" in marks:
+        lines.append("! rewrite: the prompt cache was written anew (read less than the round before had cached), and why")
     return lines
 
 
@@ -260,6 +300,23 @@ def usage_summary(store, prices: dict, now: datetime) -> str:
     model_rows = [[name, *_figures(rs), cost_cell(rs, prices)[0]] for name, rs in sorted(models.items())]
     lines = table(["period", *columns], period_rows, set(range(1, 7)))
     lines += [""] + table(["model", *columns], model_rows, set(range(1, 7)))
+    lines += [""] + cache_table(sessions)
     missing = sum(1 for r in periods["all time"] if not r.usage.reported)
     lines += [f"{missing} of the rounds had no usage report from the provider: not counted."] if missing else []
     return "\n".join([head, "", *lines, *unknown_note(cost_cell(periods["all time"], prices)[1])])
+
+
+SESSIONS_SHOWN = 10
+
+
+def cache_table(sessions: list) -> list[str]:
+    """The newest sessions with the share of their input read from the cache and their rewrites, with reasons."""
+    rows = []
+    for session in sorted(sessions, key=lambda s: s.id, reverse=True)[:SESSIONS_SHOWN]:
+        usage = total([r for r in session.rounds if r.usage.reported])
+        share = f"{100 * usage.cached_tokens / usage.input_tokens:.0f}%" if usage.input_tokens else "n/a"
+        reasons = [reason for reason in rewrites(session.rounds) if reason]
+        counted = ", ".join(f"{reasons.count(r)} {r}" for r in dict.fromkeys(reasons)) or "-"
+        rows.append([session.id, str(len(session.rounds)), number(usage.input_tokens), share, counted])
+    shown = f" (newest {SESSIONS_SHOWN})" if len(sessions) > SESSIONS_SHOWN else ""
+    return table([f"session{shown}", "rounds", "input", "read from cache", "cache rewrites"], rows, {1, 2, 3})
