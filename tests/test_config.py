@@ -30,7 +30,7 @@ def test_flags_beat_environment_beat_project_beat_user(tmp_path):
 def test_first_provider_with_a_key_is_picked(tmp_path):
     home, cwd = setup(tmp_path)
     settings = provider_settings(load_config({}, {"OPENAI_API_KEY": "sk-1"}, cwd, home), "s1")
-    assert (settings.preset, settings.kind, settings.api_key, settings.session_id) == ("openai", "openai", "sk-1", "s1")
+    assert (settings.preset, settings.kind, settings.api_key, settings.session_id) == ("openai", "responses", "sk-1", "s1")
     assert settings.native
     assert "sk-1" not in repr(settings)
     settings = provider_settings(load_config({}, {"OPENAI_API_KEY": "a", "ANTHROPIC_API_KEY": "b"}, cwd, home))
