@@ -20,11 +20,13 @@ from ankit.seams import Approver, Asker, View
 from ankit.session import Session
 from ankit.skills.library import Skill, find_skills, load_skill, skill_dirs
 from ankit.storage.sessions import SessionData, SessionStore, new_session_id
-from ankit.tooling.activation import Activation
+from ankit.tooling.activation import Activation, habitual
 from ankit.registry import Registry
 from ankit.tooling.toolbox import Runner, Tool, ToolContext, Toolset, load_tools
 from ankit.usage.budget import Budget
 from ankit.usage.pricing import load_prices
+
+PRELOAD_SESSIONS, PRELOAD_LEAST = 5, 3  # groups activated in 3 of this folder's last 5 sessions are preloaded
 
 
 @dataclass
@@ -121,8 +123,11 @@ class App:
         sid = resume.id if resume else new_session_id()
         ctx = ToolContext(cwd=self.cwd, config=self.config.raw, data_dir=paths.data_home(), ask=ask,
                           find_tools=self.tools.search, load_skill=partial(load_skill, self.skills))
+        provider = self._provider(sid)
+        if resume is None and provider is not None and not provider.defers and self.config.preload:
+            self.activation.preload(self.habits())
         return Session(
-            self._provider(sid), Runner(self.tools, ctx, approve, self.config.output_cap), self.activation,
+            provider, Runner(self.tools, ctx, approve, self.config.output_cap), self.activation,
             self.prompt(), view=view, store=self.store(), ready=self.mcp, cwd=self.cwd, model=self.config.model,
             max_tokens=self.config.max_tokens, max_rounds=self.config.max_rounds, id=sid, resume=resume,
             budget=Budget(self.config.max_cost, self._prices()))
@@ -135,6 +140,11 @@ class App:
             return load_prices(self.config.prices)
         except AnkitError:
             return {}
+
+    def habits(self) -> dict[str, str]:
+        """Groups this folder's recent sessions activated (3 of the last 5), to send from the first request."""
+        sessions = self.store().recent(str(self.cwd), PRELOAD_SESSIONS)
+        return habitual([s.activated for s in sessions], PRELOAD_LEAST) if len(sessions) >= PRELOAD_LEAST else {}
 
     def _provider(self, session_id: str):
         try:

@@ -294,3 +294,36 @@ def test_responses_tool_search_loads_a_group_without_touching_the_tools(home, pr
                                              "output": session.messages[-2].results[0].content}
     assert [r.usage.input_tokens for r in session.ledger.rounds] == [10, 10, 10]
     app.close()
+
+
+# --- preload: groups this folder's recent sessions activated are sent from the first request ---
+
+def past_sessions(app, groups_per_session):
+    from ankit.storage.sessions import SessionData
+    for number, groups in enumerate(groups_per_session):
+        app.store().save(SessionData(f"2026113{number}-000000-aaaa", "", str(app.cwd), "local", "m",
+                                     activated=groups))
+
+
+@pytest.mark.parametrize("config, preloaded", [("", ["git"]), ("preload = false\n", [])])
+def test_habitual_groups_are_preloaded_on_the_append_path(home, provider_server, config, preloaded):
+    app = make_app(home, provider_server, config)
+    past_sessions(app, [["git", "web"], ["git"], ["shell"], ["git", "shell"], ["web"]])
+    session = app.session(View(), lambda *a: True)
+    provider_server.push_openai(text="hi")
+    session.turn("hello")
+    assert ("git_log" in tool_names(provider_server.requests[0])) == bool(preloaded)
+    assert "web_fetch" not in tool_names(provider_server.requests[0])  # 2 of 5 is not a habit
+    from ankit.terminal.overview import context_text
+    lines = [line for line in context_text(app, session).splitlines() if line.startswith("preloaded")]
+    assert lines == (["preloaded git: activated in 3 of the last 5 sessions in this folder "
+                      "(preload = false turns this off)"] if preloaded else [])
+    app.close()
+
+
+def test_nothing_is_preloaded_where_activation_costs_no_rewrite(home, provider_server):
+    app = claude_app(home, provider_server)
+    past_sessions(app, [["git"], ["git"], ["git"]])
+    app.session(View(), lambda *a: True)
+    assert app.activation.active == [] and app.activation.preloaded == {}
+    app.close()

@@ -40,6 +40,11 @@ class AnthropicProvider(Provider):
         self.refused: set[str] = set()  # signatures (or data) of thinking blocks the API would not take back
         self.defer = settings.deferred != "append"  # off for good once the server refuses deferred tools
 
+    @property
+    def defers(self) -> bool:
+        """Whether activated tools are still loaded without touching the tools array."""
+        return self.defer
+
     def stream(self, request: Request) -> Iterator[Event]:
         """Send one round and yield TextDelta, ToolCallDone, OpaqueData, UsageReport, then StreamEnd."""
         settings = self.settings

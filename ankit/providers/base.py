@@ -48,6 +48,11 @@ class Provider:
         """Whether user messages may carry images for this provider."""
         return self.settings.images
 
+    @property
+    def defers(self) -> bool:
+        """Whether activated tools reach the model without changing the tools array (no rewrite to avoid)."""
+        return False
+
     def use_model(self, model: str) -> None:
         """Ask for another model from the next request on."""
         self.settings.model = model

@@ -50,6 +50,11 @@ class ResponsesProvider(Provider):
         if self.settings.deferred == "auto" and self.search:
             self.search = searches(model)
 
+    @property
+    def defers(self) -> bool:
+        """Whether activated tools are still loaded without touching the tools array."""
+        return self.search
+
     def stream(self, request: Request) -> Iterator[Event]:
         """Send one round and yield TextDelta, ToolCallDone, OpaqueData, UsageReport, then StreamEnd."""
         settings = self.settings
@@ -75,7 +80,8 @@ class ResponsesProvider(Provider):
         text, who = str(error), self.settings.preset
         if error.status != 400:
             return None
-        if self.search and request.deferred and self.settings.deferred == "auto" and any(w in text for w in SEARCH_WORDS):
+        refused = any(word in text for word in SEARCH_WORDS)
+        if self.search and request.deferred and self.settings.deferred == "auto" and refused:
             self.search = False
             return (f"{who} refused client tool search ({error.status}): activated tools are added to the tool list "
                     "for the rest of this session (deferred = \"append\" skips the attempt)")
@@ -209,7 +215,8 @@ def call_item(call: ToolCall, kind: str, declared: Declared, searches_ids: set[s
     if kind == SEARCH and declared.deferred:
         searches_ids.add(call.id)
         arguments = parse_object(call.arguments)
-        return {"type": SEARCH, "execution": "client", "call_id": call.id, "status": "completed", "arguments": arguments}
+        return {"type": SEARCH, "execution": "client", "call_id": call.id, "status": "completed",
+                "arguments": arguments}
     return {"type": "function_call", "call_id": call.id, "name": call.name, "arguments": call.arguments or "{}"}
 
 
@@ -227,7 +234,8 @@ def result_items(message: Message, declared: Declared, searches_ids: set[str]) -
     out, beside = [], []
     for result in message.results:
         if result.call_id not in searches_ids:
-            out.append({"type": "function_call_output", "call_id": result.call_id, "output": result.content or "(no output)"})
+            output = result.content or "(no output)"
+            out.append({"type": "function_call_output", "call_id": result.call_id, "output": output})
             continue
         tools = [function(declared.deferred[n], deferred=True) for n in result.loaded if n in declared.deferred]
         gone = [n for n in result.loaded if n not in declared.deferred and n not in declared.plain]

@@ -55,7 +55,8 @@ class _Reply:
                 yield TextDelta(text)
 
 
-def read_stream(settings: ProviderSettings, events: Iterable[ServerEvent], finder: str = "find_tools") -> Iterator[Event]:
+def read_stream(settings: ProviderSettings, events: Iterable[ServerEvent],
+                finder: str = "find_tools") -> Iterator[Event]:
     """Turn Responses stream events into neutral events."""
     reply = _Reply()
     for event in events:

@@ -209,6 +209,17 @@ class SessionStore:
         paths = self._paths()
         return self._read(paths[0]) if paths else None
 
+    def recent(self, cwd: str, count: int, scan: int = 50) -> list[SessionData]:
+        """The newest `count` sessions started in this folder (looking at the newest `scan` files at most)."""
+        found = []
+        for path in self._paths()[:scan]:
+            data = self._read(path)
+            if data.cwd == cwd:
+                found.append(data)
+            if len(found) == count:
+                break
+        return found
+
     def load_all(self) -> list[SessionData]:
         """Every saved session, most recently saved first."""
         return [self._read(path) for path in self._paths()]

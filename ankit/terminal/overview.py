@@ -57,7 +57,9 @@ def context_text(app, session) -> str:
     lines = [f"Next request to {model}: window {number(session.window)} tokens, about {BYTES_PER_TOKEN} bytes a token",
              "", *table(["part", "bytes", "~tokens", ""], rows, {1, 2}), "",
              f"{bar(used, session.max_tokens, session.window)} {share}% (# prompt, + reply reserve, . free)"]
-    return "\n".join(lines + _last_reported(session))
+    preloaded = [f"preloaded {group}: {why} (preload = false turns this off)"
+                 for group, why in app.activation.preloaded.items()]
+    return "\n".join(lines + preloaded + _last_reported(session))
 
 
 def _instructions_row(app) -> list[str]:

@@ -37,6 +37,7 @@ class Activation:
     core: list[str]
     active: list[str] = field(default_factory=list)
     all_groups: Callable[[], list[str]] = list  # every group of the catalog, for deferred declarations
+    preloaded: dict[str, str] = field(default_factory=dict)  # group -> why it was sent from the first request
     _frozen: dict[str, _Frozen] = field(default_factory=dict)
     _order: list[str] = field(default_factory=list)  # groups in the order first declared: grow-only
 
@@ -50,6 +51,11 @@ class Activation:
         """Put these groups in place of the activated set (a resumed session brings its own)."""
         self.active.clear()
         self.activate(groups)
+
+    def preload(self, groups: dict[str, str]) -> None:
+        """Activate groups before the first request, saying why (habits of this folder's recent sessions)."""
+        self.preloaded.update({g: why for g, why in groups.items() if g not in self.core and g not in self.active})
+        self.activate(list(self.preloaded))
 
     def is_active(self, group: str) -> bool:
         """Whether a group's tools are offered (core or activated)."""
@@ -109,3 +115,13 @@ class Activation:
     def forget_frozen(self, group: str) -> None:
         """Drop a group's frozen bytes (its tools changed, e.g. an MCP server re-listed them)."""
         self._frozen.pop(group, None)
+
+
+def habitual(activated: list[list[str]], least: int = 3) -> dict[str, str]:
+    """Groups activated in at least `least` of these sessions (newest first), each with why."""
+    counts: dict[str, int] = {}
+    for groups in activated:
+        for group in dict.fromkeys(groups):
+            counts[group] = counts.get(group, 0) + 1
+    return {g: f"activated in {n} of the last {len(activated)} sessions in this folder"
+            for g, n in counts.items() if n >= least}

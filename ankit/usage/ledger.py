@@ -243,7 +243,8 @@ def _round_table(records: list[RoundRecord]) -> list[str]:
     if "activated" in marks:
         lines.append("+group: activated by that round's tool calls (sent from the next round on)")
     if "rewrite" in marks:
-        lines.append("! rewrite: the prompt cache was written anew (read less than the round before had cached), and why")
+        lines.append("! rewrite: the prompt cache was written anew (read less than the round before had cached), "
+                     "and why")
     return lines
 
 

@@ -99,6 +99,7 @@ class CacheServer(http.server.ThreadingHTTPServer):
     def __init__(self):
         super().__init__(("127.0.0.1", 0), Handler)
         self.previous = ""
+        self.preloaded: dict[str, str] = {}
         self.rounds: list[tuple[int, int]] = []  # (tokens read from cache, tokens written) per request
         self.url = f"http://127.0.0.1:{self.server_address[1]}/v1"
         threading.Thread(target=self.serve_forever, daemon=True).start()
@@ -142,7 +143,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         pass
 
 
-def run_path(work: Path, config: str, provider: str, preload: list[str] = ()) -> CacheServer:
+def run_path(work: Path, config: str, provider: str) -> CacheServer:
     """Replay the session through ankit against a fresh cache server; return the server's accounts."""
     from ankit.app import build_app
     from ankit.config import load_config
@@ -154,8 +155,8 @@ def run_path(work: Path, config: str, provider: str, preload: list[str] = ()) ->
     env = {"ANTHROPIC_API_KEY": "sk-ant-bench-0123456789"}
     flags = {"base_url": server.url, "provider": provider}
     app = build_app(load_config(flags, env, work, work / "no-config"), work)
-    app.activation.activate(list(preload))
     session = app.session(NullView(), lambda *a: True)
+    server.preloaded = dict(app.activation.preloaded)
     turn = 0
     while len(server.rounds) < ROUNDS:
         turn += 1
@@ -175,15 +176,16 @@ def figures(server: CacheServer) -> tuple[float, int, int, int]:
 
 
 PATHS = [
-    ("eager (every tool always sent)", 'deferred = "append"\ncore = ["core", "edit", "git", "github", "memory", '
-                                       '"process", "shell", "web"]\n', "anthropic", ()),
-    ("append (activated tools appended)", 'deferred = "append"\n', "anthropic", ()),
-    ("native Anthropic (deferred + tool_reference)", 'deferred = "native"\n', "anthropic", ()),
-    ("Responses client tool search", 'api = "responses"\nmodel = "gpt-5.5"\ndeferred = "native"\n', "local", ()),
+    ("eager (every tool always sent)",
+     'preload = false\ndeferred = "append"\n'
+     'core = ["core", "edit", "git", "github", "memory", "process", "shell", "web"]\n', "anthropic"),
+    ("append (activated tools appended)", 'preload = false\ndeferred = "append"\n', "anthropic"),
+    ("native Anthropic (deferred + tool_reference)", 'deferred = "native"\n', "anthropic"),
+    ("Responses client tool search", 'api = "responses"\nmodel = "gpt-5.5"\ndeferred = "native"\n', "local"),
 ]
-CHAT = [
-    ("Chat Completions, append", 'api = "chat"\n', "local", ()),
-    ("Chat Completions, append, 3 groups preloaded", 'api = "chat"\n', "local", ("git", "web", "shell")),
+CHAT = [  # by then this folder has sessions that loaded git, web and shell: preload picks them up
+    ("Chat Completions, append", 'api = "chat"\npreload = false\n', "local"),
+    ("Chat Completions, append, habitual groups preloaded", 'api = "chat"\n', "local"),
 ]
 
 
@@ -206,9 +208,26 @@ def main() -> None:
         (work / "notes.md").write_text(NOTES)
         print(f"{ROUNDS} rounds; find_tools activates git, web and shell at rounds {', '.join(map(str, ACTIVATIONS))}; "
               f"cache read {READ}x, cache write {WRITE}x the input price\n")
-        print("\n".join(table([(name, run_path(work, config, provider, pre)) for name, config, provider, pre in PATHS])))
+        print("\n".join(table([(name, run_path(work, config, provider)) for name, config, provider in PATHS])))
         print()
-        print("\n".join(table([(name, run_path(work, config, provider, pre)) for name, config, provider, pre in CHAT])))
+        chat = [(name, run_path(work, config, provider)) for name, config, provider in CHAT]
+        print("\n".join(table(chat)))
+        for group, why in chat[-1][1].preloaded.items():
+            print(f"preloaded {group}: {why}")
+        rewritten = activation_costs(chat[0][1])
+        print(f"one activation on Chat Completions rewrites {sum(rewritten) / len(rewritten):,.0f} tokens of cached "
+              f"prefix on average: {sum(rewritten) / len(rewritten) * (WRITE - READ):,.0f} input-price tokens more "
+              "than reading them")
+
+
+def activation_costs(server: CacheServer) -> list[int]:
+    """Tokens of the earlier prompt written again at each full rewrite (beyond what the round added)."""
+    out = []
+    for (read, written), (before_read, before_written) in zip(server.rounds[1:], server.rounds):
+        if read < (before_read + before_written) / 2:
+            added = read + written - before_read - before_written
+            out.append(written - max(0, added))
+    return out or [0]
 
 
 if __name__ == "__main__":
