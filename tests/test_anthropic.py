@@ -7,7 +7,7 @@ import json
 from ankit.providers import make_provider
 from ankit.providers.anthropic import AnthropicProvider
 from ankit.records import Message, Request, ToolCall, ToolResult, ToolSpec
-from conftest import READ, TEST_KEY, reply_of, stream_round, text_of
+from conftest import READ, TEST_KEY, fixture_bytes, reply_of, stream_round, text_of
 from tests.test_anthropic_stream import DOCUMENTED_THINKING, WEATHER
 
 CACHE = {"type": "ephemeral"}
@@ -301,3 +301,19 @@ def test_without_a_plain_tool_nothing_is_deferred(provider_server):
     provider_server.push("anthropic_text.sse")
     run(provider_server, Request("sys", [Message("user", "hi")], [GIT_LOG], deferred=[GIT_LOG]))
     assert "defer_loading" not in provider_server.requests[0].body.decode()  # the API refuses an all-deferred list
+
+
+def test_the_round_after_find_tools_byte_for_byte(provider_server):
+    finder = ToolSpec("find_tools", "Find and load tools. Groups: git, web.", {"type": "object", "properties": {
+        "query": {"type": "string"}}, "required": ["query"]}, "core")
+    web = ToolSpec("web_fetch", "Fetch a page.", {"type": "object", "properties": {"url": {"type": "string"}}}, "web")
+    git_log = ToolSpec("git_log", "Show commits.", {"type": "object", "properties": {"limit": {"type": "integer"}}}, "git")
+    history = [Message("user", "what changed?"),
+               Message("assistant", "Looking for git tools.",
+                       tool_calls=[ToolCall("toolu_01FindGit", "find_tools", '{"query": "git history"}')]),
+               Message("tool", results=[ToolResult("toolu_01FindGit", "find_tools", "Loaded git: git_log.",
+                                                   loaded=["git_log"])])]
+    provider_server.push("anthropic_text.sse")
+    run(provider_server, Request("You are ankit.", history, [READ, finder, git_log], deferred=[git_log, web]),
+        model="claude-sonnet-5-5", deferred="native")
+    assert provider_server.requests[0].body + b"\n" == fixture_bytes("anthropic_request_deferred.json")

@@ -228,7 +228,7 @@ def test_anthropic_refusing_deferred_tools_falls_back_once_and_says_so(home, pro
     session.turn("hi")
     refused, first, second = provider_server.requests
     assert any(deferred for _, deferred in declared(refused))
-    assert not any(deferred for _, deferred in declared(first)) and not any(deferred for _, deferred in declared(second))
+    assert not any(deferred for _, deferred in declared(first) + declared(second))
     assert "git_log" not in dict(declared(first)) and "git_log" in dict(declared(second))
     assert second.json["messages"][-1]["content"][0]["content"].startswith("Loaded git:")
     assert len([line for line in view.lines if "refused deferred tools" in line]) == 1
@@ -267,7 +267,8 @@ def test_anthropic_mcp_tools_arriving_late_are_deferred_at_the_end(home, provide
     session.turn("after")
     before, after = (declared(r) for r in provider_server.requests)
     assert after[:len(before)] == before
-    assert after[len(before):] and all(deferred and name.startswith("mcp__fake__") for name, deferred in after[len(before):])
+    added = after[len(before):]
+    assert added and all(deferred and name.startswith("mcp__fake__") for name, deferred in added)
     app.close()
 
 

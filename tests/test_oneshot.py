@@ -261,3 +261,29 @@ def test_max_cost_stops_before_the_request_with_one_line(provider_server, tmp_pa
     done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "--model", "priced-model", "--max-cost", "1e9",
                  "-p", "hello")
     assert done.returncode == 0 and done.stdout == "cheap enough\n"
+
+
+def test_a_tool_loop_over_the_responses_api_with_a_retry_and_the_session_file(provider_server, tmp_path):
+    (tmp_path / "work").mkdir()
+    (tmp_path / "work" / "notes.txt").write_text("the answer is 42\n")
+    limited = {"error": {"message": "Rate limit reached", "type": "requests", "code": "rate_limit_exceeded"}}
+    provider_server.push(limited, status=429, headers={"retry-after-ms": "10"})
+    provider_server.push_responses(tool_calls=[("call_1", "read_file", '{"path": "notes.txt"}')])
+    provider_server.push_responses(text="It says 42.")
+    done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "--api", "responses",
+                 "-p", "what do my notes say?")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "It says 42.\n" and [r.path for r in provider_server.requests] == ["/v1/responses"] * 3
+    assert provider_server.requests[2].json["input"][-1] == {"type": "function_call_output", "call_id": "call_1",
+                                                             "output": "1\tthe answer is 42"}
+    saved = (tmp_path / "state" / "ankit" / "sessions").glob("*.jsonl")
+    rounds = [json.loads(line) for path in saved for line in path.read_text().splitlines()]
+    assert [r["usage"]["input_tokens"] for r in rounds if r["type"] == "round"] == [10, 10]
+
+
+def test_a_cut_responses_stream_is_one_line_and_exit_1(provider_server, tmp_path):
+    from conftest import fixture_parts
+    provider_server.push(fixture_parts("responses_text.sse")[:5] + ["cut"])
+    done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "--api", "responses", "-p", "hello")
+    assert done.returncode == 1 and done.stdout.startswith("Hello!")
+    assert len(done.stderr.strip().splitlines()) == 1 and "no response.completed" in done.stderr

@@ -10,7 +10,7 @@ from ankit.providers import make_provider
 from ankit.providers.responses import ResponsesProvider
 from ankit.records import (Message, Notice, OpaqueData, Request, StreamEnd, ToolCall, ToolCallDone, ToolResult,
                            ToolSpec, Usage, UsageReport)
-from conftest import READ, TEST_KEY, fixture_parts, reply_of, stream_round, text_of
+from conftest import READ, TEST_KEY, fixture_bytes, fixture_parts, reply_of, stream_round, text_of
 
 run = functools.partial(stream_round, kind="responses", model="gpt-5.5")
 FINDER = ToolSpec("find_tools", "Find and load tools. Groups: git, web.", {"type": "object", "properties": {
@@ -156,7 +156,8 @@ def test_older_models_get_the_append_path_without_trying(provider_server):
     body = provider_server.requests[0].json
     assert body["tools"] == [function(READ), function(FINDER), function(GIT_LOG)]
     assert body["input"][1:] == [
-        {"type": "function_call", "call_id": "call_search", "name": "find_tools", "arguments": '{"query": "git history"}'},
+        {"type": "function_call", "call_id": "call_search", "name": "find_tools",
+         "arguments": '{"query": "git history"}'},
         {"type": "function_call_output", "call_id": "call_search", "output": "Loaded git: git_log."}]
 
 
@@ -208,3 +209,17 @@ def test_a_reasoning_item_the_server_will_not_take_back_is_left_out_with_one_lin
     assert "include" not in retried
     assert [e.text for e in events if isinstance(e, Notice)] == [
         "responses would not take back earlier reasoning items (400): they are left out from now on"]
+
+
+def test_the_round_after_a_tool_search_byte_for_byte(provider_server):
+    history = [Message("user", "what changed?"),
+               Message("assistant", "Looking for git tools.",
+                       tool_calls=[ToolCall("toolu_01FindGit", "find_tools", '{"query": "git history"}')],
+                       opaque={"responses": [{"type": "message", "chars": 22},
+                                             {"type": "tool_search_call", "call_id": "toolu_01FindGit"}]}),
+               Message("tool", results=[ToolResult("toolu_01FindGit", "find_tools", "Loaded git: git_log.",
+                                                   loaded=["git_log"])])]
+    provider_server.push("responses_text.sse")
+    run(provider_server, Request("You are ankit.", history, [READ, FINDER, GIT_LOG], deferred=[GIT_LOG, WEB]),
+        preset="openai", session_id="20261130-101500-ab12")
+    assert provider_server.requests[0].body + b"\n" == fixture_bytes("responses_request_tool_search.json")
