@@ -1,12 +1,8 @@
 """Prompt-cache rewrites: which rounds wrote the cache anew, and why (a pure reading of round records)."""
 
-from __future__ import annotations
+from __future__ import annotations  # RoundRecord (usage.ledger, which imports this module) is only named
 
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from ankit.usage.ledger import RoundRecord
 
 CACHE_TTL = 300.0  # seconds an unread prompt cache lives (Anthropic's default 5 minutes; OpenAI keeps it longer)
 
