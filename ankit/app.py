@@ -108,9 +108,10 @@ class App:
         if getattr(args, "resume", None):
             return self.store().load(args.resume)
         if getattr(args, "cont", False):
-            found = self.store().latest()
+            found = self.store().latest(self.cwd)
             if found is None:
-                raise AnkitError("no saved session to continue: start one with ankit")
+                raise AnkitError(f"no saved session started in this folder ({self.cwd}) to continue: "
+                                 "start one with ankit, or pick one from ankit sessions with --resume ID")
             return found
         return None
 
@@ -128,7 +129,8 @@ class App:
             self.activation.preload(self.habits())
         return Session(
             provider, Runner(self.tools, ctx, approve, self.config.output_cap), self.activation,
-            self.prompt(), view=view, store=self.store(), ready=self.mcp, cwd=self.cwd, model=self.config.model,
+            self.prompt(), view=view, store=self.store(), ready=self.mcp, model=self.config.model,
+            cwd=Path(resume.cwd) if resume and resume.cwd else self.cwd,  # a session keeps the folder it began in
             max_tokens=self.config.max_tokens, max_rounds=self.config.max_rounds, id=sid, resume=resume,
             budget=Budget(self.config.max_cost, self._prices()))
 

@@ -1,5 +1,6 @@
 """Subcommands that need no model: tools, skills, usage, mcp, sessions."""
 
+import sys
 from datetime import datetime
 
 from ankit import paths
@@ -31,14 +32,46 @@ def run_command(command: str, argv: list[str], config: Config) -> int:
         return 0
     if command == "sessions":
         from ankit.storage.sessions import SessionStore
-        from ankit.terminal.overview import sessions_listing
-        print(sessions_listing(SessionStore(paths.state_home() / "sessions")))
-        return 0
+        return sessions_command(argv, SessionStore(paths.state_home() / "sessions"))
     app = build_app(config)
     try:
         return _with_app(command, argv, app)
     finally:
         app.close()
+
+
+SESSIONS_USAGE = "ankit sessions [show ID | rm ID | export ID [FILE.md]]"
+
+
+def sessions_command(argv: list[str], store) -> int:
+    """`ankit sessions`: list; `show ID` the whole transcript; `rm ID`; `export ID [FILE]` as Markdown."""
+    from ankit.storage.transcript import export_markdown, show_text
+    from ankit.terminal.overview import sessions_listing
+    from ankit.visible import visible
+    if not argv:
+        print(sessions_listing(store))
+        return 0
+    action, rest = argv[0], argv[1:]
+    if action not in ("show", "rm", "export") or not rest or len(rest) > (2 if action == "export" else 1):
+        raise AnkitError(f"usage: {SESSIONS_USAGE}")
+    if action == "rm":
+        print(f"removed session {store.remove(rest[0])}")
+        return 0
+    data = store.load(rest[0])
+    if action == "show":
+        print(visible(show_text(data)))
+        return 0
+    text = export_markdown(data)
+    if len(rest) == 1:
+        print(visible(text) if sys.stdout.isatty() else text, end="")  # a file gets the text as it was
+        return 0
+    try:
+        with open(rest[1], "x", encoding="utf-8") as handle:
+            handle.write(text)
+    except OSError as exc:
+        raise AnkitError(f"cannot write {rest[1]}: {exc.strerror or exc} (an existing file is never overwritten)") from None
+    print(f"exported session {data.id} to {rest[1]}")
+    return 0
 
 
 def _with_app(command: str, argv: list[str], app: App) -> int:

@@ -1,4 +1,4 @@
-"""/compact: the model summarizes the conversation so far, and the summary replaces the history."""
+"""/compact: the model summarizes the conversation so far; requests go on from the summary, the file keeps all."""
 
 import time
 
@@ -16,14 +16,14 @@ ACKNOWLEDGED = "Understood. I have the summary and will continue from there."
 
 
 def compact(session: Session) -> str:
-    """Ask the model for a summary and replace the history with it; return the summary.
+    """Ask the model for a summary and append it; later requests start there. Return the summary.
 
     The request carries the same system prompt and tools as a normal round, so its prefix stays cached.
     The activated set is untouched. On failure or Ctrl-C the history is left as it was.
     """
     if session.provider is None:
         raise ConfigError("no provider is configured, so there is no model to write a summary")
-    if not session.messages:
+    if not session.live():
         raise AnkitError("nothing to compact yet: the history is empty")
     request, tools = session.request()
     request.messages = [*request.messages, Message("user", INSTRUCTION)]
@@ -34,7 +34,8 @@ def compact(session: Session) -> str:
     if error is None and not text.strip():
         error = AnkitError("the model returned no summary; the history is unchanged")
     if error is None:  # the title stays the first message's, not the summary's
-        session.replace_history([Message("user", SUMMARY_HEAD + text.strip()), Message("assistant", ACKNOWLEDGED)])
+        session.append_summary(Message("user", SUMMARY_HEAD + text.strip(), summary=True),
+                               Message("assistant", ACKNOWLEDGED))
     session.save()
     if error is not None:
         raise error

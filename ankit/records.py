@@ -55,6 +55,7 @@ class Message:
     cut: bool = False  # the reply was interrupted; text is partial
     opaque: dict = field(default_factory=dict)  # wire kind -> data that provider needs back (thinking blocks)
     images: list[Image] = field(default_factory=list)  # user messages only
+    summary: bool = False  # /compact's summary: requests start here; the messages before it stay in the file
 
 
 @dataclass

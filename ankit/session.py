@@ -127,7 +127,7 @@ class Session:
 
     def _plan(self) -> tuple[list[Message], RoundTools]:
         """The history that fits the window, and the tools that fit beside it."""
-        history, dropped = fit_history(self.messages, self._history_room())
+        history, dropped = fit_history(self.live(), self._history_room())
         if dropped and not self._told_overflow:
             self._told_overflow = True
             self.view.notice(f"the oldest {dropped} messages no longer fit the model's window: left out of requests, kept in the session file")
@@ -270,6 +270,17 @@ class Session:
         """Put messages in place of the history (after /clear or /compact); the title stays the first message's."""
         self.title = self.title or title_of(self.messages)
         self.messages[:] = messages
+        self._told_overflow = False
+
+    def live(self) -> list[Message]:
+        """The messages requests carry: from the last /compact summary on (all of them before any)."""
+        start = next((i for i in range(len(self.messages) - 1, -1, -1) if self.messages[i].summary), 0)
+        return self.messages[start:]
+
+    def append_summary(self, summary: Message, answer: Message) -> None:
+        """Start the requests' history at a summary; every earlier message stays (and stays in the file)."""
+        self.title = self.title or title_of(self.messages)
+        self.messages += [summary, answer]
         self._told_overflow = False
 
     def last_sent(self) -> str | None:

@@ -106,3 +106,58 @@ def test_unknown_provider_is_one_line(tmp_path):
     done = ankit(tmp_path, "--provider", "nope", "-p", "x")
     assert done.returncode == 1
     assert done.stderr.strip() == "ankit: unknown provider 'nope'; choose one of: anthropic, openai, github, openrouter, ollama, local"
+
+
+def run_in(tmp_path, folder: str, *args):
+    """ankit in tmp_path/FOLDER, sharing the XDG folders of tmp_path."""
+    import subprocess
+    from tests.test_oneshot import env_for
+    cwd = tmp_path / folder
+    cwd.mkdir(exist_ok=True)
+    return subprocess.run([sys.executable, "-m", "ankit", *args], cwd=cwd, text=True, capture_output=True,
+                          timeout=60, env=env_for(tmp_path))
+
+
+def test_continue_picks_the_newest_session_of_this_folder(provider_server, tmp_path):
+    url = provider_server.url + "/v1"
+    for folder, words in (("alpha", "alpha question"), ("beta", "beta question")):
+        provider_server.push_openai(text=f"{folder} answer")
+        assert run_in(tmp_path, folder, "--base-url", url, "-p", words).returncode == 0
+    provider_server.push_openai(text="going on")
+    done = run_in(tmp_path, "alpha", "--base-url", url, "--continue", "-p", "and then?")
+    assert done.returncode == 0, done.stderr
+    assert [m["content"] for m in provider_server.requests[-1].json["messages"][1:]] == [
+        "alpha question", "alpha answer", "and then?"]
+    none = run_in(tmp_path, "gamma", "--base-url", url, "--continue", "-p", "hi")
+    assert none.returncode == 1 and none.stderr.count("\n") == 1
+    assert "no saved session started in this folder" in none.stderr and str(tmp_path / "gamma") in none.stderr
+    listing = run_in(tmp_path, "gamma", "sessions").stdout.splitlines()
+    assert len(listing) == 2  # the continued session was saved last; each line shows its folder
+    assert listing[0].endswith("0/alpha  alpha question") and listing[1].endswith("0/beta  beta question")
+
+
+def test_sessions_show_export_and_rm(provider_server, tmp_path):
+    (tmp_path / "work").mkdir()
+    (tmp_path / "work" / "a.txt").write_text("alpha ```code``` line\n")
+    provider_server.push_openai(tool_calls=[("call_1", "read_file", '{"path": "a.txt"}')])
+    provider_server.push_openai(text="It says \x1b[31malpha.")
+    assert ankit(tmp_path, "--base-url", provider_server.url + "/v1", "-p", "read a.txt").returncode == 0
+    sid = ankit(tmp_path, "sessions").stdout.split()[0]
+    shown = ankit(tmp_path, "sessions", "show", sid[:15])
+    assert shown.returncode == 0
+    assert shown.stdout.startswith(f"session {sid}: read a.txt\nstarted ")
+    assert "you:\nread a.txt" in shown.stdout and '  · read_file(path="a.txt")' in shown.stdout
+    assert "alpha ```code``` line" in shown.stdout and "It says ^[[31malpha." in shown.stdout
+    exported = ankit(tmp_path, "sessions", "export", sid, "out.md")
+    assert exported.returncode == 0 and f"exported session {sid} to out.md" in exported.stdout
+    markdown = (tmp_path / "work" / "out.md").read_text()
+    assert markdown.startswith("# read a.txt\n") and "## You\n\nread a.txt" in markdown
+    assert "````\n1\talpha ```code``` line\n" in markdown  # the fence outgrows the backticks inside
+    again = ankit(tmp_path, "sessions", "export", sid, "out.md")
+    assert again.returncode == 1 and "never overwritten" in again.stderr
+    wrong = ankit(tmp_path, "sessions", "delete", sid)
+    assert wrong.returncode == 1 and wrong.stderr.strip() == "ankit: usage: ankit sessions [show ID | rm ID | export ID [FILE.md]]"
+    assert ankit(tmp_path, "sessions", "rm", sid).stdout.strip() == f"removed session {sid}"
+    assert ankit(tmp_path, "sessions").stdout.strip() == "no saved sessions yet"
+    gone = ankit(tmp_path, "sessions", "show", sid)
+    assert gone.returncode == 1 and f"no session '{sid}'" in gone.stderr

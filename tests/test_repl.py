@@ -505,7 +505,7 @@ def test_multi_line_input_with_backslash_and_a_block(run, provider_server):
     assert provider_server.requests[1].json["messages"][-1]["content"] == "block a\n\nblock c"
 
 
-def test_retry_clear_and_compact(run, provider_server):
+def test_retry_clear_and_compact(run, provider_server, home):
     server = provider_server
     server.push_openai(text="Answer one.")
     server.push_openai(text="Answer one, again.")
@@ -517,12 +517,17 @@ def test_retry_clear_and_compact(run, provider_server):
     term.expect("Answer one.")
     term.line("/retry")
     term.expect("Answer one, again.")
+    term.prompt()
+    before = session_lines(sessions(home)[0])
     term.line("/compact")
-    term.expect("history replaced by the summary above")
+    term.expect("requests now start from the summary above (2 messages → 2)")
     term.line("next")
     term.expect("After compaction.")
+    after_lines = session_lines(sessions(home)[0])
+    assert all(line in after_lines for line in before)  # every earlier line is still in the file
+    assert [m["text"] for m in after_lines if m["type"] == "message"][:2] == ["question", "Answer one, again."]
     term.line("/clear")
-    term.expect("history cleared (4 messages)")
+    term.expect("history cleared (6 messages)")
     term.line("fresh")
     term.expect("After clearing.")
     assert term.finish() == 0

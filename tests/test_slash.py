@@ -164,7 +164,7 @@ def test_retry_resends_the_last_message_without_its_reply(make_state, provider_s
     assert [m.text for m in state.session.messages] == ["question", "B"]
 
 
-def test_compact_replaces_the_history_and_keeps_the_activated_set(make_state, provider_server):
+def test_compact_appends_the_summary_and_keeps_the_activated_set(make_state, provider_server):
     state = make_state()
     assert "nothing to compact" in run(state, "/compact")
     provider_server.push_openai(text="one", usage={"prompt_tokens": 100, "completion_tokens": 5})
@@ -175,7 +175,9 @@ def test_compact_replaces_the_history_and_keeps_the_activated_set(make_state, pr
     assert "- asked one thing" in shown and "(2 messages → 2)" in shown
     request = provider_server.requests[1].json
     assert request["tools"] and request["messages"][-1]["content"].startswith("[ankit] The conversation")
-    assert state.session.messages[0].text.endswith("- asked one thing")
+    assert [m.text for m in state.session.messages[:2]] == ["first", "one"]  # kept, and saved
+    assert state.session.live()[0].text.endswith("- asked one thing") and state.session.live()[0].summary
+    assert [m.text for m in state.app.store().load(state.session.id).messages[:2]] == ["first", "one"]
     assert state.app.activation.active == ["git"]
     assert [r.usage.input_tokens for r in state.session.ledger.rounds] == [100, 120]  # the summary is counted
     assert state.app.store().load(state.session.id).title == "first"  # not the summary's heading

@@ -47,6 +47,7 @@ class SessionSummary:
     turns: int
     model: str
     tokens: int  # input + output over the rounds that reported usage
+    cwd: str = ""  # the folder it was started in
 
 
 def new_session_id(now: datetime | None = None) -> str:
@@ -79,6 +80,8 @@ def _lines(data: SessionData) -> Iterator[dict]:
                 del result["loaded"]  # only find_tools' answers load tools
         if not entry["images"]:
             del entry["images"]
+        if not entry["summary"]:
+            del entry["summary"]  # only /compact's summary carries the mark
         yield {"type": "message", **entry}
     for record in data.rounds:
         yield {"type": "round", **record.to_dict()}
@@ -99,7 +102,7 @@ def _message(entry: dict) -> Message:
     opaque = {str(k): v for k, v in opaque.items() if isinstance(v, list)} if isinstance(opaque, dict) else {}
     images = [Image(str(i["media_type"]), str(i["data"]), str(i.get("name", ""))) for i in entry.get("images", [])]
     return Message(entry["role"], str(entry.get("text", "")), calls, results, bool(entry.get("cut", False)), opaque,
-                   images)
+                   images, entry.get("summary") is True)
 
 
 def _apply(data: SessionData, entry: dict) -> None:
@@ -115,6 +118,16 @@ def _apply(data: SessionData, entry: dict) -> None:
     elif kind == "activated":
         data.activated = [str(group) for group in entry["groups"]]
     # other types come from newer versions and are skipped quietly
+
+
+def _header(path: Path) -> dict:
+    """The first line of a session file (id, folder, model), or {} when it cannot be read."""
+    try:
+        with path.open(encoding="utf-8", errors="replace") as handle:
+            entry = json.loads(handle.readline() or "{}")
+    except (OSError, ValueError):
+        return {}
+    return entry if isinstance(entry, dict) and entry.get("type") == "session" else {}
 
 
 class SessionStore:
@@ -204,10 +217,22 @@ class SessionStore:
                 self.warn(f"session {path.stem}: skipped unreadable line {number} ({type(error).__name__})")
         return data
 
-    def latest(self) -> SessionData | None:
-        """The most recently saved session, if any."""
-        paths = self._paths()
-        return self._read(paths[0]) if paths else None
+    def latest(self, cwd: Path | None = None) -> SessionData | None:
+        """The most recently saved session (started in `cwd`, when given), if any."""
+        wanted = os.path.realpath(cwd) if cwd is not None else None
+        for path in self._paths():
+            if wanted is None or os.path.realpath(_header(path).get("cwd") or "/nonexistent") == wanted:
+                return self._read(path)
+        return None
+
+    def remove(self, session_id: str) -> str:
+        """Delete the session with this id or unique id prefix; return its full id."""
+        data = self.load(session_id)
+        try:
+            (self.folder / f"{data.id}.jsonl").unlink()
+        except OSError as error:
+            raise AnkitError(f"cannot remove session {data.id}: {error.strerror or error}") from None
+        return data.id
 
     def recent(self, cwd: str, count: int, scan: int = 50) -> list[SessionData]:
         """The newest `count` sessions started in this folder (looking at the newest `scan` files at most)."""
@@ -233,5 +258,5 @@ class SessionStore:
             turns = sum(1 for m in data.messages if m.role == "user")
             title = data.title or title_of(data.messages)
             summaries.append(SessionSummary(data.id, data.created, title, turns, model,
-                                            usage.input_tokens + usage.output_tokens))
+                                            usage.input_tokens + usage.output_tokens, data.cwd))
         return summaries

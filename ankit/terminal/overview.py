@@ -1,11 +1,14 @@
 """Texts shown by subcommands and slash commands alike: /context, the tool listings, sessions, MCP servers."""
 
+from pathlib import Path
+
 from ankit.discovery.catalog import first_sentence
 from ankit.mcp import NO_SERVERS
 from ankit.skills.library import PROMPT_HEAD
 from ankit.terminal.render import clip
 from ankit.tooling.activation import canonical
 from ankit.usage.ledger import number, table
+from ankit.visible import visible
 from ankit.window import BYTES_PER_TOKEN, message_bytes, tokens
 
 BAR_WIDTH = 32  # with its legend, the bar line fits 80 columns
@@ -139,8 +142,15 @@ def sessions_listing(store) -> str:
     rows = store.list()
     if not rows:
         return "no saved sessions yet"
-    return "\n".join(f"{s.id}  {s.created[:16].replace('T', ' ')}  {s.turns:>3} turn{'' if s.turns == 1 else 's'}  "
-                     f"{s.model[:20]:<20}  {s.title}" for s in rows)
+    return "\n".join(f"{s.id}  {s.turns:>3} turn{'' if s.turns == 1 else 's'}  {s.model[:16]:<16}  "
+                     f"{_folder(s.cwd):<20}  {visible(s.title)}" for s in rows)
+
+
+def _folder(path: str, width: int = 20) -> str:
+    """A session's folder in at most `width` characters: ~ for home, the end kept."""
+    home = str(Path.home())
+    shown = "~" + path[len(home):] if path == home or path.startswith(home + "/") else path
+    return visible(shown if len(shown) <= width else "…" + shown[-(width - 1):])
 
 
 def mcp_text(mcp) -> str:

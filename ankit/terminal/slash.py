@@ -221,16 +221,17 @@ def cmd_clear(state: ReplState, arg: str) -> str:
 
 
 def cmd_compact(state: ReplState, arg: str) -> str:
-    """Replace the history with a summary the model writes."""
+    """Go on from a summary the model writes; the earlier messages stay in the session file."""
     from ankit.compaction import compact
-    session, count = state.session, len(state.session.messages)
+    session, count = state.session, len(state.session.live())
     if session.provider is None:
         raise ConfigError(NO_PROVIDER)
     if count:
         state.view.line(f"compacting {count} messages…", DIM)
     with model_call(state, f"waiting for {session.provider.model} to summarize"):
         compact(session)
-    return f"history replaced by the summary above ({count} messages → 2); activated groups kept"
+    return (f"requests now start from the summary above ({count} messages → 2); the earlier messages stay in the "
+            f"session file (ankit sessions show {session.id}); activated groups kept")
 
 
 def cmd_save(state: ReplState, arg: str) -> str | None:
@@ -302,7 +303,7 @@ COMMANDS: dict[str, Command] = {c.name: c for c in [
     Command("skills", "[NAME]", "the skills found (or one skill's text)", cmd_skills, "skill"),
     Command("model", "[NAME]", "show the model, or switch to NAME for the next turns", cmd_model, "model"),
     Command("clear", "", "new session: the old one stays resumable, activated tools stay", cmd_clear),
-    Command("compact", "", "replace the history with a summary the model writes", cmd_compact),
+    Command("compact", "", "go on from a summary the model writes (the file keeps all)", cmd_compact),
     Command("save", "[NAME]", "save the session now, optionally titled NAME", cmd_save),
     Command("sessions", "", "saved sessions, newest first", cmd_sessions),
     Command("resume", "ID", "switch to a saved session", cmd_resume, "session"),
