@@ -314,3 +314,13 @@ def test_a_whole_answer_with_reasoning_content(provider_server):
     events, error = run(provider_server)
     assert error is None and text_of(events) == ""
     assert OpaqueData("openai", [{"reasoning_content": "Look first."}]) in events
+
+
+def test_an_image_goes_as_an_image_url_data_part(provider_server):
+    from ankit.records import Image
+    provider_server.push_openai(text="a dot")
+    request = Request("sys", [Message("user", "what is this?", images=[Image("image/png", "iVBORw0K", "a.png")])], [])
+    stream_round(provider_server, request)
+    assert provider_server.requests[0].json["messages"][-1] == {"role": "user", "content": [
+        {"type": "text", "text": "what is this?"},
+        {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0K"}}]}

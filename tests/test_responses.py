@@ -223,3 +223,12 @@ def test_the_round_after_a_tool_search_byte_for_byte(provider_server):
     run(provider_server, Request("You are ankit.", history, [READ, FINDER, GIT_LOG], deferred=[GIT_LOG, WEB]),
         preset="openai", session_id="20261130-101500-ab12")
     assert provider_server.requests[0].body + b"\n" == fixture_bytes("responses_request_tool_search.json")
+
+
+def test_an_image_goes_as_an_input_image():
+    from ankit.providers.responses import input_items
+    from ankit.records import Image, Message
+    items = input_items([Message("user", "what is this?", images=[Image("image/jpeg", "/9j/4AAQ", "a.jpg")])], None)
+    assert items == [{"type": "message", "role": "user", "content": [
+        {"type": "input_text", "text": "what is this?"},
+        {"type": "input_image", "image_url": "data:image/jpeg;base64,/9j/4AAQ"}]}]

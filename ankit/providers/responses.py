@@ -172,6 +172,11 @@ def input_items(messages: list[Message], declared: Declared) -> list[dict]:
             items += assistant_items(message, declared, searches_ids)
         elif message.role == "tool":
             items += result_items(message, declared, searches_ids)
+        elif message.images:
+            item = user_item(message.text) if message.text else {"type": "message", "role": "user", "content": []}
+            item["content"] += [{"type": "input_image", "image_url": f"data:{i.media_type};base64,{i.data}"}
+                                for i in message.images]
+            items.append(item)
         elif message.text:
             items.append(user_item(message.text))
     return items
