@@ -15,14 +15,16 @@ from ankit.instructions import Instructions, load_instructions
 from ankit.prompt import Prompt
 from ankit.providers import make_provider
 from ankit.providers.presets import PRESETS
+from ankit.registry import Registry
 from ankit.scrub import Scrubber
 from ankit.seams import Approver, Asker, View
 from ankit.session import Session
-from ankit.skills.library import Skill, find_skills, load_skill, skill_dirs
+from ankit.skills.library import Skill, find_skills, skill_dirs
+from ankit.skills.tool import load_skill
 from ankit.storage.sessions import SessionData, SessionStore, new_session_id
 from ankit.tooling.activation import Activation, habitual
-from ankit.registry import Registry
-from ankit.tooling.toolbox import Runner, Tool, ToolContext, Toolset, load_tools
+from ankit.tooling.loader import load_tools
+from ankit.tooling.toolbox import Runner, Tool, ToolContext, Toolset
 from ankit.usage.budget import Budget
 from ankit.usage.pricing import load_prices
 

@@ -89,7 +89,7 @@ def _with_app(command: str, argv: list[str], app: App) -> int:
         print(tools_listing(app))
         return 0
     if command == "skills":
-        from ankit.skills.library import skills_command
+        from ankit.skills.tool import skills_command
         text, code = skills_command(argv, app.skills, app.skill_problems)
         print(text)
         return code

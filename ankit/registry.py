@@ -8,7 +8,8 @@ from ankit.discovery.catalog import Catalog, build_catalog
 from ankit.discovery.finder import make_find_tools
 from ankit.discovery.index import Index
 from ankit.records import ToolSpec
-from ankit.skills.library import Skill, make_skill_tool
+from ankit.skills.library import Skill
+from ankit.skills.tool import make_skill_tool
 from ankit.tooling.activation import Activation
 from ankit.tooling.toolbox import Tool, Toolset
 

@@ -9,7 +9,8 @@ from ankit.terminal.approval import Approver, preview_lines
 from ankit.errors import Cancelled
 from ankit.records import ToolCall
 from ankit.terminal.render import BOLD, GREEN, RED, RESET, YELLOW, TerminalView
-from ankit.tooling.toolbox import ToolContext, load_tools, run_call
+from ankit.tooling.loader import load_tools
+from ankit.tooling.toolbox import ToolContext, run_call
 
 ROOT = Path(__file__).resolve().parent.parent
 TOOLS, _ = load_tools([ROOT / "tools"])

@@ -10,7 +10,8 @@ from ankit.discovery.catalog import Rule, build_catalog
 from ankit.discovery.index import Index
 from ankit.discovery.finder import describe, find, make_find_tools
 from ankit.records import ToolCall
-from ankit.tooling.toolbox import ToolContext, load_tools, run_call
+from ankit.tooling.loader import load_tools
+from ankit.tooling.toolbox import ToolContext, run_call
 
 
 def build(tools):

@@ -7,8 +7,8 @@ import pytest
 
 from ankit import paths
 from ankit.records import ToolCall
-from ankit.skills.library import (BODY_CAP, Skill, find_skills, load_skill, make_skill_tool, skill_dirs, skills_command,
-                          skills_prompt)
+from ankit.skills.library import Skill, find_skills, skill_dirs, skills_prompt
+from ankit.skills.tool import BODY_CAP, load_skill, make_skill_tool, skills_command
 from ankit.tooling.toolbox import ToolContext, run_call
 
 BUNDLED = Path(__file__).resolve().parents[1] / "skills"

@@ -5,7 +5,8 @@ import pytest
 
 from ankit.errors import Cancelled
 from ankit.records import ToolCall
-from ankit.tooling.toolbox import ToolContext, cap_output, load_tools, parse_arguments, run_call
+from ankit.tooling.loader import load_tools
+from ankit.tooling.toolbox import ToolContext, cap_output, parse_arguments, run_call
 
 GOOD = '''
 name = "{name}"

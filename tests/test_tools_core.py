@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from ankit.records import ToolCall
-from ankit.tooling.toolbox import ToolContext, load_tools, run_call
+from ankit.tooling.loader import load_tools
+from ankit.tooling.toolbox import ToolContext, run_call
 
 TOOLS_DIR = Path(__file__).resolve().parents[1] / "tools"
 TOOLS, PROBLEMS = load_tools([TOOLS_DIR])

@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from ankit.records import ToolCall
-from ankit.tooling.toolbox import ToolContext, load_tools, run_call
+from ankit.tooling.loader import load_tools
+from ankit.tooling.toolbox import ToolContext, run_call
 
 TOOLS, _ = load_tools([Path(__file__).resolve().parents[1] / "tools"])
 BY_NAME = {tool.name: tool for tool in TOOLS}

@@ -3,7 +3,8 @@
 import json
 from pathlib import Path
 
-from ankit.tooling.toolbox import Tool, load_tools
+from ankit.tooling.loader import load_tools
+from ankit.tooling.toolbox import Tool
 
 
 def write_tool(root: Path, group: str, name: str, description: str, params: dict | None = None,

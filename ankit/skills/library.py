@@ -1,20 +1,16 @@
-"""Finding, reading and capping SKILL.md files: procedures listed in one line each and loaded on demand."""
+"""Finding and reading SKILL.md files, and listing them: one line each in the system prompt and in `ankit skills`."""
 
 import os
 import re
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ankit.skills.frontmatter import read_frontmatter
-from ankit.tooling.toolbox import Tool
 
 NAME_PATTERN = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 MAX_NAME = 64
 MAX_DESCRIPTION = 1024
-BODY_CAP = 8000
 MAX_FILE_BYTES = 4 * 1024 * 1024
-MAX_LISTED_FILES = 100
 FIELDS = {"name", "description", "license", "compatibility", "metadata", "allowed-tools", "suggested-tools"}
 # Fields other assistants define for their skills; ankit ignores them without a warning.
 FOREIGN_FIELDS = {"argument-hint", "disable-model-invocation", "user-invocable", "model", "context", "agent",
@@ -87,7 +83,7 @@ def find_skills(dirs: list[Path]) -> tuple[list[Skill], list[str]]:
 
 def read_skill(path: Path) -> Skill:
     """Read one SKILL.md into a Skill; raise ValueError saying why it cannot be used."""
-    fields, _ = _read_file(path)
+    fields, _ = read_skill_file(path)
     warnings: list[str] = []
     name = _skill_name(fields.get("name"), path.parent.name, warnings)
     description = fields.get("description")
@@ -120,9 +116,9 @@ def _skill_name(name, folder: str, warnings: list[str]) -> str:
     return name.strip()
 
 
-def _read_file(path: Path) -> tuple[dict, str]:
+def read_skill_file(path: Path) -> tuple[dict, str]:
     """Read a SKILL.md that stays inside its folder and is text; return its fields and body."""
-    if not _inside(path, path.parent):
+    if not inside(path, path.parent):
         raise ValueError("SKILL.md is a link to a file outside its folder")
     if path.stat().st_size > MAX_FILE_BYTES:
         raise ValueError(f"the file is larger than {MAX_FILE_BYTES // (1024 * 1024)} MB")
@@ -137,7 +133,7 @@ def _read_file(path: Path) -> tuple[dict, str]:
     return read_frontmatter(text)
 
 
-def _inside(path: Path, folder: Path) -> bool:
+def inside(path: Path, folder: Path) -> bool:
     return Path(os.path.realpath(path)).is_relative_to(os.path.realpath(folder))
 
 
@@ -166,7 +162,7 @@ def _tool_names(value) -> list[str]:
     return names + [current] if current else names
 
 
-def _shorten(text: str, limit: int) -> str:
+def shorten(text: str, limit: int) -> str:
     if len(text) <= limit:
         return text
     cut = text[:limit - 1]
@@ -184,7 +180,7 @@ def skills_prompt(skills: list[Skill], budget_chars: int) -> str:
     if not skills:
         return ""
     for limit in SHORTENINGS:
-        lines = [f"- {skill.name}: {_shorten(skill.description, limit)}" for skill in skills]
+        lines = [f"- {skill.name}: {shorten(skill.description, limit)}" for skill in skills]
         text = "\n".join([PROMPT_HEAD, *lines])
         if len(text) <= budget_chars:
             return text
@@ -197,107 +193,6 @@ def skills_prompt(skills: list[Skill], budget_chars: int) -> str:
 
 def _left_out(count: int) -> str:
     return f"({count} more skill{'s' if count != 1 else ''} not listed; call skill with an empty name to list all.)"
-
-
-def load_skill(skills: list[Skill], name: str) -> str:
-    """A skill's text for the model: header, suggested tools, capped body, files; or the list of known skills."""
-    wanted = name.strip().lower()
-    skill = next((s for s in skills if s.name == wanted), None)
-    if skill is None:
-        return _unknown(name, skills)
-    try:
-        _, body = _read_file(skill.path)
-    except (OSError, ValueError) as exc:
-        return f"Error: the skill {skill.name!r} can no longer be read ({skill.path}: {exc})"
-    parts = [f"# Skill: {skill.name}", f"Folder: {skill.path.parent.absolute()} (paths in this skill are relative to it)"]
-    if skill.suggested_tools:
-        parts.append("Suggested tools: " + ", ".join(skill.suggested_tools))
-    parts += ["", cap_body(body.strip(), skill.path)]
-    files = skill_files(skill.path.parent)
-    if files:
-        parts += ["", "## Files in this skill (read them with the file tools when the steps need them)", *files]
-    return "\n".join(parts)
-
-
-def _unknown(name: str, skills: list[Skill]) -> str:
-    if not skills:
-        return "No skills are installed."
-    known = "\n".join(f"- {s.name}: {_shorten(s.description, 120)}" for s in skills)
-    opening = f"There is no skill named {name.strip()!r}. " if name.strip() else ""
-    return f"{opening}Known skills (call skill with one of these names):\n{known}"
-
-
-def cap_body(body: str, path: Path, cap: int = BODY_CAP) -> str:
-    """Keep a body up to cap characters whole; past it keep the head and tail with a marker saying what was cut."""
-    if len(body) <= cap:
-        return body
-    half = cap // 2
-    cut = len(body) - 2 * half
-    marker = f"[... {cut:,} character{'s' if cut != 1 else ''} cut here; read {path} for the full text ...]"
-    return f"{body[:half]}\n\n{marker}\n\n{body[-half:]}"
-
-
-def skill_files(folder: Path) -> list[str]:
-    """Paths of the files beside SKILL.md, never following links that lead outside the folder."""
-    root, found, outside = folder.absolute(), [], 0
-    for current, dirnames, filenames in os.walk(root):
-        here = Path(current)
-        dirnames.sort()
-        for name in list(dirnames):
-            hidden = name.startswith(".") or name == "__pycache__"
-            escapes = not hidden and not _inside(here / name, root)
-            outside += escapes
-            if hidden or escapes or (here / name).is_symlink():
-                dirnames.remove(name)  # os.walk would not descend into a link anyway; list it as a folder
-                if not hidden and not escapes:
-                    found.append(f"{here / name}/")
-        for name in sorted(filenames):
-            path = here / name
-            if name.startswith(".") or (here == root and name == "SKILL.md"):
-                continue
-            if not _inside(path, root):
-                outside += 1
-                continue
-            found.append(f"{path} ({_size(path)})")
-    if len(found) > MAX_LISTED_FILES:
-        found = found[:MAX_LISTED_FILES] + [f"... and {len(found) - MAX_LISTED_FILES} more files"]
-    if outside:
-        found.append(f"({outside} link{'s' if outside > 1 else ''} leading outside the skill folder not listed)")
-    return found
-
-
-def _size(path: Path) -> str:
-    try:
-        size = path.stat().st_size
-    except OSError:
-        return "unreadable"
-    if size < 1024:
-        return f"{size} bytes"
-    return f"{size / 1024:.1f} KB" if size < 1024 * 1024 else f"{size / 1048576:.1f} MB"
-
-
-def make_skill_tool(get_skills: Callable[[], list[Skill]]) -> Tool:
-    """The core `skill` tool: loads one skill by name from the skills get_skills returns."""
-
-    def run(args: dict, ctx) -> str:
-        name = str(args.get("name", ""))
-        text = load_skill(get_skills(), name)
-        if hasattr(ctx, "summarize") and any(s.name == name for s in get_skills()):
-            ctx.summarize(f"loaded skill {name}")
-        return text
-
-    return Tool(
-        name="skill",
-        description=("Load a skill by name: the step-by-step procedure for a task listed under Skills in the "
-                     "system prompt, plus the paths of its files. Load the matching skill before starting such a task."),
-        parameters={"type": "object", "properties": {"name": {"type": "string", "description": "the skill name, e.g. review-commit"}},
-                    "required": ["name"]},
-        run=run,
-        group="core",
-        read_only=True,
-        examples=["use a skill", "load the review-commit skill", "follow the procedure for this task"],
-        source=__file__,
-    )
 
 
 def skills_listing(skills: list[Skill], problems: list[str], width: int = 100) -> str:
@@ -314,20 +209,7 @@ def skills_listing(skills: list[Skill], problems: list[str], width: int = 100) -
             source = skill.path.parent.parent
             lines += ["", f"{source}:"]
         note = "" if skill.listed else " (only on request)"
-        lines.append(f"  {skill.name.ljust(column)}{_shorten(skill.description, max(40, width - column - 2 - len(note)))}{note}")
+        lines.append(f"  {skill.name.ljust(column)}{shorten(skill.description, max(40, width - column - 2 - len(note)))}{note}")
     if problems:
         lines += ["", f"Problems ({len(problems)}):", *(f"  {line}" for line in problems)]
     return "\n".join(lines)
-
-
-def skills_command(argv: list[str], skills: list[Skill], problems: list[str]) -> tuple[str, int]:
-    """Run `ankit skills [list]` or `ankit skills show NAME`; return the text and the exit status."""
-    usage = "usage: ankit skills [list] | ankit skills show NAME"
-    if not argv or argv == ["list"]:
-        return skills_listing(skills, problems), 0
-    if argv[0] in ("-h", "--help", "help"):
-        return usage, 0
-    if argv[0] == "show" and len(argv) == 2:
-        known = any(s.name == argv[1].strip().lower() for s in skills)
-        return load_skill(skills, argv[1]), 0 if known else 1
-    return usage, 2

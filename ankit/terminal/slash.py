@@ -193,7 +193,8 @@ def cmd_find(state: ReplState, arg: str) -> str:
 
 def cmd_skills(state: ReplState, arg: str) -> str:
     """The skills found, or one skill's text."""
-    from ankit.skills.library import load_skill, skills_listing
+    from ankit.skills.library import skills_listing
+    from ankit.skills.tool import load_skill
     if arg:
         return load_skill(state.app.skills, arg)
     return skills_listing(state.app.skills, state.app.skill_problems)

@@ -1,17 +1,14 @@
-"""Loading tool modules by file path, validating their arguments, and running them."""
+"""Tools at run time: the Tool record and its context, running a call (arguments, approval, output cap), the runner."""
 
-import hashlib
-import importlib.util
 import inspect
 import json
-import sys
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ankit.errors import Cancelled, ToolError
 from ankit.records import ToolCall, ToolResult, ToolSpec, ToolsLoaded
-from ankit.tooling.schema import check_schema, validate
+from ankit.tooling.schema import validate
 
 DEFAULT_OUTPUT_CAP = 64 * 1024
 CUT_MARK = "\n[... {} characters cut ...]\n"
@@ -67,86 +64,6 @@ def _call_flexibly(fn: Callable, args: dict, ctx: ToolContext):
     except (TypeError, ValueError):
         count = 2
     return fn(args) if count == 1 else fn(args, ctx)
-
-
-def tool_from_module(module, path: Path, group: str) -> Tool:
-    """Build a Tool from a loaded module; raise ValueError saying what is missing."""
-    missing = [n for n in ("name", "description", "parameters", "run") if not hasattr(module, n)]
-    if missing:
-        raise ValueError(f"missing export {', '.join(missing)}")
-    if not isinstance(module.name, str) or not module.name:
-        raise ValueError("name must be a non-empty string")
-    if not callable(module.run):
-        raise ValueError("run must be a function run(args, ctx)")
-    problem = check_schema(module.parameters)
-    if problem:
-        raise ValueError(problem)
-    return Tool(
-        name=module.name,
-        description=str(module.description).strip(),
-        parameters=module.parameters,
-        run=module.run,
-        group=str(getattr(module, "group", group) or group),
-        read_only=bool(getattr(module, "read_only", False)),
-        needs_approval=getattr(module, "needs_approval", False),
-        preview=getattr(module, "preview", None),
-        examples=list(getattr(module, "examples", []) or []),
-        source=str(path),
-    )
-
-
-def load_module(path: Path):
-    """Import a Python file under a module name unique to its path."""
-    digest = hashlib.sha1(str(path.resolve()).encode()).hexdigest()[:10]
-    mod_name = f"ankit_tool_{path.stem}_{digest}"
-    spec = importlib.util.spec_from_file_location(mod_name, path)
-    if spec is None or spec.loader is None:
-        raise ValueError("not a loadable Python file")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[mod_name] = module
-    try:
-        spec.loader.exec_module(module)
-    except BaseException:
-        sys.modules.pop(mod_name, None)
-        raise
-    return module
-
-
-def module_paths(folder: Path) -> list[tuple[Path, str]]:
-    """Tool files in a folder with their default group: top-level files are their own group."""
-    found = []
-    for path in sorted(folder.glob("*.py")):
-        found.append((path, path.stem))
-    for path in sorted(folder.glob("*/*.py")):
-        found.append((path, path.parent.name))
-    return [(p, g) for p, g in found if not p.name.startswith(("_", "test_"))]
-
-
-def load_tools(folders: list[Path]) -> tuple[list[Tool], list[str]]:
-    """Load every tool module from the folders in order; return the tools and one line per skipped module."""
-    tools: dict[str, Tool] = {}
-    problems: list[str] = []
-    for folder in folders:
-        if not folder.is_dir():
-            continue
-        for path, group in module_paths(folder):
-            try:
-                tool = tool_from_module(load_module(path), path, group)
-            except (Exception, SystemExit) as exc:
-                problems.append(f"skipped {path}: {_describe(exc)}")
-                continue
-            if tool.name in tools:
-                problems.append(f"skipped {path}: duplicate tool name {tool.name!r} (already from {tools[tool.name].source})")
-                continue
-            tools[tool.name] = tool
-    return list(tools.values()), problems
-
-
-def _describe(exc: BaseException) -> str:
-    if isinstance(exc, SyntaxError):
-        return f"syntax error at line {exc.lineno}: {exc.msg}"
-    text = str(exc).splitlines()[0] if str(exc) else ""
-    return f"{type(exc).__name__}: {text}" if not isinstance(exc, ValueError) else text
 
 
 def cap_output(text: str, cap: int = DEFAULT_OUTPUT_CAP) -> str:

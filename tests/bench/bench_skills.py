@@ -5,7 +5,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from ankit.skills.library import find_skills, load_skill, skills_prompt
+from ankit.skills.library import find_skills, skills_prompt
+from ankit.skills.tool import load_skill
 
 FRONT = """---
 name: {name}
