@@ -137,7 +137,7 @@ def test_failures_are_one_line_each_and_the_others_run(manage):
         "good": fake(),
         "missing": {"command": "no-such-mcp-server"},
         "broken": fake("--crash-on-start"),
-        "noisy": fake("--junk-only", startup_timeout=0.5),
+        "noisy": fake("--junk-only", startup_timeout=3),
         "old": fake("--answer-version", "2023-01-01"),
         "empty": {"args": []},
     })
