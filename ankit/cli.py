@@ -48,13 +48,23 @@ def _unexpected(extra: list[str]) -> str:
     return f"unknown command {extra[0]!r}: to ask once, quote the question after -p: ankit -p \"...\""
 
 
+def _live_index(refresh: bool):
+    """The index a session in this folder would search (for eval-discovery --live)."""
+    from ankit.commands import live_index
+    try:
+        return live_index(load_config({}, os.environ, Path.cwd(), paths.config_home()), refresh)
+    except AnkitError as exc:
+        from ankit.discovery.evaluation import InputError
+        raise InputError(f"ankit: {exc}") from None
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run ankit; return the exit code."""
     argv = sys.argv[1:] if argv is None else argv
     command, rest = (argv[0], argv[1:]) if argv and argv[0] in SUBCOMMANDS else ("", argv)
     if command == "eval-discovery":
         from ankit.discovery.evaluation import main as evaluate
-        return evaluate(rest)
+        return evaluate(rest, _live_index)
     args, extra = parser().parse_known_args(rest)
     if extra and not command:
         parser().error(_unexpected(extra))

@@ -22,6 +22,17 @@ def tools_check(app: App) -> tuple[str, int]:
     return "\n".join(lines), 1 if misses or app.problems else 0
 
 
+def live_index(config: Config, refresh: bool = False):
+    """The session's index with every MCP server's tools (from the cache, or listed afresh with refresh)."""
+    app = build_app(config)
+    try:
+        if app.mcp is not None:
+            app.mcp.wait()
+        return app.index
+    finally:
+        app.close()
+
+
 def run_command(command: str, argv: list[str], config: Config) -> int:
     """Dispatch a subcommand; print its output; return the exit code."""
     if command == "usage":

@@ -133,3 +133,12 @@ def test_the_core_group_is_always_core_and_a_summary_less_group_shows_its_names(
     assert catalog.groups["core"].core
     assert catalog_text(catalog, "full") == "- blank: blank_tool"
     assert catalog_text(catalog, "first") == "- blank: blank_tool"
+
+
+def test_catalog_lines_are_one_clean_sentence():
+    from ankit.discovery.catalog import clean_summary
+    text = "# Everything Server – Server Instructions\n\n**Tests** every [MCP](https://x) feature.\x1b[31m More.\n## B"
+    assert clean_summary(text) == "Tests every MCP feature"
+    assert len(clean_summary("word " * 100)) <= 160
+    catalog, _ = build_catalog([], {"mcp:x": {"summary": "## Heading only\n\nDoes\x07 things. Then more."}})
+    assert catalog.groups["mcp:x"].summary == "Does things"

@@ -104,4 +104,33 @@ def test_missing_or_unreadable_files_and_bad_arguments(tmp_path, files, capsys):
     assert "not UTF-8" in capsys.readouterr().out
     assert main(["--catalog", str(catalog), "--queries", str(queries), "--k", "0"]) == 2
     assert main(["--catalog", str(catalog)]) == 2
-    assert "--queries" in capsys.readouterr().err
+    assert "--queries" in capsys.readouterr().out
+
+
+def test_live_evaluation_is_the_sessions_ranking_and_its_export_ranks_the_same(tmp_path, monkeypatch, capsys):
+    from ankit.cli import main as ankit_main
+    for var in ("XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME"):
+        monkeypatch.setenv(var, str(tmp_path / var))
+    monkeypatch.chdir(tmp_path)
+    queries = write_jsonl(tmp_path / "q.jsonl", [
+        {"id": "1", "query": "show the recent commits", "gold": ["git_log"]},
+        {"id": "2", "query": "who is listening on port 8080", "gold": ["port_status"]},
+        {"id": "3", "query": "remember that I prefer tabs", "gold": ["remember"]}])
+    exported = tmp_path / "live.jsonl"
+    argv = ["eval-discovery", "--live", "--queries", str(queries), "--json", "--export", str(exported)]
+    assert ankit_main(argv) == 0
+    live = json.loads(capsys.readouterr().out)
+    assert live["loaded_recall"] == 1.0 and live["recall_at_k"] == 1.0
+    groups = [json.loads(line) for line in exported.read_text().splitlines() if '"name"' not in line]
+    assert any(g["group"] == "git" and g["rules"] and g["keywords"] for g in groups)  # metadata travels along
+    assert main(["--catalog", str(exported), "--queries", str(queries), "--json"]) == 0
+    offline = json.loads(capsys.readouterr().out)
+    assert {k: v for k, v in offline.items() if k != "ms_per_query"} == \
+        {k: v for k, v in live.items() if k != "ms_per_query"}
+
+
+def test_loaded_recall_counts_what_find_tools_would_load(files, capsys):
+    catalog, queries = files
+    assert main(["--catalog", str(catalog), "--queries", str(queries), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert 0.0 < data["loaded_recall"] <= 1.0

@@ -117,7 +117,7 @@ def test_rules_that_fire_together_lift_their_groups_by_score_not_by_name(tmp_pat
     write_tool(tmp_path, timer_group, "countdown", "Start a countdown timer.")
     write_tool(tmp_path, "apps", "app_alarms", "Alarms and timers of connected apps: alarm, timer, alarm timer sync.")
     write_toml(tmp_path, clock_group, rule_toml("alarm", clock_group, ("apps",)))
-    write_toml(tmp_path, timer_group, rule_toml("timer", timer_group))
+    write_toml(tmp_path, timer_group, rule_toml("timer", timer_group, ("apps",)))
     tools_ = load(tmp_path)
     catalog, _ = build_catalog(tools_)
     index = Index(catalog, tools_)
@@ -196,3 +196,92 @@ def test_check_examples_reports_examples_that_miss_the_top_3(tmp_path):
     misses = check_examples(Index(catalog, tools_), tools_)
     assert len(misses) == 1
     assert misses[0].startswith("git_log: example 'bake a cake'") and "oven_" in misses[0]
+
+
+# Real catalogs: many MCP servers beside the bundled groups (issue 15's failure classes)
+
+def fleet_index(rows: list[tuple[str, str, str]], meta: dict | None = None, params: dict | None = None) -> Index:
+    """An index over (group, name, description) rows, with group metadata as MCP servers and group.toml give."""
+    from ankit.tooling.toolbox import Tool
+    tools_ = [Tool(name, text, (params or {}).get(name, {}), lambda a, c=None: "", group=group)
+              for group, name, text in rows]
+    catalog, problems = build_catalog(tools_, meta or {})
+    assert problems == []
+    return Index(catalog, tools_)
+
+
+def mcp_meta(*names: str) -> dict:
+    return {f"mcp:{n}": {"keywords": [f"{n} server", f"mcp {n}"]} for n in names}
+
+
+FLEET = [
+    ("git", "git_log", "Show the git commit history of the repository."),
+    ("git", "git_status", "Show which files are staged or changed in git."),
+    ("mcp:github", "mcp__github__create_issue", "Create a new issue in a GitHub repository."),
+    ("mcp:github", "mcp__github__list_commits", "Get the list of commits of a branch in a GitHub repository."),
+    ("mcp:everything", "mcp__everything__echo", "Echoes back the input string."),
+    ("mcp:everything", "mcp__everything__get-env", "Returns all environment variables."),
+    ("mcp:git", "mcp__git__git_reset", "Unstages all staged changes."),
+    ("mcp:time", "mcp__time__get_current_time", "Get current time in a specific timezone."),
+    ("mcp:kubernetes", "mcp__kubernetes__kubectl_logs", "Get logs from Kubernetes resources like pods."),
+    ("web", "web_fetch", "Fetch a web page by its URL."),
+    ("mcp:playwright", "mcp__playwright__browser_fill_form", "Fill multiple form fields in the browser page."),
+    ("shell", "job_output", "Show the output of a background job."),
+]
+FLEET_META = {**mcp_meta("github", "everything", "git", "time", "kubernetes", "playwright"),
+              "git": {"keywords": ["git", "log", "history", "staged"]}, "web": {"keywords": ["web", "url"]},
+              "shell": {"keywords": ["job", "background"]}}
+
+
+@pytest.mark.parametrize("query", ["open an issue on GitHub for the crash", "open an issue on github for the crash"])
+def test_a_brand_matches_as_a_brand_whatever_its_case(query):
+    # 'GitHub' is indexed whole and split: it is github, not the git group
+    assert tools(fleet_index(FLEET, FLEET_META), query)[0] == "mcp__github__create_issue"
+
+
+def test_a_server_name_that_is_an_ordinary_word_weighs_like_any_other_word():
+    index = fleet_index(FLEET, FLEET_META)
+    assert tools(index, "unstage everything I staged")[0] == "mcp__git__git_reset"
+    assert groups(index, "the login times out after 30 seconds, open a github issue")[0] == "mcp:github"
+    # named as a server, it is the server
+    assert groups(index, "use the everything server to print its environment")[0] == "mcp:everything"
+    assert groups(index, "mcp:everything echo")[0] == "mcp:everything"
+
+
+@pytest.mark.parametrize("query, expected", [
+    ("show the logs of pod web-5d8f9c in namespace prod", "mcp__kubernetes__kubectl_logs"),
+    ("list the commits of acme/web on GitHub", "mcp__github__list_commits"),
+    ("open an issue titled 'fetch the web page fails' on GitHub", "mcp__github__create_issue"),
+])
+def test_words_inside_identifiers_paths_and_quotes_are_weak_evidence(query, expected):
+    params = {"mcp__kubernetes__kubectl_logs": {"type": "object", "properties": {
+        "name": {"type": "string", "description": "Name of the pod"},
+        "namespace": {"type": "string", "description": "Kubernetes namespace"}}}}
+    ranked = tools(fleet_index(FLEET, FLEET_META, params), query)
+    assert ranked.index(expected) < ranked.index("web_fetch"), ranked
+    plain = tools(fleet_index(FLEET, FLEET_META, params), query.replace("/", " ").replace("-", " ").replace("'", ""))
+    assert plain.index("web_fetch") < ranked.index("web_fetch")  # the same words, said plainly, count more
+
+
+def test_a_one_word_keyword_needs_the_rest_of_the_request_to_agree():
+    index = fleet_index(FLEET, FLEET_META)
+    assert tools(index, "fill in the job application form in the browser")[0] == "mcp__playwright__browser_fill_form"
+    assert groups(index, "show the output of the background job")[0] == "shell"  # the keyword still counts
+
+
+def test_a_rule_decides_only_between_groups_the_request_reaches():
+    meta = {**FLEET_META, "git": {"keywords": ["git"], "rules": [{"when": ["commit"], "prefer": "git"}]}}
+    index = fleet_index(FLEET, meta)
+    assert tools(index, "list the latest commits of a branch in the GitHub repository")[0] == \
+        "mcp__github__list_commits"
+    assert groups(index, "show the last commit")[0] == "git"
+
+
+def test_parameter_values_are_searchable():
+    params = {"convert": {"type": "object", "properties": {
+        "to": {"type": "string", "description": "Currency code", "examples": ["USD", "JPY"]},
+        "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]}}}}
+    rows = [("money", "convert", "Convert an amount."), ("money", "rates", "Latest rates of exchange.")]
+    index = fleet_index(rows, params=params)
+    assert tools(index, "how many JPY is 20 euros")[0] == "convert"
+    assert tools(index, "in fahrenheit please")[0] == "convert"

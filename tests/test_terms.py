@@ -15,7 +15,12 @@ def test_spaces_underscores_and_case_are_equivalent_in_names():
 
 
 def test_words_split_identifiers_inside_text_and_fold_accents():
-    assert words("Use getWeather for the Café") == ["use", "get", "weather", "for", "the", "cafe"]
+    assert words("Use getWeather for the Café") == ["use", "getweather", "get", "weather", "for", "the", "cafe"]
+
+
+def test_a_brand_counts_whole_and_split():
+    assert words("GitHub MongoDB SQLite github") == [
+        "github", "git", "hub", "mongodb", "mongo", "db", "sqlite", "sq", "lite", "github"]
 
 
 def test_control_characters_separate_words_and_never_survive():
@@ -68,3 +73,12 @@ def test_requests_split_into_clauses_at_sentence_ends_and_connectives():
 
 def test_phrase_terms_are_what_a_request_says_for_a_name():
     assert phrase_terms("delete_file") == terms("delete the file")
+
+
+def test_words_in_quotes_identifiers_paths_and_versions_are_weak_evidence():
+    from ankit.discovery.terms import request_parts
+    [part] = request_parts("show the logs of pod web-5d8f in acme/web, read config.yaml at v1.2.3 and echo 'run tests'")
+    assert part.strong == ["show", "log", "pod", "read", "echo"]
+    assert {"web", "acme", "config", "yaml", "run", "test"} <= set(part.weak)
+    [brand] = request_parts("issues on GitHub")
+    assert (brand.strong, brand.weak) == (["issu", "github"], ["git", "hub"])

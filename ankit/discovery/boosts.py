@@ -17,6 +17,20 @@ from ankit.discovery.weights import Weights
 
 _TOKEN = re.compile(r"[\w.:-]*\w")  # a tool name as typed: letters, digits, _ . : -
 _MAX_TEXT = 4000
+_LEADING = 20  # tools whose groups are compared when a one-word keyword fires
+RULE_REACH = 0.5  # a rule fires only for a group scoring at least this share of the best: it breaks near-ties
+
+
+def _vocabulary(catalog: Catalog, group) -> set[str]:
+    """Every term of a group: its tools' names, descriptions and parameters, its keywords and its id."""
+    found = set(phrase_terms(group.id))
+    for name in group.tools:
+        doc = catalog.terms.get(name)
+        if doc:
+            found.update(doc.name, doc.description, doc.parameters)
+    for keyword in group.keywords:
+        found.update(keyword_terms(keyword))
+    return found
 
 
 class Boosts:
@@ -27,6 +41,7 @@ class Boosts:
         self.weights, self._idf, self._name_idf = weights, idf, name_idf
         position = {name: i for i, name in enumerate(names)}
         self._members = {g.id: [position[n] for n in g.tools if n in position] for g in catalog.groups.values()}
+        self._group_of = {i: g for g, members in self._members.items() for i in members}
         self._exact: dict[str, list[int]] = defaultdict(list)
         self._literal: dict[str, list[int]] = defaultdict(list)
         for i, name in enumerate(names):
@@ -35,9 +50,11 @@ class Boosts:
                 self._literal[name.lower()].append(i)
         self._group_keys: dict[str, str] = {}
         self._keywords: list[tuple[str, str, float]] = []
+        self._vocabulary: dict[str, set[str]] = {}
         for group in catalog.groups.values():
-            key = " ".join(phrase_terms(group.id.split(":")[-1]))
-            if key and key not in self._exact:
+            self._vocabulary[group.id] = _vocabulary(catalog, group)
+            key = " ".join(phrase_terms(group.id))
+            if key and key not in self._exact and ":" not in group.id:  # mcp:NAME: NAME is the user's word
                 self._group_keys[key] = group.id
             for phrase in filter(None, map(keyword_terms, group.keywords)):
                 bonus = weights.keyword * sum(idf(t) for t in phrase)
@@ -50,13 +67,41 @@ class Boosts:
         self._longest = max([len(k.split()) for k in [*self._exact, *self._group_keys]] + [1])
 
     def apply(self, query: str, parts: list[list[str]], scores: dict[int, float]) -> None:
-        """Add the bonuses for the request (its text and its parts' terms) to the scores, then apply the rules."""
+        """Add the bonuses for the request (its text and its parts' terms) to the scores, then apply the rules.
+
+        A one-word keyword counts by how much of the request its group explains (the idf share of the request's
+        terms found in the group's words), compared with the leading group that explains most, squared: 'logs'
+        says git in 'show the git logs', not in 'the logs of pod web-5d8 in namespace prod'; a keyword phrase
+        of two words or more counts whole. A rule decides only between groups the request already reaches.
+        """
         self._names(query, parts, scores)
+        request = list(dict.fromkeys(t for p in parts for t in p))
         joined = " " + " ".join(t for p in parts for t in p) + " "
+        shares: dict[str, float] = {}
+        best = 0.0
         for phrase, group_id, bonus in self._keywords:
             if phrase in joined:
-                self._add_group(group_id, bonus, scores)
+                if phrase.count(" ") > 2:  # a phrase of two words or more is specific: it counts whole
+                    self._add_group(group_id, bonus, scores)
+                    continue
+                if not shares:
+                    best = self._best_share(request, scores)
+                if group_id not in shares:
+                    shares[group_id] = self._share(group_id, request)
+                relative = min(1.0, shares[group_id] / best) if best else 1.0
+                self._add_group(group_id, bonus * relative ** 2, scores)
         self._apply_rules(joined, scores)
+
+    def _best_share(self, request: list[str], scores: dict[int, float]) -> float:
+        """The largest share of the request that one of the leading groups (by text score) explains."""
+        leading = sorted(scores, key=scores.__getitem__, reverse=True)[:_LEADING]
+        return max((self._share(g, request) for g in {self._group_of.get(i) for i in leading} if g), default=0.0)
+
+    def _share(self, group_id: str, request: list[str]) -> float:
+        """The idf share of the request's terms that the group's own words cover."""
+        vocabulary = self._vocabulary.get(group_id, set())
+        total = sum(self._idf(t) for t in request) or 1.0
+        return sum(self._idf(t) for t in request if t in vocabulary) / total
 
     def _names(self, query: str, parts: list[list[str]], scores: dict[int, float]) -> None:
         """Bonuses for a tool name (typed, or said in two words or more, or as the whole request) and a group id."""
@@ -88,6 +133,13 @@ class Boosts:
     def _apply_rules(self, joined: str, scores: dict[int, float]) -> None:
         """Halve the groups the fired rules beat; lift the groups they prefer just above all others, order kept."""
         fired = [rule for phrases, rule in self._rules if all(p in joined for p in phrases)]
+        if not fired or not scores:
+            return
+        lifted = {i for rule in fired for i in self._members[rule.prefer]}
+        top = max((v for i, v in scores.items() if i not in lifted), default=0.0)  # the best of the rest
+        leaders = {self._group_of.get(i) for i, value in scores.items() if value >= top and i not in lifted}
+        reach = {r.prefer: max((scores.get(i, 0.0) for i in self._members[r.prefer]), default=0.0) for r in fired}
+        fired = [rule for rule in fired if reach[rule.prefer] >= RULE_REACH * top or leaders & set(rule.over)]
         if not fired:
             return
         preferred = list(dict.fromkeys(rule.prefer for rule in fired))

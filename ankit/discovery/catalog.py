@@ -36,6 +36,7 @@ class Group:
     core: bool = False
     tools: list[str] = field(default_factory=list)
     curated: bool = False  # True when the summary came from metadata rather than the tools
+    parent: str = ""  # for a part of an oversized group: the group it was split from
 
 
 @dataclass
@@ -61,9 +62,9 @@ def _parameter_text(schema, depth: int = 0) -> list[str]:
         pieces.append(" ".join(split_name(str(key))))
         if isinstance(sub, dict):
             pieces.append(str(sub.get("description", "")))
-            enum = sub.get("enum")
-            if isinstance(enum, list):
-                pieces.extend(str(v) for v in enum[:20] if isinstance(v, str))
+            for values in (sub.get("enum"), sub.get("examples"), [sub.get("default")], [sub.get("x-unit")]):
+                if isinstance(values, list):  # values a request may carry: a currency code, a unit, an id
+                    pieces.extend(str(v) for v in values[:20] if isinstance(v, (str, int, float)) and v != "")
             pieces.extend(_parameter_text(sub, depth + 1))
             pieces.extend(_parameter_text(sub.get("items"), depth + 1))
     return pieces
@@ -76,11 +77,28 @@ def first_sentence(text: str) -> str:
     return (text[: match.start()] if match else text).strip()
 
 
+_HEADING = re.compile(r"^\s{0,3}(#{1,6}\s|={3,}\s*$|-{3,}\s*$)")
+_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+_MARKUP = re.compile(r"\*\*|__|`+|^\s*(?:[-*+>]|\d+[.)])\s+", re.MULTILINE)
+_CONTROL = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|[\x00-\x1f\x7f-\x9f]")  # escape sequences whole
+
+
+def _cap(text: str) -> str:
+    return text if len(text) <= _SUMMARY_CAP else text[: _SUMMARY_CAP - 1].rsplit(" ", 1)[0] + "…"
+
+
+def clean_summary(text: str) -> str:
+    """A catalog line from a description or a server's instructions: one sentence, no Markdown headings or
+    markup, no control characters, capped."""
+    lines = [ln for ln in text[:4000].replace("\r", "\n").split("\n") if not _HEADING.match(ln)]
+    body = _MARKUP.sub("", _LINK.sub(r"\1", "\n".join(lines)))
+    return _cap(first_sentence(_CONTROL.sub(" ", body.strip("\n"))))
+
+
 def _derived_summary(descriptions: list[str]) -> str:
     """A summary made from the tools' own descriptions: their first sentences joined, capped."""
-    parts = [first_sentence(d) for d in descriptions if d.strip()]
-    text = "; ".join(dict.fromkeys(p for p in parts if p))
-    return text if len(text) <= _SUMMARY_CAP else text[: _SUMMARY_CAP - 1].rsplit(" ", 1)[0] + "…"
+    parts = [clean_summary(d) for d in descriptions if d.strip()]
+    return _cap("; ".join(dict.fromkeys(p for p in parts if p)))
 
 
 class Catalog:
@@ -153,9 +171,9 @@ def _rule(data, where: str) -> tuple[Rule | None, str]:
 def apply_metadata(group: Group, data: dict, where: str) -> list[str]:
     """Merge metadata (summary, keywords, core, rules) into a group; return one line per bad entry."""
     problems = []
-    if isinstance(data.get("summary"), str) and data["summary"].strip():
+    if isinstance(data.get("summary"), str) and clean_summary(data["summary"]):
         if not group.curated:
-            group.summary, group.curated = " ".join(data["summary"].split()), True
+            group.summary, group.curated = clean_summary(data["summary"]), True
     elif "summary" in data:
         problems.append(f"{where}: summary must be a non-empty string; derived from the tools instead")
     if "keywords" in data:

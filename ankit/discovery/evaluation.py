@@ -1,4 +1,9 @@
-"""eval-discovery: measure the tool search on a catalog and a query set (recall@1, recall@k, MRR, speed)."""
+"""eval-discovery: measure the tool search on a catalog and a query set (recall@1, recall@k, MRR, speed).
+
+The ranking measured is the session's own: the same Index, group metadata, keywords, rules and synonyms, and
+find() decides loaded_recall exactly as find_tools does. A catalog file may carry group lines (no "name") with
+the metadata of the session's groups, so an exported live catalog ranks exactly as the live one.
+"""
 
 import argparse
 import json
@@ -8,7 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ankit.argv import Parser
-from ankit.discovery.catalog import build_catalog
+from ankit.discovery.catalog import Catalog, build_catalog
+from ankit.discovery.finder import find
 from ankit.discovery.index import Index
 from ankit.tooling.toolbox import Tool
 
@@ -33,10 +39,11 @@ class Metrics:
     tools: int
     queries: int
     k: int
+    loaded_recall: float | None = None  # share of gold tools whose group find_tools would load
 
     def as_json(self) -> dict:
         """The --json object."""
-        return {
+        data = {
             "recall_at_1": round(self.recall_at_1, 4),
             "recall_at_k": round(self.recall_at_k, 4),
             "mrr": round(self.mrr, 4),
@@ -45,6 +52,9 @@ class Metrics:
             "queries": self.queries,
             "k": self.k,
         }
+        if self.loaded_recall is not None:
+            data["loaded_recall"] = round(self.loaded_recall, 4)
+        return data
 
 
 class InputError(ValueError):
@@ -80,8 +90,17 @@ def _no_run(args, ctx=None) -> str:
 
 def load_catalog(path: Path) -> list[Tool]:
     """Read catalog lines {name, description, parameters, group?}; each tool is its own group unless told."""
+    return read_catalog(path)[0]
+
+
+def read_catalog(path: Path) -> tuple[list[Tool], dict[str, dict]]:
+    """Tool lines as Tools, and group lines {group, summary?, keywords?, rules?, core?} as group metadata."""
     tools: dict[str, Tool] = {}
+    groups: dict[str, dict] = {}
     for number, row in _json_lines(path):
+        if "name" not in row and isinstance(row.get("group"), str) and row["group"]:
+            groups[row["group"]] = {k: v for k, v in row.items() if k in _GROUP_KEYS}
+            continue
         name = row.get("name")
         if not isinstance(name, str) or not name.strip():
             raise InputError(f"{path}:{number}: \"name\" must be a non-empty string")
@@ -94,7 +113,30 @@ def load_catalog(path: Path) -> list[Tool]:
         if name in tools:
             raise InputError(f"{path}:{number}: duplicate tool name {name!r}")
         tools[name] = Tool(name, description, parameters, _no_run, group=group, source=f"{path}:{number}")
-    return list(tools.values())
+    return list(tools.values()), groups
+
+
+_GROUP_KEYS = ("summary", "keywords", "rules", "core")
+
+
+def export_lines(catalog: Catalog, names: list[str]) -> list[str]:
+    """The catalog as eval-discovery reads it: one line per searchable tool, then one per group's metadata."""
+    lines = []
+    for name in names:
+        tool = catalog.tools[name]
+        row = {"name": name, "description": tool.description, "parameters": tool.parameters,
+               "group": tool.group or name}
+        lines.append(json.dumps(row, ensure_ascii=False))
+    for group in catalog.groups.values():
+        if group.parent:
+            continue  # a sub-group is made again from its parent's tools
+        row = {"group": group.id, "keywords": group.keywords, "core": group.core,
+               "rules": [{"when": r.when, "prefer": r.prefer, "over": r.over, "reason": r.reason}
+                         for r in group.rules]}
+        if group.curated:
+            row["summary"] = group.summary
+        lines.append(json.dumps(row, ensure_ascii=False))
+    return lines
 
 
 def load_queries(path: Path, known: set[str]) -> list[Query]:
@@ -113,8 +155,12 @@ def load_queries(path: Path, known: set[str]) -> list[Query]:
     return queries
 
 
-def measure(rank: Callable[[str], list[str]], queries: list[Query], tools: int, k: int = 5) -> Metrics:
-    """Rank the catalog for every query and compute the metrics; time the ranking alone."""
+def measure(rank: Callable[[str], list[str]], queries: list[Query], tools: int, k: int = 5,
+            loads: Callable[[str], set[str]] | None = None) -> Metrics:
+    """Rank the catalog for every query and compute the metrics; time the ranking alone.
+
+    loads(text), when given, is the set of tools find_tools would load for the request (for loaded_recall).
+    """
     r1 = rk = rr = 0.0
     started = time.perf_counter()
     rankings = [rank(q.text) for q in queries]
@@ -127,7 +173,26 @@ def measure(rank: Callable[[str], list[str]], queries: list[Query], tools: int, 
         # MRR: 1 / rank of the best-ranked gold tool, 0 when none is ranked
         rr += next((1.0 / i for i, name in enumerate(ranking, 1) if name in gold), 0.0)
     n = max(len(queries), 1)
-    return Metrics(r1 / n, rk / n, rr / n, 1000 * elapsed / n, tools, len(queries), k)
+    loaded = None
+    if loads is not None:
+        loaded = sum(len(set(q.gold) & loads(q.text)) / len(set(q.gold)) for q in queries) / n
+    return Metrics(r1 / n, rk / n, rr / n, 1000 * elapsed / n, tools, len(queries), k, loaded)
+
+
+def loaded_tools(index: Index) -> Callable[[str], set[str]]:
+    """What find_tools loads for a request, as tool names (the groups find() activates, core included)."""
+    core = {name for g in index.catalog.groups.values() if g.core for name in g.tools}
+
+    def loads(text: str) -> set[str]:
+        groups = index.catalog.groups
+        return core | {name for g in find(index, text).activate if g in groups for name in groups[g].tools}
+    return loads
+
+
+def evaluate(index: Index, queries: list[Query], k: int = 5) -> Metrics:
+    """The figures of one index on a query set: the session's ranking and find_tools' loading."""
+    rank = lambda text: [name for name, _ in index.rank_tools(text)]  # noqa: E731
+    return measure(rank, queries, len(index.names), k, loaded_tools(index))
 
 
 def report(metrics: Metrics) -> str:
@@ -139,36 +204,64 @@ def report(metrics: Metrics) -> str:
         f"recall@1       {m.recall_at_1:.3f}",
         f"recall@{m.k:<7} {m.recall_at_k:.3f}",
         f"MRR            {m.mrr:.3f}",
+        *([f"loaded recall  {m.loaded_recall:.3f}"] if m.loaded_recall is not None else []),
         f"ms per query   {m.ms_per_query:.2f}",
     ])
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = Parser(prog="ankit eval-discovery", description="Measure the tool search on a catalog and queries.")
-    parser.add_argument("--catalog", required=True, type=Path)
-    parser.add_argument("--queries", required=True, type=Path)
+    parser = Parser(prog="ankit eval-discovery", description="Measure the tool search on a catalog and queries.",
+                    epilog="--live evaluates this session's own catalog: bundled tools, tool folders, MCP servers")
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--catalog", type=Path, help="a JSONL catalog (tool lines, optional group lines)")
+    source.add_argument("--live", action="store_true", help="the catalog a session here would search")
+    parser.add_argument("--queries", type=Path, help="JSONL requests {id, query, gold}")
     parser.add_argument("--k", type=int, default=5)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--export", type=Path, metavar="PATH", help="write the catalog searched to PATH (JSONL)")
+    parser.add_argument("--refresh", action="store_true", help="with --live: list MCP tools afresh, not from cache")
     return parser
 
 
-def main(argv: list[str]) -> int:
+LiveIndex = Callable[[bool], Index]  # (refresh) -> the session's index
+
+
+def main(argv: list[str], live: LiveIndex | None = None) -> int:
     """Run eval-discovery; print the figures; 0 on success, 2 on bad arguments or input files."""
     try:
         args = _parser().parse_args(argv)
     except SystemExit as exc:
         return 0 if exc.code == 0 else 2
-    if args.k < 1:
-        print("--k must be 1 or more")
+    if args.k < 1 or not (args.queries or args.export):
+        print("--k must be 1 or more" if args.k < 1 else "give --queries FILE (or --export PATH to write the catalog)")
         return 2
     try:
-        tools = load_catalog(args.catalog)
-        queries = load_queries(args.queries, {t.name for t in tools})
+        index = _index(args, live)
+        if args.export:
+            _write(args.export, export_lines(index.catalog, index.names))
+        if not args.queries:
+            return 0
+        queries = load_queries(args.queries, set(index.names))
     except InputError as exc:
         print(exc)
         return 2
-    catalog, _problems = build_catalog(tools)
-    index = Index(catalog, tools)
-    metrics = measure(lambda text: [name for name, _ in index.rank_tools(text)], queries, len(tools), args.k)
+    metrics = evaluate(index, queries, args.k)
     print(json.dumps(metrics.as_json()) if args.json else report(metrics))
     return 0
+
+
+def _index(args, live: LiveIndex | None) -> Index:
+    if args.live:
+        if live is None:
+            raise InputError("--live needs ankit's session set-up; run it as ankit eval-discovery --live")
+        return live(args.refresh)
+    tools, groups = read_catalog(args.catalog)
+    catalog, _problems = build_catalog(tools, groups)
+    return Index(catalog, tools)
+
+
+def _write(path: Path, lines: list[str]) -> None:
+    try:
+        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"cannot write {path}: {exc.strerror}") from None

@@ -1,6 +1,7 @@
 """find_tools: what a query activates (find) and the tool the model calls, whose description embeds the catalog."""
 
 import re
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -29,15 +30,26 @@ class Outcome:
     hits: list[GroupHit] = field(default_factory=list)
 
 
+_KEYS: "weakref.WeakKeyDictionary[Catalog, dict[str, str]]" = weakref.WeakKeyDictionary()
+
+
+def _name_keys(catalog: Catalog) -> dict[str, str]:
+    """Every way to name a group: its id, a tool's name, with case and separators ignored (made once per catalog)."""
+    if catalog not in _KEYS:
+        by_key: dict[str, str] = {}
+        for group in catalog.groups.values():
+            by_key[group.id.lower()] = by_key[name_key(group.id)] = group.id
+            by_key.setdefault(name_key(group.id.split(":")[-1]), group.id)
+        for name in catalog.tools:
+            group_id = catalog.group_of(name) or name
+            by_key[name.lower()] = by_key[name_key(name)] = group_id
+        _KEYS[catalog] = by_key
+    return _KEYS[catalog]
+
+
 def _exact(catalog: Catalog, query: str) -> list[str]:
     """Groups named by the query: every word a tool name or group id ('git_log', 'web search', 'git, web')."""
-    by_key: dict[str, str] = {}
-    for group in catalog.groups.values():
-        by_key[group.id.lower()] = by_key[name_key(group.id)] = group.id
-        by_key.setdefault(name_key(group.id.split(":")[-1]), group.id)
-    for name in catalog.tools:
-        group_id = catalog.group_of(name) or name
-        by_key[name.lower()] = by_key[name_key(name)] = group_id
+    by_key = _name_keys(catalog)
     whole = query.strip().strip("`'\"").strip()
     if whole.lower() in by_key or name_key(whole) in by_key:
         return [by_key.get(whole.lower()) or by_key[name_key(whole)]]

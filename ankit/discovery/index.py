@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from ankit.discovery.boosts import Boosts
 from ankit.discovery.catalog import Catalog
 from ankit.discovery.synonyms import related
-from ankit.discovery.terms import clauses, terms
+from ankit.discovery.terms import RequestPart, request_parts
 from ankit.discovery.weights import Weights
 from ankit.tooling.toolbox import Tool
 
@@ -135,8 +135,9 @@ class Index:
                 return found
         return []
 
-    def _score_part(self, part: list[str], cache: dict) -> dict[int, float]:
+    def _score_part(self, request: RequestPart, cache: dict) -> dict[int, float]:
         w = self.weights
+        part = request.strong
         scores: dict[int, float] = defaultdict(float)
         named: dict[int, float] = defaultdict(float)
         for postings, in_name in self._matches(part, cache):
@@ -144,6 +145,9 @@ class Index:
                 scores[i] += value
             for i, value in in_name:
                 named[i] += value
+        for postings, _ in self._matches(request.weak, cache):
+            for i, value in postings:
+                scores[i] += w.weak * value
         for pair in set(zip(part, part[1:])):
             docs = self._bigrams.get(pair)
             if docs:
@@ -158,13 +162,15 @@ class Index:
 
     def score_tools(self, query: str) -> dict[int, float]:
         """Scores of the tools that match the query at all, by position in the index."""
-        parts = [p for p in (terms(c) for c in clauses(query)) if p]
+        requested = request_parts(query)
+        parts = [p.strong for p in requested if p.strong]
         cache: dict[tuple[str, float], tuple[Postings, Postings] | None] = {}
-        scores = self._score_part([t for p in parts for t in p], cache)
-        if len(parts) > 1 and scores and self.weights.clause:
+        whole = RequestPart([t for p in requested for t in p.strong], [t for p in requested for t in p.weak])
+        scores = self._score_part(whole, cache)
+        if len(requested) > 1 and scores and self.weights.clause:
             top = max(scores.values())
             best: dict[int, float] = {}
-            for part in parts:
+            for part in requested:
                 part_scores = self._score_part(part, cache)
                 part_top = max(part_scores.values(), default=0.0)
                 for i, value in part_scores.items():

@@ -2,6 +2,7 @@
 
 import re
 import unicodedata
+from dataclasses import dataclass
 from functools import lru_cache
 
 _WORD = re.compile(r"[^\W_]+")
@@ -46,13 +47,24 @@ def plain(text: str) -> str:
 def words(text: str) -> list[str]:
     """Split text into lower-case words (letters and digits of any script); apostrophes join.
 
-    An identifier in the text is split too ('getWeather' -> get, weather).
+    A mixed-case word counts whole and split: 'GitHub' -> github, git, hub; 'getWeather' -> getweather, get,
+    weather; so a brand matches as a brand, and its parts still match.
     """
+    found = []
+    for whole, pieces in _word_forms(text):
+        found.append(whole)
+        found.extend(pieces)
+    return found
+
+
+def _word_forms(text: str) -> list[tuple[str, list[str]]]:
+    """Each word of the text, lower-cased, with the pieces of a mixed-case word (none for a plain word)."""
     text = text[:_MAX_TEXT].replace("'", "").replace("\u2019", "")
     found = []
     for word in _WORD.findall(plain(text)):
-        found.extend(_CAMEL.findall(word) if not word.islower() and len(word) > 3 else [word])
-    return [w.lower() for w in found]
+        pieces = _CAMEL.findall(word) if not word.islower() and len(word) > 3 else []
+        found.append((word.lower(), [p.lower() for p in pieces] if len(pieces) > 1 else []))
+    return found
 
 
 def split_name(name: str) -> list[str]:
@@ -157,6 +169,49 @@ def stem(word: str) -> str:
 def terms(text: str) -> list[str]:
     """Search terms of free text: words minus stop words, stemmed, in order."""
     return [stem(w) for w in words(text) if w not in STOP_WORDS]
+
+
+# Text a request quotes, and tokens that are identifiers, paths, addresses or versions ('acme/web', 'web-5d8',
+# 'config.yaml', 'v1.2.3', 'user_id'): their words are what the user works on, not what they want done.
+_QUOTED = re.compile("\"[^\"\\n]{1,300}\"|\u201c[^\u201d\\n]{1,300}\u201d|`[^`\\n]{1,300}`|(?<!\\w)'[^'\\n]{1,300}'(?!\\w)")
+_EDGES = ".,;:!?()[]{}<>\"'`*"
+
+
+def _is_identifier(token: str) -> bool:
+    if any(c in token for c in "/\\@=") or ("_" in token and token.strip("_") != token.replace("_", "")):
+        return True
+    if re.search(r"[a-z]\.[a-z]", token, re.IGNORECASE):
+        return True  # a file, a host or a dotted name
+    return bool(re.search(r"\w[-.:]\w", token)) and any(c.isdigit() for c in token)
+
+
+@dataclass
+class RequestPart:
+    """One clause of a request: its terms (strong evidence) and the terms of quoted or identifier text (weak)."""
+
+    strong: list[str]
+    weak: list[str]
+
+
+def request_parts(text: str) -> list[RequestPart]:
+    """A request's clauses as terms: plain words are strong; a mixed-case word is strong whole and weak split;
+    words inside quotes, identifiers, paths and versions are weak."""
+    parts = []
+    for clause in clauses(text):
+        weak_text: list[str] = []
+        clause = _QUOTED.sub(lambda m: weak_text.append(m.group(0)) or " ", clause)
+        kept = []
+        for token in clause.split():
+            core = token.strip(_EDGES)
+            (weak_text if _is_identifier(core) else kept).append(core)
+        strong, weak = [], terms(" ".join(weak_text))
+        for whole, pieces in _word_forms(" ".join(kept)):
+            if whole not in STOP_WORDS:
+                strong.append(stem(whole))
+                weak.extend(stem(p) for p in pieces if p not in STOP_WORDS)
+        if strong or weak:
+            parts.append(RequestPart(strong, [t for t in weak if t not in strong]))
+    return parts
 
 
 def clauses(text: str) -> list[str]:

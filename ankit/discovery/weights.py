@@ -25,3 +25,4 @@ class Weights:
     prefix: float = 0.5
     min_prefix: int = 5
     idf_floor: float = 1.0
+    weak: float = 0.7  # words inside quotes, identifiers and paths, and the pieces of a mixed-case word

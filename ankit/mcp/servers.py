@@ -213,15 +213,19 @@ class McpManager:
         return [tool for server in self._servers for tool in server.tools]
 
     def group_meta(self) -> dict[str, dict]:
-        """Catalog metadata per group mcp:NAME: summary, keywords and core flag."""
-        return {f"mcp:{s.name}": {"summary": self._summary(s), "keywords": [s.name],
+        """Catalog metadata per group mcp:NAME: summary, keywords and core flag.
+
+        The server's name is a keyword only as a server is named ('the everything server', 'mcp:everything'):
+        alone, a name that is an ordinary word ('time', 'everything') weighs like any other word.
+        """
+        return {f"mcp:{s.name}": {"summary": self._summary(s), "keywords": [f"{s.name} server", f"mcp {s.name}"],
                                   "core": bool(s.config and s.config.core)} for s in self._servers}
 
     def _summary(self, server: _Server) -> str:
         client = server.client
-        text = client.instructions.split("\n\n")[0].replace("\n", " ").strip() if client else ""
+        text = client.instructions[:2000].strip() if client else ""  # the catalog makes it one clean sentence
         if text:
-            return text if len(text) <= 200 else text[:197].rstrip() + "..."
+            return text
         info = client.server_info if client else {}
         title = info.get("title") or info.get("name") or ""
         head = f"MCP server {server.name}" + (f" ({title})" if title and title != server.name else "")

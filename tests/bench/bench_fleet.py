@@ -1,0 +1,80 @@
+"""Benchmark of discovery on a real MCP fleet: eval-discovery on the exported catalog and --live, beside BM25.
+
+usage: python3 tests/bench/bench_fleet.py [--fleet DIR] [--export] [--k 5]
+Without --fleet it reads the catalog cached in tests/bench/fleet/catalog.jsonl (the fleet's bundled tools, MCP
+tools and group metadata, as `ankit eval-discovery --live --export` wrote it) and needs no server. With --fleet
+DIR (installed by tests/bench/fleet/install.sh) it also runs `ankit eval-discovery --live` in a session whose
+config is tests/bench/fleet/config.toml.in with DIR filled in; --export rewrites the cached catalog from it.
+Requests: tests/bench/fleet/queries.jsonl. Not run in CI.
+"""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from ankit.discovery.catalog import build_catalog  # noqa: E402
+from ankit.discovery.evaluation import evaluate, load_queries, measure, read_catalog  # noqa: E402
+from ankit.discovery.index import Index  # noqa: E402
+from tests.bench.bm25_baseline import BM25  # noqa: E402
+
+HERE = Path(__file__).resolve().parent / "fleet"
+CATALOG, QUERIES = HERE / "catalog.jsonl", HERE / "queries.jsonl"
+
+
+def fleet_home(fleet: Path) -> dict:
+    """A private XDG home whose config.toml lists the fleet's servers; the environment to run ankit in."""
+    home = Path(tempfile.mkdtemp(prefix="ankit-fleet-"))
+    (home / "config" / "ankit").mkdir(parents=True)
+    text = (HERE / "config.toml.in").read_text().replace("@FLEET@", str(fleet))
+    (home / "config" / "ankit" / "config.toml").write_text(text)
+    return {**os.environ, "XDG_CONFIG_HOME": str(home / "config"), "XDG_STATE_HOME": str(home / "state"),
+            "XDG_DATA_HOME": str(home / "data"), "PYTHONPATH": str(ROOT)}
+
+
+def live(env: dict, k: int, export: bool) -> dict:
+    """eval-discovery --live in the fleet's session (servers listed afresh); optionally export the catalog."""
+    argv = [sys.executable, "-m", "ankit", "eval-discovery", "--live", "--refresh", "--queries", str(QUERIES),
+            "--k", str(k), "--json"] + (["--export", str(CATALOG)] if export else [])
+    done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=300, cwd=tempfile.gettempdir())
+    if done.returncode:
+        raise SystemExit(f"eval-discovery --live failed: {done.stdout.strip()} {done.stderr.strip()}")
+    return json.loads(done.stdout)
+
+
+def row(label: str, figures: dict) -> str:
+    loaded = figures.get("loaded_recall")
+    shown = f"{loaded:>8.3f}" if loaded is not None else f"{'-':>8}"
+    return (f"{label:<26} {figures['tools']:>5} {figures['queries']:>4} {figures['recall_at_1']:>8.3f} "
+            f"{figures['recall_at_k']:>8.3f} {figures['mrr']:>6.3f} {shown} {figures['ms_per_query']:>8.2f}")
+
+
+def main(argv: list[str]) -> int:
+    """Print the fleet figures."""
+    k = int(argv[argv.index("--k") + 1]) if "--k" in argv else 5
+    fleet = Path(argv[argv.index("--fleet") + 1]) if "--fleet" in argv else None
+    results = []
+    if fleet is not None:
+        results.append(("ankit --live", live(fleet_home(fleet), k, "--export" in argv)))
+    tools, groups = read_catalog(CATALOG)
+    catalog, _ = build_catalog(tools, groups)
+    index = Index(catalog, tools)
+    queries = load_queries(QUERIES, set(index.names))
+    results.append(("ankit (exported catalog)", evaluate(index, queries, k).as_json()))
+    searchable = [t for t in tools if t.name in set(index.names)]
+    results.append(("BM25 (exported catalog)", measure(BM25(searchable).rank, queries, len(searchable), k).as_json()))
+    print(f"fleet requests: {QUERIES.relative_to(ROOT)} ({len(queries)}), k = {k}")
+    print(f"{'':<26} {'tools':>5} {'reqs':>4} {'recall@1':>8} {'recall@' + str(k):>8} {'MRR':>6} {'loaded':>8} "
+          f"{'ms/query':>8}")
+    for label, figures in results:
+        print(row(label, figures))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
