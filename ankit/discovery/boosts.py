@@ -70,7 +70,7 @@ class Boosts:
         """Add the bonuses for the request (its text and its parts' terms) to the scores, then apply the rules.
 
         A one-word keyword counts by how much of the request its group explains (the idf share of the request's
-        terms found in the group's words), compared with the leading group that explains most, squared: 'logs'
+        terms found in the group's words), compared with the leading group that explains most: 'logs'
         says git in 'show the git logs', not in 'the logs of pod web-5d8 in namespace prod'; a keyword phrase
         of two words or more counts whole. A rule decides only between groups the request already reaches.
         """
@@ -89,7 +89,7 @@ class Boosts:
                 if group_id not in shares:
                     shares[group_id] = self._share(group_id, request)
                 relative = min(1.0, shares[group_id] / best) if best else 1.0
-                self._add_group(group_id, bonus * relative ** 2, scores)
+                self._add_group(group_id, bonus * relative, scores)
         self._apply_rules(joined, scores)
 
     def _best_share(self, request: list[str], scores: dict[int, float]) -> float:
