@@ -21,6 +21,7 @@ from ankit.seams import Approver, Asker, View
 from ankit.session import Session
 from ankit.skills.library import Skill, find_skills, skill_dirs
 from ankit.skills.tool import load_skill
+from ankit.storage.checkpoints import Checkpoints
 from ankit.storage.sessions import SessionData, SessionStore, new_session_id
 from ankit.tooling.activation import Activation, habitual
 from ankit.tooling.loader import load_tools
@@ -129,12 +130,13 @@ class App:
         provider = self._provider(sid)
         if resume is None and provider is not None and not provider.defers and self.config.preload:
             self.activation.preload(self.habits())
+        checkpoints = Checkpoints(paths.state_home() / "sessions")
         return Session(
-            provider, Runner(self.tools, ctx, approve, self.config.output_cap), self.activation,
+            provider, Runner(self.tools, ctx, approve, self.config.output_cap, checkpoints), self.activation,
             self.prompt(), view=view, store=self.store(), ready=self.mcp, model=self.config.model,
             cwd=Path(resume.cwd) if resume and resume.cwd else self.cwd,  # a session keeps the folder it began in
             max_tokens=self.config.max_tokens, max_rounds=self.config.max_rounds, id=sid, resume=resume,
-            budget=Budget(self.config.max_cost, self._prices()))
+            budget=Budget(self.config.max_cost, self._prices()), checkpoints=checkpoints)
 
     def _prices(self) -> dict:
         """Prices for max_cost (only loaded when a cap is set); a malformed [prices] table is told by /usage."""

@@ -66,7 +66,10 @@ def sessions_command(argv: list[str], store) -> int:
     if action not in ("show", "rm", "export") or not rest or len(rest) > (2 if action == "export" else 1):
         raise AnkitError(f"usage: {SESSIONS_USAGE}")
     if action == "rm":
-        print(f"removed session {store.remove(rest[0])}")
+        from ankit.storage.checkpoints import Checkpoints
+        removed = store.remove(rest[0])
+        Checkpoints(store.folder).forget(removed)  # the files its /undo would have needed
+        print(f"removed session {removed}")
         return 0
     data = store.load(rest[0])
     if action == "show":

@@ -91,6 +91,16 @@ class SessionStore(Protocol):
     def save(self, data: SessionData) -> Path: ...
 
 
+class Checkpoints(Protocol):
+    """What the runner kept before calls changed files, by session and turn (storage.checkpoints.Checkpoints)."""
+
+    notes: list[str]  # paths that could not be kept, one line each, until the view is told
+
+    def begin(self, session_id: str, turn: int) -> None: ...
+
+    def undo(self, session_id: str): ...
+
+
 class Ready(Protocol):
     """Makes the tool catalog ready before a turn (MCP servers still starting list their tools first)."""
 

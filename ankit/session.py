@@ -10,7 +10,7 @@ from pathlib import Path
 from ankit.errors import AnkitError, Cancelled, ConfigError, StreamError
 from ankit.records import (Image, Message, Notice, OpaqueData, Request, StreamEnd, TextDelta, ToolCall, ToolCallDone,
                            ToolResult, Usage, UsageReport)
-from ankit.seams import NullView, Prompt, Provider, Ready, SessionStore, ToolRunner, View
+from ankit.seams import Checkpoints, NullView, Prompt, Provider, Ready, SessionStore, ToolRunner, View
 from ankit.storage.sessions import SessionData, new_session_id, title_of
 from ankit.tooling.activation import Activation, RoundTools
 from ankit.tooling.toolbox import cap_output
@@ -51,6 +51,7 @@ class Session:
     max_rounds: int = 25
     resume: InitVar[SessionData | None] = None  # a saved session to go on with
     budget: Budget | None = None  # max_cost, checked before each request
+    checkpoints: Checkpoints | None = None  # what tool calls changed, for /undo
     ledger: Ledger = field(default_factory=Ledger, init=False)
     messages: list[Message] = field(default_factory=list, init=False)
     system: str = field(default="", init=False)
@@ -90,6 +91,8 @@ class Session:
         if self.ready is not None:
             self.ready.before_turn(self.view)
         self.turn_no += 1
+        if self.checkpoints is not None:
+            self.checkpoints.begin(self.id, self.turn_no)
         if self._context:
             text = "\n\n".join([*self._context, text])
             self._context.clear()
@@ -238,6 +241,8 @@ class Session:
                     self.activation.activate([tool.group])  # a deferred tool called by name joins the set
                 self.view.tool_end(result)
                 results.append(result)
+                while self.checkpoints is not None and self.checkpoints.notes:
+                    self.view.notice(self.checkpoints.notes.pop(0))
         except (KeyboardInterrupt, Cancelled) as exc:
             ran = [r.name for r in results if r.name not in stopped]
             never = [c for c in calls if c.id not in {r.call_id for r in results}]
@@ -271,6 +276,12 @@ class Session:
         self.title = self.title or title_of(self.messages)
         self.messages[:] = messages
         self._told_overflow = False
+
+    def undo(self):
+        """Put back the files the last turn that changed any changed (a storage.checkpoints.Undone)."""
+        if self.checkpoints is None:
+            raise AnkitError("no checkpoints are kept in this session")
+        return self.checkpoints.undo(self.id)
 
     def live(self) -> list[Message]:
         """The messages requests carry: from the last /compact summary on (all of them before any)."""

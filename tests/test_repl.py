@@ -697,3 +697,56 @@ def test_context_shows_the_project_instructions(run, home):
     terminal.expect("of which project instructions")
     terminal.expect("AGENTS.md")
     assert terminal.finish() == 0
+
+
+def test_undo_restores_the_files_of_the_last_turn_byte_for_byte(run, provider_server, home):
+    work = home / "work"
+    original = "line one\r\nline two\tno newline at the end ü"
+    (work / "app.py").write_bytes(original.encode())
+    tools = home / "mytools"
+    tools.mkdir()
+    (tools / "stamp.py").write_text(  # a tool of the user's own: declaring changes() is all it takes
+        "name = 'stamp'\ndescription = 'Stamp a file.'\nneeds_approval = True\n"
+        "parameters = {'type': 'object', 'properties': {'path': {'type': 'string'}}, 'required': ['path']}\n"
+        "def changes(args, ctx):\n    return [args['path']]\n"
+        "def run(args, ctx):\n    (ctx.cwd / args['path']).write_text('stamped')\n    return 'ok'\n")
+    provider_server.push_openai(tool_calls=[("c1", "write_file", '{"path": "app.py", "content": "print(1)\\n"}'),
+                                            ("c2", "write_file", '{"path": "new.py", "content": "x = 1\\n"}')])
+    provider_server.push_openai(text="Rewrote it.")
+    provider_server.push_openai(tool_calls=[("c3", "stamp", '{"path": "app.py"}')])
+    provider_server.push_openai(text="Stamped.")
+    provider_server.push_openai(text="Understood.")
+    terminal = run("--yes", "--tools-dir", str(tools))
+    terminal.line("rewrite app.py")
+    terminal.expect("Rewrote it.")
+    terminal.line("stamp it")
+    terminal.expect("Stamped.")
+    assert (work / "app.py").read_text() == "stamped"
+    terminal.line("/undo")
+    terminal.expect("undid the file changes of turn 2:")
+    assert (work / "app.py").read_text() == "print(1)\n"
+    terminal.line("/undo")
+    terminal.expect("undid the file changes of turn 1:")
+    terminal.expect("restored ")
+    assert (work / "app.py").read_bytes() == original.encode() and not (work / "new.py").exists()
+    terminal.line("/undo")
+    terminal.expect("nothing to undo")
+    terminal.line("ok?")
+    terminal.expect("Understood.")
+    assert terminal.finish() == 0
+    told = provider_server.requests[-1].json["messages"][-1]["content"]
+    assert told.startswith("[ankit] The user undid the file changes of turn 2 with /undo") and told.endswith("ok?")
+
+
+def test_undo_refuses_a_file_changed_since(run, provider_server, home):
+    (home / "work" / "a.txt").write_text("before")
+    provider_server.push_openai(tool_calls=[("c1", "write_file", '{"path": "a.txt", "content": "model"}')])
+    provider_server.push_openai(text="Done.")
+    terminal = run("--yes")
+    terminal.line("write a.txt")
+    terminal.expect("Done.")
+    (home / "work" / "a.txt").write_text("mine now")
+    terminal.line("/undo")
+    terminal.expect("a.txt: changed outside ankit since; left as it is")
+    assert terminal.finish() == 0
+    assert (home / "work" / "a.txt").read_text() == "mine now"

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from ankit.errors import AnkitError, Cancelled, ConfigError
 from ankit.terminal.render import DIM, clip
 from ankit.tooling.toolbox import ToolContext
-from ankit.terminal.workflow import CUSTOM_HEAD, cmd_edit, cmd_init, custom_help, custom_rows
+from ankit.terminal.workflow import CUSTOM_HEAD, cmd_edit, cmd_init, cmd_undo, custom_help, custom_rows
 from ankit.usage.pricing import load_prices
 from ankit.usage.ledger import render_usage, status_line
 
@@ -310,6 +310,7 @@ COMMANDS: dict[str, Command] = {c.name: c for c in [
     Command("resume", "ID", "switch to a saved session", cmd_resume, "session"),
     Command("retry", "", "send the last message again (its reply is dropped)", cmd_retry),
     Command("mcp", "", "MCP servers and their tools", cmd_mcp),
+    Command("undo", "", "put back the files the last turn changed (again: one more)", cmd_undo),
     Command("init", "[NOTE]", "ask the model to write AGENTS.md for this project", cmd_init),
     Command("edit", "[TEXT]", "compose a message in $EDITOR (Ctrl-X Ctrl-E too)", cmd_edit),
     Command("exit", "", "leave ankit (Ctrl-D too)", cmd_exit),

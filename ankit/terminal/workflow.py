@@ -34,6 +34,20 @@ def cmd_edit(state, arg: str) -> None:
     state.send(text)
 
 
+def cmd_undo(state, arg: str) -> str:
+    """Put back the files the last turn changed; again for the turn before."""
+    done = state.session.undo()
+    if not done.turn:
+        return "nothing to undo: no file changed by a tool in this session is left to restore"
+    lines = [f"restored {visible(path)}" for path in done.restored] + [visible(line) for line in done.refused]
+    head = f"undid the file changes of turn {done.turn}"
+    if done.restored:
+        state.session.add_context(f"[ankit] The user undid the file changes of turn {done.turn} with /undo: "
+                                  f"restored {', '.join(done.restored)} to what they were before it.")
+    note = "the model is told with your next message" if done.restored else ""
+    return "\n".join([head + ":", *(f"  {line}" for line in lines), *([note] if note else [])])
+
+
 def custom_help(custom: dict, name: str) -> str:
     """One custom command's help."""
     found = custom[name]

@@ -32,6 +32,7 @@ def tool_from_module(module, path: Path, group: str) -> Tool:
         preview=getattr(module, "preview", None),
         examples=list(getattr(module, "examples", []) or []),
         source=str(path),
+        changes=getattr(module, "changes", None) if callable(getattr(module, "changes", None)) else None,
     )
 
 

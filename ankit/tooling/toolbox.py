@@ -5,6 +5,7 @@ import json
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Protocol
 
 from ankit.errors import Cancelled, ToolError
 from ankit.records import ToolCall, ToolResult, ToolSpec, ToolsLoaded
@@ -43,6 +44,7 @@ class Tool:
     preview: Callable | None = None
     examples: list[str] = field(default_factory=list)
     source: str = ""
+    changes: Callable | None = None  # changes(args, ctx) -> the paths a call will change (for checkpoints)
 
     def spec(self) -> ToolSpec:
         """The part the model sees."""
@@ -99,7 +101,7 @@ DECLINED = "the user declined this call; do not retry it, ask the user what to d
 
 
 def run_call(call: ToolCall, tool: Tool | None, ctx: ToolContext, approve: Approver, cap: int = DEFAULT_OUTPUT_CAP,
-             output: Callable[[str], None] | None = None) -> ToolResult:
+             output: Callable[[str], None] | None = None, keeper: "FileKeeper | None" = None) -> ToolResult:
     """Validate, approve and run one call; every failure becomes an error result the model sees.
 
     `output` hears the tool's live output (ctx.output); the result's summary is the user's line about it.
@@ -125,7 +127,14 @@ def run_call(call: ToolCall, tool: Tool | None, ctx: ToolContext, approve: Appro
             answer = approve(tool, args, str(text or ""))
             if isinstance(answer, str) or not answer:  # False, or the reason the user gave for the no
                 return declined(call, answer)
-        raw = _call_flexibly(tool.run, args, ctx)
+        changing = _changed_paths(tool, args, ctx) if keeper is not None else []
+        if changing:
+            keeper.keep(changing)
+        try:
+            raw = _call_flexibly(tool.run, args, ctx)
+        finally:
+            if changing:
+                keeper.settle(changing)
         output_text, loaded = (raw.text, list(raw.names)) if isinstance(raw, ToolsLoaded) else (_as_text(raw), [])
     except (Cancelled, KeyboardInterrupt):
         raise
@@ -133,6 +142,25 @@ def run_call(call: ToolCall, tool: Tool | None, ctx: ToolContext, approve: Appro
         return error(_failure(exc))
     content = cap_output(output_text, cap)
     return ToolResult(call.id, call.name, content, summary=_summary(told, output_text, cap), loaded=loaded)
+
+
+class FileKeeper(Protocol):
+    """Keeps what a call is about to change (storage.checkpoints.Checkpoints), so /undo can put it back."""
+
+    def keep(self, paths: list[Path]) -> None: ...
+
+    def settle(self, paths: list[Path]) -> None: ...
+
+
+def _changed_paths(tool: Tool, args: dict, ctx: ToolContext) -> list[Path]:
+    """The paths the tool says this call will change, under the working folder; none when it declares none."""
+    if tool.changes is None:
+        return []
+    try:
+        found = _call_flexibly(tool.changes, args, ctx) or []
+    except Exception:  # the call itself will report a bad argument; nothing to keep
+        return []
+    return [Path(ctx.cwd) / str(p) for p in found]
 
 
 def declined(call: ToolCall, answer) -> ToolResult:
@@ -212,6 +240,7 @@ class Runner:
     ctx: ToolContext
     approve: Approver
     cap: int = DEFAULT_OUTPUT_CAP
+    keeper: FileKeeper | None = None  # checkpoints before calls that declare changes()
 
     def lookup(self, name: str) -> Tool | None:
         """A known tool by name, whether or not its group is active."""
@@ -219,4 +248,4 @@ class Runner:
 
     def run(self, call: ToolCall, output: Callable[[str], None] | None = None) -> ToolResult:
         """One call to its result; a failure becomes an error result the model sees; output hears it live."""
-        return run_call(call, self.lookup(call.name), self.ctx, self.approve, self.cap, output)
+        return run_call(call, self.lookup(call.name), self.ctx, self.approve, self.cap, output, self.keeper)

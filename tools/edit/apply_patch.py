@@ -30,6 +30,11 @@ examples = [
 ]
 
 
+def changes(args: dict, ctx) -> list:
+    """Every file the patch writes, creates, deletes or renames away (kept for /undo first)."""
+    return [path for file, _, _, old in _plan(args, ctx) for path in (file.path, old) if path is not None]
+
+
 def preview(args: dict, ctx) -> str:
     """The diff of every file the patch would change, as it would end up."""
     changes = _plan(args, ctx)

@@ -27,6 +27,11 @@ needs_approval = True
 examples = ["delete the file temp.log", "remove the build folder", "rm old_backup.txt"]
 
 
+def changes(args: dict, ctx) -> list:
+    """The file or folder this call deletes (kept for /undo first)."""
+    return [_target(args, ctx)]
+
+
 def preview(args: dict, ctx) -> str:
     """Describe what would be deleted, with a count for folders."""
     path = _target(args, ctx)

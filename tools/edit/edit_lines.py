@@ -38,6 +38,11 @@ examples = [
 ]
 
 
+def changes(args: dict, ctx) -> list:
+    """The file this call edits (kept for /undo first)."""
+    return [paths.resolve(ctx, args["path"])]
+
+
 def preview(args: dict, ctx) -> str:
     """The unified diff the edit would make."""
     file, new, shown = _plan(args, ctx)

@@ -20,6 +20,11 @@ needs_approval = True
 examples = ["create a folder called src/utils", "make a new directory for the tests", "mkdir -p docs/images"]
 
 
+def changes(args: dict, ctx) -> list:
+    """The folder this call creates (removed again by /undo)."""
+    return [paths.resolve(ctx, args["path"])]
+
+
 def preview(args: dict, ctx) -> str:
     """Name the folder to be created."""
     path = paths.resolve(ctx, args["path"])

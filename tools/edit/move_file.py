@@ -30,6 +30,11 @@ examples = ["rename main.py to app.py", "move the helpers module into the lib fo
 KEYS = ("source", "destination")
 
 
+def changes(args: dict, ctx) -> list:
+    """The source and destination of the move (both kept for /undo first)."""
+    return list(_plan(args, ctx))
+
+
 def preview(args: dict, ctx) -> str:
     """Describe the move."""
     source, target = _plan(args, ctx)

@@ -30,6 +30,11 @@ examples = [
 ]
 
 
+def changes(args: dict, ctx) -> list:
+    """The file this call writes (kept for /undo first)."""
+    return [paths.resolve(ctx, args["path"])]
+
+
 def preview(args: dict, ctx) -> str:
     """The unified diff from the current file (or nothing) to the new content."""
     path = paths.resolve(ctx, args["path"])

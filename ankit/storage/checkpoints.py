@@ -1,0 +1,203 @@
+"""Checkpoints: the content a tool call is about to change, kept per session and turn so /undo can put it back.
+
+Any tool that declares `changes(args, ctx)` (the paths it will write, move, create or delete) is covered: the
+runner keeps each path's state just before the call runs and notes the state it leaves behind. /undo
+restores the last turn that changed files, and refuses a file whose current state is not the one ankit
+left (it was changed outside ankit since). Kept under the session's folder, `<sessions>/<id>.checkpoints/`.
+"""
+
+import contextlib
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+FILE_CAP = 20 * 1024 * 1024  # bytes of one file kept; bigger files are not covered (and say so)
+TREE_CAP = 2000  # files of one folder kept (a folder that is moved or deleted)
+ABSENT = "absent"
+
+
+@dataclass
+class Undone:
+    """What /undo did: files put back, and files it left alone with the reason."""
+
+    turn: int = 0
+    restored: list[str] = field(default_factory=list)
+    refused: list[str] = field(default_factory=list)
+
+
+def _digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def state_of(path: Path) -> str:
+    """A hash of what is at path now: a file's bytes, a folder's files (names and bytes), or 'absent'."""
+    if path.is_symlink():  # the link itself, never what it points to
+        return "link:" + os.readlink(path)
+    if path.is_file():
+        return "file:" + _digest(path.read_bytes())
+    if path.is_dir():
+        files = sorted((str(p.relative_to(path)), p) for p in path.rglob("*") if p.is_file())
+        listing = "\n".join(f"{rel} {_digest(p.read_bytes())}" for rel, p in files[:TREE_CAP])
+        return "dir:" + _digest(listing.encode())
+    return ABSENT
+
+
+class Checkpoints:
+    """The checkpoints of one session at a time; `begin` says which session and turn the next calls belong to."""
+
+    def __init__(self, root: Path):
+        self.root = Path(root)  # the sessions folder
+        self.session = ""
+        self.turn = 0
+        self.notes: list[str] = []  # one line per path that could not be kept, for the user
+
+    def begin(self, session_id: str, turn: int) -> None:
+        """The calls that follow belong to this session's turn."""
+        self.session, self.turn = session_id, turn
+
+    @property
+    def folder(self) -> Path:
+        return self.root / f"{self.session}.checkpoints"
+
+    def _index(self) -> list[dict]:
+        try:
+            entries = json.loads((self.folder / "index.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return []
+        return [e for e in entries if isinstance(e, dict)] if isinstance(entries, list) else []
+
+    def _write_index(self, entries: list[dict]) -> None:
+        self.folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        fd, temp = tempfile.mkstemp(dir=self.folder, prefix=".index.", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                json.dump(entries, handle, ensure_ascii=False)
+            os.replace(temp, self.folder / "index.json")
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(temp)
+            raise
+
+    def _blob(self, path: Path) -> tuple[str, int]:
+        data = path.read_bytes()
+        name = _digest(data)
+        target = self.folder / name
+        if not target.exists():
+            self.folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+            fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+        return name, path.stat().st_mode & 0o7777
+
+    def _before(self, path: Path) -> dict | None:
+        """The state to restore later, or None when it is too big to keep."""
+        if path.is_symlink():
+            return {"kind": "link", "target": os.readlink(path)}
+        if path.is_file():
+            if path.stat().st_size > FILE_CAP:
+                return None
+            blob, mode = self._blob(path)
+            return {"kind": "file", "blob": blob, "mode": mode}
+        if path.is_dir():
+            files = sorted(p for p in path.rglob("*") if p.is_file())
+            if len(files) > TREE_CAP or any(p.stat().st_size > FILE_CAP for p in files):
+                return None
+            return {"kind": "dir", "files": {str(p.relative_to(path)): self._blob(p) for p in files}}
+        return {"kind": ABSENT}
+
+    def keep(self, paths: list[Path]) -> None:
+        """Before a call: keep each path's state, unless this turn already kept it."""
+        if not self.session or not paths:
+            return
+        entries = self._index()
+        kept = {e["path"] for e in entries if e.get("turn") == self.turn}
+        for path in paths:
+            key = os.path.abspath(path)
+            if key in kept:
+                continue
+            try:
+                before = self._before(Path(key))
+            except OSError as exc:
+                before, why = None, exc.strerror or str(exc)
+            else:
+                why = "too big"
+            if before is None:
+                self.notes.append(f"{path}: not kept for /undo ({why})")
+                continue
+            entries.append({"turn": self.turn, "path": key, "before": before, "after": state_of(Path(key))})
+            kept.add(key)
+        self._write_index(entries)
+
+    def settle(self, paths: list[Path]) -> None:
+        """After a call: note the state it left, so /undo can tell a later change made outside ankit."""
+        if not self.session or not paths:
+            return
+        entries = self._index()
+        wanted = {os.path.abspath(p) for p in paths}
+        for entry in entries:
+            if entry.get("turn") == self.turn and entry.get("path") in wanted:
+                entry["after"] = state_of(Path(entry["path"]))
+        self._write_index(entries)
+
+    def undo(self, session_id: str) -> Undone:
+        """Restore the files of the latest turn that changed any (of this session); its checkpoint is used up."""
+        self.session = session_id
+        entries = self._index()
+        changed = [e for e in entries if e.get("after") != self._before_state(e)]
+        if not changed:
+            return Undone()
+        turn = max(e.get("turn", 0) for e in changed)
+        done = Undone(turn)
+        for entry in reversed([e for e in entries if e.get("turn") == turn]):
+            path = Path(entry["path"])
+            if state_of(path) != entry.get("after"):
+                done.refused.append(f"{path}: changed outside ankit since; left as it is")
+                continue
+            if entry.get("after") == self._before_state(entry):
+                continue  # the call changed nothing here (declined or failed)
+            self._restore(path, entry["before"])
+            done.restored.append(str(path))
+        self._write_index([e for e in entries if e.get("turn") != turn])
+        return done
+
+    def _before_state(self, entry: dict) -> str:
+        """The state hash of an entry's kept content, to compare with what the call left."""
+        before = entry.get("before") or {}
+        kind = before.get("kind")
+        if kind == "file":
+            return "file:" + before["blob"]
+        if kind == "link":
+            return "link:" + before["target"]
+        if kind == "dir":
+            listing = "\n".join(f"{rel} {blob}" for rel, (blob, _) in sorted(before["files"].items()))
+            return "dir:" + _digest(listing.encode())
+        return ABSENT
+
+    def _restore(self, path: Path, before: dict) -> None:
+        kind = before.get("kind")
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path)
+        elif path.exists() or path.is_symlink():
+            path.unlink()
+        if kind == "file":
+            self._put(path, before["blob"], before["mode"])
+        elif kind == "link":
+            path.parent.mkdir(parents=True, exist_ok=True)
+            os.symlink(before["target"], path)
+        elif kind == "dir":
+            path.mkdir(parents=True, exist_ok=True)
+            for rel, (blob, mode) in before["files"].items():
+                self._put(path / rel, blob, mode)
+
+    def _put(self, path: Path, blob: str, mode: int) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(self.folder / blob, path)
+        os.chmod(path, mode)
+
+    def forget(self, session_id: str) -> None:
+        """Remove a session's checkpoints (ankit sessions rm)."""
+        shutil.rmtree(self.root / f"{session_id}.checkpoints", ignore_errors=True)
