@@ -17,6 +17,7 @@ from ankit.providers import make_provider
 from ankit.providers.presets import PRESETS
 from ankit.registry import Registry
 from ankit.scrub import Scrubber
+from ankit.visible import visible
 from ankit.seams import Approver, Asker, View
 from ankit.session import Session
 from ankit.skills.library import Skill, find_skills, skill_dirs
@@ -24,7 +25,9 @@ from ankit.skills.tool import load_skill
 from ankit.storage.checkpoints import Checkpoints
 from ankit.storage.sessions import SessionData, SessionStore, new_session_id
 from ankit.tooling.activation import Activation, habitual
+from ankit.registry import BUILT_IN, Registry
 from ankit.tooling.loader import load_tools
+from ankit.tooling.permissions import Permissions
 from ankit.tooling.toolbox import Runner, Tool, ToolContext, Toolset
 from ankit.usage.budget import Budget
 from ankit.usage.pricing import load_prices
@@ -44,10 +47,11 @@ class App:
     registry: Registry | None = None
     setup_error: str = ""
     instructions: Instructions = field(default_factory=lambda: Instructions([], ""))
+    permissions: Permissions = field(default_factory=Permissions)  # the settings' rules and [a]lways answers
 
     def load(self) -> "App":
         """Load tools, skills and the catalog; MCP servers start in the background."""
-        file_tools, self.problems = load_tools(self.tool_folders())
+        file_tools, self.problems = load_tools(self.tool_folders(), reserved=BUILT_IN)
         given = [("--tools-dir", p) for p in self.config.tools_dirs] + [("--skills-dir", self.config.skills_dir)]
         self.problems += [f"{flag} {p} is not a folder; check the path" for flag, p in given if p and not p.is_dir()]
         dirs = skill_dirs(self.cwd, self.config.skills_dir, Path.home(), paths.config_home(), paths.bundled("skills"))
@@ -55,6 +59,7 @@ class App:
         self.instructions = load_instructions(self.cwd, paths.config_home())
         self.registry = Registry(file_tools, self.skills, self.config.core, self.config.catalog_mode,
                                  self.config.mcp_servers, paths.state_home() / "mcp", self.problems)
+        self.permissions = Permissions.from_rules(self.config.allow, self.config.deny)
         return self
 
     def reload_instructions(self) -> None:
@@ -131,9 +136,10 @@ class App:
         if resume is None and provider is not None and not provider.defers and self.config.preload:
             self.activation.preload(self.habits())
         checkpoints = Checkpoints(paths.state_home() / "sessions")
+        runner = Runner(self.tools, ctx, approve, self.config.output_cap, checkpoints, self.permissions, self.scrubber())
         return Session(
-            provider, Runner(self.tools, ctx, approve, self.config.output_cap, checkpoints), self.activation,
-            self.prompt(), view=view, store=self.store(), ready=self.mcp, model=self.config.model,
+            provider, runner, self.activation, self.prompt(), view=view, store=self.store(),
+            ready=self.registry if self.mcp is not None else None, model=self.config.model,
             cwd=Path(resume.cwd) if resume and resume.cwd else self.cwd,  # a session keeps the folder it began in
             max_tokens=self.config.max_tokens, max_rounds=self.config.max_rounds, id=sid, resume=resume,
             budget=Budget(self.config.max_cost, self._prices()), checkpoints=checkpoints)
@@ -173,4 +179,4 @@ def build_app(config: Config, cwd: Path | None = None) -> App:
 def warn(lines: list[str]) -> None:
     """Print start-up problems, one line each, to stderr."""
     for line in lines:
-        print(f"ankit: {line}", file=sys.stderr)
+        print(f"ankit: {visible(line)}", file=sys.stderr)

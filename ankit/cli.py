@@ -1,6 +1,7 @@
 """Command-line arguments: parse them, wire the pieces, and pick the REPL, -p or a subcommand."""
 
 import argparse
+import contextlib
 import difflib
 import os
 import sys
@@ -58,6 +59,22 @@ def _live_index(refresh: bool):
         raise InputError(f"ankit: {exc}") from None
 
 
+@contextlib.contextmanager
+def _safe_terminal_output():
+    """Subcommands' listings show outside text (tool names, titles, server errors): controls made visible on a
+    terminal; a pipe gets the exact text."""
+    from ankit.visible import VisibleStream
+    saved = sys.stdout, sys.stderr
+    try:
+        if sys.stdout.isatty():
+            sys.stdout = VisibleStream(sys.stdout)
+        if sys.stderr.isatty():
+            sys.stderr = VisibleStream(sys.stderr)
+        yield
+    finally:
+        sys.stdout, sys.stderr = saved
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run ankit; return the exit code."""
     argv = sys.argv[1:] if argv is None else argv
@@ -74,14 +91,16 @@ def main(argv: list[str] | None = None) -> int:
             print(f"ankit: {line}", file=sys.stderr)
         if command:
             from ankit.commands import run_command
-            return run_command(command, extra, config)
+            with _safe_terminal_output():
+                return run_command(command, extra, config)
         if args.prompt is not None:
             from ankit.oneshot import run_once
             return run_once(args, config)
         from ankit.terminal.repl import run_repl
         return run_repl(args, config)
     except AnkitError as exc:
-        print(f"ankit: {exc}", file=sys.stderr)
+        from ankit.visible import visible
+        print(f"ankit: {visible(str(exc))}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("\nankit: interrupted", file=sys.stderr)

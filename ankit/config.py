@@ -39,6 +39,10 @@ class Config:
     deferred: str = "auto"  # how activated tools reach the model: auto, native or append
     api: str = ""  # the OpenAI wire format: responses or chat ("" = responses on OpenAI's own host)
     preload: bool = True  # send the groups this folder's recent sessions activated from the first request
+    allow: list[str] = field(default_factory=list)  # permission rules, e.g. "run_command: pytest *"
+    deny: list[str] = field(default_factory=list)  # deny wins over allow, --yes and [a]lways
+    tool_timeout: float = 600.0  # seconds a tool's run() may take unless the tool says otherwise
+    trust: bool = False  # --trust: project-local settings and tools apply in this folder for this run
     yes: bool = False
     tools_dirs: list[Path] = field(default_factory=list)
     skills_dir: Path | None = None
@@ -64,7 +68,7 @@ KEYS: dict[str, type] = {
     "provider": str, "model": str, "base_url": str, "max_rounds": int, "retries": int,
     "idle_timeout": float, "output_cap": int, "max_tokens": int, "context_window": int,
     "core": list, "catalog_mode": str, "cache_ttl": str, "max_cost": float, "deferred": str, "api": str,
-    "preload": bool,
+    "preload": bool, "allow": list, "deny": list, "tool_timeout": float,
     "prices": dict,  # [prices."MODEL"] tables
     "mcp": dict,  # [mcp.servers.NAME] tables and start_timeout
     "web_search_url": str, "web_search_backend": str, "web_timeout": int, "web_max_bytes": int,

@@ -14,7 +14,7 @@ from ankit.terminal.calls import call_summary, result_line
 from ankit.scripting import JsonView, result_object
 from ankit.tooling.toolbox import Tool
 from ankit.usage.pricing import load_prices
-from ankit.visible import visible
+from ankit.visible import visible, visible_line
 
 
 class PrintView(View):
@@ -22,9 +22,10 @@ class PrintView(View):
 
     def __init__(self):
         self.ended_with_newline = True
+        self.terminal = _isatty(sys.stdout)  # a pipe gets the exact bytes; a terminal sees controls made visible
 
     def text(self, delta: str) -> None:
-        sys.stdout.write(visible(delta))
+        sys.stdout.write(visible(delta) if self.terminal else delta)
         sys.stdout.flush()
         self.ended_with_newline = delta.endswith("\n")
 
@@ -40,7 +41,14 @@ class PrintView(View):
         print(result_line(result, 200), file=sys.stderr)
 
     def notice(self, line: str) -> None:
-        print(f"ankit: {line}", file=sys.stderr)
+        print(f"ankit: {visible(line)}", file=sys.stderr)
+
+
+def _isatty(stream) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
 
 
 class PrintApprover:
@@ -52,7 +60,7 @@ class PrintApprover:
     def __call__(self, tool: Tool, args: dict, preview: str) -> bool:
         """True with --yes; otherwise a line on stderr saying how to allow it, and False."""
         if not self.yes:
-            print(f"ankit: {tool.name} needs approval; refused (rerun with --yes to allow it)", file=sys.stderr)
+            print(f"ankit: {visible_line(tool.name)} needs approval; refused (rerun with --yes to allow it)", file=sys.stderr)
         return self.yes
 
 
@@ -82,7 +90,7 @@ def run_once(args, config: Config) -> int:
             return 1
         session.turn(*_message(text, app, session))
     except AnkitError as exc:
-        print(f"ankit: {exc}", file=sys.stderr)
+        print(f"ankit: {visible(str(exc))}", file=sys.stderr)
         return 1
     finally:
         app.close()

@@ -13,6 +13,8 @@ from ankit.skills.tool import make_skill_tool
 from ankit.tooling.activation import Activation
 from ankit.tooling.toolbox import Tool, Toolset
 
+BUILT_IN = ("find_tools", "skill")  # ankit's own tools: no module or MCP server may take these names
+
 
 @dataclass
 class Registry:
@@ -31,6 +33,8 @@ class Registry:
     index: Index | None = field(default=None, init=False)
     mcp: object = field(default=None, init=False)  # an McpManager when servers are configured
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False)
+    late_problems: list[str] = field(default_factory=list, init=False)  # found after start (MCP name clashes)
+    _told: int = field(default=0, init=False)
 
     def __post_init__(self) -> None:
         self.activation = Activation(self.group_specs, [], all_groups=lambda: list(self.catalog.groups))
@@ -46,7 +50,13 @@ class Registry:
             tools = {t.name: t for t in self.file_tools}
             meta = {}
             if self.mcp is not None:
-                tools.update({t.name: t for t in self.mcp.tools() if t.name not in tools})
+                for tool in self.mcp.tools():
+                    if tool.name in tools or tool.name in BUILT_IN:
+                        where = tools[tool.name].source if tool.name in tools else "built in"
+                        self._problem(f"skipped the MCP tool {tool.name!r} ({tool.source}): a tool of that name "
+                                      f"already exists ({where})")
+                    else:
+                        tools[tool.name] = tool
                 meta = self.mcp.group_meta()
             tools.setdefault("skill", make_skill_tool(lambda: self.skills))
             finder = make_find_tools(lambda: self.index, self.activation.activate, self.offered, self.catalog_mode)
@@ -61,6 +71,18 @@ class Registry:
             self.activation.core = self._core_groups()
             for group in meta:
                 self.activation.forget_frozen(group)
+
+    def _problem(self, line: str) -> None:
+        if line not in self.problems and line not in self.late_problems:
+            self.late_problems.append(line)
+
+    def before_turn(self, view) -> None:
+        """MCP servers still starting list their tools first; then each MCP tool skipped for its name is told once."""
+        if self.mcp is not None:
+            self.mcp.before_turn(view)
+        for line in self.late_problems[self._told:]:
+            view.notice(line)
+        self._told = len(self.late_problems)
 
     def _core_groups(self) -> list[str]:
         wanted = ["core", *[g.id for g in self.catalog.groups.values() if g.core], *self.core]

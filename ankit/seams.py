@@ -4,7 +4,7 @@
 patched on afterwards, and nothing below `App` calls back into it. Concrete fits: `View` by
 terminal.render.TerminalView and oneshot.PrintView; `Approver` by terminal.approval.Approver and
 oneshot.PrintApprover; `ToolRunner` by tooling.toolbox.Runner; `SessionStore` by storage.sessions.SessionStore;
-`Prompt` by prompt.Prompt; `Ready` by mcp.servers.McpManager; `Provider` by providers.base.Provider.
+`Prompt` by prompt.Prompt; `Ready` by registry.Registry and mcp.servers.McpManager; `Provider` by providers.base.Provider.
 """
 
 from collections.abc import Callable, Iterator

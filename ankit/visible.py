@@ -48,3 +48,17 @@ def visible(text: str) -> str:
 def visible_line(text: str) -> str:
     """visible(text) on one line: newlines and tabs shown too (for names, titles and one-line messages)."""
     return visible(text).replace("\n", "^J").replace("\t", "^I")
+
+
+class VisibleStream:
+    """A text stream that shows controls visibly in everything written to it (for output bound for a terminal)."""
+
+    def __init__(self, inner):
+        self.inner = inner
+
+    def write(self, text: str) -> int:
+        self.inner.write(visible(text))
+        return len(text)
+
+    def __getattr__(self, name: str):
+        return getattr(self.inner, name)

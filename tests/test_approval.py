@@ -86,7 +86,7 @@ def test_always_is_remembered_for_that_tool_only(tmp_path):
     assert (tmp_path / "notes.txt").read_text() == "hello there\n"
     other = ToolCall("c3", "write_file", '{"path": "new.txt", "content": "x"}')
     assert run_call(other, BY_NAME["write_file"], ctx, approve).is_error  # another tool is asked: "n"
-    assert len(ask.questions) == 2 and approve.always == {"edit_file"}
+    assert len(ask.questions) == 2 and [str(r) for r in approve.permissions.always] == ["edit_file"]
 
 
 def test_quit_stops_the_turn(tmp_path):

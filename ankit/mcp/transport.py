@@ -174,7 +174,7 @@ class StdioTransport:
                     continue
                 try:
                     message = json.loads(line)
-                except ValueError:
+                except (ValueError, RecursionError):  # nested too deep is junk too
                     self._junk(line)
                     continue
                 for item in message if isinstance(message, list) else [message]:  # batches (2025-03-26)

@@ -243,7 +243,7 @@ def parse_input(arguments: str) -> dict:
     """A call's raw JSON arguments as the object tool_use wants ({} when they are not an object)."""
     try:
         value = json.loads(arguments or "{}", strict=False)  # small models put raw newlines in strings
-    except ValueError:
+    except (ValueError, RecursionError):
         return {}
     return value if isinstance(value, dict) else {}
 

@@ -27,7 +27,7 @@ def read_stream(settings: ProviderSettings, events: Iterable[ServerEvent]) -> It
     for event in events:
         try:
             data = json.loads(event.data)
-        except ValueError:
+        except (ValueError, RecursionError):
             continue
         if isinstance(data, dict):
             yield from state.take(settings, data.get("type") or event.event, data)

@@ -135,7 +135,7 @@ def read_json(settings: ProviderSettings, response) -> dict:
         response.close()
     try:
         body = json.loads(raw)
-    except ValueError:
+    except (ValueError, RecursionError):
         body = None
     if not isinstance(body, dict):
         raise StreamError(f"{settings.preset} sent an answer that is not a JSON object: check --base-url")
@@ -235,7 +235,7 @@ def _error_detail(raw: bytes) -> tuple[str, str]:
     text = raw.decode("utf-8", errors="replace").strip()
     try:
         body = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         return text, ""
     return error_message(body)
 

@@ -131,7 +131,7 @@ def read_stream(settings: ProviderSettings, events: Iterable[ServerEvent]) -> It
             break
         try:
             chunk = json.loads(event.data)
-        except ValueError:
+        except (ValueError, RecursionError):
             continue  # keep-alives and junk lines carry nothing
         if not isinstance(chunk, dict):
             continue

@@ -155,7 +155,7 @@ class SessionStore:
         except BaseException as error:  # an interrupt too: never leave a temp file behind
             with contextlib.suppress(OSError):
                 os.unlink(temp)
-            if isinstance(error, (OSError, TypeError, ValueError)):
+            if isinstance(error, (OSError, TypeError, ValueError, RecursionError)):
                 raise AnkitError(f"could not save session {data.id} ({error}); the previous copy is kept") from None
             raise
         self._sync_folder()
@@ -213,7 +213,7 @@ class SessionStore:
                 if not isinstance(entry, dict):
                     raise ValueError("not a JSON object")
                 _apply(data, entry)
-            except (ValueError, TypeError, KeyError, AttributeError) as error:
+            except (ValueError, TypeError, KeyError, AttributeError, RecursionError) as error:
                 self.warn(f"session {path.stem}: skipped unreadable line {number} ({type(error).__name__})")
         return data
 

@@ -1,12 +1,17 @@
 """Asking the user before a tool that changes things runs: the preview, then yes / no / always / quit."""
 
 import json
+import re
 from collections.abc import Callable
 
 from ankit.errors import Cancelled
 from ankit.terminal.keys import Keys
 from ankit.terminal.render import BOLD, CYAN, DIM, GREEN, RED, YELLOW, TerminalView, paint
+from ankit.tooling.permissions import Permissions
 from ankit.tooling.toolbox import Tool
+from ankit.visible import visible, visible_line
+
+LONG_BLANK = re.compile(r"[ \t]{12,}")  # a run of blanks that could push the rest of a command out of sight
 
 QUESTION = "[y]es / [N]o / [a]lways for this session / [q]uit turn / [e]xplain? "
 ANSWERS = {"y": "yes", "yes": "yes", "n": "no", "no": "no", "a": "always", "always": "always",
@@ -33,43 +38,61 @@ def looks_like_diff(text: str) -> bool:
     return any(line.startswith("@@") for line in text.splitlines()) or "\n+++ " in "\n" + text
 
 
-def preview_lines(tool: Tool, args: dict, preview: str, colour: bool) -> list[str]:
-    """The lines shown before the question: the tool, then its preview (a diff in colour) or its arguments."""
+def wrapped(line: str, width: int) -> list[str]:
+    """A line cut into pieces of at most width characters (never shortened: every character is shown)."""
+    width = max(width, 20)
+    return [line[i:i + width] for i in range(0, len(line), width)] or [""]
+
+
+def shown_text(text: str) -> str:
+    """Outside text as it is shown: controls visible, long runs of blanks counted rather than printed."""
+    return LONG_BLANK.sub(lambda m: f"[{len(m.group())} blanks]", visible(text))
+
+
+def preview_lines(tool: Tool, args: dict, preview: str, colour: bool, width: int = 80) -> list[str]:
+    """The lines shown before the question: the tool, then its preview (a diff in colour) or its arguments.
+
+    Everything comes from the model or the files, so it goes through visible(); nothing is cut: long lines
+    wrap onto continuation lines marked with ↪.
+    """
     text = preview.rstrip("\n") or json.dumps(args, indent=2, ensure_ascii=False)
     diff = looks_like_diff(text)
-    lines = [paint(f"{tool.name} wants to run:", BOLD, colour)]
-    for line in text.splitlines():
+    lines = [paint(f"{visible_line(tool.name)} wants to run:", BOLD, colour)]
+    for line in shown_text(text).split("\n"):
         if line.startswith("NOTE:"):  # only the label is yellow, which is hard to read on a light background
-            shown = paint("NOTE:", YELLOW, colour) + line[5:]
+            style, head, line = "", paint("NOTE:", YELLOW, colour), line[5:]
         else:
-            shown = paint(line, diff_style(line) if diff else BOLD if line.startswith("$ ") else "", colour)
-        lines.append("  " + shown)
+            style, head = (diff_style(line) if diff else BOLD if line.startswith("$ ") else ""), ""
+        for number, piece in enumerate(wrapped(line, width - 4)):
+            lines.append(("  " if number == 0 else "  ↪ ") + (head if number == 0 else "") + paint(piece, style, colour))
     return lines
 
 
 class Approver:
-    """The REPL's approval callback: shows the preview and asks; remembers 'always' per tool for the session."""
+    """The REPL's approval callback: shows the preview and asks; 'always' is remembered narrowly (a shell
+    command's program and subcommand, a web origin) in the permissions for the rest of the session."""
 
-    def __init__(self, view: TerminalView, ask: Callable[[str], str], yes: bool = False, keys: Keys | None = None):
+    def __init__(self, view: TerminalView, ask: Callable[[str], str], yes: bool = False, keys: Keys | None = None,
+                 permissions: Permissions | None = None):
         self.view = view
         self.ask = ask
         self.yes = yes
         self.keys = keys  # on a terminal: answers are single keys, reasons are edited lines
-        self.always: set[str] = set()
+        self.permissions = permissions if permissions is not None else Permissions()
 
     def __call__(self, tool: Tool, args: dict, preview: str) -> bool | str:
         """True to run the call, False (or the user's reason) to decline it; raises Cancelled to stop the turn."""
-        if self.yes or tool.name in self.always:
+        if self.yes or self.permissions.decide(tool.name, args)[0] == "allow":
             return True
         self.view.newline()
-        for line in preview_lines(tool, args, preview, self.view.colour):
+        for line in preview_lines(tool, args, preview, self.view.colour, self.view.width()):
             self.view.write(line + "\n")
         answer, reason = self._answer()
         if answer == "no":
             return reason or False
         if answer == "always":
-            self.always.add(tool.name)
-            self.view.line(f"{tool.name} is approved for the rest of this session", DIM)
+            covered = self.permissions.remember(tool.name, args)
+            self.view.line(f"approved for the rest of this session: {covered}", DIM)
         if answer == "quit":
             raise Cancelled("cancelled at the approval prompt")
         self.view.waiting()  # the live line of the call, now running

@@ -31,7 +31,7 @@ def status_label(call: ToolCall) -> str:
 def _arguments(call: ToolCall):
     try:
         return json.loads(call.arguments or "{}", strict=False)
-    except ValueError:
+    except (ValueError, RecursionError):  # arguments nested too deep are shown as text
         return None
 
 

@@ -50,7 +50,7 @@ class Inline:
     def end(self) -> list[str]:
         """The line ended: what was held is shown as typed, and every style is closed."""
         out = self._decide(" ") if self.held else []
-        if self.link is not None:
+        while self.link is not None:  # a "[" inside an unfinished link opens another: never drop text
             out += self._literal_link()
         styled = self.bold or self.italic or self.code
         self.bold = self.italic = False

@@ -84,6 +84,7 @@ class TerminalView(View):
         self.wait_label = ""  # set while a turn runs: the spinner comes back between rounds
         self.running: tuple[str, Tail] | None = None  # the tool call running now: its label and output tail
         self.outputs: deque[Output] = deque(maxlen=SHOW_CALLS)
+        self._cr = ""  # a carriage return held back from the last reply piece
 
     def waiting(self, label: str | None = None) -> None:
         """Show what ankit waits for (the model, or the tool running), on a terminal only, until the next output."""
@@ -119,9 +120,9 @@ class TerminalView(View):
         return terminal_width()
 
     def line(self, text: str = "", style: str = "") -> None:
-        """Print one line of ankit's own output, on a fresh line."""
+        """Print one line on a fresh line; whatever outside text it holds is shown with controls visible."""
         self.newline()
-        self.write(paint(text, style, self.colour) + "\n")
+        self.write(paint(visible(text), style, self.colour) + "\n")
 
     def newline(self) -> None:
         """Move to a fresh line if the cursor is not at one."""
@@ -129,10 +130,14 @@ class TerminalView(View):
             self.write("\n")
 
     def text(self, delta: str) -> None:
+        delta, self._cr = self._cr + delta, ""
+        if delta.endswith("\r"):  # maybe half of a CR LF: decided with the next piece
+            delta, self._cr = delta[:-1], "\r"
         self.write(self.markdown.feed(visible(delta)))
 
     def reply_end(self) -> None:
-        self.write(self.markdown.end())
+        self.write(self.markdown.feed(visible(self._cr)) + self.markdown.end())
+        self._cr = ""
         self.markdown = self._markdown()  # an unclosed fence must not colour the next reply
         self.newline()
 
@@ -157,7 +162,8 @@ class TerminalView(View):
 
     def notice(self, line: str) -> None:
         # only the label is yellow: yellow text is hard to read on a light background
-        self.line(f"{paint('ankit:', YELLOW, self.colour)} {line}")
+        self.newline()
+        self.write(f"{paint('ankit:', YELLOW, self.colour)} {visible(line)}\n")
 
     def status(self, line: str) -> None:
         """The dim line after a reply."""

@@ -224,7 +224,8 @@ def run_repl(args, config: Config) -> int:
         state.custom, problems = load_commands(command_dirs(app.cwd, paths.config_home()), {*COMMANDS, *ALIASES})
         warn([visible(p) for p in problems])
         reader = LineReader(paths.state_home() / "history", view.colour, lambda before: completions(state, before))
-        state.approve = Approver(view, reader.ask, yes=config.yes, keys=reader.keys)
+        state.approve = Approver(view, reader.ask, yes=config.yes, keys=reader.keys,
+                                 permissions=app.permissions)
         resume = app.resumed(args)
         open_session(state, resume)
         view.line(banner(state), DIM)

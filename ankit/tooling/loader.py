@@ -5,6 +5,7 @@ import importlib.util
 import sys
 from pathlib import Path
 
+from ankit.tooling.limits import import_with_limit
 from ankit.tooling.schema import check_schema
 from ankit.tooling.toolbox import Tool
 
@@ -33,6 +34,7 @@ def tool_from_module(module, path: Path, group: str) -> Tool:
         examples=list(getattr(module, "examples", []) or []),
         source=str(path),
         changes=getattr(module, "changes", None) if callable(getattr(module, "changes", None)) else None,
+        time_limit=getattr(module, "time_limit", None),
     )
 
 
@@ -46,7 +48,7 @@ def load_module(path: Path):
     module = importlib.util.module_from_spec(spec)
     sys.modules[mod_name] = module
     try:
-        spec.loader.exec_module(module)
+        import_with_limit(lambda: spec.loader.exec_module(module))
     except BaseException:
         sys.modules.pop(mod_name, None)
         raise
@@ -63,8 +65,11 @@ def module_paths(folder: Path) -> list[tuple[Path, str]]:
     return [(p, g) for p, g in found if not p.name.startswith(("_", "test_"))]
 
 
-def load_tools(folders: list[Path]) -> tuple[list[Tool], list[str]]:
-    """Load every tool module from the folders in order; return the tools and one line per skipped module."""
+def load_tools(folders: list[Path], reserved: tuple[str, ...] = ()) -> tuple[list[Tool], list[str]]:
+    """Load every tool module from the folders in order; return the tools and one line per skipped module.
+
+    The first module to take a name keeps it; a later one, or one taking a reserved (built-in) name, is skipped.
+    """
     tools: dict[str, Tool] = {}
     problems: list[str] = []
     for folder in folders:
@@ -73,8 +78,13 @@ def load_tools(folders: list[Path]) -> tuple[list[Tool], list[str]]:
         for path, group in module_paths(folder):
             try:
                 tool = tool_from_module(load_module(path), path, group)
-            except (Exception, SystemExit) as exc:
+            except KeyboardInterrupt:
+                raise
+            except BaseException as exc:  # SystemExit, a hang abandoned, anything: the module is skipped
                 problems.append(f"skipped {path}: {_describe(exc)}")
+                continue
+            if tool.name in reserved:
+                problems.append(f"skipped {path}: the tool name {tool.name!r} belongs to ankit's built-in tool")
                 continue
             if tool.name in tools:
                 problems.append(f"skipped {path}: duplicate tool name {tool.name!r} (already from {tools[tool.name].source})")
@@ -86,5 +96,10 @@ def load_tools(folders: list[Path]) -> tuple[list[Tool], list[str]]:
 def _describe(exc: BaseException) -> str:
     if isinstance(exc, SyntaxError):
         return f"syntax error at line {exc.lineno}: {exc.msg}"
-    text = str(exc).splitlines()[0] if str(exc) else ""
+    try:
+        text = str(exc).splitlines()[0] if str(exc) else ""
+    except Exception:  # an exception whose __str__ fails
+        text = ""
+    if isinstance(exc, TimeoutError):
+        return text
     return f"{type(exc).__name__}: {text}" if not isinstance(exc, ValueError) else text

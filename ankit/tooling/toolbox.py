@@ -9,6 +9,9 @@ from typing import Protocol
 
 from ankit.errors import Cancelled, ToolError
 from ankit.records import ToolCall, ToolResult, ToolSpec, ToolsLoaded
+from ankit.scrub import Scrubber
+from ankit.tooling.limits import DEFAULT_TIME_LIMIT, MAX_DEPTH, ToolTimeout, call_with_limit, too_deep
+from ankit.tooling.permissions import Permissions
 from ankit.tooling.schema import validate
 
 DEFAULT_OUTPUT_CAP = 64 * 1024
@@ -45,6 +48,7 @@ class Tool:
     examples: list[str] = field(default_factory=list)
     source: str = ""
     changes: Callable | None = None  # changes(args, ctx) -> the paths a call will change (for checkpoints)
+    time_limit: float | Callable | None = None  # seconds run() may take: a number, or a function of the args
 
     def spec(self) -> ToolSpec:
         """The part the model sees."""
@@ -57,6 +61,16 @@ class Tool:
         if callable(self.needs_approval):
             return bool(_call_flexibly(self.needs_approval, args, ctx))
         return bool(self.needs_approval)
+
+    def limit(self, args: dict, ctx: ToolContext) -> float:
+        """The seconds this call may run: the tool's own limit, else the config's tool_timeout, else the default."""
+        own = _call_flexibly(self.time_limit, args, ctx) if callable(self.time_limit) else self.time_limit
+        if own is None:
+            own = ctx.config.get("tool_timeout") if isinstance(ctx.config, dict) else None
+        try:
+            return float(own) if own is not None else DEFAULT_TIME_LIMIT
+        except (TypeError, ValueError):
+            return DEFAULT_TIME_LIMIT
 
 
 def _call_flexibly(fn: Callable, args: dict, ctx: ToolContext):
@@ -89,8 +103,12 @@ def parse_arguments(raw: str) -> dict:
         value = json.loads(raw, strict=False)
     except json.JSONDecodeError as exc:
         raise ValueError(f"arguments are not valid JSON ({exc.msg} at position {exc.pos})") from None
+    except RecursionError:
+        raise ValueError(f"arguments nest too deeply (more than {MAX_DEPTH} levels); send flatter arguments") from None
     if not isinstance(value, dict):
         raise ValueError("arguments must be a JSON object")
+    if too_deep(value):
+        raise ValueError(f"arguments nest too deeply (more than {MAX_DEPTH} levels); send flatter arguments")
     return value
 
 
@@ -101,28 +119,32 @@ DECLINED = "the user declined this call; do not retry it, ask the user what to d
 
 
 def run_call(call: ToolCall, tool: Tool | None, ctx: ToolContext, approve: Approver, cap: int = DEFAULT_OUTPUT_CAP,
-             output: Callable[[str], None] | None = None, keeper: "FileKeeper | None" = None) -> ToolResult:
-    """Validate, approve and run one call; every failure becomes an error result the model sees.
+             output: Callable[[str], None] | None = None, keeper: "FileKeeper | None" = None,
+             permissions: Permissions | None = None, scrub: Scrubber | None = None) -> ToolResult:
+    """Check the arguments and the rules, approve, and run one call under its time limit; every failure becomes
+    an error result the model sees, and secrets are scrubbed from what comes back and from the live output.
 
     `output` hears the tool's live output (ctx.output); the result's summary is the user's line about it.
     """
+    scrub = scrub or Scrubber()
 
     def error(text: str, summary: str = "") -> ToolResult:
-        return ToolResult(call.id, call.name, cap_output(f"Error: {text}", cap), True, summary or text)
+        text = scrub.text(text)
+        return ToolResult(call.id, call.name, cap_output(f"Error: {text}", cap), True, scrub.text(summary) or text)
 
     if tool is None:
         return error(f"unknown tool {call.name!r}; call find_tools to discover tools", f"unknown tool {call.name}")
-    try:
-        args = parse_arguments(call.arguments)
-    except ValueError as exc:
-        return error(str(exc))
-    problems = validate(args, tool.parameters)
-    if problems:
-        return error("; ".join(problems[:5]))
     told: list[str] = []
-    ctx = replace(ctx, output=output or (lambda text: None), summarize=told.append)
+    live = output or (lambda text: None)
+    ctx = replace(ctx, output=lambda text: live(scrub.text(text)), summarize=told.append)
+    limit = DEFAULT_TIME_LIMIT
     try:
-        if tool.wants_approval(args, ctx):
+        args = _checked_arguments(call, tool)
+        decision, rule = (permissions or Permissions()).decide(tool.name, args)
+        if decision == "deny":
+            return error(f"refused by the rule {rule!r} in the settings; do not retry it, ask the user",
+                         f"refused by the rule {rule!r}")
+        if decision == "ask" and tool.wants_approval(args, ctx):
             text = _call_flexibly(tool.preview, args, ctx) if tool.preview else ""
             answer = approve(tool, args, str(text or ""))
             if isinstance(answer, str) or not answer:  # False, or the reason the user gave for the no
@@ -130,18 +152,42 @@ def run_call(call: ToolCall, tool: Tool | None, ctx: ToolContext, approve: Appro
         changing = _changed_paths(tool, args, ctx) if keeper is not None else []
         if changing:
             keeper.keep(changing)
+        limit = tool.limit(args, ctx)
         try:
-            raw = _call_flexibly(tool.run, args, ctx)
+            raw = call_with_limit(lambda: _call_flexibly(tool.run, args, ctx), limit)
         finally:
             if changing:
                 keeper.settle(changing)
         output_text, loaded = (raw.text, list(raw.names)) if isinstance(raw, ToolsLoaded) else (_as_text(raw), [])
+        output_text = scrub.text(output_text)
+    except BadArguments as exc:
+        return error(_text_of(exc))
+    except ToolTimeout:
+        return error(f"{tool.name} did not finish within {limit:g} s and was stopped (tool_timeout)",
+                     f"stopped after {limit:g} s (tool_timeout)")
     except (Cancelled, KeyboardInterrupt):
         raise
-    except Exception as exc:  # a tool's failure is the model's information, not a crash
+    except BaseException as exc:  # SystemExit and RecursionError too: a tool's failure is information, not a crash
         return error(_failure(exc))
     content = cap_output(output_text, cap)
-    return ToolResult(call.id, call.name, content, summary=_summary(told, output_text, cap), loaded=loaded)
+    return ToolResult(call.id, call.name, content, summary=scrub.text(_summary(told, output_text, cap)),
+                      loaded=loaded)
+
+
+class BadArguments(ValueError):
+    """A call's arguments that cannot be used: not JSON, too deep, or not what the schema asks for."""
+
+
+def _checked_arguments(call: ToolCall, tool: Tool) -> dict:
+    """The call's arguments, parsed and validated; BadArguments says what is wrong."""
+    try:
+        args = parse_arguments(call.arguments)
+    except ValueError as exc:
+        raise BadArguments(str(exc)) from None
+    problems = validate(args, tool.parameters)
+    if problems:
+        raise BadArguments("; ".join(problems[:5]))
+    return args
 
 
 class FileKeeper(Protocol):
@@ -188,10 +234,21 @@ def cut_note(sent: int, total: int) -> str:
     return f"{sent:,} of {shown} characters sent"
 
 
-def _failure(exc: Exception) -> str:
+def _text_of(exc: BaseException) -> str:
+    """str(exc), even for an exception whose __str__ itself fails."""
+    try:
+        return str(exc)
+    except Exception:
+        return ""
+
+
+def _failure(exc: BaseException) -> str:
     """A tool's own error classes already say what went wrong; a builtin one needs its name for context."""
     own = isinstance(exc, ToolError) or type(exc).__module__.startswith("ankit_tool")  # tool modules and their _common helpers
-    return str(exc) if own and str(exc) else f"{type(exc).__name__}: {exc}"
+    text = _text_of(exc)
+    if isinstance(exc, SystemExit):
+        return f"the tool called exit({text or 0}); ankit kept running"
+    return text if own and text else f"{type(exc).__name__}: {text}"
 
 
 def _as_text(output) -> str:
@@ -241,6 +298,8 @@ class Runner:
     approve: Approver
     cap: int = DEFAULT_OUTPUT_CAP
     keeper: FileKeeper | None = None  # checkpoints before calls that declare changes()
+    permissions: Permissions = field(default_factory=Permissions)  # allow/deny rules and [a]lways answers
+    scrub: Scrubber = field(default_factory=Scrubber)  # secrets out of tool output before anyone sees it
 
     def lookup(self, name: str) -> Tool | None:
         """A known tool by name, whether or not its group is active."""
@@ -248,4 +307,5 @@ class Runner:
 
     def run(self, call: ToolCall, output: Callable[[str], None] | None = None) -> ToolResult:
         """One call to its result; a failure becomes an error result the model sees; output hears it live."""
-        return run_call(call, self.lookup(call.name), self.ctx, self.approve, self.cap, output, self.keeper)
+        return run_call(call, self.lookup(call.name), self.ctx, self.approve, self.cap, output, self.keeper,
+                        self.permissions, self.scrub)

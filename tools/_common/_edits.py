@@ -4,7 +4,6 @@ import difflib
 from dataclasses import dataclass
 from pathlib import Path
 
-DIFF_CAP = 30_000
 
 
 class EditError(Exception):
@@ -64,9 +63,7 @@ def diff(old: str | None, new: str | None, shown: str) -> str:
     text = "".join(out)
     if not text:
         return f"(no change to {shown})\n"
-    if len(text) > DIFF_CAP:
-        text = text[:DIFF_CAP] + f"\n[... diff cut at {DIFF_CAP} characters ...]\n"
-    return text
+    return text  # never cut: an approval must show every change, a hidden one beyond a cut included
 
 
 def summary(old: str, new: str) -> str:

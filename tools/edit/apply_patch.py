@@ -36,10 +36,24 @@ def changes(args: dict, ctx) -> list:
 
 
 def preview(args: dict, ctx) -> str:
-    """The diff of every file the patch would change, as it would end up."""
+    """Every change the patch would make: what happens to each file (created, changed, renamed, deleted), with
+    its diff, and a note for each path outside the working folder."""
     changes = _plan(args, ctx)
-    note = "".join(paths.outside_note({"p": str(c[0].path)}, ctx, ("p",)) for c in changes)
-    return note + "".join(edits.diff(c[0].content if c[0].exists else None, c[1], c[2]) for c in changes)
+    touched = [str(c[0].path) for c in changes] + [str(c[3]) for c in changes if c[3] is not None]
+    note = paths.outside_note({str(n): p for n, p in enumerate(touched)}, ctx, tuple(map(str, range(len(touched)))))
+    return note + "".join(_change(c, ctx) for c in changes)
+
+
+def _change(change, ctx) -> str:
+    """One file's part of the preview: a line saying what happens to it, then its diff."""
+    file, new, shown, moved_from = change
+    if new is None:
+        return f"delete {shown}\n" + edits.diff(file.content, None, shown)
+    if moved_from is not None:
+        old_shown = paths.show(ctx, moved_from)
+        body = edits.diff(file.content, new, shown) if new != file.content else "(content unchanged)\n"
+        return f"rename {old_shown} -> {shown}\n" + body
+    return f"{'change' if file.exists else 'create'} {shown}\n" + edits.diff(file.content if file.exists else None, new, shown)
 
 
 def run(args: dict, ctx) -> str:

@@ -36,6 +36,11 @@ examples = [
 ]
 
 
+def time_limit(args: dict) -> float:
+    """ankit's limit on run(): past the command's own timeout, by which time the command was killed."""
+    return _timeout(args) + 30
+
+
 def preview(args: dict, ctx) -> str:
     """The command and the folder it runs in."""
     folder = paths.resolve(ctx, args.get("cwd"))

@@ -1,0 +1,82 @@
+"""Security: approvals remember narrowly, settings' deny rules win, and a patch shows every change it makes."""
+
+import json
+
+from ankit.records import ToolCall
+from ankit.tooling.toolbox import ToolContext, run_call
+from tests.test_approval import BY_NAME, approver
+from tests.test_oneshot import ankit
+
+
+def shell(command: str, call_id: str = "c1") -> ToolCall:
+    return ToolCall(call_id, "run_command", json.dumps({"command": command}))
+
+
+def test_always_for_one_shell_command_covers_its_program_and_subcommand_only(tmp_path):
+    approve, ask, out = approver("a", "n", "n", "n", "n")
+    ctx, tool = ToolContext(cwd=tmp_path), BY_NAME["run_command"]
+    assert not run_call(shell("git status"), tool, ctx, approve).is_error  # answered "a"
+    assert "approved for the rest of this session: run_command: git status" in out.getvalue()
+    assert not run_call(shell("git status --short"), tool, ctx, approve).is_error  # covered: not asked
+    for command in ("touch PWNED", "git status; touch PWNED", "git status && touch PWNED", "git push"):
+        assert run_call(shell(command), tool, ctx, approve).is_error  # each one asked, and declined
+    assert len(ask.questions) == 5 and not (tmp_path / "PWNED").exists()
+
+
+def test_always_never_covers_interpreters_running_inline_code(tmp_path):
+    approve, ask, _ = approver("a", "n")
+    ctx, tool = ToolContext(cwd=tmp_path), BY_NAME["run_command"]
+    run_call(shell("python3 -c 'print(1)'"), tool, ctx, approve)
+    result = run_call(shell("python3 -c 'open(\"PWNED\", \"w\")'"), tool, ctx, approve)
+    assert result.is_error and len(ask.questions) == 2 and not (tmp_path / "PWNED").exists()
+
+
+def write_config(tmp_path, text: str) -> None:
+    folder = tmp_path / "config" / "ankit"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "config.toml").write_text(text)
+
+
+def test_allow_rules_run_without_asking_but_never_an_appended_command(provider_server, tmp_path):
+    write_config(tmp_path, 'allow = ["run_command: echo *"]\n')
+    provider_server.push_openai(tool_calls=[("c1", "run_command", '{"command": "echo allowed"}'),
+                                            ("c2", "run_command", '{"command": "echo hi; touch PWNED"}'),
+                                            ("c3", "run_command", '{"command": "echo $(touch PWNED)"}')])
+    provider_server.push_openai(text="ok")
+    done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "-p", "go")
+    assert done.returncode == 0, done.stderr
+    results = {m["tool_call_id"]: m["content"] for m in provider_server.requests[1].json["messages"] if m["role"] == "tool"}
+    assert "allowed" in results["c1"] and "declined" in results["c2"] and "declined" in results["c3"]
+    assert not (tmp_path / "work" / "PWNED").exists()
+
+
+def test_deny_wins_over_allow_and_yes(provider_server, tmp_path):
+    write_config(tmp_path, 'allow = ["run_command"]\ndeny = ["run_command: rm *", "write_file: *.env"]\n')
+    (tmp_path / "work").mkdir()
+    (tmp_path / "work" / "keep.txt").write_text("x")
+    provider_server.push_openai(tool_calls=[("c1", "run_command", '{"command": "ls && rm keep.txt"}'),
+                                            ("c2", "write_file", '{"path": ".env", "content": "X=1"}')])
+    provider_server.push_openai(text="ok")
+    done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "--yes", "-p", "go")
+    assert done.returncode == 0, done.stderr
+    results = [m["content"] for m in provider_server.requests[1].json["messages"] if m["role"] == "tool"]
+    assert all("refused by the rule" in r for r in results), results
+    assert (tmp_path / "work" / "keep.txt").exists() and not (tmp_path / "work" / ".env").exists()
+
+
+def test_a_patch_preview_shows_renames_and_deletions_and_paths_outside(tmp_path):
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "old.py").write_text("a = 1\n")
+    (work / "gone.py").write_text("b = 2\n")
+    (tmp_path / "outside.txt").write_text("c = 3\n")
+    patch = ("--- a/old.py\n+++ b/new.py\n"
+             "--- a/gone.py\n+++ /dev/null\n@@ -1 +0,0 @@\n-b = 2\n"
+             "--- a/../outside.txt\n+++ b/../outside.txt\n@@ -1 +1 @@\n-c = 3\n+c = 4\n")
+    approve, ask, out = approver("n")
+    result = run_call(ToolCall("c1", "apply_patch", json.dumps({"patch": patch})), BY_NAME["apply_patch"],
+                      ToolContext(cwd=work), approve)
+    shown = out.getvalue()
+    assert result.is_error and "rename old.py -> new.py" in shown
+    assert "delete gone.py" in shown and "-b = 2" in shown
+    assert "outside the working folder" in shown and "+c = 4" in shown
