@@ -1,5 +1,6 @@
 """Subcommands that need no model: tools, skills, usage, mcp, sessions."""
 
+import os
 import sys
 from datetime import datetime
 
@@ -33,13 +34,22 @@ def live_index(config: Config, refresh: bool = False):
         app.close()
 
 
+def output_width() -> int:
+    """The terminal's width when printing to one; 0 (no limit) when piped, so nothing is cut."""
+    try:
+        return os.get_terminal_size(sys.stdout.fileno()).columns if sys.stdout.isatty() else 0
+    except (OSError, ValueError):
+        return 0
+
+
 def run_command(command: str, argv: list[str], config: Config) -> int:
     """Dispatch a subcommand; print its output; return the exit code."""
     if command == "usage":
         from ankit.storage.sessions import SessionStore
         from ankit.usage.ledger import usage_summary
         from ankit.usage.pricing import load_prices
-        print(usage_summary(SessionStore(paths.state_home() / "sessions"), load_prices(config.prices), datetime.now()))
+        print(usage_summary(SessionStore(paths.state_home() / "sessions"), load_prices(config.prices), datetime.now(),
+                            output_width()))
         return 0
     if command == "sessions":
         from ankit.storage.sessions import SessionStore
@@ -60,7 +70,7 @@ def sessions_command(argv: list[str], store) -> int:
     from ankit.terminal.overview import sessions_listing
     from ankit.visible import visible
     if not argv:
-        print(sessions_listing(store))
+        print(sessions_listing(store, output_width()))
         return 0
     action, rest = argv[0], argv[1:]
     if action not in ("show", "rm", "export") or not rest or len(rest) > (2 if action == "export" else 1):
@@ -98,9 +108,9 @@ def _with_app(command: str, argv: list[str], app: App) -> int:
         if argv:
             if argv[0] not in app.catalog.groups:
                 raise AnkitError(group_text(app, argv[0]))
-            print(group_text(app, argv[0]))
+            print(group_text(app, argv[0], output_width()))
             return 0
-        print(tools_listing(app))
+        print(tools_listing(app, output_width()))
         return 0
     if command == "skills":
         from ankit.skills.tool import skills_command

@@ -3,6 +3,7 @@
 import io
 import json
 import re
+import sys
 import time
 
 from ankit.records import ToolCall, ToolResult
@@ -204,4 +205,23 @@ def test_a_markdown_reply_with_every_element_in_the_real_repl(run, provider_serv
         "grep      │        searches        │ 20", "", "```sh", "ls -l  # list", "```", "done", shown[start + 26]]
     assert "gpt-4o" in shown[start + 26]  # the status line
     assert b"\x1b[35mls\x1b[0m" not in term.raw and b"\x1b[2;3m# list\x1b[0m" in term.raw  # highlighted comment
+    assert term.finish() == 0
+
+
+def test_show_prints_a_short_output_and_pages_a_long_one(run, provider_server, home):
+    paged = home / "paged.txt"
+    provider_server.push_openai(tool_calls=shell_call("seq 1 3", "c1"))
+    provider_server.push_openai(tool_calls=shell_call("seq 1 500", "c2"))
+    provider_server.push_openai(text="Counted twice.")
+    pager = f"{sys.executable} -c \"import sys; open('{paged}', 'w').write(sys.stdin.read())\""
+    term = run("--yes", PAGER=pager)
+    term.line("count")
+    term.expect("Counted twice.")
+    term.line("/show 2")
+    assert term.expect("\n> ").splitlines()[-4:] == ["$ seq 1 3", "1", "2", "3"]
+    term.line("/show")
+    term.prompt()
+    assert paged.read_text().splitlines() == ["$ seq 1 500", *map(str, range(1, 501))]
+    term.line("/show 3")
+    term.expect("/show N: N from 1 (the last call) to 2")
     assert term.finish() == 0

@@ -46,3 +46,17 @@ def test_a_group_lists_its_tools_and_whether_they_ask(app):
     assert re.search(r"\n  git_commit  asks first ", text)
     assert re.search(r"\n  git_log     read-only ", text)
     assert "no group 'nope'; known groups: " in group_text(app, "nope")
+
+
+def test_every_listing_fits_the_width(app, tmp_path):
+    from ankit.storage.sessions import SessionData, SessionStore
+    from ankit.terminal.overview import context_text, sessions_listing, tools_listing
+    store = SessionStore(tmp_path / "sessions")
+    store.save(SessionData("20261130-101500-ab12", "2026-11-30T10:15:00", "/w", "local", "a-rather-long-model-name",
+                           title="a title that goes on and on and on and on and on"))
+    for width in (40, 60):
+        for text in (tools_listing(app, width), tools_text(app, width), group_text(app, "core", width),
+                     sessions_listing(store, width)):
+            assert all(len(line) <= width for line in text.splitlines()), text
+            assert any(line.endswith("…") for line in text.splitlines())
+    assert "a title that goes on and on and on and on and on" in sessions_listing(store, 0)  # piped: whole

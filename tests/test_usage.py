@@ -198,3 +198,24 @@ def test_usage_summary_says_how_many_rounds_had_no_report(tmp_path, prices):
     text = usage_summary(SessionStore(folder), prices, datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc))
     assert next(line for line in text.splitlines() if line.startswith("all time")).split()[2:4] == ["3", "100"]
     assert text.endswith("\n2 of the rounds had no usage report from the provider: not counted.")
+
+
+def test_usage_shows_the_last_ten_rounds_and_says_how_many_are_left_out(prices):
+    rounds = [rec(turn, 1, used(1000 + turn, 0, 0, 10)) for turn in range(1, 13)]
+    text = render_usage(Ledger(rounds), prices)
+    assert "… 2 earlier rounds (/usage all)" in text
+    assert "\n1.1 " not in text and "\n2.1 " not in text and "\n3.1 " in text and "\n12.1 " in text
+    every = render_usage(Ledger(rounds), prices, every=True)
+    assert "earlier rounds" not in every and "\n1.1 " in every
+
+
+def test_usage_texts_fit_the_width_and_notes_wrap_at_spaces(tmp_path, prices, session_rounds):
+    unknown = session_rounds + [rec(3, 1, used(10, 0, 0, 1), model="a-model-without-any-price-at-all")]
+    for width in (40, 60, 80):
+        lines = render_usage(Ledger(unknown), prices, width).splitlines()
+        assert all(len(line) <= width or len(line.split()) == 1 for line in lines), width  # a word is never cut
+        assert "? price unknown for a-model-without-any-price-at-all (not counted)" in " ".join(l.strip() for l in lines)
+    store = SessionStore(tmp_path)
+    store.save(SessionData("s1", "2026-11-30T10:00:00+00:00", "/w", "anthropic", SONNET, rounds=unknown))
+    text = usage_summary(store, prices, datetime(2026, 11, 30, 12, 0), width=50)
+    assert all(len(line) <= 50 or len(line.split()) == 1 for line in text.splitlines())

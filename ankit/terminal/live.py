@@ -11,6 +11,7 @@ import time
 from collections import deque
 from typing import TextIO
 
+from ankit.fit import clip
 from ankit.visible import visible_line
 
 ERASE_LINE = "\r\033[K"
@@ -24,11 +25,6 @@ TAIL_LINES = 5
 def terminal_width() -> int:
     """The terminal's width in columns now (80 when unknown)."""
     return shutil.get_terminal_size((80, 24)).columns
-
-
-def clip(line: str, width: int) -> str:
-    """A line cut to the width, with an ellipsis when cut."""
-    return line if len(line) <= width else line[: max(width - 1, 0)] + "…"
 
 
 class Tail:

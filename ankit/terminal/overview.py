@@ -5,10 +5,10 @@ from pathlib import Path
 from ankit.discovery.catalog import first_sentence
 from ankit.mcp import NO_SERVERS
 from ankit.skills.library import PROMPT_HEAD
-from ankit.terminal.render import clip
+from ankit.fit import fit_lines
 from ankit.tooling.activation import canonical
 from ankit.usage.ledger import number, table
-from ankit.visible import visible
+from ankit.visible import visible, visible_line
 from ankit.window import BYTES_PER_TOKEN, message_bytes, tokens
 
 BAR_WIDTH = 32  # with its legend, the bar line fits 80 columns
@@ -36,7 +36,7 @@ def _tool_rows(activation, tools) -> list[list[str]]:
     return rows
 
 
-def context_text(app, session) -> str:
+def context_text(app, session, width: int = 0) -> str:
     """What the next request will carry, part by part, and its estimated total against the model's window."""
     request, tools = session.request()
     system = len(request.system.encode())
@@ -62,7 +62,7 @@ def context_text(app, session) -> str:
              f"{bar(used, session.max_tokens, session.window)} {share}% (# prompt, + reply reserve, . free)"]
     preloaded = [f"preloaded {group}: {why} (preload = false turns this off)"
                  for group, why in app.activation.preloaded.items()]
-    return "\n".join(lines + preloaded + _last_reported(session))
+    return "\n".join(fit_lines(lines + preloaded + _last_reported(session), width))
 
 
 def _instructions_row(app) -> list[str]:
@@ -107,8 +107,7 @@ def tools_text(app, width: int = 100) -> str:
     body = table(["", "", "", ""], rows, {1, 2})[1:] if rows else []
     lines, at = [], 0
     for title, names in sections:
-        lines.append(title)
-        lines += [clip(line, width) for line in body[at:at + len(names)]] or ["  (none)"]
+        lines += fit_lines([title, *body[at:at + len(names)]], width) + ([] if names else ["  (none)"])
         at += len(names)
     return "\n".join(lines + ["", "/tools GROUP lists a group's tools."])
 
@@ -121,14 +120,14 @@ def group_text(app, group_id: str, width: int = 100) -> str:
         return f"no group {group_id!r}; known groups: {known}"
     state = ("core" if group_id in app.activation.core else
              "activated" if group_id in app.activation.active else "available")
-    lines = [clip(f"{group_id} ({state}): {group.summary}", width)]
+    lines = [f"{group_id} ({state}): {group.summary}"]
     tools = [t for t in map(app.lookup, group.tools) if t is not None]
     name_width = max((len(t.name) for t in tools), default=0)
     for tool in tools:
         asks = "may ask" if callable(tool.needs_approval) else "asks first" if tool.needs_approval else ""
         mark = "read-only" if tool.read_only else asks
-        lines.append(clip(f"  {tool.name:<{name_width}}  {mark:<10} {first_sentence(tool.description)}", width))
-    return "\n".join(lines)
+        lines.append(f"  {tool.name:<{name_width}}  {mark:<10} {first_sentence(tool.description)}")
+    return "\n".join(fit_lines(lines, width))
 
 
 def tools_listing(app, width: int = 100) -> str:
@@ -137,13 +136,13 @@ def tools_listing(app, width: int = 100) -> str:
     return "\n\n".join([text, "\n".join(app.problems)]) if app.problems else text
 
 
-def sessions_listing(store) -> str:
-    """Saved sessions, newest first, one line each (`ankit sessions`, /sessions)."""
+def sessions_listing(store, width: int = 0) -> str:
+    """Saved sessions, newest first, one line each, titles cut to the width (`ankit sessions`, /sessions)."""
     rows = store.list()
     if not rows:
         return "no saved sessions yet"
-    return "\n".join(f"{s.id}  {s.turns:>3} turn{'' if s.turns == 1 else 's'}  {s.model[:16]:<16}  "
-                     f"{_folder(s.cwd):<20}  {visible(s.title)}" for s in rows)
+    return "\n".join(fit_lines([f"{s.id}  {s.turns:>3} turn{'' if s.turns == 1 else 's'}  {s.model[:16]:<16}  "
+                                f"{_folder(s.cwd):<20}  {visible_line(s.title)}" for s in rows], width))
 
 
 def _folder(path: str, width: int = 20) -> str:

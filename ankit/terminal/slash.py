@@ -161,7 +161,9 @@ def cmd_help(state: ReplState, arg: str) -> str:
 
 def cmd_usage(state: ReplState, arg: str) -> str:
     """Tokens and estimated cost of the last turn, the session, and each round."""
-    text = render_usage(state.session.ledger, load_prices(state.app.config.prices))
+    if arg not in ("", "all"):
+        raise AnkitError("/usage shows the last 10 rounds; /usage all shows every round")
+    text = render_usage(state.session.ledger, load_prices(state.app.config.prices), state.view.width(), arg == "all")
     budget = state.session.budget
     return text + ("\n\n" + budget.line(state.session.ledger.rounds) if budget else "")
 
@@ -169,7 +171,7 @@ def cmd_usage(state: ReplState, arg: str) -> str:
 def cmd_context(state: ReplState, arg: str) -> str:
     """What the next request carries."""
     from ankit.terminal.overview import context_text
-    return context_text(state.app, state.session)
+    return context_text(state.app, state.session, state.view.width())
 
 
 def cmd_tools(state: ReplState, arg: str) -> str:
@@ -247,7 +249,7 @@ def cmd_save(state: ReplState, arg: str) -> str | None:
 def cmd_sessions(state: ReplState, arg: str) -> str:
     """Saved sessions, newest first; the current one is marked."""
     from ankit.terminal.overview import sessions_listing
-    text = sessions_listing(state.app.store())
+    text = sessions_listing(state.app.store(), state.view.width() - 2)
     marked = [("* " if line.startswith(state.session.id + " ") else "  ") + line for line in text.splitlines()]
     return "\n".join(marked) + "\n\n/resume ID switches to one (a unique start of the id is enough)"
 
@@ -290,6 +292,12 @@ def cmd_mcp(state: ReplState, arg: str) -> str:
     return mcp_text(state.app.mcp)
 
 
+def cmd_show(state: ReplState, arg: str) -> None:
+    """The whole output of the last (or Nth-last) tool call, through a pager when longer than the screen."""
+    from ankit.terminal.pager import show
+    show(state.view, arg)
+
+
 def cmd_exit(state: ReplState, arg: str) -> None:
     """Leave ankit."""
     state.running = False
@@ -297,7 +305,7 @@ def cmd_exit(state: ReplState, arg: str) -> None:
 
 COMMANDS: dict[str, Command] = {c.name: c for c in [
     Command("help", "[COMMAND]", "these commands, or one command's help", cmd_help, "command"),
-    Command("usage", "", "tokens and estimated cost: last turn, session, each round", cmd_usage),
+    Command("usage", "[all]", "tokens and cost: last turn, session, last 10 rounds (or all)", cmd_usage),
     Command("context", "", "what the next request carries, against the model's window", cmd_context),
     Command("tools", "[GROUP]", "tool groups: core, activated, available (or one group's tools)", cmd_tools, "group"),
     Command("find", "QUERY", "search tools as the model does and activate what it finds", cmd_find, "group"),
@@ -313,6 +321,7 @@ COMMANDS: dict[str, Command] = {c.name: c for c in [
     Command("undo", "", "put back the files the last turn changed (again: one more)", cmd_undo),
     Command("init", "[NOTE]", "ask the model to write AGENTS.md for this project", cmd_init),
     Command("edit", "[TEXT]", "compose a message in $EDITOR (Ctrl-X Ctrl-E too)", cmd_edit),
+    Command("show", "[N]", "the whole output of the last (or Nth-last) tool call", cmd_show),
     Command("exit", "", "leave ankit (Ctrl-D too)", cmd_exit),
 ]}
 ALIASES = {"quit": "exit", "q": "exit", "?": "help"}

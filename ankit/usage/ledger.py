@@ -5,6 +5,7 @@ from datetime import datetime, timedelta, timezone
 
 from ankit.usage.cache import rewrites
 from ankit.usage.pricing import cost, price_for
+from ankit.fit import clip, fit_lines, wrap_note
 from ankit.records import Usage
 
 USAGE_FIELDS = ("input_tokens", "cached_tokens", "cache_write_tokens", "output_tokens")
@@ -143,8 +144,14 @@ def _figures(records: list[RoundRecord]) -> list[str]:
     return [str(len(records))] + [number(getattr(usage, name)) for name in USAGE_FIELDS]
 
 
-def render_usage(ledger: Ledger, prices: dict) -> str:
-    """The /usage text: last turn and session totals, then one row per round."""
+ROUNDS_SHOWN = 10  # the round table shows the last rounds; /usage all shows every one
+
+
+def render_usage(ledger: Ledger, prices: dict, width: int = 0, every: bool = False) -> str:
+    """The /usage text: last turn and session totals, then one row per round (the last 10 unless every).
+
+    Table lines are cut to the width, notes wrapped at spaces (width 0: no limit).
+    """
     if not ledger.rounds:
         return "No rounds yet in this session."
     last, everything = ledger.turn_rounds(), ledger.rounds
@@ -157,8 +164,15 @@ def render_usage(ledger: Ledger, prices: dict) -> str:
     if missing:
         rounds = "1 round" if missing == 1 else f"{missing} rounds"
         lines.append(f"{rounds} without a usage report from the provider: shown as n/a, not counted.")
-    lines += unknown_note(unknown)
-    return "\n".join([*lines, "", *_round_table(everything)])
+    lines = fit_lines(lines[:len(rows) + 1], width) + [n for line in lines[len(rows) + 1:] + unknown_note(unknown)
+                                                        for n in wrap_note(line, width)]
+    rounds = _round_table(everything)
+    header, body, legend = rounds[0], rounds[1:len(everything) + 1], rounds[len(everything) + 1:]
+    if not every and len(body) > ROUNDS_SHOWN:
+        hidden = len(body) - ROUNDS_SHOWN
+        body = [f"… {hidden} earlier round{'' if hidden == 1 else 's'} (/usage all)", *body[hidden:]]
+    legend = [n for line in legend for n in wrap_note(line, width)]
+    return "\n".join([*lines, "", *fit_lines([header, *body], width), *legend])
 
 
 def _groups(names: list[str], limit: int = 3) -> str:
@@ -228,7 +242,7 @@ def _local(text: str, fallback: str, now: datetime) -> datetime | None:
     return None
 
 
-def usage_summary(store, prices: dict, now: datetime) -> str:
+def usage_summary(store, prices: dict, now: datetime, width: int = 0) -> str:
     """`ankit usage`: totals over the saved sessions of a store for today, the last 7 days, all time, and by model."""
     sessions, sessions_dir = store.load_all(), store.folder
     periods: dict[str, list[RoundRecord]] = {"today": [], "last 7 days": [], "all time": []}
@@ -248,13 +262,14 @@ def usage_summary(store, prices: dict, now: datetime) -> str:
         return f"{head}: no usage recorded yet."
     columns = ["rounds", "input", "cached", "cache writes", "output", "estimated cost"]
     period_rows = [[name, *_figures(rs), cost_cell(rs, prices)[0]] for name, rs in periods.items()]
-    model_rows = [[name, *_figures(rs), cost_cell(rs, prices)[0]] for name, rs in sorted(models.items())]
+    model_rows = [[clip(name, 32), *_figures(rs), cost_cell(rs, prices)[0]] for name, rs in sorted(models.items())]
     lines = table(["period", *columns], period_rows, set(range(1, 7)))
     lines += [""] + table(["model", *columns], model_rows, set(range(1, 7)))
-    lines += [""] + cache_table(sessions)
+    lines = fit_lines(lines + [""] + cache_table(sessions), width)
     missing = sum(1 for r in periods["all time"] if not r.usage.reported)
-    lines += [f"{missing} of the rounds had no usage report from the provider: not counted."] if missing else []
-    return "\n".join([head, "", *lines, *unknown_note(cost_cell(periods["all time"], prices)[1])])
+    lines += wrap_note(f"{missing} of the rounds had no usage report from the provider: not counted.", width) if missing else []
+    notes = [n for line in unknown_note(cost_cell(periods["all time"], prices)[1]) for n in wrap_note(line, width)]
+    return "\n".join([*wrap_note(head, width), "", *lines, *notes])
 
 
 SESSIONS_SHOWN = 10

@@ -12,6 +12,7 @@ import re
 import shutil
 import signal
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -219,7 +220,9 @@ def release(proc: subprocess.Popen) -> None:
 
 @atexit.register
 def _stop_leftovers() -> None:
-    """Background jobs do not outlive the session."""
+    """Background jobs do not outlive the session: each one still running is named on stderr and stopped."""
     for proc in list(_LIVE):
         if proc.poll() is None:
+            command = re.sub(r"[\x00-\x1f\x7f-\x9f]", "?", str(proc.args[-1] if isinstance(proc.args, list) else proc.args))
+            print(f"ankit: stopping background job (pid {proc.pid}): {command[:200]}", file=sys.stderr)
             stop(proc, (signal.SIGTERM,), grace=0.5)

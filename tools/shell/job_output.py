@@ -31,4 +31,9 @@ def run(args: dict, ctx) -> str:
     job = jobs.get(ctx, args["job_id"])
     last = args.get("last_lines")
     output = job.capture.text(last_lines=max(1, int(last)) if last else None).rstrip("\n")
+    if hasattr(ctx, "output") and output:  # the user sees it as the tail, and /show has it whole
+        ctx.output(output + "\n")
+    if hasattr(ctx, "summarize"):
+        count = len(output.splitlines())
+        ctx.summarize(f"job {job.id}: {job.state()} · {count:,} line{'' if count == 1 else 's'} shown")
     return f"{job.line()}\n{output or '(no output yet)'}"
