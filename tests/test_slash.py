@@ -69,7 +69,7 @@ def test_help_lists_every_command(make_state):
 def test_completions(make_state):
     state = make_state()
     assert completions(state, "/mo") == ["/model"]
-    assert completions(state, "/s") == ["/skills", "/save", "/sessions"]
+    assert completions(state, "/s") == ["/skills", "/save", "/sessions", "/show"]
     assert completions(state, "/model gpt-4.1-m") == ["gpt-4.1-mini"]
     assert "claude-opus-4-7" in completions(state, "/model  claude-op")
     assert completions(state, "/tools e") == ["edit"]
@@ -125,7 +125,8 @@ def test_context_counts_what_the_request_carries(make_state):
     assert "note on held-back groups" in text and "of 2,500" in text
 
 
-def test_save_titles_the_session_and_resume_brings_it_back(make_state, provider_server):
+def test_save_titles_the_session_and_resume_brings_it_back(make_state, provider_server, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "140")  # the listing is cut to the width; this one has a long folder
     state = make_state()
     provider_server.push_openai(text="Noted.")
     send(state, "remember teal")

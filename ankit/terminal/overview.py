@@ -141,7 +141,8 @@ def sessions_listing(store, width: int = 0) -> str:
     rows = store.list()
     if not rows:
         return "no saved sessions yet"
-    return "\n".join(fit_lines([f"{s.id}  {s.turns:>3} turn{'' if s.turns == 1 else 's'}  {s.model[:16]:<16}  "
+    model = max(len(s.model[:16]) for s in rows)  # as wide as the longest name, 16 at most
+    return "\n".join(fit_lines([f"{s.id}  {s.turns:>3} turn{'' if s.turns == 1 else 's'}  {s.model[:16]:<{model}}  "
                                 f"{_folder(s.cwd):<20}  {visible_line(s.title)}" for s in rows], width))
 
 
