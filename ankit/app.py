@@ -2,7 +2,7 @@
 
 import os
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 
@@ -13,7 +13,7 @@ from ankit.discovery.index import Index
 from ankit.errors import AnkitError, ConfigError
 from ankit.instructions import Instructions, load_instructions
 from ankit.prompt import Prompt
-from ankit.providers import make_provider
+from ankit.providers import ProviderSettings, make_provider
 from ankit.providers.presets import PRESETS
 from ankit.registry import Registry
 from ankit.scrub import Scrubber
@@ -48,6 +48,8 @@ class App:
     setup_error: str = ""
     instructions: Instructions = field(default_factory=lambda: Instructions([], ""))
     permissions: Permissions = field(default_factory=Permissions)  # the settings' rules and [a]lways answers
+    _settings: ProviderSettings | None = None
+    _told_origin: bool = False
 
     def load(self) -> "App":
         """Load tools, skills and the catalog; MCP servers start in the background."""
@@ -133,6 +135,9 @@ class App:
         ctx = ToolContext(cwd=self.cwd, config=self.config.raw, data_dir=paths.data_home(), ask=ask,
                           find_tools=self.tools.search, load_skill=partial(load_skill, self.skills))
         provider = self._provider(sid)
+        if provider is not None and provider.settings.origin and not self._told_origin:
+            self._told_origin = True
+            view.notice(provider.settings.origin)
         if resume is None and provider is not None and not provider.defers and self.config.preload:
             self.activation.preload(self.habits())
         checkpoints = Checkpoints(paths.state_home() / "sessions")
@@ -160,7 +165,9 @@ class App:
 
     def _provider(self, session_id: str):
         try:
-            return make_provider(provider_settings(self.config, session_id))
+            if self._settings is None:  # chosen once: a probe for a local server runs at most once
+                self._settings = provider_settings(self.config)
+            return make_provider(replace(self._settings, session_id=session_id))
         except ConfigError as exc:
             self.setup_error = str(exc)
             return None

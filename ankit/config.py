@@ -9,6 +9,7 @@ from pathlib import Path
 
 from ankit.errors import ConfigError
 from ankit.providers.base import ProviderSettings
+from ankit.providers.models import LOCAL_SERVERS, list_models, probe
 from ankit.providers.presets import AUTO_ORDER, PRESETS
 
 SETUP_HELP = (
@@ -171,11 +172,12 @@ def wire_format(config: Config, kind: str, openai_host: bool) -> str:
     return "responses" if config.api == "responses" or (not config.api and openai_host) else "openai"
 
 
-def provider_settings(config: Config, session_id: str = "") -> ProviderSettings:
-    """Build the provider settings; raise ConfigError with set-up help when nothing is configured."""
+def provider_settings(config: Config, session_id: str = "", servers=LOCAL_SERVERS) -> ProviderSettings:
+    """Build the provider settings; with nothing configured, a local server that answers (of `servers`);
+    else raise ConfigError with set-up help."""
     name = choose_preset(config)
     if name is None:
-        raise ConfigError(SETUP_HELP)
+        return _probed(config, session_id, servers)
     preset = PRESETS[name]
     key_env = preset.key_env
     if name == "openai" and not config.base_url and config.env.get("OPENAI_BASE_URL"):
@@ -186,10 +188,28 @@ def provider_settings(config: Config, session_id: str = "") -> ProviderSettings:
     if preset.key_required and not api_key:
         raise ConfigError(f"the {name} provider needs an API key: set {key_env}")
     native = base_url.rstrip("/") == preset.base_url
-    return ProviderSettings(
+    settings = ProviderSettings(
         preset=name, kind=wire_format(config, preset.kind, name == "openai" and native),
         base_url=base_url.rstrip("/"), model=config.model or preset.model,
         api_key=api_key, key_env=key_env, retries=config.retries, idle_timeout=config.idle_timeout,
         cache_ttl=config.cache_ttl, session_id=session_id, native=native, images=preset.images,
         deferred=config.deferred,
     )
+    if name == "local" and not config.model:  # the model the server serves, when it serves exactly one
+        served = list_models(settings, timeout=2.0) or []
+        settings.model = served[0] if len(served) == 1 else settings.model
+    return settings
+
+
+def _probed(config: Config, session_id: str, servers) -> ProviderSettings:
+    """Settings for the first usual local server that answers; ConfigError with set-up help when none does."""
+    found = probe(servers)
+    if found is None:
+        raise ConfigError(SETUP_HELP)
+    server, models = found
+    model = config.model or (models[0] if models else PRESETS[server.preset].model)
+    others = f"; /model lists its {len(models)} models" if len(models) > 1 else ""
+    return ProviderSettings(
+        preset=server.preset, kind="openai", base_url=server.base_url, model=model, retries=config.retries,
+        idle_timeout=config.idle_timeout, session_id=session_id, native=False,
+        origin=f"no provider configured: using {server.name} at {server.base_url}, model {model}{others}")

@@ -21,6 +21,8 @@ provider, a session or an `ankit` subprocess at `server.url` and it speaks real 
         assert request.path == "/v1/chat/completions"          # body (raw bytes), json (parsed body)
         assert request.json["stream"] is True
         assert server.pending == 0            # every scripted reply was used
+        server.models = ["m1", "m2"]          # GET .../models lists these (404 while None); such requests go
+                                              # to server.model_requests, never to server.requests
 
 Parts of a reply (a list): bytes are written and flushed at once (a chunk of a chunked body); a number pauses
 that many seconds; "stall" stops sending and holds the connection open until the test ends (or STALL_MAX);
@@ -250,6 +252,8 @@ class ProviderServer:
 
     def __init__(self):
         self.requests: list[RecordedRequest] = []
+        self.models: list[str] | None = None  # what GET .../models lists; None answers 404 (no such endpoint)
+        self.model_requests: list[RecordedRequest] = []  # GET .../models requests, kept apart from `requests`
         self.replies: deque[Reply] = deque()
         self.release = threading.Event()
         self.lock = threading.Lock()
@@ -313,10 +317,17 @@ class ProviderServer:
         self.httpd.server_close()
 
     def serve(self, handler: "_Handler") -> None:
-        """Record one request and play the next scripted reply."""
+        """Record one request and play the next scripted reply (GET .../models is answered apart, see models)."""
         length = int(handler.headers.get("content-length") or 0)
         body = handler.rfile.read(length) if length else b""
         headers = {k.lower(): v for k, v in handler.headers.items()}
+        if handler.command == "GET" and handler.path.split("?")[0].endswith("/models"):
+            self.model_requests.append(RecordedRequest(handler.command, handler.path, headers, body))
+            listing = {"object": "list", "data": [{"id": m, "object": "model"} for m in self.models or []]}
+            _play(handler, Reply(200 if self.models is not None else 404, [("Content-Type", "application/json")],
+                                 [json.dumps(listing if self.models is not None else {"error": "no models"}).encode()],
+                                 streamed=False), self.release)
+            return
         with self.lock:
             self.requests.append(RecordedRequest(handler.command, handler.path, headers, body))
             reply = self.replies.popleft() if self.replies else None

@@ -53,8 +53,30 @@ def test_base_url_alone_means_a_local_server(tmp_path):
 def test_nothing_configured_says_how_to_set_up(tmp_path):
     home, cwd = setup(tmp_path)
     with pytest.raises(ConfigError) as info:
-        provider_settings(load_config({}, {}, cwd, home))
+        provider_settings(load_config({}, {}, cwd, home), servers=())
     assert len(str(info.value).splitlines()) == 3 and "ANTHROPIC_API_KEY" in str(info.value)
+
+
+def test_with_nothing_configured_a_local_server_that_answers_is_used(tmp_path, provider_server):
+    from ankit.providers.models import LocalServer
+    from test_models import dead_url
+    home, cwd = setup(tmp_path)
+    provider_server.models = ["llama3.2:3b", "qwen3:8b"]
+    servers = (LocalServer("Nothing", "local", dead_url()), LocalServer("Ollama", "ollama", provider_server.url + "/v1"))
+    settings = provider_settings(load_config({}, {}, cwd, home), "s1", servers=servers)
+    assert (settings.preset, settings.base_url, settings.model) == ("ollama", provider_server.url + "/v1", "llama3.2:3b")
+    assert settings.origin == (f"no provider configured: using Ollama at {provider_server.url}/v1, model llama3.2:3b; "
+                               "/model lists its 2 models")
+
+
+def test_a_local_server_serving_one_model_gives_the_default_model(tmp_path, provider_server):
+    home, cwd = setup(tmp_path)
+    provider_server.models = ["Qwen2.5-Coder-7B-Instruct-Q4_K_M.gguf"]
+    settings = provider_settings(load_config({"base_url": provider_server.url + "/v1"}, {}, cwd, home))
+    assert settings.model == "Qwen2.5-Coder-7B-Instruct-Q4_K_M.gguf"
+    provider_server.models = ["a", "b"]
+    settings = provider_settings(load_config({"base_url": provider_server.url + "/v1"}, {}, cwd, home))
+    assert settings.model == "local"  # several: the preset's name, until the user picks one with /model
 
 
 def test_missing_key_and_unknown_provider(tmp_path):

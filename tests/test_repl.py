@@ -750,3 +750,40 @@ def test_undo_refuses_a_file_changed_since(run, provider_server, home):
     terminal.expect("a.txt: changed outside ankit since; left as it is")
     assert terminal.finish() == 0
     assert (home / "work" / "a.txt").read_text() == "mine now"
+
+
+def test_model_lists_the_servers_models_and_tab_completes_them(run, provider_server):
+    provider_server.models = ["qwen3-coder:30b", "qwen3:8b", "llama3.2:3b"]
+    terminal = run()
+    terminal.line("/model")
+    terminal.expect("3 models on this server:")
+    terminal.expect("llama3.2:3b, qwen3-coder:30b, qwen3:8b")
+    terminal.prompt()
+    terminal.type("/model qwen3-c\t\r")
+    terminal.expect("model for the next turns: qwen3-coder:30b")
+    assert terminal.finish() == 0
+    assert len(provider_server.model_requests) == 1  # asked once
+
+
+def test_edit_and_ctrl_x_ctrl_e_compose_the_message_in_the_editor(run, provider_server, home):
+    editor = home / "editor.sh"  # an editor that appends a line to what it was given
+    editor.write_text('#!/bin/sh\nprintf "%s\\nfrom the editor\\n" "$(cat "$1")" > "$1"\n')
+    editor.chmod(0o755)
+    empty = home / "empty.sh"
+    empty.write_text('#!/bin/sh\n: > "$1"\n')
+    empty.chmod(0o755)
+    provider_server.push_openai(text="Got one.")
+    provider_server.push_openai(text="Got two.")
+    terminal = run(EDITOR=str(editor))
+    terminal.line("/edit first draft")
+    terminal.expect("Got one.")
+    terminal.prompt()
+    terminal.type("typed so far\x18\x05")
+    terminal.expect("Got two.")
+    assert terminal.finish() == 0
+    assert [r.json["messages"][-1]["content"] for r in provider_server.requests] == [
+        "first draft\nfrom the editor", "typed so far\nfrom the editor"]
+    nothing = run(EDITOR=str(empty))
+    nothing.line("/edit")
+    nothing.expect("nothing sent: the editor left an empty message")
+    assert nothing.finish() == 0 and len(provider_server.requests) == 2

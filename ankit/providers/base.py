@@ -25,6 +25,7 @@ class ProviderSettings:
     native: bool = True  # the preset's own service: its provider-specific fields may be sent
     headers: dict = field(default_factory=dict, repr=False)  # extra request headers, which may carry a secret
     images: bool = False  # the service takes images in user messages
+    origin: str = ""  # how ankit chose these settings when nothing was configured (said once at start)
 
 
 class Provider:

@@ -1,6 +1,7 @@
 """The skill tool and showing one skill: its header, capped body and files (the tool, /skills NAME, ankit skills)."""
 
 import os
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
@@ -8,7 +9,9 @@ from ankit.skills.library import Skill, inside, read_skill_file, shorten, skills
 from ankit.tooling.toolbox import Tool
 
 BODY_CAP = 8000
-MAX_LISTED_FILES = 100
+GROUP_ABOVE = 20  # past this many files, folders are listed as one line each
+FEW = 5  # a folder with this many files or fewer is listed file by file even then
+KINDS = 4  # file kinds named per folder
 
 
 def load_skill(skills: list[Skill], name: str) -> str:
@@ -27,7 +30,8 @@ def load_skill(skills: list[Skill], name: str) -> str:
     parts += ["", cap_body(body.strip(), skill.path)]
     files = skill_files(skill.path.parent)
     if files:
-        parts += ["", "## Files in this skill (read them with the file tools when the steps need them)", *files]
+        parts += ["", "## Files in this skill, relative to its folder (read them with the file tools when the steps "
+                  "need them)", *files]
     return "\n".join(parts)
 
 
@@ -50,8 +54,23 @@ def cap_body(body: str, path: Path, cap: int = BODY_CAP) -> str:
 
 
 def skill_files(folder: Path) -> list[str]:
-    """Paths of the files beside SKILL.md, never following links that lead outside the folder."""
-    root, found, outside = folder.absolute(), [], 0
+    """The files beside SKILL.md relative to its folder (past GROUP_ABOVE, grouped by folder with counts and
+    kinds), never following links that lead outside the folder."""
+    root = folder.absolute()
+    found, links, outside = _walk(root)
+    if len(found) <= GROUP_ABOVE:
+        lines = [f"{rel} ({_size(root / rel)})" for rel in found]
+    else:
+        lines = _grouped(root, found)
+    lines += [f"{rel}/" for rel in links]
+    if outside:
+        lines.append(f"({outside} link{'s' if outside > 1 else ''} leading outside the skill folder not listed)")
+    return lines
+
+
+def _walk(root: Path) -> tuple[list[str], list[str], int]:
+    """Relative file paths, folder links kept as they are, and how many links lead outside."""
+    found, links, outside = [], [], 0
     for current, dirnames, filenames in os.walk(root):
         here = Path(current)
         dirnames.sort()
@@ -62,7 +81,7 @@ def skill_files(folder: Path) -> list[str]:
             if hidden or escapes or (here / name).is_symlink():
                 dirnames.remove(name)  # os.walk would not descend into a link anyway; list it as a folder
                 if not hidden and not escapes:
-                    found.append(f"{here / name}/")
+                    links.append(str((here / name).relative_to(root)))
         for name in sorted(filenames):
             path = here / name
             if name.startswith(".") or (here == root and name == "SKILL.md"):
@@ -70,19 +89,48 @@ def skill_files(folder: Path) -> list[str]:
             if not inside(path, root):
                 outside += 1
                 continue
-            found.append(f"{path} ({_size(path)})")
-    if len(found) > MAX_LISTED_FILES:
-        found = found[:MAX_LISTED_FILES] + [f"... and {len(found) - MAX_LISTED_FILES} more files"]
-    if outside:
-        found.append(f"({outside} link{'s' if outside > 1 else ''} leading outside the skill folder not listed)")
-    return found
+            found.append(str(path.relative_to(root)))
+    return found, links, outside
+
+
+def _grouped(root: Path, files: list[str]) -> list[str]:
+    """Top-level files one by one; each folder in one line with its file count, kinds and size."""
+    folders: dict[str, list[str]] = {}
+    lines = []
+    for rel in files:
+        top, _, rest = rel.partition("/")
+        if rest:
+            folders.setdefault(top, []).append(rel)
+        else:
+            lines.append(f"{rel} ({_size(root / rel)})")
+    for top, inner in folders.items():
+        if len(inner) <= FEW:
+            lines += [f"{rel} ({_size(root / rel)})" for rel in inner]
+            continue
+        kinds = Counter(Path(rel).suffix.lower() or "no extension" for rel in inner)
+        shown = ", ".join(f"{n} {kind}" for kind, n in kinds.most_common(KINDS))
+        others = len(kinds) - KINDS
+        shown += f", {others} other kind{'s' if others > 1 else ''}" if others > 0 else ""
+        total = sum(_bytes(root / rel) for rel in inner)
+        lines.append(f"{top}/ ({len(inner)} files: {shown}; {_human(total)} in all)")
+    return lines
+
+
+def _bytes(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
 
 
 def _size(path: Path) -> str:
     try:
-        size = path.stat().st_size
+        return _human(path.stat().st_size)
     except OSError:
         return "unreadable"
+
+
+def _human(size: int) -> str:
     if size < 1024:
         return f"{size} bytes"
     return f"{size / 1024:.1f} KB" if size < 1024 * 1024 else f"{size / 1048576:.1f} MB"

@@ -9,7 +9,8 @@ from dataclasses import dataclass, field
 from ankit.errors import AnkitError, Cancelled, ConfigError
 from ankit.terminal.render import DIM, clip
 from ankit.tooling.toolbox import ToolContext
-from ankit.terminal.workflow import CUSTOM_HEAD, cmd_edit, cmd_init, cmd_undo, custom_help, custom_rows
+from ankit.terminal.workflow import (CUSTOM_HEAD, cmd_edit, cmd_init, cmd_undo, custom_help, custom_rows, model_names,
+                                    models_listing)
 from ankit.usage.pricing import load_prices
 from ankit.usage.ledger import render_usage, status_line
 
@@ -30,6 +31,7 @@ class ReplState:
     running: bool = True
     custom: dict = field(default_factory=dict)  # name -> terminal.custom.CustomCommand
     compose: Callable[[str], str | None] | None = None  # $EDITOR on a text; None when it comes back empty
+    served: list[str] | None = None  # the models the server lists, asked once (None: not asked yet)
 
 
 def open_session(state: ReplState, resume=None) -> None:
@@ -126,12 +128,7 @@ def _argument_values(state: ReplState, kind: str) -> list[str]:
     if kind == "command":
         return list(COMMANDS)
     if kind == "model":
-        try:
-            names = list(load_prices(app.config.prices))
-        except AnkitError:
-            names = []
-        current = [state.session.provider.model] if state.session.provider else []
-        return sorted(set(current + names))
+        return model_names(state)
     if kind == "skill":
         return sorted(s.name for s in app.skills)
     if kind == "group":
@@ -208,7 +205,8 @@ def cmd_model(state: ReplState, arg: str) -> str:
     if session.provider is None:
         raise ConfigError(NO_PROVIDER)
     if not arg:
-        return f"{session.provider.name} · {session.provider.model} · window {session.window:,} tokens · /model NAME switches"
+        head = f"{session.provider.name} · {session.provider.model} · window {session.window:,} tokens · /model NAME switches"
+        return head + "\n" + models_listing(state)
     session.switch_model(arg)
     return f"model for the next turns: {arg} (window {session.window:,} tokens)"
 

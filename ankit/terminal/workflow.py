@@ -48,6 +48,43 @@ def cmd_undo(state, arg: str) -> str:
     return "\n".join([head + ":", *(f"  {line}" for line in lines), *([note] if note else [])])
 
 
+def served_models(state) -> list[str]:
+    """The models the provider's server lists (GET {base}/models), asked once per REPL; [] without the endpoint."""
+    from ankit.providers.models import list_models
+    if state.served is None:
+        provider = state.session.provider
+        state.served = (list_models(provider.settings) or []) if provider is not None else []
+    return state.served
+
+
+def model_names(state) -> list[str]:
+    """What /model completes to: the server's models, else the price table's, and the current one."""
+    current = [state.session.provider.model] if state.session.provider else []
+    names = served_models(state)
+    if not names:
+        from ankit.usage.pricing import load_prices
+        try:
+            names = list(load_prices(state.app.config.prices))
+        except AnkitError:
+            names = []
+    return sorted(set(current + names))
+
+
+def models_listing(state) -> str:
+    """The server's models, as many on a line as fit the width; or why there is no list."""
+    names = served_models(state)
+    if not names:
+        return "this server lists no models (no GET /models): Tab completes the names ankit knows prices for"
+    width, lines, line = state.view.width(), [], ""
+    for name in (visible(n) for n in names):
+        if line and len(line) + 2 + len(name) > width:
+            lines.append(line + ",")
+            line = name
+        else:
+            line = f"{line}, {name}" if line else name
+    return "\n".join([f"{len(names)} model{'s' if len(names) != 1 else ''} on this server:", *lines, line])
+
+
 def custom_help(custom: dict, name: str) -> str:
     """One custom command's help."""
     found = custom[name]

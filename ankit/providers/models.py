@@ -1,0 +1,84 @@
+"""The models a server offers (GET {base}/models) and finding a local server that answers, for /model and set-up."""
+
+import json
+import threading
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+
+from ankit import __version__
+from ankit.providers.base import ProviderSettings
+
+ANTHROPIC_VERSION = "2023-06-01"
+PROBE_BUDGET = 0.4  # seconds all local servers together may take to answer
+LIMIT = 1000  # models asked for (Anthropic pages its list)
+
+
+@dataclass(frozen=True)
+class LocalServer:
+    """A usual place for a local OpenAI-compatible server."""
+
+    name: str
+    preset: str
+    base_url: str
+
+
+LOCAL_SERVERS = (
+    LocalServer("Ollama", "ollama", "http://localhost:11434/v1"),
+    LocalServer("llama.cpp's server", "local", "http://127.0.0.1:8080/v1"),
+    LocalServer("LM Studio", "local", "http://127.0.0.1:1234/v1"),
+    LocalServer("vLLM", "local", "http://127.0.0.1:8000/v1"),
+)
+
+
+def _headers(settings: ProviderSettings) -> dict:
+    headers = {"accept": "application/json", "user-agent": f"ankit/{__version__}"}
+    if settings.kind == "anthropic":
+        headers["anthropic-version"] = ANTHROPIC_VERSION
+        if settings.api_key:
+            headers["x-api-key"] = settings.api_key
+    elif settings.api_key:
+        headers["authorization"] = f"Bearer {settings.api_key}"
+    return {**headers, **settings.headers}
+
+
+def list_models(settings: ProviderSettings, timeout: float = 3.0) -> list[str] | None:
+    """The model ids the server lists, sorted; None when it has no such endpoint or does not answer in time."""
+    url = settings.base_url.rstrip("/") + "/models" + (f"?limit={LIMIT}" if settings.kind == "anthropic" else "")
+    if not url.startswith(("http://", "https://")):
+        return None
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({})) if _loopback(url) else urllib.request.build_opener()
+    try:
+        with opener.open(urllib.request.Request(url, headers=_headers(settings)), timeout=timeout) as response:
+            body = json.loads(response.read(4 * 1024 * 1024))
+    except (urllib.error.URLError, OSError, ValueError):
+        return None
+    data = body.get("data") if isinstance(body, dict) else body if isinstance(body, list) else None
+    if not isinstance(data, list):
+        return None
+    ids = {str(item["id"]) for item in data if isinstance(item, dict) and isinstance(item.get("id"), (str, int))}
+    return sorted(ids)
+
+
+def _loopback(url: str) -> bool:
+    return url.split("://", 1)[-1].startswith(("127.", "localhost", "[::1]"))
+
+
+def probe(servers=LOCAL_SERVERS, budget: float = PROBE_BUDGET) -> tuple[LocalServer, list[str]] | None:
+    """The first server (in the given order) that lists its models within the budget, with its models."""
+    found: dict[int, list[str]] = {}
+
+    def ask(index: int, server: LocalServer) -> None:
+        models = list_models(ProviderSettings(server.preset, "openai", server.base_url, ""), timeout=budget)
+        if models is not None:
+            found[index] = models
+
+    threads = [threading.Thread(target=ask, args=(i, s), daemon=True) for i, s in enumerate(servers)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(budget)
+    for index, server in enumerate(servers):
+        if index in found:
+            return server, found[index]
+    return None

@@ -1,0 +1,35 @@
+"""The models a server lists, and finding a local server, against real loopback servers."""
+
+import socket
+
+from ankit.providers.models import LocalServer, list_models, probe
+
+
+def dead_url() -> str:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return f"http://127.0.0.1:{sock.getsockname()[1]}/v1"
+
+
+def test_openai_compatible_and_anthropic_listings(provider_server):
+    provider_server.models = ["zeta", "alpha"]
+    assert list_models(provider_server.settings("openai")) == ["alpha", "zeta"]
+    assert provider_server.model_requests[0].path == "/v1/models"
+    assert provider_server.model_requests[0].headers["authorization"].startswith("Bearer sk-test")
+    assert list_models(provider_server.settings("anthropic")) == ["alpha", "zeta"]
+    anthropic = provider_server.model_requests[1]
+    assert anthropic.path == "/v1/models?limit=1000" and anthropic.headers["anthropic-version"] == "2023-06-01"
+    assert "x-api-key" in anthropic.headers and "authorization" not in anthropic.headers
+
+
+def test_no_listing_is_none(provider_server):
+    assert list_models(provider_server.settings("openai")) is None  # 404
+    assert list_models(provider_server.settings("openai", base_url=dead_url())) is None
+
+
+def test_probe_takes_the_first_server_in_order_that_answers(provider_server):
+    provider_server.models = ["qwen3:8b"]
+    servers = (LocalServer("Nothing", "local", dead_url()), LocalServer("Ours", "local", provider_server.url + "/v1"))
+    server, models = probe(servers)
+    assert server.name == "Ours" and models == ["qwen3:8b"]
+    assert probe(servers[:1]) is None
