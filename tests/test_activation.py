@@ -1,4 +1,4 @@
-from ankit.tooling.activation import Activation, canonical
+from ankit.tooling.activation import Activation, canonical, habitual
 from ankit.records import ToolSpec
 
 
@@ -63,3 +63,25 @@ def test_held_back_group_returns_byte_identical():
         assert canonical(act.tools_for_round(10**6).specs) == roomy
     finally:
         GROUPS["web"][0].description = "d" * 400
+
+
+def test_the_deferred_catalog_keeps_its_order_and_a_late_group_goes_last():
+    seen = ["core", "web", "git"]
+    act = Activation(lambda g: GROUPS.get(g, []), ["core"], all_groups=lambda: list(seen))
+    first = act.catalog()
+    assert [s.name for s in first] == ["web_fetch", "git_log", "git_diff"]  # core stays out: it is sent plainly
+    seen[:] = ["core", "memory", "git", "web"]  # a group that arrives later, listed first by the catalog
+    assert act.catalog()[:3] == first and [s.name for s in act.catalog()[3:]] == ["remember"]
+    assert canonical(act.catalog()[:3]) == canonical(first)
+
+
+def test_habits_are_groups_most_recent_sessions_activated():
+    assert habitual([["git", "web"], ["git"], ["git", "git"], ["web"], []]) == {
+        "git": "activated in 3 of the last 5 sessions in this folder"}
+    assert habitual([["git"], ["git"]]) == {}
+
+
+def test_preloaded_groups_are_activated_with_their_reason():
+    act = make()
+    act.preload({"git": "habit", "core": "never"})
+    assert act.active == ["git"] and act.preloaded == {"git": "habit"}
