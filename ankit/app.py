@@ -50,6 +50,7 @@ class App:
     permissions: Permissions = field(default_factory=Permissions)  # the settings' rules and [a]lways answers
     _settings: ProviderSettings | None = None
     _told_origin: bool = False
+    mcp_start: str = "all"  # "uncached" for listings: servers with a cached tool list are not started
 
     def load(self) -> "App":
         """Load tools, skills and the catalog; MCP servers start in the background."""
@@ -60,7 +61,8 @@ class App:
         self.skills, self.skill_problems = find_skills(dirs)
         self.instructions = load_instructions(self.cwd, paths.config_home())
         self.registry = Registry(file_tools, self.skills, self.config.core, self.config.catalog_mode,
-                                 self.config.mcp_servers, paths.state_home() / "mcp", self.problems)
+                                 self.config.mcp_servers, paths.state_home() / "mcp", self.mcp_start,
+                                 self.problems)
         self.permissions = Permissions.from_rules(self.config.allow, self.config.deny)
         return self
 
@@ -178,9 +180,9 @@ class App:
             self.registry.close()
 
 
-def build_app(config: Config, cwd: Path | None = None) -> App:
-    """Load everything ankit needs for this folder."""
-    return App(config, cwd or Path(os.getcwd())).load()
+def build_app(config: Config, cwd: Path | None = None, mcp_start: str = "all") -> App:
+    """Load everything ankit needs for this folder (mcp_start "uncached": servers listed before stay off)."""
+    return App(config, cwd or Path(os.getcwd()), mcp_start=mcp_start).load()
 
 
 def warn(lines: list[str]) -> None:

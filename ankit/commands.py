@@ -25,10 +25,8 @@ def tools_check(app: App) -> tuple[str, int]:
 
 def live_index(config: Config, refresh: bool = False):
     """The session's index with every MCP server's tools (from the cache, or listed afresh with refresh)."""
-    app = build_app(config)
+    app = _listing_app(config, refresh)
     try:
-        if app.mcp is not None:
-            app.mcp.wait()
         return app.index
     finally:
         app.close()
@@ -40,6 +38,15 @@ def output_width() -> int:
         return os.get_terminal_size(sys.stdout.fileno()).columns if sys.stdout.isatty() else 0
     except (OSError, ValueError):
         return 0
+
+
+def _listing_app(config: Config, refresh: bool) -> App:
+    """An app for a listing: servers answer from their cached tool lists; the others (or all, with refresh)
+    start and are waited for."""
+    app = build_app(config, mcp_start="all" if refresh else "uncached")
+    if app.mcp is not None:
+        app.mcp.wait() if refresh else app.mcp.wait_uncached()  # each server's startup_timeout
+    return app
 
 
 def run_command(command: str, argv: list[str], config: Config) -> int:
@@ -54,9 +61,10 @@ def run_command(command: str, argv: list[str], config: Config) -> int:
     if command == "sessions":
         from ankit.storage.sessions import SessionStore
         return sessions_command(argv, SessionStore(paths.state_home() / "sessions"))
-    app = build_app(config)
+    refresh = "--refresh" in argv and command in ("tools", "mcp")
+    app = _listing_app(config, refresh) if command in ("tools", "mcp") else build_app(config)
     try:
-        return _with_app(command, argv, app)
+        return _with_app(command, [a for a in argv if a != "--refresh"] if refresh else argv, app)
     finally:
         app.close()
 
@@ -119,8 +127,6 @@ def _with_app(command: str, argv: list[str], app: App) -> int:
         return code
     if command == "mcp":
         from ankit.terminal.overview import mcp_text
-        if app.mcp is not None:
-            app.mcp.wait(app.config.raw.get("mcp", {}).get("start_timeout", 20))
         print(mcp_text(app.mcp))
         return 0
     raise AnkitError(f"unknown command {command!r}; see ankit --help")

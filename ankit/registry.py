@@ -26,6 +26,7 @@ class Registry:
     catalog_mode: str = "first"
     mcp_servers: dict = field(default_factory=dict)  # the config's [mcp.servers] tables
     mcp_log_dir: Path | None = None
+    mcp_start: str = "all"  # "all" in the background, or "uncached": only servers with no cached tool list
     problems: list[str] = field(default_factory=list)  # one line per skipped module or catalog problem
     tools: Toolset = field(default_factory=Toolset, init=False)
     activation: Activation = field(init=False)
@@ -39,9 +40,11 @@ class Registry:
     def __post_init__(self) -> None:
         self.activation = Activation(self.group_specs, [], all_groups=lambda: list(self.catalog.groups))
         if self.mcp_servers:
+            from ankit.mcp.cache import ToolCache
             from ankit.mcp.servers import McpManager
-            self.mcp = McpManager(self.mcp_servers, self.mcp_log_dir, on_change=self.reindex)
-            self.mcp.start()
+            cache = ToolCache(self.mcp_log_dir / "cache") if self.mcp_log_dir else None
+            self.mcp = McpManager(self.mcp_servers, self.mcp_log_dir, on_change=self.reindex, cache=cache)
+            self.mcp.start(uncached_only=self.mcp_start == "uncached")
         self.reindex()
 
     def reindex(self) -> None:

@@ -4,7 +4,8 @@ Options: --supported V1,V2 (versions it speaks, newest first)  --answer-version 
 --init-error  --tools N (extra generated tools)  --page-size K  --instructions TEXT  --crash-on-start
 --banner (a non-JSON line on stdout first)  --junk-only (answer nothing, print junk)  --no-tools (no tools/list)
 --record PATH (append every message received, one JSON per line)  --start-delay SECONDS
-Environment: FAKE_GREETING (told by whereami), FAKE_TOKEN (leaked by crash and unknown-tool errors)
+Environment: FAKE_GREETING (told by whereami), FAKE_TOKEN (leaked by crash and unknown-tool errors),
+FAKE_START_DELAY (the default of --start-delay: a slower start with the same command line)
 """
 
 import argparse
@@ -229,7 +230,7 @@ def main() -> None:
     parser.add_argument("--junk-only", action="store_true")
     parser.add_argument("--no-tools", action="store_true")
     parser.add_argument("--record", default="")
-    parser.add_argument("--start-delay", type=float, default=0)
+    parser.add_argument("--start-delay", type=float, default=float(os.environ.get("FAKE_START_DELAY") or 0))
     opts = parser.parse_args()
     print(f"fake server: started, pid {os.getpid()}", file=sys.stderr, flush=True)
     if opts.crash_on_start:

@@ -77,6 +77,6 @@ class McpClient:
         """Call one tool by its original name; return the raw CallToolResult."""
         return self.transport.request("tools/call", {"name": name, "arguments": arguments}, timeout)
 
-    def close(self) -> None:
-        """Stop the server process."""
-        self.transport.close()
+    def close(self, grace: float = 1.0) -> None:
+        """Stop the server process (grace: seconds each shutdown step waits)."""
+        self.transport.close(grace)

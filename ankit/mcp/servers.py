@@ -10,52 +10,15 @@ from pathlib import Path
 
 from ankit.errors import ConfigError
 from ankit.mcp import NO_SERVERS
+from ankit.mcp.cache import ToolCache, cache_key
 from ankit.mcp.client import McpClient
+from ankit.mcp.settings import ServerConfig, server_config
 from ankit.mcp.tools import clean_name, make_tools
 from ankit.mcp.transport import McpError
 from ankit.tooling.toolbox import Tool
 
 MAX_RESTARTS = 3
 LIST_CHANGED = "notifications/tools/list_changed"
-
-
-@dataclass
-class ServerConfig:
-    """One [mcp.servers.NAME] table."""
-
-    name: str
-    command: str
-    args: list[str] = field(default_factory=list)
-    env: dict[str, str] = field(default_factory=dict)
-    cwd: str | None = None
-    core: bool = False
-    timeout: float = 60.0  # seconds for one tools/call
-    startup_timeout: float = 30.0  # seconds for initialize and tools/list
-
-
-def server_config(name: str, raw) -> ServerConfig:
-    """Check one server table; raise ConfigError with one line saying what to fix."""
-    where = f"[mcp.servers.{name}]"
-    if not isinstance(raw, dict):
-        raise ConfigError(f"{where} must be a table with command = \"program\"")
-    command = raw.get("command")
-    if not isinstance(command, str) or not command.strip():
-        raise ConfigError(f"{where} needs command = \"program\" (the server's executable)")
-    args, env = raw.get("args", []), raw.get("env", {})
-    if not isinstance(args, list) or not all(isinstance(a, (str, int, float)) for a in args):
-        raise ConfigError(f"{where} args must be a list of strings, e.g. args = [\"--flag\", \"value\"]")
-    if not isinstance(env, dict) or not all(isinstance(v, (str, int, float)) for v in env.values()):
-        raise ConfigError(f"{where} env must be a table of strings, e.g. env = {{ TOKEN = \"...\" }}")
-    if raw.get("cwd") is not None and not isinstance(raw.get("cwd"), str):
-        raise ConfigError(f"{where} cwd must be a folder path (a string)")
-    numbers = {}
-    for key, default in (("timeout", 60.0), ("startup_timeout", 30.0)):
-        value = raw.get(key, default)
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
-            raise ConfigError(f"{where} {key} must be a number of seconds above 0")
-        numbers[key] = float(value)
-    return ServerConfig(name, command, [str(a) for a in args], {str(k): str(v) for k, v in env.items()},
-                        raw.get("cwd"), bool(raw.get("core", False)), **numbers)
 
 
 @dataclass
@@ -74,6 +37,9 @@ class _Server:
     restarts: int = 0
     ready: threading.Event = field(default_factory=threading.Event)
     lock: threading.RLock = field(default_factory=threading.RLock)
+    key: str = ""  # the cache key of how it is started
+    cached: dict | None = None  # its tool list as last seen, from the cache
+    started: bool = False  # a process was asked for (in the background or by a call)
 
 
 def _labels(names: list[str]) -> dict[str, str]:
@@ -91,9 +57,11 @@ def _labels(names: list[str]) -> dict[str, str]:
 class McpManager:
     """Every configured MCP server: started in the background, exposed as groups mcp:NAME."""
 
-    def __init__(self, servers: dict, log_dir: Path, on_change: Callable[[], None] | None = None):
+    def __init__(self, servers: dict, log_dir: Path, on_change: Callable[[], None] | None = None,
+                 cache: ToolCache | None = None):
         self.log_dir = Path(log_dir)
         self.on_change = on_change
+        self.cache = cache
         self._lock = threading.Lock()
         self._closed = False
         self._started = False
@@ -107,22 +75,31 @@ class McpManager:
                 server.error = str(exc)
                 server.ready.set()
             self._servers.append(server)
+            if server.config is not None and cache is not None:
+                cfg = server.config
+                server.key = cache_key(cfg.command, cfg.args, cfg.env, cfg.cwd)
+                server.cached = cache.load(server.key)
+                if server.cached is not None:  # answer from the last list until the server lists again
+                    server.tools, server.problems = make_tools(server.name, server.cached["tools"],
+                                                               self._caller(server), server.label)
 
-    def start(self) -> None:
-        """Start every server in a background thread of its own; never blocks."""
+    def start(self, uncached_only: bool = False) -> None:
+        """Start the servers (or only those with no cached list) in background threads; never blocks."""
         with self._lock:
             if self._started or self._closed:
                 return
             self._started = True
         atexit.register(self.close)
         for server in self._servers:
-            if server.config is not None:
+            if server.config is not None and not (uncached_only and server.cached is not None):
+                server.started = True
                 threading.Thread(target=self._boot, args=(server,), name=f"mcp-{server.label}", daemon=True).start()
 
     def _boot(self, server: _Server) -> None:
         try:
             with server.lock:
-                self._launch(server)
+                if server.client is None or not server.client.alive:  # a call may have started it meanwhile
+                    self._launch(server)
         except McpError as exc:
             server.error = str(exc)
         except Exception as exc:  # a bug or an odd OS error must not print a traceback over the REPL
@@ -156,10 +133,14 @@ class McpManager:
         if not closed:
             server.error = ""
             self._set_tools(server, specs)
+            if self.cache is not None and server.key:
+                self.cache.save(server.key, specs, client.instructions, client.server_info)
+
+    def _caller(self, server: _Server):
+        return lambda original, args: self._call(server, original, args)
 
     def _set_tools(self, server: _Server, specs: list[dict]) -> None:
-        call = lambda original, args: self._call(server, original, args)  # noqa: E731
-        tools, server.problems = make_tools(server.name, specs, call, server.label)
+        tools, server.problems = make_tools(server.name, specs, self._caller(server), server.label)
         changed = [t.spec() for t in tools] != [t.spec() for t in server.tools]
         server.tools = tools
         if changed and self.on_change is not None:
@@ -175,7 +156,10 @@ class McpManager:
             if client is not server.client or not client.alive:
                 return
             try:
-                self._set_tools(server, client.list_tools(server.config.startup_timeout))
+                specs = client.list_tools(server.config.startup_timeout)
+                self._set_tools(server, specs)
+                if self.cache is not None and server.key:
+                    self.cache.save(server.key, specs, client.instructions, client.server_info)
             except McpError as exc:
                 server.problems = [f"could not re-list tools: {exc}"]
 
@@ -188,6 +172,11 @@ class McpManager:
             if client is not None and client.alive:
                 return client
             why = client.failure if client is not None else server.error
+            if client is None and not server.error:  # never started (listed from the cache): start it now
+                server.started = True
+                self._launch(server)
+                server.ready.set()
+                return server.client
             if server.restarts >= MAX_RESTARTS:
                 raise McpError(f"MCP server {server.name!r} stopped ({why}) and was restarted {MAX_RESTARTS} "
                                f"times already; it stays off for this session (log: {server.log_path})")
@@ -222,11 +211,13 @@ class McpManager:
                                   "core": bool(s.config and s.config.core)} for s in self._servers}
 
     def _summary(self, server: _Server) -> str:
-        client = server.client
-        text = client.instructions[:2000].strip() if client else ""  # the catalog makes it one clean sentence
+        client, cached = server.client, server.cached or {}
+        said = client.instructions if client else str(cached.get("instructions") or "")
+        text = said[:2000].strip()  # the catalog makes it one clean sentence
         if text:
             return text
-        info = client.server_info if client else {}
+        info = client.server_info if client else cached.get("server_info")
+        info = info if isinstance(info, dict) else {}
         title = info.get("title") or info.get("name") or ""
         head = f"MCP server {server.name}" + (f" ({title})" if title and title != server.name else "")
         names = [t.name.removeprefix(f"mcp__{server.label}__") for t in server.tools[:6]]
@@ -258,8 +249,11 @@ class McpManager:
         client, cfg = server.client, server.config
         if cfg is None:
             return f"not started: {server.error}"
+        if not server.started and server.cached is not None:
+            listed = server.cached.get("listed") or "earlier"
+            return f"{len(server.tools)} tools, as listed {listed} (not started; ankit mcp --refresh lists afresh)"
         if not server.ready.is_set():
-            return "starting..."
+            return "starting..." + (f" ({len(server.tools)} tools as last listed)" if server.cached else "")
         if client is None or (server.error and not client.alive):
             return f"failed: {server.error} (log: {server.log_path})"
         if client.alive:
@@ -276,16 +270,28 @@ class McpManager:
         if timeout is None:
             timeout = 2 * max([s.config.startup_timeout for s in self._servers if s.config] or [0]) + 1
         deadline = time.monotonic() + timeout
-        return all(s.ready.wait(max(0.0, deadline - time.monotonic())) for s in self._servers)
+        waited = [s for s in self._servers if s.started or s.config is None]
+        return all(s.ready.wait(max(0.0, deadline - time.monotonic())) for s in waited)
+
+    def wait_uncached(self, timeout: float | None = None) -> bool:
+        """Wait for the servers that have no cached list (the others answer from the cache meanwhile)."""
+        if timeout is None:
+            timeout = 2 * max([s.config.startup_timeout for s in self._servers if s.config] or [0]) + 1
+        deadline = time.monotonic() + timeout
+        waited = [s for s in self._servers if s.started and s.cached is None]
+        return all(s.ready.wait(max(0.0, deadline - time.monotonic())) for s in waited)
 
     def before_turn(self, view) -> None:
-        """Before the first turn, let servers still starting list their tools (once); failures go to view.notice."""
+        """Before the first turn, let servers with no cached list list their tools (once); failures go to view.notice.
+
+        Servers listed before answer from the cache at once and update the catalog when they have started.
+        """
         if self._awaited:
             return
         self._awaited = True
-        if not self.wait(0):
+        if not self.wait_uncached(0):
             view.notice("waiting for MCP servers to start…")
-            self.wait()
+            self.wait_uncached()
         for line in self.failures():
             view.notice(line)
 
@@ -293,6 +299,10 @@ class McpManager:
         """Stop every server process."""
         with self._lock:
             self._closed = True
-            clients = [c for s in self._servers for c in (s.client, s.booting) if c is not None]
-        for client in clients:
-            client.close()
+            clients = [(c, 1.0) for s in self._servers if (c := s.client) is not None]
+            clients += [(c, 0.1) for s in self._servers if (c := s.booting) is not None]  # nothing to finish
+        closing = [threading.Thread(target=client.close, args=(grace,), daemon=True) for client, grace in clients]
+        for thread in closing:  # all at once: each may wait a moment for its process to exit
+            thread.start()
+        for thread in closing:
+            thread.join(5)

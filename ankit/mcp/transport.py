@@ -268,8 +268,9 @@ class StdioTransport:
         """The server's own words with its env values and other secrets hidden: they are shown and saved."""
         return Scrubber(values=[str(v) for v in self.env.values()]).text(text)
 
-    def close(self) -> None:
-        """Close stdin, then terminate and kill the process if it lingers (the stdio shutdown sequence)."""
+    def close(self, grace: float = 1.0) -> None:
+        """Close stdin, then terminate and kill the process if it lingers (the stdio shutdown sequence); grace is
+        how long each step waits for the process to exit."""
         proc = self._proc
         with self._lock:
             self._dead = self._dead or "was closed"
@@ -277,7 +278,7 @@ class StdioTransport:
             for step in (self._close_stdin, proc.terminate, proc.kill):
                 try:
                     step()
-                    proc.wait(timeout=1)
+                    proc.wait(timeout=grace)
                     break
                 except (subprocess.TimeoutExpired, OSError):
                     continue

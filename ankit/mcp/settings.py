@@ -1,0 +1,44 @@
+"""One [mcp.servers.NAME] table of the config, checked."""
+
+from dataclasses import dataclass, field
+
+from ankit.errors import ConfigError
+
+
+@dataclass
+class ServerConfig:
+    """One [mcp.servers.NAME] table."""
+
+    name: str
+    command: str
+    args: list[str] = field(default_factory=list)
+    env: dict[str, str] = field(default_factory=dict)
+    cwd: str | None = None
+    core: bool = False
+    timeout: float = 60.0  # seconds for one tools/call
+    startup_timeout: float = 30.0  # seconds for initialize and tools/list
+
+
+def server_config(name: str, raw) -> ServerConfig:
+    """Check one server table; raise ConfigError with one line saying what to fix."""
+    where = f"[mcp.servers.{name}]"
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{where} must be a table with command = \"program\"")
+    command = raw.get("command")
+    if not isinstance(command, str) or not command.strip():
+        raise ConfigError(f"{where} needs command = \"program\" (the server's executable)")
+    args, env = raw.get("args", []), raw.get("env", {})
+    if not isinstance(args, list) or not all(isinstance(a, (str, int, float)) for a in args):
+        raise ConfigError(f"{where} args must be a list of strings, e.g. args = [\"--flag\", \"value\"]")
+    if not isinstance(env, dict) or not all(isinstance(v, (str, int, float)) for v in env.values()):
+        raise ConfigError(f"{where} env must be a table of strings, e.g. env = {{ TOKEN = \"...\" }}")
+    if raw.get("cwd") is not None and not isinstance(raw.get("cwd"), str):
+        raise ConfigError(f"{where} cwd must be a folder path (a string)")
+    numbers = {}
+    for key, default in (("timeout", 60.0), ("startup_timeout", 30.0)):
+        value = raw.get(key, default)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+            raise ConfigError(f"{where} {key} must be a number of seconds above 0")
+        numbers[key] = float(value)
+    return ServerConfig(name, command, [str(a) for a in args], {str(k): str(v) for k, v in env.items()},
+                        raw.get("cwd"), bool(raw.get("core", False)), **numbers)
