@@ -787,3 +787,20 @@ def test_edit_and_ctrl_x_ctrl_e_compose_the_message_in_the_editor(run, provider_
     nothing.line("/edit")
     nothing.expect("nothing sent: the editor left an empty message")
     assert nothing.finish() == 0 and len(provider_server.requests) == 2
+
+
+def test_init_asks_for_agents_md_and_the_next_request_carries_it(run, provider_server, home):
+    content = json.dumps({"path": "AGENTS.md", "content": "Run the tests with make test.\n"})
+    provider_server.push_openai(tool_calls=[("c1", "write_file", content)])
+    provider_server.push_openai(text="Wrote AGENTS.md.")
+    provider_server.push_openai(text="Hello.")
+    terminal = run("--yes")
+    terminal.line("/init")
+    terminal.expect("Wrote AGENTS.md.")
+    terminal.expect("project instructions for the next requests:")
+    terminal.line("hi")
+    terminal.expect("Hello.")
+    assert terminal.finish() == 0
+    first, _, after = (r.json["messages"] for r in provider_server.requests)
+    assert first[-1]["content"].startswith("[ankit /init] Look at this project") and "AGENTS.md" not in first[0]["content"]
+    assert "## AGENTS.md\nRun the tests with make test." in after[0]["content"]

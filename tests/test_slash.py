@@ -196,6 +196,7 @@ def test_compact_without_a_summary_leaves_the_history(make_state, provider_serve
 def test_usage_and_mcp_and_skills(make_state):
     state = make_state()
     assert "No rounds yet in this session." in run(state, "/usage")
+    assert "max_cost: none (set max_cost in the config or --max-cost)" in run(state, "/usage")
     assert "no MCP servers configured" in run(state, "/mcp")
     assert f"{len(state.app.skills)} skill" in run(state, "/skills")
     name = state.app.skills[0].name
