@@ -81,7 +81,7 @@ class Session:
             self.activation.reset(resume.activated)  # the resumed session brings its own activated set
 
     def add_context(self, text: str) -> None:
-        """Keep text (a ! command and its output) to go in front of the next message."""
+        """Keep text (a ! command and its output, an /undo) to go after the next message's text."""
         self._context.append(text)
 
     def turn(self, text: str, images: list[Image] | None = None) -> str:
@@ -94,7 +94,7 @@ class Session:
         if self.checkpoints is not None:
             self.checkpoints.begin(self.id, self.turn_no)
         if self._context:
-            text = "\n\n".join([*self._context, text])
+            text = "\n\n".join([text, *self._context])  # the typed text first: it titles the session
             self._context.clear()
         self.messages.append(Message("user", text, images=list(images or [])))
         try:

@@ -17,5 +17,5 @@ def test_runs_in_the_working_folder(tmp_path):
 
 def test_context_names_the_command_and_caps_the_output():
     text = context_text("make", "z" * (CONTEXT_CAP * 2), 2)
-    assert text.startswith("[ankit] The user ran a shell command (exit code 2):\n$ make\n")
+    assert text.startswith("[ankit] Before this message the user ran a shell command (exit code 2):\n$ make\n")
     assert "characters cut" in text and len(text) < CONTEXT_CAP + 200

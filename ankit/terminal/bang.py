@@ -53,4 +53,4 @@ def context_text(command: str, output: str, code: int) -> str:
     """What the model gets with the next message: the command, its exit code and capped output."""
     status = "stopped with Ctrl-C" if code == 130 else f"exit code {code}"
     body = cap_output(output.rstrip("\n"), CONTEXT_CAP) or "(no output)"
-    return f"[ankit] The user ran a shell command ({status}):\n$ {command}\n{body}"
+    return f"[ankit] Before this message the user ran a shell command ({status}):\n$ {command}\n{body}"
