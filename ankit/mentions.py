@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ankit.records import Image
+from ankit.scrub import Scrubber
 
 FILE_CAP = 40_000  # characters of one attached file (the head is kept, the cut said)
 TOTAL_CAP = 120_000  # characters attached to one message in all
@@ -38,11 +39,13 @@ def mentioned(text: str) -> list[str]:
     return found
 
 
-def expand(text: str, cwd: Path, images: bool = True) -> Expanded:
+def expand(text: str, cwd: Path, images: bool = True, scrub: Scrubber | None = None) -> Expanded:
     """Attach every mentioned file, folder or image; missing and binary paths become notices.
 
     With images=False (a provider that takes none) an image is refused with a notice, and the model is told.
+    Known secrets are scrubbed from what is attached, as from tool output.
     """
+    scrub = scrub or Scrubber()
     out = Expanded(text)
     refused = []
     blocks, room = [], TOTAL_CAP
@@ -59,6 +62,7 @@ def expand(text: str, cwd: Path, images: bool = True) -> Expanded:
                 refused.append(raw)
             continue
         body, notice = (_listing(path) if path.is_dir() else _file(path, raw))
+        body = scrub.text(body) if body is not None else None
         if notice:
             out.notices.append(notice)
         if body is None:

@@ -99,7 +99,7 @@ def run_once(args, config: Config) -> int:
 
 def _message(text: str, app, session) -> tuple[str, list]:
     """The text with its @mentions attached, and its images; notices go to stderr."""
-    expanded = expand(text, app.cwd, session.provider.accepts_images)
+    expanded = expand(text, app.cwd, session.provider.accepts_images, app.scrubber())
     for notice in expanded.notices:
         print(f"ankit: {visible(notice)}", file=sys.stderr)
     return expanded.text, expanded.images

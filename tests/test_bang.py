@@ -19,3 +19,11 @@ def test_context_names_the_command_and_caps_the_output():
     text = context_text("make", "z" * (CONTEXT_CAP * 2), 2)
     assert text.startswith("[ankit] Before this message the user ran a shell command (exit code 2):\n$ make\n")
     assert "characters cut" in text and len(text) < CONTEXT_CAP + 200
+
+
+def test_known_secrets_are_scrubbed_from_what_is_shown_and_kept(tmp_path):
+    from ankit.scrub import Scrubber
+    written = []
+    output, _ = run_shell("echo token=ghp_0123456789abcdefXYZ", tmp_path, written.append,
+                          Scrubber({"GITHUB_TOKEN": "ghp_0123456789abcdefXYZ"}))
+    assert "ghp_0123456789abcdefXYZ" not in output + "".join(written) and output.startswith("token=")

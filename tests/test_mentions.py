@@ -52,3 +52,10 @@ def test_tab_candidates_after_an_at_sign(tmp_path):
     (tmp_path / ".hidden").write_text("")
     assert complete_path("@d", tmp_path) == ["@dash.py", "@docs/"]
     assert complete_path("@docs/g", tmp_path) == ["@docs/guide.md"]
+
+
+def test_known_secrets_are_scrubbed_from_what_is_attached(tmp_path):
+    from ankit.scrub import Scrubber
+    (tmp_path / ".env").write_text("OPENAI_API_KEY=sk-live-0123456789abcdef\nDEBUG=1\n")
+    out = expand("check @.env", tmp_path, scrub=Scrubber({"OPENAI_API_KEY": "sk-live-0123456789abcdef"}))
+    assert "sk-live-0123456789abcdef" not in out.text and "DEBUG=1" in out.text

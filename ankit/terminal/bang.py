@@ -7,24 +7,27 @@ import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
+from ankit.scrub import Scrubber
 from ankit.tooling.toolbox import cap_output
 from ankit.visible import visible
 
 CONTEXT_CAP = 10_000  # characters of a command's output kept for the model (head and tail)
 
 
-def run_shell(command: str, cwd: Path, write: Callable[[str], None]) -> tuple[str, int]:
+def run_shell(command: str, cwd: Path, write: Callable[[str], None], scrub: Scrubber | None = None) -> tuple[str, int]:
     """Run the command with the shell, writing its output as it comes; return the output and the exit code.
+
+    Known secrets are scrubbed from what is shown and returned, as from tool output.
 
     Ctrl-C stops the command's whole process group and returns what came so far with code 130.
     """
     proc = subprocess.Popen(command, shell=True, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, start_new_session=True)
-    decoder = codecs.getincrementaldecoder("utf-8")("replace")
+    decoder, scrub = codecs.getincrementaldecoder("utf-8")("replace"), scrub or Scrubber()
     chunks: list[str] = []
     try:
         while chunk := os.read(proc.stdout.fileno(), 4096):
-            text = decoder.decode(chunk)
+            text = scrub.text(decoder.decode(chunk))
             chunks.append(text)
             write(visible(text))
         code = proc.wait()

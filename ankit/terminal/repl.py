@@ -188,7 +188,7 @@ def send(state: ReplState, text: str, mentions: bool = True) -> None:
         return
     images = []
     if mentions:
-        expanded = expand(text, state.app.cwd, session.provider.accepts_images)
+        expanded = expand(text, state.app.cwd, session.provider.accepts_images, state.app.scrubber())
         for notice in expanded.notices:
             view.line(visible(notice), DIM)
         if expanded.attached:
@@ -249,7 +249,7 @@ def bang(state: ReplState, command: str) -> None:
     """Run a !command in the shell (the user typed it: no approval); its output goes with the next message."""
     view = state.view
     view.line(f"$ {visible(command)}", DIM)
-    output, code = run_shell(command, state.app.cwd, view.write)
+    output, code = run_shell(command, state.app.cwd, view.write, state.app.scrubber())
     if output and not output.endswith("\n"):
         view.write("\n")
     if code:
