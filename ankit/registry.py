@@ -62,7 +62,8 @@ class Registry:
                         tools[tool.name] = tool
                 meta = self.mcp.group_meta()
             tools.setdefault("skill", make_skill_tool(lambda: self.skills))
-            finder = make_find_tools(lambda: self.index, self.activation.activate, self.offered, self.catalog_mode)
+            finder = make_find_tools(lambda: self.index, self.activation.activate, self.offered, self.catalog_mode,
+                                     self.activation.room)
             tools.setdefault(finder.name, finder)
             catalog, problems = build_catalog(list(tools.values()), meta)
             if self.catalog is not None and _outline(catalog) != _outline(self.catalog):
@@ -91,6 +92,7 @@ class Registry:
         wanted = ["core", *[g.id for g in self.catalog.groups.values() if g.core], *self.core]
         if self.mcp is not None:
             wanted += self.mcp.core_groups()
+        wanted = [part for g in wanted for part in self.catalog.parts_of(g)]  # an oversized group: its parts
         return [g for g in dict.fromkeys(["core", *sorted(set(wanted) - {"core"})]) if g in self.catalog.groups]
 
     def group_specs(self, group: str) -> list[ToolSpec]:

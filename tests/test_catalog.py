@@ -142,3 +142,18 @@ def test_catalog_lines_are_one_clean_sentence():
     assert len(clean_summary("word " * 100)) <= 160
     catalog, _ = build_catalog([], {"mcp:x": {"summary": "## Heading only\n\nDoes\x07 things. Then more."}})
     assert catalog.groups["mcp:x"].summary == "Does things"
+
+
+def test_an_oversized_group_is_split_into_parts_that_keep_its_keywords():
+    from ankit.tooling.toolbox import Tool
+    big = {"type": "object", "properties": {"filter": {"type": "string", "description": "x" * 3000}}}
+    names = ["create-collection", "drop-collection", "list-collections", "create-index", "drop-index",
+             "list-indexes", "insert-many", "update-many", "delete-many"]
+    tools = [Tool(f"mcp__db__{n}", f"Do {n}.", big, lambda a, c=None: "", group="mcp:db") for n in names]
+    tools.append(Tool("read_file", "Read a file.", big, lambda a, c=None: "", group="core"))
+    catalog, _ = build_catalog(tools, {"mcp:db": {"keywords": ["db server"]}, "core": {"core": True}})
+    parts = catalog.parts_of("mcp:db")
+    assert len(parts) > 1 and "mcp:db" not in catalog.groups and "mcp:db" in catalog.split
+    assert all(p.startswith("mcp:db/") and catalog.groups[p].parent == "mcp:db" for p in parts)
+    assert all(catalog.groups[p].keywords == ["db server"] for p in parts)
+    assert catalog.group_of("mcp__db__drop-index") in parts and catalog.parts_of("core") == ["core"]

@@ -240,3 +240,46 @@ def test_each_bundled_rule_decides_its_request(key):
     assert with_rule.activate[0] == rule.prefer, f"{query!r}: {rule.reason}"
     decided = (with_rule.kind, with_rule.activate) != (without.kind, without.activate)
     assert decided, f"the rule ({rule.reason}) changes nothing for {query!r}"
+
+
+def test_find_tools_never_says_loaded_for_what_will_not_be_sent(tmp_path):
+    from ankit.tooling.activation import Activation
+    write_tool(tmp_path, "maps", "route_plan", "Plan a driving route between two places.",
+               {f"p{i}": "x" * 300 for i in range(10)})
+    write_tool(tmp_path, "notes", "note_add", "Add a note.")
+    tools = load_tools([tmp_path])[0]
+    state = {}
+    activation = Activation(lambda g: [state["index"].catalog.tools[n].spec()
+                                       for n in state["index"].catalog.groups[g].tools], [])
+    tool = make_find_tools(lambda: state["index"], activation.activate, lambda: list(activation.active), "first",
+                           activation.room)
+    state["index"] = build([*tools, tool])
+
+    def ask(query):
+        result = run_call(ToolCall("c1", "find_tools", json.dumps({"query": query})), tool, ToolContext(cwd="."),
+                          lambda t, a, p: True)
+        return result.content, result.loaded
+
+    activation.tools_for_round(budget=10_000)
+    text, loaded = ask("add a note")
+    assert text.startswith("Loaded notes") and loaded == ["note_add"]
+    activation.tools_for_round(budget=600)  # a long history left little room
+    text, loaded = ask("plan a driving route")
+    assert "Loaded" not in text and "next step" not in text and loaded == []
+    assert text.startswith("Not loaded maps") and "maps" not in activation.active  # bigger than the whole budget
+    size, notes = activation.frozen("maps").size, activation.frozen("notes").size
+    activation.tools_for_round(budget=size + notes // 2)  # room for maps alone, not beside notes
+    text, loaded = ask("plan a driving route")
+    assert text.startswith("Waiting for room maps") and loaded == [] and "maps" in activation.active
+
+
+def test_an_oversized_group_named_whole_loads_its_parts():
+    from ankit.tooling.toolbox import Tool
+    big = {"type": "object", "properties": {"filter": {"type": "string", "description": "x" * 3000}}}
+    names = ["create-collection", "drop-collection", "create-index", "drop-index", "insert-many", "update-many"]
+    tools = [Tool(f"mcp__db__{n}", f"Do {n}.", big, lambda a, c=None: "", group="mcp:db") for n in names]
+    index = build(tools)
+    outcome = find(index, "mcp:db")
+    assert outcome.kind == "exact" and outcome.activate == index.catalog.parts_of("mcp:db")
+    assert len(outcome.activate) > 1
+    assert find(index, "drop the index").activate == ["mcp:db/index"]  # a request loads the part it needs

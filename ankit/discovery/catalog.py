@@ -5,6 +5,7 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ankit.discovery.parts import spec_size, split_group
 from ankit.discovery.terms import name_terms, split_name, terms
 from ankit.tooling.toolbox import Tool
 
@@ -108,6 +109,8 @@ class Catalog:
         self.groups: dict[str, Group] = {}
         self.tools: dict[str, Tool] = {}
         self.terms: dict[str, ToolTerms] = {}
+        self.split: dict[str, Group] = {}  # oversized groups, by id, now present as their parts
+        self.part_of: dict[str, str] = {}  # tool name -> the part of an oversized group it is in
 
     def add_tools(self, tools: list[Tool], meta: dict[str, dict] | None = None) -> list[str]:
         """Add tools (and metadata for their groups, e.g. from an MCP server); return one line per problem."""
@@ -140,9 +143,31 @@ class Catalog:
                 group.summary = _derived_summary([self.tools[n].description for n in group.tools])
 
     def group_of(self, tool_name: str) -> str | None:
-        """The id of the group a tool belongs to, or None for an unknown tool."""
+        """The id of the group (or the part of an oversized group) a tool belongs to, or None for an unknown tool."""
         tool = self.tools.get(tool_name)
-        return (tool.group or tool.name) if tool else None
+        return (self.part_of.get(tool_name) or tool.group or tool.name) if tool else None
+
+    def parts_of(self, group_id: str) -> list[str]:
+        """The group itself, or the parts an oversized group was split into (none for an unknown id)."""
+        if group_id in self.groups:
+            return [group_id]
+        return [g.id for g in self.groups.values() if g.parent == group_id]
+
+    def split_oversized(self) -> None:
+        """Split every group over the size cap (core groups excepted) into parts of related tools, named
+        GROUP/WORD ('mcp:mongodb/collection'); each part keeps the group's keywords and core flag."""
+        for group in [g for g in self.groups.values() if not g.core and not g.parent]:
+            sizes = {name: spec_size(self.tools[name]) for name in group.tools}
+            parts = split_group(group.tools, sizes)
+            if len(parts) < 2:
+                continue
+            self.split[group.id] = self.groups.pop(group.id)
+            for label, members in parts.items():
+                part = Group(f"{group.id}/{label}", keywords=list(group.keywords), tools=members, parent=group.id)
+                part.summary = _derived_summary([self.tools[n].description for n in members])
+                self.groups[part.id] = part
+                self.part_of.update(dict.fromkeys(members, part.id))
+        self.groups = dict(sorted(self.groups.items()))
 
     def rules(self) -> list[Rule]:
         """Every disambiguation rule of every group."""
@@ -241,6 +266,7 @@ def build_catalog(tools: list[Tool], extra_groups: dict[str, dict] | None = None
     if extra_groups:
         problems.extend(catalog.add_tools([], extra_groups))
     catalog._finish()
+    catalog.split_oversized()
     return catalog, problems
 
 

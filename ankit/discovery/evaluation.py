@@ -127,9 +127,9 @@ def export_lines(catalog: Catalog, names: list[str]) -> list[str]:
         row = {"name": name, "description": tool.description, "parameters": tool.parameters,
                "group": tool.group or name}
         lines.append(json.dumps(row, ensure_ascii=False))
-    for group in catalog.groups.values():
+    for group in [*catalog.groups.values(), *catalog.split.values()]:
         if group.parent:
-            continue  # a sub-group is made again from its parent's tools
+            continue  # a part of an oversized group is made again from the group's tools
         row = {"group": group.id, "keywords": group.keywords, "core": group.core,
                "rules": [{"when": r.when, "prefer": r.prefer, "over": r.over, "reason": r.reason}
                          for r in group.rules]}

@@ -51,6 +51,9 @@ def _exact(catalog: Catalog, query: str) -> list[str]:
     """Groups named by the query: every word a tool name or group id ('git_log', 'web search', 'git, web')."""
     by_key = _name_keys(catalog)
     whole = query.strip().strip("`'\"").strip()
+    parts = catalog.parts_of(whole) if whole in catalog.split else []
+    if parts:  # an oversized group named whole: its parts
+        return parts
     if whole.lower() in by_key or name_key(whole) in by_key:
         return [by_key.get(whole.lower()) or by_key[name_key(whole)]]
     pieces = [p.strip("`'\"") for p in _SEPARATORS.split(whole) if p.strip("`'\"")]
@@ -107,22 +110,33 @@ def _names(catalog: Catalog, group_id: str, best: list[str]) -> str:
     return shown + (f" (best match: {', '.join(top)})" if top and len(names) > 1 else "")
 
 
-def result_text(outcome: Outcome, catalog: Catalog, newly: list[str], loaded: list[str], query: str) -> str:
-    """The text find_tools returns: what is now callable, what was already loaded, other candidates."""
+Room = Callable[[list[str]], tuple[list[str], list[str]]]  # groups -> (waiting for room, too big to send)
+
+
+def result_text(outcome: Outcome, catalog: Catalog, newly: list[str], loaded: list[str], query: str,
+                waiting: list[str] | None = None, too_big: list[str] | None = None) -> str:
+    """The text find_tools returns: what is now callable, what waits for room and what to ask for instead,
+    what was already loaded, other candidates. Nothing is called loaded that will not be sent."""
+    waiting, too_big = waiting or [], too_big or []
     if outcome.kind == "catalog":
         return _catalog_answer(catalog, loaded, "Tool groups you can load")
     if outcome.kind == "nothing":
         shown = " ".join(query.split())[:80]
         return _catalog_answer(catalog, loaded, f"Nothing matched {shown!r}, so nothing was loaded. Tool groups")
     best = {h.group: h.tools for h in outcome.hits}
-    lines = []
+    lines, callable_now = [], False
     for group_id in outcome.activate:
         names = _names(catalog, group_id, best.get(group_id, []))
-        if group_id in newly:
-            lines.append(f"Loaded {group_id}: {names}.")
+        if group_id in too_big:
+            lines.append(f"Not loaded {group_id}: its schemas are too big for this model's context window "
+                         f"({names}). {_instead(catalog, group_id)}")
+        elif group_id in waiting:
+            lines.append(f"Waiting for room {group_id}: {names}. Its tools load when the context window has room "
+                         f"for them, not from your next step. {_instead(catalog, group_id)}")
         else:
-            lines.append(f"Already loaded {group_id}: {names}.")
-    if newly:
+            callable_now = callable_now or group_id in newly
+            lines.append(f"{'Loaded' if group_id in newly else 'Already loaded'} {group_id}: {names}.")
+    if callable_now:
         lines.append("These tools can be called from your next step.")
     others = [h for h in outcome.hits if h.group not in outcome.activate and h.group not in loaded]
     if others:
@@ -136,6 +150,15 @@ def loaded_names(catalog: Catalog, groups: list[str]) -> list[str]:
     """The tools of the groups an answer names, which the answer makes callable (a provider may reference them)."""
     names = [n for g in groups if g in catalog.groups for n in catalog.groups[g].tools]
     return list(dict.fromkeys(names))
+
+
+def _instead(catalog: Catalog, group_id: str) -> str:
+    """What to ask for instead of a group that cannot be sent now."""
+    parent = catalog.groups[group_id].parent if group_id in catalog.groups else ""
+    siblings = [g for g in catalog.parts_of(parent) if g != group_id] if parent else []
+    if siblings:
+        return f"Ask for a narrower task, or another part of {parent}: {', '.join(siblings)}."
+    return "Ask for a narrower task, or finish with the tools already loaded."
 
 
 def _catalog_answer(catalog: Catalog, loaded: list[str], heading: str) -> str:
@@ -165,16 +188,18 @@ PARAMETERS = {
 }
 
 
-def user_line(outcome: Outcome, catalog: Catalog, newly: list[str]) -> str:
+def user_line(outcome: Outcome, catalog: Catalog, newly: list[str], waiting: list[str] | None = None) -> str:
     """What the user sees of a find_tools call: "loaded git (7 tools)", "nothing matched", ..."""
     if outcome.kind == "catalog":
         return "listed the tool groups"
     if outcome.kind == "nothing":
         return "nothing matched; nothing loaded"
-    if not newly:
-        return f"already loaded: {', '.join(outcome.activate)}"
-    count = sum(len(catalog.groups[g].tools) for g in newly if g in catalog.groups)
-    return f"loaded {', '.join(newly)} ({count} tool{'' if count == 1 else 's'})"
+    sent = [g for g in newly if g not in (waiting or [])]
+    wait = f"waiting for room: {', '.join(g for g in newly if g not in sent)}" if len(sent) < len(newly) else ""
+    if not sent:
+        return wait or f"already loaded: {', '.join(outcome.activate)}"
+    count = sum(len(catalog.groups[g].tools) for g in sent if g in catalog.groups)
+    return f"loaded {', '.join(sent)} ({count} tool{'' if count == 1 else 's'})" + (f"; {wait}" if wait else "")
 
 
 def describe(catalog: Catalog | None, mode: str) -> str:
@@ -201,8 +226,10 @@ def make_find_tools(
     activate: Callable[[list[str]], list[str]],
     active: Callable[[], list[str]],
     mode: str = "first",
+    room: Room | None = None,
 ) -> Tool:
-    """Build the find_tools tool; activate(groups) returns the groups newly activated, active() those loaded."""
+    """Build the find_tools tool; activate(groups) returns the groups newly activated, active() those loaded,
+    room(groups) which of them wait for room and which are too big to send at all."""
 
     def run(args: dict, ctx=None) -> str | ToolsLoaded:
         index = index_getter()
@@ -213,11 +240,15 @@ def make_find_tools(
         outcome = find(index, query)
         core = [g.id for g in index.catalog.groups.values() if g.core]
         loaded = list(dict.fromkeys([*active(), *core]))
-        newly = activate([g for g in outcome.activate if g not in loaded]) if outcome.activate else []
+        wanted = [g for g in outcome.activate if g not in loaded]
+        _, too_big = room(wanted) if room and wanted else ([], [])
+        newly = activate([g for g in wanted if g not in too_big]) if wanted else []
+        waiting, _ = room(newly) if room and newly else ([], [])
         if hasattr(ctx, "summarize"):
-            ctx.summarize(user_line(outcome, index.catalog, newly))
-        text = result_text(outcome, index.catalog, newly, loaded, query)
-        return ToolsLoaded(text, loaded_names(index.catalog, [g for g in outcome.activate if g not in core]))
+            ctx.summarize(user_line(outcome, index.catalog, newly, waiting))
+        text = result_text(outcome, index.catalog, newly, loaded, query, waiting, too_big)
+        sent = [g for g in outcome.activate if g not in core and g not in waiting and g not in too_big]
+        return ToolsLoaded(text, loaded_names(index.catalog, sent))
 
     tool = FinderTool("find_tools", BASE_DESCRIPTION, PARAMETERS, run, group="core", read_only=True, source="ankit")
     tool.catalog_of = lambda: getattr(index_getter(), "catalog", None)
