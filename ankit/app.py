@@ -72,8 +72,8 @@ class App:
 
     def tool_folders(self) -> list[Path]:
         """Tool folders in load order: bundled, user, project, then --tools-dir."""
-        return [paths.bundled("tools"), paths.config_home() / "tools", self.cwd / ".ankit" / "tools",
-                *self.config.tools_dirs]
+        project = [self.cwd / ".ankit" / "tools"] if self.config.trusted else []  # see ankit/trust.py
+        return [paths.bundled("tools"), paths.config_home() / "tools", *project, *self.config.tools_dirs]
 
     @property
     def tools(self) -> Toolset:

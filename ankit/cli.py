@@ -33,6 +33,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--yes", "-y", action="store_true", help="approve every tool call without asking")
     p.add_argument("--tools-dir", dest="tools_dirs", action="append", default=[], help="extra folder of tool modules")
     p.add_argument("--skills-dir", dest="skills_dir", help="extra folder of skills (searched first)")
+    p.add_argument("--trust", action="store_true", help="apply this folder's .ankit/ settings and tools this run")
     p.add_argument("--continue", "-c", dest="cont", action="store_true", help="resume the last session")
     p.add_argument("--resume", "-r", metavar="ID", help="resume the session ID")
     p.add_argument("--version", action="version", version=f"ankit {__version__}")
@@ -75,6 +76,28 @@ def _safe_terminal_output():
         sys.stdout, sys.stderr = saved
 
 
+def _trusted(config, flags: dict, interactive: bool):
+    """The config with this folder's held-back settings applied if the user trusts the folder (asked once, in
+    the REPL); otherwise one line on stderr says what was ignored and how to allow it."""
+    from ankit import trust
+    if not (config.held or config.held_tools):
+        return config
+    cwd, home = Path.cwd(), paths.config_home()
+    lines = trust.describe(config.held, config.held_tools, cwd)
+    if interactive and sys.stdin.isatty() and sys.stdout.isatty():
+        from ankit.terminal.trusting import ask_trust
+        if ask_trust(cwd, lines):
+            trust.remember(cwd, home)
+            return load_config(flags, os.environ, cwd, home)
+        print("ankit: not trusted; this folder's .ankit/ settings and tools are ignored this time", file=sys.stderr)
+        return config
+    what = ", ".join(sorted(config.held)) + (" and " if config.held and config.held_tools else "")
+    what += f"{len(config.held_tools)} tool module(s)" if config.held_tools else ""
+    print(f"ankit: ignoring this folder's .ankit/ {what}: the folder is not trusted (run ankit here once to "
+          "trust it, or pass --trust)", file=sys.stderr)
+    return config
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run ankit; return the exit code."""
     argv = sys.argv[1:] if argv is None else argv
@@ -87,6 +110,7 @@ def main(argv: list[str] | None = None) -> int:
         parser().error(_unexpected(extra))
     try:
         config = load_config(vars(args), os.environ, Path.cwd(), paths.config_home())
+        config = _trusted(config, vars(args), interactive=not command and args.prompt is None)
         for line in config.problems:
             print(f"ankit: {line}", file=sys.stderr)
         if command:

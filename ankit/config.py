@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ankit import trust
 from ankit.errors import ConfigError
 from ankit.providers.base import ProviderSettings
 from ankit.providers.models import LOCAL_SERVERS, list_models, probe
@@ -43,7 +44,9 @@ class Config:
     allow: list[str] = field(default_factory=list)  # permission rules, e.g. "run_command: pytest *"
     deny: list[str] = field(default_factory=list)  # deny wins over allow, --yes and [a]lways
     tool_timeout: float = 600.0  # seconds a tool's run() may take unless the tool says otherwise
-    trust: bool = False  # --trust: project-local settings and tools apply in this folder for this run
+    trusted: bool = False  # this folder's .ankit/ settings and tools apply (trust list or --trust)
+    held: dict = field(default_factory=dict)  # project settings waiting for trust (see ankit/trust.py)
+    held_tools: list[Path] = field(default_factory=list)  # project tool modules waiting for trust
     yes: bool = False
     tools_dirs: list[Path] = field(default_factory=list)
     skills_dir: Path | None = None
@@ -129,15 +132,20 @@ def _merge(base: dict, extra: dict) -> dict:
 def load_config(flags: dict, env: Mapping, cwd: Path, config_home: Path) -> Config:
     """Merge defaults, the user and project config files, the environment and the flags."""
     config = Config(env=env)
-    for path in (config_home / "config.toml", cwd / ".ankit" / "config.toml"):
+    config.trusted = bool(flags.get("trust")) or trust.is_trusted(cwd, config_home)
+    project = cwd / ".ankit" / "config.toml"
+    for path in (config_home / "config.toml", project):
         if path.is_file():
             values = read_toml(path)
             config.problems += unknown_keys(values, path)
+            if path == project and not config.trusted:  # a cloned repository must not run code or move keys
+                values, config.held = trust.split(values)
             _apply(config, values, str(path))
             config.raw = _merge(config.raw, values)
             config.files.append(path)
     _apply(config, {field_: env[var] for var, field_ in _ENV.items() if env.get(var)}, "environment")
     _apply(config, {k: v for k, v in flags.items() if k in _FIELDS}, "flags")
+    config.held_tools = [] if config.trusted else trust.project_tools(cwd)
     config.yes = bool(flags.get("yes"))
     config.system = str(flags.get("system") or "")
     if config.max_cost < 0:

@@ -118,9 +118,9 @@ def test_mark_one_thread_read_needs_approval(github):
     previews = []
     result = github({"action": "mark_read", "thread_id": "101"}, previews)
     assert result.content == "marked thread 101 as read"
-    assert previews == ["mark GitHub notification thread 101 as read"]
+    assert previews[0].startswith("mark GitHub notification thread 101 as read (with GITHUB_TOKEN, to ")
     assert GitHub.calls[0][:2] == ("PATCH", "/notifications/threads/101")
-    assert not TOOL.wants_approval({}, ToolContext(cwd=Path.cwd()))
+    assert TOOL.wants_approval({}, ToolContext(cwd=Path.cwd()))  # listing sends the token: asked once per origin
 
 
 def test_mark_all_read(github):
@@ -160,6 +160,6 @@ def test_unreachable_api_does_not_leak_the_token(github, monkeypatch):
 def test_a_redirect_to_another_host_does_not_carry_the_token(github, api):
     ctx = ToolContext(cwd=Path.cwd(), config={"github_api_url": f"{api}/moved"})
     result = run_call(ToolCall("c1", TOOL.name, "{}"), TOOL, ctx, lambda *a: True)
-    assert result.content.startswith("[101] octo/app PullRequest")
+    assert result.is_error and "redirected to http://localhost" in result.content  # another origin: not followed
     hops = [(path.split("?")[0], auth) for _, path, auth, _ in GitHub.calls]
-    assert hops == [("/moved/notifications", f"Bearer {TOKEN}"), ("/notifications", "")]
+    assert hops == [("/moved/notifications", f"Bearer {TOKEN}")]

@@ -212,7 +212,7 @@ def test_search_offline_says_so():
     assert result.is_error and "could not reach" in result.content and "offline" in result.content
 
 
-def test_fetch_asks_once_per_host_and_session(server):
+def test_fetch_asks_once_per_origin_and_session(server):
     ctx = ToolContext(cwd=Path.cwd())
     asked = []
 
@@ -223,7 +223,7 @@ def test_fetch_asks_once_per_host_and_session(server):
     for url in (f"{server}/utf8", f"{server}/latin1", server.replace("127.0.0.1", "localhost") + "/utf8"):
         assert not run_call(ToolCall("c", "web_fetch", json.dumps({"url": url})), BY_NAME["web_fetch"], ctx, approve).is_error
     assert len(asked) == 2  # 127.0.0.1 once, then localhost
-    assert asked[0].startswith(f"GET {server}/utf8\n(approving lets ankit fetch from 127.0.0.1")
+    assert asked[0].startswith(f"GET {server}/utf8\n(approving lets ankit fetch from http://127.0.0.1:")
     denied = run_call(ToolCall("c", "web_fetch", json.dumps({"url": "https://example.invalid/?secret=1"})),
                       BY_NAME["web_fetch"], ctx, lambda *a: False)
     assert denied.is_error and "declined" in denied.content

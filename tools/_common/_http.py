@@ -1,7 +1,6 @@
 """HTTP for tools over urllib: http/https only, bounded redirects, size and time caps, charset decoding."""
 
 import codecs
-import gzip
 import re
 import socket
 import time
@@ -19,6 +18,33 @@ META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([a-zA-Z0-9_.:-]+
 
 class HttpError(Exception):
     """A request that failed, said in one line with what to do."""
+
+
+# Approval per origin (scheme, host, port): the tools that send data off the machine ask before the first request
+# to an origin in a session, and every redirect to another origin is checked as a new request (fetch(allowed=)).
+APPROVED = "web_origins"
+
+
+def origin(url: str) -> str:
+    """scheme://host:port of a URL (a bare host counts as https), the unit web approvals are given for."""
+    url = url.strip()
+    parts = urllib.parse.urlsplit(url if "://" in url else "https://" + url)
+    scheme = (parts.scheme or "https").lower()
+    try:
+        port = parts.port or (443 if scheme == "https" else 80)
+    except ValueError:
+        port = 0
+    return f"{scheme}://{(parts.hostname or '').lower()}:{port}"
+
+
+def approved(ctx, url: str) -> bool:
+    """Whether the user approved this URL's origin earlier in the session."""
+    return origin(url) in ctx.state.get(APPROVED, set())
+
+
+def approve(ctx, url: str) -> None:
+    """Remember the origin as approved for the rest of the session (called once the user said yes)."""
+    ctx.state.setdefault(APPROVED, set()).add(origin(url))
 
 
 @dataclass
@@ -62,11 +88,13 @@ def check_url(url: str) -> str:
 
 
 def fetch(url: str, *, method: str = "GET", headers: dict | None = None, data: bytes | None = None,
-          timeout: float = 20, max_bytes: int = 2_000_000, max_redirects: int = 5, follow: bool = True) -> Response:
+          timeout: float = 20, max_bytes: int = 2_000_000, max_redirects: int = 5, follow: bool = True,
+          allowed=None) -> Response:
     """Request url, following up to max_redirects redirects; error statuses come back as responses.
 
     Credentials in headers go to the first host only: a redirect elsewhere drops them. With follow=False a
-    redirect comes back as it is, for the caller to check where it leads.
+    redirect comes back as it is, for the caller to check where it leads. allowed(url), when given, is asked
+    for every redirect to another origin; a target it refuses stops with an HttpError naming it.
     """
     deadline = time.monotonic() + timeout
     chain: list[str] = []
@@ -81,6 +109,9 @@ def fetch(url: str, *, method: str = "GET", headers: dict | None = None, data: b
             raise HttpError(f"more than {max_redirects} redirects starting at {chain[0]}; the site loops")
         chain.append(url)
         url = check_url(urllib.parse.urljoin(url, location))
+        if allowed is not None and origin(url) != origin(chain[-1]) and not allowed(url):
+            raise HttpError(f"{chain[-1]} redirected to {url}, another origin the user has not approved; "
+                            "fetch that address itself to ask the user")
         if _origin(url) != _origin(chain[-1]):
             headers = {key: value for key, value in headers.items() if key.lower() not in CREDENTIALS}
         if response.status == 303 or (response.status in (301, 302) and method == "POST"):
@@ -126,7 +157,10 @@ def _is_loopback(url: str) -> bool:
 
 
 def _read(resp, url: str, status: int, reason: str, max_bytes: int, deadline: float) -> Response:
-    """Read the body up to max_bytes or the deadline, decompressing gzip/deflate."""
+    """Read the body up to max_bytes of DECODED content or the deadline; gzip/deflate is inflated as it comes,
+    chunk by chunk, and cut at the cap (a small compressed body cannot grow to gigabytes in memory)."""
+    headers = {k.lower(): v for k, v in resp.headers.items()}
+    inflate = _Inflater(headers.get("content-encoding", ""))
     chunks, size, truncated = [], 0, False
     try:
         while size <= max_bytes:
@@ -136,27 +170,43 @@ def _read(resp, url: str, status: int, reason: str, max_bytes: int, deadline: fl
             chunk = resp.read(65536)
             if not chunk:
                 break
-            chunks.append(chunk)
-            size += len(chunk)
+            piece = inflate.feed(chunk, max_bytes - size + 1)
+            chunks.append(piece)
+            size += len(piece)
     except (TimeoutError, socket.timeout):
         truncated = True
     body = b"".join(chunks)
     if len(body) > max_bytes:
         body, truncated = body[:max_bytes], True
-    headers = {k.lower(): v for k, v in resp.headers.items()}
-    body = _decompress(body, headers.get("content-encoding", ""))
     return Response(url, status, reason, headers, body, truncated)
 
 
-def _decompress(body: bytes, encoding: str) -> bytes:
-    try:
-        if encoding.lower() == "gzip":
-            return gzip.decompress(body)
-        if encoding.lower() == "deflate":
-            return zlib.decompress(body)
-    except (OSError, EOFError, zlib.error):
-        return body
-    return body
+class _Inflater:
+    """Decodes a gzip or deflate body piece by piece, never producing more than it is asked for at once."""
+
+    def __init__(self, encoding: str):
+        encoding = encoding.strip().lower()
+        wbits = {"gzip": 16 + zlib.MAX_WBITS, "x-gzip": 16 + zlib.MAX_WBITS, "deflate": zlib.MAX_WBITS}.get(encoding)
+        self.zlib = zlib.decompressobj(wbits) if wbits else None
+        self.raw_deflate = encoding == "deflate"
+        self.started = False
+
+    def feed(self, chunk: bytes, room: int) -> bytes:
+        """At most room decoded bytes for this chunk (what is left over past the cap is dropped with it)."""
+        if self.zlib is None:
+            return chunk
+        try:
+            out = self.zlib.decompress(chunk, room)
+        except zlib.error:
+            if self.raw_deflate and not self.started:  # deflate sent without its zlib header
+                self.zlib, self.raw_deflate = zlib.decompressobj(-zlib.MAX_WBITS), False
+                return self.feed(chunk, room)
+            if not self.started:  # labelled compressed but not: the bytes as they are
+                self.zlib = None
+                return chunk
+            return b""
+        self.started = True
+        return out
 
 
 def charset(content_type: str, body: bytes) -> str:

@@ -42,16 +42,24 @@ class GitHubError(Exception):
     """A GitHub request that failed, said in one line; never contains the token."""
 
 
+def _base(ctx) -> str:
+    return (ctx.config.get("github_api_url") or API).rstrip("/")
+
+
 def needs_approval(args: dict, ctx) -> bool:
-    """Listing is free; marking read changes your GitHub state."""
-    return (args.get("action") or "list") == "mark_read"
+    """Marking read changes your GitHub state: asked every time; listing sends your token and the request
+    off the machine: asked once per API origin and session."""
+    return (args.get("action") or "list") == "mark_read" or not http.approved(ctx, _base(ctx))
 
 
 def preview(args: dict, ctx) -> str:
-    """What would be marked read."""
+    """What would be marked read, or where the listing request and the token go."""
+    where = f"(with GITHUB_TOKEN, to {http.origin(_base(ctx))})"
+    if (args.get("action") or "list") != "mark_read":
+        return f"list GitHub notifications {where}\n(approving lets ankit call this API for the rest of the session)"
     if args.get("thread_id"):
-        return f"mark GitHub notification thread {args['thread_id']} as read"
-    return f"mark all GitHub notifications{' in ' + args['repo'] if args.get('repo') else ''} as read"
+        return f"mark GitHub notification thread {args['thread_id']} as read {where}"
+    return f"mark all GitHub notifications{' in ' + args['repo'] if args.get('repo') else ''} as read {where}"
 
 
 def run(args: dict, ctx) -> str:
@@ -59,6 +67,7 @@ def run(args: dict, ctx) -> str:
     token = os.environ.get("GITHUB_TOKEN", "").strip()
     if not token:
         raise GitHubError("GITHUB_TOKEN is not set; create a classic token with the notifications scope and export it")
+    http.approve(ctx, _base(ctx))
     try:
         if (args.get("action") or "list") == "mark_read":
             return _mark_read(args, ctx, token)
@@ -68,7 +77,7 @@ def run(args: dict, ctx) -> str:
 
 
 def _request(ctx, token: str, method: str, path: str, body: dict | None = None):
-    base = (ctx.config.get("github_api_url") or API).rstrip("/")
+    base = _base(ctx)
     headers = {
         "Authorization": f"Bearer {token}",
         "Accept": "application/vnd.github+json",
@@ -77,7 +86,8 @@ def _request(ctx, token: str, method: str, path: str, body: dict | None = None):
     data = None
     if body is not None:
         data, headers["Content-Type"] = json.dumps(body).encode(), "application/json"
-    response = http.fetch(base + path, method=method, headers=headers, data=data, timeout=20, max_redirects=2)
+    response = http.fetch(base + path, method=method, headers=headers, data=data, timeout=20, max_redirects=2,
+                          allowed=lambda url: http.approved(ctx, url))
     if response.status >= 400:
         raise GitHubError(_explain(response, token))
     return response

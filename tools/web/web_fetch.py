@@ -38,26 +38,23 @@ examples = [
 ]
 
 
-def _host(args: dict) -> str:
-    url = str(args.get("url", "")).strip()
-    return (urllib.parse.urlsplit(url if "://" in url else "https://" + url).hostname or "").lower()
-
-
 def needs_approval(args: dict, ctx) -> bool:
-    """Ask once per host and session: a URL can carry data out (the query string), so the user sees where."""
-    return _host(args) not in ctx.state.get("web_hosts", set())
+    """Ask once per origin (scheme, host, port) and session: a URL can carry data out, so the user sees where."""
+    return not http.approved(ctx, str(args.get("url", "")))
 
 
 def preview(args: dict, ctx) -> str:
     """The address about to be fetched."""
-    return f"GET {args.get('url', '')}\n(approving lets ankit fetch from {_host(args) or 'this host'} for the rest of the session)"
+    where = http.origin(str(args.get("url", "")))
+    return f"GET {args.get('url', '')}\n(approving lets ankit fetch from {where} for the rest of the session)"
 
 
 def run(args: dict, ctx) -> str:
-    """Fetch the URL and return a short header plus the (cut) text."""
-    ctx.state.setdefault("web_hosts", set()).add(_host(args))
+    """Fetch the URL and return a short header plus the (cut) text; a redirect to an origin not approved stops."""
+    http.approve(ctx, str(args["url"]))
     timeout = max(1, min(120, int(args.get("timeout") or ctx.config.get("web_timeout") or 20)))
-    response = http.fetch(args["url"], timeout=timeout, max_bytes=int(ctx.config.get("web_max_bytes") or 3_000_000))
+    response = http.fetch(args["url"], timeout=timeout, max_bytes=int(ctx.config.get("web_max_bytes") or 3_000_000),
+                          allowed=lambda url: http.approved(ctx, url))
     header = [f"URL: {response.url}"]
     if response.redirects:
         header.append(f"(redirected from {response.redirects[0]})")

@@ -27,12 +27,26 @@ parameters = {
     "additionalProperties": False,
 }
 read_only = True
-needs_approval = False
 examples = [
     "search the web for python asyncio tutorials",
     "look up online what the latest version of Django is",
     "google how to configure nginx reverse proxy",
 ]
+
+
+def needs_approval(args: dict, ctx) -> bool:
+    """Always: the query leaves the machine, and it may carry what a file said (a key from .env)."""
+    return True
+
+
+def preview(args: dict, ctx) -> str:
+    """Where the query goes, and the query itself."""
+    return f"send this search query to {_endpoint(ctx)}:\n{args.get('query', '')}"
+
+
+def _endpoint(ctx) -> str:
+    url = (ctx.config.get("web_search_url") or "").strip()
+    return http.origin(url) if url else http.origin(DUCKDUCKGO)
 
 
 def run(args: dict, ctx) -> str:

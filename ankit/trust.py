@@ -1,0 +1,77 @@
+"""Workspace trust: what a folder's .ankit/ may change before the user has said they trust that folder.
+
+A cloned repository is data until trusted. Its .ankit/config.toml can only set the keys in SAFE_KEYS (limits,
+the model name, prices, deny rules); every other key (provider, base_url, core, MCP servers, web_search_url,
+github_api_url, allow rules, and any key added later) could run code or send the user's keys elsewhere, so it
+waits for trust, as do the tool modules in .ankit/tools/. Plain text (skills, commands, AGENTS.md) needs none.
+The trust list is a JSON list of folders in $XDG_CONFIG_HOME/ankit/trusted.json.
+"""
+
+import json
+import os
+import tempfile
+from pathlib import Path
+
+SAFE_KEYS = frozenset({
+    "model", "max_rounds", "retries", "idle_timeout", "output_cap", "max_tokens", "context_window",
+    "catalog_mode", "cache_ttl", "max_cost", "deferred", "preload", "prices", "deny", "tool_timeout",
+    "web_timeout", "web_max_bytes", "memory_fts",
+})
+TRUST_FILE = "trusted.json"
+
+
+def split(values: dict) -> tuple[dict, dict]:
+    """A project file's values as (safe to apply anywhere, held back until the folder is trusted)."""
+    safe = {k: v for k, v in values.items() if k in SAFE_KEYS}
+    return safe, {k: v for k, v in values.items() if k not in SAFE_KEYS}
+
+
+def project_tools(cwd: Path) -> list[Path]:
+    """The tool modules a folder's .ankit/tools/ holds."""
+    folder = cwd / ".ankit" / "tools"
+    if not folder.is_dir():
+        return []
+    found = [*folder.glob("*.py"), *folder.glob("*/*.py")]
+    return sorted(p for p in found if not p.name.startswith(("_", "test_")))
+
+
+def _key(cwd: Path) -> str:
+    return str(Path(cwd).resolve())
+
+
+def _read(config_home: Path) -> list[str]:
+    try:
+        data = json.loads((config_home / TRUST_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return []
+    return [str(p) for p in data] if isinstance(data, list) else []
+
+
+def is_trusted(cwd: Path, config_home: Path) -> bool:
+    """Whether the user trusted this folder before."""
+    return _key(cwd) in _read(config_home)
+
+
+def remember(cwd: Path, config_home: Path) -> None:
+    """Add the folder to the trust list (written whole, atomically, readable by the user only)."""
+    folders = [*_read(config_home), _key(cwd)]
+    config_home.mkdir(parents=True, exist_ok=True)
+    fd, temp = tempfile.mkstemp(dir=config_home, prefix=".trusted.", suffix=".tmp")
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        json.dump(sorted(set(folders)), handle, indent=1)
+    os.replace(temp, config_home / TRUST_FILE)
+
+
+def describe(held: dict, tools: list[Path], cwd: Path) -> list[str]:
+    """What the folder would add, one line each, for the trust question and the -p notice."""
+    lines = []
+    servers = (held.get("mcp") or {}).get("servers") if isinstance(held.get("mcp"), dict) else None
+    for name, server in (servers or {}).items():
+        command = server.get("command", "?") if isinstance(server, dict) else "?"
+        args = " ".join(map(str, server.get("args") or [])) if isinstance(server, dict) else ""
+        lines.append(f"start the MCP server {name}: {command} {args}".rstrip())
+    for key, value in held.items():
+        if key != "mcp":
+            lines.append(f"set {key} = {json.dumps(value, ensure_ascii=False)}")
+    lines += [f"load the tool module {p.relative_to(cwd)}" for p in tools]
+    return lines
