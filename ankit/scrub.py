@@ -35,6 +35,8 @@ _LITERAL = r"""(?:(["'])([^"'\s]{4,})\2|([\w\-+/=~.]*[\d\-][\w\-+/=~.]*)(?![\w.(
 KEY_IN_TEXT = re.compile(r"""(api[_-]?key["']?\s*[:=]\s*)""" + _LITERAL, re.IGNORECASE)
 AUTH_HEADER = re.compile(r"""(authorization["']?\s*[:=]\s*["']?(?:bearer|basic|token)\s+)()()([^"'\s,;]{8,})""",
                          re.IGNORECASE)
+URL_SECRET_QUERY = re.compile(r"([?&](?:key|api[_-]?key|token|access_token|auth|secret|password|passwd|sig|signature|"
+                              r"client_secret|x-api-key)=)([^&\s#\"'<>]+)", re.IGNORECASE)
 SECRET_ASSIGNMENT = re.compile(
     r"""(\b[A-Z][A-Z0-9_]*(?:SECRET|PASSWORD|PASSWD|TOKEN|_KEY|APIKEY|_PAT|CREDENTIALS?)["']?\s*[:=]\s*)"""
     + _LITERAL)
@@ -71,6 +73,7 @@ class Scrubber:
             text = self._pattern.sub(REDACTED, text)
         if "://" in text:
             text = URL_PASSWORD.sub(lambda m: m.group(1) + REDACTED + "@", text)
+            text = URL_SECRET_QUERY.sub(lambda m: m.group(1) + REDACTED, text)
         for pattern in (KEY_IN_TEXT, AUTH_HEADER, SECRET_ASSIGNMENT):
             text = pattern.sub(_keep_label, text)
         return text

@@ -15,7 +15,7 @@ from ankit import __version__
 from ankit.errors import ProviderError, StreamError
 from ankit.providers.base import ProviderSettings
 from ankit.records import Event
-from ankit.scrub import Scrubber
+from ankit.scrub import Scrubber, mask_url
 from ankit.providers.sse import ServerEvent, read_events
 
 RETRY_STATUSES = frozenset({408, 409, 429, 529})
@@ -70,8 +70,8 @@ def post_stream(settings: ProviderSettings, url: str, body: dict, headers: dict)
     all_headers = {"content-type": "application/json", "accept": "text/event-stream",
                    "user-agent": f"ankit/{__version__}", **headers, **settings.headers}
     if not url.startswith(("http://", "https://")):
-        raise ProviderError(f"the base URL {settings.base_url!r} must start with http:// or https:// (check --base-url)")
-    handlers = [_Handler(settings.idle_timeout), _SecureHandler(settings.idle_timeout)]
+        raise ProviderError(f"the base URL {mask_url(settings.base_url)!r} must start with http:// or https:// (check --base-url)")
+    handlers = [_Handler(settings.idle_timeout), _SecureHandler(settings.idle_timeout), _NoRedirect()]
     if _is_loopback(url):  # a local server is never behind the user's HTTP(S)_PROXY
         handlers.append(urllib.request.ProxyHandler({}))
     opener = urllib.request.build_opener(*handlers)
@@ -81,6 +81,9 @@ def post_stream(settings: ProviderSettings, url: str, body: dict, headers: dict)
         try:
             return _checked(settings, opener.open(request, timeout=settings.connect_timeout))
         except urllib.error.HTTPError as exc:
+            if 300 <= exc.code < 400:  # never followed: the key would go along to wherever it points
+                exc.close()
+                raise _redirected(settings, url, exc) from None
             error, wait = _http_failure(settings, exc), _retry_after(exc.headers)
             exc.close()
         except urllib.error.URLError as exc:
@@ -97,6 +100,21 @@ def post_stream(settings: ProviderSettings, url: str, body: dict, headers: dict)
         attempt += 1
 
 
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    """The model server's redirects are not followed (urllib would send the API key along to the new address)."""
+
+    def redirect_request(self, *args, **kwargs):
+        return None
+
+
+def _redirected(settings: ProviderSettings, url: str, exc: urllib.error.HTTPError) -> ProviderError:
+    """The error for a redirect: where it pointed, masked, and what to check."""
+    target = urllib.parse.urljoin(url, (exc.headers or {}).get("location") or "") if exc.headers else ""
+    where = mask_url(target) if target else "another address"
+    return ProviderError(clean(f"the server redirected to {where} ({exc.code}); the request was not sent there "
+                               "with your key: check --base-url", settings, MESSAGE_MAX * 2), status=exc.code)
+
+
 def _is_loopback(url: str) -> bool:
     """True for localhost and the 127.0.0.0/8 and ::1 addresses."""
     host = (urllib.parse.urlsplit(url).hostname or "").lower()
@@ -107,7 +125,7 @@ def _checked(settings: ProviderSettings, response):
     """The response, unless it is a web page rather than an API answer."""
     if "html" in response.headers.get("content-type", ""):
         response.close()
-        raise ProviderError(f"{settings.base_url} answered with a web page, not the API: check --base-url")
+        raise ProviderError(f"{mask_url(settings.base_url)} answered with a web page, not the API: check --base-url")
     return response
 
 
@@ -216,7 +234,7 @@ def _advice(settings: ProviderSettings, status: int, kind: str) -> tuple[str | N
     if status == 403:
         return f"check {key} and that it may use the model {settings.model}", False
     if status == 404:
-        return f"check the model name ({settings.model}) and the base URL ({settings.base_url})", False
+        return f"check the model name ({settings.model}) and the base URL ({mask_url(settings.base_url)})", False
     if status == 429 and kind == "insufficient_quota":
         return "the account's quota is used up: check the plan and billing", False
     if status == 429:
@@ -254,7 +272,7 @@ def error_message(body) -> tuple[str, str]:
 
 def _connection_failure(settings: ProviderSettings, url: str, reason) -> ProviderError:
     """Turn a failure to connect, or a connection dropped before any answer, into one retryable line."""
-    base = settings.base_url or url
+    base = mask_url(settings.base_url or url)
     if isinstance(reason, ConnectionRefusedError):
         line = f"cannot reach {base}: is the server running? (check --base-url)"
     elif isinstance(reason, TimeoutError):

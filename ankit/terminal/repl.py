@@ -11,6 +11,7 @@ from pathlib import Path
 from ankit import __version__, paths
 from ankit.app import build_app, warn
 from ankit.terminal import history
+from ankit.scrub import Scrubber
 from ankit.terminal.approval import Approver
 from ankit.terminal.keys import Keys
 from ankit.config import Config
@@ -32,8 +33,9 @@ BLOCK = '"""'
 class LineReader:
     """Reads one message at a time: readline editing, persistent history, Tab completion, continued lines."""
 
-    def __init__(self, history: Path, colour: bool, complete=None):
+    def __init__(self, history: Path, colour: bool, complete=None, scrub: Scrubber | None = None):
         self.history = history
+        self.scrub = scrub or Scrubber()
         self.colour = colour
         self.readline = _readline() if sys.stdin.isatty() else None
         self.keys = Keys(sys.stdin.fileno(), sys.stdout) if sys.stdin.isatty() else None
@@ -165,8 +167,13 @@ class LineReader:
         if rl is None or rl.get_current_history_length() <= self.saved_length:
             return
         count = rl.get_current_history_length()
+        entries = [rl.get_history_item(i) or "" for i in range(self.saved_length + 1, count + 1)]
+        clean = [self.scrub.text(entry) for entry in entries]  # a pasted key never reaches the file
+        for offset, (entry, scrubbed) in enumerate(zip(entries, clean)):
+            if entry != scrubbed:  # nor Up-arrow recall
+                rl.replace_history_item(self.saved_length + offset, scrubbed)
         try:
-            history.append(self.history, [rl.get_history_item(i) for i in range(self.saved_length + 1, count + 1)])
+            history.append(self.history, clean)
             self.saved_length = count
         except OSError as exc:
             print(f"ankit: history not saved ({exc.strerror or exc}); check {self.history.parent}", file=sys.stderr)
@@ -223,7 +230,8 @@ def run_repl(args, config: Config) -> int:
                           compose=compose)
         state.custom, problems = load_commands(command_dirs(app.cwd, paths.config_home()), {*COMMANDS, *ALIASES})
         warn([visible(p) for p in problems])
-        reader = LineReader(paths.state_home() / "history", view.colour, lambda before: completions(state, before))
+        reader = LineReader(paths.state_home() / "history", view.colour, lambda before: completions(state, before),
+                            app.scrubber())
         state.approve = Approver(view, reader.ask, yes=config.yes, keys=reader.keys,
                                  permissions=app.permissions)
         resume = app.resumed(args)
