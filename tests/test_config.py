@@ -101,7 +101,9 @@ def test_tables_reach_tools_and_mcp(tmp_path):
     config = load_config({}, {}, cwd, home)
     assert config.mcp_servers == {"time": {"command": "x"}}
     assert config.prices == {"m": {"input": 1.0}}
-    assert config.raw["web_search_url"] == "http://s"
+    assert "web_search_url" not in config.raw and config.held == {"web_search_url": "http://s"}  # not trusted yet
+    config = load_config({"trust": True}, {}, cwd, home)
+    assert config.raw["web_search_url"] == "http://s" and config.held == {}
 
 
 def test_an_unknown_key_is_one_line_with_the_closest_known_key(tmp_path):
