@@ -1,6 +1,20 @@
-"""Running the git program for the git tools, with one-line errors outside a repository or without git."""
+"""Running the git program for the git tools, with one-line errors outside a repository or without git.
+
+A repository's own .git/config can name programs that git runs by itself; a cloned or downloaded repository is
+data, so every call neutralises them (git's -c settings reach the git processes it starts for submodules too):
+- core.fsmonitor=false: the fsmonitor hook is a program run by status, diff and add;
+- core.hooksPath=/dev/null (all but commit, whose hooks the user approved with the commit): hook programs;
+- filter.<driver>.clean/smudge/process emptied for each configured driver (and required=false): run on every
+  file with that filter attribute by status and diff;
+- diff.<driver>.textconv/command emptied, and --no-ext-diff --no-textconv on diff, log and show: external diff
+  programs (diff.external, GIT_EXTERNAL_DIFF) and text converters;
+- log.showSignature=false: verifying signatures runs gpg.program;
+- --no-pager, core.pager=cat and GIT_PAGER/PAGER=cat: the pager is a program too;
+- GIT_EDITOR=true, GIT_TERMINAL_PROMPT=0 and stdin closed: nothing waits for input or opens an editor.
+"""
 
 import os
+import re
 import subprocess
 
 OUTPUT_CAP = 40_000
@@ -18,10 +32,42 @@ def git(ctx, *args: str, timeout: float = 60, check: bool = True) -> str:
     return result.stdout
 
 
+SAFE = ["--no-pager", "-c", "color.ui=never", "-c", "core.quotepath=off", "-c", "core.fsmonitor=false",
+        "-c", "core.pager=cat", "-c", "log.showSignature=false"]
+NO_HOOKS = ["-c", "core.hooksPath=/dev/null"]
+DIFFING = ("diff", "log", "show")
+PROGRAM_KEYS = re.compile(r"^(filter\.(.+)\.(clean|smudge|process)|diff\.(.+)\.(textconv|command))$")
+
+
 def run(ctx, *args: str, timeout: float = 60) -> subprocess.CompletedProcess:
-    """Run git and return the completed process (stdout and stderr as text)."""
-    argv = ["git", "--no-pager", "-c", "color.ui=never", "-c", "core.quotepath=off", *args]
-    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C", "GIT_EDITOR": "true"}
+    """Run git with the repository's program-running settings neutralised; return the completed process."""
+    if args and args[0] in DIFFING:
+        args = (args[0], "--no-ext-diff", "--no-textconv", *args[1:])
+    hooks = [] if args and args[0] == "commit" else NO_HOOKS
+    argv = ["git", *SAFE, *hooks, *_drivers(ctx), *args]
+    return _run(ctx, argv, timeout, args)
+
+
+def _drivers(ctx) -> list[str]:
+    """-c settings that empty every filter and diff driver program the configuration names."""
+    try:
+        found = _run(ctx, ["git", *SAFE, *NO_HOOKS, "config", "--get-regexp", r"^(filter|diff)\."], 10, ("config",))
+    except GitError:
+        return []
+    out = []
+    for line in found.stdout.splitlines():
+        key = line.split(" ", 1)[0]
+        if PROGRAM_KEYS.match(key):
+            out += ["-c", f"{key}="]
+            if key.startswith("filter."):
+                out += ["-c", key.rsplit(".", 1)[0] + ".required=false"]
+    return out
+
+
+def _run(ctx, argv: list[str], timeout: float, args: tuple) -> subprocess.CompletedProcess:
+    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C", "GIT_EDITOR": "true", "GIT_PAGER": "cat",
+           "PAGER": "cat"}
+    env.pop("GIT_EXTERNAL_DIFF", None)
     try:
         return subprocess.run(
             argv, cwd=ctx.cwd, capture_output=True, stdin=subprocess.DEVNULL, env=env, timeout=timeout,
