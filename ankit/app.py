@@ -51,6 +51,7 @@ class App:
     _settings: ProviderSettings | None = None
     _told_origin: bool = False
     mcp_start: str = "all"  # "uncached" for listings: servers with a cached tool list are not started
+    _store: SessionStore | None = field(default=None, repr=False)
 
     def load(self) -> "App":
         """Load tools, skills and the catalog; MCP servers start in the background."""
@@ -112,8 +113,11 @@ class App:
         return Scrubber(values=values)
 
     def store(self) -> SessionStore:
-        """The session files, scrubbed of every secret the scrubber knows."""
-        return SessionStore(paths.state_home() / "sessions", scrubber=self.scrubber())
+        """The session files, scrubbed of every secret the scrubber knows; one store per run, so a resumed
+        session's place in its file is known when it is saved (saves append)."""
+        if self._store is None:
+            self._store = SessionStore(paths.state_home() / "sessions", scrubber=self.scrubber())
+        return self._store
 
     def resumed(self, args) -> SessionData | None:
         """The session --continue or --resume ID asks for, if any."""

@@ -28,7 +28,7 @@ def home(tmp_path, monkeypatch):
 def make_app(home, server, config_text="", env=None, **flags):
     (home / "work" / ".ankit").mkdir(exist_ok=True)
     (home / "work" / ".ankit" / "config.toml").write_text(config_text)
-    flags = {"base_url": server.url + "/v1", **flags}
+    flags = {"base_url": server.url + "/v1", "trust": True, **flags}  # the folder is the user's own
     config = load_config(flags, env or {}, home / "work", home / "xdg_config_home" / "ankit")
     return build_app(config, home / "work")
 

@@ -86,9 +86,14 @@ def test_a_save_that_fails_midway_keeps_the_previous_file(store, folder):
     broken.messages.append(Message("user", "more"))
     broken.messages[2].results[0].content = Unserialisable()  # fails after the header and two messages
     with pytest.raises(AnkitError) as caught:
-        store.save(broken)
+        SessionStore(folder, scrubber=Scrubber({})).save(broken)  # a new store: the whole file is rewritten
     assert str(caught.value).startswith("could not save session 20261130-101500-ab12 (")
     assert str(caught.value).endswith("); the previous copy is kept")
+    assert path.read_bytes() == before
+    broken.messages[2].results[0].content = "fine"
+    broken.messages.append(Message("user", Unserialisable()))  # an append that fails writes nothing
+    with pytest.raises(AnkitError):
+        store.save(broken)
     assert path.read_bytes() == before
     assert sorted(p.name for p in folder.iterdir()) == ["20261130-101500-ab12.jsonl"]
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from ankit.errors import AnkitError
 from ankit.records import Image, Message, ToolCall, ToolResult
 from ankit.scrub import Scrubber
+from ankit.storage import journal
 from ankit.usage.ledger import RoundRecord, total
 
 SAFE_ID = re.compile(r"[A-Za-z0-9][\w.-]*")
@@ -67,25 +68,42 @@ def title_of(messages: list[Message]) -> str:
 
 def _lines(data: SessionData) -> Iterator[dict]:
     """The JSON objects of a session file, in file order."""
-    yield {"type": "session", "version": FORMAT_VERSION, "id": data.id, "created": data.created,
-           "cwd": str(data.cwd), "provider": data.provider, "model": data.model,
-           "title": data.title or title_of(data.messages)}
+    yield _header_entry(data)
     for message in data.messages:
-        entry = asdict(message)
-        if not entry["opaque"]:
-            del entry["opaque"]  # most messages carry no provider data: keep their lines as they were
-        for result in entry["results"]:
-            del result["summary"]  # the user's line about a call is for the screen only
-            if not result["loaded"]:
-                del result["loaded"]  # only find_tools' answers load tools
-        if not entry["images"]:
-            del entry["images"]
-        if not entry["summary"]:
-            del entry["summary"]  # only /compact's summary carries the mark
-        yield {"type": "message", **entry}
+        yield _message_entry(message)
     for record in data.rounds:
         yield {"type": "round", **record.to_dict()}
     yield {"type": "activated", "groups": list(data.activated)}
+
+
+def _mark(data: SessionData, line) -> journal.Mark:
+    """Where a file holding exactly this data stands: counts, and its last message, header and activated lines."""
+    last = line(_message_entry(data.messages[-1])) if data.messages else ""
+    return journal.Mark(len(data.messages), last, len(data.rounds), line(_header_entry(data)),
+                        line({"type": "activated", "groups": list(data.activated)}))
+
+
+def _header_entry(data: SessionData) -> dict:
+    """The session's first line: id, folder, provider, model, title."""
+    return {"type": "session", "version": FORMAT_VERSION, "id": data.id, "created": data.created,
+            "cwd": str(data.cwd), "provider": data.provider, "model": data.model,
+            "title": data.title or title_of(data.messages)}
+
+
+def _message_entry(message: Message) -> dict:
+    """One message's line as a JSON object."""
+    entry = asdict(message)
+    if not entry["opaque"]:
+        del entry["opaque"]  # most messages carry no provider data: keep their lines as they were
+    for result in entry["results"]:
+        del result["summary"]  # the user's line about a call is for the screen only
+        if not result["loaded"]:
+            del result["loaded"]  # only find_tools' answers load tools
+    if not entry["images"]:
+        del entry["images"]
+    if not entry["summary"]:
+        del entry["summary"]  # only /compact's summary carries the mark
+    return {"type": "message", **entry}
 
 
 def _message(entry: dict) -> Message:
@@ -137,29 +155,59 @@ class SessionStore:
         self.folder = Path(folder)
         self.warn = warn or (lambda text: print(f"ankit: {text}", file=sys.stderr))
         self.scrubber = scrubber  # None: the environment's secrets as they are at each save
+        self.marks: dict[str, journal.Mark] = {}  # what each session's file holds, as last read or written here
 
     def save(self, data: SessionData) -> Path:
-        """Write the whole session atomically (temp file, fsync, rename); mode 0600 in a 0700 folder."""
+        """Append what is new since the last save (or write the whole file atomically when the history was
+        changed in place), under the session's lock; mode 0600 in a 0700 folder."""
         if not SAFE_ID.fullmatch(data.id):
             raise AnkitError(f"cannot save session {data.id!r}: ids use letters, digits, '-', '_' and '.'")
         path = self.folder / f"{data.id}.jsonl"
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
             os.chmod(self.folder, 0o700)
-            fd, temp = tempfile.mkstemp(dir=self.folder, prefix=f".{data.id}.", suffix=".tmp")
-        except OSError as error:
-            raise AnkitError(f"cannot save session {data.id}: {error.strerror or error}; check {self.folder}") from None
+            with journal.locked(path):
+                return self._save(data, path)
+        except (OSError, TypeError, ValueError, RecursionError) as error:
+            raise AnkitError(f"could not save session {data.id} ({error}); the previous copy is kept") from None
+
+    def _save(self, data: SessionData, path: Path) -> Path:
+        line = self._liner()
+        mark, new = self.marks.get(data.id), _mark(data, line)
+        if mark is None or not path.stat().st_size or not self._extends(mark, data, line):
+            self._rewrite(data, path)
+        else:
+            lines = [new.header] if new.header != mark.header else []
+            lines += [line(_message_entry(m)) for m in data.messages[mark.messages:]]
+            lines += [line({"type": "round", **r.to_dict()}) for r in data.rounds[mark.rounds:]]
+            lines += [new.activated] if new.activated != mark.activated else []
+            if lines:
+                journal.append(path, lines)
+        self.marks[data.id] = new
+        return path
+
+    def _liner(self):
+        """One file line for a JSON object, scrubbed."""
+        scrub = self.scrubber or Scrubber()
+        return lambda entry: json.dumps(scrub(entry), ensure_ascii=False, separators=(",", ":"))
+
+    def _extends(self, mark: journal.Mark, data: SessionData, line) -> bool:
+        """Whether the history only grew since the mark (then appending its tail is enough)."""
+        if len(data.messages) < mark.messages or len(data.rounds) < mark.rounds:
+            return False
+        return mark.messages == 0 or line(_message_entry(data.messages[mark.messages - 1])) == mark.last
+
+    def _rewrite(self, data: SessionData, path: Path) -> None:
+        """Write the whole session to a temp file, fsync, rename: a crash leaves the old copy or the new one."""
+        fd, temp = tempfile.mkstemp(dir=self.folder, prefix=f".{data.id}.", suffix=".tmp")
         try:
             self._write(fd, data)
             os.replace(temp, path)
-        except BaseException as error:  # an interrupt too: never leave a temp file behind
+        except BaseException:  # an interrupt too: never leave a temp file behind
             with contextlib.suppress(OSError):
                 os.unlink(temp)
-            if isinstance(error, (OSError, TypeError, ValueError, RecursionError)):
-                raise AnkitError(f"could not save session {data.id} ({error}); the previous copy is kept") from None
             raise
         self._sync_folder()
-        return path
 
     def _write(self, fd: int, data: SessionData) -> None:
         """Write the lines to the open temp file and flush them to disk."""
@@ -196,7 +244,7 @@ class SessionStore:
         if len(matches) > 1:
             shown = ", ".join(sorted(matches)[:4]) + (", …" if len(matches) > 4 else "")
             raise AnkitError(f"session '{session_id}' is ambiguous ({shown}): give more of its id")
-        return self._read(self.folder / f"{matches[0]}.jsonl")
+        return self._resume(self.folder / f"{matches[0]}.jsonl")
 
     def _read(self, path: Path) -> SessionData:
         """Parse one session file, skipping (with a warning) any line that cannot be read."""
@@ -217,12 +265,23 @@ class SessionStore:
                 self.warn(f"session {path.stem}: skipped unreadable line {number} ({type(error).__name__})")
         return data
 
+    def _resume(self, path: Path) -> SessionData:
+        """A session to go on with: read under its lock, its place in the file marked for appending, and calls
+        left without results (a crash mid-turn) answered as cancelled so the history can be sent again."""
+        with journal.locked(path):
+            data = self._read(path)
+        self.marks[data.id] = _mark(data, self._liner())
+        repaired = journal.repair(data.messages)
+        if repaired:
+            self.warn(f"session {data.id}: {repaired} tool call(s) left without a result were answered as cancelled")
+        return data
+
     def latest(self, cwd: Path | None = None) -> SessionData | None:
         """The most recently saved session (started in `cwd`, when given), if any."""
         wanted = os.path.realpath(cwd) if cwd is not None else None
         for path in self._paths():
             if wanted is None or os.path.realpath(_header(path).get("cwd") or "/nonexistent") == wanted:
-                return self._read(path)
+                return self._resume(path)
         return None
 
     def remove(self, session_id: str) -> str:

@@ -47,7 +47,16 @@ def main() -> None:
     store = SessionStore(folder)
     now = datetime(2026, 11, 30, 12, tzinfo=timezone.utc)
     session = big_session("20261130-120000-beef", 200, now)
-    timed("save: 200 turns, 1,400 messages, 600 rounds", lambda: store.save(session))
+    timed("save: 200 turns, 1,400 messages, 600 rounds (whole file)", lambda: SessionStore(folder).save(session))
+    store.save(session)
+    turn = big_session("x", 1, now)
+
+    def one_more_turn() -> None:  # what a round costs at turn 200: the new lines are appended
+        session.messages.extend(turn.messages)
+        session.rounds.extend(turn.rounds)
+        store.save(session)
+
+    timed("save at turn 200 after one more turn (appended)", one_more_turn)
     size = (folder / "20261130-120000-beef.jsonl").stat().st_size
     print(f"{'  file size':<52} {size / 1024:8.0f} KB")
     timed("load by prefix", lambda: store.load("20261130-12"))
