@@ -72,7 +72,7 @@ KEYS: dict[str, type] = {
     "provider": str, "model": str, "base_url": str, "max_rounds": int, "retries": int,
     "idle_timeout": float, "output_cap": int, "max_tokens": int, "context_window": int,
     "core": list, "catalog_mode": str, "cache_ttl": str, "max_cost": float, "deferred": str, "api": str,
-    "preload": bool, "allow": list, "deny": list, "tool_timeout": float,
+    "preload": bool, "allow": list, "deny": list, "tool_timeout": float, "search_timeout": float,
     "prices": dict,  # [prices."MODEL"] tables
     "mcp": dict,  # [mcp.servers.NAME] tables and start_timeout
     "web_search_url": str, "web_search_backend": str, "web_timeout": int, "web_max_bytes": int,

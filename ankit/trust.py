@@ -15,7 +15,7 @@ from pathlib import Path
 SAFE_KEYS = frozenset({
     "model", "max_rounds", "retries", "idle_timeout", "output_cap", "max_tokens", "context_window",
     "catalog_mode", "cache_ttl", "max_cost", "deferred", "preload", "prices", "deny", "tool_timeout",
-    "web_timeout", "web_max_bytes", "memory_fts",
+    "web_timeout", "web_max_bytes", "memory_fts", "search_timeout",
 })
 TRUST_FILE = "trusted.json"
 

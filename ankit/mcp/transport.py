@@ -14,6 +14,7 @@ from ankit.scrub import Scrubber
 METHOD_NOT_FOUND = -32601
 QUIET_NOTICES = ("notifications/message", "notifications/progress")  # logged or ignored, not passed on
 LOG_CAP = 1024 * 1024  # a server's log file starts afresh past this size
+LINE_CAP = 32 * 1024 * 1024  # one JSON-RPC line from a server; past it the server is stopped and marked failed
 Notice = Callable[[str, dict], None]
 
 
@@ -168,7 +169,10 @@ class StdioTransport:
     def _read_loop(self) -> None:
         proc = self._proc
         try:
-            for raw in proc.stdout:
+            for raw in iter(lambda: proc.stdout.readline(LINE_CAP + 1), b""):
+                if len(raw) > LINE_CAP:  # a line without end: reading on would take all the memory there is
+                    self._too_long(proc)
+                    break
                 line = raw.decode("utf-8", "replace").strip()
                 if not line:
                     continue
@@ -182,6 +186,16 @@ class StdioTransport:
         except (OSError, ValueError):
             pass
         self._gone(proc)
+
+    def _too_long(self, proc: subprocess.Popen) -> None:
+        """Stop a server that sent a line longer than LINE_CAP; its calls fail with that reason."""
+        with self._lock:
+            self._dead = self._dead or f"sent a line longer than {LINE_CAP // (1024 * 1024)} MB, so it was stopped"
+        self._note(self._dead)
+        try:
+            proc.kill()
+        except OSError:
+            pass
 
     def _dispatch(self, message, line: str) -> None:
         if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":

@@ -7,9 +7,11 @@ from pathlib import Path
 _spec = importlib.util.spec_from_file_location("ankit_tools_load", Path(__file__).resolve().parents[1] / "_common" / "_load.py")
 _spec.loader.exec_module(_load := importlib.util.module_from_spec(_spec))
 paths, text, ignore = _load.common("paths"), _load.common("text"), _load.common("ignore")
+deadline = _load.common("deadline")
 
 MAX_FILE_BYTES = 4 * 1024 * 1024
 DEFAULT_RESULTS = 200
+REGEX_SECONDS = 20  # a regular expression search stops here (search_timeout in the config)
 
 name = "search_text"
 description = (
@@ -49,8 +51,21 @@ def preview(args: dict, ctx) -> str:
 
 
 def run(args: dict, ctx) -> str:
-    """Return matching lines with file and line number, bounded by max_results."""
+    """Return matching lines with file and line number, bounded by max_results; a regular expression runs
+    under a deadline (in a child process: a catastrophic pattern cannot hang ankit)."""
     regex = _compile(args)
+    if args.get("literal"):
+        return _search(args, ctx, regex)
+    seconds = float(ctx.config.get("search_timeout") or REGEX_SECONDS) if isinstance(ctx.config, dict) else REGEX_SECONDS
+    try:
+        return deadline.run_with_deadline(lambda: _search(args, ctx, regex), seconds, paths.ToolError)
+    except TimeoutError:
+        raise paths.ToolError(f"the regular expression took longer than {seconds:g} s (it may backtrack "
+                              "catastrophically, as (a+)+ does); simplify it, narrow path or glob, or set literal") from None
+
+
+def _search(args: dict, ctx, regex: re.Pattern) -> str:
+    """The search itself: matching lines with file and line number, bounded by max_results."""
     target = paths.resolve(ctx, args.get("path"))
     if not target.exists():
         raise paths.ToolError(f"no such file or folder: {paths.show(ctx, target)}{paths.suggest(target)}")

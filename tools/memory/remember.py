@@ -22,12 +22,18 @@ parameters = {
     "additionalProperties": False,
 }
 read_only = False
-needs_approval = False
+needs_approval = True  # other sessions will read it and follow it: the user sees the fact before it is kept
 examples = [
     "remember that this project uses tabs for indentation",
     "remember globally that I prefer short answers",
     "note for later: the staging server is staging.example.com",
 ]
+
+
+def preview(args: dict, ctx) -> str:
+    """The fact and where it will be kept."""
+    where = "for every session, in any folder" if args.get("scope") == "global" else "for sessions in this folder"
+    return f"remember {where}:\n{args.get('fact', '')}"
 
 
 def run(args: dict, ctx) -> str:
