@@ -138,7 +138,7 @@ def stop(proc: subprocess.Popen, signals: tuple = GENTLE, grace: float = 1.0) ->
     Returns the signal that ended the leader. A second Ctrl-C while waiting goes straight to SIGKILL (and is
     raised again once nothing is left).
     """
-    ended_by, interrupted = "SIGKILL", False
+    ended_by, interrupted = "SIGKILL", None
     try:
         for sig in signals:
             _signal_group(proc.pid, sig)
@@ -148,16 +148,16 @@ def stop(proc: subprocess.Popen, signals: tuple = GENTLE, grace: float = 1.0) ->
                 continue
             ended_by = signal.Signals(sig).name
             break
-    except KeyboardInterrupt:
-        interrupted = True
+    except KeyboardInterrupt as interrupt:
+        interrupted = interrupt
     _signal_group(proc.pid, signal.SIGKILL)  # children that ignored the signals or outlived the leader
     try:
         proc.wait(5.0)
     except subprocess.TimeoutExpired:
         pass
     release(proc)
-    if interrupted:
-        raise KeyboardInterrupt
+    if interrupted is not None:
+        raise interrupted
     return ended_by
 
 
@@ -197,11 +197,11 @@ def run(argv: list[str], cwd: Path, timeout: float, on_output: Callable[[bytes],
     except subprocess.TimeoutExpired:
         used = stop(proc)
         code, timed_out = proc.returncode, True
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as interrupt:  # Ctrl-C, or ankit's time limit on the tool (a KeyboardInterrupt too)
         used = stop(proc)
         reader.join(1.0)
         seconds = time.monotonic() - started
-        raise KeyboardInterrupt(f"stopped by the user after {seconds:.1f} s: the command and its child processes "
+        raise type(interrupt)(f"stopped by the user after {seconds:.1f} s: the command and its child processes "
                                 f"were ended ({used}); output so far:\n{capture.text().rstrip() or '(none)'}") from None
     finally:
         if proc.poll() is None:  # any other exception: nothing is left running
