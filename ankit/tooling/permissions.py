@@ -10,6 +10,7 @@ A deny rule matching the whole command or any part of it refuses the call, even 
 import fnmatch
 import re
 import shlex
+import urllib.parse
 from dataclasses import dataclass, field
 
 SUBJECT_KEYS = ("command", "url", "path", "query", "name")
@@ -110,6 +111,14 @@ def command_prefix(command: str) -> str | None:
     return program
 
 
+def _origin_glob(url: str) -> str | None:
+    """"scheme://host[:port]/*" for a URL: an [a]lways for a web tool covers its origin, not the web."""
+    parts = urllib.parse.urlsplit(url.strip() if "://" in url else "https://" + url.strip())
+    if not parts.hostname or "@" in parts.netloc:
+        return None
+    return f"{parts.scheme.lower()}://{parts.netloc.lower()}/*"
+
+
 @dataclass
 class Permissions:
     """The settings' allow and deny rules plus what the user approved with [a]lways in this session."""
@@ -161,6 +170,9 @@ class Permissions:
             prefix = command_prefix(text)
             rule = Rule(tool_name, f"{prefix} *") if prefix else Rule(tool_name, text)
             shown = f"{tool_name}: {prefix} …" if prefix else f"this exact {tool_name} command"
+        elif "url" in args and isinstance(text, str) and _origin_glob(text):
+            rule = Rule(tool_name, _origin_glob(text))
+            shown = f"{tool_name}: {rule.pattern}"
         else:
             rule, shown = Rule(tool_name), f"every {tool_name} call"
         self.always.append(rule)
