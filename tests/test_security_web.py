@@ -93,8 +93,8 @@ def test_web_approval_is_per_origin_not_per_host(sites):
 
 def test_a_redirect_to_an_origin_not_approved_is_not_followed(sites):
     ctx = ToolContext(cwd=Path.cwd())
-    result = fetch(f"{sites[0].url}/go/{sites[1].url}/leak?token=abc", ctx, lambda *a: True)
-    assert result.is_error and f"redirected to {sites[1].url}/leak?token=abc" in result.content
+    result = fetch(f"{sites[0].url}/go/{sites[1].url}/leak?id=abc", ctx, lambda *a: True)
+    assert result.is_error and f"redirected to {sites[1].url}/leak?id=abc" in result.content
     assert sites[1].hits == []
 
 
