@@ -232,3 +232,15 @@ def test_an_image_goes_as_an_input_image():
     assert items == [{"type": "message", "role": "user", "content": [
         {"type": "input_text", "text": "what is this?"},
         {"type": "input_image", "image_url": "data:image/jpeg;base64,/9j/4AAQ"}]}]
+
+
+def test_switching_models_follows_what_each_supports_until_a_refusal(provider_server):
+    provider = make_provider(provider_server.settings("responses", model="gpt-4.1-mini"))
+    assert not provider.defers
+    provider.use_model("gpt-5.5")
+    assert provider.defers
+    provider_server.push("responses_400_tool_search.http")
+    provider_server.push("responses_text.sse")
+    stream_with(provider, Request("sys", [Message("user", "hi")], [READ, FINDER], deferred=[GIT_LOG]))
+    provider.use_model("gpt-6")
+    assert not provider.defers  # refused once: the append path for the rest of the session

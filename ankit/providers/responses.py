@@ -41,14 +41,18 @@ class ResponsesProvider(Provider):
 
     def __init__(self, settings: ProviderSettings):
         super().__init__(settings)
-        self.search = settings.deferred == "native" or (settings.deferred == "auto" and searches(settings.model))
+        self.refused = False  # the server refused client tool search: the append path for the rest of the session
+        self.search = self._wants_search()
         self.reasoning = True  # off for good once the server refuses the reasoning items sent back
 
     def use_model(self, model: str) -> None:
         """Ask for another model; tool search follows what it supports unless it was refused."""
         super().use_model(model)
-        if self.settings.deferred == "auto" and self.search:
-            self.search = searches(model)
+        self.search = self._wants_search()
+
+    def _wants_search(self) -> bool:
+        deferred = self.settings.deferred
+        return not self.refused and (deferred == "native" or (deferred == "auto" and searches(self.settings.model)))
 
     @property
     def defers(self) -> bool:
@@ -82,7 +86,7 @@ class ResponsesProvider(Provider):
             return None
         refused = any(word in text for word in SEARCH_WORDS)
         if self.search and request.deferred and self.settings.deferred == "auto" and refused:
-            self.search = False
+            self.search, self.refused = False, True
             return (f"{who} refused client tool search ({error.status}): activated tools are added to the tool list "
                     "for the rest of this session (deferred = \"append\" skips the attempt)")
         if self.reasoning and any(w in text.lower() for w in REASONING_WORDS) and has_reasoning(request):
