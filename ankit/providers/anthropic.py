@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from ankit.errors import ProviderError
 from ankit.providers import http
 from ankit.providers.anthropic_stream import KIND, THINKING, read_stream, read_whole
-from ankit.providers.base import Provider, ProviderSettings
+from ankit.providers.base import Provider, ProviderSettings, split_text
 from ankit.records import Event, Message, Notice, Request, ToolCall, ToolSpec
 
 VERSION = "2023-06-01"
@@ -217,16 +217,6 @@ def assistant_blocks(message: Message) -> list[dict]:
                 calls.remove(call)
                 blocks.append(tool_use_block(call))
     return blocks + text_block(pieces[-1]) + [tool_use_block(c) for c in calls]
-
-
-def split_text(text: str, sizes: list) -> list[str]:
-    """The reply text cut into the given block lengths, plus what is left; uncuttable text goes in one piece."""
-    if sizes and all(isinstance(n, int) and n >= 0 for n in sizes) and sum(sizes) == len(text):
-        starts = [sum(sizes[:i]) for i in range(len(sizes))]
-        return [text[start:start + n] for start, n in zip(starts, sizes)] + [""]
-    if sizes:  # the text changed since (a scrubbed secret): keep it where its first block was
-        return [text] + [""] * len(sizes)
-    return [text]
 
 
 def text_block(text: str) -> list[dict]:

@@ -1,4 +1,4 @@
-"""The one small interface every provider implements, and the settings it is built from."""
+"""The interface every provider implements, the settings it is built from, and split_text for reply layouts."""
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -61,3 +61,13 @@ class Provider:
     def stream(self, request: Request) -> Iterator[Event]:
         """Send one round and yield TextDelta, ToolCallDone, UsageReport, then StreamEnd."""
         raise NotImplementedError
+
+
+def split_text(text: str, sizes: list) -> list[str]:
+    """A reply's text cut into the lengths its blocks or items had, plus what is left; uncuttable text stays whole."""
+    if sizes and all(isinstance(n, int) and n >= 0 for n in sizes) and sum(sizes) == len(text):
+        starts = [sum(sizes[:i]) for i in range(len(sizes))]
+        return [text[start:start + n] for start, n in zip(starts, sizes)] + [""]
+    if sizes:  # the text changed since (a scrubbed secret): keep it where its first block was
+        return [text] + [""] * len(sizes)
+    return [text]

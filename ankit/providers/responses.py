@@ -16,7 +16,7 @@ from functools import partial
 
 from ankit.errors import ProviderError
 from ankit.providers import http
-from ankit.providers.base import Provider, ProviderSettings
+from ankit.providers.base import Provider, ProviderSettings, split_text
 from ankit.providers.responses_stream import KIND, SEARCH, read_stream, read_whole
 from ankit.records import Event, Message, Notice, Request, ToolCall, ToolSpec
 
@@ -204,14 +204,6 @@ def assistant_items(message: Message, declared: Declared, searches_ids: set[str]
             out.append(call_item(calls.pop(item["call_id"]), kind, declared, searches_ids))
     out += text_item(pieces[-1])
     return out + [call_item(c, kinds.get(c.id, "function_call"), declared, searches_ids) for c in calls.values()]
-
-
-def split_text(text: str, sizes: list) -> list[str]:
-    """The reply text cut into the message items' lengths, plus what is left; uncuttable text goes in one piece."""
-    if sizes and all(isinstance(n, int) and n >= 0 for n in sizes) and sum(sizes) == len(text):
-        starts = [sum(sizes[:i]) for i in range(len(sizes))]
-        return [text[start:start + n] for start, n in zip(starts, sizes)] + [""]
-    return [text] + [""] * len(sizes) if sizes else [text]
 
 
 def text_item(text: str) -> list[dict]:
