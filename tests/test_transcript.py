@@ -1,0 +1,70 @@
+"""Whole transcripts, compared exactly with golden files in tests/fixtures/golden/: the first request's system
+prompt and tools for a fixed folder, skills and tools, and the stdout and stderr of a scripted `ankit -p` run.
+
+A change to any of them (a prompt's wording, a tool's description, a line ankit prints) shows up as a diff.
+When the change is meant, write the golden files anew and read the diff before committing it:
+
+    ANKIT_GOLDEN=write python3 -m pytest -q tests/test_transcript.py && git diff tests/fixtures/golden
+"""
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.test_oneshot import ankit
+
+GOLDEN = Path(__file__).parent / "fixtures" / "golden"
+SKILL = "---\nname: {name}\ndescription: {description}\n---\n\n1. Do the thing.\n"
+
+
+def check(name: str, text: str) -> None:
+    """text must equal the golden file, byte for byte; with ANKIT_GOLDEN=write it becomes the golden file."""
+    path = GOLDEN / name
+    if os.environ.get("ANKIT_GOLDEN") == "write":
+        path.write_text(text, encoding="utf-8")
+    again = "if the change is meant: ANKIT_GOLDEN=write python3 -m pytest -q tests/test_transcript.py"
+    assert path.exists(), f"no golden file {path}; {again}"
+    assert text == path.read_text(encoding="utf-8"), f"{name} differs from its golden file; {again}"
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    """A working folder with project instructions, two project skills and a file to read."""
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "notes.txt").write_text("the answer is 42\n")
+    (work / "AGENTS.md").write_text("Run the tests with make test.\n")
+    for name, description in [("release-notes", "Write release notes from the git log since the last tag."),
+                              ("triage", "Sort new issues by area and urgency.")]:
+        (work / ".ankit" / "skills" / name).mkdir(parents=True)
+        (work / ".ankit" / "skills" / name / "SKILL.md").write_text(SKILL.format(name=name, description=description))
+    return tmp_path
+
+
+def run(folder: Path, server, *args: str):
+    done = ankit(folder, "--base-url", server.url + "/v1", "--model", "gpt-4o", *args)
+    work = str(folder / "work")
+    return done, done.stdout.replace(work, "<work>"), done.stderr.replace(work, "<work>")
+
+
+def test_the_first_request_carries_exactly_the_golden_system_prompt_and_tools(folder, provider_server):
+    provider_server.push_openai(text="ok")
+    done, _, _ = run(folder, provider_server, "-p", "hello")
+    assert done.returncode == 0, done.stderr
+    body = provider_server.requests[0].json
+    system = body["messages"][0]
+    assert system["role"] == "system"
+    check("system_prompt.txt", system["content"].replace(str(folder / "work"), "<work>"))
+    check("tools.json", json.dumps(body["tools"], indent=1, ensure_ascii=False) + "\n")
+
+
+def test_a_scripted_run_prints_exactly_the_golden_stdout_and_stderr(folder, provider_server):
+    provider_server.push_openai(tool_calls=[("call_1", "read_file", '{"path": "notes.txt"}')])
+    provider_server.push_openai(tool_calls=[("call_2", "read_file", '{"path": "missing/notes.txt"}')])
+    provider_server.push_openai(text="Your notes say the answer is 42.")
+    done, stdout, stderr = run(folder, provider_server, "-p", "what do my notes say?")
+    assert done.returncode == 0, done.stderr
+    check("oneshot_stdout.txt", stdout)
+    check("oneshot_stderr.txt", stderr)
