@@ -62,6 +62,17 @@ def test_group_ids_and_lists_of_names_activate_each(index):
     assert find(index, "git_log, web_fetch").activate == ["git", "web"]
 
 
+@pytest.mark.parametrize("query, wanted", [("wiki, notes", ["mcp:wiki", "mcp:notes"]),
+                                            ("notes, wiki", ["mcp:notes", "mcp:wiki"]),
+                                            ("mcp:wiki, mcp:notes", ["mcp:wiki", "mcp:notes"])])
+def test_server_names_in_a_list_activate_each_mcp_group(tmp_path, query, wanted):
+    write_tool(tmp_path, "", "mcp__wiki__search_pages", "Search the pages of the team wiki.", group_export="mcp:wiki")
+    write_tool(tmp_path, "", "mcp__notes__add_note", "Add a note to the notebook.", group_export="mcp:notes")
+    small_catalog(tmp_path / "more")
+    outcome = find(build(load(tmp_path) + load(tmp_path / "more")), query)
+    assert (outcome.kind, outcome.activate) == ("exact", wanted)
+
+
 def test_one_clear_winner_is_activated_alone(index):
     outcome = find(index, "show the commit history")
     assert (outcome.kind, outcome.activate) == ("winner", ["git"])

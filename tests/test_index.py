@@ -1,13 +1,18 @@
 """The search index: word boundaries, field weights, phrases, stemming, rules, ranking and bad input."""
 
 import json
+from pathlib import Path
 
 import pytest
 from tests.tool_folders import load, small_catalog, write_toml, write_tool
 
 from ankit.discovery.catalog import build_catalog
 from ankit.discovery.index import Index, check_examples
+from ankit.discovery.terms import terms
 from ankit.discovery.weights import Weights
+from ankit.tooling.loader import load_tools
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture
@@ -67,6 +72,13 @@ def test_light_stemming_matches_other_forms(index):
     assert groups(index, "notification")[0] in {"github", "apps"}
     assert tools(index, "listening")[0] == "port_status"
     assert tools(index, "killing processes")[0] == "kill_process"
+
+
+def test_a_longer_word_falls_back_to_its_shortened_form(index):
+    term = terms("searchable")[0]  # no such word in the index, no synonym, no longer word that starts with it
+    assert index.expansions(term) == {"search": index.weights.prefix}
+    assert tools(index, "searchable")[0] == "web_search"
+    assert index.expansions("sea") == {}  # shorter than min_prefix: never shortened
 
 
 def test_a_small_synonym_map_bridges_everyday_words(index):
@@ -285,3 +297,11 @@ def test_parameter_values_are_searchable():
     index = fleet_index(rows, params=params)
     assert tools(index, "how many JPY is 20 euros")[0] == "convert"
     assert tools(index, "in fahrenheit please")[0] == "convert"
+
+
+def test_name_coverage_scaled_by_rarity_sends_stopping_a_port_to_kill_process():
+    """kill_process wins on the share of its name's rarity the request covers, squared (with power 1, port_status)."""
+    bundled, _ = load_tools([ROOT / "tools"])
+    catalog, _ = build_catalog(bundled)
+    ranked = Index(catalog, bundled).rank_tools("stop whatever is running on port 8000")
+    assert [name for name, _ in ranked[:2]] == ["kill_process", "port_status"]

@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -288,3 +290,19 @@ def test_a_cut_responses_stream_is_one_line_and_exit_1(provider_server, tmp_path
     done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "--api", "responses", "-p", "hello")
     assert done.returncode == 1 and done.stdout.startswith("Hello!")
     assert len(done.stderr.strip().splitlines()) == 1 and "no response.completed" in done.stderr
+
+
+@pytest.mark.parametrize("args, out", [(["-p", "hello"], "hi there\n"), (["sessions"], "no saved sessions yet\n"),
+                                       (["usage"], ""), (["-p", "again", "--continue"], "")])
+def test_an_unusable_sessions_folder_is_one_line_not_a_traceback(provider_server, tmp_path, args, out):
+    sessions = tmp_path / "state" / "ankit" / "sessions"
+    sessions.parent.mkdir(parents=True)
+    sessions.write_text("a file where the folder should be")
+    provider_server.push_openai(text="hi there")
+    flags = ["--base-url", provider_server.url + "/v1"] if args[0] == "-p" else []
+    done = ankit(tmp_path, *args, *flags)
+    assert "Traceback" not in done.stderr and "unknown command" not in done.stderr
+    assert len(done.stderr.splitlines()) <= 1 and done.stderr[:7] in ("ankit: ", "")
+    assert done.stdout.startswith(out)
+    if args == ["-p", "hello"]:
+        assert done.returncode == 0 and "cannot save session" in done.stderr and f"check {sessions}" in done.stderr

@@ -133,6 +133,41 @@ def test_two_parallel_tool_calls_with_split_arguments(provider_server):
     ]
 
 
+def deltas_without_index(*tool_call_deltas: list) -> bytes:
+    """A stream whose tool-call deltas carry no index, as some OpenAI-compatible servers send them."""
+    def chunk(delta, reason=None):
+        body = {"id": "chatcmpl-x", "choices": [{"index": 0, "delta": delta, "finish_reason": reason}]}
+        return f"data: {json.dumps(body)}\n\n".encode()
+
+    parts = [chunk({"role": "assistant", "content": ""})]
+    parts += [chunk({"tool_calls": delta}) for delta in tool_call_deltas]
+    return b"".join([*parts, chunk({}, "tool_calls"), b"data: [DONE]\n\n"])
+
+
+def test_two_parallel_calls_without_index_stay_two_calls(provider_server):
+    provider_server.push(fixture_parts(deltas_without_index(
+        [{"id": "call_a", "type": "function", "function": {"name": "read_file", "arguments": ""}}],
+        [{"function": {"arguments": '{"path": "a.txt"}'}}],
+        [{"id": "call_b", "type": "function", "function": {"name": "read_file", "arguments": '{"path"'}}],
+        [{"function": {"arguments": ': "b.txt"}'}}],
+        [{"id": "call_c", "function": {"name": "get_time", "arguments": "{}"}},
+         {"id": "call_d", "function": {"name": "list_directory", "arguments": "{}"}}])))
+    events, error = run(provider_server)
+    assert error is None
+    assert [e.call for e in events if isinstance(e, ToolCallDone)] == [
+        ToolCall("call_a", "read_file", '{"path": "a.txt"}'), ToolCall("call_b", "read_file", '{"path": "b.txt"}'),
+        ToolCall("call_c", "get_time", "{}"), ToolCall("call_d", "list_directory", "{}")]
+
+
+def test_a_first_delta_without_id_or_index_gets_an_id_and_does_not_crash(provider_server):
+    provider_server.push(fixture_parts(deltas_without_index(
+        [{"function": {"name": "read_file", "arguments": '{"path": '}}],
+        [{"function": {"arguments": '"notes.txt"}'}}])))
+    events, error = run(provider_server)
+    assert error is None
+    assert events[0] == ToolCallDone(ToolCall("call_0", "read_file", '{"path": "notes.txt"}'))
+
+
 def test_cached_tokens_are_read_from_the_usage_chunk(provider_server):
     provider_server.push("openai_usage_cached.sse")
     events, _ = run(provider_server)

@@ -31,6 +31,9 @@ class Recorder(View):
     def tool_start(self, call):
         self.lines.append(("tool", call.name))
 
+    def tool_end(self, result):
+        self.lines.append(("done", result.name))
+
     def notice(self, line):
         self.lines.append(("notice", line))
 
@@ -179,3 +182,16 @@ def test_a_group_activated_by_a_direct_call_is_loaded_by_that_batch():
     session.turn("log")
     assert provider.requests[1].messages[-1].results[0].loaded == ["git_log"]
     assert [s.name for s in provider.requests[1].deferred] == ["git_log", "danger"]
+
+
+def test_the_view_hears_each_tool_start_before_the_tool_runs():
+    ran = []
+    TOOLS["mark"] = tool("mark", "core", run=lambda a, c: ran.append(list(session.view.lines)) or "marked")
+    try:
+        session, _ = make([[*call("mark", call_id="a")[:1], *call("echo", call_id="b")], text("ok")])
+        session.turn("go")
+    finally:
+        del TOOLS["mark"]
+    assert [line for line in session.view.lines if line[0] in ("tool", "done")] == [
+        ("tool", "mark"), ("done", "mark"), ("tool", "echo"), ("done", "echo")]
+    assert ran[0][-1] == ("tool", "mark")  # told before it ran

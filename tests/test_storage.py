@@ -210,6 +210,14 @@ def test_secrets_from_the_environment_never_reach_the_file(folder, monkeypatch):
     assert loaded.cwd == "/home/me/1"
 
 
+def test_the_shortest_secret_is_eight_characters_and_is_scrubbed_from_the_file(folder, monkeypatch):
+    monkeypatch.setenv("DEPLOY_TOKEN", "k8s-tk-9")  # exactly MIN_SECRET_LENGTH: a secret
+    monkeypatch.setenv("BUILD_TOKEN", "ci-tk-7")  # one shorter: a setting, left alone
+    path = SessionStore(folder).save(sample(text="deploy with k8s-tk-9 after ci-tk-7 ran"))
+    raw = path.read_text()
+    assert "k8s-tk-9" not in raw and "deploy with [redacted] after ci-tk-7 ran" in raw
+
+
 def test_scrubber_knows_passwords_in_the_environment():
     scrub = Scrubber({"PGPASSWORD": "pg-pass-0042", "DB_PASSWORD": "db-pass-0042", "PASSWORD_HINT": "a-long-hint"})
     assert scrub("psql with pg-pass-0042, db-pass-0042; a-long-hint") == "psql with [redacted], [redacted]; a-long-hint"

@@ -154,6 +154,20 @@ def test_apply_patch_applies_a_real_git_diff(repo):
     assert "+line five" in approver.previews[0] and "+++ b/new.md" in approver.previews[0]
 
 
+def test_apply_patch_two_files_the_first_without_a_final_newline(repo):
+    (repo / "a.txt").write_text("one\ntwo")
+    (repo / "b.txt").write_text("x\ny\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "two files")
+    (repo / "a.txt").write_text("one\nthree")
+    (repo / "b.txt").write_text("x\nz\n")
+    patch = git(repo, "diff")
+    assert patch.count("\\ No newline at end of file") == 2 and patch.index("a.txt") < patch.index("b.txt")
+    git(repo, "reset", "-q", "--hard")
+    ok("apply_patch", {"patch": patch}, repo)
+    assert (repo / "a.txt").read_text() == "one\nthree" and (repo / "b.txt").read_text() == "x\nz\n"
+
+
 def test_apply_patch_finds_hunks_that_moved(repo):
     patch = "--- a/app.py\n+++ b/app.py\n@@ -20,3 +20,3 @@\n line 20\n-line 21\n+line twenty-one\n line 22\n"
     (repo / "app.py").write_text("header\nheader\n" + (repo / "app.py").read_text())
