@@ -2,6 +2,7 @@
 
 import os
 import pty
+import tty
 
 from ankit.terminal.keys import Keys, edit
 
@@ -23,6 +24,9 @@ def test_editing_keys():
 
 def test_keys_from_a_terminal_and_a_line_with_its_prompt():
     master, slave = pty.openpty()
+    # typed ahead of the reads: in the default canonical mode the terminal would buffer the keys for a line and
+    # swallow ^D as end-of-file before Keys switches to cbreak, so the reads could wait forever
+    tty.setcbreak(slave)
     try:
         with os.fdopen(os.dup(slave), "w") as out:
             keys = Keys(slave, out)
