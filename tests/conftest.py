@@ -51,6 +51,7 @@ from ankit.errors import ProviderError
 from ankit.providers import make_provider
 from ankit.providers.base import ProviderSettings
 from ankit.records import Event, Message, OpaqueData, Request, TextDelta, ToolCallDone, ToolSpec
+from tests.helpers import xdg_env
 
 FIXTURES = Path(__file__).parent / "fixtures"
 STALL_MAX = 30.0  # a stalled reply never holds its thread longer than this
@@ -399,3 +400,12 @@ def provider_server():
         yield server
     finally:
         server.close()
+
+
+@pytest.fixture
+def xdg_home(tmp_path, monkeypatch):
+    """tmp_path with ankit's XDG folders (config, state, data) and HOME set under it, and a working folder `work`."""
+    for name, value in xdg_env(tmp_path).items():
+        monkeypatch.setenv(name, value)
+    (tmp_path / "work").mkdir(exist_ok=True)
+    return tmp_path

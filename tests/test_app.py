@@ -16,26 +16,17 @@ from conftest import TEST_KEY
 ROOT = Path(__file__).resolve().parent.parent
 
 
-@pytest.fixture
-def home(tmp_path, monkeypatch):
-    for var in ("XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME"):
-        monkeypatch.setenv(var, str(tmp_path / var.lower()))
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    (tmp_path / "work").mkdir()
-    return tmp_path
-
-
-def make_app(home, server, config_text="", env=None, **flags):
-    (home / "work" / ".ankit").mkdir(exist_ok=True)
-    (home / "work" / ".ankit" / "config.toml").write_text(config_text)
+def make_app(xdg_home, server, config_text="", env=None, **flags):
+    (xdg_home / "work" / ".ankit").mkdir(exist_ok=True)
+    (xdg_home / "work" / ".ankit" / "config.toml").write_text(config_text)
     flags = {"base_url": server.url + "/v1", "trust": True, **flags}  # the folder is the user's own
-    config = load_config(flags, env or {}, home / "work", home / "xdg_config_home" / "ankit")
-    return build_app(config, home / "work")
+    config = load_config(flags, env or {}, xdg_home / "work", xdg_home / "config" / "ankit")
+    return build_app(config, xdg_home / "work")
 
 
-def claude_app(home, server, config_text=""):
+def claude_app(xdg_home, server, config_text=""):
     """An app talking the Anthropic Messages format to the loopback server."""
-    return make_app(home, server, config_text, {"ANTHROPIC_API_KEY": TEST_KEY}, provider="anthropic")
+    return make_app(xdg_home, server, config_text, {"ANTHROPIC_API_KEY": TEST_KEY}, provider="anthropic")
 
 
 def raw_tools(body: bytes) -> str:
@@ -51,8 +42,8 @@ def tool_names(request) -> list[str]:
     return [t["function"]["name"] for t in request.json.get("tools", [])]
 
 
-def test_find_tools_loads_a_group_and_the_tools_array_stays_byte_identical(home, provider_server):
-    app = make_app(home, provider_server)
+def test_find_tools_loads_a_group_and_the_tools_array_stays_byte_identical(xdg_home, provider_server):
+    app = make_app(xdg_home, provider_server)
     session = app.session(View(), lambda *a: True)
     provider_server.push_openai(tool_calls=[("c1", "find_tools", '{"query": "show the recent git history"}')])
     provider_server.push_openai(tool_calls=[("c2", "git_status", "{}")])
@@ -68,8 +59,8 @@ def test_find_tools_loads_a_group_and_the_tools_array_stays_byte_identical(home,
 
 
 @pytest.mark.parametrize("query_of", ["name", "example"])
-def test_every_bundled_tool_is_found_and_offered_in_a_real_loop(home, provider_server, query_of):
-    app = make_app(home, provider_server)
+def test_every_bundled_tool_is_found_and_offered_in_a_real_loop(xdg_home, provider_server, query_of):
+    app = make_app(xdg_home, provider_server)
     session = app.session(View(), lambda *a: True)
     optional = [t for t in app.tools.values() if not app.activation.is_active(t.group)]
     assert len(optional) >= 20
@@ -82,14 +73,14 @@ def test_every_bundled_tool_is_found_and_offered_in_a_real_loop(home, provider_s
     app.close()
 
 
-def test_a_held_back_group_comes_back_byte_identical(home, provider_server):
-    roomy = make_app(home, provider_server)
+def test_a_held_back_group_comes_back_byte_identical(xdg_home, provider_server):
+    roomy = make_app(xdg_home, provider_server)
     roomy.activation.activate(["git", "web"])
     provider_server.push_openai(text="a")
     roomy.session(View(), lambda *a: True).turn("hi")
     reference = raw_tools(provider_server.requests[-1].body)
 
-    tight = make_app(home, provider_server, "context_window = 6000\nmax_tokens = 1000\n")
+    tight = make_app(xdg_home, provider_server, "context_window = 6000\nmax_tokens = 1000\n")
     tight.activation.activate(["git", "web"])
     session = tight.session(View(), lambda *a: True)
     act = tight.activation
@@ -107,8 +98,8 @@ def test_a_held_back_group_comes_back_byte_identical(home, provider_server):
     assert raw_tools(provider_server.requests[-1].body) == reference
 
 
-def test_the_model_loads_a_skill_and_the_next_request_carries_it(home, provider_server):
-    app = make_app(home, provider_server)
+def test_the_model_loads_a_skill_and_the_next_request_carries_it(xdg_home, provider_server):
+    app = make_app(xdg_home, provider_server)
     session = app.session(View(), lambda *a: True)
     assert "review-commit:" in session.system
     provider_server.push_openai(tool_calls=[("c1", "skill", '{"name": "Review-Commit"}')])
@@ -118,10 +109,10 @@ def test_the_model_loads_a_skill_and_the_next_request_carries_it(home, provider_
     assert result["role"] == "tool" and result["content"].startswith("# Skill: review-commit")
 
 
-def test_an_mcp_server_is_found_and_called_in_a_real_loop(home, provider_server):
+def test_an_mcp_server_is_found_and_called_in_a_real_loop(xdg_home, provider_server):
     server = ROOT / "tests" / "mcp_fake_server.py"
     config = f'[mcp.servers.fake]\ncommand = {json.dumps(sys.executable)}\nargs = [{json.dumps(str(server))}]\n'
-    app = make_app(home, provider_server, config)
+    app = make_app(xdg_home, provider_server, config)
     assert app.mcp.wait(20)
     session = app.session(View(), lambda *a: True)
     provider_server.push_openai(tool_calls=[("c1", "find_tools", '{"query": "fake"}')])
@@ -135,11 +126,11 @@ def test_an_mcp_server_is_found_and_called_in_a_real_loop(home, provider_server)
     app.close()
 
 
-def test_find_tools_description_lists_mcp_groups_once_they_arrive(home, provider_server):
+def test_find_tools_description_lists_mcp_groups_once_they_arrive(xdg_home, provider_server):
     server = ROOT / "tests" / "mcp_fake_server.py"
     config = (f'[mcp.servers.fake]\ncommand = {json.dumps(sys.executable)}\n'
               f'args = [{json.dumps(str(server))}, "--start-delay", "1"]\n')
-    app = make_app(home, provider_server, config)
+    app = make_app(xdg_home, provider_server, config)
     # ready=None: turns do not wait for the server, so tools arriving late (or re-listed) take the same path
     session = dataclasses.replace(app.session(View(), lambda *a: True), ready=None)
     provider_server.push_openai(text="hi")
@@ -153,8 +144,8 @@ def test_find_tools_description_lists_mcp_groups_once_they_arrive(home, provider
     app.close()
 
 
-def test_core_is_configurable_by_tool_or_group(home, provider_server):
-    app = make_app(home, provider_server, 'core = ["git_status", "web"]\n')
+def test_core_is_configurable_by_tool_or_group(xdg_home, provider_server):
+    app = make_app(xdg_home, provider_server, 'core = ["git_status", "web"]\n')
     session = app.session(View(), lambda *a: True)
     provider_server.push_openai(tool_calls=[("c1", "find_tools", '{"query": "git"}')])
     provider_server.push_openai(text="ok")
@@ -164,16 +155,16 @@ def test_core_is_configurable_by_tool_or_group(home, provider_server):
     assert "git_log" in second and second.count("git_status") == 1
 
 
-def test_an_mcp_server_token_never_reaches_the_session_file(home, provider_server):
+def test_an_mcp_server_token_never_reaches_the_session_file(xdg_home, provider_server):
     server = ROOT / "tests" / "mcp_fake_server.py"
     config = (f'[mcp.servers.fake]\ncommand = {json.dumps(sys.executable)}\nargs = [{json.dumps(str(server))}]\n'
               '[mcp.servers.fake.env]\nFAKE_GREETING = "tok-SECRET-0123456789"\n')
-    app = make_app(home, provider_server, config)
+    app = make_app(xdg_home, provider_server, config)
     session = app.session(View(), lambda *a: True)
     provider_server.push_openai(tool_calls=[("c1", "mcp__fake__whereami", "{}")])
     provider_server.push_openai(text="done")
     session.turn("where are you?")
-    files = list((home / "xdg_state_home" / "ankit" / "sessions").glob("*.jsonl"))
+    files = list((xdg_home / "state" / "ankit" / "sessions").glob("*.jsonl"))
     assert len(files) == 1 and "tok-SECRET" not in files[0].read_text()
     assert "[redacted]" in files[0].read_text()
     app.close()
@@ -193,8 +184,8 @@ def declared(request) -> list[tuple[str, bool]]:
     return [(t["name"], t.get("defer_loading", False)) for t in request.json["tools"]]
 
 
-def test_anthropic_tools_bytes_never_change_and_find_tools_answers_with_references(home, provider_server):
-    app = claude_app(home, provider_server)
+def test_anthropic_tools_bytes_never_change_and_find_tools_answers_with_references(xdg_home, provider_server):
+    app = claude_app(xdg_home, provider_server)
     session = app.session(View(), lambda *a: True)
     provider_server.push_anthropic(tool_calls=[("t1", "find_tools", '{"query": "show the recent git history"}')])
     provider_server.push_anthropic(tool_calls=[("t2", "git_status", "{}")])
@@ -218,8 +209,8 @@ def test_anthropic_tools_bytes_never_change_and_find_tools_answers_with_referenc
     app.close()
 
 
-def test_anthropic_refusing_deferred_tools_falls_back_once_and_says_so(home, provider_server):
-    app = claude_app(home, provider_server)
+def test_anthropic_refusing_deferred_tools_falls_back_once_and_says_so(xdg_home, provider_server):
+    app = claude_app(xdg_home, provider_server)
     view = Notices()
     session = app.session(view, lambda *a: True)
     provider_server.push("anthropic_400_defer_loading.http")
@@ -239,8 +230,8 @@ def test_anthropic_refusing_deferred_tools_falls_back_once_and_says_so(home, pro
 
 
 @pytest.mark.parametrize("mode", ["native", "append"])
-def test_anthropic_deferred_setting(home, provider_server, mode):
-    app = claude_app(home, provider_server, f'deferred = "{mode}"\n')
+def test_anthropic_deferred_setting(xdg_home, provider_server, mode):
+    app = claude_app(xdg_home, provider_server, f'deferred = "{mode}"\n')
     session = app.session(View(), lambda *a: True)
     if mode == "native":  # no fallback: the refusal is the answer, in one line
         provider_server.push("anthropic_400_defer_loading.http")
@@ -254,11 +245,11 @@ def test_anthropic_deferred_setting(home, provider_server, mode):
     app.close()
 
 
-def test_anthropic_mcp_tools_arriving_late_are_deferred_at_the_end(home, provider_server):
+def test_anthropic_mcp_tools_arriving_late_are_deferred_at_the_end(xdg_home, provider_server):
     server = ROOT / "tests" / "mcp_fake_server.py"
     config = (f'[mcp.servers.fake]\ncommand = {json.dumps(sys.executable)}\n'
               f'args = [{json.dumps(str(server))}, "--start-delay", "1"]\n')
-    app = claude_app(home, provider_server, config)
+    app = claude_app(xdg_home, provider_server, config)
     session = dataclasses.replace(app.session(View(), lambda *a: True), ready=None)  # it finishes mid-session
     provider_server.push_anthropic(text="hi")
     session.turn("before the server is up")
@@ -274,8 +265,8 @@ def test_anthropic_mcp_tools_arriving_late_are_deferred_at_the_end(home, provide
 
 # --- Responses: find_tools is the client tool search; the tools array never changes ---
 
-def test_responses_tool_search_loads_a_group_without_touching_the_tools(home, provider_server):
-    app = make_app(home, provider_server, 'api = "responses"\nmodel = "gpt-5.5"\n')
+def test_responses_tool_search_loads_a_group_without_touching_the_tools(xdg_home, provider_server):
+    app = make_app(xdg_home, provider_server, 'api = "responses"\nmodel = "gpt-5.5"\n')
     session = app.session(View(), lambda *a: True)
     provider_server.push_responses(search="show the recent git history")
     provider_server.push_responses(tool_calls=[("c2", "git_status", "{}")])
@@ -307,8 +298,8 @@ def past_sessions(app, groups_per_session):
 
 
 @pytest.mark.parametrize("config, preloaded", [("", ["git"]), ("preload = false\n", [])])
-def test_habitual_groups_are_preloaded_on_the_append_path(home, provider_server, config, preloaded):
-    app = make_app(home, provider_server, config)
+def test_habitual_groups_are_preloaded_on_the_append_path(xdg_home, provider_server, config, preloaded):
+    app = make_app(xdg_home, provider_server, config)
     past_sessions(app, [["git", "web"], ["git"], ["shell"], ["git", "shell"], ["web"]])
     session = app.session(View(), lambda *a: True)
     provider_server.push_openai(text="hi")
@@ -322,8 +313,8 @@ def test_habitual_groups_are_preloaded_on_the_append_path(home, provider_server,
     app.close()
 
 
-def test_nothing_is_preloaded_where_activation_costs_no_rewrite(home, provider_server):
-    app = claude_app(home, provider_server)
+def test_nothing_is_preloaded_where_activation_costs_no_rewrite(xdg_home, provider_server):
+    app = claude_app(xdg_home, provider_server)
     past_sessions(app, [["git"], ["git"], ["git"]])
     app.session(View(), lambda *a: True)
     assert app.activation.active == [] and app.activation.preloaded == {}

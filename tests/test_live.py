@@ -11,14 +11,7 @@ from ankit.terminal.live import ERASE_LINE, ERASE_UP, Live, Tail
 from ankit.terminal.render import TerminalView
 from conftest import fixture_parts, openai_sse
 from tests.test_repl import home, run  # noqa: F401  (pytest fixtures)
-
-
-def wait_for(condition, timeout: float = 10.0):
-    deadline = time.monotonic() + timeout
-    while not (value := condition()):
-        assert time.monotonic() < deadline, "the condition never came true"
-        time.sleep(0.01)
-    return value
+from tests.helpers import wait_for
 
 
 def test_the_tail_keeps_the_last_lines_and_a_carriage_return_restarts_a_line():
@@ -35,7 +28,7 @@ def test_the_live_line_draws_the_tail_above_the_status_and_erases_all_of_it(monk
     tail.feed("first line\nsecond \x1b[31mline that is far too long to fit\n")
     live = Live(out, colour=False, delay=0)
     live.start("run_command · make", tail)
-    wait_for(lambda: "make" in out.getvalue())
+    assert wait_for(lambda: "make" in out.getvalue())
     live.stop()
     drawn = out.getvalue()
     assert drawn.startswith(ERASE_LINE + "  first line\n  second ^[[31mline that is …\n⠋ run_command · make 0s")

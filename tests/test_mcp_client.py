@@ -2,13 +2,13 @@
 
 import json
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from ankit.mcp.client import PROTOCOL_VERSIONS, McpClient
 from ankit.mcp.transport import McpError
+from tests.helpers import wait_for
 
 FAKE = str(Path(__file__).with_name("mcp_fake_server.py"))
 
@@ -32,15 +32,6 @@ def make(tmp_path):
 def received(tmp_path: Path) -> list[dict]:
     path = tmp_path / "record.jsonl"
     return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
-
-
-def wait_for(predicate, seconds: float = 5.0) -> bool:
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        if predicate():
-            return True
-        time.sleep(0.02)
-    return predicate()
 
 
 def test_handshake_sends_latest_version_and_accepts_the_servers(make, tmp_path):

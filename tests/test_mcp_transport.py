@@ -8,7 +8,8 @@ import threading
 import pytest
 
 from ankit.mcp.transport import McpError, StdioTransport
-from tests.test_mcp_client import FAKE, received, wait_for
+from tests.helpers import wait_for
+from tests.test_mcp_client import FAKE, received
 
 INIT = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}
 

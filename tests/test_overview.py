@@ -10,11 +10,9 @@ from ankit.terminal.overview import BAR_WIDTH, bar, group_text, tools_text
 
 
 @pytest.fixture
-def app(tmp_path, monkeypatch):
+def app(xdg_home):
     """An App over the bundled tools, with its XDG folders in a temp folder and no provider."""
-    for name in ("config", "state", "data", "work"):
-        (tmp_path / name).mkdir()
-        monkeypatch.setenv(f"XDG_{name.upper()}_HOME", str(tmp_path / name))
+    tmp_path = xdg_home
     built = build_app(load_config({}, {}, tmp_path / "work", tmp_path / "config" / "ankit"), tmp_path / "work")
     yield built
     built.close()

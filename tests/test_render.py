@@ -3,7 +3,6 @@
 import io
 import os
 import pty
-import time
 
 import pytest
 
@@ -11,6 +10,7 @@ from ankit.records import ToolCall, ToolResult
 from ankit.terminal.render import (DIM, ERASE_LINE, RED, RESET, YELLOW, TerminalView, call_summary, clip,
                                    prompt_paint, use_colour)
 from ankit.terminal.live import Live
+from tests.helpers import wait_for
 
 def test_an_unclosed_fence_does_not_colour_the_next_reply():
     out = io.StringIO()
@@ -108,18 +108,11 @@ def test_prompt_escapes_are_marked_invisible_for_readline():
     assert prompt_paint("> ", DIM, False) == "> "
 
 
-def wait_for(condition, timeout: float = 10.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, "the condition never came true"
-        time.sleep(0.01)
-
-
 def test_spinner_draws_then_erases_its_line():
     out = io.StringIO()
     spinner = Live(out, colour=False, delay=0)
     spinner.start("waiting for m")
-    wait_for(lambda: "waiting for m" in out.getvalue())
+    assert wait_for(lambda: "waiting for m" in out.getvalue())
     spinner.stop()
     text = out.getvalue()
     assert text.startswith(ERASE_LINE + "⠋ waiting for m 0s") and text.endswith(ERASE_LINE)
@@ -132,13 +125,13 @@ def test_the_view_erases_the_spinner_before_any_output_and_brings_it_back_betwee
     view = TerminalView(out, colour=False, spinner=True)
     view.live.delay = 0
     view.waiting("waiting for m")
-    wait_for(lambda: "waiting" in out.getvalue())
+    assert wait_for(lambda: "waiting" in out.getvalue())
     view.text("Hi")
     assert out.getvalue().endswith(ERASE_LINE + "Hi")
     view.reply_end()
     view.tool_start(ToolCall("c1", "read_file", "{}"))
     view.tool_end(ToolResult("c1", "read_file", "ok"))
-    wait_for(lambda: out.getvalue().count("waiting") >= 2)  # the next round is awaited
+    assert wait_for(lambda: out.getvalue().count("waiting") >= 2)  # the next round is awaited
     view.done_waiting()
     settled = out.getvalue()
     assert settled.endswith(ERASE_LINE)

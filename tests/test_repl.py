@@ -8,6 +8,7 @@ import pty
 import re
 import select
 import signal
+import subprocess
 import struct
 import sys
 import termios
@@ -34,6 +35,9 @@ class Terminal:
         pid, fd = pty.fork()
         if pid == 0:  # the child: become ankit
             os.chdir(cwd)
+            # an ignored SIGINT survives exec, and Python then never raises KeyboardInterrupt: a terminal's
+            # Ctrl-C must reach ankit however the test run itself was started (nohup, some CI runners)
+            signal.signal(signal.SIGINT, signal.SIG_DFL)
             os.execve(sys.executable, [sys.executable, "-m", "ankit", *argv], env)
         self.pid, self.fd = pid, fd
         self.resize(200)
@@ -805,3 +809,12 @@ def test_init_asks_for_agents_md_and_the_next_request_carries_it(run, provider_s
     first, _, after = (r.json["messages"] for r in provider_server.requests)
     assert first[-1]["content"].startswith("[ankit /init] Look at this project") and "AGENTS.md" not in first[0]["content"]
     assert "## AGENTS.md\nRun the tests with make test." in after[0]["content"]
+
+
+def test_ctrl_c_reaches_ankit_when_the_test_run_itself_ignores_sigint(tmp_path):
+    """The Ctrl-C tests run in a pytest started with SIGINT ignored, as nohup and some CI runners start it."""
+    test = "tests/test_repl.py::test_ctrl_c_at_the_prompt_marks_the_dropped_line_keeps_it_in_history_and_ctrl_d_exits"
+    script = ("import signal, subprocess, sys; signal.signal(signal.SIGINT, signal.SIG_IGN); "
+              f"sys.exit(subprocess.call([sys.executable, '-m', 'pytest', '-q', '-p', 'no:cacheprovider', {test!r}]))")
+    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout[-2000:]

@@ -15,11 +15,9 @@ from ankit.terminal.slash import COMMANDS, ReplState, completions, dispatch, is_
 
 
 @pytest.fixture
-def make_state(tmp_path, monkeypatch, provider_server):
+def make_state(xdg_home, provider_server):
     """A ReplState on a real App in a temp folder; make_state(**config flags)."""
-    for name in ("config", "state", "data", "work"):
-        (tmp_path / name).mkdir(exist_ok=True)
-        monkeypatch.setenv(f"XDG_{name.upper()}_HOME", str(tmp_path / name))
+    tmp_path = xdg_home
     apps = []
 
     def make(**flags) -> ReplState:

@@ -2,7 +2,6 @@
 
 import hashlib
 import importlib.util
-import json
 import os
 import shutil
 import sys
@@ -10,25 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from ankit.records import ToolCall
 from ankit.tooling.loader import load_tools
-from ankit.tooling.toolbox import ToolContext, run_call
+from ankit.tooling.toolbox import ToolContext
+from tests.helpers import TOOLS_DIR, bundled, call, ok
 
-TOOLS_DIR = Path(__file__).resolve().parents[1] / "tools"
-TOOLS, PROBLEMS = load_tools([TOOLS_DIR])
-BY_NAME = {tool.name: tool for tool in TOOLS}
-
-
-def call(name: str, args: dict, cwd: Path, approve=lambda tool, args, preview: True):
-    """Run one tool call through ankit's real run_call; return the ToolResult."""
-    ctx = ToolContext(cwd=cwd)
-    return run_call(ToolCall("c1", name, json.dumps(args)), BY_NAME[name], ctx, approve)
-
-
-def ok(name: str, args: dict, cwd: Path) -> str:
-    result = call(name, args, cwd)
-    assert not result.is_error, result.content
-    return result.content
+BY_NAME, PROBLEMS = bundled()
+TOOLS = list(BY_NAME.values())
 
 
 def load_common(module: str):

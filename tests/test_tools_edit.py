@@ -1,41 +1,16 @@
 """The edit tools on real files: diffs for approval, exact replacement, unified diffs, moves and deletes."""
 
-import json
 import os
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from ankit.records import ToolCall
-from ankit.tooling.loader import load_tools
-from ankit.tooling.toolbox import ToolContext, run_call
+from tests.helpers import Approver, bundled, call, ok
 
-TOOLS, _ = load_tools([Path(__file__).resolve().parents[1] / "tools"])
-BY_NAME = {tool.name: tool for tool in TOOLS}
+BY_NAME = bundled()[0]
+
 EDIT_TOOLS = ("write_file", "edit_file", "edit_lines", "apply_patch", "make_directory", "move_file", "delete_file")
-
-
-class Approver:
-    """Records the previews it is shown and answers as told."""
-
-    def __init__(self, answer: bool = True):
-        self.answer, self.previews = answer, []
-
-    def __call__(self, tool, args, preview):
-        self.previews.append(preview)
-        return self.answer
-
-
-def call(name: str, args: dict, cwd: Path, approver: Approver | None = None):
-    approver = approver or Approver()
-    return run_call(ToolCall("c1", name, json.dumps(args)), BY_NAME[name], ToolContext(cwd=cwd), approver)
-
-
-def ok(name: str, args: dict, cwd: Path, approver: Approver | None = None) -> str:
-    result = call(name, args, cwd, approver)
-    assert not result.is_error, result.content
-    return result.content
 
 
 def test_every_edit_tool_needs_approval_and_previews():

@@ -1,32 +1,14 @@
 """The git tools against real repositories made in temp folders."""
 
-import json
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from ankit.records import ToolCall
-from ankit.tooling.loader import load_tools
-from ankit.tooling.toolbox import ToolContext, run_call
+from ankit.tooling.toolbox import ToolContext
+from tests.helpers import Approver, bundled, call, ok
 
-TOOLS, _ = load_tools([Path(__file__).resolve().parents[1] / "tools"])
-BY_NAME = {tool.name: tool for tool in TOOLS}
-
-
-def call(name: str, args: dict, cwd: Path, answer: bool = True, previews: list | None = None):
-    def approve(tool, args, preview):
-        if previews is not None:
-            previews.append(preview)
-        return answer
-
-    return run_call(ToolCall("c1", name, json.dumps(args)), BY_NAME[name], ToolContext(cwd=cwd), approve)
-
-
-def ok(name: str, args: dict, cwd: Path) -> str:
-    result = call(name, args, cwd)
-    assert not result.is_error, result.content
-    return result.content
+BY_NAME = bundled()[0]
 
 
 def git(cwd: Path, *args: str) -> str:
@@ -79,7 +61,7 @@ def test_log_and_show(repo):
 def test_branch_list_create_switch(repo):
     assert ok("git_branch", {}, repo).startswith("* main")
     previews = []
-    created = call("git_branch", {"action": "create", "name": "feature/x"}, repo, True, previews)
+    created = call("git_branch", {"action": "create", "name": "feature/x"}, repo, Approver(True, previews))
     assert created.content == "now on branch feature/x" and previews[0].startswith("git switch -c feature/x")
     assert ok("git_branch", {"action": "switch", "name": "main"}, repo) == "now on branch main"
     missing = call("git_branch", {"action": "switch", "name": "nope"}, repo)
@@ -92,7 +74,7 @@ def test_commit_previews_stages_and_commits(repo):
     (repo / "app.py").write_text("print('v2')\n")
     (repo / "extra.py").write_text("x = 1\n")
     previews = []
-    declined = call("git_commit", {"message": "add extra", "paths": ["extra.py"]}, repo, False, previews)
+    declined = call("git_commit", {"message": "add extra", "paths": ["extra.py"]}, repo, Approver(False, previews))
     assert declined.is_error and "?? extra.py" in git(repo, "status", "--short")
     assert "to be staged (extra.py):\n?? extra.py" in previews[0] and previews[0].endswith("message:\nadd extra")
     out = ok("git_commit", {"message": "add extra", "paths": ["extra.py"]}, repo)

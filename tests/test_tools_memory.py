@@ -1,32 +1,12 @@
 """remember, recall and forget on a real SQLite file, with FTS5 and with the LIKE fallback."""
 
-import json
 import sqlite3
 from pathlib import Path
 
 import pytest
 
-from ankit.records import ToolCall
-from ankit.tooling.loader import load_tools
-from ankit.tooling.toolbox import ToolContext, run_call
-
-TOOLS, _ = load_tools([Path(__file__).resolve().parents[1] / "tools"])
-BY_NAME = {tool.name: tool for tool in TOOLS}
-
-
-def call(name: str, args: dict, ctx: ToolContext, previews: list | None = None):
-    def approve(tool, args, preview):
-        if previews is not None:
-            previews.append(preview)
-        return True
-
-    return run_call(ToolCall("c1", name, json.dumps(args)), BY_NAME[name], ctx, approve)
-
-
-def ok(name: str, args: dict, ctx: ToolContext, previews: list | None = None) -> str:
-    result = call(name, args, ctx, previews)
-    assert not result.is_error, result.content
-    return result.content
+from ankit.tooling.toolbox import ToolContext
+from tests.helpers import Approver, call, ok
 
 
 @pytest.fixture(params=[True, False], ids=["fts5", "like"])
@@ -103,7 +83,7 @@ def test_forget_previews_and_deletes(make_ctx):
     ctx = make_ctx()
     ok("remember", {"fact": "The old server is legacy.example.com"}, ctx)
     previews = []
-    assert ok("forget", {"id": 1}, ctx, previews) == "forgot #1: The old server is legacy.example.com"
+    assert ok("forget", {"id": 1}, ctx, Approver(previews=previews)) == "forgot #1: The old server is legacy.example.com"
     assert previews[0].startswith("forget #1 [project] The old server")
     assert "nothing remembered" in ok("recall", {"query": "legacy"}, ctx)
     missing = call("forget", {"id": 1}, ctx)

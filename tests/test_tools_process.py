@@ -1,7 +1,6 @@
 """port_status and kill_process with real sockets and real subprocesses."""
 
 import importlib.util
-import json
 import os
 import shutil
 import socket
@@ -11,30 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from ankit.records import ToolCall
-from ankit.tooling.loader import load_tools
-from ankit.tooling.toolbox import ToolContext, run_call
+from tests.helpers import Approver, TOOLS_DIR, call, ok
 
-TOOLS_DIR = Path(__file__).resolve().parents[1] / "tools"
-TOOLS, _ = load_tools([TOOLS_DIR])
-BY_NAME = {tool.name: tool for tool in TOOLS}
 SLEEPER = "import signal, sys, time\nif 'stubborn' in sys.argv: signal.signal(signal.SIGTERM, signal.SIG_IGN)\nprint('ready', flush=True)\ntime.sleep(60)\n"
 SERVER = "import socket, time\ns = socket.socket()\ns.bind(('127.0.0.1', 0))\ns.listen()\nprint(s.getsockname()[1], flush=True)\ntime.sleep(60)\n"
-
-
-def call(name: str, args: dict, previews: list | None = None):
-    def approve(tool, args, preview):
-        if previews is not None:
-            previews.append(preview)
-        return True
-
-    return run_call(ToolCall("c1", name, json.dumps(args)), BY_NAME[name], ToolContext(cwd=Path.cwd()), approve)
-
-
-def ok(name: str, args: dict, previews: list | None = None) -> str:
-    result = call(name, args, previews)
-    assert not result.is_error, result.content
-    return result.content
 
 
 def ports_module():
@@ -106,7 +85,7 @@ def test_kill_process_by_pid_with_preview():
     child = start(SLEEPER)
     try:
         previews = []
-        out = ok("kill_process", {"pid": child.pid}, previews)
+        out = ok("kill_process", {"pid": child.pid}, None, Approver(previews=previews))
         assert out.endswith("it has exited") and f"pid {child.pid}" in out
         assert previews[0].startswith(f"send SIGTERM to pid {child.pid} (") and "time.sleep" in previews[0]
     finally:

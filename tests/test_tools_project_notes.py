@@ -3,26 +3,8 @@
 import json
 from pathlib import Path
 
-from ankit.records import ToolCall
-from ankit.tooling.loader import load_tools
-from ankit.tooling.toolbox import ToolContext, run_call
-
-TOOLS, _ = load_tools([Path(__file__).resolve().parents[1] / "tools"])
-BY_NAME = {tool.name: tool for tool in TOOLS}
-
-
-def call(name: str, args: dict, ctx: ToolContext, answer: bool = True, previews: list | None = None):
-    def approve(tool, args, preview):
-        (previews if previews is not None else []).append(preview)
-        return answer
-
-    return run_call(ToolCall("c1", name, json.dumps(args)), BY_NAME[name], ctx, approve)
-
-
-def ok(name: str, args: dict, ctx: ToolContext) -> str:
-    result = call(name, args, ctx)
-    assert not result.is_error, result.content
-    return result.content
+from ankit.tooling.toolbox import ToolContext
+from tests.helpers import Approver, call, ok
 
 
 def contexts(tmp_path: Path) -> tuple[ToolContext, ToolContext, ToolContext]:
@@ -60,7 +42,7 @@ def test_search_finds_words_and_remove_asks_first(tmp_path):
     assert "ansible" in found and "redis" not in found
     assert "no notes matching 'kubernetes'" in ok("list_project_notes", {"query": "kubernetes"}, root)
     previews = []
-    assert call("remove_project_note", {"id": 1}, root, False, previews).is_error
+    assert call("remove_project_note", {"id": 1}, root, Approver(False, previews)).is_error
     assert "#1 [note] deploy with ansible" in previews[0]
     assert "ansible" in ok("list_project_notes", {}, root)
     assert ok("remove_project_note", {"id": 1}, root).startswith("removed #1")

@@ -11,26 +11,10 @@ from pathlib import Path
 import pytest
 
 from ankit.records import ToolCall
-from ankit.tooling.loader import load_tools
 from ankit.tooling.toolbox import ToolContext, run_call
+from tests.helpers import Approver, bundled, call, ok, wait_for
 
-TOOLS, _ = load_tools([Path(__file__).resolve().parents[1] / "tools"])
-BY_NAME = {tool.name: tool for tool in TOOLS}
-
-
-def call(name: str, args: dict, ctx: ToolContext, answer: bool = True, previews: list | None = None):
-    def approve(tool, args, preview):
-        if previews is not None:
-            previews.append(preview)
-        return answer
-
-    return run_call(ToolCall("c1", name, json.dumps(args)), BY_NAME[name], ctx, approve)
-
-
-def ok(name: str, args: dict, ctx: ToolContext) -> str:
-    result = call(name, args, ctx)
-    assert not result.is_error, result.content
-    return result.content
+BY_NAME = bundled()[0]
 
 
 def alive(pid: int) -> bool:
@@ -42,14 +26,6 @@ def alive(pid: int) -> bool:
     return state != "Z"
 
 
-def wait_for(predicate, limit: float = 10.0):
-    """Poll until predicate() is true or limit seconds pass; return its last value."""
-    deadline = time.monotonic() + limit
-    while not (value := predicate()) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    return value
-
-
 def test_run_command_reports_exit_code_and_both_streams(tmp_path):
     out = ok("run_command", {"command": "echo out; echo err >&2; exit 3"}, ToolContext(cwd=tmp_path))
     lines = out.splitlines()
@@ -59,7 +35,7 @@ def test_run_command_reports_exit_code_and_both_streams(tmp_path):
 def test_run_command_needs_approval_and_previews_command_and_folder(tmp_path):
     (tmp_path / "sub").mkdir()
     previews = []
-    result = call("run_command", {"command": "touch made", "cwd": "sub"}, ToolContext(cwd=tmp_path), False, previews)
+    result = call("run_command", {"command": "touch made", "cwd": "sub"}, ToolContext(cwd=tmp_path), Approver(False, previews))
     assert result.is_error and not (tmp_path / "sub" / "made").exists()
     assert previews[0].startswith("$ touch made\n(in ") and str(tmp_path / "sub") in previews[0]
     ok("run_command", {"command": "touch made; pwd", "cwd": "sub"}, ToolContext(cwd=tmp_path))
@@ -96,7 +72,7 @@ def test_run_command_gets_no_stdin(tmp_path):
 def test_jobs_start_report_output_and_finish(tmp_path):
     ctx = ToolContext(cwd=tmp_path)
     previews = []
-    started = call("job_start", {"command": "echo one; sleep 0.3; echo two"}, ctx, True, previews)
+    started = call("job_start", {"command": "echo one; sleep 0.3; echo two"}, ctx, Approver(True, previews))
     assert started.content.startswith("started job 1:") and "background job: $ echo one" in previews[0]
     assert wait_for(lambda: "exited 0" in ok("job_status", {"job_id": "1"}, ctx))
     output = ok("job_output", {"job_id": "1"}, ctx)
@@ -129,7 +105,7 @@ def test_job_start_needs_approval_and_the_others_do_not(tmp_path):
     assert BY_NAME["job_start"].needs_approval is True
     for name in ("job_status", "job_output", "job_stop"):
         assert BY_NAME[name].wants_approval({"job_id": "1"}, ToolContext(cwd=tmp_path)) is False
-    refused = call("job_start", {"command": "touch nope"}, ToolContext(cwd=tmp_path), answer=False)
+    refused = call("job_start", {"command": "touch nope"}, ToolContext(cwd=tmp_path), Approver(False))
     assert refused.is_error and not (tmp_path / "nope").exists()
 
 
@@ -165,7 +141,7 @@ def test_job_input_answers_a_prompt_and_shows_the_reply(tmp_path):
     ok("job_start", {"command": script}, ctx)
     assert "matched: name?" in ok("job_wait", {"job_id": "1", "pattern": r"name\?", "timeout": 10}, ctx)
     previews = []
-    sent = call("job_input", {"job_id": "1", "text": "Ada\x1b"}, ctx, True, previews)
+    sent = call("job_input", {"job_id": "1", "text": "Ada\x1b"}, ctx, Approver(True, previews))
     assert previews == ["send to job 1 (" + script + "):\n'Ada\\x1b\\n'"]  # control characters visible
     assert sent.content.split("\n", 1)[1] == "hello Ada\x1b\nagain? "  # only the reply to this input
     ok("job_input", {"job_id": "1", "text": "y", "close_input": True}, ctx)
@@ -176,7 +152,7 @@ def test_job_input_answers_a_prompt_and_shows_the_reply(tmp_path):
 def test_job_input_is_refused_by_the_user_or_by_an_exited_job(tmp_path):
     ctx = ToolContext(cwd=tmp_path)
     ok("job_start", {"command": "cat > got.txt"}, ctx)
-    declined = call("job_input", {"job_id": "1", "text": "secret plan"}, ctx, answer=False)
+    declined = call("job_input", {"job_id": "1", "text": "secret plan"}, ctx, Approver(False))
     assert declined.is_error
     ok("job_input", {"job_id": "1", "text": "", "newline": False, "close_input": True}, ctx)
     assert "exited 0" in ok("job_wait", {"job_id": "1", "timeout": 10}, ctx)

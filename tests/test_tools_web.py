@@ -12,11 +12,16 @@ from pathlib import Path
 import pytest
 
 from ankit.records import ToolCall
-from ankit.tooling.loader import load_tools
 from ankit.tooling.toolbox import ToolContext, run_call
+from tests.helpers import bundled, call, ok
 
-TOOLS, _ = load_tools([Path(__file__).resolve().parents[1] / "tools"])
-BY_NAME = {tool.name: tool for tool in TOOLS}
+BY_NAME = bundled()[0]
+
+
+def configured(config: dict) -> ToolContext:
+    """A context in the current folder with these config keys."""
+    return ToolContext(cwd=Path.cwd(), config=config)
+
 
 PAGE = "<html><head><title>Caf\u00e9 page</title></head><body><h1>Menu</h1><p>Caf\u00e9 cr\u00e8me \u20ac3</p><a href='/next'>next</a></body></html>"
 DDG_PAGE = """<html><body>
@@ -100,17 +105,6 @@ def server():
     httpd.server_close()
 
 
-def call(name: str, args: dict, config: dict | None = None):
-    ctx = ToolContext(cwd=Path.cwd(), config=config or {})
-    return run_call(ToolCall("c1", name, json.dumps(args)), BY_NAME[name], ctx, lambda *a: True)
-
-
-def ok(name: str, args: dict, config: dict | None = None) -> str:
-    result = call(name, args, config)
-    assert not result.is_error, result.content
-    return result.content
-
-
 def test_fetch_turns_html_into_readable_text(server):
     out = ok("web_fetch", {"url": f"{server}/utf8"})
     assert out.startswith(f"URL: {server}/utf8\nTitle: Caf\u00e9 page\nContent-Type: text/html")
@@ -150,7 +144,7 @@ def test_fetch_404_is_an_error_with_the_status(server):
 
 
 def test_fetch_huge_page_is_capped_and_pageable(server):
-    out = ok("web_fetch", {"url": f"{server}/huge"}, {"web_max_bytes": 1_000_000})
+    out = ok("web_fetch", {"url": f"{server}/huge"}, configured({"web_max_bytes": 1_000_000}))
     assert "stopped at the size or time limit" in out and "continue with start=30000" in out
     assert len(out) < 31_000
     assert "continue with start=60000" in ok("web_fetch", {"url": f"{server}/long", "max_chars": 100_000})
@@ -182,7 +176,7 @@ def test_fetch_unreachable_host_is_one_line():
 
 def test_search_with_searxng_json(server):
     Handler.seen.clear()
-    out = ok("web_search", {"query": "tea & cake", "max_results": 3}, {"web_search_url": f"{server}/searx"})
+    out = ok("web_search", {"query": "tea & cake", "max_results": 3}, configured({"web_search_url": f"{server}/searx"}))
     assert out.splitlines() == [
         "1. Result 1 for tea & cake", "   https://example.org/1", "   snippet 1",
         "2. Result 2 for tea & cake", "   https://example.org/2", "   snippet 2",
@@ -192,13 +186,13 @@ def test_search_with_searxng_json(server):
 
 
 def test_search_searxng_without_json_enabled(server):
-    result = call("web_search", {"query": "x"}, {"web_search_url": f"{server}/searx403"})
+    result = call("web_search", {"query": "x"}, configured({"web_search_url": f"{server}/searx403"}))
     assert result.is_error and "search.formats" in result.content
 
 
 def test_search_duckduckgo_html(server):
     config = {"web_search_backend": "duckduckgo", "web_search_url": f"{server}/ddg/"}
-    out = ok("web_search", {"query": "python asyncio"}, config)
+    out = ok("web_search", {"query": "python asyncio"}, configured(config))
     assert out.splitlines() == [
         "1. asyncio \u2014 Asynchronous I/O", "   https://docs.python.org/3/library/asyncio.html",
         "   asyncio is a library to write concurrent code using async/await.",
@@ -208,7 +202,7 @@ def test_search_duckduckgo_html(server):
 
 
 def test_search_offline_says_so():
-    result = call("web_search", {"query": "anything"}, {"web_search_url": closed_port_url()})
+    result = call("web_search", {"query": "anything"}, configured({"web_search_url": closed_port_url()}))
     assert result.is_error and "could not reach" in result.content and "offline" in result.content
 
 
