@@ -4,7 +4,6 @@ import io
 import json
 import re
 import sys
-import time
 
 from ankit.records import ToolCall, ToolResult
 from ankit.terminal.live import ERASE_LINE, ERASE_UP, Live, Tail
