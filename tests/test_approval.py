@@ -9,12 +9,10 @@ from ankit.terminal.approval import Approver, preview_lines
 from ankit.errors import Cancelled
 from ankit.records import ToolCall
 from ankit.terminal.render import BOLD, GREEN, RED, RESET, YELLOW, TerminalView
-from ankit.tooling.loader import load_tools
 from ankit.tooling.toolbox import ToolContext, run_call
+from tests.helpers import bundled
 
-ROOT = Path(__file__).resolve().parent.parent
-TOOLS, _ = load_tools([ROOT / "tools"])
-BY_NAME = {tool.name: tool for tool in TOOLS}
+BY_NAME = bundled()[0]
 
 
 class Answers:

@@ -1,7 +1,6 @@
 """find_tools: what each kind of query activates, the result text, and the tool itself run through run_call."""
 
 import json
-from pathlib import Path
 
 import pytest
 from tests.tool_folders import load, small_catalog, write_tool
@@ -10,8 +9,8 @@ from ankit.discovery.catalog import Rule, build_catalog
 from ankit.discovery.index import Index
 from ankit.discovery.finder import describe, find, make_find_tools
 from ankit.records import ToolCall
-from ankit.tooling.loader import load_tools
 from ankit.tooling.toolbox import ToolContext, run_call
+from tests.helpers import bundled
 
 
 def build(tools):
@@ -201,7 +200,7 @@ def test_the_tool_waits_for_a_catalog_still_loading():
 
 # --- the disambiguation rules of the bundled tools/*/group.toml: each decides a request of its own -------
 
-BUNDLED, _ = load_tools([Path(__file__).resolve().parents[1] / "tools"])
+BUNDLED = list(bundled()[0].values())
 # (group, when) -> a request the rule decides: with it, its group is loaded first; without it, not the same
 RULE_CASES = {
     ("edit", ("apply", "patch")): "apply the patch from the git log",

@@ -1,7 +1,6 @@
 """The search index: word boundaries, field weights, phrases, stemming, rules, ranking and bad input."""
 
 import json
-from pathlib import Path
 
 import pytest
 from tests.tool_folders import load, small_catalog, write_toml, write_tool
@@ -10,9 +9,7 @@ from ankit.discovery.catalog import build_catalog
 from ankit.discovery.index import Index, check_examples
 from ankit.discovery.terms import terms
 from ankit.discovery.weights import Weights
-from ankit.tooling.loader import load_tools
-
-ROOT = Path(__file__).resolve().parent.parent
+from tests.helpers import bundled
 
 
 @pytest.fixture
@@ -301,7 +298,7 @@ def test_parameter_values_are_searchable():
 
 def test_name_coverage_scaled_by_rarity_sends_stopping_a_port_to_kill_process():
     """kill_process wins on the share of its name's rarity the request covers, squared (with power 1, port_status)."""
-    bundled, _ = load_tools([ROOT / "tools"])
-    catalog, _ = build_catalog(bundled)
-    ranked = Index(catalog, bundled).rank_tools("stop whatever is running on port 8000")
+    tools_ = list(bundled()[0].values())
+    catalog, _ = build_catalog(tools_)
+    ranked = Index(catalog, tools_).rank_tools("stop whatever is running on port 8000")
     assert [name for name, _ in ranked[:2]] == ["kill_process", "port_status"]

@@ -8,11 +8,10 @@ from pathlib import Path
 import pytest
 
 from ankit.records import ToolCall
-from ankit.tooling.loader import load_tools
 from ankit.tooling.toolbox import ToolContext, run_call
+from tests.helpers import bundled
 
-TOOLS, _ = load_tools([Path(__file__).resolve().parents[1] / "tools"])
-TOOL = {tool.name: tool for tool in TOOLS}["github_notifications"]
+TOOL = bundled()[0]["github_notifications"]
 TOKEN = "ghp_testtoken0123456789abcdefghijklmnopqr"
 THREADS = [
     {"id": "101", "unread": True, "reason": "review_requested", "updated_at": "2026-11-29T10:00:00Z",

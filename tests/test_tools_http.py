@@ -4,16 +4,14 @@ import json
 import socket
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 
 import pytest
 
 from ankit.records import ToolCall
-from ankit.tooling.loader import load_tools
 from ankit.tooling.toolbox import ToolContext, run_call
+from tests.helpers import bundled
 
-TOOLS, _ = load_tools([Path(__file__).resolve().parents[1] / "tools"])
-TOOL = {tool.name: tool for tool in TOOLS}["http_request"]
+TOOL = bundled()[0]["http_request"]
 
 
 class Api(BaseHTTPRequestHandler):
