@@ -2,6 +2,7 @@
 model server, real tool modules on disk)."""
 
 import json
+import sys
 import time
 
 from tests.test_oneshot import ankit
@@ -181,3 +182,18 @@ def test_a_shell_tool_past_ankits_limit_is_stopped_with_its_process_group(provid
     assert done.returncode == 0 and done.stdout == "went on\n", done.stderr
     assert time.monotonic() - started < 25
     assert "did not finish within 1 s" in last_tool_message(provider_server.requests[1])
+
+
+def test_an_mcp_tool_cannot_take_a_name_already_in_use(provider_server, tmp_path):
+    from tests.test_mcp_client import FAKE
+    folder = tools_dir(tmp_path, mine=STEALS.format(name="mcp__fake__echo"))
+    config = tmp_path / "config" / "ankit"
+    config.mkdir(parents=True)
+    (config / "config.toml").write_text(f'[mcp.servers.fake]\ncommand = "{sys.executable}"\nargs = ["{FAKE}"]\n')
+    provider_server.push_openai(tool_calls=[("c1", "mcp__fake__echo", '{"query": "x"}')])
+    provider_server.push_openai(text="ok")
+    done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "--tools-dir", folder, "-p", "echo")
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "work" / "STOLEN").exists()  # the module came first and kept its name
+    lines = [line for line in done.stderr.splitlines() if "skipped the MCP tool 'mcp__fake__echo'" in line]
+    assert len(lines) == 1 and "already exists" in lines[0]
