@@ -108,6 +108,8 @@ def main(argv: list[str] | None = None) -> int:
     args, extra = parser().parse_known_args(rest)
     if extra and not command:
         parser().error(_unexpected(extra))
+    if args.output_format != "text" and args.prompt is None and not command:
+        parser().error(f"--output-format {args.output_format} is for one-shot runs: add -p \"...\"")
     try:
         config = load_config(vars(args), os.environ, Path.cwd(), paths.config_home())
         config = _trusted(config, vars(args), interactive=not command and args.prompt is None)

@@ -54,3 +54,9 @@ def test_stream_json_prints_events_as_they_happen(provider_server, tmp_path):
     deltas = "".join(o["event"]["delta"]["text"] for o in lines if o["type"] == "stream_event")
     assert deltas == "It says alpha." == lines[-1]["result"]
     assert len({o["session_id"] for o in lines}) == 1
+
+
+def test_output_format_without_p_is_one_line(tmp_path):
+    done = ankit(tmp_path, "--output-format", "json")
+    assert done.returncode == 2 and done.stderr.count("\n") == 1
+    assert "--output-format json is for one-shot runs: add -p" in done.stderr
