@@ -314,7 +314,7 @@ class SessionStore:
         for data in self.load_all():
             usage = total([r for r in data.rounds if r.usage.reported])
             model = data.rounds[-1].model if data.rounds else data.model
-            turns = sum(1 for m in data.messages if m.role == "user")
+            turns = sum(1 for m in data.messages if m.role == "user" and not m.summary)
             title = data.title or title_of(data.messages)
             summaries.append(SessionSummary(data.id, data.created, title, turns, model,
                                             usage.input_tokens + usage.output_tokens, data.cwd))

@@ -43,7 +43,8 @@ def context_text(app, session, width: int = 0) -> str:
     at = request.system.find(PROMPT_HEAD)
     skills = len(request.system[at:].encode()) if at >= 0 else 0
     history = sum(message_bytes(m) for m in request.messages)
-    count, left_out = len(request.messages), len(session.messages) - len(request.messages)
+    count, left_out = len(request.messages), len(session.live()) - len(request.messages)
+    compacted = len(session.messages) - len(session.live())
     note = len(request.note.encode())
     used = tokens(system) + tokens(tools.schema_bytes) + tokens(history) + tokens(note)
     rows = [_row("system prompt", system),
@@ -51,7 +52,8 @@ def context_text(app, session, width: int = 0) -> str:
             _row("  of which the skills list", skills, f"{len(app.skills)} skills" if app.skills else "no skills"),
             _row(f"tools ({len(request.tools)} sent)", tools.schema_bytes), *_tool_rows(app.activation, tools),
             _row(f"history ({count} message{'' if count == 1 else 's'})", history,
-                 f"{left_out} older messages left out" if left_out else "")]
+                 "; ".join(filter(None, [f"{left_out} older messages left out" if left_out else "",
+                                         f"{compacted} before /compact kept in the file only" if compacted else ""])))]
     rows += [_row("note on held-back groups", note)] if note else []
     rows += [["reply reserve (max_tokens)", "", number(session.max_tokens), ""],
              ["total", "", number(used + session.max_tokens), f"of {number(session.window)}"]]

@@ -264,7 +264,7 @@ def cmd_resume(state: ReplState, arg: str) -> str:
 def resumed_text(session, title: str = "", width: int = 80) -> str:
     """The lines that tell which session was resumed and where it stopped (the last reply cut to width)."""
     from ankit.storage.sessions import title_of
-    turns = sum(1 for m in session.messages if m.role == "user")
+    turns = sum(1 for m in session.messages if m.role == "user" and not m.summary)
     count = f"{turns} turn" + ("" if turns == 1 else "s")
     head = f"resumed {session.id}: {title or title_of(session.messages) or 'untitled'} ({count})"
     last = next((m for m in reversed(session.messages) if m.role == "assistant" and m.text.strip()), None)
