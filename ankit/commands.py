@@ -74,7 +74,7 @@ SESSIONS_USAGE = "ankit sessions [show ID | rm ID | export ID [FILE.md]]"
 
 def sessions_command(argv: list[str], store) -> int:
     """`ankit sessions`: list; `show ID` the whole transcript; `rm ID`; `export ID [FILE]` as Markdown."""
-    from ankit.storage.transcript import export_markdown, show_text
+    from ankit.storage.export import export_markdown, show_text
     from ankit.terminal.overview import sessions_listing
     from ankit.visible import visible
     if not argv:
