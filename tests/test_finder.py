@@ -257,7 +257,7 @@ def test_find_tools_never_says_loaded_for_what_will_not_be_sent(tmp_path):
     write_tool(tmp_path, "maps", "route_plan", "Plan a driving route between two places.",
                {f"p{i}": "x" * 300 for i in range(10)})
     write_tool(tmp_path, "notes", "note_add", "Add a note.")
-    tools = load_tools([tmp_path])[0]
+    tools = load(tmp_path)
     state = {}
     activation = Activation(lambda g: [state["index"].catalog.tools[n].spec()
                                        for n in state["index"].catalog.groups[g].tools], [])

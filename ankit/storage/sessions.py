@@ -166,6 +166,9 @@ class SessionStore:
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
             os.chmod(self.folder, 0o700)
+        except OSError as error:
+            raise AnkitError(f"cannot save session {data.id}: {error.strerror or error}; check {self.folder}") from None
+        try:
             with journal.locked(path):
                 return self._save(data, path)
         except (OSError, TypeError, ValueError, RecursionError) as error:
