@@ -7,9 +7,9 @@ from dataclasses import InitVar, dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from ankit.errors import AnkitError, Cancelled, ConfigError, StreamError
-from ankit.records import (Image, Message, Notice, OpaqueData, Request, StreamEnd, TextDelta, ToolCall, ToolCallDone,
-                           ToolResult, Usage, UsageReport)
+from ankit.errors import AnkitError, Cancelled, ConfigError
+from ankit.records import Image, Message, Request, ToolCall, ToolResult, Usage
+from ankit.reply import cancel_message, read_reply
 from ankit.seams import Checkpoints, NullView, Prompt, Provider, Ready, SessionStore, ToolRunner, View
 from ankit.storage.sessions import SessionData, new_session_id, title_of
 from ankit.tooling.activation import Activation, RoundTools
@@ -25,13 +25,6 @@ NO_PROVIDER = ("No provider is configured: export ANTHROPIC_API_KEY (or OPENAI_A
 
 def _now() -> str:
     return datetime.now().isoformat(timespec="seconds")
-
-
-def cancel_message(head: str, ran: list[str], stopped: list[str], never: list[str]) -> str:
-    """What a cancelled round did: which calls ran, which was stopped, which never started."""
-    parts = [f"{kind}: {', '.join(names)}" for kind, names in
-             (("ran", ran), ("stopped", stopped), ("never started", never)) if names]
-    return f"{head} ({'; '.join(parts)})" if parts else head
 
 
 @dataclass
@@ -195,32 +188,8 @@ class Session:
             groups_held=list(tools.held_back), duration=time.monotonic() - started))
 
     def stream_reply(self, request: Request) -> tuple[Message, Usage, Exception | None]:
-        """Stream one reply; a cut or a Ctrl-C keeps the partial text and returns the error."""
-        reply, usage, error = Message("assistant"), Usage(), None
-        try:
-            for event in self.provider.stream(request):
-                if isinstance(event, TextDelta):
-                    reply.text += event.text
-                    self.view.text(event.text)
-                elif isinstance(event, ToolCallDone):
-                    reply.tool_calls.append(event.call)
-                elif isinstance(event, UsageReport):
-                    usage = event.usage
-                elif isinstance(event, OpaqueData):
-                    reply.opaque[event.kind] = event.data
-                elif isinstance(event, Notice):
-                    self.view.notice(event.text)
-                elif isinstance(event, StreamEnd):
-                    break
-        except KeyboardInterrupt:
-            error = Cancelled("cancelled; the partial reply is kept" if reply.text else "cancelled")
-        except StreamError as exc:
-            error = exc
-        self.view.reply_end()
-        if error is not None:
-            # calls that will not run must not be sent back unanswered; half a thinking block would be refused
-            reply.cut, reply.tool_calls, reply.opaque = True, [], {}
-        return reply, usage, error
+        """Stream one reply to the view; a cut or a Ctrl-C keeps the partial text and returns the error."""
+        return read_reply(self.provider, request, self.view)
 
     def _run_tools(self, calls: list[ToolCall]) -> None:
         results: list[ToolResult] = []

@@ -12,7 +12,7 @@ LAYERS = [
     ["ankit", "records", "errors", "argv", "window", "paths", "scrub", "visible", "trust", "instructions", "mentions", "fit"],
     ["tooling/", "usage/"],  # tooling's Tool record is what discovery, skills and mcp build on
     ["discovery/", "skills/", "mcp/", "storage/", "providers/"],
-    ["config", "registry", "prompt", "seams", "scripting"],
+    ["config", "registry", "prompt", "seams", "scripting", "reply"],
     ["session"],
     ["compaction"],
     ["app"],
