@@ -171,3 +171,14 @@ def test_job_wait_times_out_with_a_note_and_rejects_a_bad_pattern(tmp_path):
     assert bad.is_error and "not a valid regular expression" in bad.content
     ok("job_stop", {"job_id": "1"}, ctx)
     assert "no line matched 'ready'" in ok("job_wait", {"job_id": "1", "pattern": "ready"}, ctx)
+
+
+def test_ankits_time_limit_for_a_tool_stops_the_commands_group_and_stays_a_timeout(tmp_path):
+    from ankit.tooling.limits import ToolTimeout, call_with_limit
+    command = "sleep 60 & echo $! > child.pid; wait"
+    run = BY_NAME["run_command"].run
+    with pytest.raises(ToolTimeout) as caught:  # not a plain KeyboardInterrupt: the turn goes on
+        call_with_limit(lambda: run({"command": command}, ToolContext(cwd=tmp_path)), 1)
+    assert str(caught.value).startswith("stopped after 1.")
+    child = int((tmp_path / "child.pid").read_text())
+    assert wait_for(lambda: not alive(child))

@@ -185,8 +185,8 @@ class Outcome:
 def run(argv: list[str], cwd: Path, timeout: float, on_output: Callable[[bytes], None] | None = None) -> Outcome:
     """Run argv to completion or timeout; at timeout the whole process group is stopped.
 
-    on_output hears each chunk as it arrives. A Ctrl-C stops the group too, then raises KeyboardInterrupt
-    again with a message saying what was stopped and what the command had printed.
+    on_output hears each chunk as it arrives. A Ctrl-C (or any KeyboardInterrupt, such as ankit's time limit
+    for a tool) stops the group too, and is raised again with a message saying what the command had printed.
     """
     capture, started = Capture(listener=on_output), time.monotonic()
     proc, reader = spawn(argv, cwd, capture)
@@ -197,12 +197,13 @@ def run(argv: list[str], cwd: Path, timeout: float, on_output: Callable[[bytes],
     except subprocess.TimeoutExpired:
         used = stop(proc)
         code, timed_out = proc.returncode, True
-    except KeyboardInterrupt as interrupt:  # Ctrl-C, or ankit's time limit on the tool (a KeyboardInterrupt too)
+    except KeyboardInterrupt as exc:  # Ctrl-C, or ankit's time limit for the tool (a KeyboardInterrupt too)
         used = stop(proc)
         reader.join(1.0)
-        seconds = time.monotonic() - started
-        raise type(interrupt)(f"stopped by the user after {seconds:.1f} s: the command and its child processes "
-                                f"were ended ({used}); output so far:\n{capture.text().rstrip() or '(none)'}") from None
+        who = "by the user " if type(exc) is KeyboardInterrupt else ""
+        exc.args = (f"stopped {who}after {time.monotonic() - started:.1f} s: the command and its child processes "
+                    f"were ended ({used}); output so far:\n{capture.text().rstrip() or '(none)'}",)
+        raise
     finally:
         if proc.poll() is None:  # any other exception: nothing is left running
             stop(proc)
