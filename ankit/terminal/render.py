@@ -108,9 +108,10 @@ class TerminalView(View):
         if self.live is not None:
             self.live.stop()
         if text:
+            # set first: a Ctrl-C landing right after the write must still find the cursor mid-line
+            self.at_line_start = text.endswith("\n")
             self.out.write(text)
             self.out.flush()
-            self.at_line_start = text.endswith("\n")
 
     def _markdown(self) -> Markdown:
         return Markdown(self.colour, terminal_width if self.wrap else 0)  # the width is read at each new line
