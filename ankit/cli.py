@@ -9,7 +9,6 @@ from pathlib import Path
 
 from ankit import __version__, paths
 from ankit.argv import Parser
-from ankit.config import load_config
 from ankit.errors import AnkitError
 
 SUBCOMMANDS = ("tools", "skills", "usage", "mcp", "eval-discovery", "sessions")
@@ -111,6 +110,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.output_format != "text" and args.prompt is None and not command:
         parser().error(f"--output-format {args.output_format} is for one-shot runs: add -p \"...\"")
     try:
+        from ankit.config import load_config  # here, so --version and --help stay fast
         config = load_config(vars(args), os.environ, Path.cwd(), paths.config_home())
         config = _trusted(config, vars(args), interactive=not command and args.prompt is None)
         for line in config.problems:

@@ -1,14 +1,11 @@
 """The shared HTTP layer: POST JSON over urllib, retry what is worth retrying, one-line errors, idle timeouts."""
 
-import email.utils
 import functools
-import http.client
 import json
 import random
 import time
 import urllib.error
 import urllib.parse
-import urllib.request
 from collections.abc import Iterator
 
 from ankit import __version__
@@ -17,6 +14,9 @@ from ankit.providers.base import ProviderSettings
 from ankit.records import Event
 from ankit.scrub import Scrubber, mask_url
 from ankit.providers.sse import ServerEvent, read_events
+
+# http.client, urllib.request and email load ssl and the email package: they are imported on the first
+# request (_urllib, and locally where an answer is read), so starting ankit never waits for them.
 
 RETRY_STATUSES = frozenset({408, 409, 429, 529})
 BACKOFF_FIRST = 0.5  # seconds before the first retry without Retry-After; doubles each time
@@ -37,47 +37,59 @@ class _Idle:
         self.sock.settimeout(self.idle)
 
 
-class _Connection(_Idle, http.client.HTTPConnection):
-    pass
+@functools.cache
+def _urllib():
+    """urllib.request, the HTTP and HTTPS handlers whose connections use the idle timeout, and a handler that
+    does not follow the model server's redirects (urllib would send the API key along to the new address)."""
+    import http.client
+    import urllib.request
+
+    class Connection(_Idle, http.client.HTTPConnection):
+        pass
+
+    class SecureConnection(_Idle, http.client.HTTPSConnection):
+        pass
+
+    class Handler(urllib.request.HTTPHandler):
+        def __init__(self, idle: float):
+            super().__init__()
+            self.idle = idle
+
+        def http_open(self, req):
+            return self.do_open(functools.partial(Connection, idle=self.idle), req)
+
+    class SecureHandler(urllib.request.HTTPSHandler):
+        def __init__(self, idle: float):
+            super().__init__()
+            self.idle = idle
+
+        def https_open(self, req):
+            return self.do_open(functools.partial(SecureConnection, idle=self.idle), req, context=self._context)
+
+    class NoRedirect(urllib.request.HTTPRedirectHandler):
+        def redirect_request(self, *args, **kwargs):
+            return None
+
+    return urllib.request, Handler, SecureHandler, NoRedirect
 
 
-class _SecureConnection(_Idle, http.client.HTTPSConnection):
-    pass
-
-
-class _Handler(urllib.request.HTTPHandler):
-    def __init__(self, idle: float):
-        super().__init__()
-        self.idle = idle
-
-    def http_open(self, req):
-        return self.do_open(functools.partial(_Connection, idle=self.idle), req)
-
-
-class _SecureHandler(urllib.request.HTTPSHandler):
-    def __init__(self, idle: float):
-        super().__init__()
-        self.idle = idle
-
-    def https_open(self, req):
-        return self.do_open(functools.partial(_SecureConnection, idle=self.idle), req, context=self._context)
-
-
-def post_stream(settings: ProviderSettings, url: str, body: dict, headers: dict) -> http.client.HTTPResponse:
+def post_stream(settings: ProviderSettings, url: str, body: dict, headers: dict) -> "http.client.HTTPResponse":
     """POST body as JSON and return the open 2xx response, retrying failures worth retrying."""
+    import http.client
+    request_module, handler, secure_handler, no_redirect = _urllib()
     # a file name that is not UTF-8 reaches text as lone surrogates: they go as "?" rather than fail the round
     data = json.dumps(body, ensure_ascii=False).encode("utf-8", errors="replace")
     all_headers = {"content-type": "application/json", "accept": "text/event-stream",
                    "user-agent": f"ankit/{__version__}", **headers, **settings.headers}
     if not url.startswith(("http://", "https://")):
         raise ProviderError(f"the base URL {mask_url(settings.base_url)!r} must start with http:// or https:// (check --base-url)")
-    handlers = [_Handler(settings.idle_timeout), _SecureHandler(settings.idle_timeout), _NoRedirect()]
+    handlers = [handler(settings.idle_timeout), secure_handler(settings.idle_timeout), no_redirect()]
     if _is_loopback(url):  # a local server is never behind the user's HTTP(S)_PROXY
-        handlers.append(urllib.request.ProxyHandler({}))
-    opener = urllib.request.build_opener(*handlers)
+        handlers.append(request_module.ProxyHandler({}))
+    opener = request_module.build_opener(*handlers)
     attempt = 0
     while True:
-        request = urllib.request.Request(url, data=data, headers=all_headers, method="POST")
+        request = request_module.Request(url, data=data, headers=all_headers, method="POST")
         try:
             return _checked(settings, opener.open(request, timeout=settings.connect_timeout))
         except urllib.error.HTTPError as exc:
@@ -98,13 +110,6 @@ def post_stream(settings: ProviderSettings, url: str, body: dict, headers: dict)
             raise error from None
         time.sleep(wait if wait is not None else _backoff(attempt))
         attempt += 1
-
-
-class _NoRedirect(urllib.request.HTTPRedirectHandler):
-    """The model server's redirects are not followed (urllib would send the API key along to the new address)."""
-
-    def redirect_request(self, *args, **kwargs):
-        return None
 
 
 def _redirected(settings: ProviderSettings, url: str, exc: urllib.error.HTTPError) -> ProviderError:
@@ -143,6 +148,7 @@ def read_reply(settings: ProviderSettings, response, read_stream, read_whole) ->
 
 def read_json(settings: ProviderSettings, response) -> dict:
     """The whole body of a non-streamed answer as a JSON object."""
+    import http.client
     try:
         raw = response.read()
     except TimeoutError:
@@ -162,6 +168,7 @@ def read_json(settings: ProviderSettings, response) -> dict:
 
 def stream_events(settings: ProviderSettings, response) -> Iterator[ServerEvent]:
     """Yield the response's server events; a cut connection just ends them, a silent one raises StreamError."""
+    import http.client
     try:
         yield from read_events(response)
     except TimeoutError:
@@ -187,6 +194,7 @@ def _backoff(attempt: int) -> float:
 
 def _retry_after(headers) -> float | None:
     """Seconds the server asked us to wait (retry-after-ms, Retry-After seconds or date), or None."""
+    import email.utils
     if headers is None:
         return None
     millis = headers.get("retry-after-ms")
@@ -211,6 +219,7 @@ def _retry_after(headers) -> float | None:
 
 def _http_failure(settings: ProviderSettings, exc: urllib.error.HTTPError) -> ProviderError:
     """Turn an HTTP error response into one line naming the provider, the status and the fix."""
+    import http.client
     status, who = exc.code, settings.preset
     try:
         raw = exc.read()
@@ -272,6 +281,7 @@ def error_message(body) -> tuple[str, str]:
 
 def _connection_failure(settings: ProviderSettings, url: str, reason) -> ProviderError:
     """Turn a failure to connect, or a connection dropped before any answer, into one retryable line."""
+    import http.client
     base = mask_url(settings.base_url or url)
     if isinstance(reason, ConnectionRefusedError):
         line = f"cannot reach {base}: is the server running? (check --base-url)"
