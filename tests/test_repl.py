@@ -4,7 +4,6 @@ import codecs
 import fcntl
 import json
 import os
-import pty
 import re
 import select
 import signal
@@ -19,6 +18,7 @@ import pytest
 
 from ankit.terminal.render import ERASE_LINE
 from conftest import fixture_parts, openai_sse
+from pty_spawn import spawn_on_pty
 
 ROOT = Path(__file__).resolve().parent.parent
 ANSI = re.compile(r"\x1b(\[[0-9;?]*[A-Za-z]|[=>]|\][^\x07]*\x07)|[\x01\x02\r]")
@@ -32,15 +32,7 @@ class Terminal:
     """`python -m ankit` on a pty: type into it and read what it shows, each wait bounded."""
 
     def __init__(self, argv: list[str], env: dict, cwd: Path):
-        pid, fd = pty.fork()
-        if pid == 0:  # the child: become ankit
-            os.chdir(cwd)
-            # an ignored SIGINT survives exec, and Python then never raises KeyboardInterrupt: a terminal's
-            # Ctrl-C must reach ankit however the test run itself was started (nohup, some CI runners)
-            signal.signal(signal.SIGINT, signal.SIG_DFL)
-            os.execve(sys.executable, [sys.executable, "-m", "ankit", *argv], env)
-        self.pid, self.fd = pid, fd
-        self.resize(200)
+        self.process, self.fd = spawn_on_pty([sys.executable, "-m", "ankit", *argv], env, cwd, cols=200)
         self.decoder = codecs.getincrementaldecoder("utf-8")("replace")
         self.raw = b""  # everything shown, as sent
         self.seen = ""  # everything shown, escapes removed
@@ -89,9 +81,7 @@ class Terminal:
 
     def _exited(self) -> bool:
         if self.code is None:
-            pid, status = os.waitpid(self.pid, os.WNOHANG)
-            if pid:
-                self.code = os.waitstatus_to_exitcode(status)
+            self.code = self.process.poll()
         return self.code is not None
 
     def type(self, text: str) -> None:
@@ -140,8 +130,8 @@ class Terminal:
         while not self._exited() and time.monotonic() < deadline:
             self._read(0.1)
         if self.code is None:
-            os.kill(self.pid, signal.SIGKILL)
-            os.waitpid(self.pid, 0)
+            self.process.kill()
+            self.process.wait()
             pytest.fail(f"ankit did not exit; the screen ends with:\n{self.seen[-1500:]}")
         while self._read(0.05):
             pass
@@ -152,9 +142,8 @@ class Terminal:
         """Stop the child if it still runs (used when a test fails midway)."""
         if self._exited():
             return
-        os.kill(self.pid, signal.SIGKILL)
-        os.waitpid(self.pid, 0)
-        self.code = -9
+        self.process.kill()
+        self.code = self.process.wait()
 
 
 @pytest.fixture
@@ -604,7 +593,7 @@ def test_history_is_written_line_by_line_so_a_closed_terminal_keeps_it(run, home
     term.line("/usage")
     term.expect("No rounds yet")
     term.prompt()
-    os.kill(term.pid, signal.SIGHUP)  # the terminal window was closed
+    term.process.send_signal(signal.SIGHUP)  # the terminal window was closed
     term.wait()
     assert (home / "state" / "ankit" / "history").read_text().splitlines() == ["/usage"]
 
