@@ -1,0 +1,103 @@
+"""What each command imports on its way: real subprocesses report the modules they loaded (no timing here;
+the figures are in tests/bench/bench_startup.py)."""
+
+import json
+import os
+import select
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from pty_spawn import spawn_on_pty
+from tests.test_oneshot import env_for
+
+# runs ankit's entry point as the installed `ankit` command does, then writes the loaded modules to argv[1]
+PROBE = """import json, sys
+out, argv = sys.argv[1], sys.argv[2:]
+try:
+    from ankit.cli import main
+    code = main(argv)
+except SystemExit as exc:
+    code = exc.code
+finally:
+    with open(out, "w") as file:
+        json.dump(sorted(sys.modules), file)
+raise SystemExit(code)
+"""
+# the provider record and the preset table are settings; everything else in ankit.providers speaks a wire format
+SETTINGS_ONLY = {"ankit.providers", "ankit.providers.base", "ankit.providers.presets"}
+
+
+def loaded(tmp_path: Path, *argv: str, **env: str) -> tuple[subprocess.CompletedProcess, set[str]]:
+    """Run ankit with argv from an empty folder; return the run and the modules it had loaded by its exit."""
+    work, out = tmp_path / "work", tmp_path / "modules.json"
+    work.mkdir(exist_ok=True)
+    done = subprocess.run([sys.executable, "-c", PROBE, str(out), *argv], cwd=work, capture_output=True, text=True,
+                          timeout=60, env=env_for(tmp_path, **env))
+    return done, set(json.loads(out.read_text()))
+
+
+def wire_modules(modules: set[str]) -> set[str]:
+    return {m for m in modules if m.startswith("ankit.providers") and m not in SETTINGS_ONLY}
+
+
+def test_version_loads_no_provider_and_no_ssl(tmp_path):
+    done, modules = loaded(tmp_path, "--version")
+    assert done.returncode == 0 and done.stdout.startswith("ankit ")
+    assert wire_modules(modules) == set()
+    assert not {"ssl", "http.client", "urllib.request", "ankit.config", "ankit.app"} & modules
+
+
+def test_tools_and_skills_load_no_provider(tmp_path):
+    for command, expected in (("tools", "read_file"), ("skills", "review-commit")):
+        done, modules = loaded(tmp_path, command)
+        assert done.returncode == 0 and expected in done.stdout, done.stderr
+        assert "ankit.app" in modules  # the whole assembly ran
+        assert wire_modules(modules) == set(), command
+        assert "ssl" not in modules, command
+
+
+def test_a_one_shot_run_loads_its_provider_on_the_way(provider_server, tmp_path):
+    """The probe sees modules imported late: a real request loads the wire format and the HTTP stack."""
+    provider_server.push_openai(text="hi")
+    done, modules = loaded(tmp_path, "--base-url", provider_server.url + "/v1", "-p", "hello")
+    assert done.returncode == 0, done.stderr
+    assert {"ankit.providers.openai", "ankit.providers.http", "http.client"} <= modules
+    assert "ankit.providers.anthropic" not in modules
+
+
+def test_the_repl_shows_its_prompt_without_ssl(provider_server, tmp_path):
+    out, work = tmp_path / "modules.json", tmp_path / "work"
+    work.mkdir()
+    env = env_for(tmp_path, ANKIT_PROVIDER="local", ANKIT_BASE_URL=provider_server.url + "/v1", TERM="xterm")
+    process, fd = spawn_on_pty([sys.executable, "-c", PROBE, str(out)], env, work)
+    try:
+        screen = _read_until(fd, b"> ")
+        assert screen.endswith(b"> "), screen.decode(errors="replace")[-500:]
+        os.write(fd, b"/exit\r")
+        assert process.wait(timeout=30) == 0
+    finally:
+        process.kill()
+        process.wait()
+        os.close(fd)
+    modules = set(json.loads(out.read_text()))
+    assert "ankit.providers.openai" in modules  # the provider was made, for the first request
+    assert not {"ssl", "http.client", "urllib.request"} & modules
+    assert provider_server.requests == []
+
+
+def _read_until(fd: int, end: bytes, timeout: float = 20.0) -> bytes:
+    """What the pty shows until it ends with `end` (or the time is up, or the child is gone)."""
+    seen, deadline = b"", time.monotonic() + timeout
+    while not seen.endswith(end) and time.monotonic() < deadline:
+        ready, _, _ = select.select([fd], [], [], 0.2)
+        if ready:
+            try:
+                data = os.read(fd, 65536)
+            except OSError:
+                break
+            if not data:
+                break
+            seen += data
+    return seen
