@@ -1,7 +1,10 @@
 """Where ankit keeps things: XDG folders and the bundled tools and skills."""
 
+import functools
 import os
 from pathlib import Path
+
+from ankit.errors import AnkitError
 
 _PACKAGE = Path(__file__).resolve().parent
 
@@ -26,7 +29,58 @@ def data_home() -> Path:
     return _xdg("XDG_DATA_HOME", ".local/share") / "ankit"
 
 
+def cache_home() -> Path:
+    """$XDG_CACHE_HOME/ankit: the bundled tools and skills unpacked from an ankit.pyz."""
+    return _xdg("XDG_CACHE_HOME", ".cache") / "ankit"
+
+
+def archive() -> Path | None:
+    """The zip file ankit runs from (an ankit.pyz), or None."""
+    found = getattr(__loader__, "archive", None)  # zipimport's loader names its archive
+    return Path(found).resolve() if found else None
+
+
 def bundled(name: str) -> Path:
-    """The bundled tools/ or skills/: inside the installed package, else beside it in a clone."""
+    """The bundled tools/ or skills/: in the installed package, unpacked from ankit.pyz, else beside it in a clone."""
     installed = _PACKAGE / f"bundled_{name}"
-    return installed if installed.is_dir() else _PACKAGE.parent / name
+    if installed.is_dir():
+        return installed
+    zipped = archive()
+    if zipped is not None:  # tool modules are loaded by path, so they must be files on disk
+        return unpacked(zipped) / "ankit" / f"bundled_{name}"
+    return _PACKAGE.parent / name
+
+
+@functools.cache
+def unpacked(zipped: Path) -> Path:
+    """The archive's bundled tools and skills, unpacked once into a cache folder named after its hash.
+
+    Unpacked into a temporary folder beside it, then renamed: of two ankits starting at once one rename wins
+    and both use the complete folder.
+    """
+    import hashlib
+    import shutil
+    import tempfile
+    import zipfile
+    root = cache_home()
+    try:
+        with zipped.open("rb") as file:
+            digest = hashlib.file_digest(file, "sha256").hexdigest()[:20]
+        folder = root / f"bundle-{digest}"
+        if folder.is_dir():
+            return folder
+        root.mkdir(mode=0o700, parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=".unpacking-", dir=root))
+        try:
+            with zipfile.ZipFile(zipped) as bundle:
+                bundle.extractall(staging, [n for n in bundle.namelist() if n.startswith(("ankit/bundled_"))])
+            staging.rename(folder)
+        except OSError:
+            if not folder.is_dir():  # not merely beaten to it by another ankit
+                raise
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
+        return folder
+    except (OSError, zipfile.BadZipFile) as exc:
+        raise AnkitError(f"cannot unpack the bundled tools and skills of {zipped} into {root} "
+                          f"({getattr(exc, 'strerror', None) or exc}): set XDG_CACHE_HOME to a writable folder") from None

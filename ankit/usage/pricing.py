@@ -1,6 +1,7 @@
 """Model prices: the packaged price list, config overrides, lookup by model id, and cost of a usage."""
 
 import json
+import pkgutil
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -8,7 +9,7 @@ from pathlib import Path
 from ankit.errors import ConfigError
 from ankit.records import Usage
 
-PRICES_FILE = Path(__file__).with_name("prices.json")
+PRICES_FILE = Path(__file__).with_name("prices.json")  # read through pkgutil, which also reads it inside ankit.pyz
 LOCAL_PRESETS = ("local", "ollama")  # servers on the user's machine: no list price applies
 FIELDS = ("input", "cached", "cache_write", "output")
 # Anthropic bills a 5-minute cache write at 1.25x the input price; an override that names
@@ -34,7 +35,7 @@ class Price:
 
 def load_prices(overrides: dict | None = None) -> dict:
     """The packaged price list merged with config overrides: {model id: {input, cached, cache_write, output}}."""
-    data = json.loads(PRICES_FILE.read_text(encoding="utf-8"))
+    data = json.loads(pkgutil.get_data(__package__, PRICES_FILE.name).decode("utf-8"))
     prices = {key.lower(): dict(entry) for key, entry in data["models"].items()}
     for model, entry in (overrides or {}).items():
         if not isinstance(entry, dict):

@@ -4,7 +4,8 @@ Run: python3 tests/bench/bench_startup.py [ROUNDS]
 
 Each round runs bare Python and every command once, in turn (interleaved, so a busy machine slows them all
 alike), from an empty folder with HOME and the XDG folders in a temporary directory. The REPL row pipes
-`/exit` into it: its whole start-up, tools and skills loaded, up to the first prompt.
+`/exit` into it: its whole start-up, tools and skills loaded, up to the first prompt. The ankit.pyz rows run
+the one-file archive that `ankit bundle` writes (built first, and run once to unpack its tools).
 """
 
 import os
@@ -22,6 +23,8 @@ COMMANDS = {
     "ankit tools": ["-m", "ankit", "tools"],
     "ankit skills": ["-m", "ankit", "skills"],
     "ankit (REPL to its prompt)": ["-m", "ankit"],
+    "ankit.pyz --version": ["{pyz}", "--version"],
+    "ankit.pyz tools": ["{pyz}", "tools"],
 }
 
 
@@ -49,11 +52,16 @@ def main() -> None:
         home, cwd = Path(tmp) / "home", Path(tmp) / "work"
         cwd.mkdir()
         env = clean_env(home)
-        for args in COMMANDS.values():  # warm the file cache and write the .pyc files
+        pyz = str(Path(tmp) / "ankit.pyz")
+        built = subprocess.run([sys.executable, "-m", "ankit", "bundle", "--output", pyz], env=env, cwd=cwd,
+                               capture_output=True).returncode == 0  # a checkout from before `ankit bundle`: no rows
+        commands = {label: [arg.format(pyz=pyz) for arg in args] for label, args in COMMANDS.items()
+                    if built or "{pyz}" not in args}
+        for args in commands.values():  # warm the file cache and write the .pyc files
             once(args, env, cwd)
-        times: dict[str, list[float]] = {label: [] for label in COMMANDS}
+        times: dict[str, list[float]] = {label: [] for label in commands}
         for _ in range(rounds):
-            for label, args in COMMANDS.items():
+            for label, args in commands.items():
                 times[label].append(once(args, env, cwd))
     bare = statistics.median(times["python3 -c pass"])
     print(f"{sys.executable} ({sys.version.split()[0]}), median of {rounds} interleaved runs")

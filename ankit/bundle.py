@@ -1,0 +1,80 @@
+"""`ankit bundle`: ankit, its bundled tools and its bundled skills as one zipapp that `python3 ankit.pyz` runs."""
+
+import os
+import py_compile
+import shutil
+import tempfile
+import zipapp
+from pathlib import Path
+
+from ankit import paths
+from ankit.errors import AnkitError
+
+USAGE = "usage: ankit bundle [--output FILE], e.g. ankit bundle --output ankit.pyz"
+MAIN = "from ankit.cli import main\n\nraise SystemExit(main())\n"
+LEAVE_OUT = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info", ".*")
+
+
+def bundle_command(argv: list[str]) -> int:
+    """Write the archive named by --output (ankit.pyz by default) and say where it went."""
+    output = _output(argv)
+    size = build(output)
+    print(f"wrote {output} ({size / 1024:.0f} KB): run it with python3 {output}")
+    return 0
+
+
+def _output(argv: list[str]) -> Path:
+    if not argv:
+        return Path("ankit.pyz")
+    if len(argv) == 2 and argv[0] in ("--output", "-o"):
+        return Path(argv[1])
+    if len(argv) == 1 and argv[0].startswith("--output="):
+        return Path(argv[0].split("=", 1)[1])
+    raise AnkitError(f"ankit bundle does not take {' '.join(argv)!r}; {USAGE}")
+
+
+def build(output: Path) -> int:
+    """Write the zipapp to output (replacing it whole, never half-written); return its size in bytes."""
+    if output.is_dir():
+        raise AnkitError(f"{output} is a folder: name the archive file, e.g. --output {output / 'ankit.pyz'}")
+    if not output.parent.is_dir():
+        raise AnkitError(f"no folder {output.parent} to write {output.name} into: create it first")
+    part = output.with_name(output.name + ".part")
+    running = paths.archive()
+    try:
+        if running is not None:  # ankit runs from an archive: that archive is the bundle
+            shutil.copyfile(running, part)
+        else:
+            with tempfile.TemporaryDirectory() as tmp:
+                zipapp.create_archive(_stage(Path(tmp)), part, interpreter="/usr/bin/env python3", compressed=True)
+        os.chmod(part, 0o755)
+        os.replace(part, output)
+    except OSError as exc:
+        part.unlink(missing_ok=True)
+        raise AnkitError(f"cannot write {output}: {exc.strerror or exc}") from None
+    return output.stat().st_size
+
+
+def _stage(stage: Path) -> Path:
+    """A folder laid out as the archive: __main__.py, the package, its bundled tools and skills beside the code."""
+    package = stage / "ankit"
+    shutil.copytree(Path(__file__).resolve().parent, package,
+                    ignore=lambda folder, names: [*LEAVE_OUT(folder, names), *(n for n in names if n.startswith("bundled_"))])
+    for name in ("tools", "skills"):
+        shutil.copytree(paths.bundled(name), package / f"bundled_{name}", ignore=LEAVE_OUT)
+    (stage / "__main__.py").write_text(MAIN, encoding="utf-8")
+    _compile(package)
+    return stage
+
+
+def _compile(package: Path) -> None:
+    """Byte-compile the package beside its sources, which zipimport reads instead of compiling every start.
+
+    They are for the Python that builds the archive; another version finds their magic number wrong and
+    compiles the source, as it would without them. The bundled tools are left out: they run from the
+    unpacked copy, which caches its own.
+    """
+    for source in package.rglob("*.py"):
+        if "bundled_" not in source.relative_to(package).parts[0]:
+            py_compile.compile(str(source), cfile=str(source.with_suffix(".pyc")), doraise=True,
+                               invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)

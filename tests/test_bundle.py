@@ -1,0 +1,91 @@
+"""`ankit bundle` writes one ankit.pyz that runs from an empty folder with a clean environment (real subprocesses)."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.test_oneshot import env_for
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def pyz(tmp_path_factory) -> Path:
+    """The archive, built once from this checkout."""
+    folder = tmp_path_factory.mktemp("dist")
+    done = subprocess.run([sys.executable, "-m", "ankit", "bundle", "--output", str(folder / "ankit.pyz")],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120, env=env_for(folder))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith(f"wrote {folder / 'ankit.pyz'} (")
+    return folder / "ankit.pyz"
+
+
+def clean_env(tmp_path: Path) -> dict[str, str]:
+    """HOME and every XDG folder in tmp_path, no PYTHONPATH (the checkout is out of reach), no provider keys."""
+    return {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(tmp_path / "home"), "LANG": "C.UTF-8",
+            "NO_COLOR": "1", **{f"XDG_{n.upper()}_HOME": str(tmp_path / n) for n in ("config", "state", "data", "cache")}}
+
+
+def run(pyz: Path, tmp_path: Path, *args: str, stdin: str = "", **env: str) -> subprocess.CompletedProcess:
+    """python3 ankit.pyz ARGS from the empty folder tmp_path/empty."""
+    empty = tmp_path / "empty"
+    empty.mkdir(exist_ok=True)
+    return subprocess.run([sys.executable, str(pyz), *args], cwd=empty, input=stdin, capture_output=True, text=True,
+                          timeout=60, env={**clean_env(tmp_path), **env})
+
+
+def test_the_archive_runs_version_tools_skills_and_a_one_shot_from_an_empty_folder(pyz, tmp_path, provider_server):
+    version = run(pyz, tmp_path, "--version")
+    assert version.returncode == 0 and version.stdout.startswith("ankit ")
+    tools = run(pyz, tmp_path, "tools")
+    assert tools.returncode == 0, tools.stderr
+    assert "read_file" in tools.stdout and "git_log" in tools.stdout and "skipped" not in tools.stdout
+    skills = run(pyz, tmp_path, "skills")
+    assert "review-commit" in skills.stdout and "write-ankit-tool" in skills.stdout
+    [unpacked] = (tmp_path / "cache" / "ankit").iterdir()  # the tools ran from the cache, not from the checkout
+    assert unpacked.name.startswith("bundle-") and (unpacked / "ankit" / "bundled_tools" / "core" / "read_file.py").is_file()
+    (tmp_path / "empty" / "notes.txt").write_text("the archive's tools work\n")
+    provider_server.push_openai(tool_calls=[("c1", "read_file", '{"path": "notes.txt"}')])
+    provider_server.push_openai(text="Read it.")
+    done = run(pyz, tmp_path, "--base-url", provider_server.url + "/v1", "-p", "read my notes")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "Read it."
+    assert "the archive's tools work" in provider_server.requests[1].json["messages"][-1]["content"]
+
+
+def test_the_repl_runs_from_the_archive(pyz, tmp_path):
+    done = run(pyz, tmp_path, stdin="/skills\n/exit\n")
+    assert done.returncode == 0, done.stderr
+    assert "review-commit" in done.stdout
+
+
+def test_two_first_starts_at_once_share_one_complete_unpacked_copy(pyz, tmp_path):
+    (tmp_path / "empty").mkdir()
+    started = [subprocess.Popen([sys.executable, str(pyz), "tools"], cwd=tmp_path / "empty", env=clean_env(tmp_path),
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(3)]
+    outputs = [process.communicate(timeout=60) for process in started]
+    assert [process.returncode for process in started] == [0, 0, 0], outputs
+    assert len({out for out, _ in outputs}) == 1 and "git_log" in outputs[0][0]
+    assert [p.name[:7] for p in (tmp_path / "cache" / "ankit").iterdir()] == ["bundle-"]  # no staging folder left
+
+
+def test_an_unwritable_cache_is_one_line_that_says_what_to_do(pyz, tmp_path):
+    (tmp_path / "cache").write_text("a file, not a folder")
+    done = run(pyz, tmp_path, "tools")
+    assert done.returncode == 1
+    [line] = done.stderr.splitlines()
+    assert line.startswith("ankit: cannot unpack the bundled tools and skills") and "set XDG_CACHE_HOME" in line
+
+
+def test_the_archive_bundles_itself_and_bad_arguments_get_one_line(pyz, tmp_path):
+    assert run(pyz, tmp_path, "bundle", "--output", str(tmp_path / "copy.pyz")).returncode == 0
+    assert (tmp_path / "copy.pyz").read_bytes() == pyz.read_bytes()
+    for args, start in ((["--output", str(tmp_path / "missing" / "a.pyz")], "ankit: no folder "),
+                        (["--output", str(tmp_path)], "ankit: "),
+                        (["--zip"], "ankit: ankit bundle does not take '--zip'; usage: ankit bundle")):
+        done = run(pyz, tmp_path, "bundle", *args)
+        assert done.returncode == 1 and done.stderr.startswith(start) and done.stderr.count("\n") == 1, done.stderr
+    assert not (tmp_path / "missing").exists()
