@@ -11,7 +11,15 @@ from ankit import paths
 from ankit.errors import AnkitError
 
 USAGE = "usage: ankit bundle [--output FILE], e.g. ankit bundle --output ankit.pyz"
-MAIN = "from ankit.cli import main\n\nraise SystemExit(main())\n"
+MAIN = """import sys
+
+if sys.version_info < (3, 11):
+    sys.exit("ankit: needs Python 3.11 or newer, and this is " + sys.version.split()[0] + ": run it with python3.11 or later")
+
+from ankit.cli import main
+
+raise SystemExit(main())
+"""
 LEAVE_OUT = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info", ".*")
 
 
@@ -75,6 +83,6 @@ def _compile(package: Path) -> None:
     unpacked copy, which caches its own.
     """
     for source in package.rglob("*.py"):
-        if "bundled_" not in source.relative_to(package).parts[0]:
+        if not source.relative_to(package).parts[0].startswith("bundled_"):
             py_compile.compile(str(source), cfile=str(source.with_suffix(".pyc")), doraise=True,
                                invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)

@@ -53,34 +53,35 @@ def bundled(name: str) -> Path:
 
 @functools.cache
 def unpacked(zipped: Path) -> Path:
-    """The archive's bundled tools and skills, unpacked once into a cache folder named after its hash.
-
-    Unpacked into a temporary folder beside it, then renamed: of two ankits starting at once one rename wins
-    and both use the complete folder.
-    """
+    """The archive's bundled tools and skills, unpacked once into a cache folder named after its hash."""
     import hashlib
-    import shutil
-    import tempfile
     import zipfile
     root = cache_home()
     try:
         with zipped.open("rb") as file:
-            digest = hashlib.file_digest(file, "sha256").hexdigest()[:20]
-        folder = root / f"bundle-{digest}"
-        if folder.is_dir():
-            return folder
-        root.mkdir(mode=0o700, parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix=".unpacking-", dir=root))
-        try:
-            with zipfile.ZipFile(zipped) as bundle:
-                bundle.extractall(staging, [n for n in bundle.namelist() if n.startswith(("ankit/bundled_"))])
-            staging.rename(folder)
-        except OSError:
-            if not folder.is_dir():  # not merely beaten to it by another ankit
-                raise
-        finally:
-            shutil.rmtree(staging, ignore_errors=True)
+            folder = root / f"bundle-{hashlib.file_digest(file, 'sha256').hexdigest()[:20]}"
+        if not folder.is_dir():
+            _unpack(zipped, root, folder)
         return folder
     except (OSError, zipfile.BadZipFile) as exc:
         raise AnkitError(f"cannot unpack the bundled tools and skills of {zipped} into {root} "
-                          f"({getattr(exc, 'strerror', None) or exc}): set XDG_CACHE_HOME to a writable folder") from None
+                         f"({getattr(exc, 'strerror', None) or exc}): set XDG_CACHE_HOME to a writable folder") from None
+
+
+def _unpack(zipped: Path, root: Path, folder: Path) -> None:
+    """Unpack into a temporary folder, then rename it: of two ankits starting at once, one rename wins and
+    both use the complete folder."""
+    import shutil
+    import tempfile
+    import zipfile
+    root.mkdir(mode=0o700, parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=".unpacking-", dir=root))  # readable by the user only
+    try:
+        with zipfile.ZipFile(zipped) as bundle:
+            bundle.extractall(staging, [n for n in bundle.namelist() if n.startswith("ankit/bundled_")])
+        staging.rename(folder)
+    except OSError:
+        if not folder.is_dir():  # not merely beaten to it by another ankit
+            raise
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)

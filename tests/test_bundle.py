@@ -1,6 +1,7 @@
 """`ankit bundle` writes one ankit.pyz that runs from an empty folder with a clean environment (real subprocesses)."""
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -89,3 +90,23 @@ def test_the_archive_bundles_itself_and_bad_arguments_get_one_line(pyz, tmp_path
         done = run(pyz, tmp_path, "bundle", *args)
         assert done.returncode == 1 and done.stderr.startswith(start) and done.stderr.count("\n") == 1, done.stderr
     assert not (tmp_path / "missing").exists()
+
+
+def older_python() -> str | None:
+    """A Python older than 3.11 on this machine (PATH or pyenv), if there is one."""
+    home = Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv"))
+    for minor in (10, 9, 8):
+        for found in (shutil.which(f"python3.{minor}"), *sorted(home.glob(f"versions/3.{minor}.*/bin/python3"))):
+            if found and subprocess.run([str(found), "-c", "pass"], capture_output=True).returncode == 0:
+                return str(found)
+    return None
+
+
+def test_an_older_python_is_told_in_one_line(pyz, tmp_path):
+    python = older_python()
+    if python is None:
+        pytest.skip("no Python older than 3.11 on this machine")
+    done = subprocess.run([python, str(pyz), "--version"], capture_output=True, text=True, timeout=60,
+                          env=clean_env(tmp_path))
+    assert done.returncode == 1
+    assert done.stderr.startswith("ankit: needs Python 3.11 or newer, and this is 3.") and done.stderr.count("\n") == 1
