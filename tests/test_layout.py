@@ -9,7 +9,8 @@ ANKIT = Path(__file__).resolve().parent.parent / "ankit"
 # A package is named with a trailing slash and covers every module in it. A new module goes in the lowest
 # layer that holds everything it imports.
 LAYERS = [
-    ["ankit", "records", "errors", "argv", "window", "paths", "scrub", "visible", "trust", "instructions", "mentions", "fit"],
+    ["ankit", "records", "errors", "argv", "window", "paths", "scrub", "visible", "trust", "instructions", "mentions", "fit",
+     "bundle"],
     ["tooling/", "usage/"],  # tooling's Tool record is what discovery, skills and mcp build on
     ["discovery/", "skills/", "mcp/", "storage/", "providers/"],
     ["config", "registry", "prompt", "seams", "scripting", "reply"],
