@@ -3,14 +3,15 @@
 import os
 import py_compile
 import shutil
+import sys
 import tempfile
 import zipapp
 from pathlib import Path
 
 from ankit import paths
+from ankit.argv import Parser
 from ankit.errors import AnkitError
 
-USAGE = "usage: ankit bundle [--output FILE], e.g. ankit bundle --output ankit.pyz"
 MAIN = """import sys
 
 if sys.version_info < (3, 11):
@@ -24,21 +25,17 @@ LEAVE_OUT = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info", ".*")
 
 
 def bundle_command(argv: list[str]) -> int:
-    """Write the archive named by --output (ankit.pyz by default) and say where it went."""
-    output = _output(argv)
-    size = build(output)
+    """`ankit bundle [--output FILE]`: write the archive (ankit.pyz by default) and say where it went."""
+    parser = Parser(prog="ankit bundle", description="Write ankit, its tools and its skills as one zipapp.")
+    parser.add_argument("--output", "-o", type=Path, default=Path("ankit.pyz"), help="the archive to write")
+    output = parser.parse_args(argv).output
+    try:
+        size = build(output)
+    except AnkitError as exc:
+        print(f"ankit: {exc}", file=sys.stderr)
+        return 1
     print(f"wrote {output} ({size / 1024:.0f} KB): run it with python3 {output}")
     return 0
-
-
-def _output(argv: list[str]) -> Path:
-    if not argv:
-        return Path("ankit.pyz")
-    if len(argv) == 2 and argv[0] in ("--output", "-o"):
-        return Path(argv[1])
-    if len(argv) == 1 and argv[0].startswith("--output="):
-        return Path(argv[0].split("=", 1)[1])
-    raise AnkitError(f"ankit bundle does not take {' '.join(argv)!r}; {USAGE}")
 
 
 def build(output: Path) -> int:

@@ -104,6 +104,9 @@ def main(argv: list[str] | None = None) -> int:
     if command == "eval-discovery":
         from ankit.discovery.evaluation import main as evaluate
         return evaluate(rest, _live_index)
+    if command == "bundle":  # its own flags: here --output would read as an abbreviated --output-format
+        from ankit.bundle import bundle_command
+        return bundle_command(rest)
     args, extra = parser().parse_known_args(rest)
     if extra and not command:
         parser().error(_unexpected(extra))

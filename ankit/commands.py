@@ -1,4 +1,4 @@
-"""Subcommands that need no model: tools, skills, usage, mcp, sessions, bundle."""
+"""Subcommands that need no model: tools, skills, usage, mcp, sessions."""
 
 import os
 import sys
@@ -58,9 +58,6 @@ def run_command(command: str, argv: list[str], config: Config) -> int:
         print(usage_summary(SessionStore(paths.state_home() / "sessions"), load_prices(config.prices), datetime.now(),
                             output_width()))
         return 0
-    if command == "bundle":
-        from ankit.bundle import bundle_command
-        return bundle_command(argv)
     if command == "sessions":
         from ankit.storage.sessions import SessionStore
         return sessions_command(argv, SessionStore(paths.state_home() / "sessions"))

@@ -84,11 +84,11 @@ def test_an_unwritable_cache_is_one_line_that_says_what_to_do(pyz, tmp_path):
 def test_the_archive_bundles_itself_and_bad_arguments_get_one_line(pyz, tmp_path):
     assert run(pyz, tmp_path, "bundle", "--output", str(tmp_path / "copy.pyz")).returncode == 0
     assert (tmp_path / "copy.pyz").read_bytes() == pyz.read_bytes()
-    for args, start in ((["--output", str(tmp_path / "missing" / "a.pyz")], "ankit: no folder "),
-                        (["--output", str(tmp_path)], "ankit: "),
-                        (["--zip"], "ankit: ankit bundle does not take '--zip'; usage: ankit bundle")):
+    for args, code, start in ((["--output", str(tmp_path / "missing" / "a.pyz")], 1, "ankit: no folder "),
+                              (["-o", str(tmp_path)], 1, f"ankit: {tmp_path} is a folder: name the archive file"),
+                              (["--zip"], 2, "ankit bundle: unrecognized arguments: --zip (see ankit bundle --help)")):
         done = run(pyz, tmp_path, "bundle", *args)
-        assert done.returncode == 1 and done.stderr.startswith(start) and done.stderr.count("\n") == 1, done.stderr
+        assert done.returncode == code and done.stderr.startswith(start) and done.stderr.count("\n") == 1, done.stderr
     assert not (tmp_path / "missing").exists()
 
 
