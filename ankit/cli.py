@@ -52,6 +52,7 @@ def _unexpected(extra: list[str]) -> str:
 def _live_index(refresh: bool):
     """The index a session in this folder would search (for eval-discovery --live)."""
     from ankit.commands import live_index
+    from ankit.config import load_config
     try:
         return live_index(load_config({}, os.environ, Path.cwd(), paths.config_home()), refresh)
     except AnkitError as exc:
