@@ -25,8 +25,9 @@ finally:
         json.dump(sorted(sys.modules), file)
 raise SystemExit(code)
 """
-# the provider record and the preset table are settings; everything else in ankit.providers speaks a wire format
-SETTINGS_ONLY = {"ankit.providers", "ankit.providers.base", "ankit.providers.presets"}
+# the provider record, the preset table and the list of local servers are settings (they ask nothing until
+# called); everything else in ankit.providers speaks a wire format
+SETTINGS_ONLY = {"ankit.providers", "ankit.providers.base", "ankit.providers.presets", "ankit.providers.models"}
 
 
 def loaded(tmp_path: Path, *argv: str, **env: str) -> tuple[subprocess.CompletedProcess, set[str]]:
@@ -55,7 +56,7 @@ def test_tools_and_skills_load_no_provider(tmp_path):
         assert done.returncode == 0 and expected in done.stdout, done.stderr
         assert "ankit.app" in modules  # the whole assembly ran
         assert wire_modules(modules) == set(), command
-        assert "ssl" not in modules, command
+        assert not {"ssl", "http.client", "urllib.request"} & modules, command
 
 
 def test_a_one_shot_run_loads_its_provider_on_the_way(provider_server, tmp_path):
@@ -70,7 +71,8 @@ def test_a_one_shot_run_loads_its_provider_on_the_way(provider_server, tmp_path)
 def test_the_repl_shows_its_prompt_without_ssl(provider_server, tmp_path):
     out, work = tmp_path / "modules.json", tmp_path / "work"
     work.mkdir()
-    env = env_for(tmp_path, ANKIT_PROVIDER="local", ANKIT_BASE_URL=provider_server.url + "/v1", TERM="xterm")
+    env = env_for(tmp_path, ANKIT_PROVIDER="local", ANKIT_BASE_URL=provider_server.url + "/v1", ANKIT_MODEL="m",
+                  TERM="xterm")  # with a model named, nothing asks the server which models it serves
     process, fd = spawn_on_pty([sys.executable, "-c", PROBE, str(out)], env, work)
     try:
         screen = _read_until(fd, b"> ")

@@ -3,7 +3,6 @@
 import json
 import threading
 import urllib.error
-import urllib.request
 from dataclasses import dataclass
 
 from ankit import __version__
@@ -47,6 +46,7 @@ def list_models(settings: ProviderSettings, timeout: float = 3.0) -> list[str] |
     url = settings.base_url.rstrip("/") + "/models" + (f"?limit={LIMIT}" if settings.kind == "anthropic" else "")
     if not url.startswith(("http://", "https://")):
         return None
+    import urllib.request  # here, not at the top: it loads ssl, and config imports this module at every start
     opener = urllib.request.build_opener(urllib.request.ProxyHandler({})) if _loopback(url) else urllib.request.build_opener()
     try:
         with opener.open(urllib.request.Request(url, headers=_headers(settings)), timeout=timeout) as response:
