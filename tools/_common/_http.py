@@ -1,12 +1,12 @@
 """HTTP for tools over urllib: http/https only, bounded redirects, size and time caps, charset decoding."""
 
 import codecs
+import functools
 import re
 import socket
 import time
 import urllib.error
 import urllib.parse
-import urllib.request
 import zlib
 from dataclasses import dataclass, field
 
@@ -69,9 +69,19 @@ class Response:
         return self.body.decode(charset(self.headers.get("content-type", ""), self.body), errors="replace")
 
 
-class _NoRedirect(urllib.request.HTTPRedirectHandler):
-    def redirect_request(self, *args, **kwargs):
-        return None  # redirects are followed by fetch() so each hop is checked
+@functools.cache
+def _urllib():
+    """urllib.request and a handler that leaves redirects to fetch(), so each hop is checked.
+
+    Imported on the first request, not with the module: it loads ssl, which most sessions never need.
+    """
+    import urllib.request
+
+    class NoRedirect(urllib.request.HTTPRedirectHandler):
+        def redirect_request(self, *args, **kwargs):
+            return None
+
+    return urllib.request, NoRedirect
 
 
 def check_url(url: str) -> str:
@@ -119,11 +129,12 @@ def fetch(url: str, *, method: str = "GET", headers: dict | None = None, data: b
 
 
 def _once(url, method, headers, data, timeout, max_bytes, deadline) -> Response:
-    request = urllib.request.Request(url, data=data, method=method, headers={"User-Agent": USER_AGENT, **headers})
-    handlers = [_NoRedirect()]
+    request_module, no_redirect = _urllib()
+    request = request_module.Request(url, data=data, method=method, headers={"User-Agent": USER_AGENT, **headers})
+    handlers = [no_redirect()]
     if _is_loopback(url):
-        handlers.append(urllib.request.ProxyHandler({}))
-    opener = urllib.request.build_opener(*handlers)
+        handlers.append(request_module.ProxyHandler({}))
+    opener = request_module.build_opener(*handlers)
     host = urllib.parse.urlsplit(url).netloc
     try:
         with opener.open(request, timeout=timeout) as resp:
