@@ -87,6 +87,7 @@ def _trusted(config, flags: dict, interactive: bool):
     if interactive and sys.stdin.isatty() and sys.stdout.isatty():
         from ankit.terminal.trusting import ask_trust
         if ask_trust(cwd, lines):
+            from ankit.config import load_config
             trust.remember(cwd, home)
             return load_config(flags, os.environ, cwd, home)
         print("ankit: not trusted; this folder's .ankit/ settings and tools are ignored this time", file=sys.stderr)
