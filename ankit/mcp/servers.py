@@ -302,7 +302,11 @@ class McpManager:
             clients = [(c, 1.0) for s in self._servers if (c := s.client) is not None]
             clients += [(c, 0.1) for s in self._servers if (c := s.booting) is not None]  # nothing to finish
         closing = [threading.Thread(target=client.close, args=(grace,), daemon=True) for client, grace in clients]
-        for thread in closing:  # all at once: each may wait a moment for its process to exit
-            thread.start()
+        for (client, grace), thread in zip(clients, closing):  # all at once: each may wait a moment to exit
+            try:
+                thread.start()
+            except RuntimeError:  # at interpreter exit (the atexit call) Python 3.12+ starts no threads
+                client.close(grace)
         for thread in closing:
-            thread.join(5)
+            if thread.ident is not None:
+                thread.join(5)
