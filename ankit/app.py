@@ -15,6 +15,7 @@ from ankit.instructions import Instructions, load_instructions
 from ankit.prompt import Prompt
 from ankit.providers import ProviderSettings, make_provider
 from ankit.providers.presets import PRESETS
+from ankit.records import TodoList
 from ankit.registry import Registry
 from ankit.scrub import Scrubber
 from ankit.visible import visible
@@ -138,8 +139,9 @@ class App:
     def session(self, view: View, approve: Approver, ask: Asker = input, resume: SessionData | None = None) -> Session:
         """A session wired to the provider (None when nothing is configured), resumed if asked."""
         sid = resume.id if resume else new_session_id()
+        todos = TodoList()
         ctx = ToolContext(cwd=self.cwd, config=self.config.raw, data_dir=paths.data_home(), ask=ask,
-                          find_tools=self.tools.search, load_skill=partial(load_skill, self.skills))
+                          find_tools=self.tools.search, load_skill=partial(load_skill, self.skills), todos=todos)
         provider = self._provider(sid)
         if provider is not None and provider.settings.origin and not self._told_origin:
             self._told_origin = True
@@ -152,8 +154,8 @@ class App:
             provider, runner, self.activation, self.prompt(), view=view, store=self.store(),
             ready=self.registry if self.mcp is not None else None, model=self.config.model,
             cwd=Path(resume.cwd) if resume and resume.cwd else self.cwd,  # a session keeps the folder it began in
-            max_tokens=self.config.max_tokens, max_rounds=self.config.max_rounds, id=sid, resume=resume,
-            budget=Budget(self.config.max_cost, self._prices()), checkpoints=checkpoints)
+            max_tokens=self.config.max_tokens, max_rounds=self.config.max_rounds, todos=todos, id=sid,
+            resume=resume, budget=Budget(self.config.max_cost, self._prices()), checkpoints=checkpoints)
 
     def _prices(self) -> dict:
         """Prices for max_cost (only loaded when a cap is set); a malformed [prices] table is told by /usage."""

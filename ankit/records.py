@@ -1,4 +1,4 @@
-"""The neutral vocabulary shared by every module: messages, tool calls, results, usage, events."""
+"""The neutral vocabulary shared by every module: messages, tool calls, results, usage, events, the checklist."""
 
 from dataclasses import dataclass, field
 
@@ -145,3 +145,33 @@ class StreamEnd:
 
 
 Event = TextDelta | ToolCallDone | UsageReport | OpaqueData | Notice | StreamEnd
+
+
+TODO_STATES = ("pending", "in_progress", "done")
+
+
+@dataclass
+class Todo:
+    """One item of the session's checklist."""
+
+    text: str
+    status: str = "pending"  # one of TODO_STATES
+
+
+@dataclass
+class TodoList:
+    """The session's checklist: write_todos replaces it whole, the user sees it, the session file keeps it."""
+
+    items: list[Todo] = field(default_factory=list)
+    version: int = 0  # counts replacements, so the loop can tell the view the list changed
+
+    def replace(self, entries: list[dict]) -> None:
+        """Put these {"text", "status"} entries in place of the list (checked by the caller)."""
+        self.items[:] = [Todo(str(e["text"]), str(e.get("status") or "pending")) for e in entries]
+        self.version += 1
+
+    def counts(self) -> str:
+        """'2/5 done, 1 in progress'."""
+        done = sum(t.status == "done" for t in self.items)
+        doing = sum(t.status == "in_progress" for t in self.items)
+        return f"{done}/{len(self.items)} done" + (f", {doing} in progress" if doing else "")

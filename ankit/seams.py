@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Protocol
 
-from ankit.records import Event, Request, ToolCall, ToolResult
+from ankit.records import Event, Request, TodoList, ToolCall, ToolResult
 from ankit.storage.sessions import SessionData
 from ankit.tooling.toolbox import Tool
 
@@ -36,6 +36,9 @@ class View(Protocol):
 
     def notice(self, line: str) -> None:
         """A one-line message from ankit itself."""
+
+    def todos(self, todos: TodoList) -> None:
+        """The session's checklist changed (write_todos): show it."""
 
 
 class NullView(View):

@@ -8,7 +8,7 @@ from datetime import datetime
 from pathlib import Path
 
 from ankit.errors import AnkitError, Cancelled, ConfigError
-from ankit.records import Image, Message, Request, ToolCall, ToolResult, Usage
+from ankit.records import Image, Message, Request, TodoList, ToolCall, ToolResult, Usage
 from ankit.reply import cancel_message, read_reply
 from ankit.seams import Checkpoints, NullView, Prompt, Provider, Ready, SessionStore, ToolRunner, View
 from ankit.storage.sessions import SessionData, new_session_id, title_of
@@ -42,6 +42,7 @@ class Session:
     model: str = ""  # used for the prompt and window when there is no provider
     max_tokens: int = 4096
     max_rounds: int = 25
+    todos: TodoList = field(default_factory=TodoList)  # the checklist write_todos keeps (the tools' ctx holds it too)
     resume: InitVar[SessionData | None] = None  # a saved session to go on with
     budget: Budget | None = None  # max_cost, checked before each request
     checkpoints: Checkpoints | None = None  # what tool calls changed, for /undo
@@ -72,6 +73,7 @@ class Session:
             self.ledger.rounds = list(resume.rounds)
             self.turn_no = max((r.turn for r in resume.rounds), default=0)
             self.activation.reset(resume.activated)  # the resumed session brings its own activated set
+            self.todos.replace([{"text": t.text, "status": t.status} for t in resume.todos])
 
     def add_context(self, text: str) -> None:
         """Keep text (a ! command and its output, an /undo) to go after the next message's text."""
@@ -198,6 +200,7 @@ class Session:
         try:
             for call in calls:
                 tool = self.tools.lookup(call.name)
+                version = self.todos.version
                 self.view.tool_start(call)
                 try:
                     result = self.tools.run(call, self.view.tool_output)
@@ -212,6 +215,8 @@ class Session:
                 results.append(result)
                 while self.checkpoints is not None and self.checkpoints.notes:
                     self.view.notice(self.checkpoints.notes.pop(0))
+                if self.todos.version != version:
+                    self.view.todos(self.todos)
         except (KeyboardInterrupt, Cancelled) as exc:
             ran = [r.name for r in results if r.name not in stopped]
             never = [c for c in calls if c.id not in {r.call_id for r in results}]
@@ -237,6 +242,7 @@ class Session:
     def restart(self) -> None:
         """Start afresh under a new id, so the earlier conversation stays saved; the activated set stays."""
         self.clear()
+        self.todos.replace([])
         self.id, self.created, self.turn_no, self.title = new_session_id(), _now(), 0, ""
         self.ledger = Ledger()
 
@@ -292,7 +298,7 @@ class Session:
         return SessionData(
             id=self.id, created=self.created, cwd=str(self.cwd), provider=provider.name if provider else "",
             model=provider.model if provider else "", messages=self.messages, rounds=self.ledger.rounds,
-            activated=list(self.activation.active), title=self.title)
+            activated=list(self.activation.active), title=self.title, todos=list(self.todos.items))
 
     def save(self, title: str = "") -> Path | None:
         """Write the session file (titled, if a title is given); a failure is told in one line, the old copy stays."""

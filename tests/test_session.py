@@ -4,7 +4,7 @@ import pytest
 
 from ankit.errors import Cancelled, StreamError
 from ankit.prompt import Prompt
-from ankit.records import Message, TextDelta, ToolsLoaded
+from ankit.records import Message, TextDelta, Todo, TodoList, ToolsLoaded
 from ankit.seams import View
 from ankit.session import Session
 from ankit.tooling.activation import Activation
@@ -195,3 +195,25 @@ def test_the_view_hears_each_tool_start_before_the_tool_runs():
     assert [line for line in session.view.lines if line[0] in ("tool", "done")] == [
         ("tool", "mark"), ("done", "mark"), ("tool", "echo"), ("done", "echo")]
     assert ran[0][-1] == ("tool", "mark")  # told before it ran
+
+
+def test_a_changed_checklist_is_shown_once_saved_and_cleared_by_a_restart():
+    todos = TodoList()
+    keep = tool("keep", "core", run=lambda a, c: c.todos.replace([{"text": a["text"]}]) or "kept")
+    shown = []
+
+    class Shows(Recorder):
+        def todos(self, listed):
+            shown.append([t.text for t in listed.items])
+
+    runner = Runner({"keep": keep, "echo": TOOLS["echo"]}, ToolContext(cwd=Path("."), todos=todos), lambda *a: True)
+    session = Session(ScriptedProvider([call("keep", '{"text": "step one"}'), call("echo", "{}"), text("ok")]),
+                      runner, Activation(lambda g: [keep.spec()], ["core"]), FixedPrompt(), view=Shows(), todos=todos)
+    session.turn("plan")
+    assert shown == [["step one"]]  # told after the call that changed it, not after the others
+    assert session.snapshot().todos == [Todo("step one")]
+    resumed = Session(None, runner, Activation(lambda g: [], ["core"]), FixedPrompt(), todos=TodoList(),
+                      resume=session.snapshot())
+    assert resumed.todos.items == [Todo("step one")]
+    session.restart()
+    assert session.todos.items == [] and session.snapshot().todos == []

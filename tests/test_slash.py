@@ -1,6 +1,7 @@
 """Slash commands on a real App and Session, talking to the loopback provider server."""
 
 import io
+import json
 import re
 
 import pytest
@@ -205,3 +206,25 @@ def test_exit_stops_the_loop(make_state):
     state = make_state()
     run(state, "/exit")
     assert state.running is False
+
+
+def test_todos_are_shown_when_they_change_listed_by_slash_todos_and_restored_on_resume(make_state, provider_server):
+    state = make_state()
+    assert "todos: none" in run(state, "/todos")
+    plan = {"todos": [{"text": "write the parser", "status": "done"}, {"text": "test it\x1b[2J", "status": "in_progress"},
+                      {"text": "update the README"}]}
+    provider_server.push_openai(tool_calls=[("c1", "write_todos", json.dumps(plan))])
+    provider_server.push_openai(text="Working on it.")
+    start = len(state.view.out.getvalue())
+    send(state, "plan the work")
+    shown = state.view.out.getvalue()[start:]
+    listing = ["todos 1/3 done, 1 in progress", "  ✓ write the parser", "  ▸ test it^[[2J", "  ○ update the README"]
+    assert "\n".join(listing) in shown  # after the call, control characters made visible
+    assert run(state, "/todos").splitlines() == listing
+    other = make_state()
+    run(other, f"/resume {state.session.id}")
+    assert run(other, "/todos").splitlines() == listing
+    provider_server.push_openai(tool_calls=[("c2", "write_todos", '{"todos": []}')])
+    provider_server.push_openai(text="Cleared.")
+    send(other, "drop the plan")
+    assert "todos: none" in run(other, "/todos")

@@ -9,7 +9,7 @@ from datetime import datetime
 import pytest
 
 from ankit.errors import AnkitError
-from ankit.records import Message, ToolCall, ToolResult, Usage
+from ankit.records import Message, Todo, ToolCall, ToolResult, Usage
 from ankit.scrub import Scrubber
 from ankit.storage.sessions import SessionData, SessionStore, new_session_id
 from ankit.usage.ledger import RoundRecord
@@ -280,3 +280,16 @@ def test_malformed_opaque_data_loads_as_none(folder, bad):
     folder.mkdir(parents=True)
     (folder / "s1.jsonl").write_text(json.dumps(line) + "\n")
     assert SessionStore(folder, warn=lambda _: None).load("s1").messages == [Message("assistant", "hi")]
+
+
+def test_the_checklist_is_saved_as_its_own_line_and_restored(store, folder):
+    data = sample()
+    data.todos = [Todo("write the parser", "done"), Todo("test it", "in_progress")]
+    path = store.save(data)
+    assert json.loads(path.read_text().splitlines()[-1]) == {
+        "type": "todos", "items": [{"text": "write the parser", "status": "done"}, {"text": "test it", "status": "in_progress"}]}
+    assert store.load(data.id).todos == data.todos
+    path.write_text(path.read_text().replace('"in_progress"', '"bogus"'))
+    assert store.load(data.id).todos[1] == Todo("test it", "pending")  # an unknown state reads as pending
+    data.todos = []
+    assert '"todos"' not in store.save(data).read_text()  # no checklist, no line

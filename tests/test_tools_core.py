@@ -36,8 +36,9 @@ def test_every_tool_has_examples_description_and_truthful_flags():
         assert 2 <= len(tool.examples) <= 4, tool.name
         assert len(tool.description) > 40, tool.name
         assert tool.parameters.get("additionalProperties") is False, tool.name
-        if not tool.read_only:  # only ending ankit's own job and storing a (secret-free) fact or note go unasked
-            assert tool.needs_approval is not False or tool.name in {"job_stop", "remember", "add_project_note"}, tool.name
+        if not tool.read_only:  # only ending ankit's own job, the checklist and a (secret-free) fact or note go unasked
+            unasked = {"job_stop", "remember", "add_project_note", "write_todos"}
+            assert tool.needs_approval is not False or tool.name in unasked, tool.name
         if tool.needs_approval is True:
             assert tool.preview is not None, tool.name
 
@@ -353,3 +354,22 @@ def test_every_example_finds_its_group_first_and_its_tool_in_the_top_3():
             if groups[:1] != [tool.group] or tool.name not in ranked[:3]:
                 misses.append(f"{tool.name}: {example!r} -> {groups[:3]} {ranked[:3]}")
     assert misses == []
+
+
+# --- write_todos ----------------------------------------------------------------------------------------------
+
+def test_write_todos_replaces_the_checklist_and_shows_it(tmp_path):
+    ctx = ToolContext(cwd=tmp_path)
+    plan = {"todos": [{"text": "read  the\ncode", "status": "done"}, {"text": "fix it", "status": "in_progress"},
+                      {"text": "test"}]}
+    out = run_call(ToolCall("c1", "write_todos", json.dumps(plan)), BY_NAME["write_todos"], ctx, lambda *a: True)
+    assert out.content == "todo list (1/3 done, 1 in progress):\n[x] read the code\n[>] fix it\n[ ] test"
+    assert [(t.text, t.status) for t in ctx.todos.items] == [("read the code", "done"), ("fix it", "in_progress"),
+                                                              ("test", "pending")]
+    bad = run_call(ToolCall("c2", "write_todos", '{"todos": [{"text": "ok"}, {"text": " "}]}'), BY_NAME["write_todos"],
+                   ctx, lambda *a: True)
+    assert bad.is_error and bad.content == "Error: item 2 has no text; give each todo a few words"
+    assert len(ctx.todos.items) == 3  # a refused list leaves the old one
+    wrong = run_call(ToolCall("c3", "write_todos", '{"todos": [{"text": "x", "status": "later"}]}'),
+                     BY_NAME["write_todos"], ctx, lambda *a: True)
+    assert wrong.is_error and "must be one of" in wrong.content

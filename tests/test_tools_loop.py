@@ -46,6 +46,9 @@ def test_edit_lines_jobs_http_and_project_notes_through_find_tools(provider_serv
     api = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Api)
     threading.Thread(target=api.serve_forever, daemon=True).start()
     steps = [
+        ("find_tools", '{"query": "keep a todo checklist for this task"}', "write_todos"),
+        ("write_todos", '{"todos": [{"text": "edit app.py", "status": "in_progress"}, {"text": "ask the API"}]}',
+         "0/2 done, 1 in progress"),
         ("find_tools", '{"query": "replace line 2 of app.py"}', "Loaded edit"),
         ("edit_lines", json.dumps({"path": "app.py", "file_hash": digest, "start_line": 2, "new_text": "b = 3"}), "+1 -1"),
         ("find_tools", '{"query": "answer the prompt of a background job"}', "Loaded shell"),
@@ -64,9 +67,10 @@ def test_edit_lines_jobs_http_and_project_notes_through_find_tools(provider_serv
     finally:
         api.shutdown()
     assert (work / "app.py").read_text() == "a = 1\nb = 3\n"
-    assert '"echo": "[redacted]"' in results[7]["content"]  # sent, and scrubbed from what the model sees
+    assert '"echo": "[redacted]"' in results[9]["content"]  # sent, and scrubbed from what the model sees
     session = next((tmp_path / "state" / "ankit" / "sessions").glob("*.jsonl")).read_text()
     assert "loop-secret-value-42" not in session and "${LOOP_VALUE}" in session
+    assert '{"type":"todos","items":[{"text":"edit app.py","status":"in_progress"}' in session
 
 
 def test_without_yes_requests_and_job_input_are_refused_in_one_shot_mode(provider_server, tmp_path):

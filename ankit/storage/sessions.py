@@ -13,7 +13,7 @@ from datetime import datetime
 from pathlib import Path
 
 from ankit.errors import AnkitError
-from ankit.records import Image, Message, ToolCall, ToolResult
+from ankit.records import TODO_STATES, Image, Message, Todo, ToolCall, ToolResult
 from ankit.scrub import Scrubber
 from ankit.storage import journal
 from ankit.usage.ledger import RoundRecord, total
@@ -36,6 +36,7 @@ class SessionData:
     rounds: list[RoundRecord] = field(default_factory=list)
     activated: list[str] = field(default_factory=list)  # the grow-only set, in activation order
     title: str = ""
+    todos: list[Todo] = field(default_factory=list)  # the checklist write_todos keeps
 
 
 @dataclass
@@ -74,6 +75,8 @@ def _lines(data: SessionData) -> Iterator[dict]:
     for record in data.rounds:
         yield {"type": "round", **record.to_dict()}
     yield {"type": "activated", "groups": list(data.activated)}
+    if data.todos:
+        yield {"type": "todos", "items": [{"text": t.text, "status": t.status} for t in data.todos]}
 
 
 def _mark(data: SessionData, line) -> journal.Mark:
@@ -135,6 +138,9 @@ def _apply(data: SessionData, entry: dict) -> None:
         data.rounds.append(RoundRecord.from_dict(entry))
     elif kind == "activated":
         data.activated = [str(group) for group in entry["groups"]]
+    elif kind == "todos":
+        data.todos = [Todo(str(item["text"]), item["status"] if item.get("status") in TODO_STATES else "pending")
+                      for item in entry["items"]]
     # other types come from newer versions and are skipped quietly
 
 

@@ -1,8 +1,8 @@
-"""One-line texts about tool calls, shared by the REPL and -p: the call, its live label, its outcome."""
+"""One-line texts about tool calls, shared by the REPL and -p: the call, its live label, its outcome, the checklist."""
 
 import json
 
-from ankit.records import ToolCall, ToolResult
+from ankit.records import TodoList, ToolCall, ToolResult
 from ankit.terminal.live import clip
 from ankit.visible import visible_line
 
@@ -50,3 +50,16 @@ def result_line(result: ToolResult, width: int = 80) -> str:
     if not result.summary and len(lines) > 1:
         more = f" · {len(lines)} lines"
     return f"  ⎿ {clip(line, width - 5 - len(more))}{more}"
+
+
+TODO_MARKS = {"done": "✓", "in_progress": "▸", "pending": "○"}
+
+
+def todo_lines(todos: TodoList, width: int = 80) -> list[str]:
+    """The checklist compactly: a head line with the counts, then one clipped line per item."""
+    if not todos.items:
+        return ["todos: none (the model keeps a checklist with write_todos for work of several steps)"]
+    lines = [f"todos {todos.counts()}"]
+    for item in todos.items:
+        lines.append(clip(f"  {TODO_MARKS.get(item.status, '○')} {visible_line(item.text)}", width))
+    return lines

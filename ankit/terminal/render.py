@@ -6,9 +6,9 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import TextIO
 
-from ankit.records import ToolCall, ToolResult
+from ankit.records import TodoList, ToolCall, ToolResult
 from ankit.seams import View
-from ankit.terminal.calls import call_summary, result_line, status_label
+from ankit.terminal.calls import call_summary, result_line, status_label, todo_lines
 from ankit.terminal.live import ERASE_LINE, Live, Tail, clip, terminal_width  # noqa: F401 (ERASE_LINE, clip: shared)
 from ankit.terminal.markdown import Markdown
 from ankit.visible import visible
@@ -160,6 +160,12 @@ class TerminalView(View):
             self.outputs[-1].add(result.content)
         self.line(result_line(result, self.width()), RED if result.is_error else DIM)
         self.waiting()  # the next round, or the next tool
+
+    def todos(self, todos: TodoList) -> None:
+        """The checklist after write_todos changed it, dim and compact."""
+        for line in todo_lines(todos, self.width()):
+            self.line(line, DIM)
+        self.waiting()
 
     def notice(self, line: str) -> None:
         # only the label is yellow: yellow text is hard to read on a light background

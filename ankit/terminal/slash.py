@@ -284,6 +284,12 @@ def cmd_retry(state: ReplState, arg: str) -> None:
     state.send(text, mentions=False)  # the files it mentioned are attached already
 
 
+def cmd_todos(state: ReplState, arg: str) -> str:
+    """The session's checklist, as the model keeps it with write_todos."""
+    from ankit.terminal.calls import todo_lines
+    return "\n".join(todo_lines(state.session.todos, state.view.width()))
+
+
 def cmd_mcp(state: ReplState, arg: str) -> str:
     """MCP servers and their tools."""
     from ankit.terminal.overview import mcp_text
@@ -315,6 +321,7 @@ COMMANDS: dict[str, Command] = {c.name: c for c in [
     Command("sessions", "", "saved sessions, newest first", cmd_sessions),
     Command("resume", "ID", "switch to a saved session", cmd_resume, "session"),
     Command("retry", "", "send the last message again (its reply is dropped)", cmd_retry),
+    Command("todos", "", "the checklist the model keeps for the task at hand", cmd_todos),
     Command("mcp", "", "MCP servers and their tools", cmd_mcp),
     Command("undo", "", "put back the files the last turn changed (again: one more)", cmd_undo),
     Command("init", "[NOTE]", "ask the model to write AGENTS.md for this project", cmd_init),

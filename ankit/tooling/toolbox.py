@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Protocol
 
 from ankit.errors import Cancelled, ToolError
-from ankit.records import ToolCall, ToolResult, ToolSpec, ToolsLoaded
+from ankit.records import TodoList, ToolCall, ToolResult, ToolSpec, ToolsLoaded
 from ankit.scrub import Scrubber
 from ankit.tooling.limits import DEFAULT_TIME_LIMIT, MAX_DEPTH, ToolTimeout, call_with_limit, too_deep
 from ankit.tooling.permissions import Permissions
@@ -31,6 +31,7 @@ class ToolContext:
     data_dir: Path | None = None
     output: Callable[[str], None] = lambda text: None  # live output for the user while the call runs
     summarize: Callable[[str], None] = lambda line: None  # one short line for the user about this call
+    todos: TodoList = field(default_factory=TodoList)  # the session's checklist (write_todos)
 
 
 @dataclass
