@@ -7,6 +7,7 @@ from functools import partial
 from pathlib import Path
 
 from ankit import paths
+from ankit.admin import Admin
 from ankit.config import Config, provider_settings
 from ankit.discovery.catalog import Catalog
 from ankit.discovery.index import Index
@@ -141,7 +142,8 @@ class App:
         sid = resume.id if resume else new_session_id()
         todos = TodoList()
         ctx = ToolContext(cwd=self.cwd, config=self.config.raw, data_dir=paths.data_home(), ask=ask,
-                          find_tools=self.tools.search, load_skill=partial(load_skill, self.skills), todos=todos)
+                          find_tools=self.tools.search, load_skill=partial(load_skill, self.skills), todos=todos,
+                          admin=Admin(self.config, self.cwd).for_tools)
         provider = self._provider(sid)
         if provider is not None and provider.settings.origin and not self._told_origin:
             self._told_origin = True

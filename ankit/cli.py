@@ -11,7 +11,7 @@ from ankit import __version__, paths
 from ankit.argv import Parser
 from ankit.errors import AnkitError
 
-SUBCOMMANDS = ("tools", "skills", "usage", "mcp", "eval-discovery", "sessions", "bundle")
+SUBCOMMANDS = ("tools", "skills", "usage", "mcp", "eval-discovery", "sessions", "bundle", "routine")
 
 
 def parser() -> argparse.ArgumentParser:

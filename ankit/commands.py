@@ -1,8 +1,9 @@
-"""Subcommands that need no model: tools, skills, usage, mcp, sessions."""
+"""Subcommands: tools, skills, usage, mcp (list, add, remove, get), sessions, routine."""
 
 import os
 import sys
 from datetime import datetime
+from pathlib import Path
 
 from ankit import paths
 from ankit.app import App, build_app
@@ -61,6 +62,13 @@ def run_command(command: str, argv: list[str], config: Config) -> int:
     if command == "sessions":
         from ankit.storage.sessions import SessionStore
         return sessions_command(argv, SessionStore(paths.state_home() / "sessions"))
+    if command == "routine" and argv[:1] == ["run-due"]:
+        from ankit.routine_runs import run_due
+        return run_due(argv[1:], config)
+    if command == "routine" or (command == "mcp" and argv[:1] in (["add"], ["remove"], ["get"])):
+        from ankit.admin import Admin
+        print(Admin(config, Path.cwd())([command, *argv]))
+        return 0
     refresh = "--refresh" in argv and command in ("tools", "mcp")
     app = _listing_app(config, refresh) if command in ("tools", "mcp") else build_app(config)
     try:

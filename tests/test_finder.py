@@ -223,6 +223,10 @@ RULE_CASES = {
     ("project_notes", ("project", "note")): "remember this as a project note",
     ("http", ("post",)): "post this to the web form",
     ("http", ("curl",)): "run curl against the server",
+    ("routines", ("every morning",)): "every morning check the git status",
+    ("routines", ("every day",)): "every day run the tests",
+    ("routines", ("schedule",)): "schedule the tests to run",
+    ("edit", ("remove", "folder")): "remove the build folder",
 }
 
 

@@ -10,16 +10,16 @@ ANKIT = Path(__file__).resolve().parent.parent / "ankit"
 # layer that holds everything it imports.
 LAYERS = [
     ["ankit", "records", "errors", "argv", "window", "paths", "scrub", "visible", "trust", "instructions", "mentions", "fit",
-     "bundle"],
+     "bundle", "tomledit"],
     ["tooling/", "usage/"],  # tooling's Tool record is what discovery, skills and mcp build on
-    ["discovery/", "skills/", "mcp/", "storage/", "providers/"],
-    ["config", "registry", "prompt", "seams", "scripting", "reply"],
+    ["discovery/", "skills/", "mcp/", "storage/", "providers/", "routines/"],
+    ["config", "registry", "prompt", "seams", "scripting", "reply", "admin"],  # admin: mcp add/remove/get, routine
     ["session"],
     ["compaction"],
     ["app"],
     ["terminal/"],
     ["oneshot"],  # -p shows tool lines as the REPL does (terminal.calls)
-    ["commands"],  # the subcommands print the listings the slash commands show (terminal.overview)
+    ["commands", "routine_runs"],  # the subcommands print the listings the slash commands show (terminal.overview)
     ["cli", "__main__"],
 ]
 

@@ -81,3 +81,28 @@ def test_without_yes_requests_and_job_input_are_refused_in_one_shot_mode(provide
     ]
     done, _ = run_steps(provider_server, tmp_path, steps)
     assert "http_request needs approval; refused" in done.stderr
+
+
+def test_mcp_manage_and_the_routine_tools_through_find_tools(provider_server, tmp_path):
+    import sys
+    import tomllib
+    from pathlib import Path
+
+    fake = str(Path(__file__).resolve().parent / "mcp_fake_server.py")
+    (tmp_path / "work").mkdir()
+    add = {"action": "add", "name": "fake", "command": sys.executable, "args": [fake], "env": {"FAKE_GREETING": "hi"}}
+    steps = [
+        ("find_tools", '{"query": "add an MCP server to ankit"}', "Loaded mcp"),
+        ("mcp_manage", json.dumps(add), "added MCP server fake"),
+        ("mcp_manage", '{"action": "get", "name": "fake"}', "FAKE_GREETING=…"),
+        ("find_tools", '{"query": "schedule a routine every day"}', "Loaded routines"),
+        ("routine_add", '{"schedule": "weekdays 18:00", "prompt": "sum up the day", "allow": ["git_log"]}',
+         "added routine #1 weekdays 18:00"),
+        ("routine_add", '{"schedule": "every blue moon", "prompt": "x"}', "Error: cannot read the schedule"),
+        ("routine_list", "{}", "#1 weekdays 18:00"),
+        ("routine_remove", '{"id": 1}', "removed routine #1"),
+    ]
+    run_steps(provider_server, tmp_path, steps, "--yes")
+    config = tomllib.loads((tmp_path / "config" / "ankit" / "config.toml").read_text())
+    assert config["mcp"]["servers"]["fake"]["args"] == [fake]
+    assert json.loads((tmp_path / "data" / "ankit" / "routines.json").read_text())["routines"] == []

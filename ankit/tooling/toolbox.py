@@ -18,6 +18,10 @@ DEFAULT_OUTPUT_CAP = 64 * 1024
 CUT_MARK = "\n[... {} characters cut ...]\n"
 
 
+def _no_admin(argv: list[str]) -> str:
+    raise ToolError("ankit's settings commands are not available here")
+
+
 @dataclass
 class ToolContext:
     """What a tool module may use of ankit; tools never import ankit itself."""
@@ -32,6 +36,7 @@ class ToolContext:
     output: Callable[[str], None] = lambda text: None  # live output for the user while the call runs
     summarize: Callable[[str], None] = lambda line: None  # one short line for the user about this call
     todos: TodoList = field(default_factory=TodoList)  # the session's checklist (write_todos)
+    admin: Callable[[list[str]], str] = _no_admin  # runs `ankit mcp add ...` or `ankit routine ...` argv, returns its text
 
 
 @dataclass

@@ -1,0 +1,130 @@
+"""`ankit mcp add/remove/get`: one [mcp.servers.NAME] table written to or read from a config file."""
+
+import os
+import re
+import shlex
+import shutil
+import tomllib
+from pathlib import Path
+
+from ankit import tomledit
+from ankit.errors import ConfigError
+from ankit.mcp.servers import server_config
+
+NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,39}")
+ENV_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def servers_in(tables: dict) -> dict:
+    """The [mcp.servers] tables of a parsed config."""
+    found = (tables.get("mcp") or {}).get("servers") if isinstance(tables.get("mcp"), dict) else None
+    return found if isinstance(found, dict) else {}
+
+
+def check_name(name: str) -> str:
+    """The name, or a ConfigError saying which names work."""
+    if not NAME.fullmatch(name or ""):
+        raise ConfigError(f"{name!r} cannot name an MCP server: use letters, digits, '-' and '_' (up to 40)")
+    return name
+
+
+def parse_env(pairs: list[str]) -> dict[str, str]:
+    """KEY=VALUE pairs as a table; a pair without '=' or with a bad key is a ConfigError."""
+    env = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not ENV_KEY.fullmatch(key):
+            raise ConfigError(f"--env takes KEY=VALUE with KEY a variable name, not {pair!r}")
+        env[key] = value
+    return env
+
+
+def find_program(command: str, cwd: Path) -> str | None:
+    """Where the server's program is: a path (relative to cwd) or a name on PATH; None when there is none."""
+    if "/" in command:
+        path = Path(os.path.expanduser(command))
+        path = path if path.is_absolute() else cwd / path
+        return str(path) if path.is_file() and os.access(path, os.X_OK) else None
+    return shutil.which(command)
+
+
+def command_line(table: dict) -> str:
+    """The server's command line as a shell would show it."""
+    return shlex.join([str(table.get("command", "")), *[str(a) for a in table.get("args") or []]])
+
+
+def add(path: Path, name: str, command: str, args: list[str], env: dict[str, str], cwd: Path) -> str:
+    """Write [mcp.servers.NAME] into the config at path; nothing is written when anything is wrong."""
+    check_name(name)
+    if not command.strip():
+        raise ConfigError("give the server's command after --, e.g. ankit mcp add files -- npx -y @modelcontextprotocol/server-filesystem .")
+    if find_program(command, cwd) is None:
+        raise ConfigError(f"no program {command!r} found (on PATH or as a file); install it or give its full path")
+    text, tables = tomledit.read(path)
+    if name in servers_in(tables):
+        raise ConfigError(f"an MCP server named {name!r} is already in {path}; ankit mcp remove {name} first")
+    table = {"command": command, **({"args": args} if args else {}), **({"env": env} if env else {})}
+    server_config(name, table)  # the same checks ankit makes when it starts the server
+    _save(path, text, tables, name, table)
+    return f"added MCP server {name} to {path}: {command_line(table)}\nankit mcp list starts it and shows its tools"
+
+
+def remove(path: Path, name: str, elsewhere: Path | None = None) -> str:
+    """Delete [mcp.servers.NAME] from the config at path."""
+    check_name(name)
+    text, tables = tomledit.read(path)
+    if name not in servers_in(tables):
+        hint = ""
+        if elsewhere is not None and name in servers_in(tomledit.read(elsewhere)[1]):
+            hint = f"; it is in {elsewhere}" + (" (add --project)" if elsewhere.parent.name == ".ankit" else " (without --project)")
+        raise ConfigError(f"no MCP server named {name!r} in {path}{hint}")
+    _save(path, text, tables, name, None)
+    return f"removed MCP server {name} from {path}"
+
+
+def _save(path: Path, text: str, tables: dict, name: str, table: dict | None) -> None:
+    """Replace or remove the one table; refuse when the result would not be exactly the intended config."""
+    new = tomledit.replace_table(text, ["mcp", "servers", name], None if table is None else tomledit.render(
+        ["mcp", "servers", name], table))
+    expected = tomllib.loads(text) if text else {}
+    servers = expected.setdefault("mcp", {}).setdefault("servers", {})
+    if table is None:
+        servers.pop(name, None)
+    else:
+        servers[name] = table
+    try:
+        result = tomllib.loads(new)
+    except tomllib.TOMLDecodeError:
+        result = None
+    if result != expected and not (table is None and _empty_mcp(expected) == result):
+        raise ConfigError(f"{name!r} is written in {path} in a form ankit cannot edit (an inline table or "
+                          "dotted keys); change that file by hand")
+    tomledit.write(path, new)
+
+
+def _empty_mcp(expected: dict) -> dict:
+    """The config without the [mcp] and [mcp.servers] tables that removing the last server leaves empty."""
+    trimmed = dict(expected)
+    mcp = dict(trimmed.get("mcp") or {})
+    if not mcp.get("servers"):
+        mcp.pop("servers", None)
+    if mcp:
+        trimmed["mcp"] = mcp
+    else:
+        trimmed.pop("mcp", None)
+    return trimmed
+
+
+def describe(name: str, files: list[Path]) -> str:
+    """Where [mcp.servers.NAME] is set and what it runs; env values are never shown."""
+    check_name(name)
+    for path in files:
+        table = servers_in(tomledit.read(path)[1]).get(name)
+        if isinstance(table, dict):
+            lines = [f"{name} (in {path})", f"  command: {command_line(table)}"]
+            env = table.get("env") or {}
+            if env:
+                lines.append(f"  env: {', '.join(f'{k}=…' for k in env)} (values not shown)")
+            lines += [f"  {k}: {table[k]}" for k in ("cwd", "core", "timeout", "startup_timeout") if k in table]
+            return "\n".join(lines)
+    raise ConfigError(f"no MCP server named {name!r} in {' or '.join(str(p) for p in files)}; see ankit mcp list")

@@ -1,0 +1,126 @@
+"""`ankit routine run-due`: each due routine once, through the one-shot path, its answer kept as a session."""
+
+import difflib
+import json
+import sys
+from datetime import datetime
+from pathlib import Path
+
+from ankit import paths
+from ankit.app import build_app
+from ankit.config import Config, load_config
+from ankit.errors import AnkitError
+from ankit.oneshot import PrintView
+from ankit.records import Message, ToolCall
+from ankit.routines.store import Routine
+from ankit.storage.sessions import SessionData, new_session_id
+from ankit.tooling.toolbox import Tool, ToolContext, run_call
+
+WATCH_LINES = 200  # lines of a watch's diff shown at most
+
+
+class RoutineApprover:
+    """Lets through the tools the routine was added with (--allow); refuses the rest with a line on stderr."""
+
+    def __init__(self, routine: Routine):
+        self.routine = routine
+
+    def __call__(self, tool: Tool, args: dict, preview: str) -> bool:
+        """True for an allowed tool; otherwise say how to allow it, and False."""
+        if tool.name in self.routine.allow:
+            return True
+        print(f"ankit: routine #{self.routine.id}: {tool.name} needs approval; refused (add the routine again "
+              f"with --allow {tool.name} to let it run)", file=sys.stderr)
+        return False
+
+
+def run_due(argv: list[str], config: Config) -> int:
+    """Run every routine that is due now (or at --now); 0 when all that ran answered."""
+    from ankit.admin import routines
+    now = _now(argv)
+    store = routines()
+    due = store.due(now)
+    if not due:
+        print(f"no routine is due at {now.isoformat(' ', 'minutes')} ({len(store.load())} routines; see ankit routine list)")
+        return 0
+    failed = 0
+    for routine in due:
+        print(f"== routine #{routine.id} ({routine.schedule}) in {routine.cwd}")
+        try:
+            session_id, result = run_one(routine, config, now)
+        except AnkitError as exc:
+            session_id, result = "", f"failed: {exc}"
+            failed += 1
+            print(f"ankit: routine #{routine.id} {result}", file=sys.stderr)
+        store.record(routine.id, now, session_id, result)
+        if session_id:
+            print(f"(saved as session {session_id}; ankit --resume {session_id} goes on with it)")
+    return 1 if failed else 0
+
+
+def _now(argv: list[str]) -> datetime:
+    if not argv:
+        return datetime.now()
+    if len(argv) == 2 and argv[0] == "--now":
+        try:
+            return datetime.fromisoformat(argv[1]).replace(tzinfo=None)
+        except ValueError:
+            pass
+    raise AnkitError("usage: ankit routine run-due [--now YYYY-MM-DDTHH:MM]")
+
+
+def run_one(routine: Routine, config: Config, now: datetime) -> tuple[str, str]:
+    """Run one routine in its folder; return the session id holding the answer and a short result."""
+    cwd = Path(routine.cwd)
+    if not cwd.is_dir():
+        raise AnkitError(f"its folder {cwd} is gone; remove it with ankit routine remove {routine.id}")
+    flags = {"provider": config.provider or None, "model": config.model or None, "base_url": config.base_url or None}
+    app = build_app(load_config(flags, config.env, cwd, paths.config_home()), cwd)
+    try:
+        prompt = routine.prompt
+        if routine.watch:
+            report, changed = watch(app, routine, cwd)
+            if not prompt or not changed:
+                return _keep(app, routine, report), report.splitlines()[0]
+            prompt = f"{prompt}\n\n{report}"
+        session = app.session(PrintView(), RoutineApprover(routine))
+        if session.provider is None:
+            raise AnkitError(app.setup_error.splitlines()[0])
+        answer = session.turn(prompt)
+        session.save(f"routine #{routine.id}: {routine.prompt or routine.watch}"[:60])
+        return session.id, answer or "(no answer)"
+    finally:
+        app.close()
+
+
+def watch(app, routine: Routine, cwd: Path) -> tuple[str, bool]:
+    """Fetch the watched page with web_fetch; the report of what changed since the last run, and whether it did."""
+    tool = app.lookup("web_fetch")
+    if tool is None:
+        raise AnkitError("the web_fetch tool is not loaded, so the page cannot be watched")
+    ctx = ToolContext(cwd=cwd, config=app.config.raw, data_dir=paths.data_home())
+    call = ToolCall("watch", "web_fetch", json.dumps({"url": routine.watch, "max_chars": 60_000}))
+    result = run_call(call, tool, ctx, lambda *a: True)  # the user named this address when adding the watch
+    if result.is_error:
+        raise AnkitError(f"could not fetch {routine.watch}: {result.content.removeprefix('Error: ')}")
+    snapshot = paths.data_home() / "routines" / f"watch-{routine.id}.txt"
+    old = snapshot.read_text(encoding="utf-8") if snapshot.exists() else None
+    snapshot.parent.mkdir(parents=True, exist_ok=True)
+    snapshot.write_text(result.content, encoding="utf-8")
+    if old is None:
+        return f"first look at {routine.watch} ({len(result.content)} characters); later runs report what changed", False
+    if old == result.content:
+        return f"no change at {routine.watch} since {routine.last_run[:16].replace('T', ' ')}", False
+    lines = list(difflib.unified_diff(old.splitlines(), result.content.splitlines(), "before", "now", n=1, lineterm=""))
+    cut = f"\n[... {len(lines) - WATCH_LINES} more lines of changes]" if len(lines) > WATCH_LINES else ""
+    return f"{routine.watch} changed since {routine.last_run[:16].replace('T', ' ')}:\n" + "\n".join(lines[:WATCH_LINES]) + cut, True
+
+
+def _keep(app, routine: Routine, report: str) -> str:
+    """Save a watch report as a session of its own (no model involved); print it; return the session id."""
+    print(report)
+    data = SessionData(new_session_id(), datetime.now().isoformat(timespec="seconds"), routine.cwd, "", "",
+                       [Message("user", f"watch {routine.watch}"), Message("assistant", report)],
+                       title=f"routine #{routine.id}: watch {routine.watch}"[:60])
+    app.store().save(data)
+    return data.id

@@ -1,0 +1,106 @@
+"""Routines run from the crontab line `ankit routine install` prints, on a fixed clock, against loopback servers."""
+
+import http.server
+import json
+import subprocess
+import threading
+from datetime import datetime, timedelta
+
+from tests.test_oneshot import ankit, env_for
+
+
+def cron_command(tmp_path) -> str:
+    """The command part of the crontab line (after the five time fields)."""
+    printed = ankit(tmp_path, "routine", "install")
+    assert printed.returncode == 0, printed.stderr
+    line = next(ln for ln in printed.stdout.splitlines() if not ln.startswith("#"))
+    fields = line.split(" ", 5)
+    assert fields[:5] == ["*/15", "*", "*", "*", "*"] and fields[5].endswith(" 2>&1")
+    return fields[5]
+
+
+def run_cron(tmp_path, command: str, now: str, **env) -> str:
+    """Run the crontab command as cron would (sh, the user's environment) with a fixed clock; return its log."""
+    done = subprocess.run(["sh", "-c", f"{command} --now {now}"], cwd="/", env=env_for(tmp_path, **env),
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode in (0, 1) and done.stdout == "" and done.stderr == ""  # all of it goes to the log
+    return (tmp_path / "state" / "ankit" / "routines.log").read_text()
+
+
+def sessions(tmp_path) -> list[dict]:
+    found = []
+    for path in sorted((tmp_path / "state" / "ankit" / "sessions").glob("*.jsonl")):
+        found.append([json.loads(line) for line in path.read_text().splitlines()])
+    return found
+
+
+def test_a_routine_runs_when_due_with_read_only_tools_only_and_its_answer_is_a_session(provider_server, tmp_path):
+    (tmp_path / "work").mkdir()
+    (tmp_path / "work" / "notes.txt").write_text("ship on friday\n")
+    config = tmp_path / "config" / "ankit" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text(f'base_url = "{provider_server.url}/v1"\n')
+    added = ankit(tmp_path, "routine", "add", "every day 09:00", "what do my notes say?")
+    assert added.returncode == 0 and added.stdout.startswith("added routine #1 every day 09:00"), added.stderr
+    store = tmp_path / "data" / "ankit" / "routines.json"
+    added_on = datetime.fromisoformat(json.loads(store.read_text())["routines"][0]["created"]).date()
+    created = (added_on + timedelta(days=1)).isoformat()  # the next morning
+    command = cron_command(tmp_path)
+    log = run_cron(tmp_path, command, f"{created}T08:59")
+    assert "no routine is due" in log and provider_server.requests == []
+    provider_server.push_openai(tool_calls=[("c1", "read_file", '{"path": "notes.txt"}'),
+                                            ("c2", "run_command", '{"command": "touch made"}')])
+    provider_server.push_openai(text="Your notes say: ship on friday.")
+    log = run_cron(tmp_path, command, f"{created}T09:05")
+    assert "== routine #1 (every day 09:00)" in log and "Your notes say: ship on friday." in log
+    results = provider_server.requests[1].json["messages"]
+    assert "ship on friday" in results[-2]["content"]  # read_file ran: read-only
+    assert results[-1]["content"].startswith("Error: the user declined")  # run_command was not allowed
+    assert "run_command needs approval; refused (add the routine again with --allow run_command" in log
+    assert not (tmp_path / "work" / "made").exists()
+    [saved] = sessions(tmp_path)
+    assert saved[0]["title"] == "routine #1: what do my notes say?" and saved[0]["cwd"] == str(tmp_path / "work")
+    routine = json.loads(store.read_text())["routines"][0]
+    assert routine["last_run"] == f"{created}T09:05:00" and routine["last_session"] == saved[0]["id"]
+    assert "no routine is due" in run_cron(tmp_path, command, f"{created}T12:00").splitlines()[-1]  # once a day
+
+
+def test_a_watch_routine_reports_what_changed_without_a_model(tmp_path):
+    page = {"text": "<p>status: all good</p>"}
+
+    class Page(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            body = page["text"].encode()
+            self.send_response(200)
+            self.send_header("content-type", "text/html")
+            self.send_header("content-length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Page)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_port}/status"
+    try:
+        assert ankit(tmp_path, "routine", "add", "every 1h", "--watch", url).returncode == 0
+        raw = json.loads((tmp_path / "data" / "ankit" / "routines.json").read_text())["routines"][0]["created"]
+        created = datetime.fromisoformat(raw)
+        command = cron_command(tmp_path)
+        assert f"first look at {url}" in run_cron(tmp_path, command, (created + timedelta(hours=1)).isoformat())
+        page["text"] = "<p>status: degraded</p>"
+        log = run_cron(tmp_path, command, (created + timedelta(hours=2)).isoformat())
+    finally:
+        server.shutdown()
+    assert f"{url} changed since" in log and "-status: all good" in log and "+status: degraded" in log
+    report = [line for line in sessions(tmp_path)[-1] if line.get("role") == "assistant"][0]["text"]
+    assert "+status: degraded" in report  # kept as a session too
+
+
+def test_run_due_with_a_bad_clock_and_a_bad_schedule_are_one_line(tmp_path):
+    bad = ankit(tmp_path, "routine", "run-due", "--now", "yesterday")
+    assert bad.returncode == 1 and bad.stderr.strip() == "ankit: usage: ankit routine run-due [--now YYYY-MM-DDTHH:MM]"
+    schedule = ankit(tmp_path, "routine", "add", "every blue moon", "hi")
+    assert schedule.returncode == 1 and len(schedule.stderr.splitlines()) == 1 and "cannot read the schedule" in schedule.stderr
+    assert not (tmp_path / "data" / "ankit" / "routines.json").exists()

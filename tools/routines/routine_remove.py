@@ -1,0 +1,29 @@
+"""routine_remove: delete a scheduled routine by its number, as `ankit routine remove` does."""
+
+import importlib.util
+from pathlib import Path
+
+_spec = importlib.util.spec_from_file_location("ankit_tools_routines_argv", Path(__file__).with_name("_argv.py"))
+_spec.loader.exec_module(_argv := importlib.util.module_from_spec(_spec))
+
+name = "routine_remove"
+description = "Remove a scheduled routine by its number (see routine_list), so it no longer runs."
+parameters = {
+    "type": "object",
+    "properties": {"id": {"type": "integer", "description": "The routine's number"}},
+    "required": ["id"],
+    "additionalProperties": False,
+}
+read_only = False
+needs_approval = True
+examples = ["remove routine 2", "stop the scheduled daily report routine"]
+
+
+def preview(args: dict, ctx) -> str:
+    """The exact command that would run."""
+    return _argv.shown(["routine", "remove", str(args["id"])])
+
+
+def run(args: dict, ctx) -> str:
+    """Remove it through ankit and return what it said."""
+    return ctx.admin(["routine", "remove", str(args["id"])])
