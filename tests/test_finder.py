@@ -227,6 +227,7 @@ RULE_CASES = {
     ("routines", ("every day",)): "every day run the tests",
     ("routines", ("schedule",)): "schedule the tests to run",
     ("edit", ("remove", "folder")): "remove the build folder",
+    ("http", ("files", "import")): "which files import requests",
 }
 
 
@@ -297,3 +298,28 @@ def test_an_oversized_group_named_whole_loads_its_parts():
     assert outcome.kind == "exact" and outcome.activate == index.catalog.parts_of("mcp:db")
     assert len(outcome.activate) > 1
     assert find(index, "drop the index").activate == ["mcp:db/index"]  # a request loads the part it needs
+
+
+# --- requests for the groups that were there before the second wave; none may be taken by a newer group ------
+
+OLD_GROUP_REQUESTS = {
+    "open the package.json and tell me the version": "core", "which files import requests": "core",
+    "list what is inside the docs folder": "core", "what time is it in Tokyo": "core",
+    "create a new file called notes.md with a heading": "edit", "rename old_name.py to new_name.py": "edit",
+    "apply this diff to the repository": "edit", "delete the temporary file scratch.txt": "edit",
+    "run npm test and show me the failures": "shell", "start the webpack dev server in the background": "shell",
+    "show me what the background server has logged": "shell", "compile the project with make": "shell",
+    "what did I change since the last commit": "git", "show the commit history of this repo": "git",
+    "commit the staged changes with a message": "git", "which branch am I on": "git",
+    "show the diff of the staged files": "git", "search the web for the latest python release": "web",
+    "download https://example.com/page.html and summarise it": "web", "look up online how to configure nginx": "web",
+    "what process is listening on port 5432": "process", "kill the process with pid 1234": "process",
+    "remember that I prefer pytest over unittest": "memory", "what do you remember about my preferences": "memory",
+    "forget fact #3": "memory", "do I have unread github notifications": "github",
+    "mark my github notifications as read": "github",
+}
+
+
+@pytest.mark.parametrize("query", list(OLD_GROUP_REQUESTS))
+def test_requests_for_the_older_groups_still_find_them_first(query):
+    assert find(bundled_index(), query).activate[0] == OLD_GROUP_REQUESTS[query]
