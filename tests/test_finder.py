@@ -9,6 +9,7 @@ from ankit.discovery.catalog import Rule, build_catalog
 from ankit.discovery.index import Index
 from ankit.discovery.finder import describe, find, make_find_tools
 from ankit.records import ToolCall
+from ankit.tooling.loader import load_tools
 from ankit.tooling.toolbox import ToolContext, run_call
 from tests.helpers import bundled
 

@@ -362,14 +362,12 @@ def test_write_todos_replaces_the_checklist_and_shows_it(tmp_path):
     ctx = ToolContext(cwd=tmp_path)
     plan = {"todos": [{"text": "read  the\ncode", "status": "done"}, {"text": "fix it", "status": "in_progress"},
                       {"text": "test"}]}
-    out = run_call(ToolCall("c1", "write_todos", json.dumps(plan)), BY_NAME["write_todos"], ctx, lambda *a: True)
+    out = call("write_todos", plan, ctx)
     assert out.content == "todo list (1/3 done, 1 in progress):\n[x] read the code\n[>] fix it\n[ ] test"
     assert [(t.text, t.status) for t in ctx.todos.items] == [("read the code", "done"), ("fix it", "in_progress"),
                                                               ("test", "pending")]
-    bad = run_call(ToolCall("c2", "write_todos", '{"todos": [{"text": "ok"}, {"text": " "}]}'), BY_NAME["write_todos"],
-                   ctx, lambda *a: True)
+    bad = call("write_todos", {"todos": [{"text": "ok"}, {"text": " "}]}, ctx)
     assert bad.is_error and bad.content == "Error: item 2 has no text; give each todo a few words"
     assert len(ctx.todos.items) == 3  # a refused list leaves the old one
-    wrong = run_call(ToolCall("c3", "write_todos", '{"todos": [{"text": "x", "status": "later"}]}'),
-                     BY_NAME["write_todos"], ctx, lambda *a: True)
+    wrong = call("write_todos", {"todos": [{"text": "x", "status": "later"}]}, ctx)
     assert wrong.is_error and "must be one of" in wrong.content

@@ -67,31 +67,26 @@ def _url(args: dict) -> str:
     return url
 
 
-def origin(url: str) -> str:
-    """scheme://host:port, with the scheme's default port written out."""
-    parts = urllib.parse.urlsplit(url)
-    scheme = parts.scheme.lower()
-    port = parts.port or (443 if scheme == "https" else 80)
-    return f"{scheme}://{(parts.hostname or '').lower()}:{port}"
+origin = http.origin  # approvals are per origin, shared with web_fetch (tools/_common/_http.py)
 
 
 def _env_names(args: dict) -> set[str]:
     return {m for value in (args.get("headers") or {}).values() for m in ENV_REF.findall(str(value))}
 
 
-def _approved(ctx) -> dict:
-    """Origins approved in this session, with the environment variables approved to go there."""
-    return ctx.state.setdefault("http_origins", {})
+def _secrets_sent(ctx) -> dict:
+    """Per approved origin, the environment variables the user let go there."""
+    return ctx.state.setdefault("http_secrets", {})
 
 
 def needs_approval(args: dict, ctx) -> bool:
     """Ask for every request that changes something, and once per origin (and secret) for reading requests."""
     try:
-        where = origin(_url(args))
+        url = _url(args)
     except http.HttpError:
         return False  # run() reports the bad URL; nothing is sent
-    known = _approved(ctx).get(where)
-    return _method(args) not in SAFE or known is None or not _env_names(args) <= known
+    known = _secrets_sent(ctx).get(origin(url), set())
+    return _method(args) not in SAFE or not http.approved(ctx, url) or not _env_names(args) <= known
 
 
 def preview(args: dict, ctx) -> str:
@@ -115,7 +110,8 @@ def run(args: dict, ctx) -> str:
     """Send the request (following same-origin or approved redirects) and describe the response."""
     url, method = _url(args), _method(args)
     names = _env_names(args)
-    _approved(ctx).setdefault(origin(url), set()).update(names)
+    http.approve(ctx, url)
+    _secrets_sent(ctx).setdefault(origin(url), set()).update(names)
     data, kind = _body(args)
     headers, secrets = _expand(args.get("headers") or {})
     if kind and not any(k.lower() == "content-type" for k in headers):
@@ -148,7 +144,7 @@ def _stop(following: str, here: str, method: str, status: int, ctx, hops: int) -
     if hops >= MAX_HOPS:
         return f"(stopped after {MAX_HOPS} redirects; the next one leads to {following})"
     there = origin(following)
-    if there != here and there not in _approved(ctx):
+    if there != here and not http.approved(ctx, following):
         return f"(redirected to {following}, another origin: not followed; call http_request with that URL to go on)"
     if method not in SAFE and status in (307, 308):
         return f"(redirected to {following}, which would repeat the {method}: not followed; send it there if meant)"
