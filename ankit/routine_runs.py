@@ -86,8 +86,8 @@ def run_one(routine: Routine, config: Config, now: datetime) -> tuple[str, str]:
         session = app.session(PrintView(), RoutineApprover(routine))
         if session.provider is None:
             raise AnkitError(app.setup_error.splitlines()[0])
+        session.save(f"routine #{routine.id}: {routine.prompt or routine.watch}"[:60])  # titled from the first line
         answer = session.turn(prompt)
-        session.save(f"routine #{routine.id}: {routine.prompt or routine.watch}"[:60])
         return session.id, answer or "(no answer)"
     finally:
         app.close()
