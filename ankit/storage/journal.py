@@ -27,6 +27,7 @@ class Mark:
     rounds: int
     header: str
     activated: str
+    todos: str = ""  # the checklist's line ("" for none)
 
 
 @contextlib.contextmanager

@@ -76,14 +76,20 @@ def _lines(data: SessionData) -> Iterator[dict]:
         yield {"type": "round", **record.to_dict()}
     yield {"type": "activated", "groups": list(data.activated)}
     if data.todos:
-        yield {"type": "todos", "items": [{"text": t.text, "status": t.status} for t in data.todos]}
+        yield _todos_entry(data)
+
+
+def _todos_entry(data: SessionData) -> dict:
+    """The checklist's line (an empty list after a cleared one)."""
+    return {"type": "todos", "items": [{"text": t.text, "status": t.status} for t in data.todos]}
 
 
 def _mark(data: SessionData, line) -> journal.Mark:
     """Where a file holding exactly this data stands: counts, and its last message, header and activated lines."""
     last = line(_message_entry(data.messages[-1])) if data.messages else ""
     return journal.Mark(len(data.messages), last, len(data.rounds), line(_header_entry(data)),
-                        line({"type": "activated", "groups": list(data.activated)}))
+                        line({"type": "activated", "groups": list(data.activated)}),
+                        line(_todos_entry(data)) if data.todos else "")
 
 
 def _header_entry(data: SessionData) -> dict:
@@ -190,6 +196,7 @@ class SessionStore:
             lines += [line(_message_entry(m)) for m in data.messages[mark.messages:]]
             lines += [line({"type": "round", **r.to_dict()}) for r in data.rounds[mark.rounds:]]
             lines += [new.activated] if new.activated != mark.activated else []
+            lines += [new.todos or line(_todos_entry(data))] if new.todos != mark.todos else []
             if lines:
                 journal.append(path, lines)
         self.marks[data.id] = new
