@@ -59,7 +59,7 @@ def test_nothing_configured_says_how_to_set_up(tmp_path):
 
 def test_with_nothing_configured_a_local_server_that_answers_is_used(tmp_path, provider_server):
     from ankit.providers.models import LocalServer
-    from test_models import dead_url
+    from tests.test_models import dead_url
     home, cwd = setup(tmp_path)
     provider_server.models = ["llama3.2:3b", "qwen3:8b"]
     servers = (LocalServer("Nothing", "local", dead_url()), LocalServer("Ollama", "ollama", provider_server.url + "/v1"))

@@ -235,7 +235,7 @@ def test_agents_md_the_system_flag_and_a_mentioned_file_reach_the_request(provid
 
 
 def test_an_image_goes_as_an_image_block_to_anthropic_and_is_refused_by_a_local_server(provider_server, tmp_path):
-    from test_mentions import PNG
+    from tests.test_mentions import PNG
     (tmp_path / "work").mkdir()
     (tmp_path / "work" / "shot.png").write_bytes(PNG)
     provider_server.push_anthropic(text="a red dot")

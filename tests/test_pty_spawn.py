@@ -4,7 +4,7 @@ import os
 import select
 import sys
 
-from pty_spawn import spawn_on_pty
+from tests.pty_spawn import spawn_on_pty
 
 
 def test_the_pty_helper_never_forks_this_multi_threaded_process(tmp_path):

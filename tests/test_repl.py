@@ -18,7 +18,7 @@ import pytest
 
 from ankit.terminal.render import ERASE_LINE
 from conftest import fixture_parts, openai_sse
-from pty_spawn import spawn_on_pty
+from tests.pty_spawn import spawn_on_pty
 
 ROOT = Path(__file__).resolve().parent.parent
 ANSI = re.compile(r"\x1b(\[[0-9;?]*[A-Za-z]|[=>]|\][^\x07]*\x07)|[\x01\x02\r]")

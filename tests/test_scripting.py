@@ -2,7 +2,7 @@
 
 import json
 
-from test_oneshot import ankit
+from tests.test_oneshot import ankit
 
 USAGE = {"prompt_tokens": 1234, "completion_tokens": 56, "total_tokens": 1290, "prompt_tokens_details": {"cached_tokens": 1000}}
 

@@ -9,7 +9,7 @@ import sys
 import time
 from pathlib import Path
 
-from pty_spawn import spawn_on_pty
+from tests.pty_spawn import spawn_on_pty
 from tests.test_oneshot import env_for
 
 # runs ankit's entry point as the installed `ankit` command does, then writes the loaded modules to argv[1]
