@@ -146,24 +146,11 @@ def run_call(call: ToolCall, tool: Tool | None, ctx: ToolContext, approve: Appro
     limit = DEFAULT_TIME_LIMIT
     try:
         args = _checked_arguments(call, tool)
-        decision, rule = (permissions or Permissions()).decide(tool.name, args)
-        if decision == "deny":
-            return error(f"refused by the rule {rule!r} in the settings; do not retry it, ask the user",
-                         f"refused by the rule {rule!r}")
-        if decision == "ask" and tool.wants_approval(args, ctx):
-            text = _call_flexibly(tool.preview, args, ctx) if tool.preview else ""
-            answer = approve(tool, args, str(text or ""))
-            if isinstance(answer, str) or not answer:  # False, or the reason the user gave for the no
-                return declined(call, answer)
-        changing = _changed_paths(tool, args, ctx) if keeper is not None else []
-        if changing:
-            keeper.keep(changing)
+        refused = _gate(call, tool, args, ctx, approve, permissions or Permissions(), error)
+        if refused is not None:
+            return refused
         limit = tool.limit(args, ctx)
-        try:
-            raw = call_with_limit(lambda: _call_flexibly(tool.run, args, ctx), limit)
-        finally:
-            if changing:
-                keeper.settle(changing)
+        raw = _execute(tool, args, ctx, keeper, limit)
         output_text, loaded = (raw.text, list(raw.names)) if isinstance(raw, ToolsLoaded) else (_as_text(raw), [])
         output_text = scrub.text(output_text)
     except BadArguments as exc:
@@ -178,6 +165,33 @@ def run_call(call: ToolCall, tool: Tool | None, ctx: ToolContext, approve: Appro
     content = cap_output(output_text, cap)
     return ToolResult(call.id, call.name, content, summary=scrub.text(_summary(told, output_text, cap)),
                       loaded=loaded)
+
+
+def _gate(call: ToolCall, tool: Tool, args: dict, ctx: ToolContext, approve: Approver, permissions: Permissions,
+          error: Callable[[str, str], ToolResult]) -> ToolResult | None:
+    """The settings' rules, then the user's approval where the tool wants it; None lets the call run."""
+    decision, rule = permissions.decide(tool.name, args)
+    if decision == "deny":
+        return error(f"refused by the rule {rule!r} in the settings; do not retry it, ask the user",
+                     f"refused by the rule {rule!r}")
+    if decision == "ask" and tool.wants_approval(args, ctx):
+        text = _call_flexibly(tool.preview, args, ctx) if tool.preview else ""
+        answer = approve(tool, args, str(text or ""))
+        if isinstance(answer, str) or not answer:  # False, or the reason the user gave for the no
+            return declined(call, answer)
+    return None
+
+
+def _execute(tool: Tool, args: dict, ctx: ToolContext, keeper: "FileKeeper | None", limit: float):
+    """Run the tool under its time limit, keeping the files it declares it changes for /undo."""
+    changing = _changed_paths(tool, args, ctx) if keeper is not None else []
+    if changing:
+        keeper.keep(changing)
+    try:
+        return call_with_limit(lambda: _call_flexibly(tool.run, args, ctx), limit)
+    finally:
+        if changing:
+            keeper.settle(changing)
 
 
 class BadArguments(ValueError):
