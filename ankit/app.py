@@ -30,7 +30,8 @@ from ankit.tooling.activation import Activation, habitual
 from ankit.registry import BUILT_IN, Registry
 from ankit.tooling.loader import load_tools
 from ankit.tooling.permissions import Permissions
-from ankit.tooling.toolbox import Runner, Tool, ToolContext, Toolset
+from ankit.tooling.toolbox import Runner, Tool, ToolContext
+from ankit.tooling.toolset import Toolset
 from ankit.usage.budget import Budget
 from ankit.usage.pricing import load_prices
 

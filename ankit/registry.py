@@ -11,7 +11,8 @@ from ankit.records import ToolSpec
 from ankit.skills.library import Skill
 from ankit.skills.tool import make_skill_tool
 from ankit.tooling.activation import Activation
-from ankit.tooling.toolbox import Tool, Toolset
+from ankit.tooling.toolbox import Tool
+from ankit.tooling.toolset import Toolset
 
 BUILT_IN = ("find_tools", "skill")  # ankit's own tools: no module or MCP server may take these names
 

@@ -2,7 +2,7 @@
 
 import inspect
 import json
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
@@ -280,33 +280,6 @@ def _as_text(output) -> str:
         return json.dumps(output, ensure_ascii=False, indent=1)
     except (TypeError, ValueError):
         return str(output)
-
-
-class Toolset(Mapping):
-    """Every known tool by name (files, built-ins, MCP), replaced whole when the catalog is rebuilt."""
-
-    def __init__(self, tools: dict[str, Tool] | None = None):
-        self._tools = dict(tools or {})
-
-    def replace(self, tools: dict[str, Tool]) -> None:
-        """Put a new set of tools in place (one assignment, so a reader never sees half of it)."""
-        self._tools = dict(tools)
-
-    def __getitem__(self, name: str) -> Tool:
-        return self._tools[name]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._tools)
-
-    def __len__(self) -> int:
-        return len(self._tools)
-
-    def search(self, query: str) -> str:
-        """Run find_tools for a query (ctx.find_tools, /find)."""
-        finder = self._tools.get("find_tools")
-        if finder is None:
-            return "find_tools is not available here"
-        return str(finder.run({"query": query}, None))
 
 
 @dataclass
