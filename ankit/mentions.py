@@ -61,25 +61,33 @@ def expand(text: str, cwd: Path, images: bool = True, scrub: Scrubber | None = N
             else:
                 refused.append(raw)
             continue
-        body, notice = (_listing(path) if path.is_dir() else _file(path, raw))
-        body = scrub.text(body) if body is not None else None
-        if notice:
-            out.notices.append(notice)
-        if body is None:
-            continue
-        if len(body) > room:
-            out.notices.append(f"@{raw}: not attached, the message already carries {TOTAL_CAP:,} characters of files")
-            continue
-        room -= len(body)
-        kind = "folder" if path.is_dir() else "file"
-        blocks.append(f'<{kind} path="{raw}">\n{body}' + ("" if body.endswith("\n") else "\n") + f"</{kind}>")
-        out.attached.append(raw)
+        block, used = _text_block(path, raw, out, room, scrub)
+        if block:
+            room -= used
+            blocks.append(block)
+            out.attached.append(raw)
     if blocks:
         out.text = text + "\n\n[ankit] Attached by the user's @mentions:\n" + "\n".join(blocks)
     for raw in refused:
         out.notices.append(f"@{raw}: this model does not take images here (Anthropic and OpenAI do); not attached")
         out.text += f"\n[ankit] The image {raw} could not be attached: this provider does not take images."
     return out
+
+
+def _text_block(path: Path, raw: str, out: Expanded, room: int, scrub: Scrubber) -> tuple[str, int]:
+    """A file's or folder's text as an attachment block and the characters it takes; ("", 0) with a notice
+    when there is nothing to attach or no room left."""
+    body, notice = (_listing(path) if path.is_dir() else _file(path, raw))
+    if notice:
+        out.notices.append(notice)
+    if body is None:
+        return "", 0
+    body = scrub.text(body)
+    if len(body) > room:
+        out.notices.append(f"@{raw}: not attached, the message already carries {TOTAL_CAP:,} characters of files")
+        return "", 0
+    kind = "folder" if path.is_dir() else "file"
+    return f'<{kind} path="{raw}">\n{body}' + ("" if body.endswith("\n") else "\n") + f"</{kind}>", len(body)
 
 
 def _looks_like_path(raw: str) -> bool:
