@@ -2,6 +2,7 @@
 
 import os
 import pty
+import select
 import tty
 
 from ankit.terminal.keys import Keys, edit
@@ -41,6 +42,22 @@ def test_keys_from_a_terminal_and_a_line_with_its_prompt():
                 pass
             else:
                 raise AssertionError("Ctrl-D on an empty line is the end of input")
+    finally:
+        os.close(master)
+        os.close(slave)
+
+
+def test_keys_typed_once_the_question_is_up_are_read_as_keys_even_ctrl_d():
+    # the approval enters cbreak before it shows its question: a ^D typed after seeing it never reaches the
+    # line discipline, which would turn it into end-of-input (read then as a NUL byte)
+    master, slave = pty.openpty()
+    try:
+        with os.fdopen(os.dup(slave), "w") as out:
+            keys = Keys(slave, out)
+            with keys.cbreak():
+                os.write(master, b"\x04")
+                select.select([slave], [], [], 2)
+                assert keys.key() == "\x04"
     finally:
         os.close(master)
         os.close(slave)

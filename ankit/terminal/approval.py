@@ -112,8 +112,9 @@ class Approver:
     def _key(self) -> tuple[str, str | None]:
         """A single key; after n, a further key other than Enter starts the reason."""
         while True:
-            self.view.write(paint(QUESTION, BOLD, self.view.colour))
-            key = self.keys.key()
+            with self.keys.cbreak():
+                self.view.write(paint(QUESTION, BOLD, self.view.colour))
+                key = self.keys.key()
             answer = KEYS.get(key.lower())
             if answer is None:
                 self.view.write("\n")

@@ -29,7 +29,9 @@ class Keys:
         self.fd, self.out = fd, out or sys.stdout
 
     @contextmanager
-    def _cbreak(self):
+    def cbreak(self):
+        """Keys reach ankit one by one while inside (entered before a question is shown, so none typed after
+        it meets the line discipline)."""
         saved = termios.tcgetattr(self.fd)
         changed = list(saved)
         changed[3] &= ~(termios.ICANON | termios.ECHO)
@@ -43,11 +45,13 @@ class Keys:
 
     def key(self) -> str:
         """One key press: a character, or a whole escape sequence such as an arrow key."""
-        with self._cbreak():
+        with self.cbreak():
             return self._read_key()
 
     def _read_key(self) -> str:
         data = os.read(self.fd, 1)
+        if not data:  # end of input (a closed terminal, or a Ctrl-D the line discipline took before cbreak)
+            return EOF
         if data == b"\x1b":  # an escape sequence arrives at once; a lone Esc does not
             while select.select([self.fd], [], [], 0.05)[0]:
                 data += os.read(self.fd, 1)
@@ -62,7 +66,7 @@ class Keys:
         """A line typed with editing (arrows, Home/End, Backspace, Delete, Ctrl-U, Ctrl-W); Ctrl-D on an empty
         line raises EOFError. The prompt is plain text (its width is counted)."""
         buffer, cursor = list(text), len(text)
-        with self._cbreak():
+        with self.cbreak():
             while True:
                 self._draw(prompt, buffer, cursor, width or terminal_width())
                 key = self._read_key()
