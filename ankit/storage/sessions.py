@@ -8,14 +8,15 @@ import secrets
 import sys
 import tempfile
 from collections.abc import Callable, Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
 from ankit.errors import AnkitError
-from ankit.records import TODO_STATES, Image, Message, Todo, ToolCall, ToolResult
+from ankit.records import TODO_STATES, Message, Todo
 from ankit.scrub import Scrubber
 from ankit.storage import journal
+from ankit.storage.lines import message_entry as _message_entry, message_from as _message
 from ankit.usage.ledger import RoundRecord, total
 
 SAFE_ID = re.compile(r"[A-Za-z0-9][\w.-]*")
@@ -97,39 +98,6 @@ def _header_entry(data: SessionData) -> dict:
     return {"type": "session", "version": FORMAT_VERSION, "id": data.id, "created": data.created,
             "cwd": str(data.cwd), "provider": data.provider, "model": data.model,
             "title": data.title or title_of(data.messages)}
-
-
-def _message_entry(message: Message) -> dict:
-    """One message's line as a JSON object."""
-    entry = asdict(message)
-    if not entry["opaque"]:
-        del entry["opaque"]  # most messages carry no provider data: keep their lines as they were
-    for result in entry["results"]:
-        del result["summary"]  # the user's line about a call is for the screen only
-        if not result["loaded"]:
-            del result["loaded"]  # only find_tools' answers load tools
-    if not entry["images"]:
-        del entry["images"]
-    if not entry["summary"]:
-        del entry["summary"]  # only /compact's summary carries the mark
-    return {"type": "message", **entry}
-
-
-def _message(entry: dict) -> Message:
-    """A Message from its file line; raises ValueError when malformed."""
-    if entry.get("role") not in ("user", "assistant", "tool"):
-        raise ValueError(f"unknown role {entry.get('role')!r}")
-    calls = [ToolCall(str(c["id"]), str(c["name"]), str(c.get("arguments", "{}"))) for c in entry.get("tool_calls", [])]
-    results = [
-        ToolResult(str(r["call_id"]), str(r["name"]), str(r.get("content", "")), bool(r.get("is_error", False)),
-                   loaded=[n for n in r["loaded"] if isinstance(n, str)] if isinstance(r.get("loaded"), list) else [])
-        for r in entry.get("results", [])
-    ]
-    opaque = entry.get("opaque")
-    opaque = {str(k): v for k, v in opaque.items() if isinstance(v, list)} if isinstance(opaque, dict) else {}
-    images = [Image(str(i["media_type"]), str(i["data"]), str(i.get("name", ""))) for i in entry.get("images", [])]
-    return Message(entry["role"], str(entry.get("text", "")), calls, results, bool(entry.get("cut", False)), opaque,
-                   images, entry.get("summary") is True)
 
 
 def _apply(data: SessionData, entry: dict) -> None:

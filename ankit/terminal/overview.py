@@ -5,6 +5,8 @@ from pathlib import Path
 from ankit.discovery.catalog import first_sentence
 from ankit.mcp import NO_SERVERS
 from ankit.skills.library import PROMPT_HEAD
+from ankit.storage.sessions import title_of
+from ankit.terminal.render import clip
 from ankit.fit import fit_lines
 from ankit.tooling.activation import canonical
 from ankit.usage.ledger import number, table
@@ -158,3 +160,14 @@ def _folder(path: str, width: int = 20) -> str:
 def mcp_text(mcp) -> str:
     """`ankit mcp` and /mcp: each server, whether it started or why not, and its tools."""
     return NO_SERVERS if mcp is None else "\n".join(mcp.status_lines())
+
+
+def resumed_text(session, title: str = "", width: int = 80) -> str:
+    """The lines that tell which session was resumed and where it stopped (the last reply cut to width)."""
+    turns = sum(1 for m in session.messages if m.role == "user" and not m.summary)
+    count = f"{turns} turn" + ("" if turns == 1 else "s")
+    head = f"resumed {session.id}: {title or title_of(session.messages) or 'untitled'} ({count})"
+    last = next((m for m in reversed(session.messages) if m.role == "assistant" and m.text.strip()), None)
+    if last is None:
+        return head
+    return head + "\n" + clip("last reply: " + " ".join(last.text.split()), width)

@@ -13,6 +13,7 @@ from ankit.terminal.workflow import (CUSTOM_HEAD, cmd_edit, cmd_init, cmd_undo, 
                                     models_listing)
 from ankit.usage.pricing import load_prices
 from ankit.usage.ledger import render_usage, status_line
+from ankit.terminal.overview import resumed_text
 
 NO_PROVIDER = "no provider is configured: set one up as shown at start, then restart"
 INPUT_HELP = ('Input: end a line with \\ to go on; a line of """ opens and closes a block.\n'
@@ -259,18 +260,6 @@ def cmd_resume(state: ReplState, arg: str) -> str:
     data = state.app.store().load(arg)
     open_session(state, data)
     return resumed_text(state.session, data.title, state.view.width())
-
-
-def resumed_text(session, title: str = "", width: int = 80) -> str:
-    """The lines that tell which session was resumed and where it stopped (the last reply cut to width)."""
-    from ankit.storage.sessions import title_of
-    turns = sum(1 for m in session.messages if m.role == "user" and not m.summary)
-    count = f"{turns} turn" + ("" if turns == 1 else "s")
-    head = f"resumed {session.id}: {title or title_of(session.messages) or 'untitled'} ({count})"
-    last = next((m for m in reversed(session.messages) if m.role == "assistant" and m.text.strip()), None)
-    if last is None:
-        return head
-    return head + "\n" + clip("last reply: " + " ".join(last.text.split()), width)
 
 
 def cmd_retry(state: ReplState, arg: str) -> None:

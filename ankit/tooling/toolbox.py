@@ -127,11 +127,7 @@ DECLINED = "the user declined this call; do not retry it, ask the user what to d
 def run_call(call: ToolCall, tool: Tool | None, ctx: ToolContext, approve: Approver, cap: int = DEFAULT_OUTPUT_CAP,
              output: Callable[[str], None] | None = None, keeper: "FileKeeper | None" = None,
              permissions: Permissions | None = None, scrub: Scrubber | None = None) -> ToolResult:
-    """Check the arguments and the rules, approve, and run one call under its time limit; every failure becomes
-    an error result the model sees, and secrets are scrubbed from what comes back and from the live output.
-
-    `output` hears the tool's live output (ctx.output); the result's summary is the user's line about it.
-    """
+    """One call to its result: arguments, rules, approval, run under a time limit, output scrubbed and capped."""
     scrub = scrub or Scrubber()
 
     def error(text: str, summary: str = "") -> ToolResult:
