@@ -149,6 +149,16 @@ def test_job_input_answers_a_prompt_and_shows_the_reply(tmp_path):
     assert "exited 0" in done and "got y" in done
 
 
+def test_job_wait_reports_an_exited_jobs_last_words(tmp_path):
+    # a slow listener (a slow terminal showing live output) holds the reader back, so the process has exited
+    # with its last words still in the pipe; the report waits for the reader to reach the end of the output
+    ctx = ToolContext(cwd=tmp_path)
+    ok("job_start", {"command": "sleep 1; echo first; sleep 0.1; echo last"}, ctx)
+    ctx.state["jobs"]["1"].capture.listener = lambda chunk: time.sleep(0.5)
+    done = ok("job_wait", {"job_id": "1", "timeout": 10}, ctx)
+    assert "exited 0" in done and "first\nlast" in done
+
+
 def test_job_input_is_refused_by_the_user_or_by_an_exited_job(tmp_path):
     ctx = ToolContext(cwd=tmp_path)
     ok("job_start", {"command": "cat > got.txt"}, ctx)

@@ -59,6 +59,13 @@ class Job:
         with self.capture.lock:
             self.mark = self.capture.total
 
+    def finished(self, drain: float = 2.0) -> bool:
+        """Whether the process has exited; if so, its last output is read first (a process's exit comes before its pipe's end)."""
+        if self.proc.poll() is None:
+            return False
+        self.capture.done.wait(drain)  # a grandchild holding the pipe open must not hold the answer up for long
+        return True
+
     def ended(self) -> str:
         """'' while running, else a one-line error text for tools that need a running job."""
         if self.proc.poll() is None:

@@ -36,6 +36,7 @@ class Capture:
     lines: int = 0  # newlines seen, kept or not
     listener: Callable[[bytes], None] | None = None  # told of each chunk as it arrives (live output)
     lock: threading.Lock = field(default_factory=threading.Lock)
+    done: threading.Event = field(default_factory=threading.Event)  # set once the reader saw end of output
 
     def feed(self, chunk: bytes) -> None:
         """Add output, dropping the middle once both ends are full."""
@@ -124,9 +125,12 @@ def spawn(argv: list[str], cwd: Path, capture: Capture, stdin=subprocess.DEVNULL
 
 
 def _pump(stream, capture: Capture) -> None:
-    with stream:
-        while chunk := os.read(stream.fileno(), 65536):
-            capture.feed(chunk)
+    try:
+        with stream:
+            while chunk := os.read(stream.fileno(), 65536):
+                capture.feed(chunk)
+    finally:
+        capture.done.set()
 
 
 GENTLE = (signal.SIGINT, signal.SIGTERM)  # what a Ctrl-C or a timeout sends first, in order

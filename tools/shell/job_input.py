@@ -79,4 +79,5 @@ def _settle(job) -> str:
             last, changed = now, time.monotonic()
         elif now and time.monotonic() - changed >= QUIET:
             break
+    job.finished()  # an exited job's last words are read before they are reported
     return job.new_output().rstrip("\n")

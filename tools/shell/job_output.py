@@ -29,6 +29,7 @@ examples = ["show the dev server logs", "what has the background job printed", "
 def run(args: dict, ctx) -> str:
     """The job's state line and its kept output."""
     job = jobs.get(ctx, args["job_id"])
+    job.finished()  # an ended job's output is read to the end first
     last = args.get("last_lines")
     output = job.capture.text(last_lines=max(1, int(last)) if last else None).rstrip("\n")
     if hasattr(ctx, "output") and output:  # the user sees it as the tail, and /show has it whole

@@ -51,5 +51,6 @@ def run(args: dict, ctx) -> str:
         process.wait(0.5)
     except subprocess.TimeoutExpired:
         pass
+    job.finished()  # a job that already ended has its output read to the end
     early = capture.text(last_lines=20).strip()
     return f"started {job.line()}" + (f"\nfirst output:\n{early}" if early else "")

@@ -30,5 +30,6 @@ def run(args: dict, ctx) -> str:
         job.stopped_by = proc.stop(job.proc, proc.GENTLE[1:], grace=2.0)
     else:
         proc.release(job.proc)
+    job.finished()  # its last output is read before it is shown
     tail = job.capture.text(last_lines=20).rstrip("\n")
     return f"{job.line()}" + (f"\nlast output:\n{tail}" if tail else "")

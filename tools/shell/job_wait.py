@@ -45,7 +45,7 @@ def run(args: dict, ctx) -> str:
     timeout = max(1, min(MAX_TIMEOUT, int(args.get("timeout") or DEFAULT_TIMEOUT)))
     deadline = time.monotonic() + timeout
     while True:
-        ended = job.proc.poll() is not None
+        ended = job.finished()
         output = job.new_output()  # read after the state, so an ended job's last words are in it
         line = _match(pattern, output)
         if line is not None:
