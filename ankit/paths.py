@@ -62,10 +62,28 @@ def unpacked(zipped: Path) -> Path:
             folder = root / f"bundle-{hashlib.file_digest(file, 'sha256').hexdigest()[:20]}"
         if not folder.is_dir():
             _unpack(zipped, root, folder)
+            _prune(root, folder)
+        os.utime(folder)  # the time of last use, which _prune reads
         return folder
     except (OSError, zipfile.BadZipFile) as exc:
         raise AnkitError(f"cannot unpack the bundled tools and skills of {zipped} into {root} "
                          f"({getattr(exc, 'strerror', None) or exc}): set XDG_CACHE_HOME to a writable folder") from None
+
+
+STALE_DAYS = 30  # an unpacked copy no archive has used for this long is removed
+
+
+def _prune(root: Path, keep: Path) -> None:
+    """Remove the unpacked copies of other archives (older ankit.pyz files) unused for STALE_DAYS."""
+    import shutil
+    import time
+    cutoff = time.time() - STALE_DAYS * 86400
+    for old in root.glob("bundle-*"):
+        try:
+            if old != keep and old.stat().st_mtime < cutoff:
+                shutil.rmtree(old, ignore_errors=True)
+        except OSError:
+            continue
 
 
 def _unpack(zipped: Path, root: Path, folder: Path) -> None:

@@ -4,6 +4,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -110,3 +111,17 @@ def test_an_older_python_is_told_in_one_line(pyz, tmp_path):
                           env=clean_env(tmp_path))
     assert done.returncode == 1
     assert done.stderr.startswith("ankit: needs Python 3.11 or newer, and this is 3.") and done.stderr.count("\n") == 1
+
+
+def test_unpacking_a_new_archive_removes_copies_unused_for_thirty_days(pyz, tmp_path):
+    cache = tmp_path / "cache" / "ankit"
+    for name, days in (("bundle-old", 40), ("bundle-recent", 2)):
+        (cache / name / "ankit").mkdir(parents=True)
+        then = time.time() - days * 86400
+        os.utime(cache / name, (then, then))
+    done = run(pyz, tmp_path, "tools")
+    assert done.returncode == 0, done.stderr
+    names = sorted(p.name for p in cache.iterdir())
+    assert "bundle-old" not in names and "bundle-recent" in names and len(names) == 2
+    [current] = [cache / n for n in names if n != "bundle-recent"]
+    assert time.time() - current.stat().st_mtime < 3600  # marked as used now
