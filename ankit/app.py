@@ -53,7 +53,7 @@ class App:
     permissions: Permissions = field(default_factory=Permissions)  # the settings' rules and [a]lways answers
     _settings: ProviderSettings | None = None
     _told_origin: bool = False
-    mcp_start: str = "all"  # "uncached" for listings: servers with a cached tool list are not started
+    mcp_start: str = "all"  # "uncached" for listings, "deferred" for -p: see Registry.mcp_start
     _store: SessionStore | None = field(default=None, repr=False)
 
     def load(self) -> "App":
@@ -61,13 +61,18 @@ class App:
         file_tools, self.problems = load_tools(self.tool_folders(), reserved=BUILT_IN)
         given = [("--tools-dir", p) for p in self.config.tools_dirs] + [("--skills-dir", self.config.skills_dir)]
         self.problems += [f"{flag} {p} is not a folder; check the path" for flag, p in given if p and not p.is_dir()]
-        dirs = skill_dirs(self.cwd, self.config.skills_dir, Path.home(), paths.config_home(), paths.bundled("skills"))
-        self.skills, self.skill_problems = find_skills(dirs)
+        self.load_skills()
         self.instructions = load_instructions(self.cwd, paths.config_home())
         self.registry = Registry(file_tools, self.skills, self.config.core, self.config.catalog_mode,
                                  self.config.mcp_servers, paths.state_home() / "mcp", self.mcp_start,
                                  self.problems)
         self.permissions = Permissions.from_rules(self.config.allow, self.config.deny)
+        return self
+
+    def load_skills(self) -> "App":
+        """Find the skills (all `ankit skills` needs: no tools, no MCP servers)."""
+        dirs = skill_dirs(self.cwd, self.config.skills_dir, Path.home(), paths.config_home(), paths.bundled("skills"))
+        self.skills, self.skill_problems = find_skills(dirs)
         return self
 
     def reload_instructions(self) -> None:
@@ -190,7 +195,7 @@ class App:
 
 
 def build_app(config: Config, cwd: Path | None = None, mcp_start: str = "all") -> App:
-    """Load everything ankit needs for this folder (mcp_start "uncached": servers listed before stay off)."""
+    """Load everything ankit needs for this folder (mcp_start: when MCP servers start, see Registry.mcp_start)."""
     return App(config, cwd or Path(os.getcwd()), mcp_start=mcp_start).load()
 
 

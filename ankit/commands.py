@@ -44,7 +44,7 @@ def output_width() -> int:
 def _listing_app(config: Config, refresh: bool) -> App:
     """An app for a listing: servers answer from their cached tool lists; the others (or all, with refresh)
     start and are waited for."""
-    app = build_app(config, mcp_start="all" if refresh else "uncached")
+    app = build_app(config, mcp_start="refresh" if refresh else "uncached")
     if app.mcp is not None:
         app.mcp.wait() if refresh else app.mcp.wait_uncached()  # each server's startup_timeout
     return app
@@ -69,6 +69,12 @@ def run_command(command: str, argv: list[str], config: Config) -> int:
         from ankit.admin import Admin
         print(Admin(config, Path.cwd())([command, *argv]))
         return 0
+    if command == "skills":
+        from ankit.skills.tool import skills_command
+        app = App(config, Path.cwd()).load_skills()
+        text, code = skills_command(argv, app.skills, app.skill_problems)
+        print(text)
+        return code
     refresh = "--refresh" in argv and command in ("tools", "mcp")
     app = _listing_app(config, refresh) if command in ("tools", "mcp") else build_app(config)
     try:
@@ -128,11 +134,6 @@ def _with_app(command: str, argv: list[str], app: App) -> int:
             return 0
         print(tools_listing(app, output_width()))
         return 0
-    if command == "skills":
-        from ankit.skills.tool import skills_command
-        text, code = skills_command(argv, app.skills, app.skill_problems)
-        print(text)
-        return code
     if command == "mcp":
         from ankit.terminal.overview import mcp_text
         print(mcp_text(app.mcp))

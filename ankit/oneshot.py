@@ -81,7 +81,7 @@ def run_once(args, config: Config) -> int:
     fmt = getattr(args, "output_format", "text") or "text"
     if fmt != "text":
         return _run_json(text, args, config, fmt == "stream-json")
-    app = build_app(config)
+    app = build_app(config, mcp_start="deferred")
     try:
         warn(app.problems + app.skill_problems)
         session = app.session(PrintView(), PrintApprover(config.yes), resume=app.resumed(args))
@@ -108,7 +108,7 @@ def _message(text: str, app, session) -> tuple[str, list]:
 def _run_json(text: str, args, config: Config, streaming: bool) -> int:
     """The run as JSON: one result object at the end, or one object per line as it happens."""
     started, view = time.monotonic(), JsonView(streaming)
-    app = build_app(config)
+    app = build_app(config, mcp_start="deferred")
     session, answer, error, before = None, "", "", 0
     try:
         warn(app.problems + app.skill_problems)

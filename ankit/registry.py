@@ -27,12 +27,15 @@ class Registry:
     catalog_mode: str = "first"
     mcp_servers: dict = field(default_factory=dict)  # the config's [mcp.servers] tables
     mcp_log_dir: Path | None = None
-    mcp_start: str = "all"  # "all" in the background, or "uncached": only servers with no cached tool list
+    # "all": every server starts in the background, those with a cached tool list a few at a time (nobody waits
+    # for them); "refresh": every server at once (to be waited for); "uncached": only servers with no cached
+    # list (listings); "deferred": as "all", but those with a cached list start when the first turn begins (-p)
+    mcp_start: str = "all"
     problems: list[str] = field(default_factory=list)  # one line per skipped module or catalog problem
     tools: Toolset = field(default_factory=Toolset, init=False)
     activation: Activation = field(init=False)
     catalog: Catalog | None = field(default=None, init=False)
-    index: Index | None = field(default=None, init=False)
+    _index: Index | None = field(default=None, init=False, repr=False)  # built when first searched
     mcp: object = field(default=None, init=False)  # an McpManager when servers are configured
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False)
     late_problems: list[str] = field(default_factory=list, init=False)  # found after start (MCP name clashes)
@@ -45,7 +48,9 @@ class Registry:
             from ankit.mcp.servers import McpManager
             cache = ToolCache(self.mcp_log_dir / "cache") if self.mcp_log_dir else None
             self.mcp = McpManager(self.mcp_servers, self.mcp_log_dir, on_change=self.reindex, cache=cache)
-            self.mcp.start(uncached_only=self.mcp_start == "uncached")
+            self.mcp.start(uncached_only=self.mcp_start != "refresh")
+            if self.mcp_start == "all":
+                self.mcp.start(gentle=True)
         self.reindex()
 
     def reindex(self) -> None:
@@ -71,11 +76,19 @@ class Registry:
                 self.activation.forget_frozen("core")  # find_tools' description lists the groups
             self.catalog = catalog
             self.tools.replace(tools)
-            self.index = Index(catalog, list(tools.values()))
+            self._index = None  # a listing never searches: the index is built on first use
             self.problems += [p for p in problems if p not in self.problems]
             self.activation.core = self._core_groups()
             for group in meta:
                 self.activation.forget_frozen(group)
+
+    @property
+    def index(self) -> Index:
+        """The search index over the current tools, built on first use after each rebuild."""
+        with self._lock:
+            if self._index is None:
+                self._index = Index(self.catalog, list(self.tools.values()))
+            return self._index
 
     def _problem(self, line: str) -> None:
         if line not in self.problems and line not in self.late_problems:
@@ -85,6 +98,8 @@ class Registry:
         """MCP servers still starting list their tools first; then each MCP tool skipped for its name is told once."""
         if self.mcp is not None:
             self.mcp.before_turn(view)
+            if self.mcp_start == "deferred":
+                self.mcp.start(gentle=True)  # those answered from the cache so far; a no-op once they run
         for line in self.late_problems[self._told:]:
             view.notice(line)
         self._told = len(self.late_problems)

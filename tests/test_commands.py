@@ -73,6 +73,18 @@ def test_skills_from_claude_folder_load_unchanged(tmp_path):
     assert missing.returncode == 1 and "pdf-forms" in missing.stdout
 
 
+def test_skills_starts_no_mcp_server(tmp_path):
+    config = tmp_path / "config" / "ankit"
+    config.mkdir(parents=True)
+    record = tmp_path / "record.jsonl"
+    server = ROOT / "tests" / "mcp_fake_server.py"
+    (config / "config.toml").write_text(f"[mcp.servers.fake]\ncommand = {json.dumps(sys.executable)}\n"
+                                        f"args = [{json.dumps(str(server))}, \"--record\", {json.dumps(str(record))}]\n")
+    listing = ankit(tmp_path, "skills")
+    assert listing.returncode == 0 and "review-commit" in listing.stdout
+    assert not record.exists()  # listing skills needs no tool and no server
+
+
 def test_mcp_list_shows_servers_and_their_tools(tmp_path):
     config = tmp_path / "config" / "ankit"
     config.mkdir(parents=True)

@@ -2,6 +2,7 @@
 
 import atexit
 import hashlib
+import os
 import threading
 import time
 from collections.abc import Callable
@@ -83,19 +84,27 @@ class McpManager:
                     server.tools, server.problems = make_tools(server.name, server.cached["tools"],
                                                                self._caller(server), server.label)
 
-    def start(self, uncached_only: bool = False) -> None:
-        """Start the servers (or only those with no cached list) in background threads; never blocks."""
+    def start(self, uncached_only: bool = False, gentle: bool = False) -> None:
+        """Start the servers not started yet (or only those with no cached list) in background threads; never
+        blocks. Called again without uncached_only, it starts the rest; gentle: a few at a time (one fewer than
+        the machine's cores), so servers nobody waits for do not starve ankit's own work."""
         with self._lock:
-            if self._started or self._closed:
+            if self._closed:
                 return
-            self._started = True
-        atexit.register(self.close)
-        for server in self._servers:
-            if server.config is not None and not (uncached_only and server.cached is not None):
+            booting = [s for s in self._servers if s.config is not None and not s.started
+                       and not (uncached_only and s.cached is not None)]
+            for server in booting:
                 server.started = True
-                threading.Thread(target=self._boot, args=(server,), name=f"mcp-{server.label}", daemon=True).start()
+            if booting and not self._started:
+                self._started = True
+                atexit.register(self.close)
+        slots = threading.Semaphore(max(1, (os.cpu_count() or 2) - 1)) if gentle else None
+        for server in booting:
+            threading.Thread(target=self._boot, args=(server, slots), name=f"mcp-{server.label}", daemon=True).start()
 
-    def _boot(self, server: _Server) -> None:
+    def _boot(self, server: _Server, slots: threading.Semaphore | None = None) -> None:
+        if slots is not None:
+            slots.acquire()  # a call meanwhile starts the server itself (see _running) and is never held up
         try:
             with server.lock:
                 if server.client is None or not server.client.alive:  # a call may have started it meanwhile
@@ -106,6 +115,8 @@ class McpManager:
             server.error = f"MCP server {server.name!r} failed to start: {type(exc).__name__}: {exc}"
         finally:
             server.ready.set()
+            if slots is not None:
+                slots.release()
 
     def _launch(self, server: _Server) -> None:
         """Start a fresh process for the server, list its tools, and make it the current one."""
