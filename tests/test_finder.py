@@ -221,7 +221,7 @@ RULE_CASES = {
     ("edit", ("insert", "line")): "insert a line in the config file",
     ("memory", ("note for later",)): "note for later about this project",
     ("project_notes", ("decision",)): "recall our decision about the database",
-    ("project_notes", ("project", "note")): "remember this as a project note",
+    ("project_notes", ("project", "note")): "remember this note about the project",
     ("http", ("post",)): "post this to the web form",
     ("http", ("curl",)): "run curl against the server",
     ("routines", ("every morning",)): "every morning check the git status",

@@ -302,3 +302,22 @@ def test_name_coverage_scaled_by_rarity_sends_stopping_a_port_to_kill_process():
     catalog, _ = build_catalog(tools_)
     ranked = Index(catalog, tools_).rank_tools("stop whatever is running on port 8000")
     assert [name for name, _ in ranked[:2]] == ["kill_process", "port_status"]
+
+
+def test_a_group_keyword_lifts_the_tools_it_fits_not_every_tool_of_the_group(tmp_path):
+    write_tool(tmp_path, "vcs", "vcs_commit", "Record a new commit.")
+    write_tool(tmp_path, "vcs", "vcs_log", "Show the history of commits.")
+    write_tool(tmp_path, "vcs", "vcs_status", "Show the status of the working tree.")
+    write_toml(tmp_path, "vcs", 'keywords = ["staged", "changes", "commit", "history", "status"]\n')
+    write_tool(tmp_path, "cluster", "cluster_get", "List pods, deployments or services in a namespace.")
+    write_tool(tmp_path, "cluster", "cluster_logs", "Show the logs of a pod.")
+    write_tool(tmp_path, "repo", "repo_diff_staged", "Show the diff of the staged changes, ready to commit.")
+    tools_ = load(tmp_path)
+    catalog, _ = build_catalog(tools_)
+    index = Index(catalog, tools_)
+    # 'staging' fits a vcs keyword, but the pods are the request: the vcs tools stay below cluster_get
+    assert tools(index, "list all pods in the staging namespace")[0] == "cluster_get"
+    # three vcs keywords fire; they say one thing, and do not outweigh a tool that fits every word
+    assert tools(index, "show the changes I have staged for commit")[0] == "repo_diff_staged"
+    # the keyword's group still wins when nothing else fits better, its fitting tool first
+    assert tools(index, "what is the status")[0] == "vcs_status"

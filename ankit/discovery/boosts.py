@@ -2,6 +2,9 @@
 
 Bonuses are idf-scaled: a tool name typed as is ("web_search"), a name said as words ("search the web" does
 not count, "delete the file" counts for delete_file), the group id as a word, a curated keyword as a phrase.
+A group's bonuses lift its best tool (and the tools a keyword names) whole, its other tools by their share of
+that tool's text score: a group's word picks the group without lifting its unrelated tools over another
+group's right one. Of one-word keywords, which say the same thing again, only the strongest counts.
 Disambiguation rules come last: every rule whose words are all in the request fires; the groups they beat are
 halved, and the groups they prefer are lifted together just above every other group, so which rule was
 written first (or in which folder) never decides.
@@ -33,6 +36,24 @@ def _vocabulary(catalog: Catalog, group) -> set[str]:
     return found
 
 
+class _Lifts:
+    """The group bonuses one request earns, gathered before they are applied to the text scores (base)."""
+
+    def __init__(self, base: dict[int, float]) -> None:
+        self.base = base
+        self.pending: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0])  # group -> [one word, phrases]
+        self.said: dict[str, set[str]] = defaultdict(set)  # group -> the words of its keywords the request used
+
+    def add(self, group_id: str, bonus: float, words: list[str], phrase: bool = False) -> None:
+        """A phrase counts whole; of one-word keywords and ids, which say the same thing again, the strongest."""
+        pending = self.pending[group_id]
+        if phrase:
+            pending[1] += bonus
+        else:
+            pending[0] = max(pending[0], bonus)
+        self.said[group_id].update(words)
+
+
 class Boosts:
     """The name, group id, keyword and rule bonuses over one index's tools (by position)."""
 
@@ -41,6 +62,7 @@ class Boosts:
         self.weights, self._idf, self._name_idf = weights, idf, name_idf
         position = {name: i for i, name in enumerate(names)}
         self._members = {g.id: [position[n] for n in g.tools if n in position] for g in catalog.groups.values()}
+        self._name_terms = [set(catalog.terms[n].name) for n in names]
         self._group_of = {i: g for g, members in self._members.items() for i in members}
         self._exact: dict[str, list[int]] = defaultdict(list)
         self._literal: dict[str, list[int]] = defaultdict(list)
@@ -74,7 +96,8 @@ class Boosts:
         says git in 'show the git logs', not in 'the logs of pod web-5d8 in namespace prod'; a keyword phrase
         of two words or more counts whole. A rule decides only between groups the request already reaches.
         """
-        self._names(query, parts, scores)
+        lifts = _Lifts(dict(scores))
+        self._names(query, parts, scores, lifts)
         request = list(dict.fromkeys(t for p in parts for t in p))
         joined = " " + " ".join(t for p in parts for t in p) + " "
         shares: dict[str, float] = {}
@@ -82,14 +105,15 @@ class Boosts:
         for phrase, group_id, bonus in self._keywords:
             if phrase in joined:
                 if phrase.count(" ") > 2:  # a phrase of two words or more is specific: it counts whole
-                    self._add_group(group_id, bonus, scores)
+                    lifts.add(group_id, bonus, phrase.split(), phrase=True)
                     continue
                 if not shares:
                     best = self._best_share(request, scores)
                 if group_id not in shares:
                     shares[group_id] = self._share(group_id, request)
                 relative = min(1.0, shares[group_id] / best) if best else 1.0
-                self._add_group(group_id, bonus * relative, scores)
+                lifts.add(group_id, bonus * relative, phrase.split())
+        self._lift_groups(lifts, scores)
         self._apply_rules(joined, scores)
 
     def _best_share(self, request: list[str], scores: dict[int, float]) -> float:
@@ -103,7 +127,7 @@ class Boosts:
         total = sum(self._idf(t) for t in request) or 1.0
         return sum(self._idf(t) for t in request if t in vocabulary) / total
 
-    def _names(self, query: str, parts: list[list[str]], scores: dict[int, float]) -> None:
+    def _names(self, query: str, parts: list[list[str]], scores: dict[int, float], lifts: "_Lifts") -> None:
         """Bonuses for a tool name (typed, or said in two words or more, or as the whole request) and a group id."""
         w = self.weights
         for token in set(_TOKEN.findall(query[:_MAX_TEXT].lower())):
@@ -124,11 +148,28 @@ class Boosts:
                             scores[i] += bonus
                     if key in self._group_keys:
                         bonus = w.group_id * sum(self._idf(t) for t in part[start : start + n])
-                        self._add_group(self._group_keys[key], bonus, scores)
+                        lifts.add(self._group_keys[key], bonus, [], phrase=n > 1)
 
-    def _add_group(self, group_id: str, bonus: float, scores: dict[int, float]) -> None:
-        for i in self._members.get(group_id, ()):
-            scores[i] += bonus
+    def _lift_groups(self, lifts: "_Lifts", scores: dict[int, float]) -> None:
+        """Lift each group by its bonuses: the tools a keyword names and the group's best tool by the whole
+        bonus, the others by their share of that tool's text score, so a group's words never lift its unrelated
+        tools over another group's right one."""
+        for group_id, (word, phrase) in lifts.pending.items():
+            shares, bonus = self._shares(group_id, lifts.base), word + phrase
+            said = lifts.said.get(group_id, set())
+            for i in self._members.get(group_id, ()):
+                share = 1.0 if said & self._name_terms[i] else shares.get(i, 0.0)  # the keyword names the tool
+                if share:
+                    scores[i] += bonus * share
+
+    def _shares(self, group_id: str, scores: dict[int, float]) -> dict[int, float]:
+        """Each member's score as a share of the group's best (all 1.0 when none of them scores)."""
+        members = self._members.get(group_id, ())
+        top = max((scores.get(i, 0.0) for i in members), default=0.0)
+        if top <= 0:
+            return {i: 1.0 for i in members}
+        power = self.weights.share_power
+        return {i: (scores[i] / top) ** power for i in members if scores.get(i, 0.0) > 0}
 
     def _apply_rules(self, joined: str, scores: dict[int, float]) -> None:
         """Halve the groups the fired rules beat; lift the groups they prefer just above all others, order kept."""
@@ -151,6 +192,7 @@ class Boosts:
         others = max((v for i, v in scores.items() if i not in lifted), default=0.0)
         weakest = min(max((scores.get(i, 0.0) for i in self._members[g]), default=0.0) for g in preferred)
         top = max([others, *(scores.get(i, 0.0) for i in lifted)])
-        lift = max(0.0, others - weakest) + 0.01 * top + 0.01  # one lift for all keeps their own order
-        for i in lifted:
-            scores[i] += lift
+        lift = max(0.0, others - weakest) + 0.01 * top + 0.01  # one lift for the groups keeps their order
+        for g in preferred:
+            for i, share in self._shares(g, scores).items():
+                scores[i] += lift * share

@@ -25,4 +25,5 @@ class Weights:
     prefix: float = 0.5
     min_prefix: int = 5
     idf_floor: float = 1.0
+    share_power: float = 0.5  # a group bonus lifts a tool by (its text score / the group's best) ** this
     weak: float = 0.7  # words inside quotes, identifiers and paths, and the pieces of a mixed-case word
