@@ -58,7 +58,7 @@ class App:
 
     def load(self) -> "App":
         """Load tools, skills and the catalog; MCP servers start in the background."""
-        file_tools, self.problems = load_tools(self.tool_folders(), reserved=BUILT_IN)
+        file_tools, self.problems = load_tools(self.tool_folders(), BUILT_IN, paths.state_home() / "tools")
         given = [("--tools-dir", p) for p in self.config.tools_dirs] + [("--skills-dir", self.config.skills_dir)]
         self.problems += [f"{flag} {p} is not a folder; check the path" for flag, p in given if p and not p.is_dir()]
         self.load_skills()

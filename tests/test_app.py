@@ -319,3 +319,21 @@ def test_nothing_is_preloaded_where_activation_costs_no_rewrite(xdg_home, provid
     app.session(View(), lambda *a: True)
     assert app.activation.active == [] and app.activation.preloaded == {}
     app.close()
+
+
+def test_a_second_run_lists_tools_from_the_cache_and_sends_and_runs_them_alike(xdg_home, provider_server):
+    (xdg_home / "work" / "notes.txt").write_text("cached listing\n")
+    runs = []
+    for _ in range(2):
+        app = make_app(xdg_home, provider_server)
+        session = app.session(View(), lambda *a: True)
+        provider_server.push_openai(tool_calls=[("c1", "read_file", '{"path": "notes.txt"}')])
+        provider_server.push_openai(text="done")
+        session.turn("read my notes")
+        runs.append((app, provider_server.requests[-2:]))
+        app.close()
+    (first_app, first), (second_app, second) = runs
+    assert type(second_app.tools["read_file"].run).__name__ == "_Hook"  # the module was not imported to list it
+    assert raw_tools(first[0].body) == raw_tools(second[0].body)
+    assert second[1].json["messages"][-1] == first[1].json["messages"][-1]
+    assert "cached listing" in second[1].json["messages"][-1]["content"]

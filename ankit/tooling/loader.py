@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 from ankit.tooling.limits import import_with_limit
+from ankit.tooling.listing import ListingCache, describe, lazy_tool
 from ankit.tooling.schema import check_schema
 from ankit.tooling.toolbox import Tool
 
@@ -65,24 +66,33 @@ def module_paths(folder: Path) -> list[tuple[Path, str]]:
     return [(p, g) for p, g in found if not p.name.startswith(("_", "test_"))]
 
 
-def load_tools(folders: list[Path], reserved: tuple[str, ...] = ()) -> tuple[list[Tool], list[str]]:
+def load_tools(folders: list[Path], reserved: tuple[str, ...] = (),
+               cache: Path | None = None) -> tuple[list[Tool], list[str]]:
     """Load every tool module from the folders in order; return the tools and one line per skipped module.
 
     The first module to take a name keeps it; a later one, or one taking a reserved (built-in) name, is skipped.
+    With a cache folder, a folder whose files are unchanged since the last run gives its tools from there, and
+    each module is imported when its tool is first used (see ankit/tooling/listing.py).
     """
     tools: dict[str, Tool] = {}
     problems: list[str] = []
     for folder in folders:
         if not folder.is_dir():
             continue
+        listing = ListingCache(cache, folder) if cache is not None else None
+        known = listing.load() if listing is not None else {}
+        entries = {}
         for path, group in module_paths(folder):
             try:
-                tool = tool_from_module(load_module(path), path, group)
+                tool = _cached(known.get(str(path)), path) or tool_from_module(load_module(path), path, group)
             except KeyboardInterrupt:
                 raise
             except BaseException as exc:  # SystemExit, a hang abandoned, anything: the module is skipped
                 problems.append(f"skipped {path}: {_describe(exc)}")
                 continue
+            entry = known.get(str(path)) or describe(tool)
+            if entry is not None:
+                entries[str(path)] = entry
             if tool.name in reserved:
                 problems.append(f"skipped {path}: the tool name {tool.name!r} belongs to ankit's built-in tool")
                 continue
@@ -90,7 +100,17 @@ def load_tools(folders: list[Path], reserved: tuple[str, ...] = ()) -> tuple[lis
                 problems.append(f"skipped {path}: duplicate tool name {tool.name!r} (already from {tools[tool.name].source})")
                 continue
             tools[tool.name] = tool
+        if listing is not None and entries != known:
+            listing.save(entries)
     return list(tools.values()), problems
+
+
+def _cached(entry: dict | None, path: Path) -> Tool | None:
+    """The tool from its cached entry, or None (no entry, or one that does not fit)."""
+    try:
+        return lazy_tool(entry, path, load_module) if entry is not None else None
+    except (KeyError, TypeError):
+        return None
 
 
 def _describe(exc: BaseException) -> str:
