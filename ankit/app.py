@@ -1,39 +1,36 @@
 """Assembling ankit from its settings: tools, catalog, skills, MCP, activation, provider and session."""
 
+from __future__ import annotations
+
 import os
 import sys
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ankit import paths
-from ankit.admin import Admin
 from ankit.config import Config, provider_settings
-from ankit.discovery.catalog import Catalog
-from ankit.discovery.index import Index
 from ankit.errors import AnkitError, ConfigError
 from ankit.instructions import Instructions, load_instructions
-from ankit.prompt import Prompt
-from ankit.providers import ProviderSettings, make_provider
-from ankit.providers.presets import PRESETS
-from ankit.records import TodoList
-from ankit.registry import Registry
-from ankit.scrub import Scrubber
-from ankit.visible import visible
-from ankit.seams import Approver, Asker, View
-from ankit.session import Session
-from ankit.skills.library import Skill, find_skills, skill_dirs
-from ankit.skills.tool import load_skill
-from ankit.storage.checkpoints import Checkpoints
-from ankit.storage.sessions import SessionData, SessionStore, new_session_id
-from ankit.tooling.activation import Activation, habitual
 from ankit.registry import BUILT_IN, Registry
+from ankit.skills.library import Skill, find_skills, skill_dirs
 from ankit.tooling.loader import load_tools
 from ankit.tooling.permissions import Permissions
-from ankit.tooling.toolbox import Runner, Tool, ToolContext
-from ankit.tooling.toolset import Toolset
-from ankit.usage.budget import Budget
-from ankit.usage.pricing import load_prices
+from ankit.visible import visible
+
+if TYPE_CHECKING:  # what only a session needs is imported when one is made: listings start faster
+    from ankit.discovery.catalog import Catalog
+    from ankit.discovery.index import Index
+    from ankit.prompt import Prompt
+    from ankit.providers import ProviderSettings
+    from ankit.scrub import Scrubber
+    from ankit.seams import Approver, Asker, View
+    from ankit.session import Session
+    from ankit.storage.sessions import SessionData, SessionStore
+    from ankit.tooling.activation import Activation
+    from ankit.tooling.toolbox import Tool
+    from ankit.tooling.toolset import Toolset
 
 PRELOAD_SESSIONS, PRELOAD_LEAST = 5, 3  # groups activated in 3 of this folder's last 5 sessions are preloaded
 
@@ -117,6 +114,8 @@ class App:
         """The environment's secrets, the API key in use and MCP servers' env values (their tokens)."""
         values = [str(v) for server in self.config.mcp_servers.values() if isinstance(server, dict)
                   for v in (server.get("env") or {}).values()] if self.config.mcp_servers else []
+        from ankit.providers.presets import PRESETS
+        from ankit.scrub import Scrubber
         values += [v for v in (self.config.env.get(p.key_env, "") for p in PRESETS.values()) if v]
         return Scrubber(values=values)
 
@@ -124,6 +123,7 @@ class App:
         """The session files, scrubbed of every secret the scrubber knows; one store per run, so a resumed
         session's place in its file is known when it is saved (saves append)."""
         if self._store is None:
+            from ankit.storage.sessions import SessionStore
             self._store = SessionStore(paths.state_home() / "sessions", scrubber=self.scrubber())
         return self._store
 
@@ -141,10 +141,19 @@ class App:
 
     def prompt(self) -> Prompt:
         """The system prompt and window for any model, from this folder, its skills and the config."""
+        from ankit.prompt import Prompt
         return Prompt(self.cwd, self.skills, self.config.context_window, self.instructions.text, self.config.system)
 
     def session(self, view: View, approve: Approver, ask: Asker = input, resume: SessionData | None = None) -> Session:
         """A session wired to the provider (None when nothing is configured), resumed if asked."""
+        from ankit.admin import Admin
+        from ankit.records import TodoList
+        from ankit.session import Session
+        from ankit.skills.tool import load_skill
+        from ankit.storage.checkpoints import Checkpoints
+        from ankit.storage.sessions import new_session_id
+        from ankit.tooling.toolbox import Runner, ToolContext
+        from ankit.usage.budget import Budget
         sid = resume.id if resume else new_session_id()
         todos = TodoList()
         ctx = ToolContext(cwd=self.cwd, config=self.config.raw, data_dir=paths.data_home(), ask=ask,
@@ -169,6 +178,7 @@ class App:
         """Prices for max_cost (only loaded when a cap is set); a malformed [prices] table is told by /usage."""
         if self.config.max_cost <= 0:
             return {}
+        from ankit.usage.pricing import load_prices
         try:
             return load_prices(self.config.prices)
         except AnkitError:
@@ -177,12 +187,14 @@ class App:
     def habits(self) -> dict[str, str]:
         """Groups this folder's recent sessions activated (3 of the last 5), to send from the first request."""
         sessions = self.store().recent(str(self.cwd), PRELOAD_SESSIONS)
+        from ankit.tooling.activation import habitual
         return habitual([s.activated for s in sessions], PRELOAD_LEAST) if len(sessions) >= PRELOAD_LEAST else {}
 
     def _provider(self, session_id: str):
         try:
             if self._settings is None:  # chosen once: a probe for a local server runs at most once
                 self._settings = provider_settings(self.config)
+            from ankit.providers import make_provider
             return make_provider(replace(self._settings, session_id=session_id))
         except ConfigError as exc:
             self.setup_error = str(exc)

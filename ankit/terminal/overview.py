@@ -5,8 +5,6 @@ from pathlib import Path
 from ankit.discovery.catalog import first_sentence
 from ankit.mcp import NO_SERVERS
 from ankit.skills.library import PROMPT_HEAD
-from ankit.storage.sessions import title_of
-from ankit.terminal.render import clip
 from ankit.fit import fit_lines
 from ankit.tooling.activation import canonical
 from ankit.usage.ledger import number, table
@@ -164,6 +162,8 @@ def mcp_text(mcp) -> str:
 
 def resumed_text(session, title: str = "", width: int = 80) -> str:
     """The lines that tell which session was resumed and where it stopped (the last reply cut to width)."""
+    from ankit.storage.sessions import title_of  # here: listings need neither sessions nor rendering
+    from ankit.terminal.render import clip
     turns = sum(1 for m in session.messages if m.role == "user" and not m.summary)
     count = f"{turns} turn" + ("" if turns == 1 else "s")
     head = f"resumed {session.id}: {title or title_of(session.messages) or 'untitled'} ({count})"
