@@ -55,7 +55,10 @@ class App:
 
     def load(self) -> "App":
         """Load tools, skills and the catalog; MCP servers start in the background."""
-        file_tools, self.problems = load_tools(self.tool_folders(), BUILT_IN, paths.state_home() / "tools")
+        # ankit's own tools are listed from a cache; other folders' modules are imported as ever (an import may
+        # have effects their authors count on)
+        file_tools, self.problems = load_tools(self.tool_folders(), BUILT_IN, paths.state_home() / "tools",
+                                               cached=[paths.bundled("tools")])
         given = [("--tools-dir", p) for p in self.config.tools_dirs] + [("--skills-dir", self.config.skills_dir)]
         self.problems += [f"{flag} {p} is not a folder; check the path" for flag, p in given if p and not p.is_dir()]
         self.load_skills()

@@ -110,3 +110,13 @@ def test_a_broken_cache_file_is_no_cache(tmp_path):
     ListingCache(cache, tools).file.write_text(json.dumps(entry))
     [tool], _ = load_tools([tools], cache=cache)
     assert imports(marker) == 3 and tool.name == "say"
+
+
+def test_only_the_folders_named_are_listed_from_the_cache(tmp_path):
+    tools, cache, marker = setup(tmp_path)
+    other, other_marker = tmp_path / "mine", tmp_path / "mine-marker"
+    write(other, "echo.py", TOOL.format(marker=str(other_marker), name="echo", description="Echo."))
+    for _ in range(2):
+        listed, _ = load_tools([tools, other], cache=cache, cached=[tools])
+        assert [t.name for t in listed] == ["say", "echo"]
+    assert imports(marker) == 1 and imports(other_marker) == 2  # the other folder's module is imported every run

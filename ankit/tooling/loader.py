@@ -66,20 +66,20 @@ def module_paths(folder: Path) -> list[tuple[Path, str]]:
     return [(p, g) for p, g in found if not p.name.startswith(("_", "test_"))]
 
 
-def load_tools(folders: list[Path], reserved: tuple[str, ...] = (),
-               cache: Path | None = None) -> tuple[list[Tool], list[str]]:
+def load_tools(folders: list[Path], reserved: tuple[str, ...] = (), cache: Path | None = None,
+               cached: list[Path] | None = None) -> tuple[list[Tool], list[str]]:
     """Load every tool module from the folders in order; return the tools and one line per skipped module.
 
     The first module to take a name keeps it; a later one, or one taking a reserved (built-in) name, is skipped.
-    With a cache folder, a folder whose files are unchanged since the last run gives its tools from there, and
-    each module is imported when its tool is first used (see ankit/tooling/listing.py).
+    With a cache folder, each folder of `cached` (every folder when None) whose files are unchanged since the last
+    run gives its tools from there, each module imported when its tool is first used (ankit/tooling/listing.py).
     """
     tools: dict[str, Tool] = {}
     problems: list[str] = []
     for folder in folders:
         if not folder.is_dir():
             continue
-        listing = ListingCache(cache, folder) if cache is not None else None
+        listing = ListingCache(cache, folder) if cache is not None and (cached is None or folder in cached) else None
         known = listing.load() if listing is not None else {}
         entries = {}
         for path, group in module_paths(folder):
