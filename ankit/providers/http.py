@@ -10,6 +10,7 @@ from collections.abc import Iterator
 
 from ankit import __version__
 from ankit.errors import ProviderError, StreamError
+from ankit.providers import compat
 from ankit.providers.base import ProviderSettings
 from ankit.records import Event
 from ankit.scrub import Scrubber, mask_url
@@ -228,6 +229,10 @@ def _http_failure(settings: ProviderSettings, exc: urllib.error.HTTPError) -> Pr
     detail, kind = _error_detail(raw)
     detail = clean(detail, settings)
     fix, retryable = _advice(settings, status, kind)
+    if status in (400, 413, 422):
+        fix = compat.overflow_fix(detail, kind) or fix
+    if compat.refuses_tools(detail):  # llama.cpp says so with a 500: asking again cannot help
+        retryable = False
     if fix is None:
         fix, detail = detail or exc.reason or "the request was refused", ""
     line = f"{status} from {who}: {fix}" + (f" ({detail})" if detail and status not in (401, 404) else "")
@@ -273,10 +278,19 @@ def error_message(body) -> tuple[str, str]:
         return str(body), ""
     error = body.get("error", body)
     if isinstance(error, dict):
-        message = error.get("message") or error.get("detail") or json.dumps(error)
+        message = error.get("message") or _details(error.get("detail")) or json.dumps(error)
         kind = error.get("code") if isinstance(error.get("code"), str) else error.get("type", "")
         return str(message), str(kind or "")
     return str(error), ""
+
+
+def _details(detail) -> str:
+    """A FastAPI/pydantic validation list (llama-cpp-python, vLLM) as 'body.field: message; ...'."""
+    if not isinstance(detail, list):
+        return str(detail) if detail else ""
+    parts = [f"{'.'.join(map(str, d.get('loc') or []))}: {d.get('msg', '')}" if isinstance(d, dict) else str(d)
+             for d in detail]
+    return "; ".join(parts)
 
 
 def _connection_failure(settings: ProviderSettings, url: str, reason) -> ProviderError:

@@ -7,14 +7,15 @@ assistant turns with tool calls, is kept in Message.opaque["openai"] and sent ba
 """
 
 import json
+import secrets
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
-from ankit.errors import StreamError
-from ankit.providers import http
+from ankit.errors import ProviderError, StreamError
+from ankit.providers import compat, http
 from ankit.providers.base import Provider, ProviderSettings
-from ankit.records import (Event, Message, OpaqueData, Request, StreamEnd, TextDelta, ToolCall, ToolCallDone,
-                           Usage, UsageReport)
+from ankit.records import (Event, Message, Notice, OpaqueData, Request, StreamEnd, TextDelta, ToolCall,
+                           ToolCallDone, Usage, UsageReport)
 from ankit.providers.sse import ServerEvent
 
 KIND = "openai"  # this provider's key in Message.opaque
@@ -23,15 +24,68 @@ STOP_REASONS = {"stop": "end_turn", "tool_calls": "tool_use", "function_call": "
 
 
 class OpenAIProvider(Provider):
-    """Any server that speaks OpenAI Chat Completions with streaming."""
+    """Any server that speaks OpenAI Chat Completions with streaming.
+
+    What a server refuses with a 400 (stream_options, max_tokens, or tools with a model that takes none) is
+    left out and the request sent once more; the refusal is remembered for the session (tools: for the model)
+    and said once as a Notice.
+    """
+
+    def __init__(self, settings: ProviderSettings):
+        super().__init__(settings)
+        self.dropped: set[str] = set()  # optional body fields this server refused
+        self.tools_off = False  # the current model refused the tools field
+
+    def use_model(self, model: str) -> None:
+        """Ask for another model from the next request on; it gets tools again."""
+        super().use_model(model)
+        self.tools_off = False
 
     def stream(self, request: Request) -> Iterator[Event]:
         """Send one round and yield TextDelta, ToolCallDone, UsageReport, then StreamEnd."""
         settings = self.settings
         headers = {"authorization": f"Bearer {settings.api_key}"} if settings.api_key else {}
         url = settings.base_url.rstrip("/") + "/chat/completions"
-        response = http.post_stream(settings, url, build_body(settings, request), headers)
+        notices = []
+        while True:  # each refusal removes a field for good, so this ends
+            body = self.body(request)
+            try:
+                response = http.post_stream(settings, url, body, headers)
+                break
+            except ProviderError as error:
+                notice = self._fall_back(error, body)
+                if notice is None:
+                    raise
+                notices.append(notice)
+        for notice in notices:
+            yield Notice(notice)
         yield from http.read_reply(settings, response, read_stream, read_whole)
+
+    def body(self, request: Request) -> dict:
+        """The request body as this session sends it now: without what the server refused."""
+        body = build_body(self.settings, request)
+        if self.tools_off:
+            body.pop("tools", None)
+        for name in self.dropped:
+            body.pop(name, None)
+        return body
+
+    def _fall_back(self, error: ProviderError, body: dict) -> str | None:
+        """Leave out what the error refuses, from now on; the line that says so, or None when nothing is."""
+        text, who = str(error), self.settings.preset
+        if error.status is None or error.status in (401, 403, 404, 429) or error.status >= 502:
+            return None
+        if "tools" in body and compat.refuses_tools(text):
+            self.tools_off = True
+            return (f"{who} takes no tools with the model {self.settings.model} ({error.status}): this session goes "
+                    "on without tools, so the model cannot read files or run commands; /model picks another model")
+        name = compat.refused_field(text, body)
+        if name is None and "max_tokens" in body and compat.overflow_fix(text) and "completion" in text:
+            name = "max_tokens"  # vLLM counts the reply reserve into the context: the server's own limit may fit
+        if name is None:
+            return None
+        self.dropped.add(name)
+        return f"{who} refused {name} ({error.status}): it is left out of requests from now on"
 
 
 def build_body(settings: ProviderSettings, request: Request) -> dict:
@@ -135,8 +189,8 @@ def read_stream(settings: ProviderSettings, events: Iterable[ServerEvent]) -> It
             continue  # keep-alives and junk lines carry nothing
         if not isinstance(chunk, dict):
             continue
-        if chunk.get("error"):
-            raise stream_failure(settings, chunk)
+        if event.event == "error" or chunk.get("error") or chunk.get("object") == "error":
+            raise stream_failure(settings, chunk)  # llama.cpp's `error:` lines, vLLM's error objects
         yield from reply.take(chunk)
     if not done and reply.finish is None:
         raise StreamError(f"{settings.preset} ended the reply before it finished (no [DONE]); "
@@ -167,12 +221,15 @@ def merge_call(calls: dict[int, _Call], part: dict) -> None:
 def finish_events(calls: dict[int, _Call], usage: Usage | None, finish: str | None,
                   reasoning: list[str] | None = None) -> Iterator[Event]:
     """The assembled tool calls, their reasoning to send back, the usage (when reported) and the end of the stream."""
-    named = 0
-    for number, index in enumerate(sorted(calls)):
+    named, ids = 0, set()
+    for index in sorted(calls):
         call = calls[index]
         if call.name:
             named += 1
-            yield ToolCallDone(ToolCall(call.id or f"call_{number}", call.name, "".join(call.arguments) or "{}"))
+            # a missing or repeated id gets a fresh one: each result must answer exactly one call
+            call_id = call.id if call.id and call.id not in ids else f"call_{secrets.token_hex(12)}"
+            ids.add(call_id)
+            yield ToolCallDone(ToolCall(call_id, call.name, "".join(call.arguments) or "{}"))
     if named and reasoning is not None:
         yield OpaqueData(KIND, [{"reasoning_content": "".join(reasoning)}])
     if usage is not None:
@@ -196,6 +253,9 @@ def stream_failure(settings: ProviderSettings, chunk: dict) -> StreamError:
     message, kind = http.error_message(chunk)
     retryable = kind in ("server_error", "overloaded", "rate_limit_exceeded", "overloaded_error")
     line = f"{settings.preset} reported an error mid-reply: {message}" + (f" ({kind})" if kind else "")
+    fix = compat.overflow_fix(message, kind)
+    if fix:
+        line, retryable = f"{settings.preset}: {fix} ({message})", False
     return StreamError(http.clean(line, settings), retryable=retryable)
 
 

@@ -42,7 +42,8 @@ def _split(data: bytes) -> list[bytes]:
 
 
 def read_events(stream) -> Iterator[ServerEvent]:
-    """Yield the events of an event stream; comments, id and retry fields are ignored."""
+    """Yield the events of an event stream; comments, id and retry fields are ignored, an error field is
+    an event named error."""
     name, data = "", []
     first = True
     for raw in read_lines(stream):
@@ -62,5 +63,8 @@ def read_events(stream) -> Iterator[ServerEvent]:
             data.append(value)
         elif field == "event":
             name = value
+        elif field == "error":  # llama.cpp's server sends a failure as an `error: {...}` line: an error event
+            name = "error"
+            data.append(value)
     if data:  # a final event without its blank line is still delivered
         yield ServerEvent(name or "message", "\n".join(data))

@@ -1,0 +1,44 @@
+"""What OpenAI-compatible servers say in their own words: a prompt too long for the model's context, a model or
+server that takes no tools, a request field the server will not accept.
+
+llama.cpp's server, llama-cpp-python, Ollama, vLLM, LM Studio and OpenRouter each word these differently; the
+patterns below read them all, so the caller can give one line with the fix, or send the request again without
+what was refused.
+"""
+
+import re
+
+OVERFLOW_KINDS = ("exceed_context_size_error", "context_length_exceeded", "context_window_exceeded")
+OVERFLOW = re.compile(
+    r"context (length|size|window)|maximum context|n_ctx|prompt is too long|too many tokens|"
+    r"exceeds? (the )?(available )?context|input is too long|reduce the length of the (messages|prompt|input)",
+    re.IGNORECASE)
+CONTEXT_SIZE = re.compile(r"(?:context (?:length|size|window)|n_ctx)(?: is| of|:)?\s*\(?\s*(\d[\d,]*)", re.IGNORECASE)
+NO_TOOLS = re.compile(
+    r"(not|n't) support\w* (the )?(tool|function)|support tool use|"
+    r"(tool|function)s?( calling| use| param| choice|_choice)?( is| are)? (not supported|unsupported|requires)|"
+    r"--jinja|enable-auto-tool-choice|cannot use tools( with stream)?",
+    re.IGNORECASE)
+OPTIONAL_FIELDS = ("stream_options", "max_tokens")  # fields ankit can do without when a server refuses them
+
+
+def overflow_fix(message: str, kind: str = "") -> str | None:
+    """The fix for an error that says the prompt does not fit the model's context window, else None."""
+    if kind not in OVERFLOW_KINDS and not OVERFLOW.search(message):
+        return None
+    size = CONTEXT_SIZE.search(message)
+    tokens = size.group(1).replace(",", "") if size else ""
+    setting = f"context_window = {tokens}" if tokens else "context_window to the server's context size"
+    return (f"the conversation is longer than the model's context window{f' ({tokens} tokens)' if tokens else ''}: "
+            f"/compact or /clear it, or set {setting} so ankit leaves the oldest messages out")
+
+
+def refuses_tools(message: str) -> bool:
+    """Whether an error says this server or model will not take the tools field."""
+    return bool(NO_TOOLS.search(message))
+
+
+def refused_field(message: str, body: dict) -> str | None:
+    """The optional request field an error names, when the body carries it (the server refused it)."""
+    lowered = message.lower()
+    return next((name for name in OPTIONAL_FIELDS if name in body and name in lowered), None)
