@@ -204,3 +204,26 @@ def test_keep_alive_comments_and_blank_data_lines_are_skipped(provider_server):
     events, failure = run(provider_server)
     assert failure is None and text_of(events) == "ok" and events[-1] == StreamEnd("end_turn")
     assert TextDelta("o") in events
+
+
+# --- a thinking model's reasoning inline in the text (no reasoning parser on the server) ---
+
+@pytest.mark.parametrize("pieces, shown", [
+    (["<th", "ink>\nThe user", " greets me.</th", "ink>\n\n", "Hello", "!"], "Hello!"),
+    (["\n<think>", "</think>", "\n\nHi"], "Hi"),
+    (["<thinking is fun>"], "<thinking is fun>"),
+    (["Plain ", "<think>not a block</think>"], "Plain <think>not a block</think>"),
+    (["<thi"], "<thi"),
+    (["<think>cut off before it closed"], ""),
+])
+def test_a_leading_think_block_is_not_reply_text(provider_server, pieces, shown):
+    provider_server.push(b"".join(chunk({"content": p}) for p in pieces) + chunk({}, "stop") + b"data: [DONE]\n\n")
+    events, failure = run(provider_server)
+    assert failure is None and text_of(events) == shown and events[-1] == StreamEnd("end_turn")
+
+
+def test_a_whole_answer_with_a_think_block(provider_server):
+    provider_server.push({"object": "chat.completion", "choices": [{"index": 0, "finish_reason": "stop", "message": {
+        "role": "assistant", "content": "<think>\nhm\n</think>\n\n4"}}]})
+    events, failure = run(provider_server)
+    assert failure is None and text_of(events) == "4"

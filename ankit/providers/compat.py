@@ -42,3 +42,41 @@ def refused_field(message: str, body: dict) -> str | None:
     """The optional request field an error names, when the body carries it (the server refused it)."""
     lowered = message.lower()
     return next((name for name in OPTIONAL_FIELDS if name in body and name in lowered), None)
+
+
+class InlineThinking:
+    """Holds back a reply's leading <think>...</think> block: servers without a reasoning parser (llama.cpp without
+    --jinja, vLLM without --reasoning-parser, older Ollama, LM Studio) stream a thinking model's reasoning as text."""
+
+    OPEN, CLOSE = "<think>", "</think>"
+
+    def __init__(self):
+        self.state = "start"  # start: no visible text yet; inside: in the block; after: text passes through
+        self.held = ""
+        self.thought = False  # a block ended: the blank lines after it are not text either
+
+    def feed(self, text: str) -> str:
+        """The part of this piece of content that is reply text."""
+        if self.state == "after":
+            return text
+        self.held += text
+        if self.state == "start":
+            lead = self.held.lstrip()
+            if not lead or (self.OPEN.startswith(lead) and lead != self.OPEN):
+                return ""  # not yet known whether a thinking block opens the reply
+            if not lead.startswith(self.OPEN):
+                self.state, out, self.held = "after", lead if self.thought else self.held, ""
+                return out
+            self.state, self.held = "inside", lead[len(self.OPEN):]
+        end = self.held.find(self.CLOSE)
+        if end < 0:
+            return ""
+        rest = self.held[end + len(self.CLOSE):].lstrip()
+        self.state, self.held, self.thought = ("after" if rest else "start"), "", True
+        return rest
+
+    def flush(self) -> str:
+        """What was held back and is text after all (a reply that was only the start of '<think>')."""
+        out = (self.held.lstrip() if self.thought else self.held) if self.state == "start" else ""
+        self.held = ""
+        return out

@@ -1,7 +1,8 @@
 """The OpenAI-compatible Chat Completions wire format: neutral records out, streamed events back.
 
 Reasoning models on some servers (DeepSeek, vLLM, llama.cpp, OpenRouter) stream their thinking as
-delta.reasoning_content or delta.reasoning: it is never shown as reply text. DeepSeek's thinking mode wants a
+delta.reasoning_content or delta.reasoning, others as a leading <think>...</think> block in the text: neither is
+shown as reply text. DeepSeek's thinking mode wants a
 tool-calling turn's reasoning_content back in every later request (a 400 otherwise), so that field, and only on
 assistant turns with tool calls, is kept in Message.opaque["openai"] and sent back; plain answers keep none.
 """
@@ -157,6 +158,7 @@ class _Reply:
     usage: Usage | None = None
     reasoning: list[str] | None = None  # reasoning_content pieces, when the server sends that field
     finish: str | None = None
+    inline: compat.InlineThinking = field(default_factory=compat.InlineThinking)
 
     def take(self, chunk: dict) -> Iterator[Event]:
         """Fold one chunk in, yielding its reply text; reasoning is never shown (delta.reasoning is ignored)."""
@@ -169,8 +171,8 @@ class _Reply:
             if isinstance(delta.get("reasoning_content"), str):
                 self.reasoning = self.reasoning if self.reasoning is not None else []
                 self.reasoning.append(delta["reasoning_content"])
-            if isinstance(delta.get("content"), str) and delta["content"]:
-                yield TextDelta(delta["content"])
+            if isinstance(delta.get("content"), str) and (text := self.inline.feed(delta["content"])):
+                yield TextDelta(text)
             for part in delta.get("tool_calls") or []:
                 merge_call(self.calls, part)
             self.finish = choice.get("finish_reason") or self.finish
@@ -195,6 +197,8 @@ def read_stream(settings: ProviderSettings, events: Iterable[ServerEvent]) -> It
     if not done and reply.finish is None:
         raise StreamError(f"{settings.preset} ended the reply before it finished (no [DONE]); "
                           "the partial text is kept: ask again to continue", retryable=True)
+    if rest := reply.inline.flush():
+        yield TextDelta(rest)
     yield from finish_events(reply.calls, reply.usage, reply.finish, reply.reasoning)
 
 
@@ -265,8 +269,9 @@ def read_whole(settings: ProviderSettings, body: dict) -> Iterator[Event]:
         raise stream_failure(settings, body)
     choice = (body.get("choices") or [{}])[0] or {}
     message = choice.get("message") or {}
-    if isinstance(message.get("content"), str) and message["content"]:
-        yield TextDelta(message["content"])
+    inline = compat.InlineThinking()
+    if isinstance(message.get("content"), str) and (text := inline.feed(message["content"]) + inline.flush()):
+        yield TextDelta(text)
     calls: dict[int, _Call] = {}
     for index, part in enumerate(message.get("tool_calls") or []):
         merge_call(calls, {**part, "index": index})
