@@ -27,8 +27,8 @@ BASE_TOOLS = [
     {"name": "files", "description": "Return embedded resources and a link.", "inputSchema": {"type": "object"}},
     {"name": "fail", "description": "Fail with the message.",
      "inputSchema": {"type": "object", "properties": {"message": {"type": "string"}}}},
-    {"name": "slow", "description": "Sleep before answering.",
-     "inputSchema": {"type": "object", "properties": {"seconds": {"type": "number"}}}},
+    {"name": "slow", "description": "Sleep before answering (with progress every `every` seconds if asked for).",
+     "inputSchema": {"type": "object", "properties": {"seconds": {"type": "number"}, "every": {"type": "number"}}}},
     {"name": "crash", "description": "Exit at once.", "inputSchema": {"type": "object"}},
     {"name": "talk", "description": "Ask the client a ping and roots/list first.", "inputSchema": {"type": "object"}},
     {"name": "grow", "description": "Add a tool and announce the change.", "inputSchema": {"type": "object"}},
@@ -143,11 +143,13 @@ class Server:
         if name not in {t["name"] for t in self.tools}:
             self.send(error(rid, -32602, f"Unknown tool: {name}{leak()}"))
             return
-        result = self.run_tool(rid, name, args)
+        result = self.run_tool(rid, name, args, params.get("_meta"))
         if result is not None and rid not in self.cancelled:
             self.send({"jsonrpc": "2.0", "id": rid, "result": result})
 
-    def run_tool(self, rid, name: str, args: dict):
+    def run_tool(self, rid, name: str, args: dict, msg_meta: dict | None = None):
+        if name == "slow" and "every" in args:
+            return self.progress(rid, (msg_meta or {}).get("progressToken"), args)
         if name == "slow":
             end = time.monotonic() + float(args.get("seconds", 1))
             while time.monotonic() < end:
@@ -170,6 +172,18 @@ class Server:
                 print("some debugging output the server should not print", flush=True)
             return text("after junk")
         return CANNED.get(name, lambda a: text(f"called {name}"))(args)
+
+    def progress(self, rid, token, args: dict) -> dict:
+        """Send progress for the token (and one for a token nobody asked for) until the time is up."""
+        end, step = time.monotonic() + float(args.get("seconds", 1)), 0
+        self.send({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": [1], "progress": 0}})
+        while time.monotonic() < end and rid not in self.cancelled:
+            step += 1
+            if token is not None:
+                self.send({"jsonrpc": "2.0", "method": "notifications/progress",
+                           "params": {"progressToken": token, "progress": step, "message": f"step {step}"}})
+            time.sleep(float(args.get("every", 0.05)))
+        return text(f"{step} steps")
 
     def ask(self, method: str) -> str:
         """Send a request to the client and wait for its answer."""

@@ -168,3 +168,21 @@ def test_close_ends_the_process(start):
         os.kill(pid, 0)
     with pytest.raises(McpError, match="was closed"):
         call(transport, "echo", {"text": "x"})
+
+
+def test_progress_notifications_keep_a_call_alive_past_its_timeout(start, tmp_path):
+    transport = start()
+    # 2.2 s of work with progress every 0.05 s against a 1 s timeout: only the progress keeps it alive
+    result = transport.request("tools/call", {"name": "slow", "arguments": {"seconds": 2.2, "every": 0.05}}, 1.0,
+                               progress=True)
+    assert result["content"][0]["text"].endswith(" steps")
+    sent = [m for m in received(tmp_path) if m.get("method") == "tools/call"][-1]
+    assert sent["params"]["_meta"] == {"progressToken": sent["id"]}
+    assert transport.alive and transport.request("ping", None, 10) == {}  # a token nobody asked for is ignored
+
+
+def test_a_call_without_progress_keeps_its_timeout(start):
+    transport = start()
+    with pytest.raises(McpError, match=r"did not answer tools/call within 0.5s"):
+        transport.request("tools/call", {"name": "slow", "arguments": {"seconds": 2, "every": 0.05}}, 0.5)
+    assert transport.request("ping", None, 10) == {}

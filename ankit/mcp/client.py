@@ -75,7 +75,7 @@ class McpClient:
 
     def call_tool(self, name: str, arguments: dict, timeout: float) -> dict:
         """Call one tool by its original name; return the raw CallToolResult."""
-        return self.transport.request("tools/call", {"name": name, "arguments": arguments}, timeout)
+        return self.transport.request("tools/call", {"name": name, "arguments": arguments}, timeout, progress=True)
 
     def close(self, grace: float = 1.0) -> None:
         """Stop the server process (grace: seconds each shutdown step waits)."""

@@ -108,6 +108,12 @@ def make_tool(server: str, spec: dict, exposed: str, call: Caller) -> Tool:
                 preview=preview, source=f"MCP server {server}")
 
 
+def _task_only(spec: dict) -> bool:
+    """Whether the tool declares execution.taskSupport "required" (2025-11-25): a plain tools/call is refused."""
+    execution = spec.get("execution")
+    return isinstance(execution, dict) and execution.get("taskSupport") == "required"
+
+
 def make_tools(server: str, specs: list[dict], call: Caller, label: str = "") -> tuple[list[Tool], list[str]]:
     """Tools for a server's list, in its order; label (default: the server name) prefixes exposed names."""
     tools, problems, taken, originals = [], [], set(), set()
@@ -118,6 +124,10 @@ def make_tools(server: str, specs: list[dict], call: Caller, label: str = "") ->
             continue
         if original in originals:
             problems.append(f"skipped a second tool named {original!r} from MCP server {server!r}")
+            continue
+        if _task_only(spec):
+            problems.append(f"skipped tool {original!r} of MCP server {server!r}: it runs only as an MCP task, "
+                            f"which ankit does not support")
             continue
         originals.add(original)
         tool = make_tool(server, spec, exposed_name(label or server, original, taken), call)

@@ -14,6 +14,7 @@ from ankit.scrub import Scrubber
 METHOD_NOT_FOUND = -32601
 QUIET_NOTICES = ("notifications/message", "notifications/progress")  # logged or ignored, not passed on
 LOG_CAP = 1024 * 1024  # a server's log file starts afresh past this size
+PROGRESS_STRETCH = 10  # a request that keeps reporting progress may take this many times its timeout
 LINE_CAP = 32 * 1024 * 1024  # one JSON-RPC line from a server; past it the server is stopped and marked failed
 Notice = Callable[[str, dict], None]
 
@@ -29,10 +30,21 @@ class McpError(ToolError):
 class _Waiter:
     """One pending request: the reader thread fills it and sets the event."""
 
-    def __init__(self):
+    def __init__(self, timeout: float):
         self.event = threading.Event()
         self.result: dict = {}
         self.error: McpError | None = None
+        self.timeout = timeout
+        self.deadline = time.monotonic() + timeout  # moved on by each progress notification
+
+    def wait(self) -> bool:
+        """Wait for the answer until no progress was heard for timeout seconds (at most PROGRESS_STRETCH times
+        the timeout in all); return whether it came."""
+        last = time.monotonic() + self.timeout * PROGRESS_STRETCH
+        while not self.event.wait(max(0.0, min(self.deadline, last) - time.monotonic())):
+            if time.monotonic() >= min(self.deadline, last):
+                return False
+        return True
 
     def finish(self, result: dict | None = None, error: McpError | None = None) -> None:
         self.result = result if isinstance(result, dict) else {}
@@ -108,9 +120,10 @@ class StdioTransport:
             raise McpError(f"MCP server {self.name!r}: cannot write its log {self.log_path}: {exc.strerror}") from None
         return open(fd, "wb", buffering=0)
 
-    def request(self, method: str, params: dict | None = None, timeout: float = 60.0) -> dict:
-        """Send a request and wait for its result; raise McpError on error, timeout or exit."""
-        waiter = _Waiter()
+    def request(self, method: str, params: dict | None = None, timeout: float = 60.0, progress: bool = False) -> dict:
+        """Send a request and wait for its result; raise McpError on error, timeout or exit. With progress, the
+        request asks for progress notifications, and each one gives the server timeout seconds more."""
+        waiter = _Waiter(timeout)
         with self._lock:
             if self._dead:
                 raise McpError(f"MCP server {self.name!r} {self._dead}")
@@ -118,6 +131,8 @@ class StdioTransport:
             rid = self._next_id
             self._pending[rid] = waiter
         message = {"jsonrpc": "2.0", "id": rid, "method": method}
+        if progress:
+            params = {**(params or {}), "_meta": {"progressToken": rid}}
         if params is not None:
             message["params"] = params
         try:
@@ -125,7 +140,7 @@ class StdioTransport:
         except McpError:
             self._pending.pop(rid, None)
             raise
-        if not waiter.event.wait(timeout):
+        if not waiter.wait():
             self._pending.pop(rid, None)
             if method != "initialize":  # the protocol forbids cancelling initialize
                 self._send_quietly({"jsonrpc": "2.0", "method": "notifications/cancelled",
@@ -237,6 +252,11 @@ class StdioTransport:
 
     def _notice(self, method: str, params) -> None:
         params = params if isinstance(params, dict) else {}
+        if method == "notifications/progress":
+            token = params.get("progressToken")
+            waiter = self._pending.get(token) if isinstance(token, int) else None
+            if waiter is not None:
+                waiter.deadline = time.monotonic() + waiter.timeout
         if method == "notifications/message":
             self._note(f"log {params.get('level', 'info')}: {json.dumps(params.get('data'), ensure_ascii=False)}")
         if self.on_notice is not None and method not in QUIET_NOTICES:
