@@ -102,13 +102,30 @@ def _derived_summary(descriptions: list[str]) -> str:
     return _cap("; ".join(dict.fromkeys(p for p in parts if p)))
 
 
+class _Terms(dict):
+    """Each tool's terms, derived when first asked for (listing the groups never needs them)."""
+
+    def __init__(self, tools: dict[str, Tool]) -> None:
+        super().__init__()
+        self._tools = tools
+
+    def __missing__(self, name: str) -> ToolTerms:
+        if name not in self._tools:
+            raise KeyError(name)
+        self[name] = found = derive_terms(self._tools[name])
+        return found
+
+    def get(self, name: str, default=None):
+        return self[name] if name in self._tools else default
+
+
 class Catalog:
     """Every group with its tools, in a stable order (groups by id, tools by name), plus each tool's terms."""
 
     def __init__(self) -> None:
         self.groups: dict[str, Group] = {}
         self.tools: dict[str, Tool] = {}
-        self.terms: dict[str, ToolTerms] = {}
+        self.terms: dict[str, ToolTerms] = _Terms(self.tools)
         self.split: dict[str, Group] = {}  # oversized groups, by id, now present as their parts
         self.part_of: dict[str, str] = {}  # tool name -> the part of an oversized group it is in
 
@@ -125,7 +142,7 @@ class Catalog:
             if tool.name not in group.tools:
                 group.tools.append(tool.name)
             self.tools[tool.name] = tool
-            self.terms[tool.name] = derive_terms(tool)
+            self.terms.pop(tool.name, None)  # derived again when asked for
         for group_id, data in (meta or {}).items():
             group = self.groups.setdefault(group_id, Group(group_id))
             problems.extend(apply_metadata(group, data, f"metadata for group {group_id}"))
