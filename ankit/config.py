@@ -1,17 +1,20 @@
 """Settings: defaults < config files < environment < flags. Keys are looked up, never printed."""
 
+from __future__ import annotations
+
 import difflib
 import os
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ankit import trust
 from ankit.errors import ConfigError
-from ankit.providers.base import ProviderSettings
-from ankit.providers.models import LOCAL_SERVERS, list_models, probe
-from ankit.providers.presets import AUTO_ORDER, PRESETS
+
+if TYPE_CHECKING:
+    from ankit.providers.base import ProviderSettings
 
 SETUP_HELP = (
     "No provider is configured. To set one up, either:\n"
@@ -161,6 +164,7 @@ def load_config(flags: dict, env: Mapping, cwd: Path, config_home: Path) -> Conf
 
 def choose_preset(config: Config) -> str | None:
     """The configured provider, else the first one whose key is present, else None."""
+    from ankit.providers.presets import AUTO_ORDER, PRESETS  # here: only a session needs a provider
     if config.provider:
         if config.provider not in PRESETS:
             raise ConfigError(f"unknown provider {config.provider!r}; choose one of: {', '.join(PRESETS)}")
@@ -180,9 +184,13 @@ def wire_format(config: Config, kind: str, openai_host: bool) -> str:
     return "responses" if config.api == "responses" or (not config.api and openai_host) else "openai"
 
 
-def provider_settings(config: Config, session_id: str = "", servers=LOCAL_SERVERS) -> ProviderSettings:
-    """Build the provider settings; with nothing configured, a local server that answers (of `servers`);
-    else raise ConfigError with set-up help."""
+def provider_settings(config: Config, session_id: str = "", servers=None) -> ProviderSettings:
+    """Build the provider settings; with nothing configured, a local server that answers (of `servers`, by
+    default the usual ones); else raise ConfigError with set-up help."""
+    from ankit.providers.base import ProviderSettings
+    from ankit.providers.models import LOCAL_SERVERS, list_models
+    from ankit.providers.presets import PRESETS
+    servers = LOCAL_SERVERS if servers is None else servers
     name = choose_preset(config)
     if name is None:
         return _probed(config, session_id, servers)
@@ -211,6 +219,9 @@ def provider_settings(config: Config, session_id: str = "", servers=LOCAL_SERVER
 
 def _probed(config: Config, session_id: str, servers) -> ProviderSettings:
     """Settings for the first usual local server that answers; ConfigError with set-up help when none does."""
+    from ankit.providers.base import ProviderSettings
+    from ankit.providers.models import probe
+    from ankit.providers.presets import PRESETS
     found = probe(servers)
     if found is None:
         raise ConfigError(SETUP_HELP)

@@ -59,6 +59,14 @@ def test_tools_and_skills_load_no_provider(tmp_path):
         assert not {"ssl", "http.client", "urllib.request"} & modules, command
 
 
+def test_listing_tools_again_imports_no_provider_no_session_and_no_tool_module(tmp_path):
+    first, _ = loaded(tmp_path, "tools")
+    done, modules = loaded(tmp_path, "tools")  # the bundled tools are listed from the cache the first run left
+    assert done.returncode == 0 and done.stdout == first.stdout and "read_file" in done.stdout
+    assert not {m for m in modules if m.startswith(("ankit.providers", "ankit.storage", "ankit_tool_"))}
+    assert not {"ankit.session", "ankit.admin", "ankit.mcp.servers", "subprocess"} & modules
+
+
 def test_a_one_shot_run_loads_its_provider_on_the_way(provider_server, tmp_path):
     """The probe sees modules imported late: a real request loads the wire format and the HTTP stack."""
     provider_server.push_openai(text="hi")
