@@ -8,7 +8,7 @@ import pytest
 
 from ankit.errors import ProviderError, StreamError
 from ankit.providers import make_provider
-from ankit.records import Message, Notice, Request, StreamEnd, TextDelta, ToolCallDone
+from ankit.records import Message, Notice, Request, StreamEnd, TextDelta, ToolCall, ToolCallDone, ToolResult
 from conftest import READ, fixture_parts, openai_sse, stream_round, text_of
 
 run = functools.partial(stream_round, kind="openai", preset="local")
@@ -227,3 +227,16 @@ def test_a_whole_answer_with_a_think_block(provider_server):
         "role": "assistant", "content": "<think>\nhm\n</think>\n\n4"}}]})
     events, failure = run(provider_server)
     assert failure is None and text_of(events) == "4"
+
+
+def test_reasoning_content_sent_back_and_refused_is_left_out_of_the_messages(provider_server):
+    provider_server.push({"detail": [{"type": "extra_forbidden", "loc": ["body", "messages", 1, "reasoning_content"],
+                                      "msg": "Extra inputs are not permitted"}]}, status=422)
+    provider_server.push_openai(text="Done.")
+    call = Message("assistant", "", [ToolCall("c1", "read_file", "{}")], opaque={"openai": [{"reasoning_content": "r"}]})
+    history = [Message("user", "read a"), call, Message("tool", results=[ToolResult("c1", "read_file", "A")])]
+    events, failure = run(provider_server, Request("sys", history, [READ]))
+    assert failure is None and [e.text for e in events if isinstance(e, Notice)] == [
+        "local refused reasoning_content (422): it is left out of requests from now on"]
+    first, second = (r.json["messages"][2] for r in provider_server.requests)
+    assert first["reasoning_content"] == "r" and "reasoning_content" not in second and second["tool_calls"]

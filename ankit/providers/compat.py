@@ -20,6 +20,7 @@ NO_TOOLS = re.compile(
     r"--jinja|enable-auto-tool-choice|cannot use tools( with stream)?",
     re.IGNORECASE)
 OPTIONAL_FIELDS = ("stream_options", "max_tokens")  # fields ankit can do without when a server refuses them
+MESSAGE_FIELDS = ("reasoning_content",)  # the same, in messages
 
 
 def overflow_fix(message: str, kind: str = "") -> str | None:
@@ -39,9 +40,11 @@ def refuses_tools(message: str) -> bool:
 
 
 def refused_field(message: str, body: dict) -> str | None:
-    """The optional request field an error names, when the body carries it (the server refused it)."""
+    """The optional request field an error names, when the body carries it (the server refused it); a field of
+    the messages (reasoning_content sent back) counts too."""
     lowered = message.lower()
-    return next((name for name in OPTIONAL_FIELDS if name in body and name in lowered), None)
+    carried = set(body) | {key for m in body.get("messages", []) for key in m if key in MESSAGE_FIELDS}
+    return next((name for name in OPTIONAL_FIELDS + MESSAGE_FIELDS if name in carried and name in lowered), None)
 
 
 class InlineThinking:

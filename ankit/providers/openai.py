@@ -69,6 +69,8 @@ class OpenAIProvider(Provider):
             body.pop("tools", None)
         for name in self.dropped:
             body.pop(name, None)
+            for message in body["messages"]:
+                message.pop(name, None)
         return body
 
     def _fall_back(self, error: ProviderError, body: dict) -> str | None:
