@@ -240,3 +240,16 @@ def test_reasoning_content_sent_back_and_refused_is_left_out_of_the_messages(pro
         "local refused reasoning_content (422): it is left out of requests from now on"]
     first, second = (r.json["messages"][2] for r in provider_server.requests)
     assert first["reasoning_content"] == "r" and "reasoning_content" not in second and second["tool_calls"]
+
+
+def test_calls_that_all_come_with_index_0_stay_apart(provider_server):
+    parts = [{"index": 0, "id": "call_a", "type": "function", "function": {"name": "read_file", "arguments": ""}},
+             {"index": 0, "function": {"arguments": '{"path": "a"}'}},
+             {"index": 0, "id": "call_b", "type": "function", "function": {"name": "list_directory", "arguments": ""}},
+             {"index": 0, "function": {"arguments": '{"path": "b"}'}},
+             {"index": 0, "id": "call_b", "function": {"arguments": ""}}]
+    provider_server.push(b"".join(chunk({"tool_calls": [p]}) for p in parts) + chunk({}, "tool_calls")
+                         + b"data: [DONE]\n\n")
+    events, failure = run(provider_server)
+    assert failure is None and [e.call for e in events if isinstance(e, ToolCallDone)] == [
+        ToolCall("call_a", "read_file", '{"path": "a"}'), ToolCall("call_b", "list_directory", '{"path": "b"}')]

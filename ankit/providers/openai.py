@@ -157,6 +157,7 @@ class _Reply:
     """What a Chat Completions stream has said so far."""
 
     calls: dict[int, _Call] = field(default_factory=dict)
+    moved: dict[int, int] = field(default_factory=dict)  # a reused tool-call index -> the call it continues
     usage: Usage | None = None
     reasoning: list[str] | None = None  # reasoning_content pieces, when the server sends that field
     finish: str | None = None
@@ -176,7 +177,7 @@ class _Reply:
             if isinstance(delta.get("content"), str) and (text := self.inline.feed(delta["content"])):
                 yield TextDelta(text)
             for part in delta.get("tool_calls") or []:
-                merge_call(self.calls, part)
+                merge_call(self.calls, part, self.moved)
             self.finish = choice.get("finish_reason") or self.finish
 
 
@@ -204,16 +205,22 @@ def read_stream(settings: ProviderSettings, events: Iterable[ServerEvent]) -> It
     yield from finish_events(reply.calls, reply.usage, reply.finish, reply.reasoning)
 
 
-def merge_call(calls: dict[int, _Call], part: dict) -> None:
-    """Fold one tool-call delta into its call: arguments are appended, a repeated id or name is set."""
+def merge_call(calls: dict[int, _Call], part: dict, moved: dict[int, int] | None = None) -> None:
+    """Fold one tool-call delta into its call: arguments are appended, a repeated id or name is set; moved maps
+    a reused index to the call it now continues."""
     if not isinstance(part, dict):
         return
     index = part.get("index")
+    function = part.get("function") or {}
     if not isinstance(index, int):  # a server without indexes: match by id, else continue the last call
         ids = {c.id: i for i, c in calls.items()}
         index = ids.get(part.get("id"), len(calls) if part.get("id") or not calls else max(calls))
+    elif moved is not None:  # a server that gives every call the same index: a new id with a name is a new call
+        index = moved.get(index, index)
+        old = calls.get(index)
+        if old and old.id and old.name and part.get("id") not in (None, "", old.id) and function.get("name"):
+            moved[part["index"]] = index = max(calls) + 1
     call = calls.setdefault(index, _Call())
-    function = part.get("function") or {}
     if part.get("id"):
         call.id = part["id"]
     if function.get("name"):
