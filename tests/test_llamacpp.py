@@ -75,8 +75,8 @@ def test_llamacpp_without_jinja_refuses_tools_with_a_500_once(provider_server):
     provider = make_provider(provider_server.settings("openai", preset="local", model="smollm2-135m"))
     events = list(provider.stream(Request("sys", [Message("user", "hi")], [READ])))
     assert [e for e in events if isinstance(e, Notice)] == [Notice(
-        "local takes no tools with the model smollm2-135m (500): this session goes on without tools, so the model "
-        "cannot read files or run commands; /model picks another model")]
+        "local takes no tools with the model smollm2-135m (500): going on without tools (no files, no commands); "
+        "/model picks another model")]
     assert text_of(events).startswith("Dude!")
     bodies = [r.json for r in provider_server.requests]
     assert len(bodies) == 2 and "tools" in bodies[0] and "tools" not in bodies[1]  # a 500 that says so: no retries

@@ -103,8 +103,8 @@ def test_a_model_that_takes_no_tools_gets_the_request_without_them_once_told(pro
     first = list(provider.stream(TOOL_REQUEST))
     second = list(provider.stream(TOOL_REQUEST))
     notices = [e.text for e in first if isinstance(e, Notice)]
-    assert notices == ["local takes no tools with the model gemma3:1b ({}): this session goes on without tools, so "
-                       "the model cannot read files or run commands; /model picks another model".format(status)]
+    assert notices == [f"local takes no tools with the model gemma3:1b ({status}): going on without tools (no files, "
+                       "no commands); /model picks another model"]
     assert text_of(first) == "Hi." and text_of(second) == "Again." and not any(isinstance(e, Notice) for e in second)
     bodies = [r.json for r in provider_server.requests]
     assert len(bodies) == 3 and "tools" in bodies[0] and "tools" not in bodies[1] and "tools" not in bodies[2]

@@ -80,8 +80,8 @@ class OpenAIProvider(Provider):
             return None
         if "tools" in body and compat.refuses_tools(text):
             self.tools_off = True
-            return (f"{who} takes no tools with the model {self.settings.model} ({error.status}): this session goes "
-                    "on without tools, so the model cannot read files or run commands; /model picks another model")
+            return (f"{who} takes no tools with the model {self.settings.model} ({error.status}): going on without "
+                    "tools (no files, no commands); /model picks another model")
         name = compat.refused_field(text, body)
         if name is None and "max_tokens" in body and compat.overflow_fix(text) and "completion" in text:
             name = "max_tokens"  # vLLM counts the reply reserve into the context: the server's own limit may fit
