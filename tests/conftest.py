@@ -27,7 +27,8 @@ provider, a session or an `ankit` subprocess at `server.url` and it speaks real 
 Parts of a reply (a list): bytes are written and flushed at once (a chunk of a chunked body); a number pauses
 that many seconds; "stall" stops sending and holds the connection open until the test ends (or STALL_MAX);
 "cut" closes the connection mid-body (no final chunk: the client sees an incomplete read); "reset" aborts it
-with a TCP reset. push(..., delay=s) waits before the status line; push(..., chunked=False) sends the body
+with a TCP reset. push(..., delay=s) waits before the status line; push(..., delay=server.gate()) waits until
+the test sets that gate (an Event; a gate in the parts waits there), so a test never bets on how long a pause is; push(..., chunked=False) sends the body
 close-delimited instead of chunked; push(status=0) closes the connection without any answer. A request that finds no scripted reply gets a 500 whose JSON error says so.
 `openai_sse(...)` and `anthropic_sse(...)` build streams for scripted loops; `fixture_bytes(name)` and
 `fixture_parts(name)` read captures; `stream_round(server, request, kind=...)` streams one round through a real
@@ -80,10 +81,10 @@ class Reply:
 
     status: int = 200
     headers: list[tuple[str, str]] = field(default_factory=list)
-    parts: list = field(default_factory=list)  # bytes, pause seconds, "stall", "cut", "reset"
+    parts: list = field(default_factory=list)  # bytes, pause seconds, a gate (Event), "stall", "cut", "reset"
     streamed: bool = True  # chunked (or close-delimited) rather than Content-Length
     chunked: bool = True
-    delay: float = 0.0
+    delay: "float | threading.Event" = 0.0  # seconds, or a gate to wait for
 
 
 def fixture_bytes(name: str) -> bytes:
@@ -257,6 +258,7 @@ class ProviderServer:
         self.model_requests: list[RecordedRequest] = []  # GET .../models requests, kept apart from `requests`
         self.replies: deque[Reply] = deque()
         self.release = threading.Event()
+        self.gates: list[threading.Event] = []
         self.lock = threading.Lock()
         self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
         self.httpd.owner = self
@@ -269,8 +271,14 @@ class ProviderServer:
         """How many scripted replies are still waiting for a request."""
         return len(self.replies)
 
+    def gate(self) -> threading.Event:
+        """An Event to hold a reply at (push(delay=gate) or a part): it goes on when the test sets it (or at close)."""
+        gate = threading.Event()
+        self.gates.append(gate)
+        return gate
+
     def push(self, body: str | bytes | dict | list = b"", status: int = 200, headers: dict | None = None,
-             delay: float = 0.0, chunked: bool = True) -> None:
+             delay: "float | threading.Event" = 0.0, chunked: bool = True) -> None:
         """Script the next reply: a fixture name (.sse or .http), bytes, a JSON dict or a list of parts."""
         reply = Reply(status=status, delay=delay, chunked=chunked)
         content_type = "text/event-stream"
@@ -314,6 +322,8 @@ class ProviderServer:
     def close(self) -> None:
         """Release stalled replies and stop the server."""
         self.release.set()
+        for gate in self.gates:
+            gate.set()
         self.httpd.shutdown()
         self.httpd.server_close()
 
@@ -344,7 +354,9 @@ class ProviderServer:
 def _play(handler: http.server.BaseHTTPRequestHandler, reply: Reply, release: threading.Event) -> None:
     """Write one reply, part by part."""
     handler.close_connection = True
-    if reply.delay:
+    if isinstance(reply.delay, threading.Event):
+        reply.delay.wait(STALL_MAX)
+    elif reply.delay:
         time.sleep(reply.delay)
     if reply.status == 0:
         return
@@ -365,6 +377,9 @@ def _play(handler: http.server.BaseHTTPRequestHandler, reply: Reply, release: th
             out.flush()
         elif isinstance(part, (int, float)):
             time.sleep(part)
+        elif isinstance(part, threading.Event):
+            out.flush()
+            part.wait(STALL_MAX)
         elif part == "stall":
             out.flush()
             release.wait(STALL_MAX)

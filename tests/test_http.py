@@ -224,9 +224,11 @@ def test_a_stalled_stream_is_aborted_after_the_idle_time(provider_server):
 
 
 def test_silence_before_the_answer_is_an_idle_timeout_too(provider_server):
-    provider_server.push("openai_text.sse", delay=1.0)
+    silent = provider_server.gate()  # set only after the client gave up: the server never answers in time
+    provider_server.push("openai_text.sse", delay=silent)
     with pytest.raises(StreamError, match="sent nothing for 0.2 s"):
         post(provider_server, idle_timeout=0.2)
+    silent.set()
     assert len(provider_server.requests) == 1  # not retried: it already waited
 
 

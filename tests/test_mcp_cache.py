@@ -11,6 +11,7 @@ from ankit.mcp.cache import ToolCache, cache_key
 from ankit.mcp.servers import McpManager
 from ankit.records import ToolCall
 from ankit.tooling.toolbox import ToolContext, run_call
+from tests.helpers import wait_for
 
 FAKE = str(Path(__file__).with_name("mcp_fake_server.py"))
 
@@ -102,12 +103,11 @@ def test_a_changed_list_updates_the_catalog_and_the_cache(managers, tmp_path):
     assert bigger.wait(20) and changes == []  # the same list: nothing to rebuild
     tool = next(t for t in bigger.tools() if t.name.endswith("__grow"))
     run_call(ToolCall("c1", tool.name, "{}"), tool, ToolContext(cwd=Path(".")), lambda t, a, p: True)
-    deadline = time.monotonic() + 10
-    while not changes and time.monotonic() < deadline:
-        time.sleep(0.02)
-    assert changes and changes[-1] == before + 1  # notifications/tools/list_changed
-    [entry] = [json.loads(p.read_text()) for p in (tmp_path / "cache").glob("*.json")]
-    assert len(entry["tools"]) == before + 1
+    assert wait_for(lambda: changes) and changes[-1] == before + 1  # notifications/tools/list_changed
+
+    def cached() -> list:  # the cache is written after the listener heard of the change: wait for it too
+        return [json.loads(p.read_text()) for p in (tmp_path / "cache").glob("*.json")]
+    assert wait_for(lambda: len(cached()[0]["tools"]) == before + 1) and len(cached()) == 1
 
 
 def test_before_turn_waits_only_for_servers_never_listed(managers):
@@ -122,12 +122,14 @@ def test_before_turn_waits_only_for_servers_never_listed(managers):
     known.start()
     assert known.wait(20)
     known.close()
-    both = managers({"known": fake(delay=3), "new": fake()})
+    # 'known' will not answer within this test; 'new' starts another way (its own cache key), so it is not listed yet
+    both = managers({"known": fake(delay=60), "new": fake("--instructions", "I am new.")})
     both.start()
     view = View()
-    started = time.monotonic()
     both.before_turn(view)
-    assert time.monotonic() - started < 2.5  # 'new' was waited for, the slow 'known' was not
+    known_line, new_line = [line for line in both.status_lines() if not line.startswith("  ")]
+    assert known_line.startswith("known: starting... (")  # not waited for (it would have failed by now)
+    assert new_line.startswith("new: running")  # waited for
     assert any(t.name.startswith("mcp__new__") for t in both.tools())
     assert any(t.name.startswith("mcp__known__") for t in both.tools())
 

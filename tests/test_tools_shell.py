@@ -4,7 +4,6 @@ import json
 import os
 import re
 import signal
-import threading
 import time
 from pathlib import Path
 
@@ -111,11 +110,22 @@ def test_job_start_needs_approval_and_the_others_do_not(tmp_path):
 
 def test_ctrl_c_while_a_command_runs_stops_its_whole_group_and_says_what_it_printed(tmp_path):
     command = "trap '' INT; sleep 60 & echo $! > child.pid; echo started; wait"  # the shell ignores SIGINT
-    timer = threading.Timer(1.0, os.kill, (os.getpid(), signal.SIGINT))  # a Ctrl-C while it runs
-    timer.start()
-    with pytest.raises(KeyboardInterrupt) as caught:
-        call("run_command", {"command": command}, ToolContext(cwd=tmp_path))
-    timer.join()
+    shown = []
+
+    def ctrl_c_once_started(text: str) -> None:  # a Ctrl-C while it runs: once it has said so, never earlier
+        before = "".join(shown)
+        shown.append(text)
+        if "started" in before + text and "started" not in before:
+            os.kill(os.getpid(), signal.SIGINT)
+
+    # pytest may run with SIGINT ignored (a background job of a script, as CI runs it): a Ctrl-C must raise here
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(KeyboardInterrupt) as caught:
+            run_call(ToolCall("c1", "run_command", json.dumps({"command": command})), BY_NAME["run_command"],
+                     ToolContext(cwd=tmp_path), lambda *a: True, output=ctrl_c_once_started)
+    finally:
+        signal.signal(signal.SIGINT, previous)
     child = int((tmp_path / "child.pid").read_text())
     assert wait_for(lambda: not alive(child))
     assert "stopped by the user after" in str(caught.value) and "(SIGTERM)" in str(caught.value)
