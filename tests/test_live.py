@@ -69,7 +69,7 @@ def test_ctrl_c_stops_a_running_command_and_its_children(run, provider_server, h
     assert "cancelled (stopped: run_command)" in term.expect("\n> ")
     work = home / "work"
     pids = [int((work / name).read_text()) for name in ("shell.pid", "child.pid")]
-    assert wait_for(lambda: not any(map(alive, pids)), 5)
+    assert wait_for(lambda: not any(map(alive, pids)), 30)
     term.type("and now?\r")
     term.expect("Fine.")
     assert term.finish() == 0
@@ -153,12 +153,14 @@ def test_a_resize_mid_stream_never_garbles_what_follows(run, provider_server):
     first, second, third = PARAGRAPH + "One.\n", PARAGRAPH + "Two.\n", PARAGRAPH + "Three."
     parts = fixture_parts(openai_sse(text=first + second[:60]))
     rest = fixture_parts(openai_sse(text=second[60:] + third))
-    provider_server.push(parts[:-2] + [1.5] + rest[1:])  # a pause mid-line: the window shrinks then
+    resized = provider_server.gate()
+    provider_server.push(parts[:-2] + [resized] + rest[1:])  # a pause mid-line: the window shrinks then
     term = run(colour=True)
     term.resize(100)
     term.line("write")
     term.expect("new line")  # the first paragraph is on the screen
     term.resize(60)
+    resized.set()
     term.expect("Three.")
     term.prompt()
     screen = Screen(100)

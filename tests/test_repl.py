@@ -23,6 +23,8 @@ from tests.pty_spawn import spawn_on_pty
 ROOT = Path(__file__).resolve().parent.parent
 ANSI = re.compile(r"\x1b(\[[0-9;?]*[A-Za-z]|[=>]|\][^\x07]*\x07)|[\x01\x02\r]")
 ERASES = re.compile(r"\r\x1b\[(?:K|(\d+)A\x1b\[J)")  # ERASE_LINE, or ERASE_UP with its count of lines
+# the start of an erase or escape sequence at the end of a read: the pty may split one write between two reads
+UNFINISHED = re.compile(r"(?:\r(?:\x1b(?:\[(?:\d+(?:A(?:\x1b\[?)?)?)?)?)?|\x1b(?:\[[0-9;?]*)?)\Z")
 WAIT = 60.0  # seconds an expected text may take before the test fails (an upper bound on a loaded machine, never a timing assertion)
 USAGE = {"prompt_tokens": 1234, "completion_tokens": 56, "total_tokens": 1290,
          "prompt_tokens_details": {"cached_tokens": 1024}}
@@ -34,6 +36,7 @@ class Terminal:
     def __init__(self, argv: list[str], env: dict, cwd: Path):
         self.process, self.fd = spawn_on_pty([sys.executable, "-m", "ankit", *argv], env, cwd, cols=200)
         self.decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        self.held = ""  # an unfinished sequence at the end of the last read, kept for the next one
         self.raw = b""  # everything shown, as sent
         self.seen = ""  # everything shown, escapes removed
         self.at = 0  # where the next expect starts looking
@@ -55,7 +58,15 @@ class Terminal:
         if not data:
             return False
         self.raw += data
-        pieces = ERASES.split(self.decoder.decode(data))
+        self._show(self.decoder.decode(data))
+        return True
+
+    def _show(self, text: str, final: bool = False) -> None:
+        """Add shown text to `seen`, erasing what the erase sequences erase."""
+        text, self.held = self.held + text, ""
+        if not final and (unfinished := UNFINISHED.search(text)):
+            text, self.held = text[:unfinished.start()], unfinished.group()
+        pieces = ERASES.split(text)
         self.seen += ANSI.sub("", pieces[0])
         for up, piece in zip(pieces[1::2], pieces[2::2]):  # the live lines are erased, as on a screen
             cut = len(self.seen)
@@ -64,7 +75,6 @@ class Terminal:
             self.seen = self.seen[: cut + 1]
             self.at, self.typed_at = min(self.at, len(self.seen)), min(self.typed_at, len(self.seen))
             self.seen += ANSI.sub("", piece)
-        return True
 
     def expect(self, text: str, timeout: float = WAIT) -> str:
         """Wait until text appears after the previous match; return what came before it."""
@@ -135,6 +145,7 @@ class Terminal:
             pytest.fail(f"ankit did not exit; the screen ends with:\n{self.seen[-1500:]}")
         while self._read(0.05):
             pass
+        self._show("", final=True)
         os.close(self.fd)
         return self.code
 

@@ -49,7 +49,8 @@ def test_calls_left_without_results_are_answered_as_cancelled_on_load(provider_s
 def test_two_processes_continuing_one_session_both_keep_their_turn(provider_server, tmp_path):
     (tmp_path / "work").mkdir()
     saved(tmp_path, [Message("user", "hello"), Message("assistant", "hi")])
-    provider_server.push(provider_server_parts(2.0, "slow answer"))  # the first process answers last
+    held = provider_server.gate()
+    provider_server.push(provider_server_parts(held, "slow answer"))  # the first process answers last
     provider_server.push_openai(text="quick answer")
     slow = start(tmp_path, provider_server, "first question")
     deadline = time.monotonic() + 30
@@ -57,6 +58,7 @@ def test_two_processes_continuing_one_session_both_keep_their_turn(provider_serv
         time.sleep(0.02)
     quick = start(tmp_path, provider_server, "second question")
     assert quick.communicate(timeout=60)[0] == "quick answer\n"
+    held.set()
     assert slow.communicate(timeout=60)[0] == "slow answer\n"
     text = (sessions(tmp_path) / f"{SID}.jsonl").read_text()
     for words in ("hello", "first question", "slow answer", "second question", "quick answer"):
@@ -65,9 +67,9 @@ def test_two_processes_continuing_one_session_both_keep_their_turn(provider_serv
     assert [m.role for m in loaded.messages] == ["user", "assistant"] * 3
 
 
-def provider_server_parts(delay: float, text: str) -> list:
+def provider_server_parts(gate, text: str) -> list:
     from tests.conftest import fixture_parts, openai_sse
-    return [delay, *fixture_parts(openai_sse(text=text))]
+    return [gate, *fixture_parts(openai_sse(text=text))]
 
 
 def test_a_save_appends_and_a_torn_line_loses_only_itself(tmp_path):

@@ -97,7 +97,7 @@ def test_the_repl_shows_its_prompt_without_ssl(provider_server, tmp_path):
     assert provider_server.requests == []
 
 
-def _read_until(fd: int, end: bytes, timeout: float = 20.0) -> bytes:
+def _read_until(fd: int, end: bytes, timeout: float = 60.0) -> bytes:
     """What the pty shows until it ends with `end` (or the time is up, or the child is gone)."""
     seen, deadline = b"", time.monotonic() + timeout
     while not seen.endswith(end) and time.monotonic() < deadline:
