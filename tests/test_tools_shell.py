@@ -4,6 +4,7 @@ import json
 import os
 import re
 import signal
+import threading
 import time
 from pathlib import Path
 
@@ -130,6 +131,29 @@ def test_ctrl_c_while_a_command_runs_stops_its_whole_group_and_says_what_it_prin
     assert wait_for(lambda: not alive(child))
     assert "stopped by the user after" in str(caught.value) and "(SIGTERM)" in str(caught.value)
     assert str(caught.value).endswith("output so far:\nstarted")
+
+
+@pytest.mark.parametrize("tool", ["run_command", "job_start"])
+def test_a_ctrl_c_while_the_output_reader_starts_still_stops_the_whole_group(tmp_path, monkeypatch, tool):
+    # the reader's first chunk (shown live) can prompt a Ctrl-C before the reader's start() has returned, as a
+    # loaded machine showed: here the Ctrl-C lands in start(), once the command has started its child
+    command = "echo $$ > shell.pid; sleep 60 & echo $! > child.pid; echo started; wait"
+    real_start = threading.Thread.start
+
+    def start_then_ctrl_c(thread):
+        real_start(thread)
+        if getattr(getattr(thread, "_target", None), "__name__", "") == "_pump":
+            assert wait_for(lambda: (tmp_path / "child.pid").exists() and (tmp_path / "child.pid").read_text().strip())
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(threading.Thread, "start", start_then_ctrl_c)
+    with pytest.raises(KeyboardInterrupt) as caught:
+        call(tool, {"command": command}, ToolContext(cwd=tmp_path))
+    monkeypatch.undo()
+    pids = [int((tmp_path / name).read_text()) for name in ("shell.pid", "child.pid")]
+    assert wait_for(lambda: not any(map(alive, pids)))
+    if tool == "run_command":
+        assert "stopped by the user after" in str(caught.value) and "(SIGINT)" in str(caught.value)
 
 
 def test_run_command_output_arrives_live_and_the_user_line_counts_what_was_sent(tmp_path):

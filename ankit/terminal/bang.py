@@ -21,11 +21,11 @@ def run_shell(command: str, cwd: Path, write: Callable[[str], None], scrub: Scru
 
     Ctrl-C stops the command's whole process group and returns what came so far with code 130.
     """
-    proc = subprocess.Popen(command, shell=True, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, start_new_session=True)
     decoder, scrub = codecs.getincrementaldecoder("utf-8")("replace"), scrub or Scrubber()
     chunks: list[str] = []
-    try:
+    proc = subprocess.Popen(command, shell=True, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, start_new_session=True)
+    try:  # nothing between the start and here: a Ctrl-C must find the command under the handler below
         while chunk := os.read(proc.stdout.fileno(), 4096):
             text = scrub.text(decoder.decode(chunk))
             chunks.append(text)

@@ -113,15 +113,29 @@ def shell() -> list[str]:
 
 def spawn(argv: list[str], cwd: Path, capture: Capture, stdin=subprocess.DEVNULL) -> tuple[subprocess.Popen, threading.Thread]:
     """Start argv in a new process group, stdout and stderr merged into capture by a reader thread."""
+    proc = _popen(argv, cwd, stdin)
+    try:
+        return proc, _read_into(proc, capture)
+    except BaseException:  # a Ctrl-C while the reader starts (its output may be what prompted it): stop the group
+        stop(proc)
+        raise
+
+
+def _popen(argv: list[str], cwd: Path, stdin) -> subprocess.Popen:
     env = {**os.environ, "PAGER": "cat", "GIT_PAGER": "cat", "NO_COLOR": "1"}
     proc = subprocess.Popen(
         argv, cwd=cwd, stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
         start_new_session=True, env=env,
     )
     _LIVE.append(proc)
+    return proc
+
+
+def _read_into(proc: subprocess.Popen, capture: Capture) -> threading.Thread:
+    """A started thread feeding the process's output to capture (capture.done is set at its end)."""
     reader = threading.Thread(target=_pump, args=(proc.stdout, capture), daemon=True)
     reader.start()
-    return proc, reader
+    return reader
 
 
 def _pump(stream, capture: Capture) -> None:
@@ -193,9 +207,9 @@ def run(argv: list[str], cwd: Path, timeout: float, on_output: Callable[[bytes],
     for a tool) stops the group too, and is raised again with a message saying what the command had printed.
     """
     capture, started = Capture(listener=on_output), time.monotonic()
-    proc, reader = spawn(argv, cwd, capture)
-    used = ""
+    proc, used = _popen(argv, cwd, subprocess.DEVNULL), ""
     try:
+        _read_into(proc, capture)  # in the try: a Ctrl-C its first output prompts may come before it returns
         code = proc.wait(timeout)
         timed_out = False
     except subprocess.TimeoutExpired:
@@ -203,7 +217,7 @@ def run(argv: list[str], cwd: Path, timeout: float, on_output: Callable[[bytes],
         code, timed_out = proc.returncode, True
     except KeyboardInterrupt as exc:  # Ctrl-C, or ankit's time limit for the tool (a KeyboardInterrupt too)
         used = stop(proc)
-        reader.join(1.0)
+        capture.done.wait(1.0)
         who = "by the user " if type(exc) is KeyboardInterrupt else ""
         exc.args = (f"stopped {who}after {time.monotonic() - started:.1f} s: the command and its child processes "
                     f"were ended ({used}); output so far:\n{capture.text().rstrip() or '(none)'}",)
@@ -212,7 +226,7 @@ def run(argv: list[str], cwd: Path, timeout: float, on_output: Callable[[bytes],
         if proc.poll() is None:  # any other exception: nothing is left running
             stop(proc)
         release(proc)
-    reader.join(2.0)
+    capture.done.wait(2.0)
     return Outcome(code, capture.text(), timed_out, time.monotonic() - started, used, capture.total, capture.cut,
                    capture.lines)
 
