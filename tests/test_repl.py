@@ -147,14 +147,17 @@ class Terminal:
             pass
         self._show("", final=True)
         os.close(self.fd)
+        self.fd = -1
         return self.code
 
     def kill(self) -> None:
-        """Stop the child if it still runs (used when a test fails midway)."""
-        if self._exited():
-            return
-        self.process.kill()
-        self.code = self.process.wait()
+        """Stop the child if it still runs and close the pty (used when a test fails midway)."""
+        if not self._exited():
+            self.process.kill()
+            self.code = self.process.wait()
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
 
 
 @pytest.fixture

@@ -4,7 +4,6 @@ import gzip
 import json
 import socket
 import threading
-import time
 import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -16,6 +15,7 @@ from ankit.tooling.toolbox import ToolContext, run_call
 from tests.helpers import bundled, call, ok
 
 BY_NAME = bundled()[0]
+ANSWER_SLOW = threading.Event()  # /slow answers only once the test has seen the client give up
 
 
 def configured(config: dict) -> ToolContext:
@@ -80,7 +80,7 @@ class Handler(BaseHTTPRequestHandler):
         routes.get(path, lambda: self.send(404, b"no route"))()
 
     def slow(self):
-        time.sleep(3)
+        ANSWER_SLOW.wait(30)
         try:
             self.send(200, b"late")
         except (BrokenPipeError, ConnectionResetError):
@@ -153,7 +153,10 @@ def test_fetch_huge_page_is_capped_and_pageable(server):
 
 
 def test_fetch_slow_page_times_out(server):
-    result = call("web_fetch", {"url": f"{server}/slow", "timeout": 1})
+    try:
+        result = call("web_fetch", {"url": f"{server}/slow", "timeout": 1})
+    finally:
+        ANSWER_SLOW.set()
     assert result.is_error and "within 1 s" in result.content
 
 
