@@ -33,3 +33,15 @@ def test_probe_takes_the_first_server_in_order_that_answers(provider_server):
     server, models = probe(servers)
     assert server.name == "Ours" and models == ["qwen3:8b"]
     assert probe(servers[:1]) is None
+
+
+def test_probing_where_nothing_listens_loads_no_http_stack(tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+    code = ("import sys\nfrom ankit.providers.models import LocalServer, probe\n"
+            f"assert probe((LocalServer('Nothing', 'local', {dead_url()!r}),)) is None\n"
+            "print(sorted({'ssl', 'http.client', 'urllib.request'} & set(sys.modules)))\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=tmp_path,
+                          env={"PYTHONPATH": str(Path(__file__).resolve().parents[1]), "PATH": "/usr/bin:/bin"})
+    assert done.returncode == 0 and done.stdout.strip() == "[]", done.stderr

@@ -64,11 +64,25 @@ def _loopback(url: str) -> bool:
     return url.split("://", 1)[-1].startswith(("127.", "localhost", "[::1]"))
 
 
+def _listening(url: str, timeout: float) -> bool:
+    """Whether something accepts a connection at the URL's host and port."""
+    import socket
+    import urllib.parse
+    parts = urllib.parse.urlsplit(url)
+    try:
+        with socket.create_connection((parts.hostname, parts.port or 80), timeout=timeout):
+            return True
+    except (OSError, ValueError):
+        return False
+
+
 def probe(servers=LOCAL_SERVERS, budget: float = PROBE_BUDGET) -> tuple[LocalServer, list[str]] | None:
     """The first server (in the given order) that lists its models within the budget, with its models."""
     found: dict[int, list[str]] = {}
 
     def ask(index: int, server: LocalServer) -> None:
+        if not _listening(server.base_url, budget):  # nothing there: no need to load the HTTP stack (and ssl)
+            return
         models = list_models(ProviderSettings(server.preset, "openai", server.base_url, ""), timeout=budget)
         if models is not None:
             found[index] = models
