@@ -5,6 +5,7 @@ JavaScript/TypeScript, JSON, YAML, Go, Rust and C-like languages get a small key
 lexer, diffs a colour per line. Only escape codes are added: the characters of a line are never changed.
 """
 
+import functools
 import io
 import keyword
 import re
@@ -47,7 +48,12 @@ class Lexer:
         parts = [f"(?P<comment>{'|'.join(comment)})"] if comment else []
         parts += [f"(?P<string>{'|'.join(strings)})", r"(?P<number>\b(?:0[xX][0-9a-fA-F_]+|\d[\d_]*(?:\.\d+)?(?:[eE][+-]?\d+)?)\b)",
                   r"(?P<word>[A-Za-z_][\w]*)"]
-        self.pattern = re.compile("|".join(parts))
+        self._source = "|".join(parts)
+
+    @functools.cached_property
+    def pattern(self) -> re.Pattern:
+        """The compiled pattern, made when a block in this language is first shown (not at every start)."""
+        return re.compile(self._source)
 
 
 LEXERS = {
