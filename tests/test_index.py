@@ -321,3 +321,12 @@ def test_a_group_keyword_lifts_the_tools_it_fits_not_every_tool_of_the_group(tmp
     assert tools(index, "show the changes I have staged for commit")[0] == "repo_diff_staged"
     # the keyword's group still wins when nothing else fits better, its fitting tool first
     assert tools(index, "what is the status")[0] == "vcs_status"
+
+
+def test_term_matches_kept_between_searches_never_change_a_ranking(index):
+    queries = ["search the web", "kill the process on port 8080", "show the git history, then fetch a page"]
+    first = [index.rank_tools(q) for q in queries]
+    assert [index.rank_tools(q) for q in reversed(queries)] == list(reversed(first))
+    index.forget()
+    assert [index.rank_tools(q) for q in queries] == first
+    assert [index.rank_tools(q, limit=3) for q in queries] == [[p for p in r[:3] if p[1] > 0] for r in first]

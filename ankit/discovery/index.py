@@ -14,6 +14,7 @@ Then the bonuses for tool names, group ids and curated keywords, and the disambi
 """
 
 import bisect
+import heapq
 import math
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -36,6 +37,7 @@ class GroupHit:
 
 
 _FIELDS = ("name", "description", "parameters")
+_MATCH_CACHE = 20_000  # term matches kept between searches (each refers to postings the index holds anyway)
 Postings = list[tuple[int, float]]
 
 
@@ -50,6 +52,7 @@ class Index:
         # a tool may opt out of search (find_tools: finding the finder helps no one)
         self.names = [n for n in dict.fromkeys(listed) if n in known and getattr(known[n], "searchable", True)]
         self._unmatched = [(name, 0.0) for name in self.names]
+        self._matched: dict[tuple[str, float], tuple[Postings, Postings] | None] = {}  # term matches, kept
         self._build_postings()
         self.boosts = Boosts(catalog, self.names, self.weights, self._idf, self._name_idf)
 
@@ -104,6 +107,10 @@ class Index:
                     break
         return found
 
+    def forget(self) -> None:
+        """Drop the term matches kept between searches (they are rebuilt as queries need them)."""
+        self._matched.clear()
+
     def _term_match(self, term: str, floor: float) -> tuple[Postings, Postings] | None:
         """The tools a term reaches through its expansions of idf >= floor, with scores; and its name matches."""
         found = {t: f for t, f in self.expansions(term).items() if self.idf[t] >= floor}
@@ -121,63 +128,69 @@ class Index:
                 named[i] = max(named.get(i, 0.0), factor * self.idf[other])
         return list(best.items()), list(named.items())
 
-    def _matches(self, part: list[str], cache: dict) -> list[tuple[Postings, Postings]]:
+    def _matches(self, part: list[str]) -> list[tuple[Postings, Postings]]:
         """Matches of a part's terms; words found in most tools say little and count only when nothing else does."""
         unique = list(dict.fromkeys(part))
+        cache = self._matched
+        if len(cache) > _MATCH_CACHE:
+            cache.clear()
         for floor in (self.weights.idf_floor, 0.0):
             found = []
             for term in unique:
-                if (term, floor) not in cache:
-                    cache[term, floor] = self._term_match(term, floor)
-                if cache[term, floor]:
-                    found.append(cache[term, floor])
+                match = cache.get((term, floor), False)
+                if match is False:
+                    match = cache[term, floor] = self._term_match(term, floor)
+                if match:
+                    found.append(match)
             if found:
                 return found
         return []
 
-    def _score_part(self, request: RequestPart, cache: dict) -> dict[int, float]:
+    def _score_part(self, request: RequestPart) -> dict[int, float]:
         w = self.weights
         part = request.strong
         scores: dict[int, float] = defaultdict(float)
         named: dict[int, float] = defaultdict(float)
-        for postings, in_name in self._matches(part, cache):
+        get = scores.get  # faster than defaultdict's += in the loops below
+        for postings, in_name in self._matches(part):
             for i, value in postings:
-                scores[i] += value
+                scores[i] = get(i, 0.0) + value
             for i, value in in_name:
                 named[i] += value
-        for postings, _ in self._matches(request.weak, cache):
+        weak = w.weak
+        for postings, _ in self._matches(request.weak):
             for i, value in postings:
-                scores[i] += w.weak * value
+                scores[i] = get(i, 0.0) + weak * value
         for pair in set(zip(part, part[1:])):
             docs = self._bigrams.get(pair)
             if docs:
                 bonus = w.bigram * (self._idf(pair[0]) + self._idf(pair[1])) / 2
                 for i in docs:
-                    scores[i] += bonus
+                    scores[i] = get(i, 0.0) + bonus
         name_idf, power, coverage = self._name_idf, w.coverage_power, w.coverage
         for i, matched in named.items():
             share = matched / name_idf[i]
-            scores[i] += coverage * (share if share < 1.0 else 1.0) ** power * matched
+            scores[i] = get(i, 0.0) + coverage * (share if share < 1.0 else 1.0) ** power * matched
         return scores
 
     def score_tools(self, query: str) -> dict[int, float]:
         """Scores of the tools that match the query at all, by position in the index."""
         requested = request_parts(query)
         parts = [p.strong for p in requested if p.strong]
-        cache: dict[tuple[str, float], tuple[Postings, Postings] | None] = {}
         whole = RequestPart([t for p in requested for t in p.strong], [t for p in requested for t in p.weak])
-        scores = self._score_part(whole, cache)
+        scores = self._score_part(whole)
         if len(requested) > 1 and scores and self.weights.clause:
-            top = max(scores.values())
             best: dict[int, float] = {}
+            get = best.get
             for part in requested:
-                part_scores = self._score_part(part, cache)
+                part_scores = self._score_part(part)
                 part_top = max(part_scores.values(), default=0.0)
                 for i, value in part_scores.items():
-                    if value > best.get(i, 0.0) * part_top:
+                    if value > get(i, 0.0) * part_top:
                         best[i] = value / part_top
+            lift = self.weights.clause * max(scores.values())
             for i, share in best.items():
-                scores[i] += self.weights.clause * top * share
+                scores[i] += lift * share
         self.boosts.apply(query, parts, scores)
         return scores
 
@@ -185,14 +198,16 @@ class Index:
         """Tools ranked for the query, best first; without a limit the whole catalog (non-matches last)."""
         scores = self.score_tools(query)
         names = self.names
-        ranked = sorted(scores, key=scores.__getitem__, reverse=True)
-        if limit is not None:
-            ranked = ranked[:limit]
-        result = [(names[i], scores[i]) for i in ranked if scores[i] > 0]
-        if limit is not None:
+        matched = [i for i, value in scores.items() if value > 0]
+        if limit is not None and limit < len(matched) // 4:
+            matched = heapq.nlargest(limit, matched, key=scores.__getitem__)
+        else:
+            matched.sort(key=scores.__getitem__, reverse=True)
+        result = [(names[i], scores[i]) for i in matched[:limit]]
+        if limit is not None or len(matched) == len(names):
             return result
-        rest = sorted(set(range(len(names))).difference(i for i in scores if scores[i] > 0))
-        return result + [self._unmatched[i] for i in rest]
+        seen = set(matched)
+        return result + [pair for i, pair in enumerate(self._unmatched) if i not in seen]
 
     def search_groups(self, query: str) -> list[GroupHit]:
         """Groups that match the query, best first; a group scores as its best tool."""

@@ -177,12 +177,18 @@ _QUOTED = re.compile("\"[^\"\\n]{1,300}\"|\u201c[^\u201d\\n]{1,300}\u201d|`[^`\\
 _EDGES = ".,;:!?()[]{}<>\"'`*"
 
 
+_DOTTED = re.compile(r"[a-z]\.[a-z]", re.IGNORECASE)
+_JOINED = re.compile(r"\w[-.:]\w")
+
+
 def _is_identifier(token: str) -> bool:
+    if token.isalpha():
+        return False  # a plain word (the common case)
     if any(c in token for c in "/\\@=") or ("_" in token and token.strip("_") != token.replace("_", "")):
         return True
-    if re.search(r"[a-z]\.[a-z]", token, re.IGNORECASE):
+    if _DOTTED.search(token):
         return True  # a file, a host or a dotted name
-    return bool(re.search(r"\w[-.:]\w", token)) and any(c.isdigit() for c in token)
+    return bool(_JOINED.search(token)) and any(c.isdigit() for c in token)
 
 
 @dataclass
