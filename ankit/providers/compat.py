@@ -14,6 +14,7 @@ OVERFLOW = re.compile(
     r"exceeds? (the )?(available )?context|input is too long|reduce the length of the (messages|prompt|input)",
     re.IGNORECASE)
 CONTEXT_SIZE = re.compile(r"(?:context (?:length|size|window)|n_ctx)(?: is| of|:)?\s*\(?\s*(\d[\d,]*)", re.IGNORECASE)
+ASKED = re.compile(r"(?:request \(|requested |resulted in )(\d[\d,]*) tokens", re.IGNORECASE)
 NO_TOOLS = re.compile(
     r"(not|n't) support\w* (the )?(tool|function)|support tool use|"
     r"(tool|function)s?( calling| use| param| choice|_choice)?( is| are)? (not supported|unsupported|requires)|"
@@ -27,11 +28,13 @@ def overflow_fix(message: str, kind: str = "") -> str | None:
     """The fix for an error that says the prompt does not fit the model's context window, else None."""
     if kind not in OVERFLOW_KINDS and not OVERFLOW.search(message):
         return None
-    size = CONTEXT_SIZE.search(message)
+    size, asked = CONTEXT_SIZE.search(message), ASKED.search(message)
     tokens = size.group(1).replace(",", "") if size else ""
-    setting = f"context_window = {tokens}" if tokens else "context_window to the server's context size"
-    return (f"the conversation is longer than the model's context window{f' ({tokens} tokens)' if tokens else ''}: "
-            f"/compact or /clear it, or set {setting} so ankit leaves the oldest messages out")
+    what = f"the request ({asked.group(1)} tokens)" if asked else "the request"
+    window = f" ({tokens} tokens)" if tokens else ""
+    setting = f"context_window = {tokens}" if tokens else "context_window set to the server's context size"
+    return (f"{what} does not fit the model's context window{window}: give the server a larger context, or /compact "
+            f"or /clear the conversation; {setting} in the config makes ankit leave the oldest messages out")
 
 
 def refuses_tools(message: str) -> bool:
