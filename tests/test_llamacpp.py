@@ -126,3 +126,12 @@ def test_the_real_model_list(tmp_path):
         server.shutdown()
         server.server_close()
 
+
+
+def test_a_real_leading_think_block_split_into_tokens_is_not_reply_text(provider_server):
+    # llama.cpp without --jinja passes <think> through as text, as the tokens "<", "think", ">" ... "</", "think", ">"
+    provider_server.push("llamacpp_inline_think.sse")
+    events, error = run(provider_server)
+    assert error is None
+    assert text_of(events) == "The user wants a color. Blue is simple.\n<think>\nThe user wants a color"
+    assert events[-2:] == [UsageReport(Usage(219, 5, 0, 40, True)), StreamEnd("max_tokens")]
