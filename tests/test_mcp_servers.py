@@ -151,12 +151,12 @@ def test_failures_are_one_line_each_and_the_others_run(manage):
     assert "broken: failed: " in heads[2] and "exited with code 3: fake server: cannot open the database" in heads[2]
     assert "noisy: failed: " in heads[3] and "not JSON-RPC" in heads[3]
     assert "old: failed: " in heads[4] and "'2023-01-01'" in heads[4]
-    assert heads[5] == "empty: not started: [mcp.servers.empty] needs command = \"program\" (the server's executable)"
+    assert heads[5] == "empty: not started: [mcp.servers.empty] needs command = \"program\" (the server's executable) or url = \"http://...\""
     assert {t.group for t in manager.tools()} == {"mcp:good"}
     failures = manager.failures()
     assert len(failures) == 5 and all("\n" not in line for line in failures)
     assert "'missing' could not start" in failures[0] and failures[0].endswith(f"mcp-missing.log)")
-    assert failures[-1] == "[mcp.servers.empty] needs command = \"program\" (the server's executable)"
+    assert failures[-1] == "[mcp.servers.empty] needs command = \"program\" (the server's executable) or url = \"http://...\""
 
 
 def test_group_meta_and_core_groups(manage):

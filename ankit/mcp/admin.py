@@ -49,7 +49,9 @@ def find_program(command: str, cwd: Path) -> str | None:
 
 
 def command_line(table: dict) -> str:
-    """The server's command line as a shell would show it."""
+    """The server's command line as a shell would show it (a server over HTTP: its address)."""
+    if table.get("url") and not table.get("command"):
+        return f"{table['url']} (Streamable HTTP)"
     return shlex.join([str(table.get("command", "")), *[str(a) for a in table.get("args") or []]])
 
 

@@ -1,8 +1,9 @@
-"""The MCP client: the initialize handshake, tools/list with its pages and tools/call, over the stdio transport."""
+"""The MCP client: the initialize handshake, tools/list with its pages and tools/call, over stdio or Streamable HTTP."""
 
 from pathlib import Path
 
 from ankit import __version__
+from ankit.mcp.streamable import HttpTransport
 from ankit.mcp.transport import METHOD_NOT_FOUND, McpError, Notice, StdioTransport
 
 PROTOCOL_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
@@ -12,9 +13,11 @@ class McpClient:
     """One MCP server: started with the handshake, asked for its tools, called; what it said about itself."""
 
     def __init__(self, name: str, command: str, args: list[str] | None = None, env: dict | None = None,
-                 cwd: str | None = None, log_path: Path | None = None, on_notice: Notice | None = None):
+                 cwd: str | None = None, log_path: Path | None = None, on_notice: Notice | None = None,
+                 url: str | None = None, headers: dict | None = None):
         self.name = name
-        self.transport = StdioTransport(name, command, args, env, cwd, log_path, on_notice)
+        self.transport = (HttpTransport(name, url, headers, log_path, on_notice) if url
+                          else StdioTransport(name, command, args, env, cwd, log_path, on_notice))
         self.protocol_version = ""
         self.server_info: dict = {}
         self.instructions = ""
@@ -50,7 +53,7 @@ class McpClient:
         if version not in PROTOCOL_VERSIONS:
             raise McpError(f"MCP server {self.name!r} speaks protocol version {version!r}, which ankit does not "
                            f"support (it speaks {', '.join(PROTOCOL_VERSIONS)}); try another version of the server")
-        self.protocol_version = version
+        self.protocol_version = self.transport.protocol_version = version
         info = result.get("serverInfo")
         self.server_info = info if isinstance(info, dict) else {}
         text = result.get("instructions")

@@ -78,7 +78,7 @@ class McpManager:
             self._servers.append(server)
             if server.config is not None and cache is not None:
                 cfg = server.config
-                server.key = cache_key(cfg.command, cfg.args, cfg.env, cfg.cwd)
+                server.key = cache_key(cfg.url or cfg.command, cfg.args, cfg.env, cfg.cwd)
                 server.cached = cache.load(server.key)
                 if server.cached is not None:  # answer from the last list until the server lists again
                     server.tools, server.problems = make_tools(server.name, server.cached["tools"],
@@ -122,7 +122,8 @@ class McpManager:
         """Start a fresh process for the server, list its tools, and make it the current one."""
         cfg = server.config
         client = McpClient(cfg.name, cfg.command, cfg.args, cfg.env, cfg.cwd, server.log_path,
-                           on_notice=lambda method, params: self._on_notice(server, client, method))
+                           on_notice=lambda method, params: self._on_notice(server, client, method),
+                           url=cfg.url, headers=cfg.headers)
         with self._lock:
             if self._closed:
                 raise McpError("MCP servers are shut down")

@@ -17,6 +17,8 @@ class ServerConfig:
     core: bool = False
     timeout: float = 60.0  # seconds for one tools/call
     startup_timeout: float = 30.0  # seconds for initialize and tools/list
+    url: str | None = None  # a Streamable HTTP server's address instead of a command
+    headers: dict[str, str] = field(default_factory=dict)  # sent with each HTTP request; ${NAME} from the environment
 
 
 def server_config(name: str, raw) -> ServerConfig:
@@ -24,9 +26,12 @@ def server_config(name: str, raw) -> ServerConfig:
     where = f"[mcp.servers.{name}]"
     if not isinstance(raw, dict):
         raise ConfigError(f"{where} must be a table with command = \"program\"")
-    command = raw.get("command")
-    if not isinstance(command, str) or not command.strip():
-        raise ConfigError(f"{where} needs command = \"program\" (the server's executable)")
+    url, headers = _http(where, raw)
+    command = raw.get("command", "" if url else None)
+    if url and command:
+        raise ConfigError(f"{where} has both command and url; keep command for a local server, url for one over HTTP")
+    if not url and (not isinstance(command, str) or not command.strip()):
+        raise ConfigError(f"{where} needs command = \"program\" (the server's executable) or url = \"http://...\"")
     args, env = raw.get("args", []), raw.get("env", {})
     if not isinstance(args, list) or not all(isinstance(a, (str, int, float)) for a in args):
         raise ConfigError(f"{where} args must be a list of strings, e.g. args = [\"--flag\", \"value\"]")
@@ -41,4 +46,14 @@ def server_config(name: str, raw) -> ServerConfig:
             raise ConfigError(f"{where} {key} must be a number of seconds above 0")
         numbers[key] = float(value)
     return ServerConfig(name, command, [str(a) for a in args], {str(k): str(v) for k, v in env.items()},
-                        raw.get("cwd"), bool(raw.get("core", False)), **numbers)
+                        raw.get("cwd"), bool(raw.get("core", False)), **numbers, url=url, headers=headers)
+
+
+def _http(where: str, raw: dict) -> tuple[str | None, dict[str, str]]:
+    """The url and headers of a server over Streamable HTTP, checked."""
+    url, headers = raw.get("url"), raw.get("headers", {})
+    if url is not None and (not isinstance(url, str) or not url.startswith(("http://", "https://"))):
+        raise ConfigError(f"{where} url must be an http:// or https:// address, e.g. url = \"http://127.0.0.1:8000/mcp\"")
+    if not isinstance(headers, dict) or not all(isinstance(v, str) for v in headers.values()):
+        raise ConfigError(f"{where} headers must be a table of strings, e.g. headers = {{ Authorization = \"Bearer ${{TOKEN}}\" }}")
+    return url, {str(k): v for k, v in headers.items()}

@@ -27,6 +27,23 @@ class McpError(ToolError):
         self.code = code
 
 
+def open_log(path: Path, name: str):
+    """A server's log file, readable by the user only: a server may print its settings, tokens included."""
+    try:
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        big = path.exists() and path.stat().st_size > LOG_CAP
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | (os.O_TRUNC if big else os.O_APPEND), 0o600)
+        os.fchmod(fd, 0o600)  # a log an older ankit left readable by others
+    except OSError as exc:
+        raise McpError(f"MCP server {name!r}: cannot write its log {path}: {exc.strerror}") from None
+    return open(fd, "wb", buffering=0)
+
+
+def redact(text: str, values: list[str]) -> str:
+    """A server's own words with the given values (its env, its headers) and other secrets hidden."""
+    return Scrubber(values=values).text(text)
+
+
 class _Waiter:
     """One pending request: the reader thread fills it and sets the event."""
 
@@ -64,6 +81,7 @@ class StdioTransport:
         self.cwd = cwd
         self.log_path = log_path
         self.on_notice = on_notice
+        self.protocol_version = ""  # what the server agreed to (the HTTP transport sends it on each request)
         self.junk_lines = 0
         self._heard = False  # whether any valid JSON-RPC message arrived
         self._proc: subprocess.Popen | None = None
@@ -92,7 +110,7 @@ class StdioTransport:
     def spawn(self) -> None:
         """Start the process with its stderr going to the log; raise McpError in one line on failure."""
         if self.log_path is not None:
-            self._log = self._open_log()
+            self._log = open_log(self.log_path, self.name)
             self._note(f"starting {self.command} at {time.strftime('%Y-%m-%d %H:%M:%S')}")
         cwd = os.path.expanduser(self.cwd) if self.cwd else None
         if cwd and not os.path.isdir(cwd):
@@ -108,17 +126,6 @@ class StdioTransport:
             raise McpError(f"MCP server {self.name!r} could not start {self.command!r}: {reason}; "
                            f"check command in [mcp.servers.{self.name}]") from None
         threading.Thread(target=self._read_loop, name=f"mcp-{self.name}-reader", daemon=True).start()
-
-    def _open_log(self):
-        """The log file, readable by the user only: a server may print its settings, tokens included."""
-        try:
-            self.log_path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-            big = self.log_path.exists() and self.log_path.stat().st_size > LOG_CAP
-            fd = os.open(self.log_path, os.O_WRONLY | os.O_CREAT | (os.O_TRUNC if big else os.O_APPEND), 0o600)
-            os.fchmod(fd, 0o600)  # a log an older ankit left readable by others
-        except OSError as exc:
-            raise McpError(f"MCP server {self.name!r}: cannot write its log {self.log_path}: {exc.strerror}") from None
-        return open(fd, "wb", buffering=0)
 
     def request(self, method: str, params: dict | None = None, timeout: float = 60.0, progress: bool = False) -> dict:
         """Send a request and wait for its result; raise McpError on error, timeout or exit. With progress, the
@@ -300,7 +307,7 @@ class StdioTransport:
 
     def _redact(self, text: str) -> str:
         """The server's own words with its env values and other secrets hidden: they are shown and saved."""
-        return Scrubber(values=[str(v) for v in self.env.values()]).text(text)
+        return redact(text, [str(v) for v in self.env.values()])
 
     def close(self, grace: float = 1.0) -> None:
         """Close stdin, then terminate and kill the process if it lingers (the stdio shutdown sequence); grace is

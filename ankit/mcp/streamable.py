@@ -1,0 +1,267 @@
+"""The MCP Streamable HTTP transport: JSON-RPC by POST, answered as JSON or an event stream, in one session."""
+
+import json
+import os
+import re
+import threading
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+
+from ankit.mcp.transport import LINE_CAP, METHOD_NOT_FOUND, PROGRESS_STRETCH, McpError, Notice, open_log, redact
+
+_VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    """Only a 307/308 to the same origin (/mcp to /mcp/) is followed, as the same POST: going anywhere else would
+    send the headers (tokens) to another address."""
+
+    def redirect_request(self, req, fp, code, msg, headers, newurl):
+        old, new = urllib.parse.urlsplit(req.full_url), urllib.parse.urlsplit(urllib.parse.urljoin(req.full_url, newurl))
+        if code not in (307, 308) or (old.scheme, old.netloc) != (new.scheme, new.netloc):
+            return None
+        return urllib.request.Request(new.geturl(), req.data, dict(req.header_items()), method=req.get_method())
+
+
+_OPENER = urllib.request.build_opener(_NoRedirect())
+
+
+def shown_url(url: str) -> str:
+    """The URL without its user, password and query (they may hold secrets)."""
+    parts = urllib.parse.urlsplit(url)
+    host = parts.netloc.rpartition("@")[2]
+    return urllib.parse.urlunsplit((parts.scheme, host, parts.path, "", ""))
+
+
+class HttpTransport:
+    """One server at a URL: each request a POST whose answer is JSON or an event stream; the session id kept."""
+
+    def __init__(self, name: str, url: str, headers: dict | None = None, log_path=None,
+                 on_notice: Notice | None = None):
+        self.name = name
+        self.url = url
+        self.headers = dict(headers or {})
+        self.log_path = log_path
+        self.on_notice = on_notice
+        self.protocol_version = ""  # sent as MCP-Protocol-Version once negotiated
+        self.session = ""  # the Mcp-Session-Id the server gave at initialize
+        self.junk_lines = 0
+        self.pid = None
+        self._log = None
+        self._lock = threading.Lock()
+        self._next_id = 0
+        self._dead = "is not started"
+
+    @property
+    def alive(self) -> bool:
+        """Whether the session is open."""
+        return not self._dead
+
+    @property
+    def failure(self) -> str:
+        """One line saying why the session is gone (empty while it is open)."""
+        return self._dead
+
+    def spawn(self) -> None:
+        """Check the URL and open the log; the server itself runs already."""
+        parts = urllib.parse.urlsplit(self.url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise McpError(f"MCP server {self.name!r}: url {shown_url(self.url)!r} is not an http:// or https:// "
+                           f"address; fix it in [mcp.servers.{self.name}]")
+        if self.log_path is not None:
+            self._log = open_log(self.log_path, self.name)
+            self._note(f"connecting to {shown_url(self.url)} at {time.strftime('%Y-%m-%d %H:%M:%S')}")
+        self._dead = ""
+
+    def request(self, method: str, params: dict | None = None, timeout: float = 60.0, progress: bool = False) -> dict:
+        """POST a request and read its answer; raise McpError on error, timeout or a lost session. With progress,
+        each progress notification gives the server timeout seconds more (at most PROGRESS_STRETCH times)."""
+        with self._lock:
+            if self._dead:
+                raise McpError(f"MCP server {self.name!r} {self._dead}")
+            self._next_id += 1
+            rid = self._next_id
+        message = {"jsonrpc": "2.0", "id": rid, "method": method}
+        if progress:
+            params = {**(params or {}), "_meta": {"progressToken": rid}}
+        if params is not None:
+            message["params"] = params
+        try:
+            return self._exchange(message, timeout)
+        except TimeoutError:
+            if method != "initialize":
+                threading.Thread(target=self._quietly, args=({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                                 "params": {"requestId": rid, "reason": f"no answer within {timeout:g}s"}},),
+                                 daemon=True).start()
+            raise McpError(f"MCP server {self.name!r} did not answer {method} within {timeout:g}s") from None
+
+    def notify(self, method: str, params: dict | None = None) -> None:
+        """POST a notification (the server answers 202 with no body)."""
+        message = {"jsonrpc": "2.0", "method": method}
+        if params is not None:
+            message["params"] = params
+        self._post(message, 30.0).close()
+
+    def _quietly(self, message: dict) -> None:
+        try:
+            self._post(message, 10.0).close()
+        except (McpError, OSError):
+            pass
+
+    def _headers(self) -> dict:
+        """The configured headers with ${NAME} taken from the environment, and the session's own."""
+        out = {k: _VARIABLE.sub(lambda m: os.environ.get(m[1], ""), str(v)) for k, v in self.headers.items()}
+        out.update({"Content-Type": "application/json", "Accept": "application/json, text/event-stream"})
+        if self.session:
+            out["Mcp-Session-Id"] = self.session
+        if self.protocol_version:
+            out["MCP-Protocol-Version"] = self.protocol_version
+        return out
+
+    def _post(self, message: dict, timeout: float, verb: str = "POST"):
+        data = json.dumps(message, ensure_ascii=False).encode() if verb == "POST" else None
+        request = urllib.request.Request(self.url, data, self._headers(), method=verb)
+        try:
+            return _OPENER.open(request, timeout=timeout)
+        except urllib.error.HTTPError as exc:
+            raise self._http_error(exc) from None
+        except TimeoutError:
+            raise
+        except (urllib.error.URLError, OSError) as exc:
+            reason = getattr(exc, "reason", None) or exc
+            if isinstance(reason, TimeoutError):
+                raise reason from None
+            raise McpError(f"MCP server {self.name!r} at {shown_url(self.url)}: cannot connect "
+                           f"({self._redact(str(getattr(reason, 'strerror', None) or reason))}); is it running?") from None
+
+    def _http_error(self, exc: urllib.error.HTTPError) -> McpError:
+        try:
+            body = exc.read(4000).decode("utf-8", "replace")
+        except OSError:
+            body = ""
+        try:
+            said = json.loads(body).get("error", {}).get("message") or ""
+        except (ValueError, AttributeError):
+            said = body
+        said = self._redact(" ".join(str(said).split())[:200])
+        if exc.code == 404 and self.session:
+            with self._lock:
+                self._dead = "ended the session (HTTP 404)"
+            return McpError(f"MCP server {self.name!r} ended the session (HTTP 404); ankit starts a new one on the next call")
+        hint = {401: f"; it needs credentials: set headers in [mcp.servers.{self.name}]",
+                403: "; it refused the credentials in headers"}.get(exc.code, "")
+        if 300 <= exc.code < 400:
+            hint = f"; it redirects elsewhere ({shown_url(exc.headers.get('Location') or '?')}), which ankit does not follow: set url to the server's own address"
+        return McpError(f"MCP server {self.name!r} answered HTTP {exc.code}" + (f": {said}" if said else "") + hint)
+
+    def _exchange(self, message: dict, timeout: float) -> dict:
+        """POST one request; read its answer from a JSON body or an event stream."""
+        rid = message["id"]
+        with self._post(message, timeout) as answer:
+            if message["method"] == "initialize":
+                self.session = answer.headers.get("Mcp-Session-Id") or ""
+            kind = answer.headers.get_content_type()
+            if kind == "application/json":
+                body = answer.read(LINE_CAP + 1)
+                found = self._messages(body.decode("utf-8", "replace"), rid)
+                if found is not None:
+                    return found
+            elif kind == "text/event-stream":
+                found = self._stream(answer, rid, timeout)
+                if found is not None:
+                    return found
+            else:
+                raise McpError(f"MCP server {self.name!r} answered with {kind}, not JSON or an event stream")
+        raise McpError(f"MCP server {self.name!r} sent no answer to {message['method']}")
+
+    def _stream(self, answer, rid: int, timeout: float) -> dict | None:
+        """Read server-sent events until the answer to rid; notifications and requests on the way are handled."""
+        began = time.monotonic()
+        deadline = [began + timeout]  # moved on by progress for this request
+        data: list[str] = []
+        for raw in iter(lambda: answer.readline(LINE_CAP + 1), b""):
+            line = raw.decode("utf-8", "replace").rstrip("\r\n")
+            if line.startswith("data:"):
+                data.append(line[5:].removeprefix(" "))
+            elif not line and data:
+                found = self._messages("\n".join(data), rid, deadline, timeout)
+                data = []
+                if found is not None:
+                    return found
+            if time.monotonic() > min(deadline[0], began + timeout * PROGRESS_STRETCH):
+                raise TimeoutError
+        return self._messages("\n".join(data), rid, deadline, timeout) if data else None
+
+    def _messages(self, text: str, rid: int, deadline: list | None = None, timeout: float = 0.0) -> dict | None:
+        """Handle one body or event (a message or a batch); return the result for rid if it is there."""
+        if not text.strip():
+            return None  # an event that only primes the stream
+        try:
+            parsed = json.loads(text)
+        except (ValueError, RecursionError):
+            self.junk_lines += 1
+            self._note(f"not JSON-RPC, ignored: {text[:500]}")
+            return None
+        for message in parsed if isinstance(parsed, list) else [parsed]:
+            if not isinstance(message, dict):
+                continue
+            if isinstance(message.get("method"), str):
+                self._from_server(message, rid, deadline, timeout)
+            elif message.get("id") == rid:
+                return self._result(message)
+        return None
+
+    def _result(self, message: dict) -> dict:
+        error = message.get("error")
+        if error is None:
+            result = message.get("result")
+            return result if isinstance(result, dict) else {}
+        error = error if isinstance(error, dict) else {}
+        text = (str(error.get("message") or "").strip().splitlines() or ["error without a message"])[0]
+        code = error.get("code") if isinstance(error.get("code"), int) else None
+        raise McpError(f"MCP server {self.name!r}: {self._redact(text)}", code)
+
+    def _from_server(self, message: dict, rid: int, deadline: list | None, timeout: float) -> None:
+        method, params = message["method"], message.get("params")
+        params = params if isinstance(params, dict) else {}
+        if "id" in message:  # a request: ping answered, the rest refused, from a thread (the stream reads on)
+            reply = {"jsonrpc": "2.0", "id": message["id"]}
+            if method == "ping":
+                reply["result"] = {}
+            else:
+                reply["error"] = {"code": METHOD_NOT_FOUND, "message": f"ankit does not support {method}"}
+            threading.Thread(target=self._quietly, args=(reply,), daemon=True).start()
+        elif method == "notifications/progress":
+            if deadline is not None and params.get("progressToken") == rid:
+                deadline[0] = time.monotonic() + timeout
+        elif method == "notifications/message":
+            self._note(f"log {params.get('level', 'info')}: {json.dumps(params.get('data'), ensure_ascii=False)}")
+        elif self.on_notice is not None:
+            threading.Thread(target=self.on_notice, args=(method, params), daemon=True).start()
+
+    def _note(self, text: str) -> None:
+        if self._log is not None:
+            try:
+                self._log.write(f"[ankit] {text}\n".encode("utf-8", "replace"))
+            except (OSError, ValueError):
+                pass
+
+    def _redact(self, text: str) -> str:
+        parts = urllib.parse.urlsplit(self.url)
+        secrets = [str(v) for v in self._headers().values()] + [p for p in (parts.password, parts.query) if p]
+        return redact(text, secrets)
+
+    def close(self, grace: float = 1.0) -> None:
+        """End the session (DELETE with its id, as the transport asks) and close the log."""
+        with self._lock:
+            was, self._dead = self._dead, self._dead or "was closed"
+        if not was and self.session:
+            try:
+                self._post({}, grace, verb="DELETE").close()
+            except (McpError, OSError):
+                pass  # a server may not allow ending sessions (405): it ends them itself
+        if self._log is not None:
+            self._log.close()
+            self._log = None
