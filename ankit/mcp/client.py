@@ -3,7 +3,6 @@
 from pathlib import Path
 
 from ankit import __version__
-from ankit.mcp.streamable import HttpTransport
 from ankit.mcp.transport import METHOD_NOT_FOUND, McpError, Notice, StdioTransport
 
 PROTOCOL_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
@@ -16,8 +15,11 @@ class McpClient:
                  cwd: str | None = None, log_path: Path | None = None, on_notice: Notice | None = None,
                  url: str | None = None, headers: dict | None = None):
         self.name = name
-        self.transport = (HttpTransport(name, url, headers, log_path, on_notice) if url
-                          else StdioTransport(name, command, args, env, cwd, log_path, on_notice))
+        if url:
+            from ankit.mcp.streamable import HttpTransport  # urllib and ssl cost start-up time: only when used
+            self.transport = HttpTransport(name, url, headers, log_path, on_notice)
+        else:
+            self.transport = StdioTransport(name, command, args, env, cwd, log_path, on_notice)
         self.protocol_version = ""
         self.server_info: dict = {}
         self.instructions = ""
