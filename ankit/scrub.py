@@ -1,10 +1,17 @@
 """The one Scrubber: secret values replaced by [redacted] before text is shown, saved or sent to a model.
 
-What counts as a secret: the values given to it (the API key in use, MCP servers' env values), the values of
-environment variables whose names look secret (see secret_name), passwords inside URLs (scheme://user:pass@),
-"api_key" fields and assignments, Authorization header values, and secret-named assignments such as a
-.env line `STRIPE_SECRET=...`. Values shorter than MIN_SECRET_LENGTH are settings ("1", "true"), not secrets:
-hiding them would garble ordinary text.
+What counts as a secret (the rule for a file such as .env read by a tool or attached with @: the model sees
+its names and layout, never the values):
+- the values given to it (the API key in use, MCP servers' env values) and the values of environment
+  variables whose names look secret (see secret_name), wherever they appear;
+- tokens whose shape says what they are, label or not: provider keys (sk-..., sk-ant-..., ghp_..., github_pat_...,
+  glpat-..., xox?-..., AKIA..., AIza..., hf_..., npm_..., pypi-..., SG....), JWTs, private key blocks;
+- passwords inside URLs (scheme://user:pass@) and secret URL parameters (?key=, ?token=...);
+- values after a secret-named label: a .env or shell line `NAME=value` whose NAME looks secret, `api_key: ...`,
+  `"token": "..."`, `aws_secret_access_key = ...`, `password: ...`, Authorization headers, netrc passwords.
+A value after a label must look like a value, not code (`api_key = settings.key` names a secret, it is not
+one); under a token or key label a bare word needs a digit or a symbol. Values shorter than MIN_SECRET_LENGTH
+are settings ("1", "true"), not secrets: hiding them would garble ordinary text.
 """
 
 import os
@@ -29,17 +36,38 @@ _SECRET_QUERY = {"key", "api_key", "apikey", "api-key", "token", "access_token",
                  "passwd", "sig", "signature", "client_secret", "code", "x-api-key"}
 
 URL_PASSWORD = re.compile(r"(\b[A-Za-z][A-Za-z0-9+.\-]*://[^/\s:@\"'<>]*:)([^/\s@\"'<>]+)@")
-# A literal after a label: quoted, or a bare token of 8+ characters with a digit or a dash (so code such as
-# `api_key = settings.key` or `TOKEN = os.environ[...]` is left alone: it names a secret, it is not one).
-_LITERAL = r"""(?:(["'])([^"'\s]{4,})\2|([\w\-+/=~.]*[\d\-][\w\-+/=~.]*)(?![\w.(\[]))"""
-KEY_IN_TEXT = re.compile(r"""(api[_-]?key["']?\s*[:=]\s*)""" + _LITERAL, re.IGNORECASE)
-AUTH_HEADER = re.compile(r"""(authorization["']?\s*[:=]\s*["']?(?:bearer|basic|token)\s+)()()([^"'\s,;]{8,})""",
-                         re.IGNORECASE)
+AUTH_HEADER = re.compile(r"""(authorization["']?\s*[:=]\s*["']?(?:bearer|basic|token)\s+)([^"'\s,;]{8,})""", re.IGNORECASE)
 URL_SECRET_QUERY = re.compile(r"([?&](?:key|api[_-]?key|token|access_token|auth|secret|password|passwd|sig|signature|"
                               r"client_secret|x-api-key)=)([^&\s#\"'<>]+)", re.IGNORECASE)
-SECRET_ASSIGNMENT = re.compile(
-    r"""(\b[A-Z][A-Z0-9_]*(?:SECRET|PASSWORD|PASSWD|TOKEN|_KEY|APIKEY|_PAT|CREDENTIALS?)["']?\s*[:=]\s*)"""
-    + _LITERAL)
+NETRC_PASSWORD = re.compile(r"(\blogin\s+\S+\s+password\s+)(\S+)")
+# Tokens that say what they are by their shape (a provider's prefix and enough random characters).
+TOKEN_SHAPES = re.compile(r"""(?<![\w\-])(?:
+    sk-(?=[\w\-]*\d)[\w\-]{20,}                        # OpenAI, Anthropic (sk-ant-), OpenRouter, DeepSeek...
+  | (?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}           # Stripe secret and restricted keys
+  | gh[pousr]_[A-Za-z0-9]{30,} | github_pat_\w{30,}    # GitHub
+  | glpat-[\w\-]{20,}                                  # GitLab
+  | xox[abposr]-(?=[\w\-]*\d)[\w\-]{10,}               # Slack
+  | (?:AKIA|ASIA)[A-Z0-9]{16}                          # AWS access key ids
+  | AIza[\w\-]{35}                                     # Google API keys
+  | (?:hf|gsk|r8)_(?=\w*\d)[A-Za-z0-9]{30,} | npm_[A-Za-z0-9]{36} | pypi-[\w\-]{50,}
+  | (?:xai|pplx)-(?=\w*\d)[A-Za-z0-9]{30,}             # xAI, Perplexity
+  | SG\.[\w\-]{16,}\.[\w\-]{16,}                       # SendGrid
+  | shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32} | dop_v1_[a-f0-9]{64}
+  | eyJ[\w\-]{8,}\.eyJ[\w\-]{8,}\.[\w\-]{8,}           # a JSON Web Token
+)(?![\w\-])""", re.VERBOSE)
+PRIVATE_KEY = re.compile(r"(-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----)(.*?)(-----END [A-Z0-9 ]*PRIVATE KEY"
+                         r"(?: BLOCK)?-----|\Z)", re.DOTALL)
+# A word that may end a secret's label, then the rest of the label and : or = (searched in lower-cased text; see
+# _labelled for the label before it and the value after it).
+LABEL_HINT = re.compile(r"""(?:pass|pwd|secret|token|key|auth|cred|dsn|pat|sig|cookie|private)[\w.\-]*+(["']?[ \t]*[:=][ \t]*)""")
+VALUE = re.compile(r"""(["'])([^"'\n]*)\1|([^\s"'`,;<>]+)""")
+_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")  # same length, unlike lower()
+# Case-insensitive labels end with one of these; the first five also take a plain word as their value.
+_LABEL_ENDS = ("PASSWORD", "PASSWD", "PASSPHRASE", "SECRET", "_PWD", "TOKEN", "APIKEY", "API_KEY", "ACCESS_KEY",
+               "SECRET_KEY", "PRIVATE_KEY", "SIGNING_KEY", "AUTH", "CREDENTIAL", "CREDENTIALS", "_PAT", "COOKIE")
+_WORDY = _LABEL_ENDS[:5]
+_CODE = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+|.*[()\[\]{}].*|[$%<].*|0x[\da-f_]+|[\d_.]+|true|false|null|none|nil|undefined",
+                   re.IGNORECASE)
 
 
 def secret_name(name: str) -> bool:
@@ -71,12 +99,15 @@ class Scrubber:
         """text with every secret replaced by [redacted]."""
         if self._pattern is not None:
             text = self._pattern.sub(REDACTED, text)
+        if "PRIVATE KEY" in text:
+            text = PRIVATE_KEY.sub(lambda m: f"{m.group(1)}\n{REDACTED}\n{m.group(3)}", text)
+        text = TOKEN_SHAPES.sub(REDACTED, text)
         if "://" in text:
             text = URL_PASSWORD.sub(lambda m: m.group(1) + REDACTED + "@", text)
-            text = URL_SECRET_QUERY.sub(lambda m: m.group(1) + REDACTED, text)
-        for pattern in (KEY_IN_TEXT, AUTH_HEADER, SECRET_ASSIGNMENT):
-            text = pattern.sub(_keep_label, text)
-        return text
+            text = URL_SECRET_QUERY.sub(lambda m: m.group() if m.group(2)[0] in "%{$" else m.group(1) + REDACTED, text)
+        text = AUTH_HEADER.sub(lambda m: m.group(1) + REDACTED, text)
+        text = NETRC_PASSWORD.sub(lambda m: m.group(1) + REDACTED, text)
+        return _labelled(text)
 
     def __call__(self, value):
         """A copy of value (str, dict, list or other) with every secret replaced by [redacted]."""
@@ -90,13 +121,47 @@ class Scrubber:
         return value
 
 
-def _keep_label(match: re.Match) -> str:
-    """The label and its quotes kept, the literal replaced (at least 8 characters, else it is not a secret)."""
-    label, quote, quoted, bare = match.group(1), match.group(2) or "", match.group(3), match.group(4)
-    value = quoted if quoted is not None else bare
-    if value == REDACTED or len(value or "") < MIN_SECRET_LENGTH and quoted is None:
-        return match.group()
-    return f"{label}{quote}{REDACTED}{quote}"
+def _secret_label(label: str) -> tuple[bool, bool]:
+    """(whether a label names a secret, whether a plain word after it is one too)."""
+    if label.isupper() or "_" in label and not any(c.islower() for c in label):
+        return secret_name(label), secret_name(label) and label.upper().endswith(_WORDY)
+    name = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", label).upper().replace("-", "_").replace(".", "_")
+    if not name.endswith(_LABEL_ENDS) or name.endswith(_NOT_SECRET_ENDS):
+        return False, False
+    return True, name.endswith(_WORDY)
+
+
+def _labelled(text: str) -> str:
+    """text with the values after secret labels replaced (see _value for which values count)."""
+    out, at = [], 0
+    for hint in LABEL_HINT.finditer(text.translate(_LOWER)):
+        start = hint.start()
+        while start > 0 and (text[start - 1].isalnum() or text[start - 1] in "_.-"):
+            start -= 1
+        label, sep = text[start:hint.start(1)].lstrip("-."), hint.group(1)
+        value = VALUE.match(text, hint.end())
+        if start < at or not label or value is None or (start and text[start - 1] == "$"):
+            continue
+        quote, shown = value.group(1) or "", value.group(2) if value.group(1) else value.group(3)
+        line_start = start == 0 or text[start - 1] == "\n"
+        if _value(label, sep, quote, shown, line_start):
+            out += [text[at:value.start()], quote, REDACTED, quote]
+            at = value.end()
+    return "".join(out) + text[at:] if out else text
+
+
+def _value(label: str, sep: str, quote: str, value: str, line_start: bool) -> bool:
+    """Whether the value after this label is a secret: it must look like a value, not code or a type."""
+    secret, wordy = _secret_label(label)
+    if not secret or not value or REDACTED in value or _CODE.fullmatch(value):
+        return False
+    plain = value.replace("_", "").isalpha()
+    dotenv = line_start and sep == "="  # NAME=value in a .env or shell file
+    if len(value) < (4 if quote or dotenv else MIN_SECRET_LENGTH) or " " in value and not (wordy or dotenv):
+        return False
+    if plain and not quote and (sep.strip() == ":" and value[0].isupper() or " " in sep and sep.strip() == "="):
+        return False  # `secret: SecretStr` is a type annotation, `password = password` an assignment
+    return not plain or wordy and value.lower() not in label.lower() or dotenv
 
 
 def mask_url(url: str) -> str:

@@ -41,7 +41,60 @@ def test_secret_shapes_in_text(raw, clean):
     assert Scrubber({})(raw) == clean
 
 
+# Made-up values in each provider's format (none is a real key).
+SHAPES = {
+    "openai": "sk-proj-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcd",
+    "anthropic": "sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789-_abcdEFGH",
+    "github": "ghp_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789",
+    "github_fine": "github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyzABCDEF",
+    "gitlab": "glpat-AbCdEfGhIjKlMnOpQrSt",
+    "slack": "xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx",
+    "aws": "AKIAIOSFODNN7EXAMPLE",
+    "google": "AIzaSyA-AbCdEfGhIjKlMnOpQrStUvWxYz01234",
+    "stripe": "sk_live_51HAbCdEfGhIjKlMnOpQrStUv",
+    "huggingface": "hf_AbCdEfGhIjKlMnOpQrStUvWxYz01234567",
+    "npm": "npm_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789",
+    "sendgrid": "SG.AbCdEfGhIjKlMnOpQrStUv.AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcdefg",
+    "jwt": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+}
+
+
+@pytest.mark.parametrize("kind", SHAPES)
+def test_tokens_known_by_their_shape_need_no_label(kind):
+    assert Scrubber({})(f"found {SHAPES[kind]} in the log") == "found [redacted] in the log"
+
+
+@pytest.mark.parametrize("raw, clean", [
+    ("aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "aws_secret_access_key = [redacted]"),
+    ('{"token": "q8w7e6r5t4y3u2i1o0p9", "n": 1}', '{"token": "[redacted]", "n": 1}'),
+    ("password: correcthorsebattery", "password: [redacted]"),
+    ("db_password=hunter2hunter2", "db_password=[redacted]"),
+    ('SECRET="my pass phrase"', 'SECRET="[redacted]"'),
+    ("DB_PASSWORD=plainwords", "DB_PASSWORD=[redacted]"),
+    ("//registry.npmjs.org/:_authToken=abcdef0123456789", "//registry.npmjs.org/:_authToken=[redacted]"),
+    ("machine api.example.com login bob password s3cr3tpassw0rd", "machine api.example.com login bob password [redacted]"),
+    ('{"auths": {"registry": {"auth": "Ym9iOnMzY3IzdHBhc3N3MHJk"}}}', '{"auths": {"registry": {"auth": "[redacted]"}}}'),
+    ("mycli --password=Sup3rS3cret!", "mycli --password=[redacted]"),
+])
+def test_values_after_secret_labels_in_any_case(raw, clean):
+    assert Scrubber({})(raw) == clean
+
+
+def test_a_private_key_block_keeps_only_its_markers():
+    pem = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ\nQyNTUxOQAAACBxyz\n" \
+          "-----END OPENSSH PRIVATE KEY-----\n"
+    assert Scrubber({})("key:\n" + pem + "done") == \
+        "key:\n-----BEGIN OPENSSH PRIVATE KEY-----\n[redacted]\n-----END OPENSSH PRIVATE KEY-----\ndone"
+    assert Scrubber({})("-----BEGIN RSA PRIVATE KEY-----\nMIIEow...cut") == "-----BEGIN RSA PRIVATE KEY-----\n[redacted]\n"
+
+
 @pytest.mark.parametrize("code", [
+    "password = password + b'x' * 3", "self.username, self.password = credentials", "secret: SecretStr",
+    "def kind(token: tokenize.TokenInfo) -> str:", "_DD_SIGNATURE = 0x08074b50", "max_tokens = 4096",
+    "the skeleton key-value store uses sk-learn", "commit 3f786850e387550fdab836ed7e6dc881de23001b",
+    'ERROR_TOKEN = "invalid token given"', "token = tokenizer", 'href="topic?key=%s" see http://x',
+    "export TOKEN=$(cat ~/.token)", "password_hint: ask the admin", "[--env KEY=VALUE]...",
+
     "api_key = settings.api_key", "TOKEN = os.environ['TOKEN']", "SECRET_KEY = get_secret()",
     "see https://example.com/a:b@c", "the token: tomorrow", "password is required",
 ])

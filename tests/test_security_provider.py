@@ -69,3 +69,28 @@ def test_the_repl_history_file_keeps_no_typed_key(run, provider_server, home):
     term.finish()
     history = (home / "state" / "ankit" / "history").read_text()
     assert KEY not in history and "rootpw-77" not in history and "[redacted]" in history
+
+
+DOTENV = ("OPENAI_API_KEY=sk-proj-Zx9Yw8Vu7Ts6Rq5Po4Nm3Lk2Ji1Hg0FeDcBa\nDB_PASSWORD=plainwords\n"
+          "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\nSESSION=eyJhbGciOiJIUzI1NiJ9.eyJzdWIi"
+          "OiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U\nDEBUG=1\n")
+PEM = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ\n-----END OPENSSH PRIVATE KEY-----\n"
+LEAKS = ("Zx9Yw8Vu7Ts6Rq5Po4Nm3Lk2Ji1Hg0FeDcBa", "plainwords", "wJalrXUtnFEMI", "dozjgNryP4J3jVmNHl0w5N", "b3BlbnNzaC1rZXkt")
+
+
+def test_secrets_in_files_a_tool_reads_reach_neither_the_model_nor_the_screen_nor_the_session(provider_server, tmp_path):
+    """The rule for .env and key files: the model sees their names and layout, never the values (no environment
+    variable names these values: they are known by their labels and shapes)."""
+    (tmp_path / "work").mkdir()
+    (tmp_path / "work" / ".env").write_text(DOTENV)
+    (tmp_path / "work" / "deploy_key").write_text(PEM)
+    provider_server.push_openai(tool_calls=[("c1", "read_file", json.dumps({"path": ".env"})),
+                                            ("c2", "read_file", json.dumps({"path": "deploy_key"}))])
+    provider_server.push_openai(text="done")
+    done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "-p", "read .env and the key")
+    assert done.returncode == 0, done.stderr
+    sent = json.dumps(provider_server.requests[1].json)
+    saved = "".join(p.read_text() for p in (tmp_path / "state" / "ankit" / "sessions").glob("*.jsonl"))
+    for leak in LEAKS:
+        assert leak not in sent and leak not in saved and leak not in done.stderr, leak
+    assert "OPENAI_API_KEY=[redacted]" in sent and "DEBUG=1" in sent and "BEGIN OPENSSH PRIVATE KEY" in sent
