@@ -66,7 +66,7 @@ class App:
         self.registry = Registry(file_tools, self.skills, self.config.core, self.config.catalog_mode,
                                  self.config.mcp_servers, paths.state_home() / "mcp", self.mcp_start,
                                  self.problems)
-        self.permissions = Permissions.from_rules(self.config.allow, self.config.deny)
+        self.permissions = Permissions.from_rules(self.config.allow, self.config.deny, self.cwd)
         return self
 
     def load_skills(self) -> "App":

@@ -14,23 +14,25 @@ from ankit.oneshot import PrintView
 from ankit.records import Message, ToolCall
 from ankit.routines.store import Routine
 from ankit.storage.sessions import SessionData, new_session_id
+from ankit.tooling.permissions import Rule
 from ankit.tooling.toolbox import Tool, ToolContext, run_call
 
 WATCH_LINES = 200  # lines of a watch's diff shown at most
 
 
 class RoutineApprover:
-    """Lets through the tools the routine was added with (--allow); refuses the rest with a line on stderr."""
+    """Asked only for what the routine's --allow list (applied as allow rules) does not cover: refuses it with a
+    line on stderr. An allowed tool still reaches here for a path outside the routine's folder, and is refused."""
 
     def __init__(self, routine: Routine):
         self.routine = routine
 
     def __call__(self, tool: Tool, args: dict, preview: str) -> bool:
-        """True for an allowed tool; otherwise say how to allow it, and False."""
-        if tool.name in self.routine.allow:
-            return True
-        print(f"ankit: routine #{self.routine.id}: {tool.name} needs approval; refused (add the routine again "
-              f"with --allow {tool.name} to let it run)", file=sys.stderr)
+        """False, after saying how to allow it (or that the path is outside the routine's folder)."""
+        why = (f"{tool.name} touches a path outside {self.routine.cwd}" if tool.name in self.routine.allow else
+               f"{tool.name} needs approval")
+        print(f"ankit: routine #{self.routine.id}: {why}; refused (add the routine again with --allow {tool.name} "
+              "to let it run in its folder)", file=sys.stderr)
         return False
 
 
@@ -83,6 +85,7 @@ def run_one(routine: Routine, config: Config, now: datetime) -> tuple[str, str]:
             if not prompt or not changed:
                 return _keep(app, routine, report), report.splitlines()[0]
             prompt = f"{prompt}\n\n{report}"
+        app.permissions.allow += [Rule.parse(name) for name in routine.allow]  # never outside its folder: see permissions
         session = app.session(PrintView(), RoutineApprover(routine))
         if session.provider is None:
             raise AnkitError(app.setup_error.splitlines()[0])

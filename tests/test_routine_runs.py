@@ -105,3 +105,19 @@ def test_run_due_with_a_bad_clock_and_a_bad_schedule_are_one_line(tmp_path):
     schedule = ankit(tmp_path, "routine", "add", "every blue moon", "hi")
     assert schedule.returncode == 1 and len(schedule.stderr.splitlines()) == 1 and "cannot read the schedule" in schedule.stderr
     assert not (tmp_path / "data" / "ankit" / "routines.json").exists()
+
+
+def test_an_allowed_tool_never_reaches_outside_the_routines_folder(provider_server, tmp_path):
+    """A routine runs unattended: its --allow covers its own folder, never a path leading out of it."""
+    (tmp_path / "work").mkdir()
+    config = tmp_path / "config" / "ankit" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text(f'base_url = "{provider_server.url}/v1"\n')
+    assert ankit(tmp_path, "routine", "add", "every 1h", "tidy up", "--allow", "write_file").returncode == 0
+    provider_server.push_openai(tool_calls=[("c1", "write_file", '{"path": "log.txt", "content": "ok"}'),
+                                            ("c2", "write_file", '{"path": "../PWNED", "content": "x"}')])
+    provider_server.push_openai(text="Done.")
+    ran = ankit(tmp_path, "routine", "run-due", "--now", "2099-01-01T00:00")
+    assert "Done." in ran.stdout, ran.stderr
+    assert (tmp_path / "work" / "log.txt").read_text() == "ok" and not (tmp_path / "PWNED").exists()
+    assert "write_file touches a path outside" in ran.stderr

@@ -3,6 +3,7 @@
 import json
 
 from ankit.records import ToolCall
+from ankit.tooling.permissions import Permissions
 from ankit.tooling.toolbox import ToolContext, run_call
 from tests.test_approval import BY_NAME, approver
 from tests.test_oneshot import ankit
@@ -15,19 +16,19 @@ def shell(command: str, call_id: str = "c1") -> ToolCall:
 def test_always_for_one_shell_command_covers_its_program_and_subcommand_only(tmp_path):
     approve, ask, out = approver("a", "n", "n", "n", "n")
     ctx, tool = ToolContext(cwd=tmp_path), BY_NAME["run_command"]
-    assert not run_call(shell("git status"), tool, ctx, approve).is_error  # answered "a"
+    assert not run_call(shell("git status"), tool, ctx, approve, permissions=approve.permissions).is_error  # answered "a"
     assert "approved for the rest of this session: run_command: git status" in out.getvalue()
-    assert not run_call(shell("git status --short"), tool, ctx, approve).is_error  # covered: not asked
+    assert not run_call(shell("git status --short"), tool, ctx, approve, permissions=approve.permissions).is_error  # covered: not asked
     for command in ("touch PWNED", "git status; touch PWNED", "git status && touch PWNED", "git push"):
-        assert run_call(shell(command), tool, ctx, approve).is_error  # each one asked, and declined
+        assert run_call(shell(command), tool, ctx, approve, permissions=approve.permissions).is_error  # each one asked, and declined
     assert len(ask.questions) == 5 and not (tmp_path / "PWNED").exists()
 
 
 def test_always_never_covers_interpreters_running_inline_code(tmp_path):
     approve, ask, _ = approver("a", "n")
     ctx, tool = ToolContext(cwd=tmp_path), BY_NAME["run_command"]
-    run_call(shell("python3 -c 'print(1)'"), tool, ctx, approve)
-    result = run_call(shell("python3 -c 'open(\"PWNED\", \"w\")'"), tool, ctx, approve)
+    run_call(shell("python3 -c 'print(1)'"), tool, ctx, approve, permissions=approve.permissions)
+    result = run_call(shell("python3 -c 'open(\"PWNED\", \"w\")'"), tool, ctx, approve, permissions=approve.permissions)
     assert result.is_error and len(ask.questions) == 2 and not (tmp_path / "PWNED").exists()
 
 
@@ -80,3 +81,42 @@ def test_a_patch_preview_shows_renames_and_deletions_and_paths_outside(tmp_path)
     assert result.is_error and "rename old.py -> new.py" in shown
     assert "delete gone.py" in shown and "-b = 2" in shown
     assert "outside the working folder" in shown and "+c = 4" in shown
+
+
+def test_allow_rules_never_cover_a_path_leaving_the_folder(provider_server, tmp_path):
+    """`docs/*` must not reach ../ through `..` or a symlink in docs/, and a deny rule sees through both."""
+    work = tmp_path / "work"
+    (work / "docs").mkdir(parents=True)
+    (tmp_path / "outside").mkdir()
+    (work / "docs" / "link").symlink_to(tmp_path / "outside")
+    (work / "docs" / "config.txt").symlink_to(work / "prod.env")
+    write_config(tmp_path, 'allow = ["write_file: docs/*", "run_command: ls *"]\ndeny = ["write_file: *.env"]\n')
+    provider_server.push_openai(tool_calls=[
+        ("c1", "write_file", json.dumps({"path": "docs/../../PWNED", "content": "x"})),
+        ("c2", "write_file", json.dumps({"path": "docs/link/PWNED", "content": "x"})),
+        ("c3", "write_file", json.dumps({"path": "docs/config.txt", "content": "x"})),
+        ("c4", "run_command", json.dumps({"command": "ls", "cwd": str(tmp_path / "outside")})),
+        ("c5", "write_file", json.dumps({"path": "docs/ok.md", "content": "fine"}))])
+    provider_server.push_openai(text="ok")
+    done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "-p", "go")
+    assert done.returncode == 0, done.stderr
+    results = {m["tool_call_id"]: m["content"] for m in provider_server.requests[1].json["messages"] if m["role"] == "tool"}
+    assert "declined" in results["c1"] and "declined" in results["c2"] and "declined" in results["c4"]
+    assert "refused by the rule 'write_file: *.env'" in results["c3"]
+    assert not (tmp_path / "PWNED").exists() and not (tmp_path / "outside" / "PWNED").exists()
+    assert not (work / "prod.env").exists() and (work / "docs" / "ok.md").read_text() == "fine"
+
+
+def test_always_for_a_tool_never_covers_a_later_call_outside_the_folder(tmp_path):
+    work = tmp_path / "work"
+    work.mkdir()
+    (tmp_path / "outside.txt").write_text("c = 3\n")
+    approve, ask, _ = approver("a", "n")
+    rules = Permissions(cwd=work)
+    inside = "--- /dev/null\n+++ b/new.py\n@@ -0,0 +1 @@\n+a = 1\n"
+    outside = "--- a/../outside.txt\n+++ b/../outside.txt\n@@ -1 +1 @@\n-c = 3\n+c = 4\n"
+    for patch in (inside, outside):
+        run_call(ToolCall("c1", "apply_patch", json.dumps({"patch": patch})), BY_NAME["apply_patch"],
+                 ToolContext(cwd=work), approve, permissions=rules)
+    assert len(ask.questions) == 2 and (work / "new.py").exists()
+    assert (tmp_path / "outside.txt").read_text() == "c = 3\n"

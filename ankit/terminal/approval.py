@@ -82,7 +82,7 @@ class Approver:
 
     def __call__(self, tool: Tool, args: dict, preview: str) -> bool | str:
         """True to run the call, False (or the user's reason) to decline it; raises Cancelled to stop the turn."""
-        if self.yes or self.permissions.decide(tool.name, args)[0] == "allow":
+        if self.yes:  # the settings' rules and earlier [a]lways answers were applied before asking (toolbox._gate)
             return True
         self.view.newline()
         for line in preview_lines(tool, args, preview, self.view.colour, self.view.width()):

@@ -5,16 +5,24 @@ command of a shell tool, else its url, path or query. A shell command is split i
 (at ; && || | & and newlines); an allow rule must cover every one of them, and a command with substitutions
 ($(...), backticks), subshells or redirections into files is never allowed by a rule: it is always asked.
 A deny rule matching the whole command or any part of it refuses the call, even with --yes.
+
+A path is matched as given and as it really is inside the working folder (`docs/../.env` and a link to .env are
+both `.env`): a deny rule matching either refuses, an allow rule must match the real one. No allow rule and no
+[a]lways answer covers a call that names or changes a path outside the working folder (through `..`, an absolute
+path or a symlink): that call is always asked.
 """
 
 import fnmatch
+import os
 import re
 import shlex
 import urllib.parse
 from dataclasses import dataclass, field
+from pathlib import Path
 
 SUBJECT_KEYS = ("command", "url", "path", "query", "name")
 SHELL_KEY = "command"
+PATH_KEYS = ("path", "paths", "source", "destination", "cwd", "file", "folder", "directory")  # arguments naming paths
 # Programs whose next word is a program or code of its own: remembering them would approve anything.
 WRAPPERS = {"sudo", "doas", "env", "xargs", "nohup", "time", "timeout", "nice", "exec", "eval", "command",
             "builtin", "source", ".", "watch", "strace", "chroot", "su", "ssh", "setsid", "stdbuf", "unbuffer"}
@@ -111,6 +119,28 @@ def command_prefix(command: str) -> str | None:
     return program
 
 
+def _real(raw: str, cwd: Path) -> Path | None:
+    """Where a path argument really leads (symlinks followed), or None when it cannot be resolved."""
+    try:
+        path = Path(os.path.expanduser(raw.strip() or "."))
+        return (path if path.is_absolute() else cwd.resolve() / path).resolve()
+    except (OSError, RuntimeError, ValueError):
+        return None
+
+
+def outside(args: dict, cwd: Path, paths: list = ()) -> list[str]:
+    """The paths a call names (its path arguments) or will change that lead outside the working folder."""
+    root = cwd.resolve()
+    named = [v for key in PATH_KEYS for v in (args.get(key) if isinstance(args.get(key), list) else [args.get(key)])]
+    found = []
+    for raw in [*named, *map(str, paths)]:
+        if isinstance(raw, str) and raw:
+            real = _real(raw, cwd)
+            if real is None or not real.is_relative_to(root):
+                found.append(raw)
+    return found
+
+
 def _origin_glob(url: str) -> str | None:
     """"scheme://host[:port]/*" for a URL: an [a]lways for a web tool covers its origin, not the web."""
     parts = urllib.parse.urlsplit(url.strip() if "://" in url else "https://" + url.strip())
@@ -126,20 +156,36 @@ class Permissions:
     allow: list[Rule] = field(default_factory=list)
     deny: list[Rule] = field(default_factory=list)
     always: list[Rule] = field(default_factory=list)
+    cwd: Path | None = None  # the working folder: rules never cover a path outside it
 
     @classmethod
-    def from_rules(cls, allow: list[str], deny: list[str]) -> "Permissions":
+    def from_rules(cls, allow: list[str], deny: list[str], cwd: Path | None = None) -> "Permissions":
         """Rules from the settings' allow and deny lists."""
         pick = lambda rules: [Rule.parse(r) for r in rules if isinstance(r, str) and r.strip()]
-        return cls(pick(allow), pick(deny))
+        return cls(pick(allow), pick(deny), cwd=cwd)
 
-    def decide(self, tool_name: str, args: dict) -> tuple[Decision, str]:
-        """("deny", the rule), ("allow", the rule) or ("ask", "")."""
-        rule = self._match(self.deny, tool_name, args, deny=True)
-        if rule is not None:
-            return "deny", str(rule)
-        rule = self._match(self.allow + self.always, tool_name, args, deny=False)
+    def decide(self, tool_name: str, args: dict, paths: list = ()) -> tuple[Decision, str]:
+        """("deny", the rule), ("allow", the rule) or ("ask", ""); paths: those the call says it will change."""
+        forms = self._path_forms(args)
+        for form in forms:
+            rule = self._match(self.deny, tool_name, form, deny=True)
+            if rule is not None:
+                return "deny", str(rule)
+        if self.cwd is not None and outside(args, self.cwd, paths):
+            return "ask", ""
+        rule = self._match(self.allow + self.always, tool_name, forms[-1], deny=False)
         return ("allow", str(rule)) if rule is not None else ("ask", "")
+
+    def _path_forms(self, args: dict) -> list[dict]:
+        """The arguments as given, and with a path subject as it really is relative to the working folder."""
+        raw = args.get("path")
+        if self.cwd is None or not isinstance(raw, str) or any(isinstance(args.get(k), str) for k in ("command", "url")):
+            return [args]
+        real = _real(raw, self.cwd)
+        root = self.cwd.resolve()
+        if real is None or not real.is_relative_to(root):
+            return [args]
+        return [args, {**args, "path": real.relative_to(root).as_posix() or "."}]
 
     def _match(self, rules: list[Rule], tool_name: str, args: dict, deny: bool) -> Rule | None:
         rules = [r for r in rules if r.tool == tool_name]

@@ -166,7 +166,7 @@ def run_call(call: ToolCall, tool: Tool | None, ctx: ToolContext, approve: Appro
 def _gate(call: ToolCall, tool: Tool, args: dict, ctx: ToolContext, approve: Approver, permissions: Permissions,
           error: Callable[[str, str], ToolResult]) -> ToolResult | None:
     """The settings' rules, then the user's approval where the tool wants it; None lets the call run."""
-    decision, rule = permissions.decide(tool.name, args)
+    decision, rule = permissions.decide(tool.name, args, _changed_paths(tool, args, ctx))
     if decision == "deny":
         return error(f"refused by the rule {rule!r} in the settings; do not retry it, ask the user",
                      f"refused by the rule {rule!r}")
