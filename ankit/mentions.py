@@ -39,11 +39,13 @@ def mentioned(text: str) -> list[str]:
     return found
 
 
-def expand(text: str, cwd: Path, images: bool = True, scrub: Scrubber | None = None) -> Expanded:
+def expand(text: str, cwd: Path, images: bool = True, scrub: Scrubber | None = None, inside: bool = False) -> Expanded:
     """Attach every mentioned file, folder or image; missing and binary paths become notices.
 
     With images=False (a provider that takes none) an image is refused with a notice, and the model is told.
-    Known secrets are scrubbed from what is attached, as from tool output.
+    Known secrets are scrubbed from what is attached, as from tool output. inside=True (text the user did not
+    type, such as a custom command's template from a cloned repository) attaches only paths that really lie
+    in cwd: `@~/.ssh/id_rsa` in a repository's command must not send the user's key.
     """
     scrub = scrub or Scrubber()
     out = Expanded(text)
@@ -54,6 +56,10 @@ def expand(text: str, cwd: Path, images: bool = True, scrub: Scrubber | None = N
         if not path.exists():
             if _looks_like_path(raw):
                 out.notices.append(f"@{raw}: no such file or folder; the message goes without it")
+            continue
+        if inside and not path.resolve().is_relative_to(cwd.resolve()):
+            out.notices.append(f"@{raw}: outside the working folder, not attached (a command's text attaches only "
+                               "files inside it; type the @path yourself to attach it)")
             continue
         if path.suffix.lower() in IMAGE_TYPES and path.is_file():
             if images:
@@ -96,10 +102,21 @@ def _looks_like_path(raw: str) -> bool:
 
 
 def _file(path: Path, raw: str) -> tuple[str | None, str]:
+    """A regular file's text, read no further than the cap needs (a pipe, a device or a huge log cannot hang
+    or fill memory)."""
+    if not path.is_file():
+        return None, f"@{raw}: not a regular file (a pipe, socket or device), not attached"
     try:
-        data = path.read_bytes()
+        with open(path, "rb") as handle:
+            data = handle.read(FILE_CAP * 4 + 4)  # enough bytes for FILE_CAP characters of UTF-8, and a few more
     except OSError as exc:
         return None, f"@{raw}: cannot read it ({exc.strerror or exc}); the message goes without it"
+    whole = len(data) <= FILE_CAP * 4
+    if not whole:  # end at a character's start: the cut never splits one
+        data = data[:FILE_CAP * 4]
+        while data and (data[-1] & 0xC0) == 0x80:
+            data = data[:-1]
+        data = data[:-1] if data and data[-1] >= 0xC0 else data
     if b"\0" in data[:8192]:
         return None, f"@{raw}: a binary file, not attached (only text files and images are)"
     try:
@@ -108,8 +125,9 @@ def _file(path: Path, raw: str) -> tuple[str | None, str]:
         return None, f"@{raw}: not UTF-8 text, not attached"
     if len(text) <= FILE_CAP:
         return text, ""
-    note = f"[ankit: cut here; the file has {len(text):,} characters, the first {FILE_CAP:,} are attached]"
-    return text[:FILE_CAP] + "\n" + note, f"@{raw}: only the first {FILE_CAP:,} of {len(text):,} characters attached"
+    total = f"{len(text):,} characters" if whole else f"{path.stat().st_size:,} bytes"
+    note = f"[ankit: cut here; the file has {total}, the first {FILE_CAP:,} are attached]"
+    return text[:FILE_CAP] + "\n" + note, f"@{raw}: only the first {FILE_CAP:,} of {total} attached"
 
 
 def _listing(path: Path) -> tuple[str | None, str]:

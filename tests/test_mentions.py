@@ -59,3 +59,17 @@ def test_known_secrets_are_scrubbed_from_what_is_attached(tmp_path):
     (tmp_path / ".env").write_text("OPENAI_API_KEY=sk-live-0123456789abcdef\nDEBUG=1\n")
     out = expand("check @.env", tmp_path, scrub=Scrubber({"OPENAI_API_KEY": "sk-live-0123456789abcdef"}))
     assert "sk-live-0123456789abcdef" not in out.text and "DEBUG=1" in out.text
+
+
+def test_a_pipe_a_device_or_a_huge_file_never_hangs_or_fills_memory(tmp_path):
+    import os
+    os.mkfifo(tmp_path / "pipe")  # nobody writes to it: reading it would wait forever
+    with open(tmp_path / "huge.log", "wb") as handle:  # 2 GB of zeros that take no disk (a sparse file)
+        handle.truncate(2 * 1024 ** 3)
+    (tmp_path / "wide.txt").write_text("é" * (3 * FILE_CAP))
+    out = expand("@pipe @/dev/zero @wide.txt", tmp_path)
+    assert out.notices[:2] == ["@pipe: not a regular file (a pipe, socket or device), not attached",
+                               "@/dev/zero: not a regular file (a pipe, socket or device), not attached"]
+    assert f"the file has {6 * FILE_CAP:,} bytes" in out.text and "é" * FILE_CAP in out.text  # read no further
+    out = expand("@huge.log", tmp_path)
+    assert out.notices == ["@huge.log: a binary file, not attached (only text files and images are)"]

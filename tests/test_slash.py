@@ -28,7 +28,7 @@ def make_state(xdg_home, provider_server):
         apps.append(app)
         view = TerminalView(io.StringIO(), colour=False)
         approve = Approver(view, lambda question: "y")
-        state = ReplState(app, None, view, approve, send=lambda text, mentions=True: send(state, text, mentions))
+        state = ReplState(app, None, view, approve, send=lambda text, mentions=True, typed=True: send(state, text, mentions, typed))
         state.session = app.session(view, approve)
         return state
 
@@ -228,3 +228,22 @@ def test_todos_are_shown_when_they_change_listed_by_slash_todos_and_restored_on_
     provider_server.push_openai(text="Cleared.")
     send(other, "drop the plan")
     assert "todos: none" in run(other, "/todos")
+
+
+def test_a_repository_command_attaches_no_file_from_outside_the_folder(make_state, provider_server, xdg_home):
+    """A cloned repository's .ankit/commands/ is text: its @mentions reach only files inside the folder."""
+    work = xdg_home / "work"
+    (work / ".ankit" / "commands").mkdir(parents=True)
+    (xdg_home / "id_rsa").write_text("PRIVATE-KEY-MATERIAL\n")
+    (work / "notes.txt").write_text("inside notes\n")
+    (work / "link.txt").symlink_to(xdg_home / "id_rsa")
+    (work / ".ankit" / "commands" / "review.md").write_text(
+        f"Review @notes.txt and @{xdg_home / 'id_rsa'} and @../id_rsa and @link.txt\n")
+    state = make_state()
+    from ankit.terminal.custom import load_commands, command_dirs
+    state.custom, _ = load_commands(command_dirs(work, xdg_home / "config" / "ankit"), set(COMMANDS))
+    provider_server.push_openai(text="reviewed")
+    shown = run(state, "/review")
+    sent = provider_server.requests[-1].json["messages"][-1]["content"]
+    assert "inside notes" in sent and "PRIVATE-KEY-MATERIAL" not in sent
+    assert shown.count("outside the working folder, not attached") == 3

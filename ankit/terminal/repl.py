@@ -187,15 +187,16 @@ def _readline():
     return readline
 
 
-def send(state: ReplState, text: str, mentions: bool = True) -> None:
-    """Run one turn (@mentions attached); Ctrl-C cancels it and keeps the partial reply; the status line follows."""
+def send(state: ReplState, text: str, mentions: bool = True, typed: bool = True) -> None:
+    """Run one turn (@mentions attached: only inside the folder when the user did not type the text, as with a
+    custom command); Ctrl-C cancels it and keeps the partial reply; the status line follows."""
     session, view = state.session, state.view
     if session.provider is None:
         view.error(NO_PROVIDER)
         return
     images = []
     if mentions:
-        expanded = expand(text, state.app.cwd, session.provider.accepts_images, state.app.scrubber())
+        expanded = expand(text, state.app.cwd, session.provider.accepts_images, state.app.scrubber(), not typed)
         for notice in expanded.notices:
             view.line(visible(notice), DIM)
         if expanded.attached:
@@ -226,7 +227,8 @@ def run_repl(args, config: Config) -> int:
     try:
         warn(app.problems + app.skill_problems)
         view = TerminalView(sys.stdout)
-        state = ReplState(app, None, view, None, send=lambda text, mentions=True: send(state, text, mentions),
+        state = ReplState(app, None, view, None,
+                          send=lambda text, mentions=True, typed=True: send(state, text, mentions, typed),
                           compose=compose)
         state.custom, problems = load_commands(command_dirs(app.cwd, paths.config_home()), {*COMMANDS, *ALIASES})
         warn([visible(p) for p in problems])

@@ -28,7 +28,7 @@ class ReplState:
     session: object  # ankit.session.Session
     view: object  # ankit.terminal.render.TerminalView
     approve: object  # ankit.terminal.approval.Approver
-    send: Callable[..., None]  # send(text, mentions=True): run one turn with this text, as if typed
+    send: Callable[..., None]  # send(text, mentions=True, typed=True): run one turn with this text
     running: bool = True
     custom: dict = field(default_factory=dict)  # name -> terminal.custom.CustomCommand
     compose: Callable[[str], str | None] | None = None  # $EDITOR on a text; None when it comes back empty
@@ -80,7 +80,7 @@ def dispatch(state: ReplState, text: str) -> None:
     command = COMMANDS.get(name)
     if command is None and name in state.custom:
         from ankit.terminal.custom import expand_template
-        state.send(expand_template(state.custom[name].body, arg.strip()))
+        state.send(expand_template(state.custom[name].body, arg.strip()), typed=False)  # see mentions.expand
         return
     if command is None:
         state.view.error(unknown(word, state.custom))
