@@ -65,3 +65,14 @@ def test_a_module_whose_name_is_empty_or_not_a_string_is_skipped(tmp_path, name)
     tools, problems = load_tools([tmp_path])
     assert [t.name for t in tools] == ["fine"]
     assert problems == [f"skipped {tmp_path / 'odd.py'}: name must be a non-empty string"]
+
+
+@pytest.mark.parametrize("name", ["my tool", "evil\x1b[2Jname", "x" * 65, "naïve", "a.b"])
+def test_a_name_providers_would_reject_is_skipped_with_one_visible_line(tmp_path, name):
+    """One such name in the tools list would make the provider refuse every request of the session."""
+    write(tmp_path, "odd.py", f"name = {name!r}\ndescription = 'd'\nparameters = {{}}\ndef run(a, c): pass\n")
+    write(tmp_path, "fine.py", GOOD.format(name="fine"))
+    tools, problems = load_tools([tmp_path])
+    assert [t.name for t in tools] == ["fine"]
+    assert len(problems) == 1 and "must be 1 to 64 letters, digits, '_' or '-'" in problems[0]
+    assert "\x1b" not in problems[0]

@@ -46,3 +46,13 @@ def test_always_is_narrow():
     assert decide("run_command", command="python3 -c 'print(1)'") == "allow"  # that exact command only
     assert decide("run_command", command="python3 -c 'import os'") == "ask"
     assert decide("web_fetch", url="https://evil.example/") == "ask"
+
+
+def test_a_url_rule_covers_its_host_and_nothing_a_glob_could_stretch_to():
+    rules = Permissions.from_rules(["web_fetch: https://*.python.org/*", "web_fetch: https://docs.rs/*"], [])
+    decide = lambda url: rules.decide("web_fetch", {"url": url})[0]  # noqa: E731
+    assert decide("https://docs.python.org/3/library/json.html") == "allow" and decide("https://docs.rs") == "allow"
+    for url in ("https://evil.example/?.python.org/", "https://evil.example/x.python.org/",
+                "https://evil.example#.python.org/", "https://docs.rs@evil.example/", "http://docs.rs/",
+                "https://docs.rs.evil.example/", "https://user:pw@docs.python.org/"):
+        assert decide(url) == "ask", url

@@ -2,6 +2,7 @@
 
 import hashlib
 import importlib.util
+import re
 import sys
 from pathlib import Path
 
@@ -9,6 +10,9 @@ from ankit.tooling.limits import import_with_limit
 from ankit.tooling.listing import ListingCache, describe, lazy_tool
 from ankit.tooling.schema import check_schema
 from ankit.tooling.toolbox import Tool
+from ankit.visible import visible_line
+
+TOOL_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 
 def tool_from_module(module, path: Path, group: str) -> Tool:
@@ -18,6 +22,8 @@ def tool_from_module(module, path: Path, group: str) -> Tool:
         raise ValueError(f"missing export {', '.join(missing)}")
     if not isinstance(module.name, str) or not module.name:
         raise ValueError("name must be a non-empty string")
+    if not TOOL_NAME.fullmatch(module.name):  # providers reject every request that declares such a name
+        raise ValueError(f"name {visible_line(module.name)!r} must be 1 to 64 letters, digits, '_' or '-'")
     if not callable(module.run):
         raise ValueError("run must be a function run(args, ctx)")
     problem = check_schema(module.parameters)

@@ -55,6 +55,8 @@ class Rule:
             return True
         if self.pattern.endswith(" *") and subject == self.pattern[:-2]:
             return True
+        if "://" in self.pattern and "://" in subject:
+            return _url_covers(self.pattern, subject)
         return fnmatch.fnmatchcase(subject, self.pattern)
 
     def __str__(self) -> str:
@@ -139,6 +141,22 @@ def outside(args: dict, cwd: Path, paths: list = ()) -> list[str]:
             if real is None or not real.is_relative_to(root):
                 found.append(raw)
     return found
+
+
+def _url_covers(pattern: str, url: str) -> bool:
+    """A URL glob matched part by part, so the `*` of `https://*.python.org/*` covers a host name and nothing
+    else (not `https://evil.example/?.python.org/`); a URL with a user name before its host is never covered."""
+    try:
+        want, got = urllib.parse.urlsplit(pattern), urllib.parse.urlsplit(url.strip())
+        host = (got.hostname or "") + (f":{got.port}" if got.port else "")
+    except ValueError:
+        return False
+    if not got.hostname or "@" in got.netloc:
+        return False
+    path = (got.path or "/") + (f"?{got.query}" if got.query else "")
+    wanted = (want.path or "/") + (f"?{want.query}" if want.query else "")
+    return (fnmatch.fnmatchcase(got.scheme.lower(), want.scheme.lower())
+            and fnmatch.fnmatchcase(host, want.netloc.lower()) and fnmatch.fnmatchcase(path, wanted))
 
 
 def _origin_glob(url: str) -> str | None:
