@@ -48,3 +48,30 @@ def test_read_only_git_tools_run_no_program_the_repository_names(hostile_repo, t
     result = run_call(ToolCall("c1", tool, json.dumps(args)), BY_NAME[tool], ToolContext(cwd=repo), lambda *a: False)
     assert not result.is_error, result.content
     assert not marker.exists(), marker.read_text()
+
+
+def test_an_approved_commit_runs_no_signing_program_the_repository_names(hostile_repo):
+    repo, marker = hostile_repo
+    signer = repo.parent / "signer.sh"  # git runs gpg.program as a program, not through a shell
+    signer.write_text(f"#!/bin/sh\necho signer >> {marker}\nexit 1\n")
+    signer.chmod(0o755)
+    git(repo, "config", "gpg.program", str(signer))
+    git(repo, "config", "commit.gpgSign", "true")
+    git(repo, "config", "core.hooksPath", str(repo / "no-hooks"))  # hooks are the user's to approve: not this test
+    call = ToolCall("c1", "git_commit", json.dumps({"message": "two", "all": True}))
+    run_call(call, BY_NAME["git_commit"], ToolContext(cwd=repo), lambda *a: True)  # the user said yes to the commit
+    assert not marker.exists(), marker.read_text()
+
+
+def test_a_worktree_the_repository_points_elsewhere_is_refused(tmp_path):
+    repo, home = tmp_path / "repo", tmp_path / "home"
+    repo.mkdir()
+    home.mkdir()
+    (home / "id_rsa").write_text("KEY\n")
+    git(repo, "init", "-q")
+    git(repo, "config", "core.worktree", "../../home")
+    for tool in ("git_status", "git_commit"):
+        args = {"message": "steal", "all": True} if tool == "git_commit" else {}
+        result = run_call(ToolCall("c1", tool, json.dumps(args)), BY_NAME[tool], ToolContext(cwd=repo), lambda *a: True)
+        assert result.is_error and "sets core.worktree to ../../home" in result.content, result.content
+        assert "id_rsa" not in result.content

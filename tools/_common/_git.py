@@ -9,6 +9,10 @@ data, so every call neutralises them (git's -c settings reach the git processes 
 - diff.<driver>.textconv/command emptied, and --no-ext-diff --no-textconv on diff, log and show: external diff
   programs (diff.external, GIT_EXTERNAL_DIFF) and text converters;
 - log.showSignature=false: verifying signatures runs gpg.program;
+- gpg.program, gpg.<format>.program and core.sshCommand set by the repository itself (not by the user's own
+  ~/.gitconfig) are put back to the user's value or git's default: a signed git_commit would run them;
+- core.worktree set by the repository to a folder the working folder is not in is refused: status, add and
+  commit would read and commit files from there (a home folder's keys);
 - --no-pager, core.pager=cat and GIT_PAGER/PAGER=cat: the pager is a program too;
 - GIT_EDITOR=true, GIT_TERMINAL_PROMPT=0 and stdin closed: nothing waits for input or opens an editor.
 """
@@ -16,6 +20,7 @@ data, so every call neutralises them (git's -c settings reach the git processes 
 import os
 import re
 import subprocess
+from pathlib import Path
 
 OUTPUT_CAP = 40_000
 
@@ -37,6 +42,9 @@ SAFE = ["--no-pager", "-c", "color.ui=never", "-c", "core.quotepath=off", "-c", 
 NO_HOOKS = ["-c", "core.hooksPath=/dev/null"]
 DIFFING = ("diff", "log", "show")
 PROGRAM_KEYS = re.compile(r"^(filter\.(.+)\.(clean|smudge|process)|diff\.(.+)\.(textconv|command))$")
+OWN_PROGRAMS = {"gpg.program": "gpg", "gpg.openpgp.program": "gpg", "gpg.x509.program": "gpgsm",
+                "gpg.ssh.program": "ssh-keygen", "core.sshcommand": "ssh"}  # git's defaults
+REPOSITORY_SCOPES = ("local", "worktree")  # .git/config and config.worktree: written by whoever made the repository
 
 
 def run(ctx, *args: str, timeout: float = 60) -> subprocess.CompletedProcess:
@@ -49,19 +57,40 @@ def run(ctx, *args: str, timeout: float = 60) -> subprocess.CompletedProcess:
 
 
 def _drivers(ctx) -> list[str]:
-    """-c settings that empty every filter and diff driver program the configuration names."""
+    """-c settings that empty every filter and diff driver program the configuration names, and put back the
+    signing and ssh programs the repository's own config names; GitError for a core.worktree leading away."""
+    query = ["git", *SAFE, *NO_HOOKS, "config", "--show-scope", "--get-regexp", r"^(filter|diff|gpg|core)\."]
     try:
-        found = _run(ctx, ["git", *SAFE, *NO_HOOKS, "config", "--get-regexp", r"^(filter|diff)\."], 10, ("config",))
+        found = _run(ctx, query, 10, ("config",))
+        if found.returncode == 129:  # a git older than 2.26 has no --show-scope: every scope counts as the repository's
+            found = _run(ctx, [*query[:-3], *query[-2:]], 10, ("config",))
+            found.stdout = "".join(f"local\t{line}\n" for line in found.stdout.splitlines())
     except GitError:
         return []
+    entries = [(scope, *rest.partition(" ")[::2]) for scope, _, rest in
+               (line.partition("\t") for line in found.stdout.splitlines())]
+    users = {key: value for scope, key, value in entries if key in OWN_PROGRAMS and scope not in REPOSITORY_SCOPES}
     out = []
-    for line in found.stdout.splitlines():
-        key = line.split(" ", 1)[0]
+    for scope, key, value in entries:
         if PROGRAM_KEYS.match(key):
             out += ["-c", f"{key}="]
             if key.startswith("filter."):
                 out += ["-c", key.rsplit(".", 1)[0] + ".required=false"]
+        elif scope in REPOSITORY_SCOPES and key in OWN_PROGRAMS:
+            out += ["-c", f"{key}={users.get(key, OWN_PROGRAMS[key])}"]
+        elif scope in REPOSITORY_SCOPES and key == "core.worktree":
+            _check_worktree(ctx, value)
     return out
+
+
+def _check_worktree(ctx, value: str) -> None:
+    """Refuse a core.worktree the working folder does not lie in (relative values start at the .git folder)."""
+    cwd = Path(ctx.cwd).resolve()
+    git_dir = next((p / ".git" for p in (cwd, *cwd.parents) if (p / ".git").exists()), cwd)
+    target = (git_dir / os.path.expanduser(value)).resolve()
+    if not cwd.is_relative_to(target):
+        raise GitError(f"this repository's own .git/config sets core.worktree to {value}, a folder outside "
+                       f"{cwd}; the git tools do not run there (remove it with: git config --unset core.worktree)")
 
 
 def _run(ctx, argv: list[str], timeout: float, args: tuple) -> subprocess.CompletedProcess:
