@@ -11,7 +11,11 @@ from ankit.tooling.permissions import Permissions
 from ankit.tooling.toolbox import Tool
 from ankit.visible import visible, visible_line
 
-LONG_BLANK = re.compile(r"[ \t]{12,}")  # a run of blanks that could push the rest of a command out of sight
+# Characters a terminal draws as nothing (spaces of every width, the Braille blank): long runs of them, on a line
+# or as blank lines, could push the part of a command that matters out of sight, so they are counted instead.
+BLANK = "[ \t\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000\u2800]"
+LONG_BLANK = re.compile(BLANK + "{12,}")
+BLANK_LINES = re.compile(r"\n(?:" + BLANK + r"*\n){3,}")
 
 QUESTION = "[y]es / [N]o / [a]lways for this session / [q]uit turn / [e]xplain? "
 ANSWERS = {"y": "yes", "yes": "yes", "n": "no", "no": "no", "a": "always", "always": "always",
@@ -44,9 +48,13 @@ def wrapped(line: str, width: int) -> list[str]:
     return [line[i:i + width] for i in range(0, len(line), width)] or [""]
 
 
-def shown_text(text: str) -> str:
-    """Outside text as it is shown: controls visible, long runs of blanks counted rather than printed."""
-    return LONG_BLANK.sub(lambda m: f"[{len(m.group())} blanks]", visible(text))
+def shown_text(text: str, diff: bool = False) -> str:
+    """Outside text as it is shown: controls visible, long runs of blanks and of blank lines counted rather than
+    printed (a diff's lines are never blank: its blank context lines are kept)."""
+    text = visible(text)
+    if not diff:
+        text = BLANK_LINES.sub(lambda m: f"\n[{m.group().count(chr(10)) - 1} blank lines]\n", text)
+    return LONG_BLANK.sub(lambda m: f"[{len(m.group())} blanks]", text)
 
 
 def preview_lines(tool: Tool, args: dict, preview: str, colour: bool, width: int = 80) -> list[str]:
@@ -58,7 +66,7 @@ def preview_lines(tool: Tool, args: dict, preview: str, colour: bool, width: int
     text = preview.rstrip("\n") or json.dumps(args, indent=2, ensure_ascii=False)
     diff = looks_like_diff(text)
     lines = [paint(f"{visible_line(tool.name)} wants to run:", BOLD, colour)]
-    for line in shown_text(text).split("\n"):
+    for line in shown_text(text, diff).split("\n"):
         if line.startswith("NOTE:"):  # only the label is yellow, which is hard to read on a light background
             style, head, line = "", paint("NOTE:", YELLOW, colour), line[5:]
         else:
