@@ -161,7 +161,7 @@ def _value(label: str, sep: str, quote: str, value: str, line_start: bool) -> bo
         return False
     if plain and not quote and (sep.strip() == ":" and value[0].isupper() or " " in sep and sep.strip() == "="):
         return False  # `secret: SecretStr` is a type annotation, `password = password` an assignment
-    return not plain or wordy and value.lower() not in label.lower() or dotenv
+    return not plain or bool(quote) or wordy and value.lower() not in label.lower() or dotenv
 
 
 def mask_url(url: str) -> str:
