@@ -18,7 +18,7 @@ import time
 
 SUPPORTED = "2025-06-18,2025-03-26,2024-11-05"
 BASE_TOOLS = [
-    {"name": "echo", "description": "Echo the text back.", "annotations": {"readOnlyHint": True},
+    {"name": "echo", "description": "Echo the text back.", "annotations": {"readOnlyHint": True, "openWorldHint": False},
      "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}},
     {"name": "add", "title": "Adder", "description": "Add two numbers.",
      "inputSchema": {"$schema": "http://json-schema.org/draft-07/schema#", "type": "object",

@@ -85,7 +85,7 @@ def test_is_error_raises_with_the_servers_text():
 
 def specs():
     return [
-        {"name": "look", "description": "Look around.", "annotations": {"readOnlyHint": True},
+        {"name": "look", "description": "Look around.", "annotations": {"readOnlyHint": True, "openWorldHint": False},
          "inputSchema": {"type": "object", "properties": {"where": {"type": "string"}}, "required": ["where"]}},
         {"name": "write", "title": "Writer", "inputSchema": {"type": "object"}},
         {"name": "write", "description": "A duplicate."},

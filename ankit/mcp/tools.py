@@ -93,15 +93,17 @@ def make_tool(server: str, spec: dict, exposed: str, call: Caller) -> Tool:
     """One MCP tool definition as an ankit Tool that calls the server under its original name."""
     original = spec["name"]
     notes = spec.get("annotations") if isinstance(spec.get("annotations"), dict) else {}
-    read_only = notes.get("readOnlyHint") is True
+    # Read-only is not enough to run unasked: a tool that may reach the open world (the spec's default) sends its
+    # arguments off the machine, as web_search does, so only a server's read-only, closed-world tools run freely.
+    read_only = notes.get("readOnlyHint") is True and notes.get("openWorldHint") is False
     description = str(spec.get("description") or spec.get("title") or notes.get("title") or original).strip()
 
     def run(args: dict, ctx=None) -> str:
         return result_text(call(original, args))
 
     def preview(args: dict, ctx=None) -> str:
-        shown = json.dumps(args, ensure_ascii=False)
-        return f"MCP server {server}, tool {original}: {shown[:400]}"
+        shown = json.dumps(args, ensure_ascii=False)  # whole: an approval shows everything the call will send
+        return f"MCP server {server}, tool {original}: {shown}"
 
     return Tool(name=exposed, description=description, parameters=object_schema(spec.get("inputSchema")),
                 run=run, group=f"mcp:{server}", read_only=read_only, needs_approval=not read_only,

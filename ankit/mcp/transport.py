@@ -277,7 +277,7 @@ class StdioTransport:
     def _note(self, text: str) -> None:
         if self._log is not None:
             try:
-                self._log.write(f"[ankit] {text}\n".encode("utf-8", "replace"))
+                self._log.write(f"[ankit] {self._redact(text)}\n".encode("utf-8", "replace"))
             except (OSError, ValueError):
                 pass
 
