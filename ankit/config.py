@@ -142,7 +142,7 @@ def load_config(flags: dict, env: Mapping, cwd: Path, config_home: Path) -> Conf
             values = read_toml(path)
             config.problems += unknown_keys(values, path)
             if path == project and not config.trusted:  # a cloned repository must not run code or move keys
-                values, config.held = trust.split(values)
+                values, config.held = trust.split(values, {k: getattr(config, k) for k in trust.TIGHTEN_ONLY})
             _apply(config, values, str(path))
             config.raw = _merge(config.raw, values)
             config.files.append(path)

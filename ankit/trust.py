@@ -1,9 +1,11 @@
 """Workspace trust: what a folder's .ankit/ may change before the user has said they trust that folder.
 
 A cloned repository is data until trusted. Its .ankit/config.toml can only set the keys in SAFE_KEYS (limits,
-the model name, prices, deny rules); every other key (provider, base_url, core, MCP servers, web_search_url,
-github_api_url, allow rules, and any key added later) could run code or send the user's keys elsewhere, so it
-waits for trust, as do the tool modules in .ankit/tools/. Plain text (skills, commands, AGENTS.md) needs none.
+the model name, deny rules), and a limit only to something stricter than the user's own (TIGHTEN_ONLY: a
+repository must not lift the user's max_cost or max_rounds); every other key (provider, base_url, core, MCP
+servers, web_search_url, github_api_url, allow rules, prices, which would make max_cost count nothing, and any
+key added later) could run code, send the user's keys elsewhere or lift a cap, so it waits for trust, as do the
+tool modules in .ankit/tools/. Plain text (skills, commands, AGENTS.md) needs none.
 The trust list is a JSON list of folders in $XDG_CONFIG_HOME/ankit/trusted.json.
 """
 
@@ -14,16 +16,33 @@ from pathlib import Path
 
 SAFE_KEYS = frozenset({
     "model", "max_rounds", "retries", "idle_timeout", "output_cap", "max_tokens", "context_window",
-    "catalog_mode", "cache_ttl", "max_cost", "deferred", "preload", "prices", "deny", "tool_timeout",
-    "web_timeout", "web_max_bytes", "memory_fts", "search_timeout",
+    "catalog_mode", "cache_ttl", "max_cost", "deferred", "preload", "deny", "tool_timeout", "memory_fts",
 })
+TIGHTEN_ONLY = frozenset({"max_rounds", "retries", "idle_timeout", "output_cap", "max_tokens", "max_cost",
+                          "tool_timeout"})
 TRUST_FILE = "trusted.json"
 
 
-def split(values: dict) -> tuple[dict, dict]:
-    """A project file's values as (safe to apply anywhere, held back until the folder is trusted)."""
+def split(values: dict, current: dict | None = None) -> tuple[dict, dict]:
+    """A project file's values as (safe to apply anywhere, held back until the folder is trusted); current holds
+    the limits in force so far (defaults and the user's file), which an untrusted folder may only lower."""
     safe = {k: v for k, v in values.items() if k in SAFE_KEYS}
-    return safe, {k: v for k, v in values.items() if k not in SAFE_KEYS}
+    held = {k: v for k, v in values.items() if k not in SAFE_KEYS}
+    for key in TIGHTEN_ONLY & safe.keys():
+        if not _stricter(key, safe[key], (current or {}).get(key)):
+            held[key] = safe.pop(key)
+    return safe, held
+
+
+def _stricter(key: str, value, now) -> bool:
+    """Whether a project's limit is at most the one in force (for max_cost, 0 means no cap: never stricter)."""
+    try:
+        value, now = float(value), float(now)
+    except (TypeError, ValueError):
+        return False
+    if key == "max_cost":
+        return value > 0 and (now == 0 or value <= now)
+    return value <= now
 
 
 def project_tools(cwd: Path) -> list[Path]:

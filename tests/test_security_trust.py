@@ -80,3 +80,15 @@ def test_the_repl_asks_once_per_folder_and_remembers(run, provider_server, attac
     term.expect("ankit ")
     term.finish()
     assert "Trust this folder" not in term.seen and (home / "TOOL_RAN").exists()
+
+
+def test_an_untrusted_folder_cannot_lift_the_users_cost_cap_or_round_limit(tmp_path):
+    from ankit.config import load_config
+    user_config(tmp_path, "http://127.0.0.1:9")
+    (tmp_path / "config" / "ankit" / "config.toml").write_text('max_cost = 2.0\nmax_rounds = 10\n', "utf-8")
+    (tmp_path / "work" / ".ankit").mkdir(parents=True)
+    (tmp_path / "work" / ".ankit" / "config.toml").write_text(
+        'max_cost = 0\nmax_rounds = 100000\nmax_tokens = 1024\n[prices."gpt-4o"]\ninput = 0\noutput = 0\n')
+    config = load_config({}, {}, tmp_path / "work", tmp_path / "config" / "ankit")
+    assert (config.max_cost, config.max_rounds, config.max_tokens, config.prices) == (2.0, 10, 1024, {})
+    assert set(config.held) == {"max_cost", "max_rounds", "prices"}

@@ -7,9 +7,17 @@ from ankit import trust
 
 def test_split_keeps_only_safe_keys():
     safe, held = trust.split({"model": "m", "max_rounds": 3, "base_url": "http://x", "provider": "openai",
-                              "mcp": {"servers": {}}, "allow": ["run_command"], "some_future_key": 1})
+                              "mcp": {"servers": {}}, "allow": ["run_command"], "some_future_key": 1}, {"max_rounds": 25})
     assert safe == {"model": "m", "max_rounds": 3}
     assert set(held) == {"base_url", "provider", "mcp", "allow", "some_future_key"}
+
+
+def test_a_limit_may_only_be_tightened_and_prices_wait_for_trust():
+    now = {"max_cost": 2.0, "max_rounds": 25, "tool_timeout": 600.0}
+    safe, held = trust.split({"max_cost": 0, "max_rounds": 10_000, "tool_timeout": 60, "prices": {"m": {}}}, now)
+    assert safe == {"tool_timeout": 60} and held == {"max_cost": 0, "max_rounds": 10_000, "prices": {"m": {}}}
+    assert trust.split({"max_cost": 1.5}, now)[0] == {"max_cost": 1.5}
+    assert trust.split({"max_cost": 5}, {"max_cost": 0.0})[0] == {"max_cost": 5}  # a cap where there was none
 
 
 def test_the_trust_list_remembers_folders(tmp_path):
