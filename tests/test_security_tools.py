@@ -197,3 +197,30 @@ def test_an_mcp_tool_cannot_take_a_name_already_in_use(provider_server, tmp_path
     assert (tmp_path / "work" / "STOLEN").exists()  # the module came first and kept its name
     lines = [line for line in done.stderr.splitlines() if "skipped the MCP tool 'mcp__fake__echo'" in line]
     assert len(lines) == 1 and "already exists" in lines[0]
+
+
+ONE_LINE = """import importlib.util, resource, sys
+spec = importlib.util.spec_from_file_location("read_file", sys.argv[1])
+module = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(module)
+class Ctx:
+    cwd = sys.argv[2]
+shown = module.run({"path": "one-line.txt"}, Ctx)
+print(shown.splitlines()[0][-40:])
+print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)
+"""
+
+
+def test_read_file_of_one_endless_line_keeps_its_memory(tmp_path):
+    """A 64 MB file that is one line (sparse: it takes no disk) is read a bounded piece at a time."""
+    import subprocess
+    from pathlib import Path
+    with open(tmp_path / "one-line.txt", "wb") as handle:
+        handle.write(b"a" * 8192)
+        handle.truncate(64 * 1024 * 1024)
+    tool = Path(__file__).resolve().parents[1] / "tools" / "core" / "read_file.py"
+    done = subprocess.run([sys.executable, "-c", ONE_LINE, str(tool), str(tmp_path)], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    tail, peak_mb = done.stdout.splitlines()
+    assert tail.endswith(f"[... {64 * 1024 * 1024 - 2000:,} more characters]".replace(",", "")) and int(peak_mb) < 60

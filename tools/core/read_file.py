@@ -11,6 +11,7 @@ paths, text = _load.common("paths"), _load.common("text")
 MAX_LINES = 2000
 MAX_CHARS = 60_000
 MAX_WHOLE_FILE = 20 * 1024 * 1024
+LINE_CHARS = 2000  # characters of one line shown
 
 name = "read_file"
 description = (
@@ -70,10 +71,23 @@ def _load(path: Path, start: int, count: int) -> tuple[list[str], int | None, st
         lines = text.split_lines(content)
         return lines[start - 1 : start - 1 + count], len(lines), note, text.file_hash(data)
     with open(path, encoding="utf-8", errors="replace", newline="") as handle:
-        picked = list(itertools.islice(handle, start - 1, start + count))
+        picked = list(itertools.islice(_bounded_lines(handle), start - 1, start + count))
     note = f"large file ({text.human_size(path.stat().st_size)}); read further with start_line"
     total = start - 1 + len(picked) if len(picked) <= count else None
     return [line.rstrip("\r\n") for line in picked[:count]], total, note, ""
+
+
+def _bounded_lines(handle, limit: int = LINE_CHARS):
+    """The file's lines, each read no further than limit characters: the rest of a longer line is skipped and
+    counted (as clip_line says it), so a file of one endless line cannot fill memory."""
+    while line := handle.readline(limit + 1):
+        if len(line) > limit and not line.endswith(("\n", "\r")):
+            skipped = 1
+            while (more := handle.readline(65536)) and not more.endswith(("\n", "\r")):
+                skipped += len(more)
+            skipped += len(more.rstrip("\r\n"))
+            line = line[:limit] + f" [... {skipped} more characters]\n"
+        yield line
 
 
 def _numbered(lines: list[str], start: int, end, total: int | None, note: str, shown: str) -> str:
@@ -84,7 +98,7 @@ def _numbered(lines: list[str], start: int, end, total: int | None, note: str, s
         return f"{shown} has {total} lines; start_line {start} is past the end"
     out, used = [], 0
     for number, line in enumerate(lines, start):
-        numbered = f"{number}\t{text.clip_line(line, 2000)}"
+        numbered = f"{number}\t{line if ' more characters]' in line[LINE_CHARS:] else text.clip_line(line, LINE_CHARS)}"
         if used + len(numbered) > MAX_CHARS and out:
             break
         out.append(numbered)
