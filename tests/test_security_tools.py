@@ -199,7 +199,7 @@ def test_an_mcp_tool_cannot_take_a_name_already_in_use(provider_server, tmp_path
     assert len(lines) == 1 and "already exists" in lines[0]
 
 
-ONE_LINE = """import importlib.util, resource, sys
+ONE_LINE = """import importlib.util, sys
 spec = importlib.util.spec_from_file_location("read_file", sys.argv[1])
 module = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(module)
@@ -207,7 +207,8 @@ class Ctx:
     cwd = sys.argv[2]
 shown = module.run({"path": "one-line.txt"}, Ctx)
 print(shown.splitlines()[0][-40:])
-print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)
+peak = next(line for line in open("/proc/self/status") if line.startswith("VmHWM:"))  # this program's own peak
+print(int(peak.split()[1]) // 1024)
 """
 
 
