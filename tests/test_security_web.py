@@ -103,3 +103,16 @@ def test_a_gzip_bomb_is_cut_at_the_decoded_cap(sites):
     result = fetch(sites[0].url + "/bomb", ctx, lambda *a: True, raw=True)
     assert not result.is_error and "stopped at the size or time limit" in result.content
     assert "100000 bytes" in result.content or len(result.content) < 200_000
+
+
+def test_a_look_alike_host_is_named_in_ascii_and_a_request_body_is_shown_whole():
+    """gооgle.com (Cyrillic o's) is another origin, said so in the approval; a body is never cut before it leaves."""
+    ctx = ToolContext(cwd=Path("."))
+    spoof = "https://g\u043e\u043egle.com/search"
+    shown = BY_NAME["web_fetch"].preview({"url": spoof}, ctx)
+    assert "NOTE: the host g\u043e\u043egle.com is written with letters beyond ASCII (xn--ggle-55da.com)" in shown
+    assert "https://xn--ggle-55da.com:443" in shown and BY_NAME["web_fetch"].preview({"url": "https://google.com"}, ctx) \
+        .startswith("GET https://google.com")
+    body = {"q": "x" * 5000 + " and the secret at the end"}
+    shown = BY_NAME["http_request"].preview({"url": "https://api.example.com/", "method": "POST", "json": body}, ctx)
+    assert "the secret at the end" in shown

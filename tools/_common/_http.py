@@ -26,7 +26,8 @@ APPROVED = "web_origins"
 
 
 def origin(url: str) -> str:
-    """scheme://host:port of a URL (a bare host counts as https), the unit web approvals are given for."""
+    """scheme://host:port of a URL (a bare host counts as https), the unit web approvals are given for; a host
+    written with letters beyond ASCII is given in its ASCII (punycode) form, the one the request really goes to."""
     url = url.strip()
     parts = urllib.parse.urlsplit(url if "://" in url else "https://" + url)
     scheme = (parts.scheme or "https").lower()
@@ -34,7 +35,26 @@ def origin(url: str) -> str:
         port = parts.port or (443 if scheme == "https" else 80)
     except ValueError:
         port = 0
-    return f"{scheme}://{(parts.hostname or '').lower()}:{port}"
+    return f"{scheme}://{ascii_host(parts.hostname or '')}:{port}"
+
+
+def ascii_host(host: str) -> str:
+    """A host name as DNS sees it: gооgle.com (with Cyrillic o's) is xn--ggle-55da.com, not google.com."""
+    host = host.lower()
+    if host.isascii():
+        return host
+    try:
+        return host.encode("idna").decode("ascii")
+    except UnicodeError:
+        return host.encode("ascii", "backslashreplace").decode("ascii")
+
+
+def lookalike_note(url: str) -> str:
+    """A NOTE line for an approval when the URL's host is not plain ASCII (it may imitate a familiar one)."""
+    host = urllib.parse.urlsplit(url.strip() if "://" in url else "https://" + url.strip()).hostname or ""
+    if host.isascii():
+        return ""
+    return f"NOTE: the host {host} is written with letters beyond ASCII ({ascii_host(host)}); it may imitate another\n"
 
 
 def approved(ctx, url: str) -> bool:

@@ -15,7 +15,7 @@ METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
 SAFE = {"GET", "HEAD", "OPTIONS"}  # read-only methods: asked once per origin; the others every time
 ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 SHOWN = ("content-type", "content-length", "location", "retry-after", "www-authenticate", "x-ratelimit-remaining")
-DEFAULT_CHARS, MAX_CHARS, PREVIEW_BODY = 20_000, 60_000, 2_000
+DEFAULT_CHARS, MAX_CHARS = 20_000, 60_000
 MAX_HOPS = 5
 
 name = "http_request"
@@ -92,7 +92,8 @@ def needs_approval(args: dict, ctx) -> bool:
 def preview(args: dict, ctx) -> str:
     """The request as it would go out, with ${NAME} references left unexpanded."""
     url = _url(args)
-    lines = [f"{_method(args)} {url}"]
+    note = http.lookalike_note(url).rstrip("\n")
+    lines = [line for line in (note, f"{_method(args)} {url}") if line]
     lines += [f"{key}: {value}" for key, value in (args.get("headers") or {}).items()]
     names = sorted(_env_names(args))
     if names:
@@ -100,7 +101,7 @@ def preview(args: dict, ctx) -> str:
     body = _body(args)[0]
     if body:
         text = body.decode("utf-8", errors="replace")
-        lines += ["", text[:PREVIEW_BODY] + (f"\n[... {len(text) - PREVIEW_BODY} more characters]" if len(text) > PREVIEW_BODY else "")]
+        lines += ["", text]  # whole: the approval shows every byte that would leave the machine
     if _method(args) in SAFE:
         lines.append(f"(approving lets ankit send GET, HEAD and OPTIONS requests to {origin(url)} for the rest of the session)")
     return "\n".join(lines)

@@ -46,7 +46,8 @@ def needs_approval(args: dict, ctx) -> bool:
 def preview(args: dict, ctx) -> str:
     """The address about to be fetched."""
     where = http.origin(str(args.get("url", "")))
-    return f"GET {args.get('url', '')}\n(approving lets ankit fetch from {where} for the rest of the session)"
+    note = http.lookalike_note(str(args.get("url", "")))
+    return f"{note}GET {args.get('url', '')}\n(approving lets ankit fetch from {where} for the rest of the session)"
 
 
 def run(args: dict, ctx) -> str:
