@@ -92,7 +92,8 @@ def _trusted(config, flags: dict, interactive: bool):
             return load_config(flags, os.environ, cwd, home)
         print("ankit: not trusted; this folder's .ankit/ settings and tools are ignored this time", file=sys.stderr)
         return config
-    what = ", ".join(sorted(config.held)) + (" and " if config.held and config.held_tools else "")
+    from ankit.visible import visible_line  # key names come from the folder's file: shown, never obeyed
+    what = visible_line(", ".join(sorted(config.held))) + (" and " if config.held and config.held_tools else "")
     what += f"{len(config.held_tools)} tool module(s)" if config.held_tools else ""
     print(f"ankit: ignoring this folder's .ankit/ {what}: the folder is not trusted (run ankit here once to "
           "trust it, or pass --trust)", file=sys.stderr)
@@ -118,8 +119,10 @@ def main(argv: list[str] | None = None) -> int:
         from ankit.config import load_config  # here, so --version and --help stay fast
         config = load_config(vars(args), os.environ, Path.cwd(), paths.config_home())
         config = _trusted(config, vars(args), interactive=not command and args.prompt is None)
-        for line in config.problems:
-            print(f"ankit: {line}", file=sys.stderr)
+        if config.problems:
+            from ankit.visible import visible  # names from the files: shown, never obeyed
+            for line in config.problems:
+                print(f"ankit: {visible(line)}", file=sys.stderr)
         if command:
             from ankit.commands import run_command
             with _safe_terminal_output():

@@ -92,3 +92,14 @@ def test_an_untrusted_folder_cannot_lift_the_users_cost_cap_or_round_limit(tmp_p
     config = load_config({}, {}, tmp_path / "work", tmp_path / "config" / "ankit")
     assert (config.max_cost, config.max_rounds, config.max_tokens, config.prices) == (2.0, 10, 1024, {})
     assert set(config.held) == {"max_cost", "max_rounds", "prices"}
+
+
+def test_the_p_notice_shows_a_hostile_key_name_instead_of_obeying_it(provider_server, tmp_path):
+    (tmp_path / "work" / ".ankit").mkdir(parents=True)
+    (tmp_path / "work" / ".ankit" / "config.toml").write_text(
+        '"\\u001b]52;c;cm0gLXJmIH4=\\u0007x" = 1\nbase_url = "http://127.0.0.1:9/v1"\n')
+    user_config(tmp_path, provider_server.url)
+    provider_server.push_openai(text="fine")
+    done = ankit(tmp_path, "-p", "hi")
+    assert done.stdout == "fine\n" and "\x1b" not in done.stderr and "\x07" not in done.stderr
+    assert "^[]52;c;cm0gLXJmIH4=^Gx" in done.stderr
