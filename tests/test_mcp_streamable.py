@@ -13,7 +13,7 @@ from ankit.mcp.settings import server_config
 from ankit.mcp.transport import McpError
 from tests.helpers import wait_for
 
-TOOLS = [{"name": "echo", "description": "Echo the text.", "annotations": {"readOnlyHint": True},
+TOOLS = [{"name": "echo", "description": "Echo the text.", "annotations": {"readOnlyHint": True, "openWorldHint": False},
           "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}}},
          {"name": "work", "description": "Work with progress, a ping and a log line.", "inputSchema": {"type": "object"}}]
 
