@@ -10,7 +10,7 @@ class Weights:
     k1: float = 1.2
     name: float = 2.5
     description: float = 1.0
-    parameters: float = 0.5
+    parameters: float = 0.7
     b_name: float = 0.3
     b_text: float = 0.75
     bigram: float = 0.5
