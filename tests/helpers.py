@@ -1,7 +1,9 @@
 """Helpers shared by the tests: waiting for a condition, temp XDG folders, and calling the bundled tools."""
 
 import json
+import socket
 import time
+import urllib.parse
 from functools import cache
 from pathlib import Path
 
@@ -19,6 +21,22 @@ def wait_for(condition, timeout: float = 10.0):
     while not (value := condition()) and time.monotonic() < deadline:
         time.sleep(0.02)
     return value
+
+
+def local_model_server() -> str | None:
+    """The address of a usual local model server (Ollama, llama.cpp, LM Studio, vLLM) that answers here, if any.
+
+    With no provider configured ankit uses such a server, so a test of that case cannot run where one listens.
+    """
+    from ankit.providers.models import LOCAL_SERVERS
+    for server in LOCAL_SERVERS:
+        address = urllib.parse.urlsplit(server.base_url)
+        try:
+            socket.create_connection((address.hostname, address.port), timeout=1).close()
+        except OSError:
+            continue
+        return server.base_url
+    return None
 
 
 def xdg_env(root: Path) -> dict[str, str]:
