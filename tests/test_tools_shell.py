@@ -171,7 +171,8 @@ def test_run_command_output_arrives_live_and_the_user_line_counts_what_was_sent(
 
 def test_job_input_answers_a_prompt_and_shows_the_reply(tmp_path):
     ctx = ToolContext(cwd=tmp_path)
-    script = "printf 'name? '; read who; echo \"hello $who\"; printf 'again? '; read yn; echo \"got $yn\""
+    # each answer is one write, so it is whole whenever the reply is taken (after a quiet moment)
+    script = "printf 'name? '; read who; printf 'hello %s\\nagain? ' \"$who\"; read yn; echo \"got $yn\""
     ok("job_start", {"command": script}, ctx)
     assert "matched: name?" in ok("job_wait", {"job_id": "1", "pattern": r"name\?", "timeout": 10}, ctx)
     previews = []
@@ -209,6 +210,7 @@ def test_job_input_is_refused_by_the_user_or_by_an_exited_job(tmp_path):
 def test_job_wait_times_out_with_a_note_and_rejects_a_bad_pattern(tmp_path):
     ctx = ToolContext(cwd=tmp_path)
     ok("job_start", {"command": "echo booting; sleep 30"}, ctx)
+    assert wait_for(lambda: "booting" in ok("job_output", {"job_id": "1"}, ctx))  # however slowly the shell starts
     waited = ok("job_wait", {"job_id": "1", "pattern": "ready", "timeout": 1}, ctx)
     assert waited.startswith("still running after 1 s: no line matched 'ready'") and "booting" in waited
     bad = call("job_wait", {"job_id": "1", "pattern": "([", "timeout": 1}, ctx)
