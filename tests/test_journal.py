@@ -26,7 +26,7 @@ def test_the_lock_is_exclusive(tmp_path):
         thread.start()
         time.sleep(0.2)
         order.append("first")
-    thread.join(5)
+    thread.join(30)
     assert order == ["first", "other"]
 
 

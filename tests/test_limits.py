@@ -27,7 +27,7 @@ def test_call_with_limit_off_the_main_thread_abandons_the_call():
 
     thread = threading.Thread(target=worker)
     thread.start()
-    thread.join(5)
+    thread.join(30)
     assert box == {"stopped": True}
 
 

@@ -4,6 +4,7 @@ import hashlib
 import importlib.util
 import os
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -290,6 +291,22 @@ def test_find_files_folders_nothing_and_many(tmp_path):
 
 
 # --- search_text ----------------------------------------------------------------------------------------------
+
+def test_the_deadline_child_never_returns_into_its_caller():
+    # search_text computes in a forked child; one that cannot send its answer (here: no JSON) must exit, never go
+    # on as a copy of the caller (in a test run, a second pytest)
+    script = (f"import importlib.util\n"
+              f"spec = importlib.util.spec_from_file_location('d', {str(TOOLS_DIR / '_common' / '_deadline.py')!r})\n"
+              "d = importlib.util.module_from_spec(spec)\n"
+              "spec.loader.exec_module(d)\n"
+              "try:\n"
+              "    print(d.run_with_deadline(lambda: {1, 2}, 30), flush=True)\n"
+              "except Exception as exc:\n"
+              "    print('raised', type(exc).__name__, flush=True)\n"
+              "print('after', flush=True)\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert done.stdout.splitlines() == ["raised Exception", "after"], done.stdout  # the parent only
+
 
 def test_search_text_prints_file_and_line(tmp_path):
     make_project(tmp_path)

@@ -37,16 +37,20 @@ def run_with_deadline(work, seconds: float, error_class=Exception):
 
 
 def _child(work, read: int, write: int) -> None:
-    os.close(read)
-    signal.signal(signal.SIGINT, signal.SIG_DFL)  # Ctrl-C ends the child at once
+    """Compute and send the answer, then exit: the child never returns into its caller, a copy of the parent
+    (an answer that is no JSON, a Ctrl-C before its handler, a pipe the parent closed at the deadline)."""
     try:
-        answer = ["ok", work()]
-    except BaseException as exc:  # noqa: BLE001 - everything goes back to the parent as one line
-        answer = ["error", str(exc) or type(exc).__name__]
-    data = json.dumps(answer).encode("utf-8", "replace")
-    while data:
-        data = data[os.write(write, data):]
-    os._exit(0)
+        os.close(read)
+        signal.signal(signal.SIGINT, signal.SIG_DFL)  # Ctrl-C ends the child at once
+        try:
+            answer = ["ok", work()]
+        except BaseException as exc:  # noqa: BLE001 - everything goes back to the parent as one line
+            answer = ["error", str(exc) or type(exc).__name__]
+        data = json.dumps(answer).encode("utf-8", "replace")
+        while data:
+            data = data[os.write(write, data):]
+    finally:
+        os._exit(0)
 
 
 def _collect(read: int, deadline: float) -> list:
