@@ -75,9 +75,9 @@ def test_a_stream_cut_midway(provider_server, how):
 
 def test_a_stalled_stream(provider_server):
     provider_server.push(fixture_parts("anthropic_text.sse")[:4] + ["stall"])
-    events, error = run(provider_server, idle_timeout=0.3)
+    events, error = run(provider_server, idle_timeout=1.0)  # the events before the stall get 1 s, a loaded machine's margin
     assert text_of(events) == "Hello"
-    assert isinstance(error, StreamError) and str(error).startswith("anthropic sent nothing for 0.3 s")
+    assert isinstance(error, StreamError) and str(error).startswith("anthropic sent nothing for 1 s")
 
 
 def test_a_server_that_ignores_stream_true(provider_server):

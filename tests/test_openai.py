@@ -239,9 +239,9 @@ def test_an_error_payload_in_the_stream(provider_server):
 
 def test_a_stalled_stream_keeps_the_partial_text(provider_server):
     provider_server.push(fixture_parts("openai_text.sse")[:2] + ["stall"])
-    events, error = run(provider_server, idle_timeout=0.3)
+    events, error = run(provider_server, idle_timeout=1.0)  # the events before the stall get 1 s, a loaded machine's margin
     assert text_of(events) == "Hello"
-    assert isinstance(error, StreamError) and "sent nothing for 0.3 s" in str(error)
+    assert isinstance(error, StreamError) and "sent nothing for 1 s" in str(error)
 
 
 def test_a_429_before_the_stream_is_retried_transparently(provider_server):
