@@ -407,6 +407,14 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         pass
 
 
+@pytest.fixture(autouse=True)
+def terminal_size(monkeypatch):
+    """Every test sees the 80 x 24 terminal that CI's pipes get, whatever terminal runs pytest (COLUMNS, LINES
+    come first for shutil.get_terminal_size); a test that wants another size sets them itself."""
+    monkeypatch.setenv("COLUMNS", "80")
+    monkeypatch.setenv("LINES", "24")
+
+
 @pytest.fixture
 def provider_server():
     """A scripted loopback provider (ProviderServer); stopped after the test."""

@@ -125,7 +125,8 @@ def test_read_only_tools_never_ask(tmp_path):
     assert "content" in result.content and ask.questions == []
 
 
-def test_a_shell_command_shows_the_command_and_its_folder(tmp_path):
+def test_a_shell_command_shows_the_command_and_its_folder(tmp_path, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "1000")  # the temp folder's path, however long, on one line
     approve, _, out = approver("n")
     call = ToolCall("c1", "run_command", '{"command": "rm -rf build"}')
     run_call(call, BY_NAME["run_command"], ToolContext(cwd=tmp_path), approve)
