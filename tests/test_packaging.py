@@ -3,6 +3,7 @@
 import os
 import shutil
 import subprocess
+import sys
 import venv
 from pathlib import Path
 
@@ -10,12 +11,12 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_installed_command_works_from_another_folder(provider_server, tmp_path):
-    venv.create(tmp_path / "venv", with_pip=True)
-    bin_dir = tmp_path / "venv" / ("Scripts" if os.name == "nt" else "bin")
+    venv.create(tmp_path / "venv", with_pip=False)  # the running pip installs into it (--python, pip 22.3+):
+    bin_dir = tmp_path / "venv" / ("Scripts" if os.name == "nt" else "bin")  # no copy of pip to set up first
     # a copy of the tree, so the build never writes into the checkout
     shutil.copytree(ROOT, tmp_path / "src", ignore=shutil.ignore_patterns(".git", "__pycache__", "*.egg-info", "build"))
-    install = subprocess.run([str(bin_dir / "python"), "-m", "pip", "install", "-q", str(tmp_path / "src")],
-                             capture_output=True, text=True, timeout=300)
+    install = subprocess.run([sys.executable, "-m", "pip", "--python", str(bin_dir / "python"), "install", "-q",
+                              str(tmp_path / "src")], capture_output=True, text=True, timeout=300)
     assert install.returncode == 0, install.stderr[-2000:]
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
