@@ -3,6 +3,8 @@
 from dataclasses import dataclass
 from pathlib import Path
 
+from ankit import paths
+
 CAP = 16_000  # characters of instructions in all; the head is kept
 NAMES = ("AGENTS.md", "CLAUDE.md")  # CLAUDE.md only where a folder has no AGENTS.md
 HEAD = ("Project instructions from AGENTS.md files (outermost first; a later, more specific file wins "
@@ -33,7 +35,7 @@ def instruction_files(cwd: Path, config_home: Path) -> list[Path]:
     folders = [cwd, *cwd.parents]
     folders = list(reversed(folders[: folders.index(root) + 1]))
     found = [p for p in (_in(config_home),) if p]
-    return found + [p for p in map(_in, folders) if p]
+    return found + [p for p in map(_in, folders) if p and paths.lies_in(p, root)]  # a link out is not the project's
 
 
 def _in(folder: Path) -> Path | None:
@@ -46,10 +48,11 @@ def _in(folder: Path) -> Path | None:
 
 def load_instructions(cwd: Path, config_home: Path, cap: int = CAP) -> Instructions:
     """Read the instruction files into one text of at most `cap` characters, saying what was cut."""
-    files, parts = [], []
+    files, parts, unread = [], [], 0
     for path in instruction_files(cwd, config_home):
         try:
-            body = path.read_text(encoding="utf-8", errors="replace").strip()
+            body = paths.read_head(path, 4 * cap).strip()  # a huge file is not read whole: its rest is counted
+            unread += max(0, path.stat().st_size - 16 * cap)
         except OSError:
             continue
         if body:
@@ -58,7 +61,7 @@ def load_instructions(cwd: Path, config_home: Path, cap: int = CAP) -> Instructi
     if not parts:
         return Instructions([], "")
     text = "\n\n".join(parts)
-    cut = max(0, len(text) - cap)
+    cut = max(0, len(text) - cap) + unread
     if cut:
         text = text[:cap] + f"\n[ankit: {cut:,} more characters of instructions were cut (cap {cap:,})]"
     return Instructions(files, f"{HEAD}\n\n{text}", cut)

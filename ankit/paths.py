@@ -103,3 +103,18 @@ def _unpack(zipped: Path, root: Path, folder: Path) -> None:
             raise
     finally:
         shutil.rmtree(staging, ignore_errors=True)
+
+
+def lies_in(path: Path, folder: Path) -> bool:
+    """Whether path, its symlinks followed, is inside folder: a cloned repository's AGENTS.md or command file
+    that is a link to ~/.ssh/id_rsa is not the repository's text."""
+    try:
+        return Path(os.path.realpath(path)).is_relative_to(os.path.realpath(folder))
+    except (OSError, ValueError):
+        return False
+
+
+def read_head(path: Path, chars: int) -> str:
+    """The first chars characters of a text file (at most 4 bytes a character read, never a huge file whole)."""
+    with open(path, "rb") as handle:
+        return handle.read(chars * 4).decode("utf-8", errors="replace")[:chars]

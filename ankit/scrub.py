@@ -40,6 +40,7 @@ AUTH_HEADER = re.compile(r"""(authorization["']?\s*[:=]\s*["']?(?:bearer|basic|t
 URL_SECRET_QUERY = re.compile(r"([?&](?:key|api[_-]?key|token|access_token|auth|secret|password|passwd|sig|signature|"
                               r"client_secret|x-api-key)=)([^&\s#\"'<>]+)", re.IGNORECASE)
 NETRC_PASSWORD = re.compile(r"(\blogin\s+\S+\s+password\s+)(\S+)")
+USER_PASSWORD = re.compile(r"""((?:^|\s)(?:-u|--user)[ =]?["']?[^\s:"']+:)([^\s"']+)""")  # curl -u name:password
 # Tokens that say what they are by their shape (a provider's prefix and enough random characters).
 TOKEN_SHAPES = re.compile(r"""(?<![\w\-])(?:
     sk-(?=[\w\-]*\d)[\w\-]{20,}                        # OpenAI, Anthropic (sk-ant-), OpenRouter, DeepSeek...
@@ -107,6 +108,7 @@ class Scrubber:
             text = URL_SECRET_QUERY.sub(lambda m: m.group() if m.group(2)[0] in "%{$" else m.group(1) + REDACTED, text)
         text = AUTH_HEADER.sub(lambda m: m.group(1) + REDACTED, text)
         text = NETRC_PASSWORD.sub(lambda m: m.group(1) + REDACTED, text)
+        text = USER_PASSWORD.sub(lambda m: m.group(1) + REDACTED, text)
         return _labelled(text)
 
     def __call__(self, value):

@@ -29,3 +29,16 @@ def test_folders_frontmatter_and_clashes(tmp_path):
     assert found["explain"].description == "Explain the code"
     assert len(problems) == 2
     assert "/review is already defined by" in problems[0] and "/help is a built-in command" in problems[1]
+
+
+def test_a_repository_command_linking_out_of_the_folder_is_skipped(tmp_path):
+    """.ankit/commands/review.md -> ~/.aws/credentials would send the file when the user runs /review."""
+    work, home = tmp_path / "work", tmp_path / "home"
+    (work / ".ankit" / "commands").mkdir(parents=True)
+    (home / "commands").mkdir(parents=True)
+    (tmp_path / "credentials").write_text("aws_secret_access_key = x\n")
+    (tmp_path / "mine.md").write_text("my own command\n")
+    (work / ".ankit" / "commands" / "review.md").symlink_to(tmp_path / "credentials")
+    (home / "commands" / "mine.md").symlink_to(tmp_path / "mine.md")  # the user's own link: theirs to make
+    found, problems = load_commands(command_dirs(work, home), set(), work)
+    assert list(found) == ["mine"] and len(problems) == 1 and "links to a file outside" in problems[0]

@@ -50,3 +50,19 @@ def test_the_cap_keeps_the_head_and_says_the_cut(tmp_path):
     assert "first line" in found.text and found.cut > 500
     assert f"{found.cut:,} more characters of instructions were cut" in found.text
     assert len(found.text) < CAP + 400
+
+
+def test_a_link_out_of_the_repository_or_a_huge_file_is_not_read_whole(tmp_path):
+    """A cloned repository's AGENTS.md linking to ~/.ssh/id_rsa would put the key in every request."""
+    root, config = repo(tmp_path), tmp_path / "config"
+    config.mkdir()
+    (tmp_path / "id_rsa").write_text("PRIVATE KEY MATERIAL\n")
+    (root / "AGENTS.md").symlink_to(tmp_path / "id_rsa")
+    (root / "pkg" / "AGENTS.md").write_text("pkg rule\n")
+    (root / "pkg" / "sub" / "CLAUDE.md").symlink_to(root / "pkg" / "AGENTS.md")  # a link inside is fine
+    with open(root / "pkg" / "sub" / "AGENTS.md", "wb") as handle:  # 8 GB that take no disk
+        handle.write(b"huge rule " * 10)
+        handle.truncate(8 * 1024 ** 3)
+    found = load_instructions(root / "pkg" / "sub", config)
+    assert found.files == [root / "pkg" / "AGENTS.md", root / "pkg" / "sub" / "AGENTS.md"]
+    assert "PRIVATE KEY" not in found.text and "huge rule" in found.text and len(found.text) < CAP + 500

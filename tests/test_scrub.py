@@ -75,6 +75,8 @@ def test_tokens_known_by_their_shape_need_no_label(kind):
     ("machine api.example.com login bob password s3cr3tpassw0rd", "machine api.example.com login bob password [redacted]"),
     ('{"auths": {"registry": {"auth": "Ym9iOnMzY3IzdHBhc3N3MHJk"}}}', '{"auths": {"registry": {"auth": "[redacted]"}}}'),
     ("mycli --password=Sup3rS3cret!", "mycli --password=[redacted]"),
+    ("curl -u admin:hunter2hunter2 https://x", "curl -u admin:[redacted] https://x"),
+    ("curl --user 'bob:s3cret' https://x", "curl --user 'bob:[redacted]' https://x"),
 ])
 def test_values_after_secret_labels_in_any_case(raw, clean):
     assert Scrubber({})(raw) == clean

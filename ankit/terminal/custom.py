@@ -5,10 +5,12 @@ import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
+from ankit import paths
 from ankit.skills.frontmatter import read_frontmatter
 
 NAME = re.compile(r"[A-Za-z0-9][\w.-]*")
 PLACEHOLDER = re.compile(r"\$(ARGUMENTS|[1-9])")
+COMMAND_CAP = 100_000  # characters of one command file read
 
 
 @dataclass
@@ -27,8 +29,10 @@ def command_dirs(cwd: Path, config_home: Path) -> list[Path]:
     return [cwd / ".ankit" / "commands", config_home / "commands", cwd / ".claude" / "commands"]
 
 
-def load_commands(folders: list[Path], builtin: set[str]) -> tuple[dict[str, CustomCommand], list[str]]:
-    """Read every NAME.md in the folders; clashes and unreadable files are told in one line each."""
+def load_commands(folders: list[Path], builtin: set[str],
+                  root: Path | None = None) -> tuple[dict[str, CustomCommand], list[str]]:
+    """Read every NAME.md in the folders; clashes and unreadable files are told in one line each. A file in a
+    folder under root (the working folder) must lie in root itself: a link out of a cloned repository is skipped."""
     found: dict[str, CustomCommand] = {}
     problems: list[str] = []
     for folder in folders:
@@ -42,6 +46,8 @@ def load_commands(folders: list[Path], builtin: set[str]) -> tuple[dict[str, Cus
                 problems.append(f"custom command {path} skipped: /{name} is a built-in command; rename the file")
             elif name in found:
                 problems.append(f"custom command {path} skipped: /{name} is already defined by {found[name].source}")
+            elif root is not None and paths.lies_in(folder, root) and not paths.lies_in(path, root):
+                problems.append(f"custom command {path} skipped: it links to a file outside {root}")
             else:
                 command, problem = _read(path, name)
                 if command:
@@ -53,7 +59,7 @@ def load_commands(folders: list[Path], builtin: set[str]) -> tuple[dict[str, Cus
 
 def _read(path: Path, name: str) -> tuple[CustomCommand | None, str]:
     try:
-        text = path.read_text(encoding="utf-8", errors="replace")
+        text = paths.read_head(path, COMMAND_CAP)
     except OSError as exc:
         return None, f"custom command {path} skipped: {exc.strerror or exc}"
     fields, body = {}, text

@@ -230,7 +230,8 @@ def run_repl(args, config: Config) -> int:
         state = ReplState(app, None, view, None,
                           send=lambda text, mentions=True, typed=True: send(state, text, mentions, typed),
                           compose=compose)
-        state.custom, problems = load_commands(command_dirs(app.cwd, paths.config_home()), {*COMMANDS, *ALIASES})
+        state.custom, problems = load_commands(command_dirs(app.cwd, paths.config_home()), {*COMMANDS, *ALIASES},
+                                               app.cwd)
         warn([visible(p) for p in problems])
         reader = LineReader(paths.state_home() / "history", view.colour, lambda before: completions(state, before),
                             app.scrubber())
