@@ -23,6 +23,9 @@ def read_reply(provider: Provider, request: Request, view: View) -> tuple[Messag
             elif isinstance(event, Notice):
                 view.notice(event.text)
             elif isinstance(event, StreamEnd):
+                if event.stop_reason == "max_tokens":
+                    view.notice(f"the reply reached max_tokens ({request.max_tokens:,} tokens) and was cut: say 'go on' "
+                                f"for the rest, or raise max_tokens in the config")
                 break
     except KeyboardInterrupt:
         error = Cancelled("cancelled; the partial reply is kept" if reply.text else "cancelled")

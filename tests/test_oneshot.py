@@ -47,6 +47,15 @@ def test_prints_the_streamed_answer_anthropic(provider_server, tmp_path):
     assert done.stdout.strip()
 
 
+def test_a_reply_cut_at_max_tokens_says_so_on_stderr(provider_server, tmp_path):
+    provider_server.push_openai(text="The first half of", finish="length")
+    done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "-p", "write a lot")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "The first half of\n"
+    assert done.stderr == ("ankit: the reply reached max_tokens (4,096 tokens) and was cut: say 'go on' for the rest, "
+                           "or raise max_tokens in the config\n")
+
+
 def test_piped_text_is_appended(provider_server, tmp_path):
     provider_server.push_openai(text="three lines")
     done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "-p", "summarize this", stdin="a\nb\nc\n")

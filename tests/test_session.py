@@ -4,7 +4,7 @@ import pytest
 
 from ankit.errors import Cancelled, StreamError
 from ankit.prompt import Prompt
-from ankit.records import Message, TextDelta, Todo, TodoList, ToolsLoaded
+from ankit.records import Message, StreamEnd, TextDelta, Todo, TodoList, ToolsLoaded
 from ankit.seams import View
 from ankit.session import Session
 from ankit.tooling.activation import Activation
@@ -105,6 +105,17 @@ def test_stream_cut_keeps_partial_text_and_drops_unrun_calls():
     assert session.messages[-1].text == "partial " and session.messages[-1].cut
     session.turn("b")
     assert roles(provider.requests[1].messages) == ["user", "assistant", "user"]
+
+
+def test_a_reply_cut_at_max_tokens_is_said_to_the_user():
+    cut = [TextDelta("the first half"), StreamEnd("max_tokens")]
+    session, _ = make([cut, text("whole")])
+    assert session.turn("a") == "the first half"
+    said = [line for kind, line in session.view.lines if kind == "notice"]
+    assert said == ["the reply reached max_tokens (4,096 tokens) and was cut: say 'go on' for the rest, "
+                    "or raise max_tokens in the config"]
+    session.turn("b")
+    assert [line for kind, line in session.view.lines if kind == "notice"] == said  # a whole reply says nothing
 
 
 def test_ctrl_c_mid_stream_cancels_and_history_stays_valid():
