@@ -85,7 +85,9 @@ def test_secrets_in_files_a_tool_reads_reach_neither_the_model_nor_the_screen_no
     (tmp_path / "work" / ".env").write_text(DOTENV)
     (tmp_path / "work" / "deploy_key").write_text(PEM)
     provider_server.push_openai(tool_calls=[("c1", "read_file", json.dumps({"path": ".env"})),
-                                            ("c2", "read_file", json.dumps({"path": "deploy_key"}))])
+                                            ("c2", "read_file", json.dumps({"path": "deploy_key"})),
+                                            ("c3", "read_file", json.dumps({"path": "deploy_key", "start_line": 2})),
+                                            ("c4", "search_text", json.dumps({"pattern": "AAAA"}))])
     provider_server.push_openai(text="done")
     done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "-p", "read .env and the key")
     assert done.returncode == 0, done.stderr

@@ -49,6 +49,22 @@ def split_lines(content: str) -> list[str]:
     return lines
 
 
+def hide_private_keys(lines: list[str]) -> list[str]:
+    """The lines with the body of every private key block replaced by [redacted], for the tools that show a
+    range or the matches of a file: a key line shown without its BEGIN line is no longer recognisable later."""
+    if not any("PRIVATE KEY" in line for line in lines):
+        return lines
+    out, inside = [], False
+    for line in lines:
+        marker = "PRIVATE KEY" in line and "-----" in line
+        if marker and "BEGIN" in line or marker and "END" in line:
+            inside = "BEGIN" in line
+            out.append(line)
+        else:
+            out.append("[redacted]" if inside else line)
+    return out
+
+
 def clip_line(line: str, limit: int = 400) -> str:
     """One line shortened to limit characters with a marker."""
     if len(line) <= limit:

@@ -68,7 +68,7 @@ def _load(path: Path, start: int, count: int) -> tuple[list[str], int | None, st
     if path.stat().st_size <= MAX_WHOLE_FILE:
         data = path.read_bytes()
         content, note = text.decode(data)
-        lines = text.split_lines(content)
+        lines = text.hide_private_keys(text.split_lines(content))
         return lines[start - 1 : start - 1 + count], len(lines), note, text.file_hash(data)
     with open(path, encoding="utf-8", errors="replace", newline="") as handle:
         picked = list(itertools.islice(_bounded_lines(handle), start - 1, start + count))

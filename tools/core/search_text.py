@@ -129,7 +129,7 @@ def _lines(path: Path) -> list[str] | None:
         return []
     if text.looks_binary(data[:8192]):
         return []
-    return text.split_lines(text.decode(data)[0])
+    return text.hide_private_keys(text.split_lines(text.decode(data)[0]))
 
 
 def _matches(lines: list[str], regex: re.Pattern, context: int, shown: str, room: int) -> tuple[list[str], int]:
