@@ -3,7 +3,7 @@
 os.forkpty() and pty.fork() fork the whole pytest process, threads and all; Python 3.12+ warns that this may
 deadlock. Here subprocess starts the child in a new session with the pty's slave as its standard streams, and
 a tiny Python first makes the pty its controlling terminal (so Ctrl-C typed into it arrives as SIGINT, as on a
-real terminal) and SIGINT's handling the default (pytest may have been started with it ignored), then execs
+real terminal) and SIGINT's and SIGHUP's handling the default (pytest may run with them ignored), then execs
 the program.
 """
 
@@ -19,6 +19,7 @@ from pathlib import Path
 _SETUP = ("import fcntl, os, signal, sys, termios\n"
           "fcntl.ioctl(0, termios.TIOCSCTTY, 0)\n"
           "signal.signal(signal.SIGINT, signal.SIG_DFL)\n"
+          "signal.signal(signal.SIGHUP, signal.SIG_DFL)\n"
           "os.execv(sys.argv[1], sys.argv[1:])\n")
 
 

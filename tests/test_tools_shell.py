@@ -17,6 +17,15 @@ from tests.helpers import Approver, bundled, call, ok, wait_for
 BY_NAME = bundled()[0]
 
 
+@pytest.fixture(autouse=True)
+def sigint_as_on_a_terminal():
+    """SIGINT handled as in a terminal's ankit, and so at its default in the commands started (which inherit an
+    ignored signal): pytest may run with it ignored, as a background job of a script (CI's side-by-side runs)."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
 def alive(pid: int) -> bool:
     """Whether a process exists and is not a zombie."""
     try:
