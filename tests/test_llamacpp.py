@@ -13,7 +13,7 @@ from ankit.providers.models import list_models
 from ankit.providers.openai import wire_messages
 from ankit.records import Message, Notice, Request, StreamEnd, ToolCall, ToolCallDone, ToolResult, Usage, UsageReport
 from conftest import READ, fixture_bytes, parse_http_capture, stream_round, text_of
-from test_oneshot import ankit
+from tests.test_oneshot import ankit
 
 CALL_ID = "Ag3FonFhx2zvyugRnC9nnFFvb5Bu4Y0D"  # the id llama.cpp gave the find_tools call (no call_ prefix)
 
