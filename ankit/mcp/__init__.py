@@ -1,5 +1,5 @@
-"""MCP servers: the JSON-RPC stdio transport, the protocol client, server lifecycle (start, restart, stop)
-and turning a server's tools into ankit tools.
+"""MCP servers: the JSON-RPC stdio and Streamable HTTP transports (jsonrpc.py: what they share), the protocol
+client, server lifecycle (start, restart, stop) and turning a server's tools into ankit tools.
 
 May import: ankit.tooling (the Tool record), ankit.records, ankit.errors. Never discovery, providers or terminal.
 """

@@ -9,7 +9,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 
-from ankit.mcp.transport import LINE_CAP, METHOD_NOT_FOUND, PROGRESS_STRETCH, McpError, Notice, open_log, redact
+from ankit.mcp.jsonrpc import LINE_CAP, METHOD_NOT_FOUND, PROGRESS_STRETCH, McpError, Notice, open_log, redact
 
 _VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
