@@ -25,6 +25,16 @@ class McpError(ToolError):
         self.code = code
 
 
+def request_message(rid: int, method: str, params: dict | None, progress: bool) -> dict:
+    """A JSON-RPC request; with progress, it asks for progress notifications under its own id as the token."""
+    message = {"jsonrpc": "2.0", "id": rid, "method": method}
+    if progress:
+        params = {**(params or {}), "_meta": {"progressToken": rid}}
+    if params is not None:
+        message["params"] = params
+    return message
+
+
 def open_log(path: Path, name: str):
     """A server's log file, readable by the user only: a server may print its settings, tokens included."""
     try:

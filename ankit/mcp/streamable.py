@@ -9,7 +9,9 @@ import urllib.error
 import urllib.parse
 import urllib.request
 
-from ankit.mcp.jsonrpc import LINE_CAP, METHOD_NOT_FOUND, PROGRESS_STRETCH, McpError, Notice, open_log, redact
+from ankit.mcp.jsonrpc import (
+    LINE_CAP, METHOD_NOT_FOUND, PROGRESS_STRETCH, McpError, Notice, open_log, redact, request_message,
+)
 
 _VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
@@ -83,11 +85,7 @@ class HttpTransport:
                 raise McpError(f"MCP server {self.name!r} {self._dead}")
             self._next_id += 1
             rid = self._next_id
-        message = {"jsonrpc": "2.0", "id": rid, "method": method}
-        if progress:
-            params = {**(params or {}), "_meta": {"progressToken": rid}}
-        if params is not None:
-            message["params"] = params
+        message = request_message(rid, method, params, progress)
         try:
             return self._exchange(message, timeout)
         except TimeoutError:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from ankit.mcp.jsonrpc import (  # noqa: F401 (McpError, METHOD_NOT_FOUND, LINE_CAP: also imported from here)
     LINE_CAP, METHOD_NOT_FOUND, QUIET_NOTICES, McpError, Notice, Waiter, open_log, redact,
+    request_message,
 )
 
 class StdioTransport:
@@ -79,11 +80,7 @@ class StdioTransport:
             self._next_id += 1
             rid = self._next_id
             self._pending[rid] = waiter
-        message = {"jsonrpc": "2.0", "id": rid, "method": method}
-        if progress:
-            params = {**(params or {}), "_meta": {"progressToken": rid}}
-        if params is not None:
-            message["params"] = params
+        message = request_message(rid, method, params, progress)
         try:
             self._send(message)
         except McpError:
