@@ -2,6 +2,7 @@
 signature checks, a pager); the read-only git tools never run them (a real repository, the real tools)."""
 
 import json
+import os
 import subprocess
 
 import pytest
@@ -75,3 +76,59 @@ def test_a_worktree_the_repository_points_elsewhere_is_refused(tmp_path):
         result = run_call(ToolCall("c1", tool, json.dumps(args)), BY_NAME[tool], ToolContext(cwd=repo), lambda *a: True)
         assert result.is_error and "sets core.worktree to ../../home" in result.content, result.content
         assert "id_rsa" not in result.content
+
+
+def _repo_with_submodule(tmp_path):
+    """A repository whose submodule lib has a filter (and other programs) named only in .git/modules/lib/config."""
+    upstream, repo = tmp_path / "upstream", tmp_path / "repo"
+    for folder in (upstream, repo):
+        folder.mkdir()
+        git(folder, "init", "-q")
+        git(folder, "config", "user.email", "a@example.com")
+        git(folder, "config", "user.name", "A")
+    (upstream / ".gitattributes").write_text("*.txt filter=subevil diff=subevil\n")
+    (upstream / "lib.txt").write_text("one\n")
+    git(upstream, "add", "-A")
+    git(upstream, "commit", "-qm", "lib")
+    subprocess.run(["git", "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(upstream), "lib"],
+                   cwd=repo, check=True, capture_output=True)
+    git(repo, "commit", "-qm", "with lib")
+    marker = tmp_path / "PWNED"
+    evil = f"sh -c 'echo $0 >> {marker}; cat'"
+    module_config = repo / ".git" / "modules" / "lib" / "config"
+    for key, value in [("filter.subevil.clean", evil), ("filter.subevil.smudge", evil),
+                       ("filter.subevil.process", evil), ("diff.subevil.textconv", evil),
+                       ("diff.subevil.command", evil), ("core.fsmonitor", f"echo fsmonitor >> {marker}; false")]:
+        subprocess.run(["git", "config", "--file", str(module_config), key, value], check=True)
+    touched = repo / "lib" / "lib.txt"  # same size, new time: status must hash it again, through the clean filter
+    os.utime(touched, (touched.stat().st_atime, touched.stat().st_mtime + 5))
+    return repo, marker
+
+
+@pytest.mark.parametrize("tool, args", [("git_status", {}), ("git_diff", {}), ("git_log", {"patch": True}),
+                                        ("git_show", {})])
+def test_a_submodules_own_config_runs_no_program_either(tmp_path, tool, args):
+    repo, marker = _repo_with_submodule(tmp_path)
+    if "patch" in args and "patch" not in BY_NAME[tool].parameters["properties"]:
+        args = {}
+    result = run_call(ToolCall("c1", tool, json.dumps(args)), BY_NAME[tool], ToolContext(cwd=repo), lambda *a: False)
+    assert not result.is_error, result.content
+    assert not marker.exists(), marker.read_text()
+
+
+@pytest.mark.parametrize("tool, args", [("git_status", {}), ("git_diff", {}), ("git_log", {"patch": True})])
+def test_a_submodule_filter_from_an_included_file_and_a_submodule_diff_setting_run_nothing(tmp_path, tool, args):
+    repo, marker = _repo_with_submodule(tmp_path)
+    module_config = repo / ".git" / "modules" / "lib" / "config"
+    text = module_config.read_text()
+    included = module_config.with_name("more.cfg")  # the same programs, reached through include.path only
+    included.write_text(text[text.index('[filter "subevil"]'):].replace("subevil", "other"))
+    (repo / "lib" / ".gitattributes").write_text("*.txt filter=other diff=other\n")
+    subprocess.run(["git", "config", "--file", str(module_config), "include.path", "more.cfg"], check=True)
+    git(repo, "config", "diff.submodule", "diff")
+    git(repo, "config", "status.submoduleSummary", "true")
+    if "patch" in args and "patch" not in BY_NAME[tool].parameters["properties"]:
+        args = {}
+    result = run_call(ToolCall("c1", tool, json.dumps(args)), BY_NAME[tool], ToolContext(cwd=repo), lambda *a: False)
+    assert not result.is_error, result.content
+    assert not marker.exists(), marker.read_text()

@@ -14,7 +14,12 @@ data, so every call neutralises them (git's -c settings reach the git processes 
 - core.worktree set by the repository to a folder the working folder is not in is refused: status, add and
   commit would read and commit files from there (a home folder's keys);
 - --no-pager, core.pager=cat and GIT_PAGER/PAGER=cat: the pager is a program too;
-- GIT_EDITOR=true, GIT_TERMINAL_PROMPT=0 and stdin closed: nothing waits for input or opens an editor.
+- GIT_EDITOR=true, GIT_TERMINAL_PROMPT=0 and stdin closed: nothing waits for input or opens an editor;
+- submodules are not entered: --ignore-submodules=dirty on status and diff, diff.submodule=short,
+  submodule.recurse=false and status.submoduleSummary=false, so no git runs inside a submodule under its own
+  .git/modules/NAME/config; the filter and diff drivers that config names are emptied as well, in case;
+- protocol.allow=never and GIT_NO_LAZY_FETCH=1: a partial clone's read never fetches (a remote helper, ext::
+  or core.sshCommand is a program); gc.auto=0 and maintenance.auto=false: no background maintenance.
 """
 
 import os
@@ -38,7 +43,9 @@ def git(ctx, *args: str, timeout: float = 60, check: bool = True) -> str:
 
 
 SAFE = ["--no-pager", "-c", "color.ui=never", "-c", "core.quotepath=off", "-c", "core.fsmonitor=false",
-        "-c", "core.pager=cat", "-c", "log.showSignature=false"]
+        "-c", "core.pager=cat", "-c", "log.showSignature=false", "-c", "diff.submodule=short",
+        "-c", "submodule.recurse=false", "-c", "status.submoduleSummary=false", "-c", "protocol.allow=never",
+        "-c", "gc.auto=0", "-c", "maintenance.auto=false"]
 NO_HOOKS = ["-c", "core.hooksPath=/dev/null"]
 DIFFING = ("diff", "log", "show")
 PROGRAM_KEYS = re.compile(r"^(filter\.(.+)\.(clean|smudge|process)|diff\.(.+)\.(textconv|command))$")
@@ -51,6 +58,8 @@ def run(ctx, *args: str, timeout: float = 60) -> subprocess.CompletedProcess:
     """Run git with the repository's program-running settings neutralised; return the completed process."""
     if args and args[0] in DIFFING:
         args = (args[0], "--no-ext-diff", "--no-textconv", *args[1:])
+    if args and args[0] in ("status", "diff"):
+        args = (args[0], "--ignore-submodules=dirty", *args[1:])
     hooks = [] if args and args[0] == "commit" else NO_HOOKS
     argv = ["git", *SAFE, *hooks, *_drivers(ctx), *args]
     return _run(ctx, argv, timeout, args)
@@ -70,6 +79,7 @@ def _drivers(ctx) -> list[str]:
     entries = [(scope, *rest.partition(" ")[::2]) for scope, _, rest in
                (line.partition("\t") for line in found.stdout.splitlines())]
     users = {key: value for scope, key, value in entries if key in OWN_PROGRAMS and scope not in REPOSITORY_SCOPES}
+    entries += [("submodule", key, "") for key in _submodule_drivers(ctx)]
     out = []
     for scope, key, value in entries:
         if PROGRAM_KEYS.match(key):
@@ -81,6 +91,46 @@ def _drivers(ctx) -> list[str]:
         elif scope in REPOSITORY_SCOPES and key == "core.worktree":
             _check_worktree(ctx, value)
     return out
+
+
+SECTION = re.compile(r'^\s*\[\s*(filter|diff)\s*(?:"((?:[^"\\]|\\.)*)"|\.([^\]\s]+))\s*\]', re.I | re.M)
+MAX_SUBMODULES = 200
+
+
+def _submodule_drivers(ctx) -> list[str]:
+    """The filter and diff program keys named in the submodules' own configs (.git/modules/**/config)."""
+    git_dir = _git_dir(Path(ctx.cwd))
+    keys = []
+    if git_dir is None:
+        return keys
+    for index, config in enumerate((git_dir / "modules").glob("**/config")):
+        if index >= MAX_SUBMODULES:
+            break
+        try:
+            text = config.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        for section, quoted, dotted in SECTION.findall(text):
+            name = quoted.replace('\\"', '"').replace("\\\\", "\\") if quoted else dotted
+            section = section.lower()
+            keys += [f"{section}.{name}.{k}" for k in
+                     (("clean", "smudge", "process") if section == "filter" else ("textconv", "command"))]
+    return keys
+
+
+def _git_dir(cwd: Path) -> Path | None:
+    """The repository's .git folder (following a gitfile's 'gitdir:' line), or None outside one."""
+    for folder in (cwd, *cwd.parents):
+        dot = folder / ".git"
+        if dot.is_dir():
+            return dot
+        if dot.is_file():
+            try:
+                line = dot.read_text(encoding="utf-8", errors="replace").strip()
+            except OSError:
+                return None
+            return (folder / line.removeprefix("gitdir:").strip()).resolve() if line.startswith("gitdir:") else None
+    return None
 
 
 def _check_worktree(ctx, value: str) -> None:
@@ -95,7 +145,7 @@ def _check_worktree(ctx, value: str) -> None:
 
 def _run(ctx, argv: list[str], timeout: float, args: tuple) -> subprocess.CompletedProcess:
     env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C", "GIT_EDITOR": "true", "GIT_PAGER": "cat",
-           "PAGER": "cat"}
+           "PAGER": "cat", "GIT_NO_LAZY_FETCH": "1"}
     env.pop("GIT_EXTERNAL_DIFF", None)
     try:
         return subprocess.run(
