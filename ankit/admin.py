@@ -156,6 +156,7 @@ def install_line(systemd: bool) -> str:
         return ("# run this once to create a user timer (systemctl --user list-timers shows it):\n"
                 f"{line}")
     assignments = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
+    command = f"{assignments + ' ' if assignments else ''}{run} >> {shlex.quote(str(log))} 2>&1"
     return ("# add this line with crontab -e; cron has no shell profile, so set your provider's key at the top\n"
             "# of the crontab (e.g. ANTHROPIC_API_KEY=...). ankit changes no system file itself.\n"
-            f"*/{CRON_EVERY} * * * * {assignments + ' ' if assignments else ''}{run} >> {shlex.quote(str(log))} 2>&1")
+            f"*/{CRON_EVERY} * * * * {command.replace('%', chr(92) + '%')}")  # cron cuts a command at a bare %

@@ -19,9 +19,25 @@ def cron_command(tmp_path) -> str:
     return fields[5]
 
 
+def as_cron_reads_it(command: str) -> str:
+    """What cron hands to sh: an unescaped % ends the command (the rest is stdin), and \\% is a plain %."""
+    out, escaped = [], False
+    for ch in command:
+        if escaped:
+            if ch == "%":
+                out.pop()
+            escaped = False
+        elif ch == "\\":
+            escaped = True
+        elif ch == "%":
+            break
+        out.append(ch)
+    return "".join(out)
+
+
 def run_cron(tmp_path, command: str, now: str, **env) -> str:
     """Run the crontab command as cron would (sh, the user's environment) with a fixed clock; return its log."""
-    done = subprocess.run(["sh", "-c", f"{command} --now {now}"], cwd="/", env=env_for(tmp_path, **env),
+    done = subprocess.run(["sh", "-c", as_cron_reads_it(command).replace(" >> ", f" --now {now} >> ", 1)], cwd="/", env=env_for(tmp_path, **env),
                           capture_output=True, text=True, timeout=60)
     assert done.returncode in (0, 1) and done.stdout == "" and done.stderr == ""  # all of it goes to the log
     return (tmp_path / "state" / "ankit" / "routines.log").read_text()
@@ -121,3 +137,12 @@ def test_an_allowed_tool_never_reaches_outside_the_routines_folder(provider_serv
     assert "Done." in ran.stdout, ran.stderr
     assert (tmp_path / "work" / "log.txt").read_text() == "ok" and not (tmp_path / "PWNED").exists()
     assert "write_file touches a path outside" in ran.stderr
+
+
+def test_the_crontab_line_survives_cron_with_a_percent_sign_in_a_path(tmp_path):
+    base = tmp_path / "50% off"
+    base.mkdir()
+    command = cron_command(base)
+    assert "\\%" in command  # cron cuts a command at a bare %: the printed line escapes it
+    log = run_cron(base, command, "2030-01-01T09:00")
+    assert "no routine is due" in log
