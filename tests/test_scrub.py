@@ -115,3 +115,13 @@ def test_mask_url():
         "https://me:[redacted]@host:8443/v1?key=[redacted]&model=x"
     assert mask_url("http://127.0.0.1:8080/v1") == "http://127.0.0.1:8080/v1"
     assert mask_url("https://h/v1?access_token=t0k&x=1") == "https://h/v1?access_token=[redacted]&x=1"
+
+
+def test_the_dotenv_rule_holds_on_every_line_of_a_file_not_only_the_first():
+    """NAME=value at the start of any line (LF or CRLF) is a .env assignment: short or plain-word values after a
+    secret name are hidden on line 5 as on line 1; a non-secret name and an indented line are left alone."""
+    text = ("APP_NAME=demo\nAPI_TOKEN=plainword\nDB_PASS=abcd\r\nSESSION_SECRET=hunter\nMAIL_AUTH=letmein\n"
+            "  NOTE_TOKEN=plainword\n")
+    assert Scrubber({})(text) == ("APP_NAME=demo\nAPI_TOKEN=[redacted]\nDB_PASS=[redacted]\r\nSESSION_SECRET=[redacted]\n"
+                                  "MAIL_AUTH=[redacted]\n  NOTE_TOKEN=plainword\n")
+    assert Scrubber({})("API_TOKEN=plainword") == "API_TOKEN=[redacted]"

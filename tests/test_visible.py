@@ -36,3 +36,66 @@ def test_visible_output_holds_no_control_character():
 
 def test_visible_line_keeps_a_name_on_one_line():
     assert visible_line("name\nInjected: yes\t\x1b[31m") == "name^JInjected: yes^I^[[31m"
+
+
+HOSTILE_TOOL = '''name = "evil_tool"
+description = "shows \\x1b]52;c;cHduZWQ=\\x07 a clipboard write and \\u202eright-to-left"
+parameters = {"type": "object", "properties": {}}
+read_only = True
+def run(args, ctx):
+    return "x"
+'''
+
+
+def _subcommand_env(tmp_path):
+    from tests.test_oneshot import env_for
+    tools = tmp_path / "config" / "ankit" / "tools"
+    tools.mkdir(parents=True)
+    (tools / "evil_tool.py").write_text(HOSTILE_TOOL)
+    (tmp_path / "work").mkdir()
+    return env_for(tmp_path, XDG_CACHE_HOME=str(tmp_path / "cache"))
+
+
+def _read_all(fd: int, process) -> bytes:
+    """Everything the pty shows until the program exits (each wait bounded)."""
+    import os
+    import select
+    out = b""
+    while True:
+        ready, _, _ = select.select([fd], [], [], 30)
+        if not ready:
+            break
+        try:
+            data = os.read(fd, 65536)
+        except OSError:  # the child exited and the pty closed
+            break
+        if not data:
+            break
+        out += data
+    process.wait(timeout=30)
+    return out
+
+
+def test_a_subcommands_output_on_a_terminal_shows_controls_instead_of_obeying_them(tmp_path):
+    """VisibleStream: `ankit tools` lists a tool module's own description; on a terminal ESC, BEL and a bidi
+    override arrive as ^[, ^G and <U+202E>, never as themselves."""
+    import os
+    import sys
+    from tests.pty_spawn import spawn_on_pty
+    process, fd = spawn_on_pty([sys.executable, "-m", "ankit", "tools"], _subcommand_env(tmp_path), tmp_path / "work")
+    try:
+        shown = _read_all(fd, process)
+    finally:
+        os.close(fd)
+    assert process.returncode == 0, shown
+    assert b"shows ^[]52;c;cHduZWQ=^G a clipboard write and <U+202E>right-to-left" in shown, shown
+    assert b"\x1b]52" not in shown and b"\x07" not in shown and "\u202e".encode() not in shown
+
+
+def test_a_subcommands_output_into_a_pipe_is_the_exact_text(tmp_path):
+    import subprocess
+    import sys
+    done = subprocess.run([sys.executable, "-m", "ankit", "tools"], env=_subcommand_env(tmp_path), cwd=tmp_path / "work",
+                          capture_output=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "shows \x1b]52;c;cHduZWQ=\x07 a clipboard write and \u202eright".encode() in done.stdout
