@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from ankit.app import build_app
-from ankit.config import load_config
 from ankit.errors import ProviderError
-from ankit.seams import NullView as View
+from ankit.protocols import NullView as View
+from ankit.settings.config import load_config
+from ankit.turn.app import build_app
 from conftest import TEST_KEY
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -22,7 +22,7 @@ def test_context_names_the_command_and_caps_the_output():
 
 
 def test_known_secrets_are_scrubbed_from_what_is_shown_and_kept(tmp_path):
-    from ankit.scrub import Scrubber
+    from ankit.safety.scrub import Scrubber
     written = []
     output, _ = run_shell("echo token=ghp_0123456789abcdefXYZ", tmp_path, written.append,
                           Scrubber({"GITHUB_TOKEN": "ghp_0123456789abcdefXYZ"}))

@@ -2,8 +2,9 @@ from pathlib import Path
 
 import pytest
 
-from ankit.config import load_config, provider_settings
 from ankit.errors import ConfigError
+from ankit.providers.presets import provider_settings
+from ankit.settings.config import load_config
 
 
 def setup(tmp_path, user="", project=""):
@@ -117,7 +118,7 @@ def test_an_unknown_key_is_one_line_with_the_closest_known_key(tmp_path):
 
 def test_every_key_a_bundled_tool_reads_is_declared():
     import re
-    from ankit.config import KEYS
+    from ankit.settings.config import KEYS
     tools = Path(__file__).resolve().parents[1] / "tools"
     read = {key for path in tools.rglob("*.py") for key in re.findall(r"ctx\.config\.get\(\"(\w+)\"", path.read_text())}
     assert read and read <= set(KEYS), read - set(KEYS)

@@ -4,7 +4,8 @@ import json
 
 import pytest
 
-from ankit.discovery.evaluation import Query, load_catalog, main, measure
+from ankit.cli.main import eval_discovery as main
+from ankit.discovery.evaluation import Query, load_catalog, measure
 
 CATALOG = [
     {"name": "getWeather", "description": "Current weather for a city", "parameters": {

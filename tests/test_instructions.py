@@ -2,7 +2,7 @@
 
 import subprocess
 
-from ankit.instructions import CAP, load_instructions
+from ankit.context.instructions import CAP, load_instructions
 
 
 def repo(tmp_path):

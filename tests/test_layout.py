@@ -9,18 +9,14 @@ ANKIT = Path(__file__).resolve().parent.parent / "ankit"
 # A package is named with a trailing slash and covers every module in it. A new module goes in the lowest
 # layer that holds everything it imports.
 LAYERS = [
-    ["ankit", "records", "errors", "argv", "window", "paths", "scrub", "visible", "trust", "instructions", "mentions", "fit",
-     "bundle", "tomledit"],
-    ["tooling/", "usage/"],  # tooling's Tool record is what discovery, skills and mcp build on
+    ["ankit", "records", "errors"],
+    ["settings/", "safety/"],  # safety's state files take their folders from settings
+    ["tooling/", "usage/", "context/"],  # tooling's Tool record is what discovery, skills and mcp build on
     ["discovery/", "skills/", "mcp/", "storage/", "providers/", "routines/"],
-    ["config", "registry", "prompt", "seams", "scripting", "reply", "admin"],  # admin: mcp add/remove/get, routine
-    ["session"],
-    ["compaction"],
-    ["app"],
+    ["protocols"],  # names storage's and tooling's types until issue 21 leaves it only records below it
+    ["turn/"],
     ["terminal/"],
-    ["oneshot"],  # -p shows tool lines as the REPL does (terminal.calls)
-    ["commands", "routine_runs"],  # the subcommands print the listings the slash commands show (terminal.overview)
-    ["cli", "__main__"],
+    ["cli/", "__main__"],  # -p and the subcommands show tool lines and listings as the REPL does (terminal)
 ]
 
 

@@ -2,7 +2,7 @@
 
 import base64
 
-from ankit.mentions import FILE_CAP, complete_path, expand, mentioned
+from ankit.context.mentions import FILE_CAP, complete_path, expand, mentioned
 
 PNG = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==")
 
@@ -55,7 +55,7 @@ def test_tab_candidates_after_an_at_sign(tmp_path):
 
 
 def test_known_secrets_are_scrubbed_from_what_is_attached(tmp_path):
-    from ankit.scrub import Scrubber
+    from ankit.safety.scrub import Scrubber
     (tmp_path / ".env").write_text("OPENAI_API_KEY=sk-live-0123456789abcdef\nDEBUG=1\n")
     out = expand("check @.env", tmp_path, scrub=Scrubber({"OPENAI_API_KEY": "sk-live-0123456789abcdef"}))
     assert "sk-live-0123456789abcdef" not in out.text and "DEBUG=1" in out.text

@@ -4,9 +4,9 @@ import re
 
 import pytest
 
-from ankit.app import build_app
-from ankit.config import load_config
+from ankit.settings.config import load_config
 from ankit.terminal.overview import BAR_WIDTH, bar, group_text, tools_text
+from ankit.turn.app import build_app
 
 
 @pytest.fixture

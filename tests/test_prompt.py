@@ -2,8 +2,8 @@
 
 from pathlib import Path
 
-from ankit.instructions import load_instructions
-from ankit.prompt import INTRO, Prompt
+from ankit.context.instructions import load_instructions
+from ankit.turn.prompt import INTRO, Prompt
 
 INTRO_TEXT = """You are ankit, a coding and terminal assistant working in the folder /work/app.
 Answer concisely. Use tools to look at real files and run real commands rather than guessing.

@@ -5,7 +5,7 @@ from pathlib import Path
 
 from ankit.mcp.cache import ToolCache
 from ankit.mcp.servers import McpManager
-from ankit.registry import Registry
+from ankit.turn.registry import Registry
 
 FAKE = str(Path(__file__).with_name("mcp_fake_server.py"))
 

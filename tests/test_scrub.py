@@ -2,7 +2,7 @@
 
 import pytest
 
-from ankit.scrub import REDACTED, Scrubber, mask_url, secret_name
+from ankit.safety.scrub import REDACTED, Scrubber, mask_url, secret_name
 
 
 @pytest.mark.parametrize("name", ["GH_PAT", "GITHUB_TOKEN", "OPENAI_API_KEY", "DB_PASSWORD", "PGPASSWORD",

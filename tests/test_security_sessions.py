@@ -7,7 +7,7 @@ import sys
 import time
 
 from ankit.records import Message, ToolCall, ToolResult
-from ankit.scrub import Scrubber
+from ankit.safety.scrub import Scrubber
 from ankit.storage.sessions import SessionData, SessionStore
 from tests.test_oneshot import env_for
 

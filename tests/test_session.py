@@ -3,12 +3,12 @@ from pathlib import Path
 import pytest
 
 from ankit.errors import Cancelled, StreamError
-from ankit.prompt import Prompt
+from ankit.protocols import View
 from ankit.records import Message, StreamEnd, TextDelta, Todo, TodoList, ToolsLoaded
-from ankit.seams import View
-from ankit.session import Session
 from ankit.tooling.activation import Activation
 from ankit.tooling.toolbox import Runner, Tool, ToolContext
+from ankit.turn.prompt import Prompt
+from ankit.turn.session import Session
 from tests.scripted import ScriptedProvider, call, text
 
 SCHEMA = {"type": "object", "properties": {"text": {"type": "string"}}}

@@ -6,13 +6,13 @@ import re
 
 import pytest
 
-from ankit.app import build_app
-from ankit.terminal.approval import Approver
-from ankit.config import load_config
 from ankit.records import Message
+from ankit.settings.config import load_config
+from ankit.terminal.approval import Approver
 from ankit.terminal.render import TerminalView
 from ankit.terminal.repl import send
 from ankit.terminal.slash import COMMANDS, ReplState, completions, dispatch, is_command, resumed_text, unknown
+from ankit.turn.app import build_app
 
 
 @pytest.fixture

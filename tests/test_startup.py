@@ -47,14 +47,14 @@ def test_version_loads_no_provider_and_no_ssl(tmp_path):
     done, modules = loaded(tmp_path, "--version")
     assert done.returncode == 0 and done.stdout.startswith("ankit ")
     assert wire_modules(modules) == set()
-    assert not {"ssl", "http.client", "urllib.request", "ankit.config", "ankit.app"} & modules
+    assert not {"ssl", "http.client", "urllib.request", "ankit.settings.config", "ankit.turn.app"} & modules
 
 
 def test_tools_and_skills_load_no_provider(tmp_path):
     for command, expected in (("tools", "read_file"), ("skills", "review-commit")):
         done, modules = loaded(tmp_path, command)
         assert done.returncode == 0 and expected in done.stdout, done.stderr
-        assert "ankit.app" in modules  # the whole assembly ran
+        assert "ankit.turn.app" in modules  # the whole assembly ran
         assert wire_modules(modules) == set(), command
         assert not {"ssl", "http.client", "urllib.request"} & modules, command
 
@@ -64,7 +64,7 @@ def test_listing_tools_again_imports_no_provider_no_session_and_no_tool_module(t
     done, modules = loaded(tmp_path, "tools")  # the bundled tools are listed from the cache the first run left
     assert done.returncode == 0 and done.stdout == first.stdout and "read_file" in done.stdout
     assert not {m for m in modules if m.startswith(("ankit.providers", "ankit.storage", "ankit_tool_"))}
-    assert not {"ankit.session", "ankit.admin", "ankit.mcp.servers", "subprocess"} & modules
+    assert not {"ankit.turn.session", "ankit.turn.admin", "ankit.mcp.servers", "subprocess"} & modules
 
 
 def test_a_one_shot_run_loads_its_provider_on_the_way(provider_server, tmp_path):

@@ -9,9 +9,9 @@ from datetime import datetime
 import pytest
 
 from ankit.errors import AnkitError
-from ankit.records import Message, Todo, ToolCall, ToolResult, Usage
-from ankit.scrub import Scrubber
-from ankit.storage.sessions import SessionData, SessionStore, new_session_id
+from ankit.records import Image, Message, Todo, ToolCall, ToolResult, Usage
+from ankit.safety.scrub import Scrubber
+from ankit.storage.sessions import SessionData, SessionStore, message_entry, message_from, new_session_id
 from ankit.usage.ledger import RoundRecord
 
 SECRET = "sk-ant-test-0123456789abcdef"
@@ -294,3 +294,13 @@ def test_the_checklist_is_saved_as_its_own_line_and_restored(store, folder):
     data.todos = []
     store.save(data)
     assert store.load(data.id).todos == []  # a cleared checklist stays cleared
+
+
+def test_a_message_goes_to_a_line_and_back_whole_and_the_screen_summary_stays_out():
+    message = Message("assistant", "hi", [ToolCall("c1", "read_file", '{"path": "a"}')], [], False, {"thinking": [1]},
+                      [Image("image/png", "AAAA", "a.png")])
+    assert message_from(message_entry(message)) == message
+    result = Message("tool", results=[ToolResult("c1", "read_file", "text", False, "read a (1 line)")])
+    entry = message_entry(result)
+    assert "summary" not in entry["results"][0] and "opaque" not in entry and "images" not in entry
+    assert message_from(entry).results[0].content == "text"

@@ -2,7 +2,7 @@
 
 import tomllib
 
-from ankit import tomledit
+from ankit.settings import tomledit
 
 USER = """# my ankit settings
 model = "claude-x"  # the one I like

@@ -1,8 +1,8 @@
-"""Workspace trust: which project keys wait for trust, the trust list, what is shown (ankit/trust.py)."""
+"""Workspace trust: which project keys wait for trust, the trust list, what is shown (ankit/settings/trust.py)."""
 
 from pathlib import Path
 
-from ankit import trust
+from ankit.settings import trust
 
 
 def test_split_keeps_only_safe_keys():

@@ -2,7 +2,7 @@
 
 import pytest
 
-from ankit.visible import visible, visible_line
+from ankit.safety.visible import visible, visible_line
 
 
 @pytest.mark.parametrize("raw, shown", [

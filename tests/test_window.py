@@ -1,5 +1,5 @@
 from ankit.records import Message, ToolCall, ToolResult
-from ankit.window import (context_window, fit_history, history_room, message_bytes, schema_budget, skills_budget,
+from ankit.turn.window import (context_window, fit_history, history_room, message_bytes, schema_budget, skills_budget,
                           tokens)
 
 

@@ -12,7 +12,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ankit.argv import Parser
 from ankit.discovery.catalog import Catalog, build_catalog
 from ankit.discovery.finder import find
 from ankit.discovery.index import Index
@@ -209,9 +208,12 @@ def report(metrics: Metrics) -> str:
     ])
 
 
-def _parser() -> argparse.ArgumentParser:
-    parser = Parser(prog="ankit eval-discovery", description="Measure the tool search on a catalog and queries.",
-                    epilog="--live evaluates this session's own catalog: bundled tools, tool folders, MCP servers")
+DESCRIPTION = "Measure the tool search on a catalog and queries."
+EPILOG = "--live evaluates this session's own catalog: bundled tools, tool folders, MCP servers"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """eval-discovery's flags, on the command line's parser."""
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--catalog", type=Path, help="a JSONL catalog (tool lines, optional group lines)")
     source.add_argument("--live", action="store_true", help="the catalog a session here would search")
@@ -220,18 +222,13 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--export", type=Path, metavar="PATH", help="write the catalog searched to PATH (JSONL)")
     parser.add_argument("--refresh", action="store_true", help="with --live: list MCP tools afresh, not from cache")
-    return parser
 
 
 LiveIndex = Callable[[bool], Index]  # (refresh) -> the session's index
 
 
-def main(argv: list[str], live: LiveIndex | None = None) -> int:
-    """Run eval-discovery; print the figures; 0 on success, 2 on bad arguments or input files."""
-    try:
-        args = _parser().parse_args(argv)
-    except SystemExit as exc:
-        return 0 if exc.code == 0 else 2
+def run(args: argparse.Namespace, live: LiveIndex | None = None) -> int:
+    """Run eval-discovery on parsed flags; print the figures; 0 on success, 2 on bad arguments or input files."""
     if args.k < 1 or not (args.queries or args.export):
         print("--k must be 1 or more" if args.k < 1 else "give --queries FILE (or --export PATH to write the catalog)")
         return 2

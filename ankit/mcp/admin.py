@@ -7,9 +7,9 @@ import shutil
 import tomllib
 from pathlib import Path
 
-from ankit import tomledit
 from ankit.errors import ConfigError
 from ankit.mcp.settings import server_config
+from ankit.settings import tomledit
 
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,39}")
 ENV_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")

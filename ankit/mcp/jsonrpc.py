@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ankit.errors import ToolError
-from ankit.scrub import Scrubber
+from ankit.safety.scrub import Scrubber
 
 METHOD_NOT_FOUND = -32601
 QUIET_NOTICES = ("notifications/message", "notifications/progress")  # logged or ignored, not passed on

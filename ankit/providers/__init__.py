@@ -3,7 +3,8 @@ ankit's neutral records to and from its wire format; nothing outside this packag
 The wire-format modules are imported only when a provider is made, so commands that need no model never
 load the HTTP stack.
 
-May import: ankit.records, ankit.errors, ankit.scrub. Never tooling, discovery, the turn loop or terminal.
+May import: ankit.safety, ankit.settings (the Config a provider is chosen from), ankit.records, ankit.errors. Never
+tooling, discovery, the turn loop or terminal.
 """
 
 import importlib

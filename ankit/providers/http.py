@@ -12,9 +12,9 @@ from ankit import __version__
 from ankit.errors import ProviderError, StreamError
 from ankit.providers import compat
 from ankit.providers.base import ProviderSettings
-from ankit.records import Event
-from ankit.scrub import Scrubber, mask_url
 from ankit.providers.sse import ServerEvent, read_events
+from ankit.records import Event
+from ankit.safety.scrub import Scrubber, mask_url
 
 # http.client, urllib.request and email load ssl and the email package: they are imported on the first
 # request (_urllib, and locally where an answer is read), so starting ankit never waits for them.

@@ -1,3 +1,6 @@
-"""Safety by construction: the scrubber, the text boundary, the policy engine, ankit's private state files and the
-OS sandbox. Each class of harm has one mechanism here that every caller goes through. May import only `settings`,
-`records` and `errors` from ankit."""
+"""Safety by construction: the scrubber (scrub.py), the text boundary (visible.py: outside text made visible,
+and fitted to a terminal's width), and to come the policy engine, ankit's private state files and the OS
+sandbox. Each class of harm has one mechanism here that every caller goes through.
+
+May import: ankit.settings, ankit.records, ankit.errors. Never tooling, providers, the turn or terminal.
+"""

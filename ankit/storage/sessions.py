@@ -8,16 +8,48 @@ import secrets
 import sys
 import tempfile
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from pathlib import Path
 
 from ankit.errors import AnkitError
-from ankit.records import TODO_STATES, Message, Todo
-from ankit.scrub import Scrubber
+from ankit.records import TODO_STATES, Image, Message, Todo, ToolCall, ToolResult
+from ankit.safety.scrub import Scrubber
 from ankit.storage import journal
-from ankit.storage.lines import message_entry as _message_entry, message_from as _message
 from ankit.usage.ledger import RoundRecord, total
+
+def message_entry(message: Message) -> dict:
+    """One message's line as a JSON object."""
+    entry = asdict(message)
+    if not entry["opaque"]:
+        del entry["opaque"]  # most messages carry no provider data: keep their lines as they were
+    for result in entry["results"]:
+        del result["summary"]  # the user's line about a call is for the screen only
+        if not result["loaded"]:
+            del result["loaded"]  # only find_tools' answers load tools
+    if not entry["images"]:
+        del entry["images"]
+    if not entry["summary"]:
+        del entry["summary"]  # only /compact's summary carries the mark
+    return {"type": "message", **entry}
+
+
+def message_from(entry: dict) -> Message:
+    """A Message from its file line; raises ValueError when malformed."""
+    if entry.get("role") not in ("user", "assistant", "tool"):
+        raise ValueError(f"unknown role {entry.get('role')!r}")
+    calls = [ToolCall(str(c["id"]), str(c["name"]), str(c.get("arguments", "{}"))) for c in entry.get("tool_calls", [])]
+    results = [
+        ToolResult(str(r["call_id"]), str(r["name"]), str(r.get("content", "")), bool(r.get("is_error", False)),
+                   loaded=[n for n in r["loaded"] if isinstance(n, str)] if isinstance(r.get("loaded"), list) else [])
+        for r in entry.get("results", [])
+    ]
+    opaque = entry.get("opaque")
+    opaque = {str(k): v for k, v in opaque.items() if isinstance(v, list)} if isinstance(opaque, dict) else {}
+    images = [Image(str(i["media_type"]), str(i["data"]), str(i.get("name", ""))) for i in entry.get("images", [])]
+    return Message(entry["role"], str(entry.get("text", "")), calls, results, bool(entry.get("cut", False)), opaque,
+                   images, entry.get("summary") is True)
+
 
 SAFE_ID = re.compile(r"[A-Za-z0-9][\w.-]*")
 TITLE_LENGTH = 60
@@ -72,7 +104,7 @@ def _lines(data: SessionData) -> Iterator[dict]:
     """The JSON objects of a session file, in file order."""
     yield _header_entry(data)
     for message in data.messages:
-        yield _message_entry(message)
+        yield message_entry(message)
     for record in data.rounds:
         yield {"type": "round", **record.to_dict()}
     yield {"type": "activated", "groups": list(data.activated)}
@@ -87,7 +119,7 @@ def _todos_entry(data: SessionData) -> dict:
 
 def _mark(data: SessionData, line) -> journal.Mark:
     """Where a file holding exactly this data stands: counts, and its last message, header and activated lines."""
-    last = line(_message_entry(data.messages[-1])) if data.messages else ""
+    last = line(message_entry(data.messages[-1])) if data.messages else ""
     return journal.Mark(len(data.messages), last, len(data.rounds), line(_header_entry(data)),
                         line({"type": "activated", "groups": list(data.activated)}),
                         line(_todos_entry(data)) if data.todos else "")
@@ -107,7 +139,7 @@ def _apply(data: SessionData, entry: dict) -> None:
         for name in ("created", "cwd", "provider", "model", "title"):
             setattr(data, name, str(entry.get(name, "")))
     elif kind == "message":
-        data.messages.append(_message(entry))
+        data.messages.append(message_from(entry))
     elif kind == "round":
         data.rounds.append(RoundRecord.from_dict(entry))
     elif kind == "activated":
@@ -161,7 +193,7 @@ class SessionStore:
             self._rewrite(data, path)
         else:
             lines = [new.header] if new.header != mark.header else []
-            lines += [line(_message_entry(m)) for m in data.messages[mark.messages:]]
+            lines += [line(message_entry(m)) for m in data.messages[mark.messages:]]
             lines += [line({"type": "round", **r.to_dict()}) for r in data.rounds[mark.rounds:]]
             lines += [new.activated] if new.activated != mark.activated else []
             lines += [new.todos or line(_todos_entry(data))] if new.todos != mark.todos else []
@@ -179,7 +211,7 @@ class SessionStore:
         """Whether the history only grew since the mark (then appending its tail is enough)."""
         if len(data.messages) < mark.messages or len(data.rounds) < mark.rounds:
             return False
-        return mark.messages == 0 or line(_message_entry(data.messages[mark.messages - 1])) == mark.last
+        return mark.messages == 0 or line(message_entry(data.messages[mark.messages - 1])) == mark.last
 
     def _rewrite(self, data: SessionData, path: Path) -> None:
         """Write the whole session to a temp file, fsync, rename: a crash leaves the old copy or the new one."""

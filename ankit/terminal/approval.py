@@ -5,11 +5,11 @@ import re
 from collections.abc import Callable
 
 from ankit.errors import Cancelled
+from ankit.safety.visible import visible, visible_line
 from ankit.terminal.keys import Keys
 from ankit.terminal.render import BOLD, CYAN, DIM, GREEN, RED, YELLOW, TerminalView, paint
 from ankit.tooling.permissions import Permissions
 from ankit.tooling.toolbox import Tool
-from ankit.visible import visible, visible_line
 
 # Characters a terminal draws as nothing (spaces of every width, the Braille blank): long runs of them, on a line
 # or as blank lines, could push the part of a command that matters out of sight, so they are counted instead.

@@ -7,9 +7,9 @@ import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
-from ankit.scrub import Scrubber
+from ankit.safety.scrub import Scrubber
+from ankit.safety.visible import visible
 from ankit.tooling.toolbox import cap_output
-from ankit.visible import visible
 
 CONTEXT_CAP = 10_000  # characters of a command's output kept for the model (head and tail)
 

@@ -3,8 +3,8 @@
 import json
 
 from ankit.records import TodoList, ToolCall, ToolResult
+from ankit.safety.visible import visible_line
 from ankit.terminal.live import clip
-from ankit.visible import visible_line
 
 
 def call_summary(call: ToolCall, width: int = 80) -> str:

@@ -11,8 +11,8 @@ import time
 from collections import deque
 from typing import TextIO
 
-from ankit.fit import clip
-from ankit.visible import visible_line
+from ankit.safety.visible import clip
+from ankit.safety.visible import visible_line
 
 ERASE_LINE = "\r\033[K"
 ERASE_UP = "\r\033[{}A\033[J"  # to the start of the line n lines up, and everything below

@@ -4,12 +4,12 @@ from pathlib import Path
 
 from ankit.discovery.catalog import first_sentence
 from ankit.mcp import NO_SERVERS
+from ankit.safety.visible import fit_lines
+from ankit.safety.visible import visible, visible_line
 from ankit.skills.library import PROMPT_HEAD
-from ankit.fit import fit_lines
 from ankit.tooling.activation import canonical
+from ankit.turn.window import BYTES_PER_TOKEN, message_bytes, tokens
 from ankit.usage.ledger import number, table
-from ankit.visible import visible, visible_line
-from ankit.window import BYTES_PER_TOKEN, message_bytes, tokens
 
 BAR_WIDTH = 32  # with its legend, the bar line fits 80 columns
 

@@ -8,7 +8,7 @@ import subprocess
 from typing import TextIO
 
 from ankit.errors import AnkitError
-from ankit.visible import visible
+from ankit.safety.visible import visible
 
 
 def pager_command(environ=os.environ) -> list[str] | None:

@@ -6,12 +6,12 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import TextIO
 
+from ankit.protocols import View
 from ankit.records import TodoList, ToolCall, ToolResult
-from ankit.seams import View
 from ankit.terminal.calls import call_summary, result_line, status_label, todo_lines
 from ankit.terminal.live import ERASE_LINE, Live, Tail, clip, terminal_width  # noqa: F401 (ERASE_LINE, clip: shared)
+from ankit.safety.visible import visible
 from ankit.terminal.markdown import Markdown
-from ankit.visible import visible
 
 SHOW_LIMIT = 8_000_000  # characters of one call's output kept for /show
 SHOW_CALLS = 20  # calls kept for /show

@@ -8,19 +8,20 @@ import tempfile
 from contextlib import suppress
 from pathlib import Path
 
-from ankit import __version__, paths
-from ankit.app import build_app, warn
-from ankit.terminal import history
-from ankit.scrub import Scrubber
-from ankit.terminal.approval import Approver
-from ankit.terminal.keys import Keys
-from ankit.config import Config
+from ankit import __version__
+from ankit.context.mentions import expand
 from ankit.errors import AnkitError, Cancelled
-from ankit.mentions import expand
-from ankit.terminal.custom import command_dirs, load_commands
-from ankit.terminal.render import BOLD, DIM, TerminalView, prompt_paint
+from ankit.safety.scrub import Scrubber
+from ankit.safety.visible import visible
+from ankit.settings import paths
+from ankit.settings.config import Config
+from ankit.terminal import history
+from ankit.terminal.approval import Approver
 from ankit.terminal.bang import context_text, run_shell
-from ankit.visible import visible
+from ankit.terminal.custom import command_dirs, load_commands
+from ankit.terminal.keys import Keys
+from ankit.terminal.render import BOLD, DIM, TerminalView, prompt_paint
+from ankit.turn.app import build_app, warn
 from ankit.terminal.slash import (ALIASES, COMMANDS, NO_PROVIDER, ReplState, completions, dispatch, is_command, model_call, open_session,
                          resumed_text)
 

@@ -11,9 +11,9 @@ from ankit.terminal.render import DIM, clip
 from ankit.tooling.toolbox import ToolContext
 from ankit.terminal.workflow import (CUSTOM_HEAD, cmd_edit, cmd_init, cmd_undo, custom_help, custom_rows, model_names,
                                     models_listing)
-from ankit.usage.pricing import load_prices
-from ankit.usage.ledger import render_usage, status_line
 from ankit.terminal.overview import resumed_text
+from ankit.usage.ledger import render_usage, status_line
+from ankit.usage.pricing import load_prices
 
 NO_PROVIDER = "no provider is configured: set one up as shown at start, then restart"
 INPUT_HELP = ('Input: end a line with \\ to go on; a line of """ opens and closes a block.\n'
@@ -24,8 +24,8 @@ INPUT_HELP = ('Input: end a line with \\ to go on; a line of """ opens and close
 class ReplState:
     """What the commands work on; /resume replaces the session."""
 
-    app: object  # ankit.app.App
-    session: object  # ankit.session.Session
+    app: object  # ankit.turn.app.App
+    session: object  # ankit.turn.session.Session
     view: object  # ankit.terminal.render.TerminalView
     approve: object  # ankit.terminal.approval.Approver
     send: Callable[..., None]  # send(text, mentions=True, typed=True): run one turn with this text
@@ -112,7 +112,7 @@ def completions(state: ReplState, before: str) -> list[str]:
     """Candidates for the word being typed, given the line up to the cursor."""
     words = before.split() + ([""] if before[-1:].isspace() or not before else [])
     if words[-1].startswith("@"):
-        from ankit.mentions import complete_path
+        from ankit.context.mentions import complete_path
         return complete_path(words[-1], state.app.cwd)
     if not words[0].startswith("/"):
         return []
@@ -224,7 +224,7 @@ def cmd_clear(state: ReplState, arg: str) -> str:
 
 def cmd_compact(state: ReplState, arg: str) -> str:
     """Go on from a summary the model writes; the earlier messages stay in the session file."""
-    from ankit.compaction import compact
+    from ankit.turn.compaction import compact
     session, count = state.session, len(state.session.live())
     if session.provider is None:
         raise ConfigError(NO_PROVIDER)
@@ -264,7 +264,7 @@ def cmd_resume(state: ReplState, arg: str) -> str:
 
 def cmd_retry(state: ReplState, arg: str) -> None:
     """Drop the last turn and send its text again."""
-    from ankit.compaction import SUMMARY_HEAD
+    from ankit.turn.compaction import SUMMARY_HEAD
     text = state.session.last_sent()
     if text is None or text.startswith(SUMMARY_HEAD):
         raise AnkitError("nothing to retry: no message sent since the start (or the last /compact)")

@@ -2,7 +2,7 @@
 
 import sys
 
-from ankit.visible import visible_line
+from ankit.safety.visible import visible_line
 
 QUESTION = "Trust this folder and apply them? [y/N] "
 

@@ -1,8 +1,8 @@
 """Slash commands for project work: /init, /edit, custom commands' help lines (slash.py dispatches them)."""
 
 from ankit.errors import AnkitError
+from ankit.safety.visible import visible
 from ankit.terminal.render import DIM
-from ankit.visible import visible
 
 INIT = ("[ankit /init] Look at this project (its layout, build, test and run set-up, conventions) and write "
         "AGENTS.md at the root of the working folder: the instructions an AI coding assistant needs here: how "

@@ -6,11 +6,11 @@ import re
 import sys
 from pathlib import Path
 
+from ankit.safety.visible import visible_line
 from ankit.tooling.limits import import_with_limit
 from ankit.tooling.listing import ListingCache, describe, lazy_tool
 from ankit.tooling.schema import check_schema
 from ankit.tooling.toolbox import Tool
-from ankit.visible import visible_line
 
 TOOL_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
 

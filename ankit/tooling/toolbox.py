@@ -9,7 +9,7 @@ from typing import Protocol
 
 from ankit.errors import Cancelled, ToolError
 from ankit.records import TodoList, ToolCall, ToolResult, ToolSpec, ToolsLoaded
-from ankit.scrub import Scrubber
+from ankit.safety.scrub import Scrubber
 from ankit.tooling.limits import DEFAULT_TIME_LIMIT, MAX_DEPTH, ToolTimeout, call_with_limit, too_deep
 from ankit.tooling.permissions import Permissions
 from ankit.tooling.schema import validate

@@ -3,10 +3,10 @@
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 
+from ankit.records import Usage
+from ankit.safety.visible import clip, fit_lines, wrap_note
 from ankit.usage.cache import rewrites
 from ankit.usage.pricing import cost, price_for
-from ankit.fit import clip, fit_lines, wrap_note
-from ankit.records import Usage
 
 USAGE_FIELDS = ("input_tokens", "cached_tokens", "cache_write_tokens", "output_tokens")
 

@@ -145,9 +145,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
 def run_path(work: Path, config: str, provider: str) -> CacheServer:
     """Replay the session through ankit against a fresh cache server; return the server's accounts."""
-    from ankit.app import build_app
-    from ankit.config import load_config
-    from ankit.seams import NullView
+    from ankit.protocols import NullView
+    from ankit.settings.config import load_config
+    from ankit.turn.app import build_app
 
     server = CacheServer()
     (work / ".ankit").mkdir(exist_ok=True)

@@ -8,10 +8,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
+from ankit.settings.config import Config  # noqa: E402
 from ankit.tooling.activation import canonical  # noqa: E402
-from ankit.window import BYTES_PER_TOKEN  # noqa: E402
-from ankit.app import App  # noqa: E402
-from ankit.config import Config  # noqa: E402
+from ankit.turn.app import App  # noqa: E402
+from ankit.turn.window import BYTES_PER_TOKEN  # noqa: E402
 
 
 def main(argv: list[str]) -> int:

@@ -3,7 +3,7 @@
 from dataclasses import dataclass
 from pathlib import Path
 
-from ankit import paths
+from ankit.settings import paths
 
 CAP = 16_000  # characters of instructions in all; the head is kept
 NAMES = ("AGENTS.md", "CLAUDE.md")  # CLAUDE.md only where a folder has no AGENTS.md

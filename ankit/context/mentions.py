@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ankit.records import Image
-from ankit.scrub import Scrubber
+from ankit.safety.scrub import Scrubber
 
 FILE_CAP = 40_000  # characters of one attached file (the head is kept, the cut said)
 TOTAL_CAP = 120_000  # characters attached to one message in all

@@ -12,12 +12,12 @@ from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
-from ankit import paths
-from ankit.config import Config
 from ankit.errors import AnkitError, ToolError
 from ankit.mcp import admin as mcp_admin
 from ankit.routines.schedule import parse as parse_schedule
 from ankit.routines.store import Routine, RoutineStore
+from ankit.settings import paths
+from ankit.settings.config import Config
 
 MCP_USAGE = "ankit mcp add NAME [--env KEY=VALUE]... [--project] -- COMMAND [ARGS...] | remove NAME [--project] | get NAME | list"
 ROUTINE_USAGE = ('ankit routine add "SCHEDULE" "PROMPT" [--allow TOOL]... [--watch URL] | list | remove ID | '
@@ -146,7 +146,7 @@ def install_line(systemd: bool) -> str:
     command = [program] if program else [sys.executable, "-m", "ankit"]
     env = {k: os.environ[k] for k in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME") if os.environ.get(k)}
     if not program:
-        env["PYTHONPATH"] = str(Path(__file__).resolve().parent.parent)
+        env["PYTHONPATH"] = str(Path(__file__).resolve().parents[2])
     run = shlex.join([*command, "routine", "run-due"])
     log = paths.state_home() / "routines.log"
     log.parent.mkdir(parents=True, exist_ok=True)  # ankit's own folder: the line's >> needs it to exist

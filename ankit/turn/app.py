@@ -9,28 +9,28 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ankit import paths
-from ankit.config import Config, provider_settings
+from ankit.context.instructions import Instructions, load_instructions
 from ankit.errors import AnkitError, ConfigError
-from ankit.instructions import Instructions, load_instructions
-from ankit.registry import BUILT_IN, Registry
+from ankit.safety.visible import visible
+from ankit.settings import paths
+from ankit.settings.config import Config
 from ankit.skills.library import Skill, find_skills, skill_dirs
 from ankit.tooling.loader import load_tools
 from ankit.tooling.permissions import Permissions
-from ankit.visible import visible
+from ankit.turn.registry import BUILT_IN, Registry
 
 if TYPE_CHECKING:  # what only a session needs is imported when one is made: listings start faster
     from ankit.discovery.catalog import Catalog
     from ankit.discovery.index import Index
-    from ankit.prompt import Prompt
+    from ankit.protocols import Approver, Asker, View
     from ankit.providers import ProviderSettings
-    from ankit.scrub import Scrubber
-    from ankit.seams import Approver, Asker, View
-    from ankit.session import Session
+    from ankit.safety.scrub import Scrubber
     from ankit.storage.sessions import SessionData, SessionStore
     from ankit.tooling.activation import Activation
     from ankit.tooling.toolbox import Tool
     from ankit.tooling.toolset import Toolset
+    from ankit.turn.prompt import Prompt
+    from ankit.turn.session import Session
 
 PRELOAD_SESSIONS, PRELOAD_LEAST = 5, 3  # groups activated in 3 of this folder's last 5 sessions are preloaded
 
@@ -81,7 +81,7 @@ class App:
 
     def tool_folders(self) -> list[Path]:
         """Tool folders in load order: bundled, user, project, then --tools-dir."""
-        project = [self.cwd / ".ankit" / "tools"] if self.config.trusted else []  # see ankit/trust.py
+        project = [self.cwd / ".ankit" / "tools"] if self.config.trusted else []  # see ankit/settings/trust.py
         return [paths.bundled("tools"), paths.config_home() / "tools", *project, *self.config.tools_dirs]
 
     @property
@@ -118,7 +118,7 @@ class App:
         values = [str(v) for server in self.config.mcp_servers.values() if isinstance(server, dict)
                   for v in (server.get("env") or {}).values()] if self.config.mcp_servers else []
         from ankit.providers.presets import PRESETS
-        from ankit.scrub import Scrubber
+        from ankit.safety.scrub import Scrubber
         values += [v for v in (self.config.env.get(p.key_env, "") for p in PRESETS.values()) if v]
         return Scrubber(values=values)
 
@@ -144,18 +144,18 @@ class App:
 
     def prompt(self) -> Prompt:
         """The system prompt and window for any model, from this folder, its skills and the config."""
-        from ankit.prompt import Prompt
+        from ankit.turn.prompt import Prompt
         return Prompt(self.cwd, self.skills, self.config.context_window, self.instructions.text, self.config.system)
 
     def session(self, view: View, approve: Approver, ask: Asker = input, resume: SessionData | None = None) -> Session:
         """A session wired to the provider (None when nothing is configured), resumed if asked."""
-        from ankit.admin import Admin
         from ankit.records import TodoList
-        from ankit.session import Session
         from ankit.skills.tool import load_skill
         from ankit.storage.checkpoints import Checkpoints
         from ankit.storage.sessions import new_session_id
         from ankit.tooling.toolbox import Runner, ToolContext
+        from ankit.turn.admin import Admin
+        from ankit.turn.session import Session
         from ankit.usage.budget import Budget
         sid = resume.id if resume else new_session_id()
         todos = TodoList()
@@ -195,9 +195,10 @@ class App:
 
     def _provider(self, session_id: str):
         try:
+            from ankit.providers import make_provider
+            from ankit.providers.presets import provider_settings
             if self._settings is None:  # chosen once: a probe for a local server runs at most once
                 self._settings = provider_settings(self.config)
-            from ankit.providers import make_provider
             return make_provider(replace(self._settings, session_id=session_id))
         except ConfigError as exc:
             self.setup_error = str(exc)

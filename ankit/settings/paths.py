@@ -6,7 +6,7 @@ from pathlib import Path
 
 from ankit.errors import AnkitError
 
-_PACKAGE = Path(__file__).resolve().parent
+_PACKAGE = Path(__file__).resolve().parent.parent  # the ankit package
 
 
 def _xdg(var: str, fallback: str) -> Path:

@@ -4,7 +4,7 @@ import time
 
 from ankit.errors import AnkitError, Cancelled, ConfigError
 from ankit.records import Message, Request, Usage
-from ankit.session import Session
+from ankit.turn.session import Session
 
 INSTRUCTION = (
     "[ankit] The conversation is about to be compacted: write a summary that will replace everything above. "

@@ -7,11 +7,18 @@ import os
 import sys
 from pathlib import Path
 
-from ankit import __version__, paths
-from ankit.argv import Parser
+from ankit import __version__
 from ankit.errors import AnkitError
+from ankit.settings import paths
 
 SUBCOMMANDS = ("tools", "skills", "usage", "mcp", "eval-discovery", "sessions", "bundle", "routine")
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse, with errors in one line."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
 
 
 def parser() -> argparse.ArgumentParser:
@@ -39,6 +46,33 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
+def eval_discovery(argv: list[str], live=None) -> int:
+    """`ankit eval-discovery ...`: measure the tool search; 0 on success, 2 on bad arguments or input files."""
+    from ankit.discovery import evaluation
+    p = Parser(prog="ankit eval-discovery", description=evaluation.DESCRIPTION, epilog=evaluation.EPILOG)
+    evaluation.add_arguments(p)
+    try:
+        args = p.parse_args(argv)
+    except SystemExit as exc:
+        return 0 if exc.code == 0 else 2
+    return evaluation.run(args, live)
+
+
+def bundle_command(argv: list[str]) -> int:
+    """`ankit bundle [--output FILE]`: write the archive (ankit.pyz by default) and say where it went."""
+    from ankit.cli.bundle import build
+    p = Parser(prog="ankit bundle", description="Write ankit, its tools and its skills as one zipapp.")
+    p.add_argument("--output", "-o", type=Path, default=Path("ankit.pyz"), help="the archive to write")
+    output = p.parse_args(argv).output
+    try:
+        size = build(output)
+    except AnkitError as exc:
+        print(f"ankit: {exc}", file=sys.stderr)
+        return 1
+    print(f"wrote {output} ({size / 1024:.0f} KB): run it with python3 {output}")
+    return 0
+
+
 def _unexpected(extra: list[str]) -> str:
     """Say what to do with words ankit does not take."""
     if extra[0].startswith("-"):
@@ -51,8 +85,8 @@ def _unexpected(extra: list[str]) -> str:
 
 def _live_index(refresh: bool):
     """The index a session in this folder would search (for eval-discovery --live)."""
-    from ankit.commands import live_index
-    from ankit.config import load_config
+    from ankit.cli.commands import live_index
+    from ankit.settings.config import load_config
     try:
         return live_index(load_config({}, os.environ, Path.cwd(), paths.config_home()), refresh)
     except AnkitError as exc:
@@ -64,7 +98,7 @@ def _live_index(refresh: bool):
 def _safe_terminal_output():
     """Subcommands' listings show outside text (tool names, titles, server errors): controls made visible on a
     terminal; a pipe gets the exact text."""
-    from ankit.visible import VisibleStream
+    from ankit.safety.visible import VisibleStream
     saved = sys.stdout, sys.stderr
     try:
         if sys.stdout.isatty():
@@ -79,7 +113,7 @@ def _safe_terminal_output():
 def _trusted(config, flags: dict, interactive: bool):
     """The config with this folder's held-back settings applied if the user trusts the folder (asked once, in
     the REPL); otherwise one line on stderr says what was ignored and how to allow it."""
-    from ankit import trust
+    from ankit.settings import trust
     if not (config.held or config.held_tools):
         return config
     cwd, home = Path.cwd(), paths.config_home()
@@ -87,12 +121,12 @@ def _trusted(config, flags: dict, interactive: bool):
     if interactive and sys.stdin.isatty() and sys.stdout.isatty():
         from ankit.terminal.trusting import ask_trust
         if ask_trust(cwd, lines):
-            from ankit.config import load_config
+            from ankit.settings.config import load_config
             trust.remember(cwd, home)
             return load_config(flags, os.environ, cwd, home)
         print("ankit: not trusted; this folder's .ankit/ settings and tools are ignored this time", file=sys.stderr)
         return config
-    from ankit.visible import visible_line  # key names come from the folder's file: shown, never obeyed
+    from ankit.safety.visible import visible_line  # key names come from the folder's file: shown, never obeyed
     what = visible_line(", ".join(sorted(config.held))) + (" and " if config.held and config.held_tools else "")
     what += f"{len(config.held_tools)} tool module(s)" if config.held_tools else ""
     print(f"ankit: ignoring this folder's .ankit/ {what}: the folder is not trusted (run ankit here once to "
@@ -105,10 +139,8 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     command, rest = (argv[0], argv[1:]) if argv and argv[0] in SUBCOMMANDS else ("", argv)
     if command == "eval-discovery":
-        from ankit.discovery.evaluation import main as evaluate
-        return evaluate(rest, _live_index)
+        return eval_discovery(rest, _live_index)
     if command == "bundle":  # its own flags: here --output would read as an abbreviated --output-format
-        from ankit.bundle import bundle_command
         return bundle_command(rest)
     args, extra = parser().parse_known_args(rest)
     if extra and not command:
@@ -116,24 +148,24 @@ def main(argv: list[str] | None = None) -> int:
     if args.output_format != "text" and args.prompt is None and not command:
         parser().error(f"--output-format {args.output_format} is for one-shot runs: add -p \"...\"")
     try:
-        from ankit.config import load_config  # here, so --version and --help stay fast
+        from ankit.settings.config import load_config  # here, so --version and --help stay fast
         config = load_config(vars(args), os.environ, Path.cwd(), paths.config_home())
         config = _trusted(config, vars(args), interactive=not command and args.prompt is None)
         if config.problems:
-            from ankit.visible import visible  # names from the files: shown, never obeyed
+            from ankit.safety.visible import visible  # names from the files: shown, never obeyed
             for line in config.problems:
                 print(f"ankit: {visible(line)}", file=sys.stderr)
         if command:
-            from ankit.commands import run_command
+            from ankit.cli.commands import run_command
             with _safe_terminal_output():
                 return run_command(command, extra, config)
         if args.prompt is not None:
-            from ankit.oneshot import run_once
+            from ankit.cli.oneshot import run_once
             return run_once(args, config)
         from ankit.terminal.repl import run_repl
         return run_repl(args, config)
     except AnkitError as exc:
-        from ankit.visible import visible
+        from ankit.safety.visible import visible
         print(f"ankit: {visible(str(exc))}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:

@@ -4,17 +4,17 @@ import json
 import sys
 import time
 
-from ankit.app import build_app, warn
-from ankit.config import Config
+from ankit.cli.scripting import JsonView, result_object
+from ankit.context.mentions import expand
 from ankit.errors import AnkitError
-from ankit.mentions import expand
+from ankit.protocols import View
 from ankit.records import ToolCall, ToolResult
-from ankit.seams import View
+from ankit.safety.visible import visible, visible_line
+from ankit.settings.config import Config
 from ankit.terminal.calls import call_summary, result_line
-from ankit.scripting import JsonView, result_object
 from ankit.tooling.toolbox import Tool
+from ankit.turn.app import build_app, warn
 from ankit.usage.pricing import load_prices
-from ankit.visible import visible, visible_line
 
 
 class PrintView(View):

@@ -4,9 +4,13 @@ Whatever a model, a file, a tool or a server wrote reaches the terminal through 
 the other C0 controls and DEL in caret notation (^M, ^H, ^?), C1 controls, bidi overrides and the other
 invisible format characters as <U+XXXX>, so no escape sequence, carriage return, backspace or reordering can
 hide or rewrite what the user reads. Newline and tab are kept; CR LF counts as a newline.
+
+Also text fitted to a terminal's width: a listing line cut with an ellipsis, a note wrapped at spaces. A width
+of 0 means no limit (output piped into another program keeps every character).
 """
 
 import re
+import textwrap
 
 # Format (Cf) and other invisible code points that can hide, reorder or smuggle text. ZWJ and ZWNJ (U+200C,
 # U+200D) are handled apart: they are needed inside emoji and several scripts, and shown only next to ASCII.
@@ -62,3 +66,20 @@ class VisibleStream:
 
     def __getattr__(self, name: str):
         return getattr(self.inner, name)
+
+
+def clip(line: str, width: int) -> str:
+    """A line cut to the width, with an ellipsis when cut."""
+    return line if len(line) <= width else line[: max(width - 1, 0)] + "…"
+
+
+def fit_lines(lines: list[str], width: int) -> list[str]:
+    """Each line of a listing cut to the width (none cut when width is 0)."""
+    return [clip(line, width) for line in lines] if width else list(lines)
+
+
+def wrap_note(text: str, width: int, indent: str = "  ") -> list[str]:
+    """A sentence of a listing (a footnote, a legend) broken at spaces, continued lines indented."""
+    if not width or len(text) <= width:
+        return [text]
+    return textwrap.wrap(text, width, subsequent_indent=indent, break_long_words=False, break_on_hyphens=False)

@@ -3,14 +3,12 @@
 import os
 import py_compile
 import shutil
-import sys
 import tempfile
 import zipapp
 from pathlib import Path
 
-from ankit import paths
-from ankit.argv import Parser
 from ankit.errors import AnkitError
+from ankit.settings import paths
 
 MAIN = """import sys
 
@@ -22,20 +20,6 @@ from ankit.cli import main
 raise SystemExit(main())
 """
 LEAVE_OUT = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info", ".*")
-
-
-def bundle_command(argv: list[str]) -> int:
-    """`ankit bundle [--output FILE]`: write the archive (ankit.pyz by default) and say where it went."""
-    parser = Parser(prog="ankit bundle", description="Write ankit, its tools and its skills as one zipapp.")
-    parser.add_argument("--output", "-o", type=Path, default=Path("ankit.pyz"), help="the archive to write")
-    output = parser.parse_args(argv).output
-    try:
-        size = build(output)
-    except AnkitError as exc:
-        print(f"ankit: {exc}", file=sys.stderr)
-        return 1
-    print(f"wrote {output} ({size / 1024:.0f} KB): run it with python3 {output}")
-    return 0
 
 
 def build(output: Path) -> int:
@@ -63,7 +47,7 @@ def build(output: Path) -> int:
 def _stage(stage: Path) -> Path:
     """A folder laid out as the archive: __main__.py, the package, its bundled tools and skills beside the code."""
     package = stage / "ankit"
-    shutil.copytree(Path(__file__).resolve().parent, package,
+    shutil.copytree(Path(__file__).resolve().parent.parent, package,
                     ignore=lambda folder, names: [*LEAVE_OUT(folder, names), *(n for n in names if n.startswith("bundled_"))])
     for name in ("tools", "skills"):
         shutil.copytree(paths.bundled(name), package / f"bundled_{name}", ignore=LEAVE_OUT)

@@ -4,7 +4,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ankit.skills.library import Skill, skills_prompt
-from ankit.window import context_window, skills_budget
+from ankit.turn.window import context_window, skills_budget
 
 INTRO = """You are ankit, a coding and terminal assistant working in the folder {cwd}.
 Answer concisely. Use tools to look at real files and run real commands rather than guessing.
@@ -26,7 +26,7 @@ class Prompt:
     cwd: Path
     skills: list[Skill] = field(default_factory=list)
     configured_window: int = 0  # the config's context_window; 0 means "known for the model, or the default"
-    instructions: str = ""  # AGENTS.md / CLAUDE.md text (ankit.instructions)
+    instructions: str = ""  # AGENTS.md / CLAUDE.md text (ankit.context.instructions)
     extra: str = ""  # -s/--system text for this run
 
     def window(self, model: str) -> int:

@@ -7,20 +7,60 @@ from dataclasses import InitVar, dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from ankit.errors import AnkitError, Cancelled, ConfigError
-from ankit.records import Image, Message, Request, TodoList, ToolCall, ToolResult, Usage
-from ankit.reply import cancel_message, read_reply
-from ankit.seams import Checkpoints, NullView, Prompt, Provider, Ready, SessionStore, ToolRunner, View
+from ankit.errors import AnkitError, Cancelled, ConfigError, StreamError
+from ankit.records import (Image, Message, Notice, OpaqueData, Request, StreamEnd, TextDelta, TodoList, ToolCall,
+                           ToolCallDone, ToolResult, Usage, UsageReport)
+from ankit.protocols import Checkpoints, NullView, Prompt, Provider, Ready, SessionStore, ToolRunner, View
 from ankit.storage.sessions import SessionData, new_session_id, title_of
 from ankit.tooling.activation import Activation, RoundTools
 from ankit.tooling.toolbox import cap_output
+from ankit.turn.window import BYTES_PER_TOKEN, fit_history, history_room, message_bytes, schema_budget
 from ankit.usage.budget import Budget
 from ankit.usage.ledger import Ledger, RoundRecord
-from ankit.window import BYTES_PER_TOKEN, fit_history, history_room, message_bytes, schema_budget
 
 REPEAT_LIMIT = 3
 NO_PROVIDER = ("No provider is configured: export ANTHROPIC_API_KEY (or OPENAI_API_KEY, OPENROUTER_API_KEY, "
                "GITHUB_TOKEN), or use --provider ollama or --base-url URL")
+
+
+def read_reply(provider: Provider, request: Request, view: View) -> tuple[Message, Usage, Exception | None]:
+    """Stream one reply, its text shown on the view as it comes; a cut or a Ctrl-C keeps the partial text and
+    comes back as the error."""
+    reply, usage, error = Message("assistant"), Usage(), None
+    try:
+        for event in provider.stream(request):
+            if isinstance(event, TextDelta):
+                reply.text += event.text
+                view.text(event.text)
+            elif isinstance(event, ToolCallDone):
+                reply.tool_calls.append(event.call)
+            elif isinstance(event, UsageReport):
+                usage = event.usage
+            elif isinstance(event, OpaqueData):
+                reply.opaque[event.kind] = event.data
+            elif isinstance(event, Notice):
+                view.notice(event.text)
+            elif isinstance(event, StreamEnd):
+                if event.stop_reason == "max_tokens":
+                    view.notice(f"the reply reached max_tokens ({request.max_tokens:,} tokens) and was cut: say 'go on' "
+                                f"for the rest, or raise max_tokens in the config")
+                break
+    except KeyboardInterrupt:
+        error = Cancelled("cancelled; the partial reply is kept" if reply.text else "cancelled")
+    except StreamError as exc:
+        error = exc
+    view.reply_end()
+    if error is not None:
+        # calls that will not run must not be sent back unanswered; half a thinking block would be refused
+        reply.cut, reply.tool_calls, reply.opaque = True, [], {}
+    return reply, usage, error
+
+
+def cancel_message(head: str, ran: list[str], stopped: list[str], never: list[str]) -> str:
+    """What a cancelled round did: which calls ran, which was stopped, which never started."""
+    parts = [f"{kind}: {', '.join(names)}" for kind, names in
+             (("ran", ran), ("stopped", stopped), ("never started", never)) if names]
+    return f"{head} ({'; '.join(parts)})" if parts else head
 
 
 def _now() -> str:
@@ -60,7 +100,7 @@ class Session:
     def __setattr__(self, name: str, value) -> None:
         # the seams are handed in at construction; state changes go through the methods below
         if sys._getframe(1).f_globals.get("__name__") != __name__:
-            raise AttributeError(f"Session.{name} is not set from outside; use a Session method (see ankit/seams.py)")
+            raise AttributeError(f"Session.{name} is not set from outside; use a Session method (see ankit/protocols.py)")
         object.__setattr__(self, name, value)
 
     def __post_init__(self, resume: SessionData | None) -> None:

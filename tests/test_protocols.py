@@ -1,4 +1,4 @@
-"""The seams: Session is built from objects handed in at construction and never patched afterwards."""
+"""The seams (ankit/protocols.py): Session is built from objects handed in at construction and never patched afterwards."""
 
 import ast
 import dataclasses
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from ankit.seams import NullView
+from ankit.protocols import NullView
 from tests.test_session import make
 
 ANKIT = Path(__file__).resolve().parent.parent / "ankit"

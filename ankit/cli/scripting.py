@@ -5,8 +5,8 @@ import sys
 import time
 from typing import TextIO
 
+from ankit.protocols import View
 from ankit.records import ToolCall, ToolResult, Usage
-from ankit.seams import View
 from ankit.tooling.toolbox import parse_arguments
 from ankit.usage.budget import spent
 from ankit.usage.ledger import RoundRecord, total

@@ -8,20 +8,9 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from ankit import trust
 from ankit.errors import ConfigError
-
-if TYPE_CHECKING:
-    from ankit.providers.base import ProviderSettings
-
-SETUP_HELP = (
-    "No provider is configured. To set one up, either:\n"
-    "  export ANTHROPIC_API_KEY=...   (or OPENAI_API_KEY, OPENROUTER_API_KEY, GITHUB_TOKEN)\n"
-    "  or run a local server and use: ankit --provider ollama  (or --provider local --base-url http://127.0.0.1:8080/v1)"
-)
-
+from ankit.settings import trust
 
 @dataclass
 class Config:
@@ -48,7 +37,7 @@ class Config:
     deny: list[str] = field(default_factory=list)  # deny wins over allow, --yes and [a]lways
     tool_timeout: float = 600.0  # seconds a tool's run() may take unless the tool says otherwise
     trusted: bool = False  # this folder's .ankit/ settings and tools apply (trust list or --trust)
-    held: dict = field(default_factory=dict)  # project settings waiting for trust (see ankit/trust.py)
+    held: dict = field(default_factory=dict)  # project settings waiting for trust (see ankit/settings/trust.py)
     held_tools: list[Path] = field(default_factory=list)  # project tool modules waiting for trust
     yes: bool = False
     tools_dirs: list[Path] = field(default_factory=list)
@@ -160,75 +149,3 @@ def load_config(flags: dict, env: Mapping, cwd: Path, config_home: Path) -> Conf
             shown = " or ".join(a for a in allowed if a)
             raise ConfigError(f"{key} must be {shown}, not {getattr(config, key)!r}")
     return config
-
-
-def choose_preset(config: Config) -> str | None:
-    """The configured provider, else the first one whose key is present, else None."""
-    from ankit.providers.presets import AUTO_ORDER, PRESETS  # here: only a session needs a provider
-    if config.provider:
-        if config.provider not in PRESETS:
-            raise ConfigError(f"unknown provider {config.provider!r}; choose one of: {', '.join(PRESETS)}")
-        return config.provider
-    if config.base_url:
-        return "local"
-    for name in AUTO_ORDER:
-        if config.env.get(PRESETS[name].key_env):
-            return name
-    return None
-
-
-def wire_format(config: Config, kind: str, openai_host: bool) -> str:
-    """An OpenAI-style server speaks Responses when asked (api), and by default on OpenAI's own host."""
-    if kind != "openai":
-        return kind
-    return "responses" if config.api == "responses" or (not config.api and openai_host) else "openai"
-
-
-def provider_settings(config: Config, session_id: str = "", servers=None) -> ProviderSettings:
-    """Build the provider settings; with nothing configured, a local server that answers (of `servers`, by
-    default the usual ones); else raise ConfigError with set-up help."""
-    from ankit.providers.base import ProviderSettings
-    from ankit.providers.models import LOCAL_SERVERS, list_models
-    from ankit.providers.presets import PRESETS
-    servers = LOCAL_SERVERS if servers is None else servers
-    name = choose_preset(config)
-    if name is None:
-        return _probed(config, session_id, servers)
-    preset = PRESETS[name]
-    key_env = preset.key_env
-    if name == "openai" and not config.base_url and config.env.get("OPENAI_BASE_URL"):
-        base_url = config.env["OPENAI_BASE_URL"]
-    else:
-        base_url = config.base_url or preset.base_url
-    api_key = config.env.get(key_env, "")
-    if preset.key_required and not api_key:
-        raise ConfigError(f"the {name} provider needs an API key: set {key_env}")
-    native = base_url.rstrip("/") == preset.base_url
-    settings = ProviderSettings(
-        preset=name, kind=wire_format(config, preset.kind, name == "openai" and native),
-        base_url=base_url.rstrip("/"), model=config.model or preset.model,
-        api_key=api_key, key_env=key_env, retries=config.retries, idle_timeout=config.idle_timeout,
-        cache_ttl=config.cache_ttl, session_id=session_id, native=native, images=preset.images,
-        deferred=config.deferred,
-    )
-    if name == "local" and not config.model:  # the model the server serves, when it serves exactly one
-        served = list_models(settings, timeout=2.0) or []
-        settings.model = served[0] if len(served) == 1 else settings.model
-    return settings
-
-
-def _probed(config: Config, session_id: str, servers) -> ProviderSettings:
-    """Settings for the first usual local server that answers; ConfigError with set-up help when none does."""
-    from ankit.providers.base import ProviderSettings
-    from ankit.providers.models import probe
-    from ankit.providers.presets import PRESETS
-    found = probe(servers)
-    if found is None:
-        raise ConfigError(SETUP_HELP)
-    server, models = found
-    model = config.model or (models[0] if models else PRESETS[server.preset].model)
-    others = f"; /model lists its {len(models)} models" if len(models) > 1 else ""
-    return ProviderSettings(
-        preset=server.preset, kind="openai", base_url=server.base_url, model=model, retries=config.retries,
-        idle_timeout=config.idle_timeout, session_id=session_id, native=False,
-        origin=f"no provider configured: using {server.name} at {server.base_url}, model {model}{others}")

@@ -5,10 +5,10 @@ import sys
 from datetime import datetime
 from pathlib import Path
 
-from ankit import paths
-from ankit.app import App, build_app
-from ankit.config import Config
 from ankit.errors import AnkitError
+from ankit.settings import paths
+from ankit.settings.config import Config
+from ankit.turn.app import App, build_app
 
 
 def tools_check(app: App) -> tuple[str, int]:
@@ -63,10 +63,10 @@ def run_command(command: str, argv: list[str], config: Config) -> int:
         from ankit.storage.sessions import SessionStore
         return sessions_command(argv, SessionStore(paths.state_home() / "sessions"))
     if command == "routine" and argv[:1] == ["run-due"]:
-        from ankit.routine_runs import run_due
+        from ankit.cli.routines import run_due
         return run_due(argv[1:], config)
     if command == "routine" or (command == "mcp" and argv[:1] in (["add"], ["remove"], ["get"])):
-        from ankit.admin import Admin
+        from ankit.turn.admin import Admin
         print(Admin(config, Path.cwd())([command, *argv]))
         return 0
     if command == "skills":
@@ -88,9 +88,9 @@ SESSIONS_USAGE = "ankit sessions [show ID | rm ID | export ID [FILE.md]]"
 
 def sessions_command(argv: list[str], store) -> int:
     """`ankit sessions`: list; `show ID` the whole transcript; `rm ID`; `export ID [FILE]` as Markdown."""
+    from ankit.safety.visible import visible
     from ankit.storage.export import export_markdown, show_text
     from ankit.terminal.overview import sessions_listing
-    from ankit.visible import visible
     if not argv:
         print(sessions_listing(store, output_width()))
         return 0

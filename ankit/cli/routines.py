@@ -6,16 +6,16 @@ import sys
 from datetime import datetime
 from pathlib import Path
 
-from ankit import paths
-from ankit.app import build_app
-from ankit.config import Config, load_config
+from ankit.cli.oneshot import PrintView
 from ankit.errors import AnkitError
-from ankit.oneshot import PrintView
 from ankit.records import Message, ToolCall
 from ankit.routines.store import Routine
+from ankit.settings import paths
+from ankit.settings.config import Config, load_config
 from ankit.storage.sessions import SessionData, new_session_id
 from ankit.tooling.permissions import Rule
 from ankit.tooling.toolbox import Tool, ToolContext, run_call
+from ankit.turn.app import build_app
 
 WATCH_LINES = 200  # lines of a watch's diff shown at most
 
@@ -38,7 +38,7 @@ class RoutineApprover:
 
 def run_due(argv: list[str], config: Config) -> int:
     """Run every routine that is due now (or at --now); 0 when all that ran answered."""
-    from ankit.admin import routines
+    from ankit.turn.admin import routines
     now = _now(argv)
     store = routines()
     due = store.due(now)

@@ -1,0 +1,9 @@
+"""The command line: argument parsing and dispatch (main.py), the subcommands (commands.py; routines.py runs
+due routines), `-p` and its output formats (oneshot.py, scripting.py), and `ankit bundle` (bundle.py).
+
+May import: anything below it (ankit.terminal, ankit.turn and lower). Nothing in ankit imports it but __main__.
+"""
+
+from ankit.cli.main import main
+
+__all__ = ["main"]
