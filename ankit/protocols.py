@@ -4,16 +4,17 @@
 patched on afterwards, and nothing below `App` calls back into it. Concrete fits: `View` by
 terminal.render.TerminalView and oneshot.PrintView; `Approver` by terminal.approval.Approver and
 oneshot.PrintApprover; `ToolRunner` by tooling.toolbox.Runner; `SessionStore` by storage.sessions.SessionStore;
-`Prompt` by prompt.Prompt; `Ready` by registry.Registry and mcp.servers.McpManager; `Provider` by providers.base.Provider.
+`Prompt` by turn.prompt.Prompt; `Ready` by turn.registry.Registry; `Provider` by providers.base.Provider;
+`Checkpoints` by storage.checkpoints.Checkpoints; `Tool` by tooling.toolbox.Tool.
+
+It sits at the bottom of the package: it names only records, so every layer may use these shapes.
 """
 
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Protocol
 
-from ankit.records import Event, Request, TodoList, ToolCall, ToolResult
-from ankit.storage.sessions import SessionData
-from ankit.tooling.toolbox import Tool
+from ankit.records import Event, Request, SessionData, TodoList, ToolCall, ToolResult
 
 
 class View(Protocol):
@@ -45,10 +46,20 @@ class NullView(View):
     """A view that shows nothing (subcommands, tests)."""
 
 
-class Approver(Protocol):
-    """Decides whether a tool call that changes things may run; raises Cancelled to stop the turn."""
+class Tool(Protocol):
+    """What the loop and the approver read of a tool (tooling.toolbox.Tool)."""
 
-    def __call__(self, tool: Tool, args: dict, preview: str) -> bool: ...
+    name: str
+    group: str
+    read_only: bool
+    source: str
+
+
+class Approver(Protocol):
+    """Decides whether a tool call that changes things may run: True runs it, False or the user's reason (a str)
+    declines it; raises Cancelled to stop the turn."""
+
+    def __call__(self, tool: Tool, args: dict, preview: str) -> bool | str: ...
 
 
 class Asker(Protocol):
@@ -94,14 +105,27 @@ class SessionStore(Protocol):
     def save(self, data: SessionData) -> Path: ...
 
 
+class Undone(Protocol):
+    """What /undo did (storage.checkpoints.Undone)."""
+
+    turn: int
+    restored: list[str]
+    refused: list[str]
+
+
 class Checkpoints(Protocol):
-    """What the runner kept before calls changed files, by session and turn (storage.checkpoints.Checkpoints)."""
+    """What calls are about to change, kept by session and turn so /undo can put it back
+    (storage.checkpoints.Checkpoints): the runner keeps and settles, the session begins turns and undoes."""
 
     notes: list[str]  # paths that could not be kept, one line each, until the view is told
 
     def begin(self, session_id: str, turn: int) -> None: ...
 
-    def undo(self, session_id: str): ...
+    def keep(self, paths: list[Path]) -> None: ...
+
+    def settle(self, paths: list[Path]) -> None: ...
+
+    def undo(self, session_id: str) -> Undone: ...
 
 
 class Ready(Protocol):

@@ -1,6 +1,8 @@
-"""The neutral vocabulary shared by every module: messages, tool calls, results, usage, events, the checklist."""
+"""The neutral vocabulary shared by every module: messages, tool calls, results, usage, events, the checklist,
+and what a session file holds (its messages, its rounds)."""
 
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 
 
 @dataclass
@@ -175,3 +177,65 @@ class TodoList:
         done = sum(t.status == "done" for t in self.items)
         doing = sum(t.status == "in_progress" for t in self.items)
         return f"{done}/{len(self.items)} done" + (f", {doing} in progress" if doing else "")
+
+
+USAGE_FIELDS = ("input_tokens", "cached_tokens", "cache_write_tokens", "output_tokens")
+
+
+def _now_text() -> str:
+    """The local time now, ISO 8601 with its UTC offset."""
+    return datetime.now(timezone.utc).astimezone().isoformat(timespec="seconds")
+
+
+@dataclass
+class RoundRecord:
+    """What one round (one request and its reply) cost and carried."""
+
+    turn: int
+    round: int
+    provider: str
+    model: str
+    usage: Usage
+    schema_bytes: int
+    groups_sent: list[str]
+    groups_held: list[str]
+    duration: float
+    activated: list[str] = field(default_factory=list)  # groups newly activated by this round's tool calls
+    at: str = field(default_factory=_now_text)  # when the round ended
+
+    def to_dict(self) -> dict:
+        """A JSON-ready dict."""
+        data = dict(self.__dict__)
+        data["usage"] = dict(self.usage.__dict__)
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "RoundRecord":
+        """Rebuild a record written by to_dict; raises ValueError when it is malformed."""
+        try:
+            raw = data["usage"]
+            usage = Usage(*(int(raw.get(name, 0)) for name in USAGE_FIELDS), bool(raw.get("reported", False)))
+            return cls(
+                int(data["turn"]), int(data["round"]), str(data["provider"]), str(data["model"]), usage,
+                int(data.get("schema_bytes", 0)), [str(g) for g in data.get("groups_sent", [])],
+                [str(g) for g in data.get("groups_held", [])], float(data.get("duration", 0.0)),
+                [str(g) for g in data.get("activated", [])], str(data.get("at", "")),
+            )
+        except (KeyError, TypeError, ValueError, AttributeError) as error:
+            raise ValueError(f"malformed round record: {error!r}") from None
+
+
+@dataclass
+class SessionData:
+    """Everything a session file holds."""
+
+    id: str
+    created: str
+    cwd: str
+    provider: str
+    model: str
+    messages: list[Message] = field(default_factory=list)
+    rounds: list[RoundRecord] = field(default_factory=list)
+    activated: list[str] = field(default_factory=list)  # the grow-only set, in activation order
+    title: str = ""
+    todos: list[Todo] = field(default_factory=list)  # the checklist write_todos keeps

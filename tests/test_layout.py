@@ -9,11 +9,10 @@ ANKIT = Path(__file__).resolve().parent.parent / "ankit"
 # A package is named with a trailing slash and covers every module in it. A new module goes in the lowest
 # layer that holds everything it imports.
 LAYERS = [
-    ["ankit", "records", "errors"],
+    ["ankit", "records", "errors", "protocols"],
     ["settings/", "safety/"],  # safety's state files take their folders from settings
     ["tooling/", "usage/", "context/"],  # tooling's Tool record is what discovery, skills and mcp build on
     ["discovery/", "skills/", "mcp/", "storage/", "providers/", "routines/"],
-    ["protocols"],  # names storage's and tooling's types until issue 21 leaves it only records below it
     ["turn/"],
     ["terminal/"],
     ["cli/", "__main__"],  # -p and the subcommands show tool lines and listings as the REPL does (terminal)

@@ -13,7 +13,7 @@ from datetime import datetime
 from pathlib import Path
 
 from ankit.errors import AnkitError
-from ankit.records import TODO_STATES, Image, Message, Todo, ToolCall, ToolResult
+from ankit.records import TODO_STATES, Image, Message, SessionData, Todo, ToolCall, ToolResult
 from ankit.safety.scrub import Scrubber
 from ankit.storage import journal
 from ankit.usage.ledger import RoundRecord, total
@@ -54,22 +54,6 @@ def message_from(entry: dict) -> Message:
 SAFE_ID = re.compile(r"[A-Za-z0-9][\w.-]*")
 TITLE_LENGTH = 60
 FORMAT_VERSION = 1
-
-
-@dataclass
-class SessionData:
-    """Everything a session file holds."""
-
-    id: str
-    created: str
-    cwd: str
-    provider: str
-    model: str
-    messages: list[Message] = field(default_factory=list)
-    rounds: list[RoundRecord] = field(default_factory=list)
-    activated: list[str] = field(default_factory=list)  # the grow-only set, in activation order
-    title: str = ""
-    todos: list[Todo] = field(default_factory=list)  # the checklist write_todos keeps
 
 
 @dataclass

@@ -7,12 +7,15 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from ankit.errors import AnkitError, Cancelled, ConfigError
-from ankit.terminal.render import DIM, clip
+from ankit.terminal.approval import Approver
+from ankit.terminal.render import DIM, TerminalView, clip
 from ankit.tooling.toolbox import ToolContext
 from ankit.terminal.workflow import (CUSTOM_HEAD, cmd_edit, cmd_init, cmd_undo, custom_help, custom_rows, model_names,
                                     models_listing)
 from ankit.terminal.overview import resumed_text
 from ankit.usage.ledger import render_usage, status_line
+from ankit.turn.app import App
+from ankit.turn.session import Session
 from ankit.usage.pricing import load_prices
 
 NO_PROVIDER = "no provider is configured: set one up as shown at start, then restart"
@@ -24,10 +27,10 @@ INPUT_HELP = ('Input: end a line with \\ to go on; a line of """ opens and close
 class ReplState:
     """What the commands work on; /resume replaces the session."""
 
-    app: object  # ankit.turn.app.App
-    session: object  # ankit.turn.session.Session
-    view: object  # ankit.terminal.render.TerminalView
-    approve: object  # ankit.terminal.approval.Approver
+    app: App
+    session: Session | None  # None until open_session
+    view: TerminalView
+    approve: Approver | None  # None until the line reader it asks through exists
     send: Callable[..., None]  # send(text, mentions=True, typed=True): run one turn with this text
     running: bool = True
     custom: dict = field(default_factory=dict)  # name -> terminal.custom.CustomCommand

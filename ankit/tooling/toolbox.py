@@ -5,9 +5,9 @@ import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Protocol
 
 from ankit.errors import Cancelled, ToolError
+from ankit.protocols import Approver, Checkpoints
 from ankit.records import TodoList, ToolCall, ToolResult, ToolSpec, ToolsLoaded
 from ankit.safety.scrub import Scrubber
 from ankit.tooling.limits import DEFAULT_TIME_LIMIT, MAX_DEPTH, ToolTimeout, call_with_limit, too_deep
@@ -118,14 +118,11 @@ def parse_arguments(raw: str) -> dict:
     return value
 
 
-Approver = Callable[[Tool, dict, str], "bool | str"]  # True runs the call; False or the user's reason declines it
-
-
 DECLINED = "the user declined this call; do not retry it, ask the user what to do instead"
 
 
 def run_call(call: ToolCall, tool: Tool | None, ctx: ToolContext, approve: Approver, cap: int = DEFAULT_OUTPUT_CAP,
-             output: Callable[[str], None] | None = None, keeper: "FileKeeper | None" = None,
+             output: Callable[[str], None] | None = None, keeper: Checkpoints | None = None,
              permissions: Permissions | None = None, scrub: Scrubber | None = None) -> ToolResult:
     """One call to its result: arguments, rules, approval, run under a time limit, output scrubbed and capped."""
     scrub = scrub or Scrubber()
@@ -178,7 +175,7 @@ def _gate(call: ToolCall, tool: Tool, args: dict, ctx: ToolContext, approve: App
     return None
 
 
-def _execute(tool: Tool, args: dict, ctx: ToolContext, keeper: "FileKeeper | None", limit: float):
+def _execute(tool: Tool, args: dict, ctx: ToolContext, keeper: Checkpoints | None, limit: float):
     """Run the tool under its time limit, keeping the files it declares it changes for /undo."""
     changing = _changed_paths(tool, args, ctx) if keeper is not None else []
     if changing:
@@ -204,14 +201,6 @@ def _checked_arguments(call: ToolCall, tool: Tool) -> dict:
     if problems:
         raise BadArguments("; ".join(problems[:5]))
     return args
-
-
-class FileKeeper(Protocol):
-    """Keeps what a call is about to change (storage.checkpoints.Checkpoints), so /undo can put it back."""
-
-    def keep(self, paths: list[Path]) -> None: ...
-
-    def settle(self, paths: list[Path]) -> None: ...
 
 
 def _changed_paths(tool: Tool, args: dict, ctx: ToolContext) -> list[Path]:
@@ -286,7 +275,7 @@ class Runner:
     ctx: ToolContext
     approve: Approver
     cap: int = DEFAULT_OUTPUT_CAP
-    keeper: FileKeeper | None = None  # checkpoints before calls that declare changes()
+    keeper: Checkpoints | None = None  # checkpoints before calls that declare changes()
     permissions: Permissions = field(default_factory=Permissions)  # allow/deny rules and [a]lways answers
     scrub: Scrubber = field(default_factory=Scrubber)  # secrets out of tool output before anyone sees it
 

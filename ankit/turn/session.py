@@ -1,7 +1,6 @@
 """The turn loop and the history: send, stream, run tools, repeat until the model answers."""
 
 import json
-import sys
 import time
 from dataclasses import InitVar, dataclass, field
 from datetime import datetime
@@ -96,12 +95,6 @@ class Session:
     title: str = field(default="", init=False)
     _told_overflow: bool = field(default=False, init=False)
     _context: list[str] = field(default_factory=list, init=False)  # ! command output for the next message
-
-    def __setattr__(self, name: str, value) -> None:
-        # the seams are handed in at construction; state changes go through the methods below
-        if sys._getframe(1).f_globals.get("__name__") != __name__:
-            raise AttributeError(f"Session.{name} is not set from outside; use a Session method (see ankit/protocols.py)")
-        object.__setattr__(self, name, value)
 
     def __post_init__(self, resume: SessionData | None) -> None:
         if self.provider is not None:

@@ -3,56 +3,10 @@
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 
-from ankit.records import Usage
+from ankit.records import USAGE_FIELDS, RoundRecord, Usage
 from ankit.safety.visible import clip, fit_lines, wrap_note
 from ankit.usage.cache import rewrites
 from ankit.usage.pricing import cost, price_for
-
-USAGE_FIELDS = ("input_tokens", "cached_tokens", "cache_write_tokens", "output_tokens")
-
-
-def _now_text() -> str:
-    """The local time now, ISO 8601 with its UTC offset."""
-    return datetime.now(timezone.utc).astimezone().isoformat(timespec="seconds")
-
-
-@dataclass
-class RoundRecord:
-    """What one round (one request and its reply) cost and carried."""
-
-    turn: int
-    round: int
-    provider: str
-    model: str
-    usage: Usage
-    schema_bytes: int
-    groups_sent: list[str]
-    groups_held: list[str]
-    duration: float
-    activated: list[str] = field(default_factory=list)  # groups newly activated by this round's tool calls
-    at: str = field(default_factory=_now_text)  # when the round ended
-
-    def to_dict(self) -> dict:
-        """A JSON-ready dict."""
-        data = dict(self.__dict__)
-        data["usage"] = dict(self.usage.__dict__)
-        return data
-
-    @classmethod
-    def from_dict(cls, data: dict) -> "RoundRecord":
-        """Rebuild a record written by to_dict; raises ValueError when it is malformed."""
-        try:
-            raw = data["usage"]
-            usage = Usage(*(int(raw.get(name, 0)) for name in USAGE_FIELDS), bool(raw.get("reported", False)))
-            return cls(
-                int(data["turn"]), int(data["round"]), str(data["provider"]), str(data["model"]), usage,
-                int(data.get("schema_bytes", 0)), [str(g) for g in data.get("groups_sent", [])],
-                [str(g) for g in data.get("groups_held", [])], float(data.get("duration", 0.0)),
-                [str(g) for g in data.get("activated", [])], str(data.get("at", "")),
-            )
-        except (KeyError, TypeError, ValueError, AttributeError) as error:
-            raise ValueError(f"malformed round record: {error!r}") from None
-
 
 def total(records: list[RoundRecord]) -> Usage:
     """The sum of the records' usage (rounds without a report add nothing)."""
