@@ -75,3 +75,34 @@ def ok(name: str, args: dict, where: Path | ToolContext | None = None, approve=N
     result = call(name, args, where, approve)
     assert not result.is_error, result.content
     return result.content
+
+
+def process_gone(pid: int) -> bool:
+    """Whether a process no longer runs, seen from outside (a zombie nobody reaped yet counts as gone)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            return handle.read().rpartition(b")")[2].split()[0] == b"Z"
+    except FileNotFoundError:
+        return True
+    except OSError:
+        import os
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        return False
+
+
+def stubborn_server(tmp_path: Path, fake: str, answers: bool = True) -> dict:
+    """An MCP server table: a shell that ignores SIGTERM, starts a child that ignores it too, runs the fake server
+    (or, answers=False, nothing that answers) and then sleeps on; every pid goes to tmp_path/pids."""
+    import sys
+    pids = tmp_path / "pids"
+    serve = f"{sys.executable} {fake}" if answers else "sleep 300"
+    script = f'trap "" TERM; echo $$ >> {pids}; sleep 300 & echo $! >> {pids}; {serve}; sleep 300'
+    return {"command": "/bin/sh", "args": ["-c", script]}
+
+
+def pids_started(tmp_path: Path) -> list[int]:
+    """The pids a stubborn server wrote, and the fake server's own (from its log line)."""
+    return [int(line) for line in (tmp_path / "pids").read_text().split()]

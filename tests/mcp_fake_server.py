@@ -4,6 +4,8 @@ Options: --supported V1,V2 (versions it speaks, newest first)  --answer-version 
 --init-error  --tools N (extra generated tools)  --page-size K  --instructions TEXT  --crash-on-start
 --banner (a non-JSON line on stdout first)  --junk-only (answer nothing, print junk)  --no-tools (no tools/list)
 --record PATH (append every message received, one JSON per line)  --start-delay SECONDS
+--endless-pages (every tools/list page has a new nextCursor)  --relist-storm (list_changed after every tools/list)
+--ping-flood N (send N pings after initialized, and stop reading)
 Environment: FAKE_GREETING (told by whereami), FAKE_TOKEN (leaked by crash and unknown-tool errors),
 FAKE_START_DELAY (the default of --start-delay: a slower start with the same command line)
 """
@@ -96,6 +98,10 @@ class Server:
             self.initialized = True
             self.send({"jsonrpc": "2.0", "method": "notifications/message",
                        "params": {"level": "info", "data": "fake server initialized"}})
+            if self.opts.ping_flood:
+                for i in range(self.opts.ping_flood):
+                    self.send({"jsonrpc": "2.0", "id": f"flood-{i}", "method": "ping"})
+                time.sleep(300)  # never reads again: its stdin fills with the answers
         elif method == "notifications/cancelled":
             self.cancelled.add(params.get("requestId"))
 
@@ -107,6 +113,13 @@ class Server:
             return {"jsonrpc": "2.0", "id": rid, "result": {}}
         if not self.initialized:
             return error(rid, -32600, f"{method} before notifications/initialized")
+        if method == "tools/list" and self.opts.endless_pages:
+            page = int(params.get("cursor") or 0)
+            return {"jsonrpc": "2.0", "id": rid, "result": {"tools": [
+                {"name": f"page_{page}", "description": "x" * 100, "inputSchema": {"type": "object"}}],
+                "nextCursor": str(page + 1)}}
+        if method == "tools/list" and self.opts.relist_storm:
+            threading.Timer(0.01, self.send, args=({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"},)).start()
         if method == "tools/list" and not self.opts.no_tools:
             return self.list_page(rid, params)
         return error(rid, -32601, f"Method not found: {method}")
@@ -244,6 +257,9 @@ def main() -> None:
     parser.add_argument("--junk-only", action="store_true")
     parser.add_argument("--no-tools", action="store_true")
     parser.add_argument("--record", default="")
+    parser.add_argument("--endless-pages", action="store_true")
+    parser.add_argument("--relist-storm", action="store_true")
+    parser.add_argument("--ping-flood", type=int, default=0)
     parser.add_argument("--start-delay", type=float, default=float(os.environ.get("FAKE_START_DELAY") or 0))
     opts = parser.parse_args()
     print(f"fake server: started, pid {os.getpid()}", file=sys.stderr, flush=True)

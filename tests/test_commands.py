@@ -95,7 +95,7 @@ def test_mcp_list_shows_servers_and_their_tools(tmp_path):
     done = ankit(tmp_path, "mcp", "list")
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
-    assert any(line.startswith("fake: running") for line in lines)
+    assert any(line.startswith("fake: ready") for line in lines)
     assert any("mcp__fake__echo" in line for line in lines)
     assert any(line.startswith("missing: failed") and "no-such-mcp-server" in line for line in lines)
 

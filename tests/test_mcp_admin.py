@@ -26,7 +26,7 @@ def test_add_then_list_shows_the_new_servers_tools_and_the_users_file_keeps_its_
         "command": sys.executable, "args": [str(FAKE)], "env": {"FAKE_GREETING": "hello there"}}
     listed = ankit(tmp_path, "mcp", "list")
     assert listed.returncode == 0, listed.stderr
-    assert "fake: running" in listed.stdout and "mcp__fake__echo" in listed.stdout
+    assert "fake: ready" in listed.stdout and "mcp__fake__echo" in listed.stdout
     shown = ankit(tmp_path, "mcp", "get", "fake")
     assert "FAKE_GREETING=…" in shown.stdout and "hello there" not in shown.stdout
     assert ankit(tmp_path, "mcp", "remove", "fake").stdout == f"removed MCP server fake from {config}\n"

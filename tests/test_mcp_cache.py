@@ -129,7 +129,7 @@ def test_before_turn_waits_only_for_servers_never_listed(managers):
     both.before_turn(view)
     known_line, new_line = [line for line in both.status_lines() if not line.startswith("  ")]
     assert known_line.startswith("known: starting... (")  # not waited for (it would have failed by now)
-    assert new_line.startswith("new: running")  # waited for
+    assert new_line.startswith("new: ready")  # waited for
     assert any(t.name.startswith("mcp__new__") for t in both.tools())
     assert any(t.name.startswith("mcp__known__") for t in both.tools())
 
@@ -150,7 +150,7 @@ def test_listings_answer_from_the_cache_and_refresh_waits_for_the_servers(tmp_pa
         assert done.returncode == 0, done.stderr
         return done.stdout
 
-    assert "running" in ankit("mcp", "--refresh").splitlines()[0]
+    assert "ready" in ankit("mcp", "--refresh").splitlines()[0]
     assert "initialize" in record.read_text()
     record.unlink()
     listing = ankit("tools")

@@ -9,10 +9,12 @@ from pathlib import Path
 import pytest
 
 from ankit.errors import ConfigError
-from ankit.mcp.servers import MAX_RESTARTS, McpManager, server_config
+from ankit.mcp.client import PAGE_CAP
+from ankit.mcp.servers import MAX_RESTARTS, RELIST_LIMIT, McpManager, server_config
 from ankit.records import ToolCall
 from ankit.tooling.schema import check_schema
 from ankit.tooling.toolbox import ToolContext, run_call
+from tests.helpers import pids_started, process_gone, stubborn_server, wait_for
 
 FAKE = str(Path(__file__).with_name("mcp_fake_server.py"))
 VALID = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
@@ -144,15 +146,15 @@ def test_failures_are_one_line_each_and_the_others_run(manage):
         "old": fake("--answer-version", "2023-01-01"),
         "empty": {"args": []},
     })
-    assert manager.wait()  # by default as long as the servers' startup timeouts
+    assert manager.wait(30)
     heads = [line for line in manager.status_lines() if not line.startswith("  ")]
     assert len(heads) == 6
-    assert heads[0].startswith("good: running (fake-server 1.2.3, protocol 2025-06-18), 15 tools")
+    assert heads[0] == "good: ready (15 tools; fake-server 1.2.3, protocol 2025-06-18)"
     assert "missing: failed: " in heads[1] and "command not found" in heads[1]
     assert "broken: failed: " in heads[2] and "exited with code 3: fake server: cannot open the database" in heads[2]
     assert "noisy: failed: " in heads[3] and "not JSON-RPC" in heads[3]
     assert "old: failed: " in heads[4] and "'2023-01-01'" in heads[4]
-    assert heads[5] == "empty: not started: [mcp.servers.empty] needs command = \"program\" (the server's executable) or url = \"http://...\""
+    assert heads[5] == "empty: failed: [mcp.servers.empty] needs command = \"program\" (the server's executable) or url = \"http://...\""
     assert {t.group for t in manager.tools()} == {"mcp:good"}
     failures = manager.failures()
     assert len(failures) == 5 and all("\n" not in line for line in failures)
@@ -202,3 +204,85 @@ def test_close_stops_the_servers(manage):
 
 def test_no_servers_says_how_to_add_one(tmp_path):
     assert "[mcp.servers.NAME]" in McpManager({}, tmp_path).status_lines()[0]
+
+
+class View:
+    def __init__(self):
+        self.notices = []
+
+    def notice(self, text):
+        self.notices.append(text)
+
+
+def test_a_server_that_does_not_answer_in_its_start_timeout_is_not_answering_and_joins_later(manage):
+    changes = threading.Event()
+    manager = manage({"late": fake("--start-delay", "3", start_timeout=0.5)}, on_change=changes.set)
+    view = View()
+    manager.before_turn(view)  # waits at most the start_timeout
+    assert manager.status_lines()[0].startswith("late: not answering after 0.5s (still waiting up to 30s; log: ")
+    assert view.notices[0] == "waiting for MCP servers to start…"
+    assert view.notices[1].startswith("MCP server 'late' is not answering after 0.5s: its tools are missing from "
+                                      "this turn (they join if it answers later; log: ")
+    assert manager.tools() == [] and manager.troubled()
+    assert manager.wait(30) and changes.is_set()  # the late answer still adds its tools
+    assert manager.status_lines()[0].startswith("late: ready (15 tools;") and not manager.troubled()
+    again = View()
+    manager.before_turn(again)
+    assert again.notices == []  # each line is told once
+
+
+def test_a_stubborn_server_and_its_children_are_gone_after_close(manage, tmp_path):
+    manager = manage({"stubborn": stubborn_server(tmp_path, FAKE)})
+    assert manager.wait(30)
+    assert call(manager, "mcp__stubborn__echo", '{"text": "alive"}').content == "alive"
+    log = (tmp_path / "logs" / "mcp-stubborn.log").read_text()
+    pids = pids_started(tmp_path) + [int(re.search(r"started, pid (\d+)", log)[1])]
+    assert len(pids) == 3 and not any(process_gone(pid) for pid in pids)
+    manager.close()
+    assert all(process_gone(pid) for pid in pids)
+
+
+def test_a_server_that_never_answers_and_its_children_are_gone_after_close(manage, tmp_path):
+    manager = manage({"mute": {**stubborn_server(tmp_path, FAKE, answers=False), "start_timeout": 0.2}})
+    assert not manager.wait() and "not answering" in manager.status_lines()[0]
+    assert wait_for(lambda: (tmp_path / "pids").exists() and len(pids_started(tmp_path)) == 2)
+    manager.close()
+    assert all(process_gone(pid) for pid in pids_started(tmp_path))
+
+
+def test_refresh_ends_the_old_process_groups_and_lists_afresh(manage, tmp_path):
+    manager = manage({"stubborn": stubborn_server(tmp_path, FAKE)})
+    assert manager.wait(30)
+    first = pids_started(tmp_path)
+    manager.refresh()
+    assert all(process_gone(pid) for pid in first)
+    assert manager.wait(30) and manager.status_lines()[0].startswith("stubborn: ready (15 tools;")
+    assert len(pids_started(tmp_path)) == 4
+
+
+def test_endless_pages_stop_at_the_page_cap(manage):
+    manager = manage({"endless": fake("--endless-pages")})
+    assert manager.wait(60)
+    assert len(manager.tools()) == PAGE_CAP
+    assert any("offers more tools than ankit takes" in line for line in manager.status_lines())
+
+
+def test_a_server_that_announces_a_change_after_every_list_is_throttled_then_stopped(manage):
+    manager = manage({"storm": fake("--relist-storm")})
+    assert manager.wait(30)
+    assert wait_for(lambda: manager.status_lines()[0].startswith("storm: failed: "), 60)
+    line = manager.status_lines()[0]
+    assert f"announced a changed tool list more than {RELIST_LIMIT} times" in line
+    assert [n for n in manager.news() if "storm" in n] == ["MCP server 'storm' " + line.removeprefix("storm: failed: ")]
+    stopped = call(manager, "mcp__storm__echo", '{"text": "x"}')
+    assert stopped.is_error and "stays off for this session" in stopped.content
+
+
+def test_a_ping_flood_from_a_server_that_stops_reading_costs_no_thread_per_message(manage):
+    before = threading.active_count()
+    manager = manage({"flood": fake("--ping-flood", "20000")})
+    manager.wait(60)
+    line = manager.status_lines()[0]
+    assert line.startswith("flood: failed: ") and "so it was stopped" in line
+    assert threading.active_count() <= before + 3
+    assert len(manager.failures()) == 1 and "\n" not in manager.failures()[0]

@@ -34,34 +34,41 @@ def listed_before(tmp_path, config: dict) -> None:
         record.unlink()
 
 
-def test_deferred_servers_listed_before_start_at_the_first_turn(tmp_path):
-    config = servers(tmp_path, "known")
+def test_servers_listed_before_start_only_when_a_tool_of_theirs_is_activated_or_called(tmp_path):
+    config = servers(tmp_path, "known", "other")
     listed_before(tmp_path, config)
     config.update(servers(tmp_path, "new"))
     registry = Registry([], [], mcp_servers=config, mcp_log_dir=tmp_path / "mcp", mcp_start="deferred")
     try:
         assert any(t.name.startswith("mcp__known__") for t in registry.tools.values())  # from the cache at once
         assert "mcp:known" in registry.catalog.groups
-        assert registry.mcp.status_lines()[0].startswith("known: ") and "not started" in registry.mcp.status_lines()[0]
-        registry.before_turn(View())  # waits for 'new' (never listed), then starts 'known' in the background
+        assert registry.mcp.status_lines()[0].startswith("known: not started (15 tools as listed ")
+        registry.before_turn(View())  # waits for 'new' (never listed) only
+        registry.before_turn(View())
         assert any(t.name.startswith("mcp__new__") for t in registry.tools.values())
-        assert registry.mcp.wait(30)
-        assert "running" in registry.mcp.status_lines()[0]
-        registry.before_turn(View())  # the second turn starts nothing more
-        assert (tmp_path / "record-known.jsonl").read_text().count('"initialize"') == 1
         assert (tmp_path / "record-new.jsonl").read_text().count('"initialize"') == 1
+        assert not (tmp_path / "record-known.jsonl").exists() and not (tmp_path / "record-other.jsonl").exists()
+        registry.tools["find_tools"].run({"query": "known server echo"}, None)  # activates mcp:known
+        assert "mcp:known" in registry.activation.active
+        assert registry.mcp.wait(30)
+        assert registry.mcp.status_lines()[0].startswith("known: ready (15 tools;")
+        assert (tmp_path / "record-known.jsonl").read_text().count('"initialize"') == 1
+        assert not (tmp_path / "record-other.jsonl").exists()
+        echo = registry.tools["mcp__other__echo"].run({"text": "called by name"}, None)  # starts 'other' first
+        assert echo == "called by name"
+        assert (tmp_path / "record-other.jsonl").read_text().count('"initialize"') == 1
     finally:
         registry.close()
 
 
-def test_all_starts_every_server_including_those_listed_before(tmp_path):
+def test_refresh_starts_every_server_including_those_listed_before(tmp_path):
     config = servers(tmp_path, "a", "b", "c")
     listed_before(tmp_path, config)
     config.update(servers(tmp_path, "d"))
-    registry = Registry([], [], mcp_servers=config, mcp_log_dir=tmp_path / "mcp", mcp_start="all")
+    registry = Registry([], [], mcp_servers=config, mcp_log_dir=tmp_path / "mcp", mcp_start="refresh")
     try:
-        assert registry.mcp.wait(60)  # the cached ones start a few at a time, and all of them start
-        assert all("running" in line for line in registry.mcp.status_lines() if not line.startswith(" "))
+        assert registry.mcp.wait(60)
+        assert all("ready" in line for line in registry.mcp.status_lines() if not line.startswith(" "))
         for name in "abcd":
             assert (tmp_path / f"record-{name}.jsonl").read_text().count('"initialize"') == 1
     finally:
@@ -71,10 +78,11 @@ def test_all_starts_every_server_including_those_listed_before(tmp_path):
 def test_uncached_leaves_servers_listed_before_off(tmp_path):
     config = servers(tmp_path, "known")
     listed_before(tmp_path, config)
-    registry = Registry([], [], mcp_servers=config, mcp_log_dir=tmp_path / "mcp", mcp_start="uncached")
-    try:
-        registry.before_turn(View())
-        assert registry.mcp.wait(30) and "not started" in registry.mcp.status_lines()[0]
-        assert not (tmp_path / "record-known.jsonl").exists()
-    finally:
-        registry.close()
+    for mode in ("uncached", "all"):
+        registry = Registry([], [], mcp_servers=config, mcp_log_dir=tmp_path / "mcp", mcp_start=mode)
+        try:
+            registry.before_turn(View())
+            assert registry.mcp.wait(30) and "not started" in registry.mcp.status_lines()[0]
+            assert not (tmp_path / "record-known.jsonl").exists()
+        finally:
+            registry.close()

@@ -127,6 +127,6 @@ def describe(name: str, files: list[Path]) -> str:
             env = table.get("env") or {}
             if env:
                 lines.append(f"  env: {', '.join(f'{k}=…' for k in env)} (values not shown)")
-            lines += [f"  {k}: {table[k]}" for k in ("cwd", "core", "timeout", "startup_timeout") if k in table]
+            lines += [f"  {k}: {table[k]}" for k in ("cwd", "core", "timeout", "startup_timeout", "start_timeout") if k in table]
             return "\n".join(lines)
     raise ConfigError(f"no MCP server named {name!r} in {' or '.join(str(p) for p in files)}; see ankit mcp list")

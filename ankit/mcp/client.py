@@ -1,11 +1,15 @@
 """The MCP client: the initialize handshake, tools/list with its pages and tools/call, over stdio or Streamable HTTP."""
 
+import json
 from pathlib import Path
 
 from ankit import __version__
 from ankit.mcp.transport import METHOD_NOT_FOUND, McpError, Notice, StdioTransport
 
 PROTOCOL_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
+PAGE_CAP = 100  # tools/list pages followed; a server that always gives a new cursor stops here
+TOOLS_CAP = 2000  # tools taken from one server in all
+TOOLS_BYTES_CAP = 8 * 1024 * 1024  # their definitions' JSON in all
 
 
 class McpClient:
@@ -23,11 +27,17 @@ class McpClient:
         self.protocol_version = ""
         self.server_info: dict = {}
         self.instructions = ""
+        self.list_note = ""  # one line when the last tools/list was cut at a cap
 
     @property
     def alive(self) -> bool:
         """Whether the server runs and is being listened to."""
         return self.transport.alive
+
+    @property
+    def fatal(self) -> bool:
+        """Whether the server was stopped for misbehaving (a flood, an endless line): it is not restarted."""
+        return self.transport.fatal
 
     @property
     def failure(self) -> str:
@@ -62,21 +72,34 @@ class McpClient:
         self.instructions = text.strip() if isinstance(text, str) else ""
 
     def list_tools(self, timeout: float) -> list[dict]:
-        """Every tool the server offers, following nextCursor through all pages."""
+        """Every tool the server offers, following nextCursor through its pages up to PAGE_CAP pages, TOOLS_CAP
+        tools and TOOLS_BYTES_CAP bytes of definitions (list_note then says so)."""
         tools: list[dict] = []
-        cursor, seen = None, set()
-        while True:
+        cursor, seen, size = None, set(), 0
+        self.list_note = ""
+        for _ in range(PAGE_CAP):
             try:
                 page = self.transport.request("tools/list", {"cursor": cursor} if cursor else {}, timeout)
             except McpError as exc:
                 if exc.code == METHOD_NOT_FOUND:
                     return []  # a server without tools
                 raise
-            tools += [t for t in page.get("tools") or [] if isinstance(t, dict)]
+            for tool in (t for t in page.get("tools") or [] if isinstance(t, dict)):
+                size += len(json.dumps(tool, ensure_ascii=False))
+                if len(tools) >= TOOLS_CAP or size > TOOLS_BYTES_CAP:
+                    return self._cut(tools)
+                tools.append(tool)
             cursor = page.get("nextCursor")
             if not isinstance(cursor, str) or not cursor or cursor in seen:
                 return tools
             seen.add(cursor)
+        return self._cut(tools)
+
+    def _cut(self, tools: list[dict]) -> list[dict]:
+        self.list_note = (f"MCP server {self.name!r} offers more tools than ankit takes (at most {PAGE_CAP} pages, "
+                          f"{TOOLS_CAP} tools, {TOOLS_BYTES_CAP // (1024 * 1024)} MB); only its first "
+                          f"{len(tools)} are used")
+        return tools
 
     def call_tool(self, name: str, arguments: dict, timeout: float) -> dict:
         """Call one tool by its original name; return the raw CallToolResult."""

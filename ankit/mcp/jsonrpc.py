@@ -1,8 +1,10 @@
 """What both MCP transports share: JSON-RPC constants and errors, a server's log file, a request's waiter."""
 
 import os
+import queue
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
 from pathlib import Path
 
@@ -14,6 +16,9 @@ QUIET_NOTICES = ("notifications/message", "notifications/progress")  # logged or
 LOG_CAP = 1024 * 1024  # a server's log file starts afresh past this size
 PROGRESS_STRETCH = 10  # a request that keeps reporting progress may take this many times its timeout
 LINE_CAP = 32 * 1024 * 1024  # one JSON-RPC line from a server; past it the server is stopped and marked failed
+INBOX_SIZE = 256  # a server's own messages waiting to be handled; a server that fills this floods
+FLOOD_LIMIT, FLOOD_WINDOW = 5000, 10.0  # more of a server's own messages than this within the window: a flood
+JUNK_LOGGED = 100  # lines that are not JSON-RPC written to the log; past this they are only counted
 Notice = Callable[[str, dict], None]
 
 
@@ -35,6 +40,16 @@ def request_message(rid: int, method: str, params: dict | None, progress: bool) 
     return message
 
 
+def reply_to(message: dict) -> dict:
+    """ankit's answer to a server's request: ping gets an empty result, anything else 'method not found'."""
+    reply = {"jsonrpc": "2.0", "id": message["id"]}
+    if message["method"] == "ping":
+        reply["result"] = {}
+    else:
+        reply["error"] = {"code": METHOD_NOT_FOUND, "message": f"ankit does not support {message['method']}"}
+    return reply
+
+
 def open_log(path: Path, name: str):
     """A server's log file, readable by the user only: a server may print its settings, tokens included."""
     try:
@@ -50,6 +65,66 @@ def open_log(path: Path, name: str):
 def redact(text: str, values: list[str]) -> str:
     """A server's own words with the given values (its env, its headers) and other secrets hidden."""
     return Scrubber(values=values).text(text)
+
+
+class Inbox:
+    """A server's own messages (notifications and requests) handled in order by one thread, never one per message.
+
+    The queue is bounded and so is the rate: a server that sends more than FLOOD_LIMIT messages within
+    FLOOD_WINDOW seconds, or more than INBOX_SIZE faster than they are handled (a server that stops reading its
+    answers), floods: `put` returns a one-line reason and the transport stops the server.
+    """
+
+    def __init__(self, name: str, handle: Callable[[dict], None]):
+        self.name = name
+        self.handle = handle
+        self._queue: queue.Queue = queue.Queue(INBOX_SIZE)
+        self._times: deque[float] = deque()
+        self._thread: threading.Thread | None = None
+        self._closed = False
+
+    def put(self, message: dict) -> str:
+        """Queue one message for the handler thread; return why the server floods, or "" when it does not."""
+        now = time.monotonic()
+        self._times.append(now)
+        while self._times[0] < now - FLOOD_WINDOW:
+            self._times.popleft()
+        if len(self._times) > FLOOD_LIMIT:
+            return f"sent more than {FLOOD_LIMIT} messages within {FLOOD_WINDOW:g}s (a flood), so it was stopped"
+        if self._closed:
+            return ""
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._run, name=f"mcp-{self.name}-inbox", daemon=True)
+            self._thread.start()
+        try:
+            self._queue.put_nowait(message)
+        except queue.Full:
+            return f"sent more than {INBOX_SIZE} messages faster than they could be handled, so it was stopped"
+        return ""
+
+    def _run(self) -> None:
+        while (message := self._queue.get()) is not None:
+            try:
+                self.handle(message)
+            except Exception:  # a handler's bug must not end the thread: later messages still need handling
+                pass
+
+    def close(self) -> None:
+        """Let the handler thread end once it has handled what is queued; later messages are dropped."""
+        self._closed = True
+        if self._thread is not None:
+            try:
+                self._queue.put_nowait(None)
+            except queue.Full:  # a flooded queue: drop what waits so the thread sees the end
+                self._drain()
+
+    def _drain(self) -> None:
+        try:
+            while True:
+                self._queue.get_nowait()
+        except queue.Empty:
+            pass
+        self._queue.put_nowait(None)
 
 
 class Waiter:

@@ -16,7 +16,8 @@ class ServerConfig:
     cwd: str | None = None
     core: bool = False
     timeout: float = 60.0  # seconds for one tools/call
-    startup_timeout: float = 30.0  # seconds for initialize and tools/list
+    startup_timeout: float = 30.0  # seconds the server has for initialize and tools/list (a late answer still counts)
+    start_timeout: float = 5.0  # seconds anything waits for a starting server; past it the server is "not answering"
     url: str | None = None  # a Streamable HTTP server's address instead of a command
     headers: dict[str, str] = field(default_factory=dict)  # sent with each HTTP request; ${NAME} from the environment
 
@@ -40,7 +41,7 @@ def server_config(name: str, raw) -> ServerConfig:
     if raw.get("cwd") is not None and not isinstance(raw.get("cwd"), str):
         raise ConfigError(f"{where} cwd must be a folder path (a string)")
     numbers = {}
-    for key, default in (("timeout", 60.0), ("startup_timeout", 30.0)):
+    for key, default in (("timeout", 60.0), ("startup_timeout", 30.0), ("start_timeout", 5.0)):
         value = raw.get(key, default)
         if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
             raise ConfigError(f"{where} {key} must be a number of seconds above 0")

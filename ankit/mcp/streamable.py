@@ -10,7 +10,7 @@ import urllib.parse
 import urllib.request
 
 from ankit.mcp.jsonrpc import (
-    LINE_CAP, METHOD_NOT_FOUND, PROGRESS_STRETCH, McpError, Notice, open_log, redact, request_message,
+    LINE_CAP, PROGRESS_STRETCH, Inbox, McpError, Notice, open_log, redact, reply_to, request_message,
 )
 
 _VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
@@ -50,11 +50,13 @@ class HttpTransport:
         self.protocol_version = ""  # sent as MCP-Protocol-Version once negotiated
         self.session = ""  # the Mcp-Session-Id the server gave at initialize
         self.junk_lines = 0
+        self.fatal = False  # stopped for misbehaving (a flood, an endless line): not to be restarted
         self.pid = None
         self._log = None
         self._lock = threading.Lock()
         self._next_id = 0
         self._dead = "is not started"
+        self._inbox = Inbox(name, self._handle)  # the server's own requests and notices: one thread, bounded
 
     @property
     def alive(self) -> bool:
@@ -224,20 +226,28 @@ class HttpTransport:
     def _from_server(self, message: dict, rid: int, deadline: list | None, timeout: float) -> None:
         method, params = message["method"], message.get("params")
         params = params if isinstance(params, dict) else {}
-        if "id" in message:  # a request: ping answered, the rest refused, from a thread (the stream reads on)
-            reply = {"jsonrpc": "2.0", "id": message["id"]}
-            if method == "ping":
-                reply["result"] = {}
-            else:
-                reply["error"] = {"code": METHOD_NOT_FOUND, "message": f"ankit does not support {method}"}
-            threading.Thread(target=self._quietly, args=(reply,), daemon=True).start()
-        elif method == "notifications/progress":
+        if method == "notifications/progress" and "id" not in message:
             if deadline is not None and params.get("progressToken") == rid:
                 deadline[0] = time.monotonic() + timeout
+            return
+        flood = self._inbox.put(message)  # requests answered and notices passed on by one thread (the stream reads on)
+        if flood:
+            with self._lock:
+                self._dead, self.fatal = self._dead or flood, True
+            self._inbox.close()
+            self._note(flood)
+            raise McpError(f"MCP server {self.name!r} {flood}")
+
+    def _handle(self, message: dict) -> None:
+        """One message of the server's own, on the inbox thread."""
+        method, params = message["method"], message.get("params")
+        params = params if isinstance(params, dict) else {}
+        if "id" in message:
+            self._quietly(reply_to(message))
         elif method == "notifications/message":
             self._note(f"log {params.get('level', 'info')}: {json.dumps(params.get('data'), ensure_ascii=False)}")
         elif self.on_notice is not None:
-            threading.Thread(target=self.on_notice, args=(method, params), daemon=True).start()
+            self.on_notice(method, params)
 
     def _note(self, text: str) -> None:
         if self._log is not None:
@@ -255,6 +265,7 @@ class HttpTransport:
         """End the session (DELETE with its id, as the transport asks) and close the log."""
         with self._lock:
             was, self._dead = self._dead, self._dead or "was closed"
+        self._inbox.close()
         if not was and self.session:
             try:
                 self._post({}, grace, verb="DELETE").close()

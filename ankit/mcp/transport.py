@@ -2,18 +2,25 @@
 
 import json
 import os
+import signal
 import subprocess
 import threading
 import time
 from pathlib import Path
 
 from ankit.mcp.jsonrpc import (  # noqa: F401 (McpError, METHOD_NOT_FOUND, LINE_CAP: also imported from here)
-    LINE_CAP, METHOD_NOT_FOUND, QUIET_NOTICES, McpError, Notice, Waiter, open_log, redact,
-    request_message,
+    JUNK_LOGGED, LINE_CAP, METHOD_NOT_FOUND, QUIET_NOTICES, Inbox, McpError, Notice, Waiter, open_log, redact,
+    reply_to, request_message,
 )
+from ankit.safety.processes import end_group
+
 
 class StdioTransport:
-    """One server process: requests with timeouts, the server's own messages answered, stderr to a log, close."""
+    """One server process in its own process group: requests with timeouts, stderr to a log, close (the group).
+
+    One thread reads stdout; the server's own messages (requests, notifications) go through a bounded Inbox
+    handled by one more thread, so a server that floods is stopped instead of costing a thread per message.
+    """
 
     def __init__(self, name: str, command: str, args: list[str] | None = None, env: dict | None = None,
                  cwd: str | None = None, log_path: Path | None = None, on_notice: Notice | None = None):
@@ -26,6 +33,7 @@ class StdioTransport:
         self.on_notice = on_notice
         self.protocol_version = ""  # what the server agreed to (the HTTP transport sends it on each request)
         self.junk_lines = 0
+        self.fatal = False  # stopped for misbehaving (a flood, an endless line): not to be restarted
         self._heard = False  # whether any valid JSON-RPC message arrived
         self._proc: subprocess.Popen | None = None
         self._log = None
@@ -34,6 +42,7 @@ class StdioTransport:
         self._pending: dict[int, Waiter] = {}
         self._next_id = 0
         self._dead = ""  # why the server is gone; empty while it runs
+        self._inbox = Inbox(name, self._handle)
 
     @property
     def alive(self) -> bool:
@@ -62,7 +71,7 @@ class StdioTransport:
             self._proc = subprocess.Popen(
                 [os.path.expanduser(self.command), *self.args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                 stderr=self._log if self._log else subprocess.DEVNULL, cwd=cwd, env={**os.environ, **self.env},
-                start_new_session=True,  # Ctrl-C in the terminal must not reach the servers
+                start_new_session=True,  # its own process group: Ctrl-C does not reach it, close ends all of it
             )
         except OSError as exc:
             reason = "command not found" if isinstance(exc, FileNotFoundError) else exc.strerror or str(exc)
@@ -132,7 +141,7 @@ class StdioTransport:
         try:
             for raw in iter(lambda: proc.stdout.readline(LINE_CAP + 1), b""):
                 if len(raw) > LINE_CAP:  # a line without end: reading on would take all the memory there is
-                    self._too_long(proc)
+                    self._stop(f"sent a line longer than {LINE_CAP // (1024 * 1024)} MB, so it was stopped")
                     break
                 line = raw.decode("utf-8", "replace").strip()
                 if not line:
@@ -148,25 +157,27 @@ class StdioTransport:
             pass
         self._gone(proc)
 
-    def _too_long(self, proc: subprocess.Popen) -> None:
-        """Stop a server that sent a line longer than LINE_CAP; its calls fail with that reason."""
+    def _stop(self, why: str) -> None:
+        """Mark the server failed for why and end its process group (the reader then sees its output close)."""
         with self._lock:
-            self._dead = self._dead or f"sent a line longer than {LINE_CAP // (1024 * 1024)} MB, so it was stopped"
-        self._note(self._dead)
-        try:
-            proc.kill()
-        except OSError:
-            pass
+            self._dead = self._dead or why
+            self.fatal = True
+        self._note(why)
+        self._inbox.close()
+        if self._proc is not None:
+            try:
+                os.killpg(self._proc.pid, signal.SIGKILL)
+            except OSError:
+                pass
 
     def _dispatch(self, message, line: str) -> None:
         if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
             self._junk(line)
         elif isinstance(message.get("method"), str):
             self._heard = True
-            if "id" in message:
-                self._answer(message)
-            else:
-                self._notice(message["method"], message.get("params"))
+            flood = self._inbox.put(message)
+            if flood:
+                self._stop(flood)
         elif "id" in message and ("result" in message or "error" in message):
             self._heard = True
             self._respond(message)
@@ -186,15 +197,12 @@ class StdioTransport:
         code = error.get("code") if isinstance(error.get("code"), int) else None
         waiter.finish(error=McpError(f"MCP server {self.name!r}: {self._redact(text)}", code))
 
-    def _answer(self, message: dict) -> None:
-        """Answer a server's request: ping gets an empty result, anything else 'method not found'."""
-        reply = {"jsonrpc": "2.0", "id": message["id"]}
-        if message["method"] == "ping":
-            reply["result"] = {}
+    def _handle(self, message: dict) -> None:
+        """One message of the server's own, on the inbox thread (the reader never waits on a full stdin pipe)."""
+        if "id" in message:
+            self._send_quietly(reply_to(message))
         else:
-            reply["error"] = {"code": METHOD_NOT_FOUND, "message": f"ankit does not support {message['method']}"}
-        # from a thread of its own: the reader must never wait on a full stdin pipe
-        threading.Thread(target=self._send_quietly, args=(reply,), daemon=True).start()
+            self._notice(message["method"], message.get("params"))
 
     def _notice(self, method: str, params) -> None:
         params = params if isinstance(params, dict) else {}
@@ -206,12 +214,12 @@ class StdioTransport:
         if method == "notifications/message":
             self._note(f"log {params.get('level', 'info')}: {json.dumps(params.get('data'), ensure_ascii=False)}")
         if self.on_notice is not None and method not in QUIET_NOTICES:
-            # the callback may send requests, so it must not run on the reader thread
-            threading.Thread(target=self.on_notice, args=(method, params), daemon=True).start()
+            self.on_notice(method, params)  # on the inbox thread: it may send requests and wait for the reader
 
     def _junk(self, line: str) -> None:
         self.junk_lines += 1
-        self._note(f"not JSON-RPC on stdout, ignored: {line[:500]}")
+        if self.junk_lines <= JUNK_LOGGED:
+            self._note(f"not JSON-RPC on stdout, ignored: {line[:500]}")
 
     def _note(self, text: str) -> None:
         if self._log is not None:
@@ -233,6 +241,8 @@ class StdioTransport:
             pending, self._pending = list(self._pending.values()), {}
         for waiter in pending:
             waiter.finish(error=McpError(f"MCP server {self.name!r} {self._dead}"))
+        self._inbox.close()
+        end_group(proc, 0.5)  # what the server started ends with it
 
     def _last_log_line(self) -> str:
         """The server's last line of stderr, a hint at why it stopped."""
@@ -249,21 +259,24 @@ class StdioTransport:
         return redact(text, [str(v) for v in self.env.values()])
 
     def close(self, grace: float = 1.0) -> None:
-        """Close stdin, then terminate and kill the process if it lingers (the stdio shutdown sequence); grace is
-        how long each step waits for the process to exit."""
+        """Close stdin and give the server grace seconds to exit (the stdio shutdown sequence), then end its whole
+        process group: SIGTERM, and SIGKILL after grace to whatever is left (children included)."""
         proc = self._proc
         with self._lock:
             self._dead = self._dead or "was closed"
+        self._inbox.close()
         if proc is not None:
-            for step in (self._close_stdin, proc.terminate, proc.kill):
-                try:
-                    step()
-                    proc.wait(timeout=grace)
-                    break
-                except (subprocess.TimeoutExpired, OSError):
-                    continue
+            try:
+                self._close_stdin()
+                proc.wait(timeout=grace)
+            except (subprocess.TimeoutExpired, OSError):
+                pass
+            end_group(proc, grace)
             if proc.stdout is not None:
-                proc.stdout.close()
+                try:
+                    proc.stdout.close()
+                except OSError:
+                    pass
         if self._log is not None:
             self._log.close()
             self._log = None

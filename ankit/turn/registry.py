@@ -27,9 +27,9 @@ class Registry:
     catalog_mode: str = "first"
     mcp_servers: dict = field(default_factory=dict)  # the config's [mcp.servers] tables
     mcp_log_dir: Path | None = None
-    # "all": every server starts in the background, those with a cached tool list a few at a time (nobody waits
-    # for them); "refresh": every server at once (to be waited for); "uncached": only servers with no cached
-    # list (listings); "deferred": as "all", but those with a cached list start when the first turn begins (-p)
+    # "refresh": every server starts at once (to be waited for); otherwise ("all", "uncached", "deferred") only
+    # servers with no cached tool list start, in the background; the others start when a tool of theirs is
+    # activated by find_tools or called
     mcp_start: str = "all"
     problems: list[str] = field(default_factory=list)  # one line per skipped module or catalog problem
     tools: Toolset = field(default_factory=Toolset, init=False)
@@ -49,8 +49,6 @@ class Registry:
             cache = ToolCache(self.mcp_log_dir / "cache") if self.mcp_log_dir else None
             self.mcp = McpManager(self.mcp_servers, self.mcp_log_dir, on_change=self.reindex, cache=cache)
             self.mcp.start(uncached_only=self.mcp_start != "refresh")
-            if self.mcp_start == "all":
-                self.mcp.start(gentle=True)
         self.reindex()
 
     def reindex(self) -> None:
@@ -68,7 +66,7 @@ class Registry:
                         tools[tool.name] = tool
                 meta = self.mcp.group_meta()
             tools.setdefault("skill", make_skill_tool(lambda: self.skills))
-            finder = make_find_tools(lambda: self.index, self.activation.activate, self.offered, self.catalog_mode,
+            finder = make_find_tools(lambda: self.index, self._activate_found, self.offered, self.catalog_mode,
                                      self.activation.room)
             tools.setdefault(finder.name, finder)
             catalog, problems = build_catalog(list(tools.values()), meta)
@@ -98,11 +96,16 @@ class Registry:
         """MCP servers still starting list their tools first; then each MCP tool skipped for its name is told once."""
         if self.mcp is not None:
             self.mcp.before_turn(view)
-            if self.mcp_start == "deferred":
-                self.mcp.start(gentle=True)  # those answered from the cache so far; a no-op once they run
         for line in self.late_problems[self._told:]:
             view.notice(line)
         self._told = len(self.late_problems)
+
+    def _activate_found(self, groups: list[str]) -> list[str]:
+        """find_tools' activation: the groups join the set, and the MCP servers behind them start (in the background)."""
+        added = self.activation.activate(groups)
+        if self.mcp is not None:
+            self.mcp.wake(groups)
+        return added
 
     def _core_groups(self) -> list[str]:
         wanted = ["core", *[g.id for g in self.catalog.groups.values() if g.core], *self.core]

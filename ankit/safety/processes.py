@@ -1,0 +1,69 @@
+"""Processes ankit starts die with it: each runs in its own session (process group), and ending it ends the group.
+
+The mechanism: start with `start_new_session=True` (so the group id is the leader's pid and a terminal's Ctrl-C
+does not reach it), then `end_group`: SIGTERM to the whole group, SIGKILL after a short grace to whatever is left
+(a leader that ignores SIGTERM, the children it started), and the leader reaped. Imports nothing from ankit.
+"""
+
+import os
+import signal
+import subprocess
+import time
+
+
+def group_alive(pgid: int) -> bool:
+    """Whether any process of the group still runs (a zombie waiting for its parent counts as gone)."""
+    try:
+        os.killpg(pgid, 0)
+    except (ProcessLookupError, PermissionError):
+        return False
+    return any(_member(entry, pgid) for entry in _proc_entries())
+
+
+def _proc_entries() -> list[str]:
+    try:
+        return [e for e in os.listdir("/proc") if e.isdigit()]
+    except OSError:  # no /proc (macOS): the signal's answer above is all there is
+        return ["self"]
+
+
+def _member(pid: str, pgid: int) -> bool:
+    """Whether /proc says pid is a live (not zombie) member of the group; True where /proc cannot tell."""
+    if pid == "self":
+        return True
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            fields = handle.read().rpartition(b")")[2].split()
+    except OSError:
+        return False
+    return fields[0] != b"Z" and int(fields[2]) == pgid
+
+
+def _settle(proc: subprocess.Popen, grace: float) -> bool:
+    """Wait up to grace for the group to be gone (reaping the leader on the way); return whether it is."""
+    deadline = time.monotonic() + grace
+    while True:
+        proc.poll()
+        if not group_alive(proc.pid):
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.02)
+
+
+def end_group(proc: subprocess.Popen, grace: float = 1.0) -> None:
+    """SIGTERM the process's whole group, then SIGKILL whatever is left after grace seconds; reap the leader.
+
+    The process must have been started with start_new_session=True: its pid is then the group's id.
+    """
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(proc.pid, sig)
+        except (ProcessLookupError, PermissionError):
+            break
+        if _settle(proc, grace if sig == signal.SIGTERM else max(grace, 1.0)):
+            break
+    try:
+        proc.wait(timeout=1)
+    except subprocess.TimeoutExpired:
+        pass
