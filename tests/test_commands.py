@@ -4,6 +4,7 @@ import json
 import sys
 from pathlib import Path
 
+from tests.helpers import pids_started, process_gone, stubborn_server
 from tests.test_oneshot import ankit
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -93,11 +94,24 @@ def test_mcp_list_shows_servers_and_their_tools(tmp_path):
         f"[mcp.servers.fake]\ncommand = {json.dumps(sys.executable)}\nargs = [{json.dumps(str(server))}]\n"
         "[mcp.servers.missing]\ncommand = \"no-such-mcp-server\"\n")
     done = ankit(tmp_path, "mcp", "list")
-    assert done.returncode == 0, done.stderr
+    assert done.returncode == 1, done.stderr  # a server failed
     lines = done.stdout.splitlines()
     assert any(line.startswith("fake: ready") for line in lines)
     assert any("mcp__fake__echo" in line for line in lines)
     assert any(line.startswith("missing: failed") and "no-such-mcp-server" in line for line in lines)
+
+
+def test_mcp_list_with_a_server_that_never_answers_says_so_and_leaves_nothing_running(tmp_path):
+    config = tmp_path / "config" / "ankit"
+    config.mkdir(parents=True)
+    server = ROOT / "tests" / "mcp_fake_server.py"
+    table = stubborn_server(tmp_path, str(server), answers=False)
+    (config / "config.toml").write_text(f"[mcp.servers.mute]\ncommand = \"/bin/sh\"\nargs = {json.dumps(table['args'])}\n"
+                                        "start_timeout = 1\n")
+    done = ankit(tmp_path, "mcp", "list")
+    assert done.returncode == 1, done.stderr
+    assert done.stdout.startswith("mute: not answering after 1s (still waiting up to 30s; log: ")
+    assert all(process_gone(pid) for pid in pids_started(tmp_path))
 
 
 def test_mcp_list_without_servers_says_how_to_add_one(tmp_path):

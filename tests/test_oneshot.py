@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import local_model_server
+from tests.helpers import local_model_server, pids_started, process_gone, stubborn_server
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -195,7 +195,8 @@ def test_the_first_turn_waits_for_mcp_servers_still_starting(provider_server, tm
     config.mkdir(parents=True)
     server = ROOT / "tests" / "mcp_fake_server.py"
     (config / "config.toml").write_text(f"[mcp.servers.fake]\ncommand = {json.dumps(sys.executable)}\n"
-                                        f"args = [{json.dumps(str(server))}, \"--start-delay\", \"1\"]\n")
+                                        f"args = [{json.dumps(str(server))}, \"--start-delay\", \"1\"]\n"
+                                        "start_timeout = 60\n")  # a loaded machine may be slow to start Python
     provider_server.push_openai(tool_calls=[("c1", "mcp__fake__echo", '{"text": "ready"}')])
     provider_server.push_openai(text="ok")
     done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "-p", "echo")
@@ -203,6 +204,40 @@ def test_the_first_turn_waits_for_mcp_servers_still_starting(provider_server, tm
     assert "waiting for MCP servers to start" in done.stderr
     assert provider_server.requests[1].json["messages"][-1]["content"] == "ready"
     assert any("mcp:fake" in t["function"]["description"] for t in provider_server.requests[0].json["tools"])
+
+
+def test_servers_listed_before_start_for_neither_hello_nor_tools(provider_server, tmp_path):
+    config = tmp_path / "config" / "ankit"
+    config.mkdir(parents=True)
+    server, record = ROOT / "tests" / "mcp_fake_server.py", tmp_path / "record.jsonl"
+    (config / "config.toml").write_text("".join(
+        f"[mcp.servers.s{i}]\ncommand = {json.dumps(sys.executable)}\nstart_timeout = 60\n"
+        f"args = [{json.dumps(str(server))}, \"--tools\", \"{i}\", \"--record\", {json.dumps(str(record))}]\n"
+        for i in range(3)))
+    first = ankit(tmp_path, "tools")  # lists each server once, into the cache
+    assert first.returncode == 0 and "mcp:s2" in first.stdout and record.read_text().count('"initialize"') == 3
+    record.unlink()
+    provider_server.push_openai(text="hi")
+    hello = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "-p", "hello")
+    assert hello.returncode == 0 and hello.stdout.strip() == "hi", hello.stderr
+    assert "mcp:s1" in json.dumps(provider_server.requests[0].json["tools"])  # the catalog, from the cache
+    listing = ankit(tmp_path, "tools")
+    assert listing.returncode == 0 and "mcp:s2" in listing.stdout
+    assert not record.exists()  # no server process started
+
+
+def test_a_server_that_never_answers_holds_nothing_up_and_nothing_survives(provider_server, tmp_path):
+    config = tmp_path / "config" / "ankit"
+    config.mkdir(parents=True)
+    table = stubborn_server(tmp_path, "unused", answers=False)
+    (config / "config.toml").write_text(f"[mcp.servers.mute]\ncommand = \"/bin/sh\"\nargs = {json.dumps(table['args'])}\n"
+                                        "start_timeout = 1\n")
+    provider_server.push_openai(text="answered")
+    done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "-p", "hello")
+    assert done.returncode == 0 and done.stdout.strip() == "answered", done.stderr
+    assert "MCP server 'mute' is not answering after 1s: its tools are missing from this turn" in done.stderr
+    pids = pids_started(tmp_path)
+    assert len(pids) == 2 and all(process_gone(pid) for pid in pids)
 
 
 def test_words_ankit_does_not_take_get_one_line_saying_what_to_do(tmp_path):

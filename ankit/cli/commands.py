@@ -46,7 +46,7 @@ def _listing_app(config: Config, refresh: bool) -> App:
     start and are waited for."""
     app = build_app(config, mcp_start="refresh" if refresh else "uncached")
     if app.mcp is not None:
-        app.mcp.wait() if refresh else app.mcp.wait_uncached()  # each server's startup_timeout
+        app.mcp.wait() if refresh else app.mcp.wait_uncached()  # each server's start_timeout at most
     return app
 
 
@@ -137,5 +137,5 @@ def _with_app(command: str, argv: list[str], app: App) -> int:
     if command == "mcp":
         from ankit.terminal.overview import mcp_text
         print(mcp_text(app.mcp))
-        return 0
+        return 1 if app.mcp is not None and app.mcp.troubled() else 0
     raise AnkitError(f"unknown command {command!r}; see ankit --help")

@@ -283,8 +283,13 @@ def cmd_todos(state: ReplState, arg: str) -> str:
 
 
 def cmd_mcp(state: ReplState, arg: str) -> str:
-    """MCP servers and their tools."""
+    """MCP servers and their tools; /mcp refresh stops every server and lists its tools afresh."""
     from ankit.terminal.overview import mcp_text
+    if arg.strip() == "refresh" and state.app.mcp is not None:
+        state.app.mcp.refresh()
+        state.app.mcp.wait()  # each server's start_timeout at most
+    elif arg.strip() not in ("", "refresh"):
+        raise AnkitError("usage: /mcp [refresh]")
     return mcp_text(state.app.mcp)
 
 
@@ -314,7 +319,7 @@ COMMANDS: dict[str, Command] = {c.name: c for c in [
     Command("resume", "ID", "switch to a saved session", cmd_resume, "session"),
     Command("retry", "", "send the last message again (its reply is dropped)", cmd_retry),
     Command("todos", "", "the checklist the model keeps for the task at hand", cmd_todos),
-    Command("mcp", "", "MCP servers and their tools", cmd_mcp),
+    Command("mcp", "[refresh]", "MCP servers and their tools (refresh: restart, list afresh)", cmd_mcp),
     Command("undo", "", "put back the files the last turn changed (again: one more)", cmd_undo),
     Command("init", "[NOTE]", "ask the model to write AGENTS.md for this project", cmd_init),
     Command("edit", "[TEXT]", "compose a message in $EDITOR (Ctrl-X Ctrl-E too)", cmd_edit),
