@@ -11,7 +11,8 @@ ANKIT = Path(__file__).resolve().parent.parent / "ankit"
 LAYERS = [
     ["ankit", "records", "errors", "protocols"],
     ["settings/", "safety/"],  # safety's state files take their folders from settings
-    ["tooling/", "usage/", "context/"],  # tooling's Tool record is what discovery, skills and mcp build on
+    ["tooling/", "usage/", "context/", "toolkit/"],  # tooling's Tool record is what discovery, skills and mcp build on;
+    # toolkit is the stable API tool modules import (nothing in ankit imports it)
     ["discovery/", "skills/", "mcp/", "storage/", "providers/", "routines/"],
     ["turn/"],
     ["terminal/"],

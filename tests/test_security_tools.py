@@ -157,14 +157,11 @@ def test_remember_asks_first_and_is_refused_in_p_without_yes(provider_server, tm
     assert "declined" in last_tool_message(provider_server.requests[1])
 
 
-SLOW_SHELL = '''import importlib.util
-from pathlib import Path
-_spec = importlib.util.spec_from_file_location("ankit_tools_load", "{common}")
-_spec.loader.exec_module(_load := importlib.util.module_from_spec(_spec))
-proc = _load.common("proc")
+SLOW_SHELL = '''from pathlib import Path
+from ankit.toolkit import proc
 name = "slow_shell"
 description = "Runs a long shell command with its own long timeout"
-parameters = {{"type": "object", "properties": {{}}}}
+parameters = {"type": "object", "properties": {}}
 time_limit = 1
 def run(args, ctx):
     proc.run(["sh", "-c", "sleep 30 & sleep 30; wait"], Path(ctx.cwd), 60)
@@ -173,8 +170,7 @@ def run(args, ctx):
 
 
 def test_a_shell_tool_past_ankits_limit_is_stopped_with_its_process_group(provider_server, tmp_path):
-    from tests.test_oneshot import ROOT
-    folder = tools_dir(tmp_path, slow_shell=SLOW_SHELL.format(common=ROOT / "tools" / "_common" / "_load.py"))
+    folder = tools_dir(tmp_path, slow_shell=SLOW_SHELL)
     provider_server.push_openai(tool_calls=[("c1", "slow_shell", "{}")])
     provider_server.push_openai(text="went on")
     started = time.monotonic()

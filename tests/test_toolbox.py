@@ -23,7 +23,8 @@ def test_failures_become_error_results(folder):
     invalid = run(folder, ToolCall("3", "solo", '{"txt": "a"}'))
     assert invalid.is_error and "arguments.text is required" in invalid.content
     boom = run(folder, ToolCall("4", "boom", "{}"))
-    assert boom.is_error and boom.content == "Error: OSError: disk full"
+    assert boom.is_error and boom.content == ("Error: OSError: disk full (a bug in the tool boom: it raised this "
+                                              "instead of a ToolError)")
     ok = run(folder, ToolCall("5", "solo", '{"text": "line1\nline2"}'))  # raw newline inside a JSON string
     assert not ok.is_error and ok.content == "solo:line1\nline2"
 
@@ -55,11 +56,18 @@ def test_parse_arguments():
         parse_arguments("[1]")
 
 
-def test_a_tool_s_own_error_class_is_not_named(folder):
-    write(folder, "c/own.py", "name='own'\ndescription='d'\nparameters={}\nclass EditError(Exception): pass\n"
-          "def run(a, c): raise EditError('old_text occurs 2 times; give more context')\n")
-    result = run(folder, ToolCall("1", "own"))
-    assert result.content == "Error: old_text occurs 2 times; give more context"
+def test_a_tool_error_is_shown_as_its_message_and_any_other_exception_as_a_bug_in_the_tool(folder):
+    write(folder, "c/own.py", "from ankit.toolkit import ToolError\nname='own'\ndescription='d'\nparameters={}\n"
+          "def run(a, c): raise ToolError('old_text occurs 2 times; give more context')\n")
+    write(folder, "c/buggy.py", "name='buggy'\ndescription='d'\nparameters={}\nclass EditError(Exception): pass\n"
+          "def run(a, c): raise EditError('old_text occurs 2 times')\n")
+    write(folder, "c/quiet.py", "from ankit.toolkit import ToolError\nname='quiet'\ndescription='d'\nparameters={}\n"
+          "def run(a, c): raise ToolError()\n")
+    assert run(folder, ToolCall("1", "own")).content == "Error: old_text occurs 2 times; give more context"
+    buggy = run(folder, ToolCall("2", "buggy"))
+    assert buggy.is_error and buggy.content == ("Error: EditError: old_text occurs 2 times (a bug in the tool buggy: "
+                                                "it raised this instead of a ToolError)")
+    assert run(folder, ToolCall("3", "quiet")).content == "Error: quiet failed without saying why"
 
 
 def test_file_names_that_are_not_utf8_cannot_break_a_result(tmp_path):

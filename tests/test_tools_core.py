@@ -1,7 +1,6 @@
 """The core tools (read_file, list_directory, find_files, search_text, get_time) on real temp folders."""
 
 import hashlib
-import importlib.util
 import os
 import shutil
 import subprocess
@@ -10,19 +9,13 @@ from pathlib import Path
 
 import pytest
 
+from ankit.toolkit import ignore
 from ankit.tooling.loader import load_tools
 from ankit.tooling.toolbox import ToolContext
 from tests.helpers import TOOLS_DIR, bundled, call, ok
 
 BY_NAME, PROBLEMS = bundled()
 TOOLS = list(BY_NAME.values())
-
-
-def load_common(module: str):
-    spec = importlib.util.spec_from_file_location(f"test_common_{module}", TOOLS_DIR / "_common" / f"_{module}.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
 
 
 # --- the catalog as a whole ---------------------------------------------------------------------------------
@@ -44,20 +37,15 @@ def test_every_tool_has_examples_description_and_truthful_flags():
             assert tool.preview is not None, tool.name
 
 
-def test_tools_share_one_copy_of_each_helper_and_leave_sys_path_alone():
-    module_of = {tool.name: sys.modules[tool.run.__module__] for tool in TOOLS}
-    assert module_of["job_start"].proc is module_of["job_stop"].proc  # one table of live processes
-    helpers = [key.rsplit("_", 1)[0] for key in sys.modules if key.startswith("ankit_tools_common_")]
-    assert "ankit_tools_common_paths" in helpers and len(helpers) == len(set(helpers))
+def test_tools_leave_sys_path_alone():
     assert not any(str(TOOLS_DIR) in entry for entry in sys.path)
 
 
-def test_a_linked_tool_finds_its_helpers_and_a_copied_one_says_what_is_missing(tmp_path):
+def test_a_linked_tool_and_a_copied_one_both_load(tmp_path):
     (tmp_path / "linked.py").symlink_to(TOOLS_DIR / "core" / "read_file.py")
     shutil.copy(TOOLS_DIR / "git" / "git_log.py", tmp_path / "copied.py")
     tools, problems = load_tools([tmp_path])
-    assert [tool.name for tool in tools] == ["read_file"]
-    assert len(problems) == 1 and "copied.py" in problems[0] and "_common/_load.py" in problems[0]
+    assert sorted(tool.name for tool in tools) == ["git_log", "read_file"] and problems == []
 
 
 def test_core_tools_are_in_the_core_group_and_read_only():
@@ -230,13 +218,11 @@ def test_list_directory_errors(tmp_path):
     ("?.c", "ab.c", False, False),
 ])
 def test_gitignore_rules(pattern, path, is_dir, expected):
-    ignore = load_common("ignore")
     rule = ignore.parse_rule(pattern)
     assert rule.matches(path, is_dir) is expected
 
 
 def test_gitignore_comments_blanks_and_negation(tmp_path):
-    ignore = load_common("ignore")
     assert ignore.parse_rule("# comment") is None and ignore.parse_rule("   ") is None
     (tmp_path / ".gitignore").write_text("*.log\n!keep.log\n")
     layers = [(tmp_path, ignore.read_rules(tmp_path / ".gitignore"))]
@@ -296,7 +282,7 @@ def test_the_deadline_child_never_returns_into_its_caller():
     # search_text computes in a forked child; one that cannot send its answer (here: no JSON) must exit, never go
     # on as a copy of the caller (in a test run, a second pytest)
     script = (f"import importlib.util\n"
-              f"spec = importlib.util.spec_from_file_location('d', {str(TOOLS_DIR / '_common' / '_deadline.py')!r})\n"
+              f"spec = importlib.util.spec_from_file_location('d', {str(TOOLS_DIR / 'core' / 'search_text.py')!r})\n"
               "d = importlib.util.module_from_spec(spec)\n"
               "spec.loader.exec_module(d)\n"
               "try:\n"
@@ -304,7 +290,8 @@ def test_the_deadline_child_never_returns_into_its_caller():
               "except Exception as exc:\n"
               "    print('raised', type(exc).__name__, flush=True)\n"
               "print('after', flush=True)\n")
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60,
+                          cwd=TOOLS_DIR.parent)
     assert done.stdout.splitlines() == ["raised Exception", "after"], done.stdout  # the parent only
 
 

@@ -1,6 +1,5 @@
 """port_status and kill_process with real sockets and real subprocesses."""
 
-import importlib.util
 import os
 import shutil
 import socket
@@ -10,17 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import Approver, TOOLS_DIR, call, ok
+from ankit.toolkit import ports
+from tests.helpers import Approver, call, ok
 
 SLEEPER = "import signal, sys, time\nif 'stubborn' in sys.argv: signal.signal(signal.SIGTERM, signal.SIG_IGN)\nprint('ready', flush=True)\ntime.sleep(60)\n"
 SERVER = "import socket, time\ns = socket.socket()\ns.bind(('127.0.0.1', 0))\ns.listen()\nprint(s.getsockname()[1], flush=True)\ntime.sleep(60)\n"
 
 
-def ports_module():
-    spec = importlib.util.spec_from_file_location("test_ports_helper", TOOLS_DIR / "_common" / "_ports.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 @pytest.fixture
@@ -70,13 +65,13 @@ def test_port_status_free_port_and_bad_port():
 
 @pytest.mark.skipif(not shutil.which("lsof"), reason="lsof is not installed")
 def test_lsof_backend_finds_the_same_listener(listening):
-    found = ports_module().lsof_listeners(listening, ("tcp",))
+    found = ports.lsof_listeners(listening, ("tcp",))
     assert [(item.port, item.pid) for item in found] == [(listening, os.getpid())]
 
 
 def test_lsof_output_parsing():
     sample = "p4242\ncnode\nLalice\nn127.0.0.1:3000\nn[::1]:3000\np99\ncpython3\nLbob\nn*:8080\n"
-    found = ports_module()._parse_lsof(sample, "tcp")
+    found = ports._parse_lsof(sample, "tcp")
     assert [(i.address, i.port, i.pid, i.user, i.command) for i in found] == [
         ("127.0.0.1", 3000, 4242, "alice", "node"), ("::1", 3000, 4242, "alice", "node"), ("*", 8080, 99, "bob", "python3")]
 

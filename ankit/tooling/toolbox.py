@@ -154,7 +154,7 @@ def run_call(call: ToolCall, tool: Tool | None, ctx: ToolContext, approve: Appro
     except (Cancelled, KeyboardInterrupt):
         raise
     except BaseException as exc:  # SystemExit and RecursionError too: a tool's failure is information, not a crash
-        return error(_failure(exc))
+        return error(_failure(exc, tool.name))
     content = cap_output(output_text, cap)
     return ToolResult(call.id, call.name, content, summary=scrub.text(_summary(told, output_text, cap)),
                       loaded=loaded)
@@ -247,13 +247,15 @@ def _text_of(exc: BaseException) -> str:
         return ""
 
 
-def _failure(exc: BaseException) -> str:
-    """A tool's own error classes already say what went wrong; a builtin one needs its name for context."""
-    own = isinstance(exc, ToolError) or type(exc).__module__.startswith("ankit_tool")  # tool modules and their _common helpers
+def _failure(exc: BaseException, tool: str) -> str:
+    """A ToolError (ankit.toolkit's) says what went wrong in the tool's words; any other exception is a bug in
+    the tool, said as one: its class and message, and that the call itself may be fine."""
     text = _text_of(exc)
+    if isinstance(exc, ToolError):
+        return text or f"{tool} failed without saying why"
     if isinstance(exc, SystemExit):
         return f"the tool called exit({text or 0}); ankit kept running"
-    return text if own and text else f"{type(exc).__name__}: {text}"
+    return f"{type(exc).__name__}: {text} (a bug in the tool {tool}: it raised this instead of a ToolError)"
 
 
 def _as_text(output) -> str:

@@ -1,12 +1,8 @@
 """find_files: paths under a folder whose names or relative paths match a glob pattern."""
 
-import importlib.util
 import re
-from pathlib import Path
 
-_spec = importlib.util.spec_from_file_location("ankit_tools_load", Path(__file__).resolve().parents[1] / "_common" / "_load.py")
-_spec.loader.exec_module(_load := importlib.util.module_from_spec(_spec))
-paths, ignore = _load.common("paths"), _load.common("ignore")
+from ankit.toolkit import ToolError, ignore, paths
 
 MAX_RESULTS = 500
 
@@ -46,10 +42,10 @@ def run(args: dict, ctx) -> str:
     """Return matching paths, one a line, relative to the working folder."""
     folder = paths.resolve(ctx, args.get("path"))
     if not folder.is_dir():
-        raise paths.ToolError(f"no such folder: {paths.show(ctx, folder)}; give a folder to search in")
+        raise ToolError(f"no such folder: {paths.show(ctx, folder)}; give a folder to search in")
     pattern = args["pattern"].strip().removeprefix("./")
     if not pattern:
-        raise paths.ToolError("pattern is empty; give a glob such as '*.py' or 'src/**/*.js'")
+        raise ToolError("pattern is empty; give a glob such as '*.py' or 'src/**/*.js'")
     regex = re.compile(ignore.translate(pattern), re.DOTALL)
     by_name = "/" not in pattern
     kind = args.get("kind") or "file"

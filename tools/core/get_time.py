@@ -2,6 +2,8 @@
 
 from datetime import datetime, timezone
 
+from ankit.toolkit import ToolError
+
 name = "get_time"
 description = (
     "Get the current date, time and weekday: local time and UTC, or the time in a named IANA time zone "
@@ -23,9 +25,6 @@ examples = [
 ]
 
 
-class TimeZoneError(ValueError):
-    """An unknown time zone name, said with what to give instead."""
-
 
 def run(args: dict, ctx) -> str:
     """Return the current time as readable lines with ISO timestamps."""
@@ -46,12 +45,12 @@ def _line(label: str, moment: datetime) -> str:
 
 
 def _zone(zone_name: str):
-    """A ZoneInfo by name, or a TimeZoneError saying what to give instead."""
+    """A ZoneInfo by name, or a ToolError saying what to give instead."""
     from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
     try:
         return ZoneInfo(zone_name)
     except (ZoneInfoNotFoundError, ValueError):
-        raise TimeZoneError(
+        raise ToolError(
             f"unknown time zone {zone_name!r}; use an IANA name such as 'Europe/Berlin' or 'Asia/Tokyo'"
         ) from None

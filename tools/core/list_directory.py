@@ -1,11 +1,8 @@
 """list_directory: the files and folders in a folder, optionally a few levels deep."""
 
-import importlib.util
 from pathlib import Path
 
-_spec = importlib.util.spec_from_file_location("ankit_tools_load", Path(__file__).resolve().parents[1] / "_common" / "_load.py")
-_spec.loader.exec_module(_load := importlib.util.module_from_spec(_spec))
-paths, text, ignore = _load.common("paths"), _load.common("text"), _load.common("ignore")
+from ankit.toolkit import ToolError, ignore, paths, text
 
 MAX_ENTRIES = 500
 
@@ -41,9 +38,9 @@ def run(args: dict, ctx) -> str:
     """Return one line per entry, indented by level."""
     folder = paths.resolve(ctx, args.get("path"))
     if not folder.exists():
-        raise paths.ToolError(f"no such folder: {paths.show(ctx, folder)}{paths.suggest(folder)}")
+        raise ToolError(f"no such folder: {paths.show(ctx, folder)}{paths.suggest(folder)}")
     if not folder.is_dir():
-        raise paths.ToolError(f"{paths.show(ctx, folder)} is a file; use read_file to read it")
+        raise ToolError(f"{paths.show(ctx, folder)} is a file; use read_file to read it")
     depth = min(5, max(1, int(args.get("depth") or 1)))
     lines = []
     if depth == 1:

@@ -1,12 +1,9 @@
 """read_file: show a text file, or a range of its lines, with line numbers."""
 
-import importlib.util
 import itertools
 from pathlib import Path
 
-_spec = importlib.util.spec_from_file_location("ankit_tools_load", Path(__file__).resolve().parents[1] / "_common" / "_load.py")
-_spec.loader.exec_module(_load := importlib.util.module_from_spec(_spec))
-paths, text = _load.common("paths"), _load.common("text")
+from ankit.toolkit import ToolError, paths, text
 
 MAX_LINES = 2000
 MAX_CHARS = 60_000
@@ -50,7 +47,7 @@ def run(args: dict, ctx) -> str:
     start = max(1, int(args.get("start_line") or 1))
     end = args.get("end_line")
     if end is not None and int(end) < start:
-        raise paths.ToolError(f"end_line {end} is before start_line {start}; give a range like 10 to 40")
+        raise ToolError(f"end_line {end} is before start_line {start}; give a range like 10 to 40")
     with open(path, "rb") as handle:
         head = handle.read(8192)
     if text.looks_binary(head):

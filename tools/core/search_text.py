@@ -1,13 +1,15 @@
 """search_text: lines matching a regular expression across files, as file:line: text."""
 
-import importlib.util
+import json
+import os
 import re
+import select
+import signal
+import time
+import warnings
 from pathlib import Path
 
-_spec = importlib.util.spec_from_file_location("ankit_tools_load", Path(__file__).resolve().parents[1] / "_common" / "_load.py")
-_spec.loader.exec_module(_load := importlib.util.module_from_spec(_spec))
-paths, text, ignore = _load.common("paths"), _load.common("text"), _load.common("ignore")
-deadline = _load.common("deadline")
+from ankit.toolkit import ToolError, ignore, paths, text
 
 MAX_FILE_BYTES = 4 * 1024 * 1024
 DEFAULT_RESULTS = 200
@@ -58,17 +60,17 @@ def run(args: dict, ctx) -> str:
         return _search(args, ctx, regex)
     seconds = float(ctx.config.get("search_timeout") or REGEX_SECONDS) if isinstance(ctx.config, dict) else REGEX_SECONDS
     try:
-        return deadline.run_with_deadline(lambda: _search(args, ctx, regex), seconds, paths.ToolError)
+        return run_with_deadline(lambda: _search(args, ctx, regex), seconds, ToolError)
     except TimeoutError:
-        raise paths.ToolError(f"the regular expression took longer than {seconds:g} s (it may backtrack "
-                              "catastrophically, as (a+)+ does); simplify it, narrow path or glob, or set literal") from None
+        raise ToolError(f"the regular expression took longer than {seconds:g} s (it may backtrack "
+                        "catastrophically, as (a+)+ does); simplify it, narrow path or glob, or set literal") from None
 
 
 def _search(args: dict, ctx, regex: re.Pattern) -> str:
     """The search itself: matching lines with file and line number, bounded by max_results."""
     target = paths.resolve(ctx, args.get("path"))
     if not target.exists():
-        raise paths.ToolError(f"no such file or folder: {paths.show(ctx, target)}{paths.suggest(target)}")
+        raise ToolError(f"no such file or folder: {paths.show(ctx, target)}{paths.suggest(target)}")
     limit = max(1, int(args.get("max_results") or DEFAULT_RESULTS))
     context = min(5, max(0, int(args.get("context") or 0)))
     out, count, skipped = [], 0, 0
@@ -95,7 +97,7 @@ def _compile(args: dict) -> re.Pattern:
     try:
         return re.compile(source, re.IGNORECASE if args.get("ignore_case") else 0)
     except re.error as exc:
-        raise paths.ToolError(f"invalid regular expression ({exc}); fix it or set literal to true") from None
+        raise ToolError(f"invalid regular expression ({exc}); fix it or set literal to true") from None
 
 
 def _files(target: Path, args: dict, ctx):
@@ -147,3 +149,79 @@ def _matches(lines: list[str], regex: re.Pattern, context: int, shown: str, room
             out.append(f"{shown}{mark}{n + 1}{mark} {text.clip_line(lines[n], 300)}")
         done = max(done, high)
     return out, len(hits)
+
+
+# --- a pure computation under a deadline, in a forked child whose answer comes back through a pipe -------------
+# Python's regular expression engine never checks for signals or releases the GIL, so a catastrophic pattern
+# (`(a+)+$` on a long line) cannot be stopped from inside the process; a child can be killed.
+
+
+def run_with_deadline(work, seconds: float, error_class=Exception):
+    """work() (returning JSON-able data) in a child process; TimeoutError once `seconds` pass.
+
+    An exception in the child comes back as error_class(message). Where fork is missing, work() runs here.
+    """
+    if not hasattr(os, "fork"):
+        return work()
+    read, write = os.pipe()
+    with warnings.catch_warnings():  # fork() in a threaded process: the child only computes and exits
+        warnings.simplefilter("ignore", DeprecationWarning)
+        pid = os.fork()
+    if pid == 0:
+        _child(work, read, write)
+    os.close(write)
+    try:
+        kind, value = _collect(read, time.monotonic() + seconds)
+    finally:
+        os.close(read)
+        _reap(pid)
+    if kind == "error":
+        raise error_class(value)
+    return value
+
+
+def _child(work, read: int, write: int) -> None:
+    """Compute and send the answer, then exit: the child never returns into its caller, a copy of the parent
+    (an answer that is no JSON, a Ctrl-C before its handler, a pipe the parent closed at the deadline)."""
+    try:
+        os.close(read)
+        signal.signal(signal.SIGINT, signal.SIG_DFL)  # Ctrl-C ends the child at once
+        try:
+            answer = ["ok", work()]
+        except BaseException as exc:  # noqa: BLE001 - everything goes back to the parent as one line
+            answer = ["error", str(exc) or type(exc).__name__]
+        data = json.dumps(answer).encode("utf-8", "replace")
+        while data:
+            data = data[os.write(write, data):]
+    finally:
+        os._exit(0)
+
+
+def _collect(read: int, deadline: float) -> list:
+    chunks = []
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError
+        ready, _, _ = select.select([read], [], [], left)
+        if ready:
+            chunk = os.read(read, 1 << 20)
+            if not chunk:
+                break
+            chunks.append(chunk)
+    try:
+        return json.loads(b"".join(chunks))
+    except ValueError:
+        return ["error", "the search stopped unexpectedly"]
+
+
+def _reap(pid: int) -> None:
+    """Kill the child if it still runs, and collect it."""
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    try:
+        os.waitpid(pid, 0)
+    except ChildProcessError:
+        pass

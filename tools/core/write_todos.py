@@ -1,5 +1,7 @@
 """write_todos: replace the session's checklist, which the user sees and the session file keeps."""
 
+from ankit.toolkit import ToolError
+
 name = "write_todos"
 description = (
     "Keep a todo list (checklist) for a task of several steps: give the whole list each time, every item with "
@@ -39,9 +41,6 @@ examples = [
 ]
 
 
-class TodoError(Exception):
-    """A checklist that cannot be kept, said in one line."""
-
 
 def run(args: dict, ctx) -> str:
     """Check the items, replace the list, and show it back."""
@@ -49,15 +48,15 @@ def run(args: dict, ctx) -> str:
     for number, item in enumerate(args["todos"], 1):
         text = " ".join(str(item.get("text", "")).split())
         if not text:
-            raise TodoError(f"item {number} has no text; give each todo a few words")
+            raise ToolError(f"item {number} has no text; give each todo a few words")
         if len(text) > MAX_TEXT:
-            raise TodoError(f"item {number} is longer than {MAX_TEXT} characters; keep each todo short")
+            raise ToolError(f"item {number} is longer than {MAX_TEXT} characters; keep each todo short")
         items.append({"text": text, "status": item.get("status") or "pending"})
     if len(items) > MAX_ITEMS:
-        raise TodoError(f"{len(items)} items is more than {MAX_ITEMS}; group small steps together")
+        raise ToolError(f"{len(items)} items is more than {MAX_ITEMS}; group small steps together")
     todos = getattr(ctx, "todos", None)
     if todos is None:
-        raise TodoError("this ankit keeps no todo list")
+        raise ToolError("this ankit keeps no todo list")
     todos.replace(items)
     if not items:
         return "the todo list is empty now"

@@ -1,12 +1,9 @@
 """delete_file: remove a file, or a folder and everything in it."""
 
-import importlib.util
 import shutil
 from pathlib import Path
 
-_spec = importlib.util.spec_from_file_location("ankit_tools_load", Path(__file__).resolve().parents[1] / "_common" / "_load.py")
-_spec.loader.exec_module(_load := importlib.util.module_from_spec(_spec))
-paths, text = _load.common("paths"), _load.common("text")
+from ankit.toolkit import ToolError, paths, text
 
 name = "delete_file"
 description = (
@@ -58,9 +55,9 @@ def _target(args: dict, ctx):
     """The path to delete (a link itself, not its target); raise ToolError when it must not be deleted."""
     path = paths.unfollowed(ctx, args["path"])
     if not path.exists() and not path.is_symlink():
-        raise paths.ToolError(f"no such file or folder: {args['path']}{paths.suggest(path)}")
+        raise ToolError(f"no such file or folder: {args['path']}{paths.suggest(path)}")
     if path.resolve() in (paths.workdir(ctx), *paths.workdir(ctx).parents, Path.home()):
-        raise paths.ToolError(f"refusing to delete {path}: it is the working folder, one of its parents or home")
+        raise ToolError(f"refusing to delete {path}: it is the working folder, one of its parents or home")
     if path.is_dir() and not path.is_symlink() and not args.get("recursive"):
-        raise paths.ToolError(f"{paths.show(ctx, path)} is a folder; set recursive to true to delete it and its contents")
+        raise ToolError(f"{paths.show(ctx, path)} is a folder; set recursive to true to delete it and its contents")
     return path

@@ -1,11 +1,6 @@
 """edit_file: replace an exact piece of text in a file, once or everywhere."""
 
-import importlib.util
-from pathlib import Path
-
-_spec = importlib.util.spec_from_file_location("ankit_tools_load", Path(__file__).resolve().parents[1] / "_common" / "_load.py")
-_spec.loader.exec_module(_load := importlib.util.module_from_spec(_spec))
-paths, edits = _load.common("paths"), _load.common("edits")
+from ankit.toolkit import ToolError, edits, paths
 
 name = "edit_file"
 description = (
@@ -53,27 +48,27 @@ def run(args: dict, ctx) -> str:
 
 
 def _plan(args: dict, ctx):
-    """The file, its new content and its shown name; raise EditError when the edit does not fit."""
+    """The file, its new content and its shown name; raise ToolError when the edit does not fit."""
     path = paths.resolve(ctx, args["path"])
     shown = paths.show(ctx, path)
     file = edits.load(path, shown)
     if not file.exists:
-        raise edits.EditError(f"no such file: {shown}{paths.suggest(path)}; use write_file to create a file")
+        raise ToolError(f"no such file: {shown}{paths.suggest(path)}; use write_file to create a file")
     old, new = args["old_string"], args["new_string"]
     if not old:
-        raise edits.EditError("old_string is empty; give the exact text to replace (use write_file for new files)")
+        raise ToolError("old_string is empty; give the exact text to replace (use write_file for new files)")
     if old == new:
-        raise edits.EditError("old_string and new_string are the same; nothing to change")
+        raise ToolError("old_string and new_string are the same; nothing to change")
     if old not in file.content and "\r\n" in file.content:
         old, new = old.replace("\n", "\r\n"), new.replace("\n", "\r\n")
     count = file.content.count(old)
     if count == 0:
-        raise edits.EditError(f"old_string was not found in {shown}{_closest(file.content, old)}")
+        raise ToolError(f"old_string was not found in {shown}{_closest(file.content, old)}")
     if count > 1 and not args.get("replace_all"):
         where = ", ".join(str(n) for n in _line_numbers(file.content, old)[:10])
-        raise edits.EditError(
-            f"old_string occurs {count} times in {shown} (lines {where}); include more surrounding text to pick "
-            "one, or set replace_all to true"
+        raise ToolError(
+                        f"old_string occurs {count} times in {shown} (lines {where}); include more surrounding text to pick "
+                        "one, or set replace_all to true"
         )
     return file, file.content.replace(old, new), shown
 

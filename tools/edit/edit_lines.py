@@ -1,11 +1,6 @@
 """edit_lines: replace, insert or delete a range of lines, refused when the file changed since it was read."""
 
-import importlib.util
-from pathlib import Path
-
-_spec = importlib.util.spec_from_file_location("ankit_tools_load", Path(__file__).resolve().parents[1] / "_common" / "_load.py")
-_spec.loader.exec_module(_load := importlib.util.module_from_spec(_spec))
-paths, edits, text = _load.common("paths"), _load.common("edits"), _load.common("text")
+from ankit.toolkit import ToolError, edits, paths, text
 
 SHOWN_AROUND = 3  # lines of context around the changed region in the result
 
@@ -68,24 +63,24 @@ def _operation(args: dict) -> str:
 
 
 def _plan(args: dict, ctx):
-    """The file, its new content and its shown name; raise EditError when the edit does not fit."""
+    """The file, its new content and its shown name; raise ToolError when the edit does not fit."""
     path = paths.resolve(ctx, args["path"])
     shown = paths.show(ctx, path)
     file = edits.load(path, shown)
     if not file.exists:
-        raise edits.EditError(f"no such file: {shown}{paths.suggest(path)}; use write_file to create a file")
+        raise ToolError(f"no such file: {shown}{paths.suggest(path)}; use write_file to create a file")
     current = text.file_hash(file.content.encode(file.encoding))
     given = str(args["file_hash"]).strip().lower()
     if len(given) < 8 or not current.startswith(given):
-        raise edits.EditError(f"{shown} changed since it was read (its hash is not {given!r}); "
-                              "read it again with read_file and use the new line numbers and hash")
+        raise ToolError(f"{shown} changed since it was read (its hash is not {given!r}); "
+                        "read it again with read_file and use the new line numbers and hash")
     lines = _split(file.content)
     start, end = _range(args, len(lines), shown)
     newline = "\r\n" if "\r\n" in file.content else "\n"
     fresh = _split(_new_lines(args, newline)) if _operation(args) != "delete" else []
     if _operation(args) == "insert":
         if not fresh:
-            raise edits.EditError("new_text is empty; give the lines to insert")
+            raise ToolError("new_text is empty; give the lines to insert")
         if start > len(lines) and lines and not lines[-1].endswith("\n"):
             lines[-1] += newline  # appending after a last line that had no newline
         end = start - 1
@@ -95,7 +90,7 @@ def _plan(args: dict, ctx):
         fresh[0] = "\ufeff" + fresh[0]  # keep a byte-order mark
     new = "".join(lines[: start - 1] + fresh + lines[end:])
     if new == file.content:
-        raise edits.EditError(f"the new text is the same as lines {start}-{end} of {shown}; nothing to change")
+        raise ToolError(f"the new text is the same as lines {start}-{end} of {shown}; nothing to change")
     return file, new, shown
 
 
@@ -105,14 +100,14 @@ def _range(args: dict, total: int, shown: str) -> tuple[int, int]:
     end = int(args.get("end_line") or start)
     if _operation(args) == "insert":
         if not 1 <= start <= total + 1:
-            raise edits.EditError(f"line {start} is outside {shown}, which has {total} lines; insert before a line "
-                                  f"from 1 to {total + 1} ({total + 1} appends)")
+            raise ToolError(f"line {start} is outside {shown}, which has {total} lines; insert before a line "
+                            f"from 1 to {total + 1} ({total + 1} appends)")
         return start, start
     if end < start:
-        raise edits.EditError(f"end_line {end} is before start_line {start}; give a range like 10 to 12")
+        raise ToolError(f"end_line {end} is before start_line {start}; give a range like 10 to 12")
     if start < 1 or end > total:
-        raise edits.EditError(f"lines {start}-{end} are outside {shown}, which has {total} lines; read it again "
-                              "and give a range inside it")
+        raise ToolError(f"lines {start}-{end} are outside {shown}, which has {total} lines; read it again "
+                        "and give a range inside it")
     return start, end
 
 

@@ -1,11 +1,6 @@
 """make_directory: create a folder and any missing parents."""
 
-import importlib.util
-from pathlib import Path
-
-_spec = importlib.util.spec_from_file_location("ankit_tools_load", Path(__file__).resolve().parents[1] / "_common" / "_load.py")
-_spec.loader.exec_module(_load := importlib.util.module_from_spec(_spec))
-paths = _load.common("paths")
+from ankit.toolkit import ToolError, paths
 
 name = "make_directory"
 description = "Create a folder (and any missing parent folders) relative to the working folder, like mkdir -p."
@@ -38,6 +33,6 @@ def run(args: dict, ctx) -> str:
     if path.is_dir():
         return f"{shown}/ already exists"
     if path.exists():
-        raise paths.ToolError(f"{shown} exists and is a file; choose another folder name")
+        raise ToolError(f"{shown} exists and is a file; choose another folder name")
     path.mkdir(parents=True)
     return f"created {shown}/"

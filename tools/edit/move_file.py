@@ -1,12 +1,8 @@
 """move_file: move or rename a file or folder."""
 
-import importlib.util
 import shutil
-from pathlib import Path
 
-_spec = importlib.util.spec_from_file_location("ankit_tools_load", Path(__file__).resolve().parents[1] / "_common" / "_load.py")
-_spec.loader.exec_module(_load := importlib.util.module_from_spec(_spec))
-paths = _load.common("paths")
+from ankit.toolkit import ToolError, paths
 
 name = "move_file"
 description = (
@@ -55,14 +51,14 @@ def _plan(args: dict, ctx):
     """The source and final target paths; raise ToolError when the move cannot happen."""
     source = paths.unfollowed(ctx, args["source"])
     if not source.exists() and not source.is_symlink():
-        raise paths.ToolError(f"no such file or folder: {args['source']}{paths.suggest(source)}")
+        raise ToolError(f"no such file or folder: {args['source']}{paths.suggest(source)}")
     target = paths.resolve(ctx, args["destination"])
     if target.is_dir():
         target = target / source.name
     if target == source.resolve():
-        raise paths.ToolError("source and destination are the same path")
+        raise ToolError("source and destination are the same path")
     if source.is_dir() and target.is_relative_to(source.resolve()):
-        raise paths.ToolError("cannot move a folder into itself")
+        raise ToolError("cannot move a folder into itself")
     if target.exists() and (target.is_dir() or not args.get("overwrite")):
-        raise paths.ToolError(f"{paths.show(ctx, target)} already exists; set overwrite to true or pick another name")
+        raise ToolError(f"{paths.show(ctx, target)} already exists; set overwrite to true or pick another name")
     return source, target

@@ -1,11 +1,6 @@
 """write_file: create a file or replace its whole content."""
 
-import importlib.util
-from pathlib import Path
-
-_spec = importlib.util.spec_from_file_location("ankit_tools_load", Path(__file__).resolve().parents[1] / "_common" / "_load.py")
-_spec.loader.exec_module(_load := importlib.util.module_from_spec(_spec))
-paths, edits = _load.common("paths"), _load.common("edits")
+from ankit.toolkit import edits, paths
 
 name = "write_file"
 description = (

@@ -1,11 +1,6 @@
 """git_branch: list branches, or create or switch to one."""
 
-import importlib.util
-from pathlib import Path
-
-_spec = importlib.util.spec_from_file_location("ankit_tools_load", Path(__file__).resolve().parents[1] / "_common" / "_load.py")
-_spec.loader.exec_module(_load := importlib.util.module_from_spec(_spec))
-gitlib = _load.common("git")
+from ankit.toolkit import ToolError, git as gitlib
 
 name = "git_branch"
 description = (
@@ -41,7 +36,7 @@ def run(args: dict, ctx) -> str:
         return gitlib.cap(gitlib.git(ctx, *_argv(args)).rstrip("\n") or "(no branches yet: make a first commit)")
     result = gitlib.run(ctx, *_argv(args))
     if result.returncode != 0:
-        raise gitlib.GitError(gitlib.explain(result.stderr, ctx, ("switch",)))
+        raise ToolError(gitlib.explain(result.stderr, ctx, ("switch",)))
     current = gitlib.git(ctx, "branch", "--show-current").strip()
     return f"now on branch {current}" + (f"\n{result.stderr.strip()}" if "warning" in result.stderr else "")
 
@@ -52,5 +47,5 @@ def _argv(args: dict) -> list[str]:
         return ["branch", "-vv"] + (["--all"] if args.get("all") else [])
     name = gitlib.revision(args.get("name") or "", "branch name")
     if not name:
-        raise gitlib.GitError(f"give the branch name to {action}")
+        raise ToolError(f"give the branch name to {action}")
     return ["switch", "-c", name] if action == "create" else ["switch", name]

@@ -1,11 +1,6 @@
 """git_commit: record staged changes (optionally staging paths first) with a message."""
 
-import importlib.util
-from pathlib import Path
-
-_spec = importlib.util.spec_from_file_location("ankit_tools_load", Path(__file__).resolve().parents[1] / "_common" / "_load.py")
-_spec.loader.exec_module(_load := importlib.util.module_from_spec(_spec))
-gitlib = _load.common("git")
+from ankit.toolkit import ToolError, git as gitlib
 
 name = "git_commit"
 description = (
@@ -54,11 +49,11 @@ def run(args: dict, ctx) -> str:
     if args.get("all"):
         gitlib.git(ctx, "add", "--update")
     if gitlib.run(ctx, "diff", "--cached", "--quiet").returncode == 0:
-        raise gitlib.GitError("nothing is staged to commit; give paths to stage, or set all to true")
+        raise ToolError("nothing is staged to commit; give paths to stage, or set all to true")
     gitlib.git(ctx, "commit", "--quiet", f"--message={args['message'].strip()}", timeout=600)
     return gitlib.cap(gitlib.git(ctx, "show", "--stat", "--format=committed %h on %D: %s", "HEAD").rstrip())
 
 
 def _check_message(args: dict) -> None:
     if not args["message"].strip():
-        raise gitlib.GitError("the commit message is empty; give a short summary of the change")
+        raise ToolError("the commit message is empty; give a short summary of the change")

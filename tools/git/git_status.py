@@ -1,11 +1,6 @@
 """git_status: the branch and the changed, staged and untracked files."""
 
-import importlib.util
-from pathlib import Path
-
-_spec = importlib.util.spec_from_file_location("ankit_tools_load", Path(__file__).resolve().parents[1] / "_common" / "_load.py")
-_spec.loader.exec_module(_load := importlib.util.module_from_spec(_spec))
-gitlib = _load.common("git")
+from ankit.toolkit import git as gitlib
 
 name = "git_status"
 description = (

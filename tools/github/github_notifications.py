@@ -1,14 +1,10 @@
 """github_notifications: list GitHub notifications and mark them read, over the REST API."""
 
-import importlib.util
 import json
 import os
 import urllib.parse
-from pathlib import Path
 
-_spec = importlib.util.spec_from_file_location("ankit_tools_load", Path(__file__).resolve().parents[1] / "_common" / "_load.py")
-_spec.loader.exec_module(_load := importlib.util.module_from_spec(_spec))
-http = _load.common("http")
+from ankit.toolkit import ToolError, http
 
 API = "https://api.github.com"
 
@@ -38,9 +34,6 @@ examples = [
 ]
 
 
-class GitHubError(Exception):
-    """A GitHub request that failed, said in one line; never contains the token."""
-
 
 def _base(ctx) -> str:
     return (ctx.config.get("github_api_url") or API).rstrip("/")
@@ -66,14 +59,14 @@ def run(args: dict, ctx) -> str:
     """List notifications or mark them read."""
     token = os.environ.get("GITHUB_TOKEN", "").strip()
     if not token:
-        raise GitHubError("GITHUB_TOKEN is not set; create a classic token with the notifications scope and export it")
+        raise ToolError("GITHUB_TOKEN is not set; create a classic token with the notifications scope and export it")
     http.approve(ctx, _base(ctx))
     try:
         if (args.get("action") or "list") == "mark_read":
             return _mark_read(args, ctx, token)
         return _list(args, ctx, token)
-    except http.HttpError as exc:
-        raise GitHubError(str(exc).replace(token, "***")) from None
+    except ToolError as exc:
+        raise ToolError(str(exc).replace(token, "***")) from None
 
 
 def _request(ctx, token: str, method: str, path: str, body: dict | None = None):
@@ -89,7 +82,7 @@ def _request(ctx, token: str, method: str, path: str, body: dict | None = None):
     response = http.fetch(base + path, method=method, headers=headers, data=data, timeout=20, max_redirects=2,
                           allowed=lambda url: http.approved(ctx, url))
     if response.status >= 400:
-        raise GitHubError(_explain(response, token))
+        raise ToolError(_explain(response, token))
     return response
 
 
@@ -143,7 +136,7 @@ def _mark_read(args: dict, ctx, token: str) -> str:
     if args.get("thread_id"):
         thread = str(args["thread_id"]).strip().strip("[]")
         if not thread.isdigit():
-            raise GitHubError(f"thread_id {thread!r} is not a number; use the [id] shown by the list")
+            raise ToolError(f"thread_id {thread!r} is not a number; use the [id] shown by the list")
         _request(ctx, token, "PATCH", f"/notifications/threads/{thread}")
         return f"marked thread {thread} as read"
     prefix = f"/repos/{_repo(args)}" if args.get("repo") else ""
@@ -154,5 +147,5 @@ def _mark_read(args: dict, ctx, token: str) -> str:
 def _repo(args: dict) -> str:
     repo = args["repo"].strip().strip("/")
     if repo.count("/") != 1:
-        raise GitHubError(f"repo {repo!r} should look like owner/name")
+        raise ToolError(f"repo {repo!r} should look like owner/name")
     return urllib.parse.quote(repo, safe="/")

@@ -1,15 +1,11 @@
 """http_request: send an HTTP request to an API and return the status, chosen headers and a capped body."""
 
-import importlib.util
 import json
 import os
 import re
 import urllib.parse
-from pathlib import Path
 
-_spec = importlib.util.spec_from_file_location("ankit_tools_load", Path(__file__).resolve().parents[1] / "_common" / "_load.py")
-_spec.loader.exec_module(_load := importlib.util.module_from_spec(_spec))
-http = _load.common("http")
+from ankit.toolkit import ToolError, http
 
 METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
 SAFE = {"GET", "HEAD", "OPTIONS"}  # read-only methods: asked once per origin; the others every time
@@ -83,7 +79,7 @@ def needs_approval(args: dict, ctx) -> bool:
     """Ask for every request that changes something, and once per origin (and secret) for reading requests."""
     try:
         url = _url(args)
-    except http.HttpError:
+    except ToolError:
         return False  # run() reports the bad URL; nothing is sent
     known = _secrets_sent(ctx).get(origin(url), set())
     return _method(args) not in SAFE or not http.approved(ctx, url) or not _env_names(args) <= known
@@ -155,7 +151,7 @@ def _stop(following: str, here: str, method: str, status: int, ctx, hops: int) -
 def _body(args: dict) -> tuple[bytes | None, str]:
     """The request body and its default content type."""
     if "json" in args and args.get("body") is not None:
-        raise http.HttpError("give either json or body, not both")
+        raise ToolError("give either json or body, not both")
     if "json" in args:
         return json.dumps(args["json"], ensure_ascii=False).encode("utf-8"), "application/json"
     if args.get("body") is not None:
@@ -169,11 +165,11 @@ def _expand(headers: dict) -> tuple[dict, list[str]]:
     for key, value in headers.items():
         for ref in ENV_REF.findall(str(value)):
             if not os.environ.get(ref):
-                raise http.HttpError(f"header {key} uses ${{{ref}}}, which is not set in the environment; "
-                                     f"export {ref} before starting ankit")
+                raise ToolError(f"header {key} uses ${{{ref}}}, which is not set in the environment; "
+                                f"export {ref} before starting ankit")
             secrets.append(os.environ[ref])
         if re.search(r"[\r\n]", str(value)) or re.search(r"[\r\n:]", str(key)):
-            raise http.HttpError(f"header {key!r} holds a line break or colon; give one header per key")
+            raise ToolError(f"header {key!r} holds a line break or colon; give one header per key")
         out[str(key)] = ENV_REF.sub(lambda m: os.environ[m.group(1)], str(value))
     return out, secrets
 

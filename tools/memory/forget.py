@@ -1,11 +1,6 @@
 """forget: delete a remembered fact by its id."""
 
-import importlib.util
-from pathlib import Path
-
-_spec = importlib.util.spec_from_file_location("ankit_tools_load", Path(__file__).resolve().parents[1] / "_common" / "_load.py")
-_spec.loader.exec_module(_load := importlib.util.module_from_spec(_spec))
-memory = _load.common("memory")
+from ankit.toolkit import ToolError, memory
 
 name = "forget"
 description = "Forget (delete) a remembered fact by its #id, as shown by recall; use it for facts that are wrong or outdated."
@@ -37,5 +32,5 @@ def run(args: dict, ctx) -> str:
 def _fact(store, args: dict):
     fact = store.get(int(args["id"]))
     if fact is None:
-        raise memory.MemoryStoreError(f"there is no fact #{args['id']}; use recall to see the ids")
+        raise ToolError(f"there is no fact #{args['id']}; use recall to see the ids")
     return fact

@@ -1,11 +1,6 @@
 """recall: find remembered facts for this project and global ones."""
 
-import importlib.util
-from pathlib import Path
-
-_spec = importlib.util.spec_from_file_location("ankit_tools_load", Path(__file__).resolve().parents[1] / "_common" / "_load.py")
-_spec.loader.exec_module(_load := importlib.util.module_from_spec(_spec))
-memory = _load.common("memory")
+from ankit.toolkit import memory
 
 name = "recall"
 description = (

@@ -1,11 +1,6 @@
 """remember: keep a fact for later sessions, for this project or globally."""
 
-import importlib.util
-from pathlib import Path
-
-_spec = importlib.util.spec_from_file_location("ankit_tools_load", Path(__file__).resolve().parents[1] / "_common" / "_load.py")
-_spec.loader.exec_module(_load := importlib.util.module_from_spec(_spec))
-memory = _load.common("memory")
+from ankit.toolkit import ToolError, memory
 
 name = "remember"
 description = (
@@ -40,11 +35,11 @@ def run(args: dict, ctx) -> str:
     """Store the fact and say under which id and scope."""
     fact = " ".join(args["fact"].split())
     if not fact:
-        raise memory.MemoryStoreError("the fact is empty; give one sentence to remember")
+        raise ToolError("the fact is empty; give one sentence to remember")
     if len(fact) > 2000:
-        raise memory.MemoryStoreError("the fact is longer than 2000 characters; keep it to a sentence or two")
+        raise ToolError("the fact is longer than 2000 characters; keep it to a sentence or two")
     if memory.SECRET.search(fact):
-        raise memory.MemoryStoreError("that looks like a secret (a key or token); secrets are not stored in memory")
+        raise ToolError("that looks like a secret (a key or token); secrets are not stored in memory")
     scope = "global" if args.get("scope") == "global" else memory.project_key(ctx)
     with memory.open_memory(ctx) as store:
         fact_id, new = store.add(scope, fact)

@@ -1,14 +1,11 @@
 """kill_process: send a signal to a process (by pid, or whatever listens on a port) and see it end."""
 
-import importlib.util
 import os
 import signal
 import time
 from pathlib import Path
 
-_spec = importlib.util.spec_from_file_location("ankit_tools_load", Path(__file__).resolve().parents[1] / "_common" / "_load.py")
-_spec.loader.exec_module(_load := importlib.util.module_from_spec(_spec))
-ports = _load.common("ports")
+from ankit.toolkit import ToolError, ports
 
 SIGNALS = {"TERM": signal.SIGTERM, "KILL": signal.SIGKILL, "INT": signal.SIGINT, "HUP": signal.SIGHUP}
 
@@ -46,9 +43,9 @@ def run(args: dict, ctx) -> str:
     try:
         os.kill(pid, SIGNALS[signame])
     except ProcessLookupError:
-        raise ports.ProcessError(f"no process with pid {pid}; it may have exited already") from None
+        raise ToolError(f"no process with pid {pid}; it may have exited already") from None
     except PermissionError:
-        raise ports.ProcessError(f"not allowed to signal pid {pid} (owned by {ports.user_of(pid) or 'another user'})") from None
+        raise ToolError(f"not allowed to signal pid {pid} (owned by {ports.user_of(pid) or 'another user'})") from None
     wait = max(0, min(30, int(args.get("wait") if args.get("wait") is not None else 5)))
     deadline = time.monotonic() + wait
     while _running(pid) and time.monotonic() < deadline:
@@ -62,22 +59,22 @@ def run(args: dict, ctx) -> str:
 def _target(args: dict) -> int:
     """The pid to signal, checked; a port is resolved to its listening process."""
     if args.get("pid") is None and args.get("port") is None:
-        raise ports.ProcessError("give pid, or port to stop the process listening on it")
+        raise ToolError("give pid, or port to stop the process listening on it")
     pid = args.get("pid")
     if pid is None:
         owners = sorted({item.pid for item in ports.listeners(int(args["port"])) if item.pid})
         if not owners:
-            raise ports.ProcessError(f"no visible process listens on port {args['port']}; check it with port_status")
+            raise ToolError(f"no visible process listens on port {args['port']}; check it with port_status")
         if len(owners) > 1:
-            raise ports.ProcessError(f"several processes listen on port {args['port']} (pids {owners}); give one pid")
+            raise ToolError(f"several processes listen on port {args['port']} (pids {owners}); give one pid")
         pid = owners[0]
     pid = int(pid)
     if pid <= 1:
-        raise ports.ProcessError(f"refusing to signal pid {pid}; give a real process id")
+        raise ToolError(f"refusing to signal pid {pid}; give a real process id")
     if pid in (os.getpid(), os.getppid()):
-        raise ports.ProcessError(f"pid {pid} is ankit itself or the shell that started it; refusing")
+        raise ToolError(f"pid {pid} is ankit itself or the shell that started it; refusing")
     if not _running(pid):
-        raise ports.ProcessError(f"no process with pid {pid}; list processes with run_command 'ps aux' if needed")
+        raise ToolError(f"no process with pid {pid}; list processes with run_command 'ps aux' if needed")
     return pid
 
 

@@ -1,11 +1,6 @@
 """port_status: which process listens on a port, or every listening port."""
 
-import importlib.util
-from pathlib import Path
-
-_spec = importlib.util.spec_from_file_location("ankit_tools_load", Path(__file__).resolve().parents[1] / "_common" / "_load.py")
-_spec.loader.exec_module(_load := importlib.util.module_from_spec(_spec))
-ports = _load.common("ports")
+from ankit.toolkit import ToolError, ports
 
 name = "port_status"
 description = (
@@ -34,7 +29,7 @@ def run(args: dict, ctx) -> str:
     """One line per listening socket."""
     port = args.get("port")
     if port is not None and not 1 <= int(port) <= 65535:
-        raise ports.ProcessError(f"port {port} is out of range; give a number from 1 to 65535")
+        raise ToolError(f"port {port} is out of range; give a number from 1 to 65535")
     protocol = args.get("protocol") or "tcp"
     protos = ("tcp", "udp") if protocol == "both" else (protocol,)
     found = ports.listeners(port, protos)

@@ -1,12 +1,8 @@
 """add_project_note: keep a note or a decision for this project."""
 
-import importlib.util
 import time
-from pathlib import Path
 
-_spec = importlib.util.spec_from_file_location("ankit_tools_load", Path(__file__).resolve().parents[1] / "_common" / "_load.py")
-_spec.loader.exec_module(_load := importlib.util.module_from_spec(_spec))
-notes, memory = _load.common("notes"), _load.common("memory")
+from ankit.toolkit import ToolError, memory, notes
 
 name = "add_project_note"
 description = (
@@ -35,11 +31,11 @@ def run(args: dict, ctx) -> str:
     """Store the note and say under which id."""
     text = " ".join(str(args["text"]).split())
     if not text:
-        raise notes.NotesError("the note is empty; give the text to keep")
+        raise ToolError("the note is empty; give the text to keep")
     if len(text) > notes.MAX_TEXT:
-        raise notes.NotesError(f"the note is longer than {notes.MAX_TEXT} characters; keep it to a paragraph")
+        raise ToolError(f"the note is longer than {notes.MAX_TEXT} characters; keep it to a paragraph")
     if memory.SECRET.search(text):
-        raise notes.NotesError("that looks like a secret (a key or token); secrets are not stored in notes")
+        raise ToolError("that looks like a secret (a key or token); secrets are not stored in notes")
     kind = args.get("kind") or "note"
     with notes.changing(ctx) as kept:
         same = next((n for n in kept if n.text == text and n.kind == kind), None)

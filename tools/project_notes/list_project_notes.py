@@ -1,11 +1,6 @@
 """list_project_notes: list or search this project's notes and decisions."""
 
-import importlib.util
-from pathlib import Path
-
-_spec = importlib.util.spec_from_file_location("ankit_tools_load", Path(__file__).resolve().parents[1] / "_common" / "_load.py")
-_spec.loader.exec_module(_load := importlib.util.module_from_spec(_spec))
-notes = _load.common("notes")
+from ankit.toolkit import notes
 
 name = "list_project_notes"
 description = (

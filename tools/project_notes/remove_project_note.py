@@ -1,11 +1,6 @@
 """remove_project_note: delete one of this project's notes by its id."""
 
-import importlib.util
-from pathlib import Path
-
-_spec = importlib.util.spec_from_file_location("ankit_tools_load", Path(__file__).resolve().parents[1] / "_common" / "_load.py")
-_spec.loader.exec_module(_load := importlib.util.module_from_spec(_spec))
-notes = _load.common("notes")
+from ankit.toolkit import ToolError, notes
 
 name = "remove_project_note"
 description = "Remove a project note or decision by its #id, as list_project_notes shows it: one that is wrong or outdated."
@@ -23,7 +18,7 @@ examples = ["remove project note 3", "delete the outdated decision from the proj
 def _find(kept: list, note_id: int):
     found = next((n for n in kept if n.id == note_id), None)
     if found is None:
-        raise notes.NotesError(f"this project has no note #{note_id}; use list_project_notes to see the ids")
+        raise ToolError(f"this project has no note #{note_id}; use list_project_notes to see the ids")
     return found
 
 

@@ -1,10 +1,6 @@
 """routine_add: schedule a prompt (or a page watch) that ankit runs by itself, as `ankit routine add` does."""
 
-import importlib.util
-from pathlib import Path
-
-_spec = importlib.util.spec_from_file_location("ankit_tools_routines_argv", Path(__file__).with_name("_argv.py"))
-_spec.loader.exec_module(_argv := importlib.util.module_from_spec(_spec))
+import shlex
 
 name = "routine_add"
 description = (
@@ -48,7 +44,7 @@ def argv(args: dict) -> list[str]:
 def preview(args: dict, ctx) -> str:
     """The exact command that would run."""
     allowed = ", ".join(args.get("allow") or []) or "none: read-only tools only"
-    return f"{_argv.shown(argv(args))}\n(tools it may use without asking: {allowed})"
+    return f"$ {shlex.join(['ankit', *argv(args)])}\n(tools it may use without asking: {allowed})"
 
 
 def run(args: dict, ctx) -> str:

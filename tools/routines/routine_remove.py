@@ -1,10 +1,6 @@
 """routine_remove: delete a scheduled routine by its number, as `ankit routine remove` does."""
 
-import importlib.util
-from pathlib import Path
-
-_spec = importlib.util.spec_from_file_location("ankit_tools_routines_argv", Path(__file__).with_name("_argv.py"))
-_spec.loader.exec_module(_argv := importlib.util.module_from_spec(_spec))
+import shlex
 
 name = "routine_remove"
 description = "Remove a scheduled routine by its number (see routine_list), so it no longer runs."
@@ -21,7 +17,7 @@ examples = ["remove routine 2", "stop the scheduled daily report routine"]
 
 def preview(args: dict, ctx) -> str:
     """The exact command that would run."""
-    return _argv.shown(["routine", "remove", str(args["id"])])
+    return "$ " + shlex.join(["ankit", "routine", "remove", str(args["id"])])
 
 
 def run(args: dict, ctx) -> str:

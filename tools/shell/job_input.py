@@ -1,12 +1,8 @@
 """job_input: write a line to a running background job's standard input."""
 
-import importlib.util
 import time
-from pathlib import Path
 
-_spec = importlib.util.spec_from_file_location("ankit_tools_load", Path(__file__).resolve().parents[1] / "_common" / "_load.py")
-_spec.loader.exec_module(_load := importlib.util.module_from_spec(_spec))
-jobs = _load.common("jobs")
+from ankit.toolkit import ToolError, jobs
 
 SETTLE = 1.0  # seconds to wait for the job's answer to the input
 QUIET = 0.2  # the answer is taken as complete after this long without new output
@@ -52,10 +48,10 @@ def run(args: dict, ctx) -> str:
     """Write the text, then return the job's reply so far."""
     job = jobs.get(ctx, args["job_id"])
     if job.ended():
-        raise jobs.JobError(job.ended())
+        raise ToolError(job.ended())
     stdin = job.proc.stdin
     if stdin is None or stdin.closed:
-        raise jobs.JobError(f"job {job.id}'s input is closed; it takes no more input")
+        raise ToolError(f"job {job.id}'s input is closed; it takes no more input")
     job.move_mark()
     try:
         stdin.write(_data(args).encode("utf-8"))
@@ -63,7 +59,7 @@ def run(args: dict, ctx) -> str:
         if args.get("close_input"):
             stdin.close()
     except (BrokenPipeError, OSError):
-        raise jobs.JobError(f"job {job.id} no longer reads its input ({job.state()})") from None
+        raise ToolError(f"job {job.id} no longer reads its input ({job.state()})") from None
     reply = _settle(job)
     sent = "sent" + (" and closed the input" if args.get("close_input") else "")
     return f"{sent}; {job.line()}\n{reply or '(no reply yet; see job_output or wait with job_wait)'}"

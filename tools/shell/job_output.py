@@ -1,11 +1,6 @@
 """job_output: what a background job has printed so far."""
 
-import importlib.util
-from pathlib import Path
-
-_spec = importlib.util.spec_from_file_location("ankit_tools_load", Path(__file__).resolve().parents[1] / "_common" / "_load.py")
-_spec.loader.exec_module(_load := importlib.util.module_from_spec(_spec))
-jobs = _load.common("jobs")
+from ankit.toolkit import jobs
 
 name = "job_output"
 description = (

@@ -1,13 +1,9 @@
 """job_start: start a long-running command in the background."""
 
-import importlib.util
 import subprocess
 import time
-from pathlib import Path
 
-_spec = importlib.util.spec_from_file_location("ankit_tools_load", Path(__file__).resolve().parents[1] / "_common" / "_load.py")
-_spec.loader.exec_module(_load := importlib.util.module_from_spec(_spec))
-paths, proc, jobs = _load.common("paths"), _load.common("proc"), _load.common("jobs")
+from ankit.toolkit import ToolError, jobs, paths, proc
 
 name = "job_start"
 description = (
@@ -42,7 +38,7 @@ def run(args: dict, ctx) -> str:
     """Start the job and return its id and first output (if any within a moment)."""
     folder = paths.resolve(ctx, args.get("cwd"))
     if not folder.is_dir():
-        raise paths.ToolError(f"no such folder: {paths.show(ctx, folder)}; give cwd as an existing folder")
+        raise ToolError(f"no such folder: {paths.show(ctx, folder)}; give cwd as an existing folder")
     capture = proc.Capture()
     process, _reader = proc.spawn([*proc.shell(), args["command"]], folder, capture, stdin=subprocess.PIPE)
     job = jobs.Job(jobs.next_id(ctx), args["command"], folder, process, capture, time.monotonic())

@@ -1,11 +1,6 @@
 """job_stop: stop a background job and its child processes."""
 
-import importlib.util
-from pathlib import Path
-
-_spec = importlib.util.spec_from_file_location("ankit_tools_load", Path(__file__).resolve().parents[1] / "_common" / "_load.py")
-_spec.loader.exec_module(_load := importlib.util.module_from_spec(_spec))
-proc, jobs = _load.common("proc"), _load.common("jobs")
+from ankit.toolkit import jobs, proc
 
 name = "job_stop"
 description = (

@@ -1,13 +1,9 @@
 """job_wait: wait for a background job to finish or to print a line matching a pattern."""
 
-import importlib.util
 import re
 import time
-from pathlib import Path
 
-_spec = importlib.util.spec_from_file_location("ankit_tools_load", Path(__file__).resolve().parents[1] / "_common" / "_load.py")
-_spec.loader.exec_module(_load := importlib.util.module_from_spec(_spec))
-jobs = _load.common("jobs")
+from ankit.toolkit import ToolError, jobs
 
 DEFAULT_TIMEOUT = 30
 MAX_TIMEOUT = 600
@@ -67,7 +63,7 @@ def _compile(raw: str | None):
     try:
         return re.compile(raw)
     except re.error as exc:
-        raise jobs.JobError(f"pattern {raw!r} is not a valid regular expression ({exc}); escape special characters") from None
+        raise ToolError(f"pattern {raw!r} is not a valid regular expression ({exc}); escape special characters") from None
 
 
 def _match(pattern, output: str) -> str | None:

@@ -1,11 +1,6 @@
 """run_command: run a shell command line to completion, with a timeout and capped output."""
 
-import importlib.util
-from pathlib import Path
-
-_spec = importlib.util.spec_from_file_location("ankit_tools_load", Path(__file__).resolve().parents[1] / "_common" / "_load.py")
-_spec.loader.exec_module(_load := importlib.util.module_from_spec(_spec))
-paths, proc = _load.common("paths"), _load.common("proc")
+from ankit.toolkit import ToolError, paths, proc
 
 DEFAULT_TIMEOUT = 120
 MAX_TIMEOUT = 3600
@@ -52,9 +47,9 @@ def run(args: dict, ctx) -> str:
     """Run the command and report exit code, duration and output."""
     folder = paths.resolve(ctx, args.get("cwd"))
     if not folder.is_dir():
-        raise paths.ToolError(f"no such folder: {paths.show(ctx, folder)}; give cwd as an existing folder")
+        raise ToolError(f"no such folder: {paths.show(ctx, folder)}; give cwd as an existing folder")
     if not args["command"].strip():
-        raise paths.ToolError("command is empty; give a shell command line")
+        raise ToolError("command is empty; give a shell command line")
     live = proc.LiveText(getattr(ctx, "output", None))
     outcome = proc.run([*proc.shell(), args["command"]], folder, _timeout(args), live.feed)
     if outcome.timed_out:

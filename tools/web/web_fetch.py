@@ -1,12 +1,10 @@
 """web_fetch: download a web page and return it as readable text."""
 
-import importlib.util
+import re
 import urllib.parse
-from pathlib import Path
+from html.parser import HTMLParser
 
-_spec = importlib.util.spec_from_file_location("ankit_tools_load", Path(__file__).resolve().parents[1] / "_common" / "_load.py")
-_spec.loader.exec_module(_load := importlib.util.module_from_spec(_spec))
-http, html = _load.common("http"), _load.common("html")
+from ankit.toolkit import ToolError, http
 
 DEFAULT_CHARS = 30_000
 MAX_CHARS = 60_000  # under ankit's 64 KiB cap on a tool's output, so nothing is cut between start offsets
@@ -61,7 +59,7 @@ def run(args: dict, ctx) -> str:
         header.append(f"(redirected from {response.redirects[0]})")
     if response.status >= 400:
         _, snippet = _body(response, False)
-        raise http.HttpError(f"HTTP {response.status} {response.reason} from {response.url}: {snippet[:200].strip()!r}")
+        raise ToolError(f"HTTP {response.status} {response.reason} from {response.url}: {snippet[:200].strip()!r}")
     title, body = _body(response, bool(args.get("raw")))
     if title:
         header.append(f"Title: {title}")
@@ -80,7 +78,7 @@ def _body(response, raw: bool) -> tuple[str, str]:
         return "", f"(binary content, {len(response.body)} bytes of {kind}; not shown)"
     text = response.text()
     if is_html and not raw:
-        return html.to_text(text, response.url)
+        return to_text(text, response.url)
     return "", text
 
 
@@ -94,3 +92,120 @@ def _window(body: str, args: dict) -> str:
     if start + size < len(body):
         piece += f"\n\n[text cut at character {start + size} of {len(body)}; continue with start={start + size}]"
     return piece or "(empty page)"
+
+
+# --- HTML to readable text: headings, lists, links, tables and code kept legible ----------------------------
+
+SKIP = {"script", "style", "noscript", "template", "svg", "iframe", "canvas", "object"}
+BLOCK = {
+    "p", "div", "section", "article", "header", "footer", "nav", "main", "aside", "ul", "ol", "table", "form",
+    "blockquote", "dl", "dt", "dd", "figure", "figcaption", "address", "details", "summary", "fieldset", "hr",
+}
+
+
+class Readable(HTMLParser):
+    """Collects the visible text of a page as lightly marked-up lines."""
+
+    def __init__(self, base_url: str = ""):
+        super().__init__(convert_charrefs=True)
+        self.base_url = base_url
+        self.out: list[str] = []
+        self.title = ""
+        self.skip_depth = 0
+        self.in_title = False
+        self.pre_depth = 0
+        self.links: list[tuple[int, str]] = []
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag == "title":
+            self.in_title = True
+        if tag in SKIP:
+            self.skip_depth += 1
+        if self.skip_depth:
+            return
+        self._open(tag, attrs)
+
+    def _open(self, tag: str, attrs: dict) -> None:
+        if tag in BLOCK:
+            self._newline(2 if tag in ("p", "blockquote", "table") else 1)
+        elif re.fullmatch(r"h[1-6]", tag):
+            self._newline(2)
+            self.out.append("#" * int(tag[1]) + " ")
+        elif tag == "li":
+            self._newline(1)
+            self.out.append("- ")
+        elif tag == "br":
+            self.out.append("\n")
+        elif tag == "tr":
+            self._newline(1)
+        elif tag in ("td", "th"):
+            self.out.append(" | ")
+        elif tag == "pre":
+            self._newline(2)
+            self.out.append("```\n")
+            self.pre_depth += 1
+        elif tag == "img" and attrs.get("alt"):
+            self.out.append(f"[image: {attrs['alt'].strip()}]")
+        elif tag == "a":
+            self.links.append((len(self.out), attrs.get("href") or ""))
+
+    def handle_endtag(self, tag):
+        if tag == "title":
+            self.in_title = False
+        if tag in SKIP:
+            self.skip_depth = max(0, self.skip_depth - 1)
+            return
+        if self.skip_depth:
+            return
+        if tag == "pre" and self.pre_depth:
+            self.pre_depth -= 1
+            self.out.append("\n```")
+            self._newline(2)
+        elif tag == "a" and self.links:
+            self._close_link(*self.links.pop())
+        elif tag in BLOCK or re.fullmatch(r"h[1-6]", tag):
+            self._newline(2 if tag in ("p", "table") or tag.startswith("h") else 1)
+
+    def _close_link(self, start: int, href: str) -> None:
+        label = "".join(self.out[start:]).strip()
+        if not label or not href or href.startswith(("#", "javascript:", "mailto:")):
+            return
+        url = urllib.parse.urljoin(self.base_url, href)
+        del self.out[start:]
+        self.out.append(f"[{label}]({url})")
+
+    def handle_data(self, data):
+        if self.in_title:
+            self.title += data
+            return
+        if self.skip_depth:
+            return
+        if self.pre_depth:
+            self.out.append(data)
+        else:
+            self.out.append(re.sub(r"\s+", " ", data))
+
+    def _newline(self, count: int) -> None:
+        self.out.append("\n" * count)
+
+    def text(self) -> str:
+        """The collected text, blank runs squeezed and lines trimmed."""
+        raw = "".join(self.out)
+        lines, in_pre = [], False
+        for line in raw.split("\n"):
+            if line.strip() == "```":
+                in_pre = not in_pre
+            lines.append(line.rstrip() if in_pre else re.sub(r" {2,}", " ", line).strip(" |") if "|" in line else line.strip())
+        return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
+
+
+def to_text(html: str, base_url: str = "") -> tuple[str, str]:
+    """Return (title, readable text) for an HTML document."""
+    parser = Readable(base_url)
+    try:
+        parser.feed(html)
+        parser.close()
+    except AssertionError:
+        pass  # html.parser gives up on some malformed markup; keep what was read
+    return re.sub(r"\s+", " ", parser.title).strip(), parser.text()

@@ -1,14 +1,10 @@
 """web_search: search the web through SearXNG (JSON API) or DuckDuckGo's HTML page."""
 
-import importlib.util
 import json
 import urllib.parse
 from html.parser import HTMLParser
-from pathlib import Path
 
-_spec = importlib.util.spec_from_file_location("ankit_tools_load", Path(__file__).resolve().parents[1] / "_common" / "_load.py")
-_spec.loader.exec_module(_load := importlib.util.module_from_spec(_spec))
-http = _load.common("http")
+from ankit.toolkit import ToolError, http
 
 DUCKDUCKGO = "https://html.duckduckgo.com/html/"
 
@@ -53,13 +49,13 @@ def run(args: dict, ctx) -> str:
     """Query the configured backend and list the results."""
     query = args["query"].strip()
     if not query:
-        raise http.HttpError("the query is empty; say what to search for")
+        raise ToolError("the query is empty; say what to search for")
     limit = max(1, min(25, int(args.get("max_results") or 8)))
     url = (ctx.config.get("web_search_url") or "").strip()
     backend = (ctx.config.get("web_search_backend") or ("searxng" if url else "duckduckgo")).lower()
     if backend == "searxng":
         if not url:
-            raise http.HttpError("web_search_backend is searxng but web_search_url is not set; set it to your instance")
+            raise ToolError("web_search_backend is searxng but web_search_url is not set; set it to your instance")
         results = _searxng(url, query)
     else:
         results = _duckduckgo(url or DUCKDUCKGO, query)
@@ -78,13 +74,13 @@ def _searxng(base: str, query: str) -> list[tuple[str, str, str]]:
     response = http.fetch(f"{endpoint}?{urllib.parse.urlencode({'q': query, 'format': 'json'})}",
                           headers={"Accept": "application/json"}, timeout=20)
     if response.status == 403:
-        raise http.HttpError("the SearXNG instance refused format=json; enable json in search.formats of its settings.yml")
+        raise ToolError("the SearXNG instance refused format=json; enable json in search.formats of its settings.yml")
     if response.status >= 400:
-        raise http.HttpError(f"HTTP {response.status} {response.reason} from the search server {endpoint}")
+        raise ToolError(f"HTTP {response.status} {response.reason} from the search server {endpoint}")
     try:
         data = json.loads(response.text())
     except json.JSONDecodeError:
-        raise http.HttpError(f"{endpoint} did not answer with JSON; is web_search_url a SearXNG instance?") from None
+        raise ToolError(f"{endpoint} did not answer with JSON; is web_search_url a SearXNG instance?") from None
     return [(_clean(r.get("title")), str(r.get("url") or ""), _clean(r.get("content")))
             for r in data.get("results", []) if isinstance(r, dict) and r.get("url")]
 
@@ -94,7 +90,7 @@ def _duckduckgo(endpoint: str, query: str) -> list[tuple[str, str, str]]:
     response = http.fetch(endpoint, method="POST", data=urllib.parse.urlencode({"q": query}).encode(),
                           headers={"Content-Type": "application/x-www-form-urlencoded"}, timeout=20)
     if response.status >= 400:
-        raise http.HttpError(f"HTTP {response.status} {response.reason} from DuckDuckGo; try again later or set web_search_url")
+        raise ToolError(f"HTTP {response.status} {response.reason} from DuckDuckGo; try again later or set web_search_url")
     parser = _DuckParser()
     parser.feed(response.text())
     return [(_clean(t), _unwrap(link), _clean(s)) for t, link, s in parser.results if "/y.js" not in link]

@@ -1,13 +1,12 @@
 """Shared by the edit tools: read a text file exactly, diff two versions, write one back."""
 
+__all__ = ["TextFile", "load", "save", "diff", "summary"]
+
 import difflib
 from dataclasses import dataclass
 from pathlib import Path
 
-
-
-class EditError(Exception):
-    """An edit that cannot be made, said in one line with what to do."""
+from ankit.errors import ToolError
 
 
 @dataclass
@@ -23,14 +22,14 @@ class TextFile:
 def load(path: Path, shown: str) -> TextFile:
     """Read a text file without translating newlines; a missing file loads as empty and not existing."""
     if path.is_dir():
-        raise EditError(f"{shown} is a folder, not a file")
+        raise ToolError(f"{shown} is a folder, not a file")
     if not path.exists():
         return TextFile(path, "", exists=False)
     if not path.is_file():
-        raise EditError(f"{shown} is not a regular file (a pipe, socket or device); the edit tools only change text files")
+        raise ToolError(f"{shown} is not a regular file (a pipe, socket or device); the edit tools only change text files")
     data = path.read_bytes()
     if b"\x00" in data[:8192]:
-        raise EditError(f"{shown} is a binary file; the edit tools only change text files")
+        raise ToolError(f"{shown} is a binary file; the edit tools only change text files")
     try:
         return TextFile(path, data.decode("utf-8"))
     except UnicodeDecodeError:

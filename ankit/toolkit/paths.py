@@ -1,11 +1,11 @@
 """Paths for file tools: resolve against the working folder and tell when a path leaves it."""
 
+__all__ = ["workdir", "resolve", "unfollowed", "is_inside", "show", "outside_note", "needs_approval", "existing_file", "suggest"]
+
 import os
 from pathlib import Path
 
-
-class ToolError(Exception):
-    """A failure the model should read as one clear line."""
+from ankit.errors import ToolError
 
 
 def workdir(ctx) -> Path:

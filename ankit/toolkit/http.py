@@ -1,5 +1,7 @@
 """HTTP for tools over urllib: http/https only, bounded redirects, size and time caps, charset decoding."""
 
+__all__ = ["fetch", "Response", "check_url", "origin", "approved", "approve", "lookalike_note", "CREDENTIALS", "REDIRECTS"]
+
 import codecs
 import functools
 import re
@@ -10,14 +12,12 @@ import urllib.parse
 import zlib
 from dataclasses import dataclass, field
 
+from ankit.errors import ToolError
+
 USER_AGENT = "Mozilla/5.0 (compatible; ankit/0.1; Python-urllib)"
 REDIRECTS = {301, 302, 303, 307, 308}
 CREDENTIALS = {"authorization", "proxy-authorization", "cookie"}
 META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([a-zA-Z0-9_.:-]+)""", re.IGNORECASE)
-
-
-class HttpError(Exception):
-    """A request that failed, said in one line with what to do."""
 
 
 # Approval per origin (scheme, host, port): the tools that send data off the machine ask before the first request
@@ -111,9 +111,9 @@ def check_url(url: str) -> str:
         url = "https://" + url
     parts = urllib.parse.urlsplit(url)
     if parts.scheme.lower() not in ("http", "https"):
-        raise HttpError(f"only http and https URLs can be fetched, not {parts.scheme or 'this'}: {url[:80]}")
+        raise ToolError(f"only http and https URLs can be fetched, not {parts.scheme or 'this'}: {url[:80]}")
     if not parts.hostname:
-        raise HttpError(f"the URL has no host name: {url[:80]}")
+        raise ToolError(f"the URL has no host name: {url[:80]}")
     return url
 
 
@@ -124,7 +124,7 @@ def fetch(url: str, *, method: str = "GET", headers: dict | None = None, data: b
 
     Credentials in headers go to the first host only: a redirect elsewhere drops them. With follow=False a
     redirect comes back as it is, for the caller to check where it leads. allowed(url), when given, is asked
-    for every redirect to another origin; a target it refuses stops with an HttpError naming it.
+    for every redirect to another origin; a target it refuses stops with an ToolError naming it.
     """
     deadline = time.monotonic() + timeout
     chain: list[str] = []
@@ -136,11 +136,11 @@ def fetch(url: str, *, method: str = "GET", headers: dict | None = None, data: b
             response.redirects = chain
             return response
         if len(chain) >= max_redirects:
-            raise HttpError(f"more than {max_redirects} redirects starting at {chain[0]}; the site loops")
+            raise ToolError(f"more than {max_redirects} redirects starting at {chain[0]}; the site loops")
         chain.append(url)
         url = check_url(urllib.parse.urljoin(url, location))
         if allowed is not None and origin(url) != origin(chain[-1]) and not allowed(url):
-            raise HttpError(f"{chain[-1]} redirected to {url}, another origin the user has not approved; "
+            raise ToolError(f"{chain[-1]} redirected to {url}, another origin the user has not approved; "
                             "fetch that address itself to ask the user")
         if _origin(url) != _origin(chain[-1]):
             headers = {key: value for key, value in headers.items() if key.lower() not in CREDENTIALS}
@@ -164,12 +164,12 @@ def _once(url, method, headers, data, timeout, max_bytes, deadline) -> Response:
             return _read(exc, url, exc.code, str(exc.reason), max_bytes, deadline)
     except urllib.error.URLError as exc:
         if isinstance(exc.reason, (TimeoutError, socket.timeout)):
-            raise HttpError(f"no response from {host} within {timeout:.0f} s") from None
-        raise HttpError(f"could not reach {host} ({_reason(exc.reason)}); check the address or whether you are offline") from None
+            raise ToolError(f"no response from {host} within {timeout:.0f} s") from None
+        raise ToolError(f"could not reach {host} ({_reason(exc.reason)}); check the address or whether you are offline") from None
     except (TimeoutError, socket.timeout):
-        raise HttpError(f"no response from {host} within {timeout:.0f} s") from None
+        raise ToolError(f"no response from {host} within {timeout:.0f} s") from None
     except (ConnectionError, OSError) as exc:
-        raise HttpError(f"connection to {host} failed ({_reason(exc)})") from None
+        raise ToolError(f"connection to {host} failed ({_reason(exc)})") from None
 
 
 def _origin(url: str) -> tuple:

@@ -1,11 +1,15 @@
 """Remembered facts in SQLite, per project and global; FTS5 search when available, LIKE otherwise."""
 
+__all__ = ["open_memory", "Memory", "Fact", "project_key", "SECRET"]
+
 import os
 import re
 import sqlite3
 import time
 from dataclasses import dataclass
 from pathlib import Path
+
+from ankit.errors import ToolError
 
 SECRET = re.compile(
     r"(sk-[A-Za-z0-9_-]{20,}|gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,}"
@@ -15,10 +19,6 @@ TRIGGERS = {
     "facts_ai": "AFTER INSERT ON facts BEGIN INSERT INTO facts_fts(rowid, text) VALUES (new.id, new.text); END",
     "facts_ad": "AFTER DELETE ON facts BEGIN INSERT INTO facts_fts(facts_fts, rowid, text) VALUES ('delete', old.id, old.text); END",
 }
-
-
-class MemoryStoreError(Exception):
-    """A memory request that cannot be served, in one line."""
 
 
 @dataclass
@@ -163,4 +163,4 @@ def open_memory(ctx) -> Memory:
     try:
         return Memory(db_path(ctx), use_fts)
     except (sqlite3.Error, OSError) as exc:
-        raise MemoryStoreError(f"cannot open the memory database at {db_path(ctx)} ({exc}); check data_dir") from None
+        raise ToolError(f"cannot open the memory database at {db_path(ctx)} ({exc}); check data_dir") from None

@@ -22,23 +22,23 @@ data, so every call neutralises them (git's -c settings reach the git processes 
   or core.sshCommand is a program); gc.auto=0 and maintenance.auto=false: no background maintenance.
 """
 
+__all__ = ["git", "run", "require_repo", "revision", "explain", "cap"]
+
 import os
 import re
 import subprocess
 from pathlib import Path
 
+from ankit.errors import ToolError
+
 OUTPUT_CAP = 40_000
 
 
-class GitError(Exception):
-    """A git failure said in one line, with what to do."""
-
-
 def git(ctx, *args: str, timeout: float = 60, check: bool = True) -> str:
-    """Run git with args in ctx.cwd and return its stdout; raise GitError with a clear line on failure."""
+    """Run git with args in ctx.cwd and return its stdout; raise ToolError with a clear line on failure."""
     result = run(ctx, *args, timeout=timeout)
     if check and result.returncode != 0:
-        raise GitError(explain(result.stderr or result.stdout, ctx, args))
+        raise ToolError(explain(result.stderr or result.stdout, ctx, args))
     return result.stdout
 
 
@@ -67,14 +67,14 @@ def run(ctx, *args: str, timeout: float = 60) -> subprocess.CompletedProcess:
 
 def _drivers(ctx) -> list[str]:
     """-c settings that empty every filter and diff driver program the configuration names, and put back the
-    signing and ssh programs the repository's own config names; GitError for a core.worktree leading away."""
+    signing and ssh programs the repository's own config names; ToolError for a core.worktree leading away."""
     query = ["git", *SAFE, *NO_HOOKS, "config", "--show-scope", "--get-regexp", r"^(filter|diff|gpg|core)\."]
     try:
         found = _run(ctx, query, 10, ("config",))
         if found.returncode == 129:  # a git older than 2.26 has no --show-scope: every scope counts as the repository's
             found = _run(ctx, [*query[:-3], *query[-2:]], 10, ("config",))
             found.stdout = "".join(f"local\t{line}\n" for line in found.stdout.splitlines())
-    except GitError:
+    except ToolError:
         return []
     entries = [(scope, *rest.partition(" ")[::2]) for scope, _, rest in
                (line.partition("\t") for line in found.stdout.splitlines())]
@@ -139,8 +139,8 @@ def _check_worktree(ctx, value: str) -> None:
     git_dir = next((p / ".git" for p in (cwd, *cwd.parents) if (p / ".git").exists()), cwd)
     target = (git_dir / os.path.expanduser(value)).resolve()
     if not cwd.is_relative_to(target):
-        raise GitError(f"this repository's own .git/config sets core.worktree to {value}, a folder outside "
-                       f"{cwd}; the git tools do not run there (remove it with: git config --unset core.worktree)")
+        raise ToolError(f"this repository's own .git/config sets core.worktree to {value}, a folder outside "
+                        f"{cwd}; the git tools do not run there (remove it with: git config --unset core.worktree)")
 
 
 def _run(ctx, argv: list[str], timeout: float, args: tuple) -> subprocess.CompletedProcess:
@@ -153,15 +153,15 @@ def _run(ctx, argv: list[str], timeout: float, args: tuple) -> subprocess.Comple
             encoding="utf-8", errors="replace",
         )
     except FileNotFoundError:
-        raise GitError("git is not installed (or not on PATH); install git to use the git tools") from None
+        raise ToolError("git is not installed (or not on PATH); install git to use the git tools") from None
     except NotADirectoryError:
-        raise GitError(f"the working folder {ctx.cwd} does not exist") from None
+        raise ToolError(f"the working folder {ctx.cwd} does not exist") from None
     except subprocess.TimeoutExpired:
-        raise GitError(f"git {args[0]} did not finish within {timeout:.0f} s") from None
+        raise ToolError(f"git {args[0]} did not finish within {timeout:.0f} s") from None
 
 
 def require_repo(ctx) -> None:
-    """Raise the not-a-repository GitError unless ctx.cwd is inside a work tree (git diff would not say)."""
+    """Raise the not-a-repository ToolError unless ctx.cwd is inside a work tree (git diff would not say)."""
     git(ctx, "rev-parse", "--is-inside-work-tree")
 
 
@@ -169,7 +169,7 @@ def revision(value: str, what: str = "ref") -> str:
     """A commit, branch or range as given; one starting with '-' would be read as an option (--output=...), so refuse it."""
     value = value.strip()
     if value.startswith("-"):
-        raise GitError(f"{what} {value!r} starts with '-' and would be read as a git option; give a commit, branch or range")
+        raise ToolError(f"{what} {value!r} starts with '-' and would be read as a git option; give a commit, branch or range")
     return value
 
 

@@ -1,5 +1,7 @@
 """Who listens on which port: /proc/net on Linux (inodes mapped to pids via /proc/*/fd), lsof elsewhere."""
 
+__all__ = ["Listener", "listeners", "command_of", "user_of"]
+
 import ipaddress
 import os
 import pwd
@@ -8,11 +10,9 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from ankit.errors import ToolError
+
 LISTEN_STATES = {"tcp": "0A", "udp": "07"}
-
-
-class ProcessError(Exception):
-    """A port or process request that cannot be served, said in one line with what to do."""
 
 
 @dataclass
@@ -134,7 +134,7 @@ def _ps(pid: int, field: str) -> str:
 def lsof_listeners(port: int | None, protos: tuple[str, ...]) -> list[Listener]:
     """Listening sockets as lsof reports them (macOS and other systems without /proc/net)."""
     if not shutil.which("lsof"):
-        raise ProcessError("neither /proc/net nor lsof is available here; install lsof to see listening ports")
+        raise ToolError("neither /proc/net nor lsof is available here; install lsof to see listening ports")
     found = []
     for proto in protos:
         spec = f"-i{proto.upper()}" + (f":{port}" if port is not None else "")

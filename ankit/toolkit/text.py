@@ -1,5 +1,7 @@
 """Text helpers shared by tools: output caps, binary detection, decoding, file hashes."""
 
+__all__ = ["cap", "looks_binary", "decode", "split_lines", "hide_private_keys", "clip_line", "human_size", "file_hash"]
+
 import hashlib
 
 OUTPUT_CAP = 40_000

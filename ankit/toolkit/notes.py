@@ -1,5 +1,7 @@
 """Project notes and decisions: one JSON file per project under $XDG_DATA_HOME/ankit/projects/, locked while changed."""
 
+__all__ = ["Note", "load", "changing", "search", "project_root", "KINDS", "MAX_TEXT"]
+
 import contextlib
 import fcntl
 import hashlib
@@ -11,12 +13,10 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from ankit.errors import ToolError
+
 KINDS = ("note", "decision")
 MAX_TEXT = 4000
-
-
-class NotesError(Exception):
-    """A notes request that cannot be served, in one line."""
 
 
 @dataclass
@@ -63,7 +63,7 @@ def _read(path: Path) -> list[Note]:
     except FileNotFoundError:
         return []
     except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise NotesError(f"cannot read the project notes at {path} ({type(exc).__name__}); fix or move that file") from None
+        raise ToolError(f"cannot read the project notes at {path} ({type(exc).__name__}); fix or move that file") from None
 
 
 @contextlib.contextmanager
@@ -74,7 +74,7 @@ def changing(ctx):
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         lock = open(path.with_suffix(".lock"), "a")
     except OSError as exc:
-        raise NotesError(f"cannot write project notes in {path.parent} ({exc.strerror or exc}); check the data folder") from None
+        raise ToolError(f"cannot write project notes in {path.parent} ({exc.strerror or exc}); check the data folder") from None
     with lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         notes = _read(path)

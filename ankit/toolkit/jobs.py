@@ -1,17 +1,13 @@
 """Background jobs for the shell tools, kept in the session state."""
 
-import importlib.util
+__all__ = ["Job", "table", "get", "next_id"]
+
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
-_spec = importlib.util.spec_from_file_location("ankit_tools_load", Path(__file__).resolve().parent / "_load.py")
-_spec.loader.exec_module(_load := importlib.util.module_from_spec(_spec))
-proc = _load.common("proc")
-
-
-class JobError(Exception):
-    """A job request that cannot be served, said in one line."""
+from ankit.errors import ToolError
+from ankit.toolkit import proc
 
 
 @dataclass
@@ -79,12 +75,12 @@ def table(ctx) -> dict[str, Job]:
 
 
 def get(ctx, job_id: str) -> Job:
-    """A job by id, or a JobError listing the known ids."""
+    """A job by id, or a ToolError listing the known ids."""
     jobs = table(ctx)
     job = jobs.get(str(job_id).strip().removeprefix("job").strip())
     if job is None:
         known = ", ".join(jobs) or "none yet; start one with job_start"
-        raise JobError(f"no job {job_id!r}; known jobs: {known}")
+        raise ToolError(f"no job {job_id!r}; known jobs: {known}")
     return job
 
 

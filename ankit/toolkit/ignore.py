@@ -1,5 +1,7 @@
 """Glob patterns with gitignore semantics, .gitignore rules, and a walker that honours them."""
 
+__all__ = ["walk", "translate"]
+
 import os
 import re
 from collections.abc import Iterator
