@@ -63,7 +63,7 @@ def _url(args: dict) -> str:
     return url
 
 
-origin = http.origin  # approvals are per origin, shared with web_fetch (tools/_common/_http.py)
+origin = http.origin  # approvals are per origin, shared with web_fetch (ankit.toolkit.http)
 
 
 def _env_names(args: dict) -> set[str]:
