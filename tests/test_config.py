@@ -75,9 +75,16 @@ def test_a_local_server_serving_one_model_gives_the_default_model(tmp_path, prov
     provider_server.models = ["Qwen2.5-Coder-7B-Instruct-Q4_K_M.gguf"]
     settings = provider_settings(load_config({"base_url": provider_server.url + "/v1"}, {}, cwd, home))
     assert settings.model == "Qwen2.5-Coder-7B-Instruct-Q4_K_M.gguf"
-    provider_server.models = ["a", "b"]
+    assert settings.origin == ""  # one model: nothing to choose, nothing to say
+    provider_server.models = ["b-model", "a-model"]
     settings = provider_settings(load_config({"base_url": provider_server.url + "/v1"}, {}, cwd, home))
-    assert settings.model == "local"  # several: the preset's name, until the user picks one with /model
+    assert settings.model == "a-model"  # several: the first listed (sorted), said once at start
+    assert settings.origin == (f"no model set: using a-model, the first of the 2 models {provider_server.url}/v1 "
+                               "lists (/model lists them; --model NAME picks one)")
+    provider_server.models = []
+    settings = provider_settings(load_config({"base_url": provider_server.url + "/v1"}, {}, cwd, home))
+    assert (settings.model, settings.origin) == ("local", f"no model set and {provider_server.url}/v1 lists none: "
+                                                 "requests name model 'local'; set one with --model NAME")
 
 
 def test_missing_key_and_unknown_provider(tmp_path):

@@ -88,6 +88,15 @@ def test_model_switches_the_model_of_the_next_request(make_state, provider_serve
     assert state.session.ledger.rounds[0].model == "gpt-4.1-mini"
 
 
+def test_model_name_is_checked_against_the_servers_list(make_state, provider_server):
+    provider_server.models = ["qwen3-8b", "llama-3.2-3b"]
+    state = make_state()
+    shown = run(state, "/model qwen3-7b")
+    assert "this server lists no model 'qwen3-7b': did you mean qwen3-8b? /model lists the 2 it has" in shown
+    assert state.session.provider.model == "gpt-4o"  # unchanged
+    assert "model for the next turns: llama-3.2-3b" in run(state, "/model llama-3.2-3b")
+
+
 def test_find_activates_and_clear_keeps_the_activated_set(make_state, provider_server):
     state = make_state()
     shown = run(state, "/find edit a file")

@@ -94,10 +94,21 @@ def provider_settings(config: Config, session_id: str = "", servers=None) -> Pro
         cache_ttl=config.cache_ttl, session_id=session_id, native=native, images=preset.images,
         deferred=config.deferred,
     )
-    if name == "local" and not config.model:  # the model the server serves, when it serves exactly one
-        served = list_models(settings, timeout=2.0) or []
-        settings.model = served[0] if len(served) == 1 else settings.model
+    if name == "local" and not config.model:
+        _take_served_model(settings, list_models(settings, timeout=2.0) or [])
     return settings
+
+
+def _take_served_model(settings: ProviderSettings, served: list[str]) -> None:
+    """With no model set, the first the server lists, said once at start; a server that lists none keeps the preset's."""
+    if not served:
+        settings.origin = (f"no model set and {settings.base_url} lists none: requests name model "
+                           f"{settings.model!r}; set one with --model NAME")
+        return
+    settings.model = served[0]
+    if len(served) > 1:
+        settings.origin = (f"no model set: using {served[0]}, the first of the {len(served)} models "
+                           f"{settings.base_url} lists (/model lists them; --model NAME picks one)")
 
 
 def _probed(config: Config, session_id: str, servers) -> ProviderSettings:

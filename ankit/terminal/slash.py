@@ -7,11 +7,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from ankit.errors import AnkitError, Cancelled, ConfigError
+from ankit.safety.visible import visible
 from ankit.terminal.approval import Approver
 from ankit.terminal.render import DIM, TerminalView, clip
 from ankit.tooling.toolbox import ToolContext
 from ankit.terminal.workflow import (CUSTOM_HEAD, cmd_edit, cmd_init, cmd_undo, custom_help, custom_rows, model_names,
-                                    models_listing)
+                                    models_listing, served_models)
 from ankit.terminal.overview import resumed_text
 from ankit.usage.ledger import render_usage, status_line
 from ankit.turn.app import App
@@ -211,6 +212,11 @@ def cmd_model(state: ReplState, arg: str) -> str:
     if not arg:
         head = f"{session.provider.name} · {session.provider.model} · window {session.window:,} tokens · /model NAME switches"
         return head + "\n" + models_listing(state)
+    served = served_models(state)
+    if served and arg not in served:
+        close = difflib.get_close_matches(arg, served, n=3, cutoff=0.5)
+        hint = f"did you mean {', '.join(close)}? " if close else ""
+        raise ConfigError(f"this server lists no model {visible(arg)!r}: {visible(hint)}/model lists the {len(served)} it has")
     session.switch_model(arg)
     return f"model for the next turns: {arg} (window {session.window:,} tokens)"
 
