@@ -96,7 +96,7 @@ def test_a_real_context_overflow_is_one_line_with_the_fix(provider_server):
     assert isinstance(error, ProviderError) and not error.retryable and len(provider_server.requests) == 1
     assert str(error) == (
         "400 from local: the request (2259 tokens) does not fit the model's context window (1024 tokens): give the "
-        "server a larger context or /clear the conversation; context_window = 1024 in the config makes "
+        "server a larger context or start a new conversation; context_window = 1024 in the config makes "
         "ankit leave the oldest messages out (request (2259 tokens) exceeds the available context size (1024 "
         "tokens), try increasing it)")
 

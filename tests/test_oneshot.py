@@ -56,6 +56,24 @@ def test_a_reply_cut_at_max_tokens_says_so_on_stderr(provider_server, tmp_path):
                            "or raise max_tokens in the config\n")
 
 
+def test_an_overflow_says_what_to_do_in_p_terms(provider_server, tmp_path):
+    error = {"error": {"message": "This model's maximum context length is 2048 tokens. However, you requested 2301 "
+                                  "tokens.", "type": "invalid_request_error", "code": "context_length_exceeded"}}
+    provider_server.push(error, status=400)
+    done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "-p", "a long question")
+    assert done.returncode == 1 and "/clear" not in done.stderr
+    assert done.stderr.endswith("· shorten the prompt or its @files\n"), done.stderr
+
+
+def test_a_server_listing_several_models_gives_the_first_and_says_so(provider_server, tmp_path):
+    provider_server.models = ["zeta-7b", "alpha-3b"]
+    provider_server.push_openai(text="ok")
+    done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "-p", "hello")
+    assert done.returncode == 0 and done.stdout == "ok\n"
+    assert provider_server.requests[0].json["model"] == "alpha-3b"
+    assert f"no model set: using alpha-3b, the first of the 2 models {provider_server.url}/v1 lists" in done.stderr
+
+
 def test_piped_text_is_appended(provider_server, tmp_path):
     provider_server.push_openai(text="three lines")
     done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "-p", "summarize this", stdin="a\nb\nc\n")

@@ -97,6 +97,17 @@ def test_model_name_is_checked_against_the_servers_list(make_state, provider_ser
     assert "model for the next turns: llama-3.2-3b" in run(state, "/model llama-3.2-3b")
 
 
+def test_an_overflow_in_the_repl_names_clear(make_state, provider_server):
+    state = make_state()
+    provider_server.push({"error": {"message": "the request exceeds the available context size, try increasing it",
+                                    "type": "exceed_context_size_error", "n_ctx": 2048}}, status=400)
+    start = len(state.view.out.getvalue())
+    send(state, "hello")
+    shown = state.view.out.getvalue()[start:]
+    assert "does not fit the model's context window" in shown
+    assert "· /clear starts a new conversation (the earlier one stays saved)" in shown
+
+
 def test_find_activates_and_clear_keeps_the_activated_set(make_state, provider_server):
     state = make_state()
     shown = run(state, "/find edit a file")

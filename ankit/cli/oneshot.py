@@ -90,11 +90,20 @@ def run_once(args, config: Config) -> int:
             return 1
         session.turn(*_message(text, app, session))
     except AnkitError as exc:
-        print(f"ankit: {visible(str(exc))}", file=sys.stderr)
+        print(f"ankit: {visible(_error_line(exc, args))}", file=sys.stderr)
         return 1
     finally:
         app.close()
     return 0
+
+
+def _error_line(exc: AnkitError, args) -> str:
+    """The error's one line, with the remedy -p has when the conversation does not fit the context."""
+    if not getattr(exc, "overflow", False):
+        return str(exc)
+    carried = getattr(args, "cont", False) or getattr(args, "resume", None)
+    return str(exc) + (" · without --continue or --resume, ankit -p starts a new one" if carried
+                       else " · shorten the prompt or its @files")
 
 
 def _message(text: str, app, session) -> tuple[str, list]:
@@ -121,7 +130,7 @@ def _run_json(text: str, args, config: Config, streaming: bool) -> int:
                        "tools": [s.name for s in session.request()[0].tools]})
             answer = session.turn(*_message(text, app, session))
     except AnkitError as exc:
-        error = str(exc)
+        error = _error_line(exc, args)
     finally:
         app.close()
     rounds = session.ledger.rounds[before:] if session else []

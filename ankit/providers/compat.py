@@ -33,8 +33,8 @@ def overflow_fix(message: str, kind: str = "") -> str | None:
     what = f"the request ({asked.group(1)} tokens)" if asked else "the request"
     window = f" ({tokens} tokens)" if tokens else ""
     setting = f"context_window = {tokens}" if tokens else "context_window set to the server's context size"
-    return (f"{what} does not fit the model's context window{window}: give the server a larger context or /clear "
-            f"the conversation; {setting} in the config makes ankit leave the oldest messages out")
+    return (f"{what} does not fit the model's context window{window}: give the server a larger context or start "
+            f"a new conversation; {setting} in the config makes ankit leave the oldest messages out")
 
 
 def refuses_tools(message: str) -> bool:

@@ -229,6 +229,7 @@ def _http_failure(settings: ProviderSettings, exc: urllib.error.HTTPError) -> Pr
     detail, kind = _error_detail(raw)
     detail = clean(detail, settings)
     fix, retryable = _advice(settings, status, kind)
+    overflow = status == 413 or (status in (400, 422) and compat.overflow_fix(detail, kind) is not None)
     if status in (400, 413, 422):
         fix = compat.overflow_fix(detail, kind) or fix
     if compat.refuses_tools(detail):  # llama.cpp says so with a 500: asking again cannot help
@@ -236,7 +237,7 @@ def _http_failure(settings: ProviderSettings, exc: urllib.error.HTTPError) -> Pr
     if fix is None:
         fix, detail = detail or exc.reason or "the request was refused", ""
     line = f"{status} from {who}: {fix}" + (f" ({detail})" if detail and status not in (401, 404) else "")
-    return ProviderError(clean(line, settings, MESSAGE_MAX * 2), status=status, retryable=retryable)
+    return ProviderError(clean(line, settings, MESSAGE_MAX * 2), status=status, retryable=retryable, overflow=overflow)
 
 
 def _advice(settings: ProviderSettings, status: int, kind: str) -> tuple[str | None, bool]:
@@ -258,7 +259,7 @@ def _advice(settings: ProviderSettings, status: int, kind: str) -> tuple[str | N
     if status >= 500:
         return "the server failed; try again later", retryable
     if status == 413:
-        return "the request is too large; start a new session or /clear the history", False
+        return "the request is too large for the server; start a new conversation", False
     return None, retryable
 
 

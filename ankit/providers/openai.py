@@ -269,7 +269,7 @@ def stream_failure(settings: ProviderSettings, chunk: dict) -> StreamError:
     fix = compat.overflow_fix(message, kind)
     if fix:
         line, retryable = f"{settings.preset}: {fix} ({message})", False
-    return StreamError(http.clean(line, settings), retryable=retryable)
+    return StreamError(http.clean(line, settings), retryable=retryable, overflow=fix is not None)
 
 
 def read_whole(settings: ProviderSettings, body: dict) -> Iterator[Event]:

@@ -100,10 +100,9 @@ def provider_settings(config: Config, session_id: str = "", servers=None) -> Pro
 
 
 def _take_served_model(settings: ProviderSettings, served: list[str]) -> None:
-    """With no model set, the first the server lists, said once at start; a server that lists none keeps the preset's."""
+    """With no model set, the first the server lists, said once at start when there was a choice; a server that
+    lists none keeps the preset's name (llama.cpp's server answers to any)."""
     if not served:
-        settings.origin = (f"no model set and {settings.base_url} lists none: requests name model "
-                           f"{settings.model!r}; set one with --model NAME")
         return
     settings.model = served[0]
     if len(served) > 1:

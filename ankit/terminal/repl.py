@@ -30,6 +30,8 @@ PROMPT = "> "
 MORE = ". "
 BLOCK = '"""'
 
+OVERFLOW_REMEDY = " · /clear starts a new conversation (the earlier one stays saved)"
+
 
 class LineReader:
     """Reads one message at a time: readline editing, persistent history, Tab completion, continued lines."""
@@ -211,7 +213,7 @@ def send(state: ReplState, text: str, mentions: bool = True, typed: bool = True)
             view.line(str(exc) or "cancelled", DIM)
         except AnkitError as exc:
             view.reply_end()
-            view.error(str(exc))
+            view.error(str(exc) + (OVERFLOW_REMEDY if getattr(exc, "overflow", False) else ""))
     view.write("\n")
 
 
