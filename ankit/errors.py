@@ -24,7 +24,7 @@ class StreamError(ProviderError):
 
 
 class ToolError(AnkitError):
-    """A tool failed; the message becomes an error tool result."""
+    """What a tool raises on purpose (as ankit.toolkit.ToolError): its message is the error result the model reads."""
 
 
 class Cancelled(AnkitError):

@@ -182,12 +182,21 @@ def test_tool_modules_use_the_standard_library_and_the_toolkit_s_stable_names_on
     assert wrong == []
 
 
-def test_the_toolkit_imports_nothing_of_ankit_but_its_errors():
+def ankit_imports(path: Path) -> list[str]:
+    """The ankit modules a file imports, at the top or inside a function."""
     found = []
-    for path in sorted((ROOT / "ankit" / "toolkit").glob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text())):
-            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
-                [node.module or ""] if isinstance(node, ast.ImportFrom) else []
-            found += [f"{path.name}: {n}" for n in names if n.startswith("ankit") and n != "ankit.errors"
-                      and not n.startswith("ankit.toolkit")]
-    assert found == []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found += [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and not node.level:
+            found.append(node.module or "")
+    return [name for name in found if name == "ankit" or name.startswith("ankit.")]
+
+
+def test_the_toolkit_is_a_leaf_over_ankit_s_lowest_layers():
+    allowed = ("ankit.errors", "ankit.records", "ankit.toolkit", "ankit.safety", "ankit.settings")
+    below = [f"{path.name}: {name}" for path in sorted((ROOT / "ankit" / "toolkit").glob("*.py"))
+             for name in ankit_imports(path) if not name.startswith(allowed)]
+    users = [f"{path.relative_to(ROOT)}: {name}" for path in sorted((ROOT / "ankit").rglob("*.py"))
+             if "toolkit" not in path.parts for name in ankit_imports(path) if name.startswith("ankit.toolkit")]
+    assert below == [] and users == []

@@ -20,7 +20,10 @@ meaning in later versions; names and keyword arguments with defaults may be adde
 a version that warns when it is used. Everything else (names starting with `_`, names not listed) is private.
 Functions that take `ctx` read only `ctx.cwd`, `ctx.state`, `ctx.config` and `ctx.data_dir`.
 
-May import: the standard library, ankit.errors and its own modules. Nothing in ankit imports it; tools do.
+Helpers that one tool alone needs stay in that tool (apply_patch's diff parser, web_fetch's HTML reader).
+
+May import: the standard library, its own modules, ankit.errors and ankit.records, and safety and settings
+where a helper must follow ankit's own rules; never the layers above. Nothing in ankit imports it; tools do.
 """
 
 from ankit.errors import ToolError
