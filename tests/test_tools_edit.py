@@ -187,6 +187,18 @@ def test_apply_patch_bad_inputs(repo):
 
 # --- make_directory, move_file, delete_file ------------------------------------------------------------------
 
+def test_a_file_where_a_folder_should_be_is_said_as_what_failed_not_as_a_bug(tmp_path):
+    (tmp_path / "a.txt").write_text("keep\n")
+    calls = {"write_file": {"path": "a.txt/x.txt", "content": "x"}, "make_directory": {"path": "a.txt/sub"},
+             "move_file": {"source": "a.txt", "destination": "a.txt/b/c"},
+             "apply_patch": {"patch": "--- /dev/null\n+++ b/a.txt/new.txt\n@@ -0,0 +1 @@\n+x\n"}}
+    for name, args in calls.items():
+        result = call(name, args, tmp_path)
+        assert result.is_error and result.content.startswith("Error: cannot ") and "bug" not in result.content, result
+    assert "cannot create the folder a.txt/sub: Not a directory" in call("make_directory", calls["make_directory"], tmp_path).content
+    assert (tmp_path / "a.txt").read_text() == "keep\n"
+
+
 def test_make_directory(tmp_path):
     approver = Approver()
     assert ok("make_directory", {"path": "a/b/c"}, tmp_path, approver) == "created a/b/c/"

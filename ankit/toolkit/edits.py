@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ankit.errors import ToolError
+from ankit.toolkit.paths import file_errors
 
 
 @dataclass
@@ -27,7 +28,8 @@ def load(path: Path, shown: str) -> TextFile:
         return TextFile(path, "", exists=False)
     if not path.is_file():
         raise ToolError(f"{shown} is not a regular file (a pipe, socket or device); the edit tools only change text files")
-    data = path.read_bytes()
+    with file_errors(f"read {shown}"):
+        data = path.read_bytes()
     if b"\x00" in data[:8192]:
         raise ToolError(f"{shown} is a binary file; the edit tools only change text files")
     try:
@@ -38,13 +40,14 @@ def load(path: Path, shown: str) -> TextFile:
 
 def save(file: TextFile, content: str) -> None:
     """Write content back in the file's encoding, creating parent folders."""
-    file.path.parent.mkdir(parents=True, exist_ok=True)
     try:
         data = content.encode(file.encoding)
     except UnicodeEncodeError:
         data = content.encode("utf-8")
-    with open(file.path, "wb") as handle:
-        handle.write(data)
+    with file_errors(f"write {file.path}"):
+        file.path.parent.mkdir(parents=True, exist_ok=True)
+        with open(file.path, "wb") as handle:
+            handle.write(data)
 
 
 def diff(old: str | None, new: str | None, shown: str) -> str:

@@ -1,8 +1,10 @@
 """Paths for file tools: resolve against the working folder and tell when a path leaves it."""
 
-__all__ = ["workdir", "resolve", "unfollowed", "is_inside", "show", "outside_note", "needs_approval", "existing_file", "suggest"]
+__all__ = ["workdir", "resolve", "unfollowed", "is_inside", "show", "outside_note", "needs_approval", "existing_file", "suggest", "file_errors"]
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from ankit.errors import ToolError
@@ -93,3 +95,14 @@ def suggest(path: Path) -> str:
         return ""
     close = difflib.get_close_matches(path.name, names, n=3, cutoff=0.6)
     return f" (did you mean {', '.join(close)}?)" if close else ""
+
+
+@contextmanager
+def file_errors(doing: str) -> Iterator[None]:
+    """Inside the block an OSError (no permission, a file where a folder should be, a full disk) becomes a
+    ToolError saying what failed: 'cannot delete a.txt: Permission denied: /work/a.txt'."""
+    try:
+        yield
+    except OSError as exc:
+        where = f": {exc.filename}" if exc.filename else ""
+        raise ToolError(f"cannot {doing}: {exc.strerror or exc}{where}") from None

@@ -48,7 +48,7 @@ def run(args: dict, ctx) -> str:
     end = args.get("end_line")
     if end is not None and int(end) < start:
         raise ToolError(f"end_line {end} is before start_line {start}; give a range like 10 to 40")
-    with open(path, "rb") as handle:
+    with paths.file_errors(f"read {paths.show(ctx, path)}"), open(path, "rb") as handle:
         head = handle.read(8192)
     if text.looks_binary(head):
         size = text.human_size(path.stat().st_size)

@@ -62,13 +62,15 @@ def run(args: dict, ctx) -> str:
     report = []
     for file, new, shown, remove in changes:
         if new is None:
-            file.path.unlink()
+            with paths.file_errors(f"delete {shown}"):
+                file.path.unlink()
             report.append(f"deleted {shown}")
             continue
         edits.save(file, new)
         report.append(f"{'patched' if file.exists else 'created'} {shown} ({edits.summary(file.content, new)})")
         if remove is not None:
-            remove.unlink()
+            with paths.file_errors(f"remove {paths.show(ctx, remove)} after renaming it"):
+                remove.unlink()
             report[-1] += f", moved from {paths.show(ctx, remove)}"
     return "\n".join(report)
 

@@ -44,10 +44,11 @@ def run(args: dict, ctx) -> str:
     """Delete the file, link or (with recursive) folder."""
     path = _target(args, ctx)
     shown = paths.show(ctx, path)
-    if path.is_dir() and not path.is_symlink():
-        shutil.rmtree(path)
-        return f"deleted folder {shown}/"
-    path.unlink()
+    with paths.file_errors(f"delete {shown}"):
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path)
+            return f"deleted folder {shown}/"
+        path.unlink()
     return f"deleted {shown}"
 
 

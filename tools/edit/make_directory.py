@@ -34,5 +34,6 @@ def run(args: dict, ctx) -> str:
         return f"{shown}/ already exists"
     if path.exists():
         raise ToolError(f"{shown} exists and is a file; choose another folder name")
-    path.mkdir(parents=True)
+    with paths.file_errors(f"create the folder {shown}"):
+        path.mkdir(parents=True)
     return f"created {shown}/"

@@ -42,8 +42,9 @@ def preview(args: dict, ctx) -> str:
 def run(args: dict, ctx) -> str:
     """Move the file or folder, creating the destination's parent folders."""
     source, target = _plan(args, ctx)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    shutil.move(str(source), str(target))
+    with paths.file_errors(f"move {paths.show(ctx, source)} to {paths.show(ctx, target)}"):
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.move(str(source), str(target))
     return f"moved {paths.show(ctx, source)} -> {paths.show(ctx, target)}"
 
 
