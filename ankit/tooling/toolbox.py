@@ -24,7 +24,7 @@ def _no_admin(argv: list[str]) -> str:
 
 @dataclass
 class ToolContext:
-    """What a tool module may use of ankit; tools never import ankit itself."""
+    """What ankit hands a tool module's run(args, ctx) and hooks; besides it, a tool imports only ankit.toolkit."""
 
     cwd: Path
     config: dict = field(default_factory=dict)
