@@ -23,8 +23,8 @@ def test_failures_become_error_results(folder):
     invalid = run(folder, ToolCall("3", "solo", '{"txt": "a"}'))
     assert invalid.is_error and "arguments.text is required" in invalid.content
     boom = run(folder, ToolCall("4", "boom", "{}"))
-    assert boom.is_error and boom.content == ("Error: OSError: disk full (a bug in the tool boom: it raised this "
-                                              "instead of a ToolError)")
+    assert boom.is_error and boom.content == ("Error: OSError: disk full (a bug in the tool boom at boom.py line 4: it "
+                                              "raised this instead of a ToolError)")
     ok = run(folder, ToolCall("5", "solo", '{"text": "line1\nline2"}'))  # raw newline inside a JSON string
     assert not ok.is_error and ok.content == "solo:line1\nline2"
 
@@ -65,8 +65,8 @@ def test_a_tool_error_is_shown_as_its_message_and_any_other_exception_as_a_bug_i
           "def run(a, c): raise ToolError()\n")
     assert run(folder, ToolCall("1", "own")).content == "Error: old_text occurs 2 times; give more context"
     buggy = run(folder, ToolCall("2", "buggy"))
-    assert buggy.is_error and buggy.content == ("Error: EditError: old_text occurs 2 times (a bug in the tool buggy: "
-                                                "it raised this instead of a ToolError)")
+    assert buggy.is_error and buggy.content == ("Error: EditError: old_text occurs 2 times (a bug in the tool buggy at "
+                                                "buggy.py line 5: it raised this instead of a ToolError)")
     assert run(folder, ToolCall("3", "quiet")).content == "Error: quiet failed without saying why"
 
 

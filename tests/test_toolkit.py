@@ -147,6 +147,18 @@ def test_the_readme_s_ten_line_tool_loads_and_runs(tmp_path):
     assert missing.is_error and missing.content.startswith("Error: no such file: b.txt (did you mean a.txt?)")
 
 
+def test_the_write_ankit_tool_skill_s_example_loads_and_runs(tmp_path):
+    skill = (ROOT / "skills" / "write-ankit-tool" / "SKILL.md").read_text()
+    code = skill.split("```python\n", 1)[1].split("```", 1)[0]
+    (tmp_path / "tools").mkdir()
+    (tmp_path / "tools" / "count_lines.py").write_text(code)
+    tools, problems = load_tools([tmp_path / "tools"])
+    assert problems == [] and [t.name for t in tools] == ["count_lines"]
+    (tmp_path / "a.py").write_text("x = 1\ny = 2\n")
+    assert works(tools[0], {"pattern": "*.py"}, tmp_path).startswith("2 lines in 1 files")
+    assert run(tools[0], {"pattern": "*.rs"}, tmp_path).content.startswith("Error: no file matches '*.rs'")
+
+
 # --- the stable surface -----------------------------------------------------------------------------------------
 
 def toolkit_modules() -> dict[str, object]:

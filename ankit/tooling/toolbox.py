@@ -154,7 +154,7 @@ def run_call(call: ToolCall, tool: Tool | None, ctx: ToolContext, approve: Appro
     except (Cancelled, KeyboardInterrupt):
         raise
     except BaseException as exc:  # SystemExit and RecursionError too: a tool's failure is information, not a crash
-        return error(_failure(exc, tool.name))
+        return error(_failure(exc, tool))
     content = cap_output(output_text, cap)
     return ToolResult(call.id, call.name, content, summary=scrub.text(_summary(told, output_text, cap)),
                       loaded=loaded)
@@ -247,15 +247,26 @@ def _text_of(exc: BaseException) -> str:
         return ""
 
 
-def _failure(exc: BaseException, tool: str) -> str:
+def _failure(exc: BaseException, tool: Tool) -> str:
     """A ToolError (ankit.toolkit's) says what went wrong in the tool's words; any other exception is a bug in
-    the tool, said as one: its class and message, and that the call itself may be fine."""
+    the tool, said as one: its class and message, and where in the tool's file it came from."""
     text = _text_of(exc)
     if isinstance(exc, ToolError):
-        return text or f"{tool} failed without saying why"
+        return text or f"{tool.name} failed without saying why"
     if isinstance(exc, SystemExit):
         return f"the tool called exit({text or 0}); ankit kept running"
-    return f"{type(exc).__name__}: {text} (a bug in the tool {tool}: it raised this instead of a ToolError)"
+    return (f"{type(exc).__name__}: {text} (a bug in the tool {tool.name}{_where(exc, tool.source)}: it raised "
+            "this instead of a ToolError)")
+
+
+def _where(exc: BaseException, source: str) -> str:
+    """' at read_file.py line 12': the last line of the tool's own file the exception passed through, or ''."""
+    line, step = 0, exc.__traceback__
+    while step is not None:
+        if source and step.tb_frame.f_code.co_filename == source:
+            line = step.tb_lineno
+        step = step.tb_next
+    return f" at {Path(source).name} line {line}" if line else ""
 
 
 def _as_text(output) -> str:
