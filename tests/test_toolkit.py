@@ -4,6 +4,7 @@ of ankit but the toolkit's stable names."""
 import ast
 import functools
 import importlib
+import inspect
 import json
 import shutil
 import subprocess
@@ -19,6 +20,7 @@ from ankit.errors import ToolError
 from ankit.records import ToolCall, ToolResult
 from ankit.tooling.loader import load_tools, module_paths
 from ankit.tooling.toolbox import Tool, ToolContext, run_call
+from tests.conftest import FIXTURES
 from tests.helpers import ROOT, TOOLS_DIR, Approver, bundled
 
 BUNDLED = [path for path, _ in module_paths(TOOLS_DIR)]
@@ -192,6 +194,43 @@ def test_tool_modules_use_the_standard_library_and_the_toolkit_s_stable_names_on
                 if module in stable and node.attr not in stable[module]:
                     wrong.append(f"{path.name}: {module}.{node.attr}")
     assert wrong == []
+
+
+def parameters(obj) -> list[str] | None:
+    """A function's or class's parameters as ['ctx', 'raw', 'limit=', '*args', '*,timeout='], None for a value."""
+    if not callable(obj):
+        return None
+    marks = {inspect.Parameter.VAR_POSITIONAL: "*", inspect.Parameter.VAR_KEYWORD: "**",
+             inspect.Parameter.KEYWORD_ONLY: "*,"}
+    found = inspect.signature(obj).parameters.values()
+    return [marks.get(p.kind, "") + p.name + ("=" if p.default is not p.empty else "") for p in found if p.name != "self"]
+
+
+def surface() -> dict[str, list[str] | None]:
+    """Every stable name with its parameters, and the public methods of its classes."""
+    found = {}
+    for module_name, module in toolkit_modules().items():
+        for name in module.__all__:
+            obj = getattr(module, name)
+            found[f"{module_name}.{name}"] = parameters(obj)
+            if inspect.isclass(obj):
+                found |= {f"{module_name}.{name}.{attr}": parameters(getattr(obj, attr)) for attr in vars(obj)
+                          if not attr.startswith("_") and (callable(vars(obj)[attr]) or isinstance(vars(obj)[attr], property))}
+    return found
+
+
+def test_the_stable_surface_only_grows():
+    # tests/fixtures/toolkit_api.json records the surface as released; a name may be added to it, a keyword argument
+    # with a default may be added to a function, nothing recorded may go or change
+    recorded, now = json.loads((FIXTURES / "toolkit_api.json").read_text()), surface()
+    broken = []
+    for name, params in recorded.items():
+        if name not in now:
+            broken.append(f"{name} is gone")
+        elif params is not None and (now[name] is None or now[name][:len(params)] != params
+                                     or any(not p.endswith("=") and not p.startswith("*") for p in now[name][len(params):])):
+            broken.append(f"{name}({', '.join(params)}) is now ({', '.join(now[name] or [])})")
+    assert broken == []
 
 
 def ankit_imports(path: Path) -> list[str]:
