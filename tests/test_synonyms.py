@@ -22,3 +22,59 @@ def test_unknown_words_and_software_words_with_a_second_meaning_have_none():
     for word in ("track", "text", "build", "share", "class", "auto", "tune", "route", "digest", "event", "memory",
                  "issue", "training", "fit"):
         assert related(stem(word)) == (), word
+
+
+# The shipped data: software_words.txt (hand-written) and thesaurus.txt (derived from Open English WordNet).
+
+from pathlib import Path  # noqa: E402
+
+from ankit.discovery.catalog import build_catalog  # noqa: E402
+from ankit.discovery.index import Index  # noqa: E402
+from ankit.discovery.synonyms import relatives, spelled_out  # noqa: E402
+from ankit.tooling.toolbox import Tool  # noqa: E402
+
+DATA = Path(__file__).resolve().parents[1] / "ankit" / "discovery"
+
+
+def _index(*tools: tuple[str, str]) -> Index:
+    listed = [Tool(name, text, {}, lambda args, ctx=None: "", group=name) for name, text in tools]
+    catalog, _ = build_catalog(listed)
+    return Index(catalog, listed)
+
+
+def test_abbreviations_are_spelled_out_and_slang_reaches_the_authors_word():
+    assert spelled_out(stem("PRs".lower())) == ("pull", "request")
+    assert spelled_out("k8s") == (stem("kubernetes"),)
+    assert spelled_out(stem("file")) == ()
+    assert (stem("delete"), "slang") in relatives(stem("wipe"))
+    assert (stem("image"), "slang") in relatives(stem("picture"))
+
+
+def test_the_thesaurus_knows_general_english_and_says_where_it_came_from():
+    assert (stem("erase"), "thesaurus") in relatives(stem("delete"))
+    head = (DATA / "thesaurus.txt").read_text(encoding="utf-8").split("\n# Rebuild")[0]
+    assert "Open English WordNet" in head and "CC BY 4.0" in head and "Princeton" in head
+    lines = [line for line in (DATA / "thesaurus.txt").read_text().splitlines() if not line.startswith("#")]
+    assert lines == sorted(lines) and all(line.split()[0] not in line.split()[1:] for line in lines)
+
+
+def test_a_related_word_rescues_a_miss_and_ranks_below_an_exact_match():
+    index = _index(("delete_row", "Delete a row from a table."), ("wipe_disk", "Wipe a disk clean."),
+                   ("show_row", "Show a row of a table."))
+    assert index.rank_tools("remove the row")[0][0] == "delete_row"  # synonym
+    assert index.rank_tools("wipe the row")[0][0] == "delete_row"  # the row decides; wipe reaches delete
+    assert index.rank_tools("wipe it")[0][0] == "wipe_disk"  # an exact match beats a related one
+    scores = dict(index.rank_tools("erase the row"))
+    assert 0 < scores["delete_row"] - scores["show_row"] < scores["delete_row"]
+
+
+def test_the_thesaurus_only_stands_in_for_a_word_the_catalog_lacks():
+    index = _index(("cancel_order", "Cancel an order."), ("delete_order", "Delete an order."))
+    assert stem("cancel") not in index.expansions(stem("delete"))  # delete is in the catalog: no rescue needed
+    assert index.expansions(stem("erase")).keys() >= {stem("delete")}
+
+
+def test_a_pull_request_is_found_by_pr():
+    index = _index(("create_pull_request", "Create a new pull request."), ("create_issue", "Create an issue."),
+                   ("list_prs_cache", "List cached entries."))
+    assert index.rank_tools("open a PR from my branch")[0][0] == "create_pull_request"

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 from ankit.discovery.boosts import Boosts
 from ankit.discovery.catalog import Catalog
-from ankit.discovery.synonyms import related
+from ankit.discovery.synonyms import relatives, spelled_out
 from ankit.discovery.terms import RequestPart, request_parts
 from ankit.discovery.weights import Weights
 from ankit.tooling.toolbox import Tool
@@ -93,9 +93,9 @@ class Index:
         """The indexed terms a query term stands for, with their factor: itself, synonyms, prefix matches."""
         w = self.weights
         found = {term: 1.0} if term in self._postings else {}
-        for other in related(term):
-            if other in self._postings:
-                found.setdefault(other, w.synonym)
+        for other, kind in relatives(term):
+            if other in self._postings and (kind != "thesaurus" or not found):  # the thesaurus rescues misses
+                found.setdefault(other, getattr(w, kind))
         if not found and len(term) >= w.min_prefix and term.isascii():
             start = bisect.bisect_left(self._vocabulary, term)
             for other in self._vocabulary[start : start + 5]:
@@ -175,7 +175,7 @@ class Index:
 
     def score_tools(self, query: str) -> dict[int, float]:
         """Scores of the tools that match the query at all, by position in the index."""
-        requested = request_parts(query)
+        requested = [_spell_out(p) for p in request_parts(query)]
         parts = [p.strong for p in requested if p.strong]
         whole = RequestPart([t for p in requested for t in p.strong], [t for p in requested for t in p.weak])
         scores = self._score_part(whole)
@@ -216,6 +216,13 @@ class Index:
             group = self.catalog.group_of(name) or name
             hits.setdefault(group, GroupHit(group, score)).tools.append(name)
         return list(hits.values())
+
+
+def _spell_out(part: RequestPart) -> RequestPart:
+    """A part with its abbreviations followed by the words they stand for ('pr' -> pr pull request)."""
+    def out(found: list[str]) -> list[str]:
+        return [word for term in found for word in (term, *spelled_out(term))]
+    return RequestPart(out(part.strong), out(part.weak))
 
 
 def check_examples(index: Index, tools: list[Tool], top: int = 3) -> list[str]:

@@ -1,4 +1,10 @@
-"""A small, general-purpose English synonym map for requests to tools (not fitted to any catalog)."""
+"""Related words for requests to tools (none fitted to a catalog): a small hand-made synonym map, the words of
+software work (software_words.txt: abbreviations spelled out, slang) and a general-English thesaurus derived
+from Open English WordNet (thesaurus.txt, CC BY 4.0; tests/bench/build_thesaurus.py rebuilds it).
+"""
+
+import pkgutil
+from functools import cache
 
 from ankit.discovery.terms import stem
 
@@ -94,3 +100,53 @@ SYNONYMS = _build()
 def related(term: str) -> tuple[str, ...]:
     """Stemmed synonyms of a stemmed term (empty when it has none)."""
     return SYNONYMS.get(term, ())
+
+
+# How close a related word is, strongest first: an expansion keeps the strongest kind that reaches it.
+KINDS = ("slang", "synonym", "thesaurus")
+
+
+def relatives(term: str) -> list[tuple[str, str]]:
+    """(stemmed word, kind) pairs a stemmed request term stands for, strongest kind first; the term left out."""
+    found = [(other, "slang") for other in _software()[1].get(term, ())]
+    found += [(other, "synonym") for other in SYNONYMS.get(term, ())]
+    found += [(other, "thesaurus") for other in _thesaurus().get(term, ())]
+    return [(other, kind) for other, kind in found if other != term]
+
+
+def spelled_out(term: str) -> tuple[str, ...]:
+    """The stemmed words an abbreviation stands for ('pr' -> pull, request); empty for any other term."""
+    return _software()[0].get(term, ())
+
+
+def _lines(name: str) -> list[str]:
+    data = pkgutil.get_data(__package__, name)  # pkgutil also reads it inside ankit.pyz
+    text = data.decode("utf-8") if data else ""
+    return [line for line in text.splitlines() if line.strip() and not line.startswith("#")]
+
+
+@cache
+def _software() -> tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]]:
+    """software_words.txt: abbreviation -> the words it stands for; slang word -> the words authors use."""
+    short: dict[str, tuple[str, ...]] = {}
+    slang: dict[str, list[str]] = {}
+    for line in _lines("software_words.txt"):
+        sign = "=" if "=" in line else ":"
+        left, _, right = line.partition(sign)
+        targets = tuple(dict.fromkeys(stem(w) for w in right.lower().split()))
+        for word in left.lower().split():
+            if sign == "=":
+                short[stem(word)] = tuple(t for t in targets if t != stem(word))
+            else:
+                slang.setdefault(stem(word), []).extend(t for t in targets if t not in slang.get(stem(word), []))
+    return short, {k: tuple(v) for k, v in slang.items()}
+
+
+@cache
+def _thesaurus() -> dict[str, tuple[str, ...]]:
+    """thesaurus.txt: a stemmed word -> the stems of words sharing its commonest senses."""
+    table = {}
+    for line in _lines("thesaurus.txt"):
+        head, *others = line.split()
+        table[head] = tuple(others)
+    return table

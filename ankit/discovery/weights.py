@@ -21,7 +21,9 @@ class Weights:
     name_phrase: float = 1.0
     group_id: float = 3.0
     keyword: float = 2.0
-    synonym: float = 0.5
+    synonym: float = 0.5  # the hand-made synonym map
+    slang: float = 0.6  # software_words.txt: a user's word for what authors call otherwise
+    thesaurus: float = 0.35  # thesaurus.txt: general English, below the others: it only rescues misses
     prefix: float = 0.5
     min_prefix: int = 5
     idf_floor: float = 1.0

@@ -1,11 +1,14 @@
 """Benchmark of discovery on a real MCP fleet: eval-discovery on the exported catalog and --live, beside BM25.
 
-usage: python3 tests/bench/bench_fleet.py [--fleet DIR] [--export] [--k 5]
+usage: python3 tests/bench/bench_fleet.py [--fleet DIR] [--export] [--k 5] [--queries FILE]
 Without --fleet it reads the catalog cached in tests/bench/fleet/catalog.jsonl (the fleet's bundled tools, MCP
 tools and group metadata, as `ankit eval-discovery --live --export` wrote it) and needs no server. With --fleet
 DIR (installed by tests/bench/fleet/install.sh) it also runs `ankit eval-discovery --live` in a session whose
 config is tests/bench/fleet/config.toml.in with DIR filled in; --export rewrites the cached catalog from it.
-Requests: tests/bench/fleet/queries.jsonl. Not run in CI.
+Requests: tests/bench/fleet/queries.jsonl (written after reading the tools), or --queries FILE, such as
+user_requests_dev.jsonl and user_requests_heldout.jsonl there (written from each server's purpose before
+reading its tools; the held-out half was never looked at while tuning). Besides the whole catalog a session
+searches (bundled tools too), it ranks the MCP servers' tools alone ("MCP tools only"). Not run in CI.
 """
 
 import json
@@ -37,9 +40,9 @@ def fleet_home(fleet: Path) -> dict:
             "XDG_DATA_HOME": str(home / "data"), "PYTHONPATH": str(ROOT)}
 
 
-def live(env: dict, k: int, export: bool) -> dict:
+def live(env: dict, k: int, export: bool, queries: Path) -> dict:
     """eval-discovery --live in the fleet's session (servers listed afresh); optionally export the catalog."""
-    argv = [sys.executable, "-m", "ankit", "eval-discovery", "--live", "--refresh", "--queries", str(QUERIES),
+    argv = [sys.executable, "-m", "ankit", "eval-discovery", "--live", "--refresh", "--queries", str(queries),
             "--k", str(k), "--json"] + (["--export", str(CATALOG)] if export else [])
     done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=300, cwd=tempfile.gettempdir())
     if done.returncode:
@@ -58,17 +61,21 @@ def main(argv: list[str]) -> int:
     """Print the fleet figures."""
     k = int(argv[argv.index("--k") + 1]) if "--k" in argv else 5
     fleet = Path(argv[argv.index("--fleet") + 1]) if "--fleet" in argv else None
+    path = Path(argv[argv.index("--queries") + 1]).resolve() if "--queries" in argv else QUERIES
     results = []
     if fleet is not None:
-        results.append(("ankit --live", live(fleet_home(fleet), k, "--export" in argv)))
+        results.append(("ankit --live", live(fleet_home(fleet), k, "--export" in argv, path)))
     tools, groups = read_catalog(CATALOG)
-    catalog, _ = build_catalog(tools, groups)
-    index = Index(catalog, tools)
-    queries = load_queries(QUERIES, set(index.names))
-    results.append(("ankit (exported catalog)", evaluate(index, queries, k).as_json()))
-    searchable = [t for t in tools if t.name in set(index.names)]
-    results.append(("BM25 (exported catalog)", measure(BM25(searchable).rank, queries, len(searchable), k).as_json()))
-    print(f"fleet requests: {QUERIES.relative_to(ROOT)} ({len(queries)}), k = {k}")
+    for label, subset in (("exported catalog", tools), ("MCP tools only", [t for t in tools if "__" in t.name])):
+        catalog, _ = build_catalog(subset, groups)
+        index = Index(catalog, subset)
+        queries = load_queries(path, set(index.names))
+        results.append((f"ankit ({label})", evaluate(index, queries, k).as_json()))
+        searchable = [t for t in subset if t.name in set(index.names)]
+        bm25 = measure(BM25(searchable).rank, queries, len(searchable), k).as_json()
+        results.append((f"BM25 ({label})", bm25))
+    shown = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
+    print(f"fleet requests: {shown} ({len(queries)}), k = {k}")
     print(f"{'':<26} {'tools':>5} {'reqs':>4} {'recall@1':>8} {'recall@' + str(k):>8} {'MRR':>6} {'loaded':>8} "
           f"{'ms/query':>8}")
     for label, figures in results:
