@@ -204,7 +204,7 @@ def test_the_tool_waits_for_a_catalog_still_loading():
 BUNDLED = list(bundled()[0].values())
 # (group, when) -> a request the rule decides: with it, its group is loaded first; without it, not the same
 RULE_CASES = {
-    ("edit", ("apply", "patch")): "apply the patch from the git log",
+    ("edit", ("apply", "patch")): "take the patch in the git log and apply it",
     ("git", ("commit",)): "commit the edited files",
     ("git", ("show", "diff")): "show me the diff before I edit",
     ("memory", ("remember",)): "remember that the server runs on port 8000",

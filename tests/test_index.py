@@ -9,6 +9,7 @@ from ankit.discovery.catalog import build_catalog
 from ankit.discovery.index import Index, check_examples
 from ankit.discovery.terms import terms
 from ankit.discovery.weights import Weights
+from ankit.tooling.toolbox import Tool
 from tests.helpers import bundled
 
 
@@ -330,3 +331,23 @@ def test_term_matches_kept_between_searches_never_change_a_ranking(index):
     index.forget()
     assert [index.rank_tools(q) for q in queries] == first
     assert [index.rank_tools(q, limit=3) for q in queries] == [[p for p in r[:3] if p[1] > 0] for r in first]
+
+
+def _same_text(names: list[str], weights: Weights | None = None) -> Index:
+    listed = [Tool(n, "Issues of a repository and their labels.", {}, lambda args, ctx=None: "", group=n) for n in names]
+    catalog, _ = build_catalog(listed)
+    return Index(catalog, listed, weights)
+
+
+def test_a_near_tie_goes_to_the_tool_named_for_what_the_request_asks_to_do():
+    names = ["issue_labels", "create_issue"]
+    query = "make an issue about the labels"  # asks to create (make); merely mentions labels
+    assert _same_text(names, Weights(action=0.0)).rank_tools(query)[0][0] == "issue_labels"
+    assert _same_text(names).rank_tools(query)[0][0] == "create_issue"
+
+
+def test_the_verb_only_breaks_near_ties():
+    index = _same_text(["issue_labels", "create_issue"])
+    ranked = dict(index.rank_tools("which issues have labels"))  # no verb: nothing changes
+    unlifted = dict(_same_text(["issue_labels", "create_issue"], Weights(action=0.0)).rank_tools("which issues have labels"))
+    assert ranked == unlifted

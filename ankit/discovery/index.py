@@ -16,12 +16,13 @@ Then the bonuses for tool names, group ids and curated keywords, and the disambi
 import bisect
 import heapq
 import math
+import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 
 from ankit.discovery.boosts import Boosts
 from ankit.discovery.catalog import Catalog
-from ankit.discovery.synonyms import relatives, spelled_out
+from ankit.discovery.synonyms import is_verb, relatives, spelled_out
 from ankit.discovery.terms import RequestPart, request_parts
 from ankit.discovery.weights import Weights
 from ankit.tooling.toolbox import Tool
@@ -37,6 +38,9 @@ class GroupHit:
 
 
 _FIELDS = ("name", "description", "parameters")
+# A question asks to be told, so its first verb ("which issues have labels") is no action to prefer
+_QUESTION = re.compile(r"\s*(what|which|who|whose|how|when|where|why|is|are|was|were|do|does|did|has|have)\b",
+                       re.IGNORECASE)
 _MATCH_CACHE = 20_000  # term matches kept between searches (each refers to postings the index holds anyway)
 Postings = list[tuple[int, float]]
 
@@ -191,8 +195,31 @@ class Index:
             lift = self.weights.clause * max(scores.values())
             for i, share in best.items():
                 scores[i] += lift * share
-        self.boosts.apply(query, parts, scores)
+        if requested and scores and not _QUESTION.match(query):
+            self._prefer_action(requested[0].strong, scores)
+        self.boosts.apply(query, parts, scores)  # the rules come last: they decide between groups
         return scores
+
+    def _prefer_action(self, part: list[str], scores: dict[int, float]) -> None:
+        """Break near-ties by what the request asks to do: its first verb (of its first two words) and the
+        word after it; a tool whose name says the verb gains most, one whose name says the object less."""
+        at = next((n for n, term in enumerate(part[:2]) if is_verb(term)), None)
+        if at is None:
+            return
+        action = self._sayings(part[at])
+        thing = self._sayings(part[at + 1]) if at + 1 < len(part) else set()
+        top = max(scores.values())
+        lift, floor = self.weights.action * top, (1 - self.weights.near) * top
+        terms = self.catalog.terms
+        for i, value in list(scores.items()):
+            if value >= floor:
+                name = terms[self.names[i]].name
+                said = (1.0 if action.intersection(name) else 0.0) + (0.5 if thing.intersection(name) else 0.0)
+                scores[i] = value + lift * said
+
+    def _sayings(self, term: str) -> set[str]:
+        """A term and the words that say the same (abbreviations, slang, synonyms; not the thesaurus)."""
+        return {term, *spelled_out(term), *(other for other, kind in relatives(term) if kind != "thesaurus")}
 
     def rank_tools(self, query: str, limit: int | None = None) -> list[tuple[str, float]]:
         """Tools ranked for the query, best first; without a limit the whole catalog (non-matches last)."""

@@ -119,6 +119,16 @@ def spelled_out(term: str) -> tuple[str, ...]:
     return _software()[0].get(term, ())
 
 
+def is_verb(term: str) -> bool:
+    """Whether a stemmed term is (also) an English verb (verbs.txt, from Open English WordNet)."""
+    return term in _verbs() or term in _software()[1]
+
+
+@cache
+def _verbs() -> frozenset[str]:
+    return frozenset(word for line in _lines("verbs.txt") for word in line.split())
+
+
 def _lines(name: str) -> list[str]:
     data = pkgutil.get_data(__package__, name)  # pkgutil also reads it inside ankit.pyz
     text = data.decode("utf-8") if data else ""

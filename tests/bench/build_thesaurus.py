@@ -9,7 +9,9 @@ For each one-word lemma, the words that share a synset with one of its most comm
 most frequent first): the first three verb senses, the first two noun senses. Adjectives and adverbs are left
 out (a request's adjectives rarely name what a tool does). Words are stemmed with ankit's own stemmer, stop
 words and words of one or two letters dropped; a head keeps at most eight related stems, its commonest senses'
-first. The output is sorted, so the same input gives the same bytes.
+first. The output is sorted, so the same input gives the same bytes. It also writes verbs.txt beside it: the
+stems of the one-word lemmas that have a verb sense (the search reads a request's first verb as what it asks
+to do).
 """
 
 import re
@@ -90,17 +92,42 @@ def related(entries, members) -> dict[str, list[str]]:
     return {head: found[:MAX_RELATED] for head, found in table.items() if found}
 
 
+def verbs(entries) -> list[str]:
+    """The stems of one-word lemmas with a verb sense, sorted."""
+    return sorted({stem(lemma) for lemma, by_pos in entries.items()
+                   if "v" in by_pos and _PLAIN.match(lemma) and lemma not in STOP_WORDS})
+
+
+def _wrapped(words: list[str], width: int = 110) -> list[str]:
+    lines, line = [], ""
+    for word in words:
+        if line and len(line) + 1 + len(word) > width:
+            lines.append(line)
+            line = ""
+        line = f"{line} {word}" if line else word
+    return lines + ([line] if line else [])
+
+
 def main(argv: list[str]) -> int:
-    """Write the thesaurus file."""
+    """Write the thesaurus file and the verb list."""
     if not argv or argv[0].startswith("-"):
         print(__doc__.splitlines()[2])
         return 2
     folder = Path(argv[0])
     output = Path(argv[argv.index("--output") + 1]) if "--output" in argv else OUTPUT
-    table = related(read_entries(folder), read_members(folder))
+    entries = read_entries(folder)
+    table = related(entries, read_members(folder))
     lines = [f"{head} {' '.join(found)}" for head, found in sorted(table.items())]
     output.write_text(HEADER + "\n".join(lines) + "\n", encoding="utf-8")
     print(f"{output}: {len(lines)} words, {output.stat().st_size} bytes")
+    verb_file = output.with_name("verbs.txt")
+    header = HEADER.replace("Related words for ankit's tool search: a stemmed word, then the stems of words that "
+                            "share one of its most\n# common senses (first three verb senses, first two noun "
+                            "senses), commonest first.", "Verbs for ankit's tool search: the stems of the one-word "
+                            "lemmas that have a verb sense.")
+    found = verbs(entries)
+    verb_file.write_text(header + "\n".join(_wrapped(found)) + "\n", encoding="utf-8")
+    print(f"{verb_file}: {len(found)} verbs, {verb_file.stat().st_size} bytes")
     return 0
 
 
