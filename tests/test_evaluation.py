@@ -135,3 +135,19 @@ def test_loaded_recall_counts_what_find_tools_would_load(files, capsys):
     assert main(["--catalog", str(catalog), "--queries", str(queries), "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert 0.0 < data["loaded_recall"] <= 1.0
+
+
+def test_a_query_line_may_carry_phrasings_that_rank_as_find_tools_takes_them(tmp_path, capsys):
+    catalog = write_jsonl(tmp_path / "catalog.jsonl", CATALOG)
+    plain = [{"id": "p", "query": "I'm off to Rome next week, sort out where I sleep", "gold": ["bookHotel"]}]
+    phrased = [{**plain[0], "phrasings": ["reserve hotel room"]}]
+    figures = []
+    for rows in (plain, phrased):
+        assert main(["--catalog", str(catalog), "--queries", str(write_jsonl(tmp_path / "q.jsonl", rows)),
+                     "--k", "1", "--json"]) == 0
+        figures.append(json.loads(capsys.readouterr().out))
+    assert figures[0]["recall_at_1"] == 0.0 and figures[1]["recall_at_1"] == 1.0
+    assert figures[1]["loaded_recall"] == 1.0
+    bad = write_jsonl(tmp_path / "bad.jsonl", [{**plain[0], "phrasings": "reserve"}])
+    assert main(["--catalog", str(catalog), "--queries", str(bad)]) == 2
+    assert capsys.readouterr().out.strip().endswith('"phrasings" must be a list of strings')

@@ -193,6 +193,24 @@ def test_the_tool_validates_its_arguments_and_survives_bad_queries(tmp_path):
         assert isinstance(loop.call({"query": query}), str)
 
 
+def test_another_phrasing_in_the_authors_words_finds_what_the_users_words_miss(index):
+    request = "make it reachable from my laptop"  # an effect, in words no tool uses
+    assert find(index, request).kind == "nothing"
+    outcome = find(index, request, ["tcp port listening process"])
+    assert outcome.activate == ["process"]
+    both = find(index, "show the commit history", ["fetch a url"])  # each phrasing's best evidence counts
+    assert {"git", "web"} <= set(both.activate)
+
+
+def test_the_tool_reads_phrasings_and_says_which_are_not_text(tmp_path):
+    loop = Loop(small_catalog(tmp_path))
+    text = loop.call({"query": "make it reachable from my laptop", "phrasings": ["tcp port", "", "  "]})
+    assert text.startswith("Loaded process:") and "process" in loop.active
+    wrong = loop.call({"query": "git log", "phrasings": ["git", 5]})
+    assert wrong.startswith("Error:") and "phrasings[1] should be string" in wrong and "\n" not in wrong
+    assert find(loop.index, "git log", [5, None, "x" * 10_000]).activate == ["git"]
+
+
 def test_the_tool_waits_for_a_catalog_still_loading():
     tool = make_find_tools(lambda: None, lambda groups: groups, lambda: [], "first")
     assert "still loading" in tool.run({"query": "git"}, None)

@@ -9,7 +9,7 @@ import argparse
 import json
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ankit.discovery.catalog import Catalog, build_catalog
@@ -25,6 +25,7 @@ class Query:
     id: str
     text: str
     gold: list[str]
+    phrasings: list[str] = field(default_factory=list)  # other phrasings, as a model gives find_tools
 
 
 @dataclass
@@ -139,7 +140,7 @@ def export_lines(catalog: Catalog, names: list[str]) -> list[str]:
 
 
 def load_queries(path: Path, known: set[str]) -> list[Query]:
-    """Read query lines {id, query, gold}; every gold name must be in the catalog."""
+    """Read query lines {id, query, gold, phrasings?}; every gold name must be in the catalog."""
     queries = []
     for number, row in _json_lines(path):
         text, gold = row.get("query"), row.get("gold")
@@ -150,7 +151,10 @@ def load_queries(path: Path, known: set[str]) -> list[Query]:
         unknown = [g for g in gold if g not in known]
         if unknown:
             raise InputError(f"{path}:{number}: gold tool {unknown[0]!r} is not in the catalog")
-        queries.append(Query(str(row.get("id", number)), text, list(dict.fromkeys(gold))))
+        also = row.get("phrasings", [])
+        if not isinstance(also, list) or not all(isinstance(p, str) for p in also):
+            raise InputError(f'{path}:{number}: "phrasings" must be a list of strings')
+        queries.append(Query(str(row.get("id", number)), text, list(dict.fromkeys(gold)), also))
     return queries
 
 
@@ -178,20 +182,24 @@ def measure(rank: Callable[[str], list[str]], queries: list[Query], tools: int, 
     return Metrics(r1 / n, rk / n, rr / n, 1000 * elapsed / n, tools, len(queries), k, loaded)
 
 
-def loaded_tools(index: Index) -> Callable[[str], set[str]]:
+def loaded_tools(index: Index, phrasings: dict[str, list[str]] | None = None) -> Callable[[str], set[str]]:
     """What find_tools loads for a request, as tool names (the groups find() activates, core included)."""
     core = {name for g in index.catalog.groups.values() if g.core for name in g.tools}
+    also = phrasings or {}
 
     def loads(text: str) -> set[str]:
         groups = index.catalog.groups
-        return core | {name for g in find(index, text).activate if g in groups for name in groups[g].tools}
+        found = find(index, text, also.get(text)).activate
+        return core | {name for g in found if g in groups for name in groups[g].tools}
     return loads
 
 
 def evaluate(index: Index, queries: list[Query], k: int = 5) -> Metrics:
-    """The figures of one index on a query set: the session's ranking and find_tools' loading."""
-    rank = lambda text: [name for name, _ in index.rank_tools(text)]  # noqa: E731
-    return measure(rank, queries, len(index.names), k, loaded_tools(index))
+    """The figures of one index on a query set: the session's ranking and find_tools' loading (with the
+    phrasings a query line carries, as find_tools takes them)."""
+    also = {q.text: q.phrasings for q in queries if q.phrasings}
+    rank = lambda text: [name for name, _ in index.rank_phrasings([text, *also.get(text, [])])]  # noqa: E731
+    return measure(rank, queries, len(index.names), k, loaded_tools(index, also))
 
 
 def report(metrics: Metrics) -> str:

@@ -16,6 +16,7 @@ TIED = 0.8  # ... and at least this share are activated with the best (three gro
 MAX_ACTIVATED = 3
 MAX_LISTED = 5
 MAX_NAMES = 12  # tool names listed per loaded group
+MAX_PHRASINGS = 4  # other phrasings of the task read from one find_tools call
 CATALOG_WORDS = {"", "list", "all", "catalog", "tools", "groups", "*", "?", "help"}
 _SEPARATORS = re.compile(r"[,\s]+")
 _GENERIC = frozenset(stem(w) for w in GENERIC_VERBS)
@@ -82,16 +83,20 @@ def telling_match(index: Index, query: str, group_id: str) -> bool:
     return any(t in vocabulary or not vocabulary.isdisjoint(index.expansions(t)) for t in telling)
 
 
-def find(index: Index, query: str) -> Outcome:
-    """Decide what a find_tools query activates (see the issue's behaviour by query)."""
+def find(index: Index, query: str, phrasings: list[str] | None = None) -> Outcome:
+    """Decide what a find_tools query activates (see the issue's behaviour by query); other phrasings of the
+    same task count by their best evidence."""
     query = query if isinstance(query, str) else ""
+    also = [p for p in phrasings or [] if isinstance(p, str) and p.strip()][:MAX_PHRASINGS]
     if query.strip().strip("`'\"").lower() in CATALOG_WORDS:
         return Outcome("catalog")
     named = _exact(index.catalog, query)
     if named:
         hits = {h.group: h for h in index.search_groups(query)}
         return Outcome("exact", named, [hits.get(g) or GroupHit(g, 0.0, []) for g in named])
-    hits = [h for h in index.search_groups(query)[: 2 * MAX_LISTED] if telling_match(index, query, h.group)]
+    said = " ".join([query, *also])
+    found = index.search_groups(query, also)[: 2 * MAX_LISTED]
+    hits = [h for h in found if telling_match(index, said, h.group)]
     if not hits or hits[0].score <= 0:
         return Outcome("nothing")
     top = hits[0].score
@@ -173,7 +178,8 @@ BASE_DESCRIPTION = "Find and load the tools a task needs, by a few words about t
 GUIDANCE = (
     "Describe the task in a few words (\"show recent commits\", \"fetch a web page\"); the best matching "
     "groups are loaded and their tools can be called from your next step. Loaded tools stay loaded. "
-    "An empty query lists the groups."
+    "An empty query lists the groups. In phrasings, say the same task again as a tool's author would name "
+    "it, with the action and the object (\"delete pod\", \"create pull request\", \"forward port\")."
 )
 PARAMETERS = {
     "type": "object",
@@ -181,7 +187,12 @@ PARAMETERS = {
         "query": {
             "type": "string",
             "description": "What you want to do, a group id or a tool name; empty to list the groups",
-        }
+        },
+        "phrasings": {
+            "type": "array",
+            "items": {"type": "string"},
+            "description": "Optional: the same task in a tool author's words, action and object (up to 4)",
+        },
     },
     "required": ["query"],
     "additionalProperties": False,
@@ -237,7 +248,8 @@ def make_find_tools(
             return "the tool catalog is still loading; try again in a moment"
         query = args.get("query", "") if isinstance(args, dict) else ""
         query = query if isinstance(query, str) else ""
-        outcome = find(index, query)
+        phrasings = args.get("phrasings") if isinstance(args, dict) else None
+        outcome = find(index, query, phrasings if isinstance(phrasings, list) else None)
         core = [g.id for g in index.catalog.groups.values() if g.core]
         loaded = list(dict.fromkeys([*active(), *core]))
         wanted = [g for g in outcome.activate if g not in loaded]

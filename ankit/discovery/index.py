@@ -236,10 +236,27 @@ class Index:
         seen = set(matched)
         return result + [pair for i, pair in enumerate(self._unmatched) if i not in seen]
 
-    def search_groups(self, query: str) -> list[GroupHit]:
-        """Groups that match the query, best first; a group scores as its best tool."""
+    def rank_phrasings(self, texts: list[str], limit: int | None = None) -> list[tuple[str, float]]:
+        """Tools ranked for several phrasings of one request: each tool by its best share of a phrasing's top
+        score, and a tenth of its mean share (tools every phrasing finds come first among equals)."""
+        if len(texts) < 2:
+            return self.rank_tools(texts[0] if texts else "", limit)
+        best: dict[int, float] = defaultdict(float)
+        total: dict[int, float] = defaultdict(float)
+        for text in texts:
+            scores = self.score_tools(text)
+            top = max(scores.values(), default=0.0)
+            for i, value in scores.items():
+                if top > 0 and value > 0:
+                    best[i] = max(best[i], value / top)
+                    total[i] += value / top
+        ranked = sorted(best, key=lambda i: (-(best[i] + 0.1 * total[i] / len(texts)), i))[:limit]
+        return [(self.names[i], best[i] + 0.1 * total[i] / len(texts)) for i in ranked]
+
+    def search_groups(self, query: str, also: list[str] | None = None) -> list[GroupHit]:
+        """Groups that match the query (and its other phrasings), best first; a group scores as its best tool."""
         hits: dict[str, GroupHit] = {}
-        for name, score in self.rank_tools(query, limit=len(self.names)):
+        for name, score in self.rank_phrasings([query, *(also or [])], limit=len(self.names)):
             group = self.catalog.group_of(name) or name
             hits.setdefault(group, GroupHit(group, score)).tools.append(name)
         return list(hits.values())
