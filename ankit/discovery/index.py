@@ -237,21 +237,23 @@ class Index:
         return result + [pair for i, pair in enumerate(self._unmatched) if i not in seen]
 
     def rank_phrasings(self, texts: list[str], limit: int | None = None) -> list[tuple[str, float]]:
-        """Tools ranked for several phrasings of one request: each tool by its best share of a phrasing's top
-        score, and a tenth of its mean share (tools every phrasing finds come first among equals)."""
+        """Tools ranked for several phrasings of one request, each tool by its best evidence: its score for a
+        phrasing over what that phrasing's words could earn (a phrasing whose words all match strongly beats
+        one where a single common word matched), plus a tenth of its mean over the phrasings."""
         if len(texts) < 2:
             return self.rank_tools(texts[0] if texts else "", limit)
         best: dict[int, float] = defaultdict(float)
         total: dict[int, float] = defaultdict(float)
         for text in texts:
-            scores = self.score_tools(text)
-            top = max(scores.values(), default=0.0)
-            for i, value in scores.items():
-                if top > 0 and value > 0:
-                    best[i] = max(best[i], value / top)
-                    total[i] += value / top
-        ranked = sorted(best, key=lambda i: (-(best[i] + 0.1 * total[i] / len(texts)), i))[:limit]
-        return [(self.names[i], best[i] + 0.1 * total[i] / len(texts)) for i in ranked]
+            words = {t for p in request_parts(text) for t in _spell_out(p).strong}
+            possible = (self.weights.k1 + 1) * sum(self._idf(t) for t in words)
+            for i, value in self.score_tools(text).items():
+                if possible > 0 and value > 0:
+                    best[i] = max(best[i], value / possible)
+                    total[i] += value / possible
+        combined = {i: best[i] + 0.1 * total[i] / len(texts) for i in best}
+        ranked = sorted(combined, key=lambda i: (-combined[i], i))[:limit]
+        return [(self.names[i], combined[i]) for i in ranked]
 
     def search_groups(self, query: str, also: list[str] | None = None) -> list[GroupHit]:
         """Groups that match the query (and its other phrasings), best first; a group scores as its best tool."""
