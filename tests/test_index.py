@@ -346,8 +346,11 @@ def test_a_near_tie_goes_to_the_tool_named_for_what_the_request_asks_to_do():
     assert _same_text(names).rank_tools(query)[0][0] == "create_issue"
 
 
-def test_the_verb_only_breaks_near_ties():
-    index = _same_text(["issue_labels", "create_issue"])
-    ranked = dict(index.rank_tools("which issues have labels"))  # no verb: nothing changes
-    unlifted = dict(_same_text(["issue_labels", "create_issue"], Weights(action=0.0)).rank_tools("which issues have labels"))
-    assert ranked == unlifted
+def test_a_question_asks_to_be_told_so_its_verb_is_no_action():
+    names = ["issue_labels", "create_issue"]
+    query = "which issues have labels"  # 'issue' and 'label' may be verbs, but the request asks to be told
+    lifted = _same_text(names).rank_tools(query)
+    assert [name for name, _ in lifted] == [name for name, _ in _same_text(names, Weights(action=0.0)).rank_tools(query)]
+    assert lifted[0][0] == "issue_labels"
+    read = _same_text(["list_issues", "create_issue"]).rank_tools("what issues are there")
+    assert read[0][0] == "list_issues" and read[0][1] > read[1][1]  # reading is what a question asks for

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from ankit.discovery.boosts import Boosts
 from ankit.discovery.catalog import Catalog
 from ankit.discovery.synonyms import is_verb, relatives, spelled_out
-from ankit.discovery.terms import RequestPart, request_parts
+from ankit.discovery.terms import RequestPart, request_parts, stem
 from ankit.discovery.weights import Weights
 from ankit.tooling.toolbox import Tool
 
@@ -38,6 +38,7 @@ class GroupHit:
 
 
 _FIELDS = ("name", "description", "parameters")
+_READING = frozenset(stem(w) for w in "get list show read describe search find view".split())
 # A question asks to be told, so its first verb ("which issues have labels") is no action to prefer
 _QUESTION = re.compile(r"\s*(what|which|who|whose|how|when|where|why|is|are|was|were|do|does|did|has|have)\b",
                        re.IGNORECASE)
@@ -195,26 +196,29 @@ class Index:
             lift = self.weights.clause * max(scores.values())
             for i, share in best.items():
                 scores[i] += lift * share
-        if requested and scores and not _QUESTION.match(query):
-            self._prefer_action(requested[0].strong, scores)
+        if requested and scores:
+            self._prefer_action(requested[0].strong, scores, bool(_QUESTION.match(query)))
         self.boosts.apply(query, parts, scores)  # the rules come last: they decide between groups
         return scores
 
-    def _prefer_action(self, part: list[str], scores: dict[int, float]) -> None:
+    def _prefer_action(self, part: list[str], scores: dict[int, float], question: bool) -> None:
         """Break near-ties by what the request asks to do: its first verb (of its first two words) and the
-        word after it; a tool whose name says the verb gains most, one whose name says the object less."""
-        at = next((n for n, term in enumerate(part[:2]) if is_verb(term)), None)
+        word after it; a tool whose name says the verb gains most, one whose name says the object less. A
+        question, or a request that starts with no verb, asks to be told: reading is its verb, at half weight."""
+        at = None if question else next((n for n, term in enumerate(part[:2]) if is_verb(term)), None)
         if at is None:
-            return
-        action = self._sayings(part[at])
-        thing = self._sayings(part[at + 1]) if at + 1 < len(part) else set()
+            action, weight = _READING, 0.5
+            thing = self._sayings(part[0]) if part else set()
+        else:
+            action, weight = self._sayings(part[at]), 1.0
+            thing = self._sayings(part[at + 1]) if at + 1 < len(part) else set()
         top = max(scores.values())
         lift, floor = self.weights.action * top, (1 - self.weights.near) * top
         terms = self.catalog.terms
         for i, value in list(scores.items()):
             if value >= floor:
                 name = terms[self.names[i]].name
-                said = (1.0 if action.intersection(name) else 0.0) + (0.5 if thing.intersection(name) else 0.0)
+                said = (weight if action.intersection(name) else 0.0) + (0.5 if thing.intersection(name) else 0.0)
                 scores[i] = value + lift * said
 
     def _sayings(self, term: str) -> set[str]:

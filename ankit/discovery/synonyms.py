@@ -6,7 +6,9 @@ from Open English WordNet (thesaurus.txt, CC BY 4.0; tests/bench/build_thesaurus
 import pkgutil
 from functools import cache
 
-from ankit.discovery.terms import stem
+from ankit.discovery.terms import GENERIC_VERBS, stem
+
+_GENERIC = frozenset(stem(w) for w in GENERIC_VERBS)
 
 # Each line is a set of words a user and a tool author may use for the same thing.
 # Kept to everyday vocabulary of common tool domains; no entry names a particular tool. Words with a
@@ -121,7 +123,7 @@ def spelled_out(term: str) -> tuple[str, ...]:
 
 def is_verb(term: str) -> bool:
     """Whether a stemmed term is (also) an English verb (verbs.txt, from Open English WordNet)."""
-    return term in _verbs() or term in _software()[1]
+    return term in _verbs() or term in _software()[1] or term in _GENERIC
 
 
 @cache

@@ -11,7 +11,8 @@ out (a request's adjectives rarely name what a tool does). Words are stemmed wit
 words and words of one or two letters dropped; a head keeps at most eight related stems, its commonest senses'
 first. The output is sorted, so the same input gives the same bytes. It also writes verbs.txt beside it: the
 stems of the one-word lemmas that have a verb sense (the search reads a request's first verb as what it asks
-to do).
+to do) whose verb senses are at least as many as their noun senses ("delete", "make", "file"; not "pod" or
+"branch").
 """
 
 import re
@@ -93,9 +94,10 @@ def related(entries, members) -> dict[str, list[str]]:
 
 
 def verbs(entries) -> list[str]:
-    """The stems of one-word lemmas with a verb sense, sorted."""
+    """The stems of one-word lemmas with at least as many verb senses as noun senses, sorted."""
     return sorted({stem(lemma) for lemma, by_pos in entries.items()
-                   if "v" in by_pos and _PLAIN.match(lemma) and lemma not in STOP_WORDS})
+                   if len(by_pos.get("v", [])) >= max(1, len(by_pos.get("n", [])))
+                   and _PLAIN.match(lemma) and lemma not in STOP_WORDS})
 
 
 def _wrapped(words: list[str], width: int = 110) -> list[str]:
@@ -124,7 +126,7 @@ def main(argv: list[str]) -> int:
     header = HEADER.replace("Related words for ankit's tool search: a stemmed word, then the stems of words that "
                             "share one of its most\n# common senses (first three verb senses, first two noun "
                             "senses), commonest first.", "Verbs for ankit's tool search: the stems of the one-word "
-                            "lemmas that have a verb sense.")
+                            "lemmas with at least as many verb senses\n# as noun senses.")
     found = verbs(entries)
     verb_file.write_text(header + "\n".join(_wrapped(found)) + "\n", encoding="utf-8")
     print(f"{verb_file}: {len(found)} verbs, {verb_file.stat().st_size} bytes")
