@@ -207,23 +207,29 @@ class Index:
         question, or a request that starts with no verb, asks to be told: reading is its verb, at half weight."""
         at = None if question else next((n for n, term in enumerate(part[:2]) if is_verb(term)), None)
         if at is None:
-            action, weight = _READING, 0.5
-            thing = self._sayings(part[0]) if part else set()
+            action, weight = dict.fromkeys(_READING, 1.0), 0.5
+            thing = self._sayings(part[0]) if part else {}
         else:
             action, weight = self._sayings(part[at]), 1.0
-            thing = self._sayings(part[at + 1]) if at + 1 < len(part) else set()
+            thing = self._sayings(part[at + 1]) if at + 1 < len(part) else {}
         top = max(scores.values())
         lift, floor = self.weights.action * top, (1 - self.weights.near) * top
         terms = self.catalog.terms
         for i, value in list(scores.items()):
             if value >= floor:
                 name = terms[self.names[i]].name
-                said = (weight if action.intersection(name) else 0.0) + (0.5 if thing.intersection(name) else 0.0)
-                scores[i] = value + lift * said
+                does = max((action.get(t, 0.0) for t in name), default=0.0)
+                names = max((thing.get(t, 0.0) for t in name), default=0.0)
+                scores[i] = value + lift * (weight * does + 0.5 * names)
 
-    def _sayings(self, term: str) -> set[str]:
-        """A term and the words that say the same (abbreviations, slang, synonyms; not the thesaurus)."""
-        return {term, *spelled_out(term), *(other for other, kind in relatives(term) if kind != "thesaurus")}
+    def _sayings(self, term: str) -> dict[str, float]:
+        """A term and the words that say the same, by how closely: itself, its spelled-out words and its
+        slang fully, synonyms by half (the thesaurus not at all)."""
+        found = dict.fromkeys([term, *spelled_out(term)], 1.0)
+        for other, kind in relatives(term):
+            if kind != "thesaurus":
+                found.setdefault(other, 1.0 if kind == "slang" else 0.5)
+        return found
 
     def rank_tools(self, query: str, limit: int | None = None) -> list[tuple[str, float]]:
         """Tools ranked for the query, best first; without a limit the whole catalog (non-matches last)."""

@@ -28,6 +28,6 @@ class Weights:
     min_prefix: int = 5
     idf_floor: float = 1.0
     share_power: float = 0.5  # a group bonus lifts a tool by (its text score / the group's best) ** this
-    action: float = 0.15  # near-ties: a tool named for what the request asks to do gains this share of the top
-    near: float = 0.25  # ... among the tools within this share of the top score
+    action: float = 0.25  # near-ties: a tool named for what the request asks to do gains this share of the top
+    near: float = 0.15  # ... among the tools within this share of the top score
     weak: float = 0.7  # words inside quotes, identifiers and paths, and the pieces of a mixed-case word
