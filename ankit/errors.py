@@ -33,3 +33,7 @@ class Cancelled(AnkitError):
 
 class BudgetError(AnkitError):
     """The next request would take the session past max_cost."""
+
+
+class StateFileError(AnkitError, OSError):
+    """One of ankit's own files or folders is not safe to use: a symlink, another user's, or writable by others."""

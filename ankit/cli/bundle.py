@@ -9,6 +9,7 @@ from pathlib import Path
 
 from ankit.errors import AnkitError
 from ankit.settings import paths
+from ankit.safety import statefiles
 
 MAIN = """import sys
 
@@ -50,7 +51,7 @@ def _stage(stage: Path) -> Path:
     shutil.copytree(Path(__file__).resolve().parent.parent, package,
                     ignore=lambda folder, names: [*LEAVE_OUT(folder, names), *(n for n in names if n.startswith("bundled_"))])
     for name in ("tools", "skills"):
-        shutil.copytree(paths.bundled(name), package / f"bundled_{name}", ignore=LEAVE_OUT)
+        shutil.copytree(statefiles.bundled(name), package / f"bundled_{name}", ignore=LEAVE_OUT)
     (stage / "__main__.py").write_text(MAIN, encoding="utf-8")
     _compile(package)
     return stage

@@ -10,6 +10,7 @@ from ankit.cli.oneshot import PrintView
 from ankit.errors import AnkitError
 from ankit.records import Message, ToolCall
 from ankit.routines.store import Routine
+from ankit.safety import statefiles
 from ankit.settings import paths
 from ankit.settings.config import Config, load_config
 from ankit.storage.sessions import SessionData, new_session_id
@@ -107,9 +108,11 @@ def watch(app, routine: Routine, cwd: Path) -> tuple[str, bool]:
     if result.is_error:
         raise AnkitError(f"could not fetch {routine.watch}: {result.content.removeprefix('Error: ')}")
     snapshot = paths.data_home() / "routines" / f"watch-{routine.id}.txt"
-    old = snapshot.read_text(encoding="utf-8") if snapshot.exists() else None
-    snapshot.parent.mkdir(parents=True, exist_ok=True)
-    snapshot.write_text(result.content, encoding="utf-8")
+    try:
+        old = statefiles.read_text(snapshot)
+        statefiles.write(snapshot, result.content)
+    except OSError as exc:
+        raise AnkitError(f"cannot keep the watched page in {snapshot} ({exc.strerror or exc})") from None
     if old is None:
         return f"first look at {routine.watch} ({len(result.content)} characters); later runs report what changed", False
     if old == result.content:

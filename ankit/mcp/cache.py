@@ -1,12 +1,17 @@
-"""The MCP tool-list cache: each server's last tools/list on disk, keyed by how the server is started."""
+"""The MCP tool-list cache: each server's last tools/list on disk, keyed by how the server is started.
+
+Kept through ankit's state-file layer (safety/statefiles.py): a file another user owns or could have written is
+no entry. An entry lists tools to offer before the server has started; it never decides what a tool may do
+unasked (make_tools(..., hints=False)): that waits for the live server's own list."""
 
 import hashlib
 import json
 import os
 import shutil
-import tempfile
 import time
 from pathlib import Path
+
+from ankit.safety import statefiles
 
 FORMAT = 1  # bump when what is stored changes
 
@@ -34,8 +39,8 @@ class ToolCache:
     def load(self, key: str) -> dict | None:
         """The stored entry {tools, instructions, server_info, listed}, or None."""
         try:
-            data = json.loads((self.folder / f"{key}.json").read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            data = json.loads(statefiles.read_cache(self.folder / f"{key}.json") or "null")
+        except (ValueError, RecursionError):
             return None
         if not isinstance(data, dict) or not isinstance(data.get("tools"), list):
             return None
@@ -46,13 +51,6 @@ class ToolCache:
         entry = {"tools": tools, "instructions": instructions, "server_info": server_info or {},
                  "listed": time.strftime("%Y-%m-%d %H:%M")}
         try:
-            self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=self.folder, prefix=f".{key}.", suffix=".tmp")
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                json.dump(entry, handle, ensure_ascii=False)
-            os.replace(tmp, self.folder / f"{key}.json")
+            statefiles.write(self.folder / f"{key}.json", json.dumps(entry, ensure_ascii=False))
         except (OSError, TypeError, ValueError):
-            try:
-                os.unlink(tmp)
-            except (OSError, UnboundLocalError):
-                pass
+            pass

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ankit.errors import ToolError
+from ankit.safety import statefiles
 from ankit.safety.scrub import Scrubber
 
 METHOD_NOT_FOUND = -32601
@@ -52,13 +53,13 @@ def reply_to(message: dict) -> dict:
 
 def open_log(path: Path, name: str):
     """A server's log file, readable by the user only: a server may print its settings, tokens included."""
-    try:
-        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        big = path.exists() and path.stat().st_size > LOG_CAP
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | (os.O_TRUNC if big else os.O_APPEND), 0o600)
+    try:  # ankit's state-file layer: 0600 in a 0700 folder, never through a symlink
+        fd = statefiles.open_private(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND)
+        if os.fstat(fd).st_size > LOG_CAP:
+            os.ftruncate(fd, 0)
         os.fchmod(fd, 0o600)  # a log an older ankit left readable by others
     except OSError as exc:
-        raise McpError(f"MCP server {name!r}: cannot write its log {path}: {exc.strerror}") from None
+        raise McpError(f"MCP server {name!r}: cannot write its log {path}: {exc.strerror or exc}") from None
     return open(fd, "wb", buffering=0)
 
 

@@ -100,9 +100,10 @@ class McpManager:
                 cfg = server.config
                 server.key = cache_key(cfg.url or cfg.command, cfg.args, cfg.env, cfg.cwd)
                 server.cached = cache.load(server.key)
-                if server.cached is not None:  # answer from the last list until the server lists again
+                if server.cached is not None:  # answer from the last list until the server lists again; every
+                    # call asks until then: a cached readOnlyHint is no permission
                     server.tools, server.problems = make_tools(server.name, server.cached["tools"],
-                                                               self._caller(server), server.label)
+                                                               self._caller(server), server.label, hints=False)
 
     def start(self, uncached_only: bool = False) -> None:
         """Start the servers not started yet (uncached_only: only those never listed) in background threads;

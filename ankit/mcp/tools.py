@@ -89,10 +89,11 @@ def result_text(result: dict) -> str:
     return text or "(no output)"
 
 
-def make_tool(server: str, spec: dict, exposed: str, call: Caller) -> Tool:
-    """One MCP tool definition as an ankit Tool that calls the server under its original name."""
+def make_tool(server: str, spec: dict, exposed: str, call: Caller, hints: bool = True) -> Tool:
+    """One MCP tool definition as an ankit Tool that calls the server under its original name; hints False
+    (a list from the cache, not from the live server): its annotations grant nothing, every call asks."""
     original = spec["name"]
-    notes = spec.get("annotations") if isinstance(spec.get("annotations"), dict) else {}
+    notes = spec.get("annotations") if hints and isinstance(spec.get("annotations"), dict) else {}
     # Read-only is not enough to run unasked: a tool that may reach the open world (the spec's default) sends its
     # arguments off the machine, as web_search does, so only a server's read-only, closed-world tools run freely.
     read_only = notes.get("readOnlyHint") is True and notes.get("openWorldHint") is False
@@ -116,8 +117,10 @@ def _task_only(spec: dict) -> bool:
     return isinstance(execution, dict) and execution.get("taskSupport") == "required"
 
 
-def make_tools(server: str, specs: list[dict], call: Caller, label: str = "") -> tuple[list[Tool], list[str]]:
-    """Tools for a server's list, in its order; label (default: the server name) prefixes exposed names."""
+def make_tools(server: str, specs: list[dict], call: Caller, label: str = "",
+               hints: bool = True) -> tuple[list[Tool], list[str]]:
+    """Tools for a server's list, in its order; label (default: the server name) prefixes exposed names; hints
+    False for a cached list (see make_tool)."""
     tools, problems, taken, originals = [], [], set(), set()
     for spec in specs:
         original = spec.get("name") if isinstance(spec, dict) else None
@@ -132,7 +135,7 @@ def make_tools(server: str, specs: list[dict], call: Caller, label: str = "") ->
                             f"which ankit does not support")
             continue
         originals.add(original)
-        tool = make_tool(server, spec, exposed_name(label or server, original, taken), call)
+        tool = make_tool(server, spec, exposed_name(label or server, original, taken), call, hints)
         taken.add(tool.name)
         tools.append(tool)
     return tools, problems

@@ -1,16 +1,14 @@
 """The routines file ($XDG_DATA_HOME/ankit/routines.json): add, list, remove, and record each run; locked and atomic."""
 
 import contextlib
-import fcntl
 import json
-import os
-import tempfile
 from dataclasses import asdict, dataclass, field, fields
 from datetime import datetime
 from pathlib import Path
 
-from ankit.errors import AnkitError
+from ankit.errors import AnkitError, StateFileError
 from ankit.routines.schedule import parse
+from ankit.safety import statefiles
 
 
 @dataclass
@@ -50,39 +48,29 @@ class RoutineStore:
     def load(self) -> list[Routine]:
         """Every routine, oldest first."""
         try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
+            text = statefiles.read_text(self.path)
+            if text is None:
+                return []
+            data = json.loads(text)
             known = {f.name for f in fields(Routine)}
             return [Routine(**{k: v for k, v in item.items() if k in known}) for item in data["routines"]]
-        except FileNotFoundError:
-            return []
+        except StateFileError as exc:
+            raise AnkitError(str(exc)) from None
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise AnkitError(f"cannot read the routines in {self.path} ({type(exc).__name__}); fix or move that file") from None
 
     @contextlib.contextmanager
     def changing(self):
         """Yield the routines under an exclusive lock; what the list holds afterwards is written atomically."""
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            lock = open(self.path.with_suffix(".lock"), "a")
-        except OSError as exc:
-            raise AnkitError(f"cannot write routines in {self.path.parent} ({exc.strerror or exc})") from None
-        with lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
+        with contextlib.ExitStack() as stack:
+            try:
+                stack.enter_context(statefiles.locked(self.path.with_suffix(".lock")))
+            except OSError as exc:
+                raise AnkitError(f"cannot write routines in {self.path.parent} ({exc.strerror or exc})") from None
             routines = self.load()
             yield routines
-            self._write(routines)
-
-    def _write(self, routines: list[Routine]) -> None:
-        fd, temp = tempfile.mkstemp(dir=self.path.parent, prefix=".routines.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                os.fchmod(handle.fileno(), 0o600)
-                json.dump({"routines": [asdict(r) for r in routines]}, handle, ensure_ascii=False, indent=1)
-            os.replace(temp, self.path)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(temp)
-            raise
+            statefiles.write(self.path, json.dumps({"routines": [asdict(r) for r in routines]}, ensure_ascii=False,
+                                                   indent=1))
 
     def add(self, routine: Routine) -> Routine:
         """Store a new routine under the next free id."""

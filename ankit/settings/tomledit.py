@@ -1,13 +1,11 @@
 """Edit one table of a TOML file in place: render it, replace or append it, remove it; the rest stays as written."""
 
-import contextlib
-import os
 import re
-import tempfile
 import tomllib
 from pathlib import Path
 
 from ankit.errors import ConfigError
+from ankit.safety import statefiles
 
 _BARE = re.compile(r"[A-Za-z0-9_-]+")
 _HEADER = re.compile(r"^\s*\[(?!\[)(.*)\]\s*(#.*)?$")  # [table], not [[array]]
@@ -110,18 +108,8 @@ def read(path: Path) -> tuple[str, dict]:
 
 
 def write(path: Path, text: str) -> None:
-    """Replace the file atomically, readable by the user only (a config may hold tokens)."""
+    """Replace the file atomically, readable by the user only (a config may hold tokens): statefiles.write."""
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        statefiles.write(path, text)
     except OSError as exc:
         raise ConfigError(f"cannot write {path}: {exc.strerror or exc}") from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            os.fchmod(handle.fileno(), 0o600)
-            handle.write(text)
-        os.replace(temp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
-        raise

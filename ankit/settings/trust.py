@@ -6,13 +6,14 @@ repository must not lift the user's max_cost or max_rounds); every other key (pr
 servers, web_search_url, github_api_url, allow rules, prices, which would make max_cost count nothing, and any
 key added later) could run code, send the user's keys elsewhere or lift a cap, so it waits for trust, as do the
 tool modules in .ankit/tools/. Plain text (skills, commands, AGENTS.md) needs none.
-The trust list is a JSON list of folders in $XDG_CONFIG_HOME/ankit/trusted.json.
+The trust list is a JSON list of folders in $XDG_CONFIG_HOME/ankit/trusted.json, kept through ankit's state-file
+layer (safety/statefiles.py): a list another user owns or could have written trusts nothing.
 """
 
 import json
-import os
-import tempfile
 from pathlib import Path
+
+from ankit.safety import statefiles
 
 SAFE_KEYS = frozenset({
     "model", "max_rounds", "retries", "idle_timeout", "output_cap", "max_tokens", "context_window",
@@ -60,8 +61,8 @@ def _key(cwd: Path) -> str:
 
 def _read(config_home: Path) -> list[str]:
     try:
-        data = json.loads((config_home / TRUST_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError):
+        data = json.loads(statefiles.read_cache(config_home / TRUST_FILE) or "[]")
+    except (ValueError, RecursionError):
         return []
     return [str(p) for p in data] if isinstance(data, list) else []
 
@@ -74,11 +75,7 @@ def is_trusted(cwd: Path, config_home: Path) -> bool:
 def remember(cwd: Path, config_home: Path) -> None:
     """Add the folder to the trust list (written whole, atomically, readable by the user only)."""
     folders = [*_read(config_home), _key(cwd)]
-    config_home.mkdir(parents=True, exist_ok=True)
-    fd, temp = tempfile.mkstemp(dir=config_home, prefix=".trusted.", suffix=".tmp")
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        json.dump(sorted(set(folders)), handle, indent=1)
-    os.replace(temp, config_home / TRUST_FILE)
+    statefiles.write(config_home / TRUST_FILE, json.dumps(sorted(set(folders)), indent=1))
 
 
 def describe(held: dict, tools: list[Path], cwd: Path) -> list[str]:

@@ -3,17 +3,20 @@
 Any tool that declares `changes(args, ctx)` (the paths it will write, move, create or delete) is covered: the
 runner keeps each path's state just before the call runs and notes the state it leaves behind. /undo
 restores the last turn that changed files, and refuses a file whose current state is not the one ankit
-left (it was changed outside ankit since). Kept under the session's folder, `<sessions>/<id>.checkpoints/`.
+left (it was changed outside ankit since). Kept under the session's folder, `<sessions>/<id>.checkpoints/`,
+through ankit's state-file layer (safety/statefiles.py). A path is put back only inside the working folder and
+only through real folders (statefiles.beneath): a parent swapped for a symlink since is refused.
 """
 
-import contextlib
 import hashlib
 import json
 import os
 import shutil
-import tempfile
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from ankit.safety import statefiles
 
 FILE_CAP = 20 * 1024 * 1024  # bytes of one file kept; bigger files are not covered (and say so)
 TREE_CAP = 2000  # files of one folder kept (a folder that is moved or deleted)
@@ -49,8 +52,9 @@ def state_of(path: Path) -> str:
 class Checkpoints:
     """The checkpoints of one session at a time; `begin` says which session and turn the next calls belong to."""
 
-    def __init__(self, root: Path):
+    def __init__(self, root: Path, cwd: Path | None = None):
         self.root = Path(root)  # the sessions folder
+        self.cwd = Path(cwd) if cwd is not None else None  # the working folder: nothing is restored outside it
         self.session = ""
         self.turn = 0
         self.notes: list[str] = []  # one line per path that could not be kept, for the user
@@ -65,32 +69,20 @@ class Checkpoints:
 
     def _index(self) -> list[dict]:
         try:
-            entries = json.loads((self.folder / "index.json").read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            entries = json.loads(statefiles.read_cache(self.folder / "index.json") or "[]")
+        except (ValueError, RecursionError):
             return []
         return [e for e in entries if isinstance(e, dict)] if isinstance(entries, list) else []
 
     def _write_index(self, entries: list[dict]) -> None:
-        self.folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-        fd, temp = tempfile.mkstemp(dir=self.folder, prefix=".index.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                json.dump(entries, handle, ensure_ascii=False)
-            os.replace(temp, self.folder / "index.json")
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(temp)
-            raise
+        statefiles.write(self.folder / "index.json", json.dumps(entries))
 
     def _blob(self, path: Path) -> tuple[str, int]:
         data = path.read_bytes()
         name = _digest(data)
         target = self.folder / name
         if not target.exists():
-            self.folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-            fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(data)
+            statefiles.write(target, data)
         return name, path.stat().st_mode & 0o7777
 
     def _before(self, path: Path) -> dict | None:
@@ -159,7 +151,11 @@ class Checkpoints:
                 continue
             if entry.get("after") == self._before_state(entry):
                 continue  # the call changed nothing here (declined or failed)
-            self._restore(path, entry["before"])
+            try:
+                self._restore(path, entry["before"])
+            except OSError as error:
+                done.refused.append(f"{path}: {error.strerror or error}")
+                continue
             done.restored.append(str(path))
         self._write_index([e for e in entries if e.get("turn") != turn])
         return done
@@ -178,26 +174,47 @@ class Checkpoints:
         return ABSENT
 
     def _restore(self, path: Path, before: dict) -> None:
+        """Put a path back as it was, reached through real folders inside the working folder only."""
         kind = before.get("kind")
-        if path.is_dir() and not path.is_symlink():
-            shutil.rmtree(path)
-        elif path.exists() or path.is_symlink():
-            path.unlink()
-        if kind == "file":
-            self._put(path, before["blob"], before["mode"])
-        elif kind == "link":
-            path.parent.mkdir(parents=True, exist_ok=True)
-            os.symlink(before["target"], path)
-        elif kind == "dir":
-            path.mkdir(parents=True, exist_ok=True)
+        with statefiles.beneath(self._root(path), path, create=True) as (fd, name):
+            _remove(fd, name)
+            if kind == "file":
+                self._put(fd, name, before["blob"], before["mode"])
+            elif kind == "link":
+                os.symlink(before["target"], name, dir_fd=fd)
+            elif kind == "dir":
+                os.mkdir(name, dir_fd=fd)
+        if kind == "dir":
             for rel, (blob, mode) in before["files"].items():
-                self._put(path / rel, blob, mode)
+                with statefiles.beneath(self._root(path), path / rel, create=True) as (fd, name):
+                    _remove(fd, name)
+                    self._put(fd, name, blob, mode)
 
-    def _put(self, path: Path, blob: str, mode: int) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(self.folder / blob, path)
-        os.chmod(path, mode)
+    def _root(self, path: Path) -> Path:
+        """The folder a path is restored beneath: the working folder (the path's own folder when none is known)."""
+        return self.cwd if self.cwd is not None else path.parent
+
+    def _put(self, fd: int, name: str, blob: str, mode: int) -> None:
+        data = statefiles.read(self.folder / blob)
+        if data is None:
+            raise FileNotFoundError(2, "its kept copy is gone")
+        out = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600, dir_fd=fd)
+        with os.fdopen(out, "wb") as handle:
+            handle.write(data)
+            os.fchmod(handle.fileno(), mode & 0o7777)
 
     def forget(self, session_id: str) -> None:
         """Remove a session's checkpoints (ankit sessions rm)."""
         shutil.rmtree(self.root / f"{session_id}.checkpoints", ignore_errors=True)
+
+
+def _remove(fd: int, name: str) -> None:
+    """Remove what is at name in the open folder (a folder's whole tree; a link itself, never its target)."""
+    try:
+        info = os.lstat(name, dir_fd=fd)
+    except FileNotFoundError:
+        return
+    if stat.S_ISDIR(info.st_mode):
+        shutil.rmtree(name, dir_fd=fd)
+    else:
+        os.unlink(name, dir_fd=fd)

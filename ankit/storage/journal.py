@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ankit.records import Message, ToolResult
+from ankit.safety import statefiles
 
 CANCELLED = "Error: cancelled (ankit stopped before this call ran)"
 
@@ -35,7 +36,7 @@ def locked(path: Path) -> Iterator[None]:
     """An exclusive lock on one session file, held across processes. A rewrite replaces the file, so the lock
     is taken again until it is held on the file the path names now."""
     while True:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+        fd = statefiles.open_private(path, os.O_RDWR | os.O_CREAT)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
             if os.fstat(fd).st_ino == os.stat(path).st_ino:
@@ -51,7 +52,7 @@ def locked(path: Path) -> Iterator[None]:
 
 def append(path: Path, lines: list[str]) -> None:
     """Add lines at the end of the file, on a fresh line even after a torn write, and flush them to disk."""
-    fd = os.open(path, os.O_RDWR | os.O_APPEND)
+    fd = statefiles.open_private(path, os.O_RDWR | os.O_APPEND)
     try:
         size = os.fstat(fd).st_size
         torn = size > 0 and os.pread(fd, 1, size - 1) != b"\n"

@@ -1,12 +1,10 @@
 """Session files: one JSON Lines file per session, written atomically, read back for resume."""
 
-import contextlib
 import json
 import os
 import re
 import secrets
 import sys
-import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
@@ -14,6 +12,7 @@ from pathlib import Path
 
 from ankit.errors import AnkitError
 from ankit.records import TODO_STATES, Image, Message, SessionData, Todo, ToolCall, ToolResult
+from ankit.safety import statefiles
 from ankit.safety.scrub import Scrubber
 from ankit.storage import journal
 from ankit.usage.ledger import RoundRecord, total
@@ -54,6 +53,18 @@ def message_from(entry: dict) -> Message:
 SAFE_ID = re.compile(r"[A-Za-z0-9][\w.-]*")
 TITLE_LENGTH = 60
 FORMAT_VERSION = 1
+HEADER_CAP = 1 << 16  # bytes read for a file's first line
+
+
+def file_line(entry: dict) -> str:
+    """One line of a session file: JSON with every non-ASCII character escaped, so that no line separator a
+    reader might split on (U+2028, U+2029, U+0085, \\x1c-\\x1e) is written as itself."""
+    return json.dumps(entry, separators=(",", ":"))
+
+
+def file_lines(text: str) -> list[str]:
+    """A session file's lines: split on \\n only (str.splitlines would also split on U+2028 and the others)."""
+    return text.split("\n")
 
 
 @dataclass
@@ -137,8 +148,7 @@ def _apply(data: SessionData, entry: dict) -> None:
 def _header(path: Path) -> dict:
     """The first line of a session file (id, folder, model), or {} when it cannot be read."""
     try:
-        with path.open(encoding="utf-8", errors="replace") as handle:
-            entry = json.loads(handle.readline() or "{}")
+        entry = json.loads((statefiles.read_text(path, HEADER_CAP) or "").split("\n", 1)[0] or "{}")
     except (OSError, ValueError):
         return {}
     return entry if isinstance(entry, dict) and entry.get("type") == "session" else {}
@@ -160,8 +170,7 @@ class SessionStore:
             raise AnkitError(f"cannot save session {data.id!r}: ids use letters, digits, '-', '_' and '.'")
         path = self.folder / f"{data.id}.jsonl"
         try:
-            self.folder.mkdir(parents=True, exist_ok=True)
-            os.chmod(self.folder, 0o700)
+            statefiles.folder(self.folder)
         except OSError as error:
             raise AnkitError(f"cannot save session {data.id}: {error.strerror or error}; check {self.folder}") from None
         try:
@@ -189,7 +198,7 @@ class SessionStore:
     def _liner(self):
         """One file line for a JSON object, scrubbed."""
         scrub = self.scrubber or Scrubber()
-        return lambda entry: json.dumps(scrub(entry), ensure_ascii=False, separators=(",", ":"))
+        return lambda entry: file_line(scrub(entry))
 
     def _extends(self, mark: journal.Mark, data: SessionData, line) -> bool:
         """Whether the history only grew since the mark (then appending its tail is enough)."""
@@ -198,35 +207,9 @@ class SessionStore:
         return mark.messages == 0 or line(message_entry(data.messages[mark.messages - 1])) == mark.last
 
     def _rewrite(self, data: SessionData, path: Path) -> None:
-        """Write the whole session to a temp file, fsync, rename: a crash leaves the old copy or the new one."""
-        fd, temp = tempfile.mkstemp(dir=self.folder, prefix=f".{data.id}.", suffix=".tmp")
-        try:
-            self._write(fd, data)
-            os.replace(temp, path)
-        except BaseException:  # an interrupt too: never leave a temp file behind
-            with contextlib.suppress(OSError):
-                os.unlink(temp)
-            raise
-        self._sync_folder()
-
-    def _write(self, fd: int, data: SessionData) -> None:
-        """Write the lines to the open temp file and flush them to disk."""
-        scrub = self.scrubber or Scrubber()
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            os.fchmod(handle.fileno(), 0o600)
-            for line in _lines(data):
-                handle.write(json.dumps(scrub(line), ensure_ascii=False, separators=(",", ":")) + "\n")
-            handle.flush()
-            os.fsync(handle.fileno())
-
-    def _sync_folder(self) -> None:
-        """Make the rename itself durable (best effort: not every system allows it)."""
-        with contextlib.suppress(OSError):
-            fd = os.open(self.folder, os.O_RDONLY)
-            try:
-                os.fsync(fd)
-            finally:
-                os.close(fd)
+        """Write the whole session atomically (statefiles.write): a crash leaves the old copy or the new one."""
+        line = self._liner()
+        statefiles.write(path, "".join(line(entry) + "\n" for entry in _lines(data)))
 
     def _paths(self) -> list[Path]:
         """Session files, most recently saved first."""
@@ -249,11 +232,11 @@ class SessionStore:
     def _read(self, path: Path) -> SessionData:
         """Parse one session file, skipping (with a warning) any line that cannot be read."""
         try:
-            text = path.read_text(encoding="utf-8", errors="replace")
+            text = statefiles.read_text(path) or ""
         except OSError as error:
             raise AnkitError(f"cannot read session {path.stem}: {error.strerror or error}") from None
         data = SessionData(path.stem, "", "", "", "")
-        for number, line in enumerate(text.splitlines(), 1):
+        for number, line in enumerate(file_lines(text), 1):
             if not line.strip():
                 continue
             try:

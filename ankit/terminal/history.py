@@ -6,13 +6,15 @@ is that string; any other line is itself (so files written before keep working).
 """
 
 import json
-import os
 from pathlib import Path
+
+from ankit.safety import statefiles
 
 
 def encode(entry: str) -> str:
     """One file line for an entry."""
-    return json.dumps(entry, ensure_ascii=False) if "\n" in entry or "\r" in entry or entry.startswith('"') else entry
+    plain = entry.isprintable() and not entry.startswith('"')  # U+2028 and the like are written escaped
+    return entry if plain else json.dumps(entry)
 
 
 def decode(line: str) -> str:
@@ -28,28 +30,21 @@ def decode(line: str) -> str:
 
 
 def load(path: Path) -> list[str]:
-    """The entries in the file, oldest first ([] when there is none)."""
+    """The entries in the file, oldest first ([] when there is none, or it is not safe to read)."""
     try:
-        text = path.read_text(encoding="utf-8", errors="replace")
+        text = statefiles.read_text(path) or ""
     except OSError:
         return []
-    return [decode(line) for line in text.splitlines() if line]
+    return [decode(line) for line in text.split("\n") if line]
 
 
 def append(path: Path, entries: list[str]) -> None:
-    """Add entries at the end of the file (created readable by the user only)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-    with os.fdopen(fd, "a", encoding="utf-8") as handle:
-        handle.writelines(encode(entry) + "\n" for entry in entries)
+    """Add entries at the end of the file (statefiles: 0600, never through a symlink)."""
+    statefiles.append(path, "".join(encode(entry) + "\n" for entry in entries))
 
 
 def trim(path: Path, keep: int) -> None:
     """Keep the last `keep` lines once the file holds twice that many (checked once, at start)."""
-    lines = path.read_bytes().splitlines(keepends=True)
+    lines = (statefiles.read(path) or b"").split(b"\n")[:-1]
     if len(lines) > 2 * keep:
-        temp = path.with_name(path.name + ".tmp")
-        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "wb") as handle:
-            handle.writelines(lines[-keep:])
-        os.replace(temp, path)
+        statefiles.write(path, b"".join(line + b"\n" for line in lines[-keep:]))

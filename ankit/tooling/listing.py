@@ -1,15 +1,19 @@
 """The tool listing cache: each tool folder's tools as plain data on disk, keyed by its files' sizes and times, so
-a run lists and sends tools without importing their modules; a module is imported when its tool is first used."""
+a run lists and sends tools without importing their modules; a module is imported when its tool is first used.
+
+Kept through ankit's state-file layer (safety/statefiles.py). A cache never decides a permission: whether a
+cached tool may run unasked is asked of its module (imported then) when a call wants to run, never read from
+the file."""
 
 import hashlib
 import json
 import os
 import sys
-import tempfile
 import threading
 from pathlib import Path
 
 from ankit import __version__
+from ankit.safety import statefiles
 from ankit.tooling.toolbox import Tool, _call_flexibly
 
 FORMAT = 1  # bump when what is stored changes
@@ -77,13 +81,28 @@ class _Hook:
         return _call_flexibly(getattr(self.module.get(), self.attr), args, ctx)
 
 
+class _Asks:
+    """needs_approval of a cached tool: what the module says now (imported for it), never what the file says."""
+
+    def __init__(self, module: _Module):
+        self.module = module
+
+    def __call__(self, args, ctx=None):
+        module = self.module.get()
+        asks = getattr(module, "needs_approval", False)
+        if callable(asks):
+            return bool(_call_flexibly(asks, args, ctx))
+        return not getattr(module, "read_only", False) and bool(asks)
+
+
 def lazy_tool(entry: dict, path: Path, load) -> Tool:
-    """A Tool from its cached entry whose functions import the module (with load(path)) when first called."""
+    """A Tool from its cached entry whose functions import the module (with load(path)) when first called;
+    whether a call asks first is the module's answer (_Asks), the entry's read_only only labels listings."""
     module = _Module(path, load)
     hook = {h: _Hook(module, h) for h in entry["hooks"]}
     return Tool(name=entry["name"], description=entry["description"], parameters=entry["parameters"],
-                run=_Hook(module, "run"), group=entry["group"], read_only=entry["read_only"],
-                needs_approval=hook.get("needs_approval", entry["needs_approval"]), preview=hook.get("preview"),
+                run=_Hook(module, "run"), group=entry["group"], read_only=entry["read_only"] is True,
+                needs_approval=_Asks(module), preview=hook.get("preview"),
                 examples=entry["examples"], source=str(path), changes=hook.get("changes"),
                 time_limit=hook.get("time_limit", entry["time_limit"]))
 
@@ -98,8 +117,8 @@ class ListingCache:
     def load(self) -> dict[str, dict]:
         """Each module path's entry as last listed, when no file of the folder changed since; else {}."""
         try:
-            data = json.loads(self.file.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            data = json.loads(statefiles.read_cache(self.file) or "null")
+        except (ValueError, RecursionError):
             return {}
         if not isinstance(data, dict) or data.get("key") != self.key or not isinstance(data.get("tools"), dict):
             return {}
@@ -107,16 +126,7 @@ class ListingCache:
 
     def save(self, entries: dict[str, dict]) -> None:
         """Store the folder's entries atomically; a failure only costs speed."""
-        tmp = None
         try:
-            self.file.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=self.file.parent, prefix=".listing.", suffix=".tmp")
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                json.dump({"key": self.key, "tools": entries}, handle, ensure_ascii=False)
-            os.replace(tmp, self.file)
+            statefiles.write(self.file, json.dumps({"key": self.key, "tools": entries}, ensure_ascii=False))
         except (OSError, TypeError, ValueError):
-            if tmp is not None:
-                try:
-                    os.unlink(tmp)
-                except OSError:
-                    pass
+            pass

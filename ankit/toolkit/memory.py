@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ankit.errors import ToolError
+from ankit.safety import statefiles
 
 SECRET = re.compile(
     r"(sk-[A-Za-z0-9_-]{20,}|gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,}"
@@ -66,7 +67,6 @@ class Memory:
     """The facts database; use_fts picks full-text search or the LIKE fallback."""
 
     def __init__(self, path: Path, use_fts: bool):
-        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         self.conn = sqlite3.connect(path, timeout=10)
         self.use_fts = use_fts and fts5_available()
         with self.conn:
@@ -161,6 +161,6 @@ def open_memory(ctx) -> Memory:
     """The memory for this context, honouring config memory_fts (default true)."""
     use_fts = ctx.config.get("memory_fts", True) not in (False, "false", "no", "off", 0)
     try:
-        return Memory(db_path(ctx), use_fts)
+        return Memory(statefiles.database(db_path(ctx)), use_fts)  # 0600 in a 0700 folder, no symlink
     except (sqlite3.Error, OSError) as exc:
         raise ToolError(f"cannot open the memory database at {db_path(ctx)} ({exc}); check data_dir") from None

@@ -3,17 +3,16 @@
 __all__ = ["Note", "load", "changing", "search", "project_root", "KINDS", "MAX_TEXT"]
 
 import contextlib
-import fcntl
 import hashlib
 import json
 import os
 import re
-import tempfile
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from ankit.errors import ToolError
+from ankit.safety import statefiles
 
 KINDS = ("note", "decision")
 MAX_TEXT = 4000
@@ -58,10 +57,11 @@ def load(ctx) -> list[Note]:
 
 def _read(path: Path) -> list[Note]:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        text = statefiles.read_text(path)  # ankit's state-file layer: no symlink, the user's own file
+        if text is None:
+            return []
+        data = json.loads(text)
         return [Note(int(n["id"]), str(n["kind"]), str(n["text"]), float(n["created"])) for n in data["notes"]]
-    except FileNotFoundError:
-        return []
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise ToolError(f"cannot read the project notes at {path} ({type(exc).__name__}); fix or move that file") from None
 
@@ -70,28 +70,15 @@ def _read(path: Path) -> list[Note]:
 def changing(ctx):
     """Yield the notes list under an exclusive lock; what it holds afterwards is written atomically."""
     path = store_path(ctx)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        lock = open(path.with_suffix(".lock"), "a")
-    except OSError as exc:
-        raise ToolError(f"cannot write project notes in {path.parent} ({exc.strerror or exc}); check the data folder") from None
-    with lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+    with contextlib.ExitStack() as stack:
+        try:
+            stack.enter_context(statefiles.locked(path.with_suffix(".lock")))
+        except OSError as exc:
+            raise ToolError(f"cannot write project notes in {path.parent} ({exc.strerror or exc}); check the data folder") from None
         notes = _read(path)
         yield notes
-        _write(path, notes, project_root(ctx))
-
-
-def _write(path: Path, notes: list[Note], root: Path) -> None:
-    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=".notes.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump({"project": str(root), "notes": [asdict(n) for n in notes]}, handle, ensure_ascii=False, indent=1)
-        os.replace(temp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
-        raise
+        body = {"project": str(project_root(ctx)), "notes": [asdict(n) for n in notes]}
+        statefiles.write(path, json.dumps(body, ensure_ascii=False, indent=1))  # atomic, 0600
 
 
 def search(notes: list[Note], query: str) -> list[Note]:

@@ -16,6 +16,7 @@ from ankit.errors import AnkitError, ToolError
 from ankit.mcp import admin as mcp_admin
 from ankit.routines.schedule import parse as parse_schedule
 from ankit.routines.store import Routine, RoutineStore
+from ankit.safety import statefiles
 from ankit.settings import paths
 from ankit.settings.config import Config
 
@@ -149,14 +150,14 @@ def install_line(systemd: bool) -> str:
         env["PYTHONPATH"] = str(Path(__file__).resolve().parents[2])
     run = shlex.join([*command, "routine", "run-due"])
     log = paths.state_home() / "routines.log"
-    log.parent.mkdir(parents=True, exist_ok=True)  # ankit's own folder: the line's >> needs it to exist
+    statefiles.folder(log.parent)  # ankit's own folder (0700): the line's >> needs it to exist
     if systemd:
         settings = " ".join(f"--setenv={k}={shlex.quote(v)}" for k, v in env.items())
         line = f"systemd-run --user --on-calendar='*:0/{CRON_EVERY}' --unit=ankit-routines {settings} {run}".replace("  ", " ")
         return ("# run this once to create a user timer (systemctl --user list-timers shows it):\n"
                 f"{line}")
     assignments = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
-    command = f"{assignments + ' ' if assignments else ''}{run} >> {shlex.quote(str(log))} 2>&1"
+    command = f"umask 077; {assignments + ' ' if assignments else ''}{run} >> {shlex.quote(str(log))} 2>&1"  # log: 0600
     return ("# add this line with crontab -e; cron has no shell profile, so set your provider's key at the top\n"
             "# of the crontab (e.g. ANTHROPIC_API_KEY=...). ankit changes no system file itself.\n"
             f"*/{CRON_EVERY} * * * * {command.replace('%', chr(92) + '%')}")  # cron cuts a command at a bare %

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from ankit.context.instructions import Instructions, load_instructions
 from ankit.errors import AnkitError, ConfigError
+from ankit.safety import statefiles
 from ankit.safety.visible import visible
 from ankit.settings import paths
 from ankit.settings.config import Config
@@ -58,7 +59,7 @@ class App:
         # ankit's own tools are listed from a cache; other folders' modules are imported as ever (an import may
         # have effects their authors count on)
         file_tools, self.problems = load_tools(self.tool_folders(), BUILT_IN, paths.state_home() / "tools",
-                                               cached=[paths.bundled("tools")])
+                                               cached=[statefiles.bundled("tools")])
         given = [("--tools-dir", p) for p in self.config.tools_dirs] + [("--skills-dir", self.config.skills_dir)]
         self.problems += [f"{flag} {p} is not a folder; check the path" for flag, p in given if p and not p.is_dir()]
         self.load_skills()
@@ -71,7 +72,7 @@ class App:
 
     def load_skills(self) -> "App":
         """Find the skills (all `ankit skills` needs: no tools, no MCP servers)."""
-        dirs = skill_dirs(self.cwd, self.config.skills_dir, Path.home(), paths.config_home(), paths.bundled("skills"))
+        dirs = skill_dirs(self.cwd, self.config.skills_dir, Path.home(), paths.config_home(), statefiles.bundled("skills"))
         self.skills, self.skill_problems = find_skills(dirs)
         return self
 
@@ -82,7 +83,7 @@ class App:
     def tool_folders(self) -> list[Path]:
         """Tool folders in load order: bundled, user, project, then --tools-dir."""
         project = [self.cwd / ".ankit" / "tools"] if self.config.trusted else []  # see ankit/settings/trust.py
-        return [paths.bundled("tools"), paths.config_home() / "tools", *project, *self.config.tools_dirs]
+        return [statefiles.bundled("tools"), paths.config_home() / "tools", *project, *self.config.tools_dirs]
 
     @property
     def tools(self) -> Toolset:
@@ -168,7 +169,7 @@ class App:
             view.notice(provider.settings.origin)
         if resume is None and provider is not None and not provider.defers and self.config.preload:
             self.activation.preload(self.habits())
-        checkpoints = Checkpoints(paths.state_home() / "sessions")
+        checkpoints = Checkpoints(paths.state_home() / "sessions", resume.cwd if resume and resume.cwd else self.cwd)
         runner = Runner(self.tools, ctx, approve, self.config.output_cap, checkpoints, self.permissions, self.scrubber())
         return Session(
             provider, runner, self.activation, self.prompt(), view=view, store=self.store(),

@@ -1,0 +1,57 @@
+"""The text boundary: text that enters ankit is normalised once, where it enters, so nothing further in (the
+screen, a session file, the next request) meets text it cannot encode.
+
+- Bytes are decoded as UTF-8 with invalid sequences replaced (decode); a str that came from elsewhere (a JSON
+  "\\ud800" escape from a model server or an MCP server, a file name the OS gave as surrogate escapes, a tool
+  module's return value) has its lone surrogates replaced by U+FFFD (clean); a JSON document from outside
+  is parsed and cleaned in one step (loads).
+- File names are shown and sent through name(): bytes that were not UTF-8 become U+FFFD.
+- Session files keep U+2028, U+2029, U+0085 and the other line separators escaped (json.dumps' default) and
+  are split on \\n only (storage/sessions.py: file_line, file_lines), so one such character in a result
+  cannot cut a line in two.
+Edges that go through here: the providers' streams, error bodies and model lists, MCP messages, tool
+results (tooling/toolbox.py), @file names and contents (context/mentions.py), `!command` output.
+"""
+
+import json
+import os
+import re
+
+_SURROGATE = re.compile("[\\ud800-\\udfff]")
+REPLACEMENT = "\ufffd"
+
+
+def clean(text: str) -> str:
+    """text with every lone surrogate replaced by U+FFFD (valid pairs never reach a str as two halves)."""
+    if text.isascii():
+        return text
+    return _SURROGATE.sub(REPLACEMENT, text)
+
+
+def decode(data: bytes) -> str:
+    """Bytes from outside as text: UTF-8, invalid sequences replaced."""
+    return data.decode("utf-8", "replace")
+
+
+def name(path) -> str:
+    """A file name or path fit to show and send: bytes that were not UTF-8 (surrogate escapes) replaced."""
+    return clean(os.fspath(path) if not isinstance(path, bytes) else decode(path))
+
+
+def deep(value):
+    """value with every string in it (keys too, in dicts and lists) cleaned."""
+    if isinstance(value, str):
+        return clean(value)
+    if isinstance(value, dict):
+        return {deep(k): deep(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [deep(item) for item in value]
+    return value
+
+
+def loads(data: str | bytes, strict: bool = True):
+    """json.loads for a document from outside, its strings cleaned (only a \\uD8xx-\\uDFxx escape can put a
+    lone surrogate there, so documents without one are not walked)."""
+    text = decode(data) if isinstance(data, (bytes, bytearray)) else clean(data)
+    value = json.loads(text, strict=strict)
+    return deep(value) if "\\u" in text and re.search(r"\\u[dD][89a-fA-F]", text) else value
