@@ -125,3 +125,41 @@ def test_unpacking_a_new_archive_removes_copies_unused_for_thirty_days(pyz, tmp_
     assert "bundle-old" not in names and "bundle-recent" in names and len(names) == 2
     [current] = [cache / n for n in names if n != "bundle-recent"]
     assert time.time() - current.stat().st_mtime < 3600  # marked as used now
+
+
+@pytest.mark.parametrize("plant", ["changed", "added", "bytecode"])
+def test_a_bundle_folder_planted_before_the_first_start_is_never_run(pyz, tmp_path, plant):
+    """Someone who can write the cache folder lays out bundle-HASH beforehand: a tool module with other bytes
+    (the same size too), an extra module, or cached bytecode beside the real source; ankit.pyz runs none of it."""
+    import hashlib
+    import zipfile
+    marker = tmp_path / "PWNED"
+    folder = tmp_path / "cache" / "ankit" / f"bundle-{hashlib.sha256(pyz.read_bytes()).hexdigest()[:20]}"
+    with zipfile.ZipFile(pyz) as bundle:
+        bundle.extractall(folder, [n for n in bundle.namelist() if n.startswith("ankit/bundled_")])
+    source = folder / "ankit" / "bundled_tools" / "core" / "get_time.py"
+    evil = f"import pathlib; pathlib.Path({str(marker)!r}).write_text('ran')\n"
+    if plant == "changed":
+        original, body = source.read_bytes(), evil.encode()
+        source.write_bytes(body + b"#" + original[len(body) + 1:])  # same size, other bytes (the module's start)
+    elif plant == "added":
+        (source.parent / "zz_extra.py").write_text(evil + "name = 'zz_extra'\ndescription = 'x'\n"
+                                                   "parameters = {'type': 'object'}\ndef run(args, ctx):\n    return 'x'\n")
+    else:
+        import importlib.util
+        import py_compile
+        fake = source.with_name("fake.py")
+        fake.write_text(evil + source.read_text())
+        stat = source.stat()
+        os.utime(fake, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+        cached = Path(importlib.util.cache_from_source(str(source)))
+        py_compile.compile(str(fake), cfile=str(cached), dfile=str(source))
+        fake.unlink()
+        data = bytearray(cached.read_bytes())
+        data[8:16] = int(stat.st_mtime).to_bytes(4, "little") + (stat.st_size).to_bytes(4, "little")
+        cached.write_bytes(bytes(data))  # bytecode that claims to match the real source
+    os.utime(folder)
+    tools = run(pyz, tmp_path, "tools")
+    assert tools.returncode == 0, tools.stderr
+    assert not marker.exists(), tools.stdout
+    assert "zz_extra" not in tools.stdout
