@@ -126,7 +126,8 @@ def group_text(app, group_id: str, width: int = 100) -> str:
     tools = [t for t in map(app.lookup, group.tools) if t is not None]
     name_width = max((len(t.name) for t in tools), default=0)
     for tool in tools:
-        asks = "may ask" if callable(tool.needs_approval) else "asks first" if tool.needs_approval else ""
+        said = getattr(tool.needs_approval, "listed", tool.needs_approval)  # a cached tool: what its listing said
+        asks = "may ask" if callable(said) else "asks first" if said else ""
         mark = "read-only" if tool.read_only else asks
         lines.append(f"  {tool.name:<{name_width}}  {mark:<10} {first_sentence(tool.description)}")
     return "\n".join(fit_lines(lines, width))

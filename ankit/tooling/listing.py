@@ -84,8 +84,9 @@ class _Hook:
 class _Asks:
     """needs_approval of a cached tool: what the module says now (imported for it), never what the file says."""
 
-    def __init__(self, module: _Module):
+    def __init__(self, module: _Module, listed):
         self.module = module
+        self.listed = listed  # what the listing said (callable: a function of the call), for labels only
 
     def __call__(self, args, ctx=None):
         module = self.module.get()
@@ -102,7 +103,8 @@ def lazy_tool(entry: dict, path: Path, load) -> Tool:
     hook = {h: _Hook(module, h) for h in entry["hooks"]}
     return Tool(name=entry["name"], description=entry["description"], parameters=entry["parameters"],
                 run=_Hook(module, "run"), group=entry["group"], read_only=entry["read_only"] is True,
-                needs_approval=_Asks(module), preview=hook.get("preview"),
+                needs_approval=_Asks(module, hook.get("needs_approval", entry["needs_approval"])),
+                preview=hook.get("preview"),
                 examples=entry["examples"], source=str(path), changes=hook.get("changes"),
                 time_limit=hook.get("time_limit", entry["time_limit"]))
 
