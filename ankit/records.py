@@ -23,18 +23,6 @@ class ToolResult:
     content: str
     is_error: bool = False
     summary: str = ""  # one plain line for the user ("declined", "loaded git (7 tools)"); never sent
-    loaded: list[str] = field(default_factory=list)  # tools this result makes callable (find_tools' answer)
-
-
-@dataclass
-class ToolsLoaded:
-    """What find_tools returns: its text for the model and the tools it makes callable, by name."""
-
-    text: str
-    names: list[str] = field(default_factory=list)
-
-    def __str__(self) -> str:
-        return self.text
 
 
 @dataclass
@@ -58,6 +46,7 @@ class Message:
     opaque: dict = field(default_factory=dict)  # wire kind -> data that provider needs back (thinking blocks)
     images: list[Image] = field(default_factory=list)  # user messages only
     summary: bool = False  # /compact's summary: requests start here; the messages before it stay in the file
+    activated: list[str] = field(default_factory=list)  # tool batches only: groups first sent to the model with it
 
 
 @dataclass

@@ -273,28 +273,36 @@ def test_other_400s_and_requests_without_thinking_are_not_retried(provider_serve
 # --- deferred tools: find_tools' answer as tool_reference blocks ---
 
 GIT_LOG = ToolSpec("git_log", "Show commits.", {"type": "object", "properties": {}}, "git")
+WEB = ToolSpec("web_fetch", "Fetch a page.", {"type": "object", "properties": {"url": {"type": "string"}}}, "web")
 
 
-def test_a_reference_to_a_tool_no_longer_declared_becomes_text(provider_server):
+def test_a_batch_references_the_tools_of_the_groups_first_sent_with_it_and_says_which_are_gone(provider_server):
     provider_server.push("anthropic_text.sse")
     history = [
         Message("user", "log"),
         Message("assistant", tool_calls=[ToolCall("t1", "find_tools", '{"query": "git"}'),
                                          ToolCall("t2", "find_tools", '{"query": "gone"}')]),
-        Message("tool", results=[ToolResult("t1", "find_tools", "Loaded git.", loaded=["git_log", "mcp__gone__x"]),
-                                 ToolResult("t2", "find_tools", "Loaded gone.", loaded=["mcp__gone__y"])]),
+        Message("tool", results=[ToolResult("t1", "find_tools", "Loaded git."),
+                                 ToolResult("t2", "find_tools", "Loaded gone.")], activated=["git", "mcp:gone"]),
     ]
-    run(provider_server, Request("sys", history, [READ], deferred=[GIT_LOG]))
+    run(provider_server, Request("sys", history, [READ], deferred=[GIT_LOG, WEB]))
     body = provider_server.requests[0].json
     assert body["tools"] == [{"name": "read_file", "description": "Read a file.", "input_schema": READ.parameters},
                              {"name": "git_log", "description": "Show commits.", "input_schema": GIT_LOG.parameters,
-                              "defer_loading": True}]
+                              "defer_loading": True}]  # web was never sent: its definition does not travel
     first, second, beside = body["messages"][-1]["content"]
-    assert first == {"type": "tool_result", "tool_use_id": "t1",
-                     "content": [{"type": "tool_reference", "tool_name": "git_log"}]}
+    assert first == {"type": "tool_result", "tool_use_id": "t1", "content": "Loaded git."}
     assert second == {"type": "tool_result", "tool_use_id": "t2",
-                      "content": "Loaded gone.\n[ankit] No longer available: mcp__gone__y."}
-    assert beside["text"] == "Loaded git.\n[ankit] No longer available: mcp__gone__x."
+                      "content": [{"type": "tool_reference", "tool_name": "git_log"}]}
+    assert beside["text"] == "Loaded gone.\n[ankit] No longer available: mcp:gone."
+
+
+def test_before_any_group_is_sent_only_the_plain_tools_are_declared(provider_server):
+    provider_server.push("anthropic_text.sse")
+    run(provider_server, Request("sys", [Message("user", "hi")], [READ], deferred=[GIT_LOG, WEB]),
+        deferred="native")
+    assert provider_server.requests[0].json["tools"] == [
+        {"name": "read_file", "description": "Read a file.", "input_schema": READ.parameters}]
 
 
 def test_without_a_plain_tool_nothing_is_deferred(provider_server):
@@ -311,8 +319,8 @@ def test_the_round_after_find_tools_byte_for_byte(provider_server):
     history = [Message("user", "what changed?"),
                Message("assistant", "Looking for git tools.",
                        tool_calls=[ToolCall("toolu_01FindGit", "find_tools", '{"query": "git history"}')]),
-               Message("tool", results=[ToolResult("toolu_01FindGit", "find_tools", "Loaded git: git_log.",
-                                                   loaded=["git_log"])])]
+               Message("tool", results=[ToolResult("toolu_01FindGit", "find_tools", "Loaded git: git_log.")],
+                       activated=["git"])]
     provider_server.push("anthropic_text.sse")
     run(provider_server, Request("You are ankit.", history, [READ, finder, git_log], deferred=[git_log, web]),
         model="claude-sonnet-5-5", deferred="native")

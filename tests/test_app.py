@@ -184,7 +184,12 @@ def declared(request) -> list[tuple[str, bool]]:
     return [(t["name"], t.get("defer_loading", False)) for t in request.json["tools"]]
 
 
-def test_anthropic_tools_bytes_never_change_and_find_tools_answers_with_references(xdg_home, provider_server):
+def plain_tools(request) -> str:
+    return json.dumps([t for t in request.json["tools"] if not t.get("defer_loading")])
+
+
+def test_anthropic_plain_tools_never_change_and_a_group_travels_from_the_round_find_tools_references_it(
+        xdg_home, provider_server):
     app = claude_app(xdg_home, provider_server)
     session = app.session(View(), lambda *a: True)
     provider_server.push_anthropic(tool_calls=[("t1", "find_tools", '{"query": "show the recent git history"}')])
@@ -194,13 +199,15 @@ def test_anthropic_tools_bytes_never_change_and_find_tools_answers_with_referenc
     provider_server.push_anthropic(text="still clean")
     session.turn("and now?")
     requests = provider_server.requests
-    assert len({raw_tools(r.body) for r in requests}) == 1  # the same bytes in every request, activation or not
-    tools = declared(requests[0])
-    plain = [name for name, deferred in tools if not deferred]
-    assert {"find_tools", "skill", "read_file"} <= set(plain) and ("git_log", True) in tools
-    assert not any("cache_control" in t for t in requests[0].json["tools"] if t.get("defer_loading"))
-    answer = requests[1].json["messages"][-1]["content"]
+    assert len({plain_tools(r) for r in requests}) == 1  # the cached part: the same bytes in every request
+    assert {"find_tools", "skill", "read_file"} <= {name for name, deferred in declared(requests[0]) if not deferred}
+    assert not any(deferred for _, deferred in declared(requests[0]))  # nothing found yet: no definition travels
     group = app.catalog.groups["git"].tools
+    for request in requests[1:]:  # from the round that references them on, and only those
+        assert [name for name, deferred in declared(request) if deferred] == list(group)
+        assert raw_tools(request.body) == raw_tools(requests[1].body)
+    assert not any("cache_control" in t for t in requests[1].json["tools"] if t.get("defer_loading"))
+    answer = requests[1].json["messages"][-1]["content"]
     assert answer[0] == {"type": "tool_result", "tool_use_id": "t1",
                          "content": [{"type": "tool_reference", "tool_name": n} for n in group]}
     assert answer[1]["type"] == "text" and answer[1]["text"].startswith("Loaded git:")
@@ -213,15 +220,14 @@ def test_anthropic_refusing_deferred_tools_falls_back_once_and_says_so(xdg_home,
     app = claude_app(xdg_home, provider_server)
     view = Notices()
     session = app.session(view, lambda *a: True)
-    provider_server.push("anthropic_400_defer_loading.http")
     provider_server.push_anthropic(tool_calls=[("t1", "find_tools", '{"query": "git"}')])
+    provider_server.push("anthropic_400_defer_loading.http")
     provider_server.push_anthropic(text="ok")
     session.turn("hi")
-    refused, first, second = provider_server.requests
-    assert any(deferred for _, deferred in declared(refused))
-    assert not any(deferred for _, deferred in declared(first) + declared(second))
-    assert "git_log" not in dict(declared(first)) and "git_log" in dict(declared(second))
-    assert second.json["messages"][-1]["content"][0]["content"].startswith("Loaded git:")
+    first, refused, retried = provider_server.requests
+    assert "git_log" not in dict(declared(first)) and ("git_log", True) in declared(refused)
+    assert not any(deferred for _, deferred in declared(retried)) and "git_log" in dict(declared(retried))
+    assert retried.json["messages"][-1]["content"][0]["content"].startswith("Loaded git:")
     assert len([line for line in view.lines if "refused deferred tools" in line]) == 1
     provider_server.push_anthropic(text="again")
     session.turn("more")
@@ -245,7 +251,7 @@ def test_anthropic_deferred_setting(xdg_home, provider_server, mode):
     app.close()
 
 
-def test_anthropic_mcp_tools_arriving_late_are_deferred_at_the_end(xdg_home, provider_server):
+def test_anthropic_mcp_tools_arriving_late_are_found_and_deferred_at_the_end(xdg_home, provider_server):
     server = ROOT / "tests" / "mcp_fake_server.py"
     config = (f'[mcp.servers.fake]\ncommand = {json.dumps(sys.executable)}\n'
               f'args = [{json.dumps(str(server))}, "--start-delay", "1"]\n')
@@ -254,9 +260,11 @@ def test_anthropic_mcp_tools_arriving_late_are_deferred_at_the_end(xdg_home, pro
     provider_server.push_anthropic(text="hi")
     session.turn("before the server is up")
     assert app.mcp.wait(20)
-    provider_server.push_anthropic(text="hi")
+    app.registry.before_turn(View())  # the main thread takes the server's tools in
+    provider_server.push_anthropic(tool_calls=[("t1", "find_tools", '{"query": "mcp:fake"}')])
+    provider_server.push_anthropic(text="found")
     session.turn("after")
-    before, after = (declared(r) for r in provider_server.requests)
+    before, _, after = (declared(r) for r in provider_server.requests)
     assert after[:len(before)] == before
     added = after[len(before):]
     assert added and all(deferred and name.startswith("mcp__fake__") for name, deferred in added)

@@ -276,7 +276,7 @@ def test_each_bundled_rule_decides_its_request(key):
     assert decided, f"the rule ({rule.reason}) changes nothing for {query!r}"
 
 
-def test_find_tools_never_says_loaded_for_what_will_not_be_sent(tmp_path):
+def test_find_tools_only_activates_and_the_rounds_plan_alone_decides_what_fits(tmp_path):
     from ankit.tooling.activation import Activation
     write_tool(tmp_path, "maps", "route_plan", "Plan a driving route between two places.",
                {f"p{i}": "x" * 300 for i in range(10)})
@@ -285,26 +285,21 @@ def test_find_tools_never_says_loaded_for_what_will_not_be_sent(tmp_path):
     state = {}
     activation = Activation(lambda g: [state["index"].catalog.tools[n].spec()
                                        for n in state["index"].catalog.groups[g].tools], [])
-    tool = make_find_tools(lambda: state["index"], activation.activate, lambda: list(activation.active), "first",
-                           activation.room)
+    tool = make_find_tools(lambda: state["index"], activation.activate, lambda: list(activation.active), "first")
     state["index"] = build([*tools, tool])
 
     def ask(query):
-        result = run_call(ToolCall("c1", "find_tools", json.dumps({"query": query})), tool, ToolContext(cwd="."),
-                          lambda t, a, p: True)
-        return result.content, result.loaded
+        return run_call(ToolCall("c1", "find_tools", json.dumps({"query": query})), tool, ToolContext(cwd="."),
+                        lambda t, a, p: True).content
 
-    activation.tools_for_round(budget=10_000)
-    text, loaded = ask("add a note")
-    assert text.startswith("Loaded notes") and loaded == ["note_add"]
-    activation.tools_for_round(budget=600)  # a long history left little room
-    text, loaded = ask("plan a driving route")
-    assert "Loaded" not in text and "next step" not in text and loaded == []
-    assert text.startswith("Not loaded maps") and "maps" not in activation.active  # bigger than the whole budget
+    assert ask("add a note").startswith("Loaded notes") and ask("plan a driving route").startswith("Loaded maps")
+    assert activation.active == ["notes", "maps"]
+    tight = activation.tools_for_round(budget=600)  # a long history left little room
+    assert tight.sent == ["notes"] and tight.held_back == tight.too_big == ["maps"]
     size, notes = activation.frozen("maps").size, activation.frozen("notes").size
-    activation.tools_for_round(budget=size + notes // 2)  # room for maps alone, not beside notes
-    text, loaded = ask("plan a driving route")
-    assert text.startswith("Waiting for room maps") and loaded == [] and "maps" in activation.active
+    waits = activation.tools_for_round(budget=size + notes // 2)  # room for maps alone, not beside notes
+    assert waits.sent == ["notes"] and waits.held_back == ["maps"] and waits.too_big == []
+    assert ask("plan a driving route").startswith("Already loaded maps")
 
 
 def test_an_oversized_group_named_whole_loads_its_parts():

@@ -113,11 +113,12 @@ def test_a_failed_response_is_one_retryable_line(provider_server):
 
 # --- client tool search: find_tools is the search, the catalog is deferred ---
 
-def searching_history(loaded):
+def searching_history(activated):
     return [Message("user", "what changed?"),
             Message("assistant", tool_calls=[ToolCall("call_search", "find_tools", '{"query": "git history"}')],
                     opaque={"responses": [{"type": "tool_search_call", "call_id": "call_search"}]}),
-            Message("tool", results=[ToolResult("call_search", "find_tools", "Loaded git: git_log.", loaded=loaded)])]
+            Message("tool", results=[ToolResult("call_search", "find_tools", "Loaded git: git_log.")],
+                    activated=activated)]
 
 
 def test_find_tools_is_the_client_tool_search_and_its_answer_loads_definitions(provider_server):
@@ -135,7 +136,7 @@ def test_find_tools_is_the_client_tool_search_and_its_answer_loads_definitions(p
     assert reply_of(events).opaque["responses"] == [{"type": "tool_search_call", "call_id": "call_Sr8nW4yB6cJ0dF5h"}]
 
     provider_server.push("responses_text.sse")
-    run(provider_server, Request("sys", searching_history(["git_log", "mcp__gone__x"]), [READ, FINDER, GIT_LOG],
+    run(provider_server, Request("sys", searching_history(["git", "mcp:gone"]), [READ, FINDER, GIT_LOG],
                                  deferred=[GIT_LOG, WEB]))
     second = provider_server.requests[1].json
     assert json.dumps(second["tools"]) == json.dumps(first["tools"])  # the activation left the tools alone
@@ -145,13 +146,13 @@ def test_find_tools_is_the_client_tool_search_and_its_answer_loads_definitions(p
         {"type": "tool_search_output", "execution": "client", "call_id": "call_search", "status": "completed",
          "tools": [function(GIT_LOG, defer_loading=True)]},
         {"type": "message", "role": "user", "content": [
-            {"type": "input_text", "text": "Loaded git: git_log.\n[ankit] No longer available: mcp__gone__x."}]},
+            {"type": "input_text", "text": "Loaded git: git_log.\n[ankit] No longer available: mcp:gone."}]},
     ]
 
 
 def test_older_models_get_the_append_path_without_trying(provider_server):
     provider_server.push("responses_text.sse")
-    run(provider_server, Request("sys", searching_history(["git_log"]), [READ, FINDER, GIT_LOG], deferred=[GIT_LOG]),
+    run(provider_server, Request("sys", searching_history(["git"]), [READ, FINDER, GIT_LOG], deferred=[GIT_LOG]),
         model="gpt-4.1-mini")
     body = provider_server.requests[0].json
     assert body["tools"] == [function(READ), function(FINDER), function(GIT_LOG)]
@@ -172,7 +173,7 @@ def stream_with(provider, request):
 
 def test_a_refused_tool_search_falls_back_once_and_says_so(provider_server):
     provider = make_provider(provider_server.settings("responses", model="gpt-5.5"))
-    request = Request("sys", searching_history(["git_log"]), [READ, FINDER, GIT_LOG], deferred=[GIT_LOG])
+    request = Request("sys", searching_history(["git"]), [READ, FINDER, GIT_LOG], deferred=[GIT_LOG])
     provider_server.push("responses_400_tool_search.http")
     provider_server.push("responses_text.sse")
     provider_server.push("responses_text.sse")
@@ -217,8 +218,8 @@ def test_the_round_after_a_tool_search_byte_for_byte(provider_server):
                        tool_calls=[ToolCall("toolu_01FindGit", "find_tools", '{"query": "git history"}')],
                        opaque={"responses": [{"type": "message", "chars": 22},
                                              {"type": "tool_search_call", "call_id": "toolu_01FindGit"}]}),
-               Message("tool", results=[ToolResult("toolu_01FindGit", "find_tools", "Loaded git: git_log.",
-                                                   loaded=["git_log"])])]
+               Message("tool", results=[ToolResult("toolu_01FindGit", "find_tools", "Loaded git: git_log.")],
+                       activated=["git"])]
     provider_server.push("responses_text.sse")
     run(provider_server, Request("You are ankit.", history, [READ, FINDER, GIT_LOG], deferred=[GIT_LOG, WEB]),
         preset="openai", session_id="20261130-101500-ab12")

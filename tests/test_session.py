@@ -4,7 +4,7 @@ import pytest
 
 from ankit.errors import Cancelled, StreamError
 from ankit.protocols import View
-from ankit.records import Message, StreamEnd, TextDelta, Todo, TodoList, ToolsLoaded
+from ankit.records import Message, StreamEnd, TextDelta, Todo, TodoList
 from ankit.tooling.activation import Activation
 from ankit.tooling.toolbox import Runner, Tool, ToolContext
 from ankit.turn.prompt import Prompt
@@ -169,12 +169,12 @@ def test_groups_activated_by_find_tools_are_recorded_on_their_round():
 def finder_loading(session_ref):
     def run(args, ctx):
         session_ref[0].activation.activate(["git"])
-        return ToolsLoaded("Loaded git.", ["git_log"])
+        return "Loaded git."
     return tool("find_tools", "core", run=run)
 
 
-@pytest.mark.parametrize("window, loaded", [(32_000, ["git_log"]), (60, [])])
-def test_find_tools_loads_only_what_fits_the_budget_and_says_what_waits(window, loaded):
+@pytest.mark.parametrize("window, sent", [(32_000, ["git"]), (60, [])])
+def test_a_group_find_tools_activates_is_sent_when_it_fits_and_the_request_says_once_what_waits(window, sent):
     ref = []
     TOOLS["find_tools"] = finder_loading(ref)
     try:
@@ -183,16 +183,21 @@ def test_find_tools_loads_only_what_fits_the_budget_and_says_what_waits(window, 
         session.turn("git")
     finally:
         del TOOLS["find_tools"]
-    result = provider.requests[1].messages[-1].results[0]
-    assert result.loaded == loaded
-    assert ("Held back for lack of room in the context window: git" in result.content) == (not loaded)
+    batch, note = provider.requests[1].messages[-1], provider.requests[1].note
+    assert batch.results[0].content == "Loaded git."  # find_tools' answer is its own: nothing edits it
+    assert batch.activated == sent and session.messages[2].activated == sent  # the request's batch is the one kept
+    assert ("held back this round for lack of room in the context window: git" in note) == (not sent)
 
 
-def test_a_group_activated_by_a_direct_call_is_loaded_by_that_batch():
+def test_a_group_activated_by_a_direct_call_is_sent_with_that_batch_and_building_a_request_changes_nothing():
     session, provider = make([call("git_log"), text("ok")])
     session.turn("log")
-    assert provider.requests[1].messages[-1].results[0].loaded == ["git_log"]
+    assert provider.requests[1].messages[-1].activated == ["git"]
     assert [s.name for s in provider.requests[1].deferred] == ["git_log", "danger"]
+    before = [m.activated for m in session.messages]
+    request, _ = session.request()
+    session.request()
+    assert [m.activated for m in session.messages] == before and request.messages[2].activated == ["git"]
 
 
 def test_the_view_hears_each_tool_start_before_the_tool_runs():

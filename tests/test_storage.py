@@ -23,7 +23,7 @@ def sample(sid="20261130-101500-ab12", text="Fix the failing test\nin tests/test
         Message("assistant", "Looking.", [ToolCall("c1", "read_file", '{"path": "tests/test_x.py"}')]),
         Message("tool", results=[ToolResult("c1", "read_file", "def test_x(): ...", False),
                                  ToolResult("c2", "shell", "boom", True),
-                                 ToolResult("c3", "find_tools", "Loaded git.", loaded=["git_log", "git_status"])]),
+                                 ToolResult("c3", "find_tools", "Loaded git.")], activated=["git"]),
         Message("assistant", "The test fails beca", cut=True),
     ]
     rounds = [RoundRecord(1, 1, "anthropic", "claude-sonnet-5-5", Usage(5210, 0, 5000, 120, True), 3412,
@@ -60,7 +60,7 @@ def test_file_is_json_lines_in_the_documented_shape(store):
                         "created": "2026-11-30T10:15:00+01:00", "cwd": "/home/me/project", "provider": "anthropic",
                         "model": "claude-sonnet-5-5", "title": "Fix the failing test"}
     assert lines[3]["results"][1] == {"call_id": "c2", "name": "shell", "content": "boom", "is_error": True}
-    assert lines[3]["results"][2]["loaded"] == ["git_log", "git_status"]
+    assert lines[3]["activated"] == ["git"] and "activated" not in lines[2]
     assert lines[4]["cut"] is True
     assert lines[5]["usage"]["cache_write_tokens"] == 5000 and lines[5]["activated"] == ["git"]
     assert lines[-1] == {"type": "activated", "groups": ["git"]}

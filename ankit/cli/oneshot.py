@@ -127,7 +127,7 @@ def _run_json(text: str, args, config: Config, streaming: bool) -> int:
             error = app.setup_error.splitlines()[0]
         else:
             view.emit({"type": "system", "subtype": "init", "cwd": str(app.cwd), "model": session.provider.model,
-                       "tools": [s.name for s in session.request()[0].tools]})
+                       "tools": session.offered()})
             answer = session.turn(*_message(text, app, session))
     except AnkitError as exc:
         error = _error_line(exc, args)

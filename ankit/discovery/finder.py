@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from ankit.discovery.catalog import Catalog, catalog_text, first_sentence
 from ankit.discovery.index import GroupHit, Index
-from ankit.records import ToolSpec, ToolsLoaded
+from ankit.records import ToolSpec
 from ankit.discovery.terms import GENERIC_VERBS, keyword_terms, name_key, phrase_terms, stem, terms
 from ankit.tooling.toolbox import Tool
 
@@ -115,33 +115,18 @@ def _names(catalog: Catalog, group_id: str, best: list[str]) -> str:
     return shown + (f" (best match: {', '.join(top)})" if top and len(names) > 1 else "")
 
 
-Room = Callable[[list[str]], tuple[list[str], list[str]]]  # groups -> (waiting for room, too big to send)
-
-
-def result_text(outcome: Outcome, catalog: Catalog, newly: list[str], loaded: list[str], query: str,
-                waiting: list[str] | None = None, too_big: list[str] | None = None) -> str:
-    """The text find_tools returns: what is now callable, what waits for room and what to ask for instead,
-    what was already loaded, other candidates. Nothing is called loaded that will not be sent."""
-    waiting, too_big = waiting or [], too_big or []
+def result_text(outcome: Outcome, catalog: Catalog, newly: list[str], loaded: list[str], query: str) -> str:
+    """The text find_tools returns: what it activated, what was already loaded, other candidates. Whether an
+    activated group fits the next request is the round's plan to say, once, in that request."""
     if outcome.kind == "catalog":
         return _catalog_answer(catalog, loaded, "Tool groups you can load")
     if outcome.kind == "nothing":
         shown = " ".join(query.split())[:80]
         return _catalog_answer(catalog, loaded, f"Nothing matched {shown!r}, so nothing was loaded. Tool groups")
     best = {h.group: h.tools for h in outcome.hits}
-    lines, callable_now = [], False
-    for group_id in outcome.activate:
-        names = _names(catalog, group_id, best.get(group_id, []))
-        if group_id in too_big:
-            lines.append(f"Not loaded {group_id}: its schemas are too big for this model's context window "
-                         f"({names}). {_instead(catalog, group_id)}")
-        elif group_id in waiting:
-            lines.append(f"Waiting for room {group_id}: {names}. Its tools load when the context window has room "
-                         f"for them, not from your next step. {_instead(catalog, group_id)}")
-        else:
-            callable_now = callable_now or group_id in newly
-            lines.append(f"{'Loaded' if group_id in newly else 'Already loaded'} {group_id}: {names}.")
-    if callable_now:
+    lines = [f"{'Loaded' if g in newly else 'Already loaded'} {g}: {_names(catalog, g, best.get(g, []))}."
+             for g in outcome.activate]
+    if newly:
         lines.append("These tools can be called from your next step.")
     others = [h for h in outcome.hits if h.group not in outcome.activate and h.group not in loaded]
     if others:
@@ -149,21 +134,6 @@ def result_text(outcome: Outcome, catalog: Catalog, newly: list[str], loaded: li
         groups = catalog.groups
         lines += [f"- {h.group}: {first_sentence(groups[h.group].summary)}" for h in others if h.group in groups]
     return "\n".join(lines)
-
-
-def loaded_names(catalog: Catalog, groups: list[str]) -> list[str]:
-    """The tools of the groups an answer names, which the answer makes callable (a provider may reference them)."""
-    names = [n for g in groups if g in catalog.groups for n in catalog.groups[g].tools]
-    return list(dict.fromkeys(names))
-
-
-def _instead(catalog: Catalog, group_id: str) -> str:
-    """What to ask for instead of a group that cannot be sent now."""
-    parent = catalog.groups[group_id].parent if group_id in catalog.groups else ""
-    siblings = [g for g in catalog.parts_of(parent) if g != group_id] if parent else []
-    if siblings:
-        return f"Ask for a narrower task, or another part of {parent}: {', '.join(siblings)}."
-    return "Ask for a narrower task, or finish with the tools already loaded."
 
 
 def _catalog_answer(catalog: Catalog, loaded: list[str], heading: str) -> str:
@@ -199,18 +169,16 @@ PARAMETERS = {
 }
 
 
-def user_line(outcome: Outcome, catalog: Catalog, newly: list[str], waiting: list[str] | None = None) -> str:
+def user_line(outcome: Outcome, catalog: Catalog, newly: list[str]) -> str:
     """What the user sees of a find_tools call: "loaded git (7 tools)", "nothing matched", ..."""
     if outcome.kind == "catalog":
         return "listed the tool groups"
     if outcome.kind == "nothing":
         return "nothing matched; nothing loaded"
-    sent = [g for g in newly if g not in (waiting or [])]
-    wait = f"waiting for room: {', '.join(g for g in newly if g not in sent)}" if len(sent) < len(newly) else ""
-    if not sent:
-        return wait or f"already loaded: {', '.join(outcome.activate)}"
-    count = sum(len(catalog.groups[g].tools) for g in sent if g in catalog.groups)
-    return f"loaded {', '.join(sent)} ({count} tool{'' if count == 1 else 's'})" + (f"; {wait}" if wait else "")
+    if not newly:
+        return f"already loaded: {', '.join(outcome.activate)}"
+    count = sum(len(catalog.groups[g].tools) for g in newly if g in catalog.groups)
+    return f"loaded {', '.join(newly)} ({count} tool{'' if count == 1 else 's'})"
 
 
 def describe(catalog: Catalog | None, mode: str) -> str:
@@ -237,12 +205,11 @@ def make_find_tools(
     activate: Callable[[list[str]], list[str]],
     active: Callable[[], list[str]],
     mode: str = "first",
-    room: Room | None = None,
 ) -> Tool:
-    """Build the find_tools tool; activate(groups) returns the groups newly activated, active() those loaded,
-    room(groups) which of them wait for room and which are too big to send at all."""
+    """Build the find_tools tool; activate(groups) returns the groups newly activated, active() those loaded.
+    find_tools only activates: what reaches the model, and when, is the round's plan and the provider's."""
 
-    def run(args: dict, ctx=None) -> str | ToolsLoaded:
+    def run(args: dict, ctx=None) -> str:
         index = index_getter()
         if index is None:
             return "the tool catalog is still loading; try again in a moment"
@@ -253,14 +220,10 @@ def make_find_tools(
         core = [g.id for g in index.catalog.groups.values() if g.core]
         loaded = list(dict.fromkeys([*active(), *core]))
         wanted = [g for g in outcome.activate if g not in loaded]
-        _, too_big = room(wanted) if room and wanted else ([], [])
-        newly = activate([g for g in wanted if g not in too_big]) if wanted else []
-        waiting, _ = room(newly) if room and newly else ([], [])
+        newly = activate(wanted) if wanted else []
         if hasattr(ctx, "summarize"):
-            ctx.summarize(user_line(outcome, index.catalog, newly, waiting))
-        text = result_text(outcome, index.catalog, newly, loaded, query, waiting, too_big)
-        sent = [g for g in outcome.activate if g not in core and g not in waiting and g not in too_big]
-        return ToolsLoaded(text, loaded_names(index.catalog, sent))
+            ctx.summarize(user_line(outcome, index.catalog, newly))
+        return result_text(outcome, index.catalog, newly, loaded, query)
 
     tool = FinderTool("find_tools", BASE_DESCRIPTION, PARAMETERS, run, group="core", read_only=True, source="ankit")
     tool.catalog_of = lambda: getattr(index_getter(), "catalog", None)

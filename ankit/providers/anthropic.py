@@ -4,10 +4,12 @@ Thinking blocks travel back untouched: a reply's content is kept as its layout (
 blocks whole, text blocks by length, tool_use blocks by id) in Message.opaque["anthropic"], and the assistant turn
 is rebuilt in that order, because the API checks each thinking block's signature against what came before it.
 
-Activated tools reach the model without touching the cached prefix: every request declares the whole catalog
-with the same bytes (always-loaded tools plain, every other tool with "defer_loading": true), and find_tools'
-answer is a tool_result holding only tool_reference blocks, its words in a text block beside it. A server
-that refuses that (an older model, a proxy) gets today's append path for the rest of the session.
+Activated tools reach the model without touching the cached prefix: always-loaded tools are declared plain;
+a group first sent with a batch of results (Message.activated) is referenced from that batch's find_tools
+answer, a tool_result holding only tool_reference blocks with its words in a text block beside it, and its
+tools are declared with "defer_loading": true from that round on, never before (deferred declarations are
+not part of the cached prefix). A server that refuses that (an older model, a proxy) gets the append path
+for the rest of the session.
 """
 
 import json
@@ -18,18 +20,22 @@ from ankit.errors import ProviderError
 from ankit.providers import http
 from ankit.providers.anthropic_stream import KIND, THINKING, read_stream, read_whole
 from ankit.providers.base import Provider, ProviderSettings, split_text
-from ankit.records import Event, Message, Notice, Request, ToolCall, ToolSpec
+from ankit.records import Event, Message, Notice, Request, ToolCall, ToolResult, ToolSpec
 
 VERSION = "2023-06-01"
 REFUSAL_WORDS = ("defer_loading", "tool_reference")  # a 400 naming these refuses deferred tools
 
 
+FINDER = "find_tools"  # the tool whose answers reference the tools they load
+
+
 @dataclass
 class Deferral:
-    """What a request declares: deferred tool names (none on the append path) and always-loaded ones."""
+    """What a request declares: deferred tools (none on the append path) and always-loaded ones, by name."""
 
-    deferred: set[str] = field(default_factory=set)
+    deferred: dict[str, ToolSpec] = field(default_factory=dict)  # in catalog order
     plain: set[str] = field(default_factory=set)
+    catalog: set[str] = field(default_factory=set)  # the groups of the catalog: a sent one not in it is gone
 
 
 class AnthropicProvider(Provider):
@@ -95,20 +101,26 @@ def refuses_deferral(error: ProviderError) -> bool:
 
 
 def deferral(request: Request, defer: bool) -> Deferral:
-    """Which tools a request declares deferred: none on the append path, or when nothing would stay plain."""
+    """Which tools a request declares deferred: those of the groups its history has sent (none on the append
+    path, or when nothing would stay plain)."""
+    everything = Deferral(plain={t.name for t in request.tools})
     if not defer or not request.deferred:
-        return Deferral(plain={t.name for t in request.tools})
-    names = {t.name for t in request.deferred}
-    plain = {t.name for t in request.tools if t.name not in names}
-    return Deferral(names, plain) if plain else Deferral(plain={t.name for t in request.tools})
+        return everything
+    catalog = {t.name for t in request.deferred}
+    plain = {t.name for t in request.tools if t.name not in catalog}
+    if not plain:
+        return everything
+    sent = {g for m in request.messages for g in m.activated}
+    deferred = {t.name: t for t in request.deferred if t.group in sent}
+    return Deferral(deferred, plain, {t.group for t in request.deferred})
 
 
 def tools_array(request: Request, declared: Deferral) -> list[dict]:
-    """The tools: plain ones first; on the deferred path the whole catalog follows, each entry marked deferred."""
-    if not declared.deferred:
+    """The tools: plain ones first; on the deferred path the tools sent so far follow, each marked deferred."""
+    if not declared.catalog:
         return [tool_entry(t) for t in request.tools]
     plain = [tool_entry(t) for t in request.tools if t.name in declared.plain]
-    return plain + [{**tool_entry(t), "defer_loading": True} for t in request.deferred]
+    return plain + [{**tool_entry(t), "defer_loading": True} for t in declared.deferred.values()]
 
 
 def tool_entry(spec: ToolSpec) -> dict:
@@ -173,13 +185,14 @@ def wire_messages(messages: list[Message], declared: Deferral | None = None) -> 
 def content_blocks(message: Message, declared: Deferral) -> list[dict]:
     """The content blocks of a user or tool message; never an empty text block.
 
-    A result that loads deferred tools holds only their tool_reference blocks; its text goes in a text block
-    after all the tool_result blocks, where the API wants any text of a turn that answers calls.
+    The batch's find_tools answer (else its last result) references the tools of the groups first sent with
+    it: it holds only their tool_reference blocks, and its text goes in a text block after all the
+    tool_result blocks, where the API wants any text of a turn that answers calls.
     """
     blocks, beside = [], []
+    holder, loads = carrier_of(message), references(message, declared)
     for result in message.results:
-        refs = [n for n in result.loaded if n in declared.deferred]
-        gone = [n for n in result.loaded if declared.deferred and n not in declared.deferred | declared.plain]
+        refs, gone = loads if result is holder else ([], [])
         text = result.content + (f"\n[ankit] No longer available: {', '.join(gone)}." if gone else "")
         block = {"type": "tool_result", "tool_use_id": result.call_id}
         if refs:
@@ -193,6 +206,20 @@ def content_blocks(message: Message, declared: Deferral) -> list[dict]:
     blocks += [{"type": "image", "source": {"type": "base64", "media_type": i.media_type, "data": i.data}}
                for i in message.images]
     return blocks + beside + text_block(message.text)
+
+
+def carrier_of(message: Message) -> ToolResult | None:
+    """The result that loads a batch's newly sent tools: find_tools' answer, else the batch's last result."""
+    finders = [r for r in message.results if r.name == FINDER]
+    return (finders or message.results or [None])[-1]
+
+
+def references(message: Message, declared: Deferral) -> tuple[list[str], list[str]]:
+    """The tools the batch references (by group, in order) and the groups it sent that left the catalog."""
+    if not declared.catalog or not message.activated:
+        return [], []
+    refs = [n for g in message.activated for n, t in declared.deferred.items() if t.group == g]
+    return refs, [g for g in message.activated if g not in declared.catalog]
 
 
 def assistant_blocks(message: Message) -> list[dict]:

@@ -231,15 +231,18 @@ def parse_object(arguments: str) -> dict:
 
 
 def result_items(message: Message, declared: Declared, searches_ids: set[str]) -> list[dict]:
-    """Call outputs; a search's answer holds the loaded definitions, its words in a user message after the batch."""
+    """Call outputs; the batch's last search answer holds the definitions of the groups first sent with the
+    batch (Message.activated), its words in a user message after the batch."""
     out, beside = [], []
+    searches = [r for r in message.results if r.call_id in searches_ids]
     for result in message.results:
         if result.call_id not in searches_ids:
             output = result.content or "(no output)"
             out.append({"type": "function_call_output", "call_id": result.call_id, "output": output})
             continue
-        tools = [function(declared.deferred[n], deferred=True) for n in result.loaded if n in declared.deferred]
-        gone = [n for n in result.loaded if n not in declared.deferred and n not in declared.plain]
+        groups = message.activated if result is searches[-1] else []
+        tools = [function(t, deferred=True) for g in groups for t in declared.deferred.values() if t.group == g]
+        gone = [g for g in groups if not any(t.group == g for t in declared.deferred.values())]
         out.append({"type": "tool_search_output", "execution": "client", "call_id": result.call_id,
                     "status": "completed", "tools": tools})
         text = result.content + (f"\n[ankit] No longer available: {', '.join(gone)}." if gone else "")

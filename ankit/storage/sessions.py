@@ -17,6 +17,7 @@ from ankit.safety.scrub import Scrubber
 from ankit.storage import journal
 from ankit.usage.ledger import RoundRecord, total
 
+
 def message_entry(message: Message) -> dict:
     """One message's line as a JSON object."""
     entry = asdict(message)
@@ -24,12 +25,12 @@ def message_entry(message: Message) -> dict:
         del entry["opaque"]  # most messages carry no provider data: keep their lines as they were
     for result in entry["results"]:
         del result["summary"]  # the user's line about a call is for the screen only
-        if not result["loaded"]:
-            del result["loaded"]  # only find_tools' answers load tools
     if not entry["images"]:
         del entry["images"]
     if not entry["summary"]:
         del entry["summary"]  # only /compact's summary carries the mark
+    if not entry["activated"]:
+        del entry["activated"]  # only a batch after which groups were first sent carries them
     return {"type": "message", **entry}
 
 
@@ -38,16 +39,15 @@ def message_from(entry: dict) -> Message:
     if entry.get("role") not in ("user", "assistant", "tool"):
         raise ValueError(f"unknown role {entry.get('role')!r}")
     calls = [ToolCall(str(c["id"]), str(c["name"]), str(c.get("arguments", "{}"))) for c in entry.get("tool_calls", [])]
-    results = [
-        ToolResult(str(r["call_id"]), str(r["name"]), str(r.get("content", "")), bool(r.get("is_error", False)),
-                   loaded=[n for n in r["loaded"] if isinstance(n, str)] if isinstance(r.get("loaded"), list) else [])
-        for r in entry.get("results", [])
-    ]
+    results = [ToolResult(str(r["call_id"]), str(r["name"]), str(r.get("content", "")), bool(r.get("is_error", False)))
+               for r in entry.get("results", [])]  # an older file's "loaded" names: its groups are sent again
+    activated = entry.get("activated")
+    activated = [str(g) for g in activated if isinstance(g, str)] if isinstance(activated, list) else []
     opaque = entry.get("opaque")
     opaque = {str(k): v for k, v in opaque.items() if isinstance(v, list)} if isinstance(opaque, dict) else {}
     images = [Image(str(i["media_type"]), str(i["data"]), str(i.get("name", ""))) for i in entry.get("images", [])]
     return Message(entry["role"], str(entry.get("text", "")), calls, results, bool(entry.get("cut", False)), opaque,
-                   images, entry.get("summary") is True)
+                   images, entry.get("summary") is True, activated)
 
 
 SAFE_ID = re.compile(r"[A-Za-z0-9][\w.-]*")

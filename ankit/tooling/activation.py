@@ -21,6 +21,7 @@ class RoundTools:
     sent: list[str]
     held_back: list[str]
     schema_bytes: int
+    too_big: list[str] = field(default_factory=list)  # held back groups that would not fit even alone
 
 
 @dataclass
@@ -38,7 +39,6 @@ class Activation:
     active: list[str] = field(default_factory=list)
     all_groups: Callable[[], list[str]] = list  # every group of the catalog, for deferred declarations
     preloaded: dict[str, str] = field(default_factory=dict)  # group -> why it was sent from the first request
-    last_budget: int | None = None  # the schema budget of the last round planned
     _frozen: dict[str, _Frozen] = field(default_factory=dict)
     _order: list[str] = field(default_factory=list)  # groups in the order first declared: grow-only
 
@@ -75,19 +75,9 @@ class Activation:
         """Bytes of the always-sent core schemas."""
         return sum(self.frozen(g).size for g in self.core)
 
-    def room(self, groups: list[str]) -> tuple[list[str], list[str]]:
-        """Of these (activated) groups, those that wait for room and those too big to ever fit, by the last
-        round's schema budget (none before the first round)."""
-        if self.last_budget is None:
-            return [], []
-        held = set(self.tools_for_round(self.last_budget, record=False).held_back)
-        too_big = [g for g in groups if self.frozen(g).size > self.last_budget]
-        return [g for g in groups if g in held and g not in too_big], too_big
-
-    def tools_for_round(self, budget: int, record: bool = True) -> RoundTools:
-        """Core first, then activated groups in activation order; a group that does not fit waits whole."""
-        if record:
-            self.last_budget = budget
+    def tools_for_round(self, budget: int) -> RoundTools:
+        """What fits this round, decided here alone: core first, then activated groups in activation order; a
+        group that does not fit the budget waits whole."""
         specs = [s for g in self.core for s in self.frozen(g).specs]
         sent, held, used = [], [], 0
         for group in self.active:
@@ -101,7 +91,8 @@ class Activation:
                 used += item.size
             else:
                 held.append(group)
-        return RoundTools(specs, sent, held, used + self.core_bytes())
+        too_big = [g for g in held if self.frozen(g).size > budget]
+        return RoundTools(specs, sent, held, used + self.core_bytes(), too_big)
 
     def core_names(self) -> set[str]:
         """Names of the always-sent tools."""

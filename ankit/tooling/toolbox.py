@@ -8,7 +8,7 @@ from pathlib import Path
 
 from ankit.errors import Cancelled, ToolError
 from ankit.protocols import Approver, Checkpoints
-from ankit.records import TodoList, ToolCall, ToolResult, ToolSpec, ToolsLoaded
+from ankit.records import TodoList, ToolCall, ToolResult, ToolSpec
 from ankit.safety.scrub import Scrubber
 from ankit.tooling.limits import DEFAULT_TIME_LIMIT, MAX_DEPTH, ToolTimeout, call_with_limit, too_deep
 from ankit.tooling.permissions import Permissions
@@ -144,8 +144,7 @@ def run_call(call: ToolCall, tool: Tool | None, ctx: ToolContext, approve: Appro
             return refused
         limit = tool.limit(args, ctx)
         raw = _execute(tool, args, ctx, keeper, limit)
-        output_text, loaded = (raw.text, list(raw.names)) if isinstance(raw, ToolsLoaded) else (_as_text(raw), [])
-        output_text = scrub.text(output_text)
+        output_text = scrub.text(_as_text(raw))
     except BadArguments as exc:
         return error(_text_of(exc))
     except ToolTimeout:
@@ -156,8 +155,7 @@ def run_call(call: ToolCall, tool: Tool | None, ctx: ToolContext, approve: Appro
     except BaseException as exc:  # SystemExit and RecursionError too: a tool's failure is information, not a crash
         return error(_failure(exc, tool))
     content = cap_output(output_text, cap)
-    return ToolResult(call.id, call.name, content, summary=scrub.text(_summary(told, output_text, cap)),
-                      loaded=loaded)
+    return ToolResult(call.id, call.name, content, summary=scrub.text(_summary(told, output_text, cap)))
 
 
 def _gate(call: ToolCall, tool: Tool, args: dict, ctx: ToolContext, approve: Approver, permissions: Permissions,

@@ -1,9 +1,7 @@
 """/compact: the model summarizes the conversation so far; requests go on from the summary, the file keeps all."""
 
-import time
-
 from ankit.errors import AnkitError, Cancelled, ConfigError
-from ankit.records import Message, Request, Usage
+from ankit.records import Message
 from ankit.turn.session import Session
 
 INSTRUCTION = (
@@ -18,38 +16,25 @@ ACKNOWLEDGED = "Understood. I have the summary and will continue from there."
 def compact(session: Session) -> str:
     """Ask the model for a summary and append it; later requests start there. Return the summary.
 
-    The request carries the same system prompt and tools as a normal round, so its prefix stays cached.
-    The activated set is untouched. On failure or Ctrl-C the history is left as it was.
+    The summary is a round like any other (the same plan, system prompt and tools, so its prefix stays cached)
+    with the instruction after the history; its reply stays out of the history. The activated set is
+    untouched. On failure or Ctrl-C the history is left as it was.
     """
     if session.provider is None:
         raise ConfigError("no provider is configured, so there is no model to write a summary")
     if not session.live():
         raise AnkitError("nothing to compact yet: the history is empty")
-    request, tools = session.request()
-    request.messages = [*request.messages, Message("user", INSTRUCTION)]
-    session.check_budget(request, tools)
-    started = time.monotonic()
-    text, usage, error = _summary(session, request)
-    session.record_single_round(usage, tools, started)
-    if error is None and not text.strip():
-        error = AnkitError("the model returned no summary; the history is unchanged")
-    if error is None:  # the title stays the first message's, not the summary's
-        session.append_summary(Message("user", SUMMARY_HEAD + text.strip(), summary=True),
-                               Message("assistant", ACKNOWLEDGED))
-    session.save()
-    if error is not None:
-        raise error
-    return text
-
-
-def _summary(session: Session, request: Request) -> tuple[str, Usage, AnkitError | None]:
-    """Stream the summary to the view; a cut stream or Ctrl-C comes back as the error.
-
-    A tool call in the reply (the model was asked not to make one) is ignored, never run.
-    """
-    reply, usage, error = session.stream_reply(request)
+    reply, error = session.side_round(Message("user", INSTRUCTION))  # a call in the reply is ignored, never run
     if isinstance(error, Cancelled):
         error = Cancelled("compaction cancelled; the history is unchanged")
     elif error is not None:
         error = AnkitError(f"{error}; the history is unchanged")
-    return reply.text, usage, error
+    elif not reply.text.strip():
+        error = AnkitError("the model returned no summary; the history is unchanged")
+    else:  # the title stays the first message's, not the summary's
+        session.append_summary(Message("user", SUMMARY_HEAD + reply.text.strip(), summary=True),
+                               Message("assistant", ACKNOWLEDGED))
+    session.save()
+    if error is not None:
+        raise error
+    return reply.text

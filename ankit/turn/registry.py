@@ -66,8 +66,7 @@ class Registry:
                         tools[tool.name] = tool
                 meta = self.mcp.group_meta()
             tools.setdefault("skill", make_skill_tool(lambda: self.skills))
-            finder = make_find_tools(lambda: self.index, self._activate_found, self.offered, self.catalog_mode,
-                                     self.activation.room)
+            finder = make_find_tools(lambda: self.index, self._activate_found, self.offered, self.catalog_mode)
             tools.setdefault(finder.name, finder)
             catalog, problems = build_catalog(list(tools.values()), meta)
             if self.catalog is not None and _outline(catalog) != _outline(self.catalog):

@@ -1,21 +1,24 @@
-"""The turn loop and the history: send, stream, run tools, repeat until the model answers."""
+"""The turn and its history, one round at a time, in the order this module reads: plan the round once (the
+history that fits the window, the tools that fit beside it), build the request (a pure function of the plan),
+send it and read the reply, run the calls (the runner: policy, approval, run, scrub), record; repeat until a
+reply makes no call. /compact's summary is such a round too (side_round)."""
 
 import json
 import time
-from dataclasses import InitVar, dataclass, field
+from dataclasses import InitVar, dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 
 from ankit.errors import AnkitError, Cancelled, ConfigError, StreamError
-from ankit.records import (Image, Message, Notice, OpaqueData, Request, StreamEnd, TextDelta, TodoList, ToolCall,
-                           ToolCallDone, ToolResult, Usage, UsageReport)
 from ankit.protocols import Checkpoints, NullView, Prompt, Provider, Ready, SessionStore, ToolRunner, View
-from ankit.storage.sessions import SessionData, new_session_id, title_of
+from ankit.records import (Image, Message, Notice, OpaqueData, Request, RoundRecord, SessionData, StreamEnd, TextDelta,
+                           TodoList, ToolCall, ToolCallDone, ToolResult, ToolSpec, Usage, UsageReport)
+from ankit.storage.sessions import new_session_id, title_of
 from ankit.tooling.activation import Activation, RoundTools
 from ankit.tooling.toolbox import cap_output
 from ankit.turn.window import BYTES_PER_TOKEN, fit_history, history_room, message_bytes, schema_budget
 from ankit.usage.budget import Budget
-from ankit.usage.ledger import Ledger, RoundRecord
+from ankit.usage.ledger import Ledger
 
 REPEAT_LIMIT = 3
 NO_PROVIDER = ("No provider is configured: export ANTHROPIC_API_KEY (or OPENAI_API_KEY, OPENROUTER_API_KEY, "
@@ -60,6 +63,48 @@ def cancel_message(head: str, ran: list[str], stopped: list[str], never: list[st
     parts = [f"{kind}: {', '.join(names)}" for kind, names in
              (("ran", ran), ("stopped", stopped), ("never started", never)) if names]
     return f"{head} ({'; '.join(parts)})" if parts else head
+
+
+@dataclass
+class Plan:
+    """One round's plan, made once: the history that fits the window and the tools that fit beside it."""
+
+    history: list[Message]
+    tools: RoundTools
+    dropped: int = 0  # the oldest messages left out for the window
+
+
+def newly_sent(history: list[Message], tools: RoundTools) -> list[str]:
+    """Groups this round sends that no batch in the history was first sent with: newly activated, back after
+    waiting for room, or whose batch fell out of the window or before a /compact summary."""
+    before = {g for m in history for g in m.activated}
+    return [g for g in tools.sent if g not in before]
+
+
+def held_note(tools: RoundTools) -> str:
+    """What the model is told of groups that do not fit this round; the one place that says it."""
+    if not tools.held_back:
+        return ""
+    note = (f"[ankit] Tool groups held back this round for lack of room in the context window: "
+            f"{', '.join(tools.held_back)}. They come back when there is room.")
+    if tools.too_big:
+        note += (f" Too big for this model's context window even alone: {', '.join(tools.too_big)}; ask "
+                 "find_tools for a narrower task.")
+    return note
+
+
+def build_request(system: str, plan: Plan, max_tokens: int, catalog: list[ToolSpec],
+                  extra: list[Message] | None = None) -> Request:
+    """The round's request, a pure function of the plan: it changes nothing.
+
+    The newest tool batch carries the groups first sent this round (`Message.activated`, on a copy): how they
+    reach the model is each provider's business.
+    """
+    history = list(plan.history)
+    newly = newly_sent(history, plan.tools)
+    if newly and history and history[-1].role == "tool":
+        history[-1] = replace(history[-1], activated=[*history[-1].activated, *newly])
+    return Request(system, [*history, *(extra or [])], plan.tools.specs, held_note(plan.tools), max_tokens, catalog)
 
 
 def _now() -> str:
@@ -133,7 +178,9 @@ class Session:
     def _rounds(self) -> str:
         recent: list[str] = []
         for number in range(1, self.max_rounds + 1):
-            reply = self._round(number)
+            reply, error = self._round(number)
+            if error is not None:
+                raise error
             if not reply.tool_calls:
                 return reply.text
             signature = json.dumps([(c.name, c.arguments) for c in reply.tool_calls])
@@ -145,50 +192,54 @@ class Session:
         self.view.notice(f"stopped after {self.max_rounds} rounds (max_rounds); say 'go on' to continue")
         return ""
 
-    def request(self) -> tuple[Request, RoundTools]:
-        """Build the next round's request and the tools decision behind it."""
-        history, tools = self._plan()
-        self._deliver(history, tools)
-        note = ""
-        if tools.held_back:
-            note = (f"[ankit] Tool groups held back this round for lack of room in the context window: "
-                    f"{', '.join(tools.held_back)}. They come back when there is room.")
-        request = Request(self.system, history, tools.specs, note, self.max_tokens, self.activation.catalog())
-        return request, tools
+    def _round(self, number: int, extra: list[Message] | None = None,
+               keep: bool = True) -> tuple[Message, Exception | None]:
+        """One round: plan it once, build its request, send it and read the reply, record what happened.
 
-    def _plan(self) -> tuple[list[Message], RoundTools]:
-        """The history that fits the window, and the tools that fit beside it."""
-        history, dropped = fit_history(self.live(), self._history_room())
-        if dropped and not self._told_overflow:
-            self._told_overflow = True
-            self.view.notice(f"the oldest {dropped} messages no longer fit the model's window: left out of requests, kept in the session file")
-        prompt_bytes = len(self.system.encode()) + sum(message_bytes(m) for m in history) + self.activation.core_bytes()
-        return history, self.activation.tools_for_round(schema_budget(self.window, self.max_tokens, prompt_bytes))
-
-    def _deliver(self, history: list[Message], tools: RoundTools) -> None:
-        """Have the newest, not yet sent tool batch load the activated tools no result in the history loaded.
-
-        That covers a group that waited for room, one activated by a direct call, and one whose loading
-        result fell out of the window. A provider that defers the catalog references them from there.
+        `extra` goes after the history for this round only; a reply not kept (/compact's summary) stays out
+        of the history. A cut or a Ctrl-C keeps the partial text and comes back as the error.
         """
-        if not history or history[-1].role != "tool" or not history[-1].results:
-            return
-        loaded = {n for m in history for r in m.results for n in r.loaded} | self.activation.core_names()
-        missing = [s.name for s in tools.specs if s.name not in loaded]
-        history[-1].results[-1].loaded += missing
+        plan = self.plan()
+        request = build_request(self.system, plan, self.max_tokens, self.activation.catalog(), extra or [])
+        if plan.dropped and not self._told_overflow:
+            self._told_overflow = True
+            self.view.notice(f"the oldest {plan.dropped} messages no longer fit the model's window: left out of "
+                             "requests, kept in the session file")
+        self.check_budget(request, plan.tools)
+        started = time.monotonic()
+        reply, usage, error = read_reply(self.provider, request, self.view)
+        if plan.history and plan.history[-1].role == "tool":  # what the request sent with that batch stays so
+            plan.history[-1].activated += newly_sent(plan.history, plan.tools)
+        if keep and (reply.text or reply.tool_calls):
+            self.messages.append(reply)
+        self.ledger.add(RoundRecord(
+            turn=self.turn_no, round=number, provider=self.provider.name, model=self.provider.model,
+            usage=usage, schema_bytes=plan.tools.schema_bytes, groups_sent=list(plan.tools.sent),
+            groups_held=list(plan.tools.held_back), duration=time.monotonic() - started))
+        return reply, error
 
-    def _fit_loaded(self, results: list[ToolResult]) -> None:
-        """Keep in find_tools' answers only tools that fit the schema budget, and say which groups wait."""
-        if not any(r.loaded for r in results):
-            return
-        sendable = {s.name for s in self._plan()[1].specs}
-        for result in results:
-            waiting = [n for n in result.loaded if n not in sendable]
-            if waiting:
-                groups = dict.fromkeys(t.group for t in map(self.tools.lookup, waiting) if t is not None)
-                result.loaded = [n for n in result.loaded if n in sendable]
-                result.content += (f"\n[ankit] Held back for lack of room in the context window: "
-                                   f"{', '.join(groups)}. They load when there is room.")
+    def side_round(self, message: Message) -> tuple[Message, Exception | None]:
+        """A round of a turn of its own whose reply stays out of the history (/compact asks for a summary)."""
+        if self.provider is None:
+            raise ConfigError(NO_PROVIDER)
+        self.turn_no += 1
+        return self._round(1, [message], keep=False)
+
+    def plan(self) -> Plan:
+        """What the next round carries, decided once: the history that fits the window, the tools beside it."""
+        history, dropped = fit_history(self.live(), self._history_room())
+        prompt_bytes = len(self.system.encode()) + sum(message_bytes(m) for m in history) + self.activation.core_bytes()
+        return Plan(history, self.activation.tools_for_round(schema_budget(self.window, self.max_tokens, prompt_bytes)),
+                    dropped)
+
+    def request(self) -> tuple[Request, RoundTools]:
+        """The next round's request and the tools decision behind it, as /context shows them; changes nothing."""
+        plan = self.plan()
+        return build_request(self.system, plan, self.max_tokens, self.activation.catalog()), plan.tools
+
+    def offered(self) -> list[str]:
+        """The names of the tools the next request offers (the -p init line)."""
+        return [s.name for s in self.plan().tools.specs]
 
     def _history_room(self) -> int:
         return history_room(self.window, self.max_tokens, len(self.system.encode()) + self.activation.core_bytes())
@@ -202,29 +253,6 @@ class Session:
         notice = self.budget.check(self.provider.model, self.ledger.rounds, size // BYTES_PER_TOKEN)
         if notice:
             self.view.notice(notice)
-
-    def _round(self, number: int) -> Message:
-        request, tools = self.request()
-        self.check_budget(request, tools)
-        started = time.monotonic()
-        reply, usage, error = self.stream_reply(request)
-        if reply.text or reply.tool_calls:
-            self.messages.append(reply)
-        self.record_round(number, usage, tools, started)
-        if error is not None:
-            raise error
-        return reply
-
-    def record_round(self, number: int, usage: Usage, tools: RoundTools, started: float) -> None:
-        """Add one round of this turn to the ledger."""
-        self.ledger.add(RoundRecord(
-            turn=self.turn_no, round=number, provider=self.provider.name, model=self.provider.model,
-            usage=usage, schema_bytes=tools.schema_bytes, groups_sent=list(tools.sent),
-            groups_held=list(tools.held_back), duration=time.monotonic() - started))
-
-    def stream_reply(self, request: Request) -> tuple[Message, Usage, Exception | None]:
-        """Stream one reply to the view; a cut or a Ctrl-C keeps the partial text and returns the error."""
-        return read_reply(self.provider, request, self.view)
 
     def _run_tools(self, calls: list[ToolCall]) -> None:
         results: list[ToolResult] = []
@@ -258,15 +286,9 @@ class Session:
             head = str(exc) if isinstance(exc, Cancelled) and str(exc) else "cancelled"
             raise Cancelled(cancel_message(head, ran, stopped, [c.name for c in never])) from None
         finally:
-            self._fit_loaded(results)
             self.messages.append(Message("tool", results=results))
             if self.ledger.rounds:  # groups that find_tools or a deferred call activated in this round
                 self.ledger.rounds[-1].activated += self.activation.active[before:]
-
-    def record_single_round(self, usage: Usage, tools: RoundTools, started: float) -> None:
-        """Record a one-round turn made outside the loop (/compact's summary)."""
-        self.turn_no += 1
-        self.record_round(1, usage, tools, started)
 
     def clear(self) -> None:
         """Empty the history; the activated set stays."""
