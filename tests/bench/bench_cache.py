@@ -22,6 +22,7 @@ import os
 import sys
 import tempfile
 import threading
+import zlib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -101,10 +102,15 @@ class CacheServer(http.server.ThreadingHTTPServer):
         self.previous = ""
         self.preloaded: dict[str, str] = {}
         self.rounds: list[tuple[int, int]] = []  # (tokens read from cache, tokens written) per request
+        self.sent: list[tuple[str, list[str], bool, bool]] = []  # (endpoint, tool names, any deferred, tool search)
         self.url = f"http://127.0.0.1:{self.server_address[1]}/v1"
         threading.Thread(target=self.serve_forever, daemon=True).start()
 
     def answer(self, path: str, body: dict) -> bytes:
+        tools = body.get("tools", [])
+        names = [t.get("name") or t.get("function", {}).get("name", "") for t in tools]
+        self.sent.append((path, names, any(t.get("defer_loading") for t in tools),
+                          any(t.get("type") == "tool_search" for t in tools)))
         render = {"/v1/messages": render_anthropic, "/v1/responses": render_responses}.get(path, render_chat)
         prompt = render(body)
         read = tokens(prompt[:common_prefix(self.previous, prompt)])
@@ -144,17 +150,22 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
 
 def run_path(work: Path, config: str, provider: str) -> CacheServer:
-    """Replay the session through ankit against a fresh cache server; return the server's accounts."""
+    """Replay the session through ankit against a fresh cache server; return the server's accounts.
+
+    The path's settings go in a user config of its own: a project's .ankit/config.toml would be ignored in
+    this untrusted folder, and the row would silently measure another path.
+    """
     from ankit.protocols import NullView
     from ankit.settings.config import load_config
     from ankit.turn.app import build_app
 
     server = CacheServer()
-    (work / ".ankit").mkdir(exist_ok=True)
-    (work / ".ankit" / "config.toml").write_text(config)
+    home = work.parent / f"config-{zlib.crc32(config.encode())}"
+    home.mkdir(exist_ok=True)
+    (home / "config.toml").write_text(config)
     env = {"ANTHROPIC_API_KEY": "sk-ant-bench-0123456789"}
     flags = {"base_url": server.url, "provider": provider}
-    app = build_app(load_config(flags, env, work, work / "no-config"), work)
+    app = build_app(load_config(flags, env, work, home), work)
     session = app.session(NullView(), lambda *a: True)
     server.preloaded = dict(app.activation.preloaded)
     turn = 0
@@ -164,6 +175,32 @@ def run_path(work: Path, config: str, provider: str) -> CacheServer:
     app.close()
     server.shutdown()
     return server
+
+
+def path_taken(server: CacheServer) -> str:
+    """Which path the requests took, read from what was sent (the same names as the rows' `expected`)."""
+    endpoints = {endpoint for endpoint, *_ in server.sent}
+    first_names = server.sent[0][1]
+    if endpoints == {"/v1/messages"}:
+        if any(deferred for _, _, deferred, _ in server.sent):
+            return "native"
+        return "eager" if "git_log" in first_names else "append"
+    if endpoints == {"/v1/responses"}:
+        return "search" if any(search for *_, search in server.sent) else "responses append"
+    return "chat preloaded" if "git_log" in first_names else "chat append"
+
+
+def measured(work: Path, rows: list[tuple[str, str, str, str]]) -> list[tuple[str, CacheServer]]:
+    """Each row's session; stops with one line when a row's requests took another path than it names."""
+    out = []
+    for name, config, provider, expected in rows:
+        server = run_path(work, config, provider)
+        taken = path_taken(server)
+        if taken != expected:
+            raise SystemExit(f"bench_cache: the row {name!r} measured the {taken} path, not {expected}: "
+                             "check its settings")
+        out.append((name, server))
+    return out
 
 
 def figures(server: CacheServer) -> tuple[float, int, int, int]:
@@ -178,14 +215,14 @@ def figures(server: CacheServer) -> tuple[float, int, int, int]:
 PATHS = [
     ("eager (every tool always sent)",
      'preload = false\ndeferred = "append"\n'
-     'core = ["core", "edit", "git", "github", "memory", "process", "shell", "web"]\n', "anthropic"),
-    ("append (activated tools appended)", 'preload = false\ndeferred = "append"\n', "anthropic"),
-    ("native Anthropic (deferred + tool_reference)", 'deferred = "native"\n', "anthropic"),
-    ("Responses client tool search", 'api = "responses"\nmodel = "gpt-5.5"\ndeferred = "native"\n', "local"),
+     'core = ["core", "edit", "git", "github", "memory", "process", "shell", "web"]\n', "anthropic", "eager"),
+    ("append (activated tools appended)", 'preload = false\ndeferred = "append"\n', "anthropic", "append"),
+    ("native Anthropic (deferred + tool_reference)", 'deferred = "native"\n', "anthropic", "native"),
+    ("Responses client tool search", 'api = "responses"\nmodel = "gpt-5.5"\ndeferred = "native"\n', "local", "search"),
 ]
 CHAT = [  # by then this folder has sessions that loaded git, web and shell: preload picks them up
-    ("Chat Completions, append", 'api = "chat"\npreload = false\n', "local"),
-    ("Chat Completions, append, habitual groups preloaded", 'api = "chat"\n', "local"),
+    ("Chat Completions, append", 'api = "chat"\npreload = false\n', "local", "chat append"),
+    ("Chat Completions, append, habitual groups preloaded", 'api = "chat"\n', "local", "chat preloaded"),
 ]
 
 
@@ -208,9 +245,9 @@ def main() -> None:
         (work / "notes.md").write_text(NOTES)
         print(f"{ROUNDS} rounds; find_tools activates git, web and shell at rounds {', '.join(map(str, ACTIVATIONS))}; "
               f"cache read {READ}x, cache write {WRITE}x the input price\n")
-        print("\n".join(table([(name, run_path(work, config, provider)) for name, config, provider in PATHS])))
+        print("\n".join(table(measured(work, PATHS))))
         print()
-        chat = [(name, run_path(work, config, provider)) for name, config, provider in CHAT]
+        chat = measured(work, CHAT)
         print("\n".join(table(chat)))
         for group, why in chat[-1][1].preloaded.items():
             print(f"preloaded {group}: {why}")
