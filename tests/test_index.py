@@ -354,3 +354,18 @@ def test_a_question_asks_to_be_told_so_its_verb_is_no_action():
     assert lifted[0][0] == "issue_labels"
     read = _same_text(["list_issues", "create_issue"]).rank_tools("what issues are there")
     assert read[0][0] == "list_issues" and read[0][1] > read[1][1]  # reading is what a question asks for
+
+
+def test_an_abbreviation_spelled_out_leaves_the_requests_own_phrases_whole(tmp_path):
+    def index(keywords: str) -> Index:
+        folder = tmp_path / str(len(keywords))
+        write_tool(folder, "files", "read_file", "Read a text file.")
+        write_toml(folder, "files", f"keywords = [{keywords}]\n")
+        write_tool(folder, "settings", "show_configuration", "Show the configuration of the tool.")
+        tools_ = load(folder)
+        return Index(build_catalog(tools_)[0], tools_)
+
+    query = "what does the config file say"  # 'config file', not 'config configuration file'
+    with_phrase, without = dict(index('"config file"').rank_tools(query)), dict(index("").rank_tools(query))
+    assert with_phrase["read_file"] > without["read_file"] + 1  # the keyword phrase fired
+    assert "show_configuration" in tools(index(""), "the config")  # config still reaches configuration

@@ -275,9 +275,10 @@ class Index:
 
 
 def _spell_out(part: RequestPart) -> RequestPart:
-    """A part with its abbreviations followed by the words they stand for ('pr' -> pr pull request)."""
+    """A part with the words its abbreviations stand for after its own ('open a pr' -> open pr pull request);
+    appended, so the request's own phrases ('config file') stay whole for keywords and names."""
     def out(found: list[str]) -> list[str]:
-        return [word for term in found for word in (term, *spelled_out(term))]
+        return found + [word for term in found for word in spelled_out(term) if word not in found]
     return RequestPart(out(part.strong), out(part.weak))
 
 
