@@ -5,7 +5,8 @@ patched on afterwards, and nothing below `App` calls back into it. Concrete fits
 terminal.render.TerminalView and oneshot.PrintView; `Approver` by terminal.approval.Approver and
 oneshot.PrintApprover; `ToolRunner` by tooling.toolbox.Runner; `SessionStore` by storage.sessions.SessionStore;
 `Prompt` by turn.prompt.Prompt; `Ready` by turn.registry.Registry; `Provider` by providers.base.Provider;
-`Checkpoints` by storage.checkpoints.Checkpoints; `Tool` by tooling.toolbox.Tool.
+`Checkpoints` by storage.checkpoints.Checkpoints; `Tool` by tooling.toolbox.Tool; `Elicitor` by
+terminal.elicit.FormElicitor and cli.oneshot's decline.
 
 It sits at the bottom of the package: it names only records, so every layer may use these shapes.
 """
@@ -126,6 +127,13 @@ class Checkpoints(Protocol):
     def settle(self, paths: list[Path]) -> None: ...
 
     def undo(self, session_id: str) -> Undone: ...
+
+
+class Elicitor(Protocol):
+    """Asks the user an MCP server's question (elicitation) built from its schema: a short form in the REPL,
+    declined with a line in -p. Returns an ElicitResult: {"action": "accept", "content": {...}}, or decline/cancel."""
+
+    def __call__(self, server: str, message: str, schema: dict) -> dict: ...
 
 
 class Ready(Protocol):

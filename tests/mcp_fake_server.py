@@ -6,6 +6,9 @@ Options: --supported V1,V2 (versions it speaks, newest first)  --answer-version 
 --record PATH (append every message received, one JSON per line)  --start-delay SECONDS
 --endless-pages (every tools/list page has a new nextCursor)  --relist-storm (list_changed after every tools/list)
 --ping-flood N (send N pings after initialized, and stop reading)
+--modern (also speak 2026-07-28: server/discover, requests carrying _meta served statelessly)
+--modern-only (speak only 2026-07-28: initialize gets UnsupportedProtocolVersion)
+--asking (offer the tools book and roots, which ask the client; the modern modes offer them anyway)
 Environment: FAKE_GREETING (told by whereami), FAKE_TOKEN (leaked by crash and unknown-tool errors),
 FAKE_START_DELAY (the default of --start-delay: a slower start with the same command line)
 """
@@ -42,6 +45,14 @@ BASE_TOOLS = [
     {"name": "loose", "description": "A tool with a broken schema.",
      "inputSchema": {"type": "string", "properties": [], "required": ["nothing"]}},
 ]
+ASKING_TOOLS = [  # with --asking, --modern or --modern-only
+    {"name": "book", "description": "Ask the user for a date (elicitation), then book.", "inputSchema": {"type": "object"}},
+    {"name": "roots", "description": "Ask the client for its roots.", "inputSchema": {"type": "object"}},
+]
+MODERN = "2026-07-28"
+META_VERSION, META_CAPS = "io.modelcontextprotocol/protocolVersion", "io.modelcontextprotocol/clientCapabilities"
+QUESTION = {"mode": "form", "message": "Which date?", "requestedSchema": {
+    "type": "object", "properties": {"date": {"type": "string", "description": "YYYY-MM-DD"}}, "required": ["date"]}}
 
 
 class Server:
@@ -50,13 +61,15 @@ class Server:
     def __init__(self, opts):
         self.opts = opts
         self.supported = opts.supported.split(",")
-        self.tools = list(BASE_TOOLS) + [
+        asking = opts.asking or opts.modern or opts.modern_only
+        self.tools = list(BASE_TOOLS) + (ASKING_TOOLS if asking else []) + [
             {"name": f"tool_{i:03d}", "description": f"Generated tool number {i}.", "inputSchema": {"type": "object"}}
             for i in range(opts.tools)]
         self.initialized = False
         self.lock = threading.Lock()
         self.cancelled: set = set()
         self.waiting: dict = {}  # id of our own request -> [event, response]
+        self.caps: dict = {}  # the client capabilities of the last 2026-07-28 request
 
     def send(self, message: dict) -> None:
         with self.lock:
@@ -107,6 +120,10 @@ class Server:
 
     def answer(self, msg: dict) -> dict:
         method, params, rid = msg["method"], msg.get("params") or {}, msg["id"]
+        if self.opts.modern or self.opts.modern_only:
+            modern = self.modern(rid, method, params)
+            if modern is not None:
+                return modern
         if method == "initialize":
             return self.initialize(rid, params)
         if method == "ping":
@@ -123,6 +140,46 @@ class Server:
         if method == "tools/list" and not self.opts.no_tools:
             return self.list_page(rid, params)
         return error(rid, -32601, f"Method not found: {method}")
+
+    def modern(self, rid, method: str, params: dict) -> dict | None:
+        """A 2026-07-28 answer, or None to answer as the older revisions do."""
+        meta = params.get("_meta") or {}
+        if method == "initialize" and self.opts.modern_only:
+            return error(rid, -32022, "this server speaks only 2026-07-28",
+                         {"supported": [MODERN], "requested": params.get("protocolVersion")})
+        if META_VERSION not in meta and not self.opts.modern_only:
+            return None
+        if meta.get(META_VERSION) != MODERN:
+            return error(rid, -32022, "Unsupported protocol version", {"supported": [MODERN], "requested": meta.get(META_VERSION)})
+        if not isinstance(meta.get(META_CAPS), dict):
+            return error(rid, -32602, "_meta needs io.modelcontextprotocol/clientCapabilities")
+        self.caps = meta[META_CAPS]
+        if method == "server/discover":
+            result = {"supportedVersions": [MODERN], "capabilities": {"tools": {}},
+                      "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "fake-modern", "version": "2.0"}}}
+            if self.opts.instructions:
+                result["instructions"] = self.opts.instructions
+        elif method == "tools/list":
+            result = self.list_page(rid, params)["result"]
+        elif method == "tools/call" and params.get("name") in ("book", "roots"):
+            result = self.input_round(params)
+        elif method == "tools/call" and params.get("name") in {t["name"] for t in self.tools}:
+            result = self.run_tool(rid, params["name"], params.get("arguments") or {}, meta)
+        else:
+            return error(rid, -32601, f"Method not found: {method}")
+        return {"jsonrpc": "2.0", "id": rid, "result": {"resultType": "complete", **result}}
+
+    def input_round(self, params: dict) -> dict:
+        """A tool that needs input first (the multi round-trip pattern of 2026-07-28)."""
+        if params["name"] == "book" and "elicitation" not in self.caps:
+            return text("cannot ask: the client does not declare elicitation")
+        key, request = ("when", {"method": "elicitation/create", "params": QUESTION}) if params["name"] == "book" \
+            else ("where", {"method": "roots/list", "params": {}})
+        answer = (params.get("inputResponses") or {}).get(key)
+        incomplete = key == "when" and isinstance(answer, dict) and answer.get("action") == "accept" and not answer.get("content")
+        if answer is None or params.get("requestState") != f"state-{key}" or incomplete:
+            return {"resultType": "input_required", "inputRequests": {key: request}, "requestState": f"state-{key}"}
+        return text(json.dumps(answer, sort_keys=True))
 
     def initialize(self, rid, params: dict) -> dict:
         info = params.get("clientInfo") or {}
@@ -176,6 +233,10 @@ class Server:
             os._exit(1)
         if name == "talk":
             return text(f"ping answered {self.ask('ping')}; roots/list answered {self.ask('roots/list')}")
+        if name == "book":
+            return text(f"elicitation answered {self.ask('elicitation/create', QUESTION)}")
+        if name == "roots":
+            return text(f"roots/list answered {self.ask('roots/list')}")
         if name == "grow":
             self.tools.append({"name": "extra", "description": "Appeared later.", "inputSchema": {"type": "object"}})
             self.send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
@@ -198,16 +259,16 @@ class Server:
             time.sleep(float(args.get("every", 0.05)))
         return text(f"{step} steps")
 
-    def ask(self, method: str) -> str:
+    def ask(self, method: str, params: dict | None = None) -> str:
         """Send a request to the client and wait for its answer."""
         rid = f"srv-{method}"
         slot = [threading.Event(), None]
         self.waiting[rid] = slot
-        self.send({"jsonrpc": "2.0", "id": rid, "method": method})
+        self.send({"jsonrpc": "2.0", "id": rid, "method": method, **({"params": params} if params else {})})
         if not slot[0].wait(30):  # an upper bound on a loaded machine
             return "nothing"
         reply = slot[1]
-        return json.dumps(reply.get("result")) if "result" in reply else f"error {reply['error']['code']}"
+        return json.dumps(reply.get("result"), sort_keys=True) if "result" in reply else f"error {reply['error']['code']}"
 
 
 def leak() -> str:
@@ -260,6 +321,9 @@ def main() -> None:
     parser.add_argument("--endless-pages", action="store_true")
     parser.add_argument("--relist-storm", action="store_true")
     parser.add_argument("--ping-flood", type=int, default=0)
+    parser.add_argument("--modern", action="store_true")
+    parser.add_argument("--asking", action="store_true")
+    parser.add_argument("--modern-only", action="store_true")
     parser.add_argument("--start-delay", type=float, default=float(os.environ.get("FAKE_START_DELAY") or 0))
     opts = parser.parse_args()
     print(f"fake server: started, pid {os.getpid()}", file=sys.stderr, flush=True)

@@ -8,10 +8,15 @@ lines recorded after it, with the recorded request id (and progress token) repla
 second time (a second tools/list), it answers again without repeating the notifications. A request
 with no recorded match gets a JSON-RPC error naming it, so a test fails in one line instead of hanging. Lines the
 server wrote before the first client message are written at start.
+
+A fixture recorded over Streamable HTTP (tests/fixtures/http_mcp_*.jsonl) is replayed by `ReplayHttp`, a server on
+127.0.0.1 that answers each POST with the recorded lines as an event stream and keeps every request's headers.
 """
 
+import http.server
 import json
 import sys
+import threading
 
 UNMATCHED = -32603
 
@@ -44,12 +49,16 @@ def matches(recorded, live: dict) -> bool:
 class Replay:
     """The recorded exchange and which client messages it has answered."""
 
-    def __init__(self, entries: list[tuple[str, str]], record: str):
+    def __init__(self, entries: list[tuple[str, str]], record: str, out=None):
         self.entries = entries
         self.record = record
         self.used: set[int] = set()
+        self.out = out  # a list that collects the answers (HTTP), instead of stdout
 
     def write(self, line: str) -> None:
+        if self.out is not None:
+            self.out.append(line)
+            return
         sys.stdout.write(line + "\n")
         sys.stdout.flush()
 
@@ -106,6 +115,41 @@ class Replay:
                 return None
             params["progressToken"] = token
         return json.dumps(message, ensure_ascii=False, separators=(",", ":"))
+
+
+class ReplayHttp(http.server.ThreadingHTTPServer):
+    """The recorded HTTP exchange served on 127.0.0.1: `url`, and `seen` (headers, message) of each POST."""
+
+    def __init__(self, fixture: str):
+        super().__init__(("127.0.0.1", 0), _ReplayHandler)
+        self.replay = Replay(load(fixture), "", out=[])
+        self.seen: list[tuple[dict, dict]] = []
+        self.lock = threading.Lock()
+        self.url = f"http://127.0.0.1:{self.server_address[1]}/mcp"
+        threading.Thread(target=self.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True).start()
+
+    def stop(self) -> None:
+        self.shutdown()
+        self.server_close()
+
+
+class _ReplayHandler(http.server.BaseHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+    def do_POST(self):
+        body = self.rfile.read(int(self.headers["Content-Length"])).decode()
+        with self.server.lock:
+            self.server.seen.append(({k.lower(): v for k, v in self.headers.items()}, json.loads(body)))
+            self.server.replay.out.clear()
+            self.server.replay.handle(body)
+            lines = list(self.server.replay.out)
+        data = "".join(f"event: message\ndata: {line}\n\n" for line in lines).encode()
+        self.send_response(200 if lines else 202)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
 
 
 def main() -> None:

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from ankit.mcp.client import PROTOCOL_VERSIONS, McpClient
+from ankit.mcp.asks import Asks
+from ankit.mcp.client import LEGACY, MODERN, McpClient
 from ankit.mcp.transport import McpError
 from tests.helpers import wait_for
 
@@ -17,10 +18,10 @@ FAKE = str(Path(__file__).with_name("mcp_fake_server.py"))
 def make(tmp_path):
     clients = []
 
-    def build(*flags, record=True, env=None, cwd=None, on_notice=None, command=sys.executable):
+    def build(*flags, record=True, env=None, cwd=None, on_notice=None, command=sys.executable, asks=None):
         args = [FAKE, *flags] + (["--record", str(tmp_path / "record.jsonl")] if record else [])
         client = McpClient("fake", command, args, env=env, cwd=cwd, log_path=tmp_path / "fake.log",
-                           on_notice=on_notice)
+                           on_notice=on_notice, asks=asks)
         clients.append(client)
         return client
 
@@ -34,24 +35,92 @@ def received(tmp_path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
 
 
-def test_handshake_sends_latest_version_and_accepts_the_servers(make, tmp_path):
+def test_an_older_server_gets_the_discover_probe_then_the_handshake(make, tmp_path):
     client = make()
-    result = client.start(10)
-    assert result["serverInfo"]["name"] == "fake-server"
-    assert client.protocol_version == "2025-06-18"  # the server's latest, since it lacks ours
-    assert client.server_info["version"] == "1.2.3"
-    assert wait_for(lambda: len(received(tmp_path)) >= 2)
-    first, second = received(tmp_path)[:2]
+    client.start(10)
+    assert client.protocol_version == "2025-06-18" and not client.modern  # the server's latest, since it lacks ours
+    assert client.server_info == {"name": "fake-server", "version": "1.2.3"}
+    assert wait_for(lambda: len(received(tmp_path)) >= 3)
+    probe, first, second = received(tmp_path)[:3]
+    assert probe["method"] == "server/discover"
+    assert probe["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"] == MODERN
     assert first["method"] == "initialize" and first["id"] is not None
-    assert first["params"]["protocolVersion"] == PROTOCOL_VERSIONS[0]
+    assert first["params"]["protocolVersion"] == LEGACY[0]
     assert first["params"]["clientInfo"]["name"] == "ankit"
     assert second == {"jsonrpc": "2.0", "method": "notifications/initialized"}
 
 
+def test_an_older_server_seen_before_gets_the_handshake_at_once(make, tmp_path):
+    client = make()
+    client.start(10, era="legacy")
+    assert client.protocol_version == "2025-06-18"
+    assert wait_for(lambda: received(tmp_path)) and received(tmp_path)[0]["method"] == "initialize"
+
+
 def test_same_version_is_kept_when_the_server_speaks_it(make):
-    client = make("--supported", ",".join(PROTOCOL_VERSIONS))
+    client = make("--supported", ",".join(LEGACY))
     client.start(10)
-    assert client.protocol_version == PROTOCOL_VERSIONS[0]
+    assert client.protocol_version == LEGACY[0]
+
+
+@pytest.mark.parametrize("flag", ["--modern-only", "--modern"])
+def test_a_2026_07_28_server_is_spoken_to_statelessly(make, tmp_path, flag):
+    client = make(flag, "--instructions", "Modern fake.")
+    client.start(10)
+    assert client.protocol_version == MODERN and client.modern
+    assert client.server_info == {"name": "fake-modern", "version": "2.0"} and client.instructions == "Modern fake."
+    assert "echo" in [t["name"] for t in client.list_tools(10)]
+    assert client.call_tool("echo", {"text": "hi"}, 10)["content"] == [{"type": "text", "text": "hi"}]
+    sent = received(tmp_path)
+    assert [m["method"] for m in sent] == ["server/discover", "tools/list", "tools/call"]  # no initialize
+    for message in sent:
+        meta = message["params"]["_meta"]
+        assert meta["io.modelcontextprotocol/protocolVersion"] == MODERN
+        assert meta["io.modelcontextprotocol/clientInfo"]["name"] == "ankit"
+        assert isinstance(meta["io.modelcontextprotocol/clientCapabilities"], dict)
+
+
+def test_a_2026_07_28_only_server_seen_as_older_before_is_still_reached(make, tmp_path):
+    client = make("--modern-only")
+    client.start(10, era="legacy")  # initialize answered with UnsupportedProtocolVersion naming 2026-07-28
+    assert client.modern
+    assert [m["method"] for m in received(tmp_path)] == ["initialize", "server/discover"]
+
+
+def test_input_rounds_answer_roots_and_elicitation_on_the_retry(make, tmp_path):
+    asked = []
+
+    def elicit(server, message, schema):
+        asked.append((server, message, sorted(schema["properties"])))
+        return {"action": "accept", "content": {"date": "2026-12-24"}}
+
+    client = make("--modern-only", asks=Asks("fake", tmp_path, elicit))
+    client.start(10)
+    booked = client.call_tool("book", {}, 10)["content"][0]["text"]
+    assert json.loads(booked) == {"action": "accept", "content": {"date": "2026-12-24"}}
+    assert asked == [("fake", "Which date?", ["date"])]
+    roots = json.loads(client.call_tool("roots", {}, 10)["content"][0]["text"])
+    assert roots == {"roots": [{"uri": tmp_path.as_uri(), "name": tmp_path.name}]}
+    retry = [m for m in received(tmp_path) if m["method"] == "tools/call"][1]
+    assert retry["params"]["requestState"] == "state-when" and "when" in retry["params"]["inputResponses"]
+    caps = retry["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"]
+    assert caps == {"roots": {}, "elicitation": {"form": {}}}
+
+
+def test_an_older_server_asks_roots_and_elicitation_as_requests_of_its_own(make, tmp_path):
+    client = make("--asking", asks=Asks("fake", tmp_path, lambda server, message, schema: {"action": "decline"}))
+    client.start(10)
+    assert client.call_tool("book", {}, 10)["content"][0]["text"] == 'elicitation answered {"action": "decline"}'
+    assert tmp_path.as_uri() in client.call_tool("roots", {}, 10)["content"][0]["text"]
+    initialize = next(m for m in received(tmp_path) if m.get("method") == "initialize")
+    assert initialize["params"]["capabilities"] == {"roots": {}, "elicitation": {"form": {}}}
+
+
+def test_a_server_that_never_stops_asking_is_stopped_after_a_few_rounds(make, tmp_path):
+    client = make("--modern-only", asks=Asks("fake", tmp_path, lambda server, message, schema: {"action": "accept"}))
+    client.start(10)
+    with pytest.raises(McpError, match="asked for more input 4 times"):
+        client.call_tool("book", {}, 10)  # an answer without content never satisfies it
 
 
 def test_an_unsupported_answer_fails_in_one_line_and_stops_the_server(make):

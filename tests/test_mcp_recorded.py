@@ -14,15 +14,18 @@ from pathlib import Path
 import pytest
 
 from ankit.errors import ToolError
+from ankit.mcp.asks import Asks
 from ankit.mcp.client import PROTOCOL_VERSIONS, McpClient
 from ankit.mcp.servers import McpManager
 from ankit.mcp.tools import make_tools, result_text
 from ankit.mcp.transport import McpError
 from tests.helpers import wait_for, xdg_env
+from tests.mcp_replay_server import ReplayHttp
 
 HERE = Path(__file__).parent
 REPLAY = str(HERE / "mcp_replay_server.py")
 FIXTURES = sorted((HERE / "fixtures").glob("mcp_*.jsonl"))
+ASKED = {"action": "accept", "content": {"date": "2026-12-24", "guests": 4}}  # the answer given when recording
 
 # what the model sees for results of each kind a real server sent (fixture, tool, arguments' JSON prefix) -> text in it
 SEEN = {
@@ -44,6 +47,8 @@ SEEN = {
     ("memory", "search_nodes", ""): '"name": "probe"',
     ("kubernetes", "ping", ""): "(no output)",
     ("playwright", "browser_tabs", ""): "Chromium distribution 'chrome' is not found",
+    ("python-sdk", "book_table", ""): "booked Chez Nous on 2026-12-24 for 4",  # asked (elicitation), then retried
+    ("python-sdk", "nope", ""): "Unknown tool: nope",
 }
 
 
@@ -63,7 +68,7 @@ def recorded_calls(messages: list[tuple[str, dict]]) -> list[tuple[str, dict, st
     answers = {m["id"]: m for who, m in messages if who == "server" and "id" in m and "method" not in m}
     calls = []
     for who, m in messages:
-        if who == "client" and m.get("method") == "tools/call":
+        if who == "client" and m.get("method") == "tools/call" and "inputResponses" not in m["params"]:
             answer = answers[m["id"]]
             kind = "rpc" if "error" in answer else "error" if answer["result"].get("isError") else "ok"
             calls.append((m["params"]["name"], m["params"]["arguments"], kind))
@@ -105,7 +110,10 @@ def test_a_real_servers_session_replays_through_ankits_tools(path, replay):
     messages = exchange(path)
     name = path.stem.removeprefix("mcp_").replace("_", "-")
     client = replay(path)
-    assert client.protocol_version == server_said(messages, "initialize")["protocolVersion"]
+    if any(m.get("method") == "initialize" for who, m in messages if who == "client"):
+        assert client.protocol_version == server_said(messages, "initialize")["protocolVersion"]
+    else:
+        assert client.protocol_version in server_said(messages, "server/discover")["supportedVersions"]
     assert client.protocol_version in PROTOCOL_VERSIONS
     specs = client.list_tools(30)
     assert [s["name"] for s in specs] == [t["name"] for t in server_said(messages, "tools/list")["tools"]]
@@ -190,3 +198,58 @@ def test_ankit_p_calls_a_replayed_real_server_and_asks_before_it_writes(provider
     assert "needs approval" in done.stderr and "mcp__filesystem__write_file" in done.stderr
     assert results["c2"].startswith("Error") and "Successfully" not in results["c2"]
     assert results["c3"].startswith("Error") and "Access denied" in results["c3"]
+
+
+def test_the_python_sdks_2026_07_28_server_is_spoken_to_statelessly_over_stdio(replay, tmp_path):
+    client = replay(HERE / "fixtures" / "mcp_python_sdk.jsonl")
+    assert client.modern and client.server_info["name"] == "sdk-demo"
+    assert client.instructions == "Demo tools on the official Python SDK."
+    assert [t["name"] for t in client.list_tools(30)] == ["echo", "add", "book_table"]
+    booked = client.call_tool("book_table", {"restaurant": "Chez Nous"}, 30)
+    assert booked["content"][0]["text"] == "booked Chez Nous on 2026-12-24 for 4"
+    sent = [json.loads(line) for line in (tmp_path / "got.jsonl").read_text().splitlines()]
+    assert [m["method"] for m in sent] == ["server/discover", "tools/list", "tools/call", "tools/call"]
+    first, retry = sent[2]["params"], sent[3]["params"]
+    assert "requestState" not in first and retry["requestState"].startswith("v1.")  # echoed as the server sent it
+    assert sent[3]["id"] != sent[2]["id"]
+
+
+def test_the_python_sdks_2026_07_28_server_over_http_replays_with_its_headers_and_no_session(tmp_path):
+    server = ReplayHttp(str(HERE / "fixtures" / "http_mcp_python_sdk.jsonl"))
+    client = McpClient("sdk", "", url=server.url, log_path=tmp_path / "log",
+                       asks=Asks("sdk", tmp_path, lambda who, message, schema: ASKED))
+    try:
+        client.start(30)
+        assert client.modern and client.server_info["name"] == "sdk-demo"
+        assert [t["name"] for t in client.list_tools(30)] == ["echo", "add", "book_table"]
+        assert client.call_tool("echo", {"text": "héllo"}, 30)["content"][0]["text"] == "héllo"
+        booked = client.call_tool("book_table", {"restaurant": "Chez Nous"}, 30)
+        assert booked["content"][0]["text"] == "booked Chez Nous on 2026-12-24 for 4"
+    finally:
+        client.close()
+        server.stop()
+    for headers, message in server.seen:
+        assert headers["mcp-protocol-version"] == "2026-07-28" and headers["mcp-method"] == message["method"]
+        assert "mcp-session-id" not in headers
+        if message["method"] == "tools/call":
+            assert headers["mcp-name"] == message["params"]["name"]
+    assert server.seen[-1][1]["params"]["inputResponses"] == {"__main__:ask_booking": ASKED}
+
+
+def test_ankit_p_calls_the_python_sdks_2026_07_28_server(provider_server, tmp_path):
+    fixture = HERE / "fixtures" / "mcp_python_sdk.jsonl"
+    (tmp_path / "config" / "ankit").mkdir(parents=True)
+    (tmp_path / "config" / "ankit" / "config.toml").write_text(
+        f"[mcp.servers.sdk]\ncommand = {json.dumps(sys.executable)}\nargs = {json.dumps([REPLAY, str(fixture)])}\n"
+        "start_timeout = 60\n")
+    provider_server.push_openai(tool_calls=[("c1", "mcp__sdk__echo", '{"text": "hello"}')])
+    provider_server.push_openai(text="done")
+    env = {**{k: v for k, v in os.environ.items() if not k.endswith(("_API_KEY", "_TOKEN"))}, **xdg_env(tmp_path),
+           "PYTHONPATH": str(HERE.parent), "OPENAI_API_KEY": "sk-test"}
+    done = subprocess.run([sys.executable, "-m", "ankit", "--base-url", provider_server.url + "/v1", "-p", "echo"],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.strip() == "done", done.stderr
+    assert provider_server.requests[1].json["messages"][-1]["content"] == "hello"
+    listed = subprocess.run([sys.executable, "-m", "ankit", "mcp", "list"], cwd=tmp_path, env=env,
+                            capture_output=True, text=True, timeout=60)
+    assert listed.stdout.startswith("sdk: not started (3 tools as listed ")  # its list was cached by the -p run

@@ -7,9 +7,11 @@ import threading
 import pytest
 
 from ankit.errors import ConfigError
+from ankit.mcp.asks import Asks
 from ankit.mcp.client import McpClient
 from ankit.mcp.servers import McpManager
 from ankit.mcp.settings import server_config
+from ankit.mcp.streamable import header_value
 from ankit.mcp.transport import McpError
 from tests.helpers import wait_for
 
@@ -43,6 +45,9 @@ class McpHttp(http.server.BaseHTTPRequestHandler):
         if self.server.token and self.headers.get("Authorization") != f"Bearer {self.server.token}":
             body = json.dumps({"error": {"message": f"bad credentials {self.headers.get('Authorization')}"}})
             return self.reply(401, body.encode(), "application/json")
+        meta = (message.get("params") or {}).get("_meta") or {}
+        if self.server.modern and "io.modelcontextprotocol/protocolVersion" in meta:
+            return self.modern(message, meta)
         session = self.headers.get("Mcp-Session-Id")
         if message.get("method") != "initialize" and session not in self.server.sessions:
             return self.reply(404 if session else 400, b'{"error": {"message": "Session not found"}}', "application/json")
@@ -72,6 +77,30 @@ class McpHttp(http.server.BaseHTTPRequestHandler):
                             "params": {"level": "info", "data": "working"}}),
                      b"data: not json at all\n\n",
                      event({"jsonrpc": "2.0", "id": rid, "result": text("worked")})])
+
+    def modern(self, message: dict, meta: dict) -> None:
+        """2026-07-28: no session; version and method in headers that must match the body; input rounds."""
+        method, rid, params = message["method"], message["id"], message["params"]
+        name = params.get("name")
+        if (self.headers.get("MCP-Protocol-Version") != meta["io.modelcontextprotocol/protocolVersion"]
+                or self.headers.get("Mcp-Method") != method or (name and self.headers.get("Mcp-Name") != name)):
+            body = {"jsonrpc": "2.0", "id": rid, "error": {"code": -32020, "message": "Header mismatch"}}
+            return self.reply(400, json.dumps(body).encode(), "application/json")
+        if method == "server/discover":
+            result = {"supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}},
+                      "serverInfo": {"name": "http-modern", "version": "3"}}
+        elif method == "tools/list":
+            result = {"tools": TOOLS, "ttlMs": 0, "cacheScope": "private"}
+        elif name == "echo":
+            result = text(params["arguments"].get("text", ""))
+        elif "inputResponses" not in params:
+            result = {"resultType": "input_required", "requestState": "opaque",
+                      "inputRequests": {"q": {"method": "elicitation/create", "params": {
+                          "mode": "form", "message": "Sure?", "requestedSchema": {"type": "object", "properties": {}}}}}}
+        else:
+            result = text(json.dumps([params["inputResponses"], params["requestState"]]))
+        answer = {"jsonrpc": "2.0", "id": rid, "result": {"resultType": "complete", **result}}
+        self.stream([event(answer)]) if name else self.reply(200, json.dumps(answer).encode(), "application/json")
 
     def reply(self, status: int, body: bytes, kind: str) -> None:
         self.send_response(status)
@@ -104,7 +133,7 @@ def text(value: str) -> dict:
 @pytest.fixture
 def server():
     httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), McpHttp)
-    httpd.seen, httpd.sessions, httpd.token, httpd.elsewhere = [], set(), "", ""
+    httpd.seen, httpd.sessions, httpd.token, httpd.elsewhere, httpd.modern = [], set(), "", "", False
     httpd.url = f"http://127.0.0.1:{httpd.server_address[1]}/mcp"
     threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True).start()
     yield httpd
@@ -116,8 +145,8 @@ def server():
 def client(tmp_path):
     made = []
 
-    def build(url: str, headers: dict | None = None) -> McpClient:
-        made.append(McpClient("web", "", url=url, headers=headers, log_path=tmp_path / "web.log"))
+    def build(url: str, headers: dict | None = None, asks: Asks | None = None) -> McpClient:
+        made.append(McpClient("web", "", url=url, headers=headers, log_path=tmp_path / "web.log", asks=asks))
         return made[-1]
 
     yield build
@@ -131,13 +160,15 @@ def posts(server) -> list[tuple[dict, dict]]:
 
 def test_a_session_over_http_lists_and_calls_and_ends(server, client, tmp_path):
     web = client(server.url)
-    assert web.start(10)["serverInfo"]["name"] == "http-test" and web.protocol_version == "2025-06-18"
+    web.start(10)
+    assert web.server_info["name"] == "http-test" and web.protocol_version == "2025-06-18"
     assert [t["name"] for t in web.list_tools(10)] == ["echo", "work"]
     assert web.call_tool("echo", {"text": "hi"}, 10)["content"][0]["text"] == "hi"
     assert web.call_tool("work", {}, 10)["content"][0]["text"] == "worked"
     sent = posts(server)
-    assert sent[1][1] == {"jsonrpc": "2.0", "method": "notifications/initialized"}
-    assert all(h["Mcp-Session-Id"] == "session-1" and h["Mcp-Protocol-Version"] == "2025-06-18" for h, _ in sent[1:])
+    assert sent[0][1]["method"] == "server/discover"  # the 2026-07-28 probe, refused (400): an older server
+    assert sent[2][1] == {"jsonrpc": "2.0", "method": "notifications/initialized"}
+    assert all(h["Mcp-Session-Id"] == "session-1" and h["Mcp-Protocol-Version"] == "2025-06-18" for h, _ in sent[2:])
     assert "text/event-stream" in sent[0][0]["Accept"] and "application/json" in sent[0][0]["Accept"]
     assert wait_for(lambda: any(m == {"jsonrpc": "2.0", "id": "srv-1", "result": {}} for _, m in posts(server)))
     log = (tmp_path / "web.log").read_text()
@@ -178,6 +209,30 @@ def test_nothing_listening_is_one_line(client):
     assert "\n" not in str(caught.value)
 
 
+def test_a_2026_07_28_server_over_http_has_no_session_and_gets_its_headers(server, client):
+    server.modern = True
+    web = client(server.url, asks=Asks("web", None, lambda who, message, schema: {"action": "accept", "content": {}}))
+    web.start(10)
+    assert web.modern and web.server_info == {"name": "http-modern", "version": "3"}
+    assert [t["name"] for t in web.list_tools(10)] == ["echo", "work"]
+    assert web.call_tool("echo", {"text": "hé"}, 10)["content"][0]["text"] == "hé"
+    answered = json.loads(web.call_tool("work", {}, 10)["content"][0]["text"])
+    assert answered == [{"q": {"action": "accept", "content": {}}}, "opaque"]
+    web.close()
+    sent = posts(server)
+    assert [m["method"] for _, m in sent] == ["server/discover", "tools/list", "tools/call", "tools/call", "tools/call"]
+    assert all(h["Mcp-Protocol-Version"] == "2026-07-28" and "Mcp-Session-Id" not in h for h, _ in sent)
+    assert [h.get("Mcp-Name") for h, _ in sent][2:] == ["echo", "work", "work"]
+    assert all(verb == "POST" for verb, _, _ in server.seen)  # no session to end: no DELETE
+
+
+def test_header_values_that_are_not_plain_ascii_are_base64():
+    assert header_value("get_weather") == "get_weather"
+    assert header_value("Hello, 世界") == "=?base64?SGVsbG8sIOS4lueVjA==?="
+    assert header_value(" padded ") == "=?base64?IHBhZGRlZCA=?="
+    assert header_value("=?base64?literal?=") == "=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?="
+
+
 def test_credentials_come_from_the_environment_and_never_show(server, client, monkeypatch):
     server.token = "s3cret-token-value-123"
     with pytest.raises(McpError) as caught:
@@ -191,7 +246,9 @@ def test_credentials_come_from_the_environment_and_never_show(server, client, mo
 
 def test_a_redirect_is_followed_only_to_the_same_origin(server, client):
     moved = server.url.replace("/mcp", "/moved")
-    assert client(moved).start(5)["serverInfo"]["name"] == "http-test"
+    first = client(moved)
+    first.start(5)
+    assert first.server_info["name"] == "http-test"
     server.elsewhere = "http://localhost:9/steal"
     with pytest.raises(McpError, match="redirects elsewhere") as caught:
         client(moved, {"Authorization": "Bearer abc"}).start(5)

@@ -258,6 +258,20 @@ def test_a_server_that_never_answers_holds_nothing_up_and_nothing_survives(provi
     assert len(pids) == 2 and all(process_gone(pid) for pid in pids)
 
 
+def test_a_servers_question_is_declined_in_p_with_a_line(provider_server, tmp_path):
+    config = tmp_path / "config" / "ankit"
+    config.mkdir(parents=True)
+    server = ROOT / "tests" / "mcp_fake_server.py"
+    (config / "config.toml").write_text(f"[mcp.servers.fake]\ncommand = {json.dumps(sys.executable)}\n"
+                                        f"args = [{json.dumps(str(server))}, \"--asking\"]\nstart_timeout = 60\n")
+    provider_server.push_openai(tool_calls=[("c1", "mcp__fake__book", "{}")])
+    provider_server.push_openai(text="ok")
+    done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "--yes", "-p", "book a table")
+    assert done.returncode == 0, done.stderr
+    assert "ankit: MCP server 'fake' asked \"Which date?\"; declined (-p asks nobody: run ankit to answer it)" in done.stderr
+    assert provider_server.requests[1].json["messages"][-1]["content"] == 'elicitation answered {"action": "decline"}'
+
+
 def test_words_ankit_does_not_take_get_one_line_saying_what_to_do(tmp_path):
     typo = ankit(tmp_path, "tool")
     assert typo.returncode == 2 and typo.stderr == "ankit: unknown command 'tool': did you mean ankit tools? (see ankit --help)\n"

@@ -72,6 +72,14 @@ def prompt_text(prompt: str) -> str:
     return f"{prompt}\n\n{piped}" if piped.strip() else prompt
 
 
+def decline_question(server: str, message: str, schema: dict) -> dict:
+    """-p asks nobody: an MCP server's question (elicitation) is declined, with a line saying so."""
+    shown = " ".join(visible(message).split())[:200]
+    print(f"ankit: MCP server {server!r} asked \"{shown}\"; declined (-p asks nobody: run ankit to answer it)",
+          file=sys.stderr)
+    return {"action": "decline"}
+
+
 def run_once(args, config: Config) -> int:
     """Run one turn and exit: 0 on an answer, 1 with one line on failure."""
     text = prompt_text(args.prompt)
@@ -81,7 +89,7 @@ def run_once(args, config: Config) -> int:
     fmt = getattr(args, "output_format", "text") or "text"
     if fmt != "text":
         return _run_json(text, args, config, fmt == "stream-json")
-    app = build_app(config, mcp_start="deferred")
+    app = build_app(config, mcp_start="deferred", elicit=decline_question)
     try:
         warn(app.problems + app.skill_problems)
         session = app.session(PrintView(), PrintApprover(config.yes), resume=app.resumed(args))
@@ -117,7 +125,7 @@ def _message(text: str, app, session) -> tuple[str, list]:
 def _run_json(text: str, args, config: Config, streaming: bool) -> int:
     """The run as JSON: one result object at the end, or one object per line as it happens."""
     started, view = time.monotonic(), JsonView(streaming)
-    app = build_app(config, mcp_start="deferred")
+    app = build_app(config, mcp_start="deferred", elicit=decline_question)
     session, answer, error, before = None, "", "", 0
     try:
         warn(app.problems + app.skill_problems)

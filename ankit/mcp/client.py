@@ -1,33 +1,49 @@
-"""The MCP client: the initialize handshake, tools/list with its pages and tools/call, over stdio or Streamable HTTP."""
+"""The MCP client: the protocol era and version (2026-07-28's server/discover, or the initialize handshake of the
+revisions before it), tools/list with its pages and tools/call with its input rounds, over stdio or Streamable HTTP.
+"""
 
 import json
 from pathlib import Path
 
 from ankit import __version__
+from ankit.mcp.asks import Asks
 from ankit.mcp.transport import METHOD_NOT_FOUND, McpError, Notice, StdioTransport
 
-PROTOCOL_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
+MODERN = "2026-07-28"  # stateless: every request carries its version and capabilities in _meta
+LEGACY = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")  # an initialize handshake opens a session
+PROTOCOL_VERSIONS = (MODERN, *LEGACY)
+UNSUPPORTED_VERSION = -32022  # 2026-07-28's UnsupportedProtocolVersion
+MODERN_ERRORS = (UNSUPPORTED_VERSION, -32021, -32020)  # errors only a 2026-07-28 server sends
+PROBE_TIMEOUT = 5.0  # a server of an older revision may keep quiet on server/discover: initialize after this
+INPUT_ROUNDS = 4  # a tools/call that asks for input more often than this is stopped
 PAGE_CAP = 100  # tools/list pages followed; a server that always gives a new cursor stops here
 TOOLS_CAP = 2000  # tools taken from one server in all
 TOOLS_BYTES_CAP = 8 * 1024 * 1024  # their definitions' JSON in all
 
 
 class McpClient:
-    """One MCP server: started with the handshake, asked for its tools, called; what it said about itself."""
+    """One MCP server: its era found, asked for its tools, called; what it said about itself."""
 
     def __init__(self, name: str, command: str, args: list[str] | None = None, env: dict | None = None,
                  cwd: str | None = None, log_path: Path | None = None, on_notice: Notice | None = None,
-                 url: str | None = None, headers: dict | None = None):
+                 url: str | None = None, headers: dict | None = None, asks: Asks | None = None):
         self.name = name
+        self.asks = asks or Asks(name)
         if url:
             from ankit.mcp.streamable import HttpTransport  # urllib and ssl cost start-up time: only when used
-            self.transport = HttpTransport(name, url, headers, log_path, on_notice)
+            self.transport = HttpTransport(name, url, headers, log_path, on_notice, self.asks.answer)
         else:
-            self.transport = StdioTransport(name, command, args, env, cwd, log_path, on_notice)
+            self.transport = StdioTransport(name, command, args, env, cwd, log_path, on_notice, self.asks.answer)
         self.protocol_version = ""
         self.server_info: dict = {}
         self.instructions = ""
+        self.capabilities: dict = {}
         self.list_note = ""  # one line when the last tools/list was cut at a cap
+
+    @property
+    def modern(self) -> bool:
+        """Whether the server speaks 2026-07-28 (stateless) rather than an initialize-era revision."""
+        return self.protocol_version == MODERN
 
     @property
     def alive(self) -> bool:
@@ -44,32 +60,94 @@ class McpClient:
         """One line saying why the server is gone (empty while it runs)."""
         return self.transport.failure
 
-    def start(self, timeout: float) -> dict:
-        """Launch the process and run the initialize handshake; raise McpError in one line on failure."""
+    def start(self, timeout: float, era: str = "") -> None:
+        """Launch the server and settle the protocol: server/discover first (2026-07-28), initialize when the server
+        is of an older revision; era "legacy" (what it spoke last time) tries initialize first. Raise McpError in
+        one line on failure."""
         try:
             self.transport.spawn()
-            result = self.transport.request("initialize", {
-                "protocolVersion": PROTOCOL_VERSIONS[0],
-                "capabilities": {},
-                "clientInfo": {"name": "ankit", "version": __version__},
-            }, timeout)
-            self._accept(result)
-            self.transport.notify("notifications/initialized")
+            if era == "legacy":
+                self._initialize(timeout)
+            elif not self._discover(timeout):
+                self._initialize(timeout)
         except McpError:
             self.close()
             raise
-        return result
 
-    def _accept(self, result: dict) -> None:
+    def _discover(self, timeout: float) -> bool:
+        """Probe with server/discover; return whether the server speaks 2026-07-28 (False: an older revision)."""
+        self.transport.protocol_version = MODERN  # its MCP-Protocol-Version header
+        try:
+            result = self.transport.request("server/discover", self._modern({}), min(timeout, PROBE_TIMEOUT))
+        except McpError as exc:
+            self.transport.protocol_version = ""
+            if exc.status in (401, 403) or not self.transport.alive:
+                raise
+            if exc.code in MODERN_ERRORS and not set(self._offered(exc.data)) & set(LEGACY):
+                raise self._unsupported(self._offered(exc.data)) from None
+            return False  # an older server: any other error, or no answer in time
+        versions = [v for v in result.get("supportedVersions") or [] if isinstance(v, str)]
+        if MODERN not in versions:
+            self.transport.protocol_version = ""
+            if set(versions) & set(LEGACY):
+                return False
+            raise self._unsupported(versions)
+        self._accept(MODERN, result)
+        return True
+
+    def _initialize(self, timeout: float) -> None:
+        """The handshake of 2025-11-25 and before; a server that answers it with 2026-07-28's version error is
+        spoken to statelessly instead."""
+        try:
+            result = self.transport.request("initialize", {
+                "protocolVersion": LEGACY[0], "capabilities": self.asks.capabilities(),
+                "clientInfo": {"name": "ankit", "version": __version__}}, timeout)
+        except McpError as exc:
+            if exc.code in MODERN_ERRORS and MODERN in self._offered(exc.data):
+                if self._discover(timeout):
+                    return
+            raise
         version = result.get("protocolVersion")
-        if version not in PROTOCOL_VERSIONS:
-            raise McpError(f"MCP server {self.name!r} speaks protocol version {version!r}, which ankit does not "
-                           f"support (it speaks {', '.join(PROTOCOL_VERSIONS)}); try another version of the server")
+        if version not in LEGACY:
+            raise self._unsupported([version])
+        self._accept(version, result)
+        self.transport.notify("notifications/initialized")
+
+    @staticmethod
+    def _offered(data) -> list[str]:
+        supported = data.get("supported") if isinstance(data, dict) else None
+        return [v for v in supported if isinstance(v, str)] if isinstance(supported, list) else []
+
+    def _unsupported(self, versions: list) -> McpError:
+        said = ", ".join(repr(v) for v in versions) or "no version"
+        return McpError(f"MCP server {self.name!r} speaks protocol version {said}, which ankit does not support "
+                        f"(it speaks {', '.join(PROTOCOL_VERSIONS)}); try another version of the server")
+
+    def _accept(self, version: str, result: dict) -> None:
         self.protocol_version = self.transport.protocol_version = version
-        info = result.get("serverInfo")
+        meta = result.get("_meta") if isinstance(result.get("_meta"), dict) else {}
+        info = result.get("serverInfo") or meta.get("io.modelcontextprotocol/serverInfo")
         self.server_info = info if isinstance(info, dict) else {}
         text = result.get("instructions")
         self.instructions = text.strip() if isinstance(text, str) else ""
+        caps = result.get("capabilities")
+        self.capabilities = caps if isinstance(caps, dict) else {}
+
+    def _modern(self, params: dict) -> dict:
+        """Params with 2026-07-28's per-request _meta: the version, who ankit is, what it can answer."""
+        return {**params, "_meta": {**(params.get("_meta") or {}),
+                                    "io.modelcontextprotocol/protocolVersion": MODERN,
+                                    "io.modelcontextprotocol/clientInfo": {"name": "ankit", "version": __version__},
+                                    "io.modelcontextprotocol/clientCapabilities": self.asks.capabilities()}}
+
+    def request(self, method: str, params: dict, timeout: float, progress: bool = False) -> dict:
+        """One request in the server's era; a result whose resultType ankit does not know is an error."""
+        result = self.transport.request(method, self._modern(params) if self.modern else params, timeout, progress)
+        kind = result.get("resultType", "complete")
+        if kind not in ("complete", "input_required"):
+            raise McpError(f"MCP server {self.name!r} answered {method} with resultType {str(kind)[:40]!r}, "
+                           "which ankit does not know")
+        return result
 
     def list_tools(self, timeout: float) -> list[dict]:
         """Every tool the server offers, following nextCursor through its pages up to PAGE_CAP pages, TOOLS_CAP
@@ -79,7 +157,7 @@ class McpClient:
         self.list_note = ""
         for _ in range(PAGE_CAP):
             try:
-                page = self.transport.request("tools/list", {"cursor": cursor} if cursor else {}, timeout)
+                page = self.request("tools/list", {"cursor": cursor} if cursor else {}, timeout)
             except McpError as exc:
                 if exc.code == METHOD_NOT_FOUND:
                     return []  # a server without tools
@@ -102,8 +180,18 @@ class McpClient:
         return tools
 
     def call_tool(self, name: str, arguments: dict, timeout: float) -> dict:
-        """Call one tool by its original name; return the raw CallToolResult."""
-        return self.transport.request("tools/call", {"name": name, "arguments": arguments}, timeout, progress=True)
+        """Call one tool by its original name; return the raw CallToolResult. A 2026-07-28 server that needs input
+        first (InputRequiredResult: a question for the user, the roots) gets it on a retry, at most INPUT_ROUNDS times."""
+        params = {"name": name, "arguments": arguments}
+        for _ in range(INPUT_ROUNDS + 1):
+            result = self.request("tools/call", params, timeout, progress=True)
+            if result.get("resultType", "complete") == "complete":
+                return result
+            params = {"name": name, "arguments": arguments, "inputResponses": self.asks.inputs(result.get("inputRequests"))}
+            if isinstance(result.get("requestState"), str):
+                params["requestState"] = result["requestState"]
+        raise McpError(f"MCP server {self.name!r} asked for more input {INPUT_ROUNDS} times for one call of {name!r}; "
+                       "ankit stopped asking")
 
     def close(self, grace: float = 1.0) -> None:
         """Stop the server process (grace: seconds each shutdown step waits)."""

@@ -26,26 +26,43 @@ Notice = Callable[[str, dict], None]
 class McpError(ToolError):
     """A server failed to start, broke the protocol, timed out or answered with an error."""
 
-    def __init__(self, message: str, code: int | None = None):
+    def __init__(self, message: str, code: int | None = None, data=None, status: int | None = None):
         super().__init__(message)
         self.code = code
+        self.data = data  # the JSON-RPC error's data (the versions a server supports, say)
+        self.status = status  # the HTTP status it came with, over Streamable HTTP
+
+
+def rpc_error(name: str, error, status: int | None = None, redactor=None) -> McpError:
+    """A JSON-RPC error object from a server as an McpError in one line (its text redacted)."""
+    error = error if isinstance(error, dict) else {}
+    text = (str(error.get("message") or "").strip().splitlines() or ["error without a message"])[0]
+    text = redactor(text) if redactor is not None else text
+    code = error.get("code") if isinstance(error.get("code"), int) else None
+    return McpError(f"MCP server {name!r}: {text}", code, error.get("data"), status)
 
 
 def request_message(rid: int, method: str, params: dict | None, progress: bool) -> dict:
     """A JSON-RPC request; with progress, it asks for progress notifications under its own id as the token."""
     message = {"jsonrpc": "2.0", "id": rid, "method": method}
     if progress:
-        params = {**(params or {}), "_meta": {"progressToken": rid}}
+        params = {**(params or {}), "_meta": {**((params or {}).get("_meta") or {}), "progressToken": rid}}
     if params is not None:
         message["params"] = params
     return message
 
 
-def reply_to(message: dict) -> dict:
-    """ankit's answer to a server's request: ping gets an empty result, anything else 'method not found'."""
+Answer = Callable[[str, dict], dict | None]  # a server's request (method, params) -> its result, None: not supported
+
+
+def reply_to(message: dict, answer: Answer | None = None) -> dict:
+    """ankit's answer to a server's request: ping gets an empty result, what `answer` knows its result, anything
+    else 'method not found'."""
     reply = {"jsonrpc": "2.0", "id": message["id"]}
-    if message["method"] == "ping":
-        reply["result"] = {}
+    params = message.get("params") if isinstance(message.get("params"), dict) else {}
+    result = {} if message["method"] == "ping" else answer(message["method"], params) if answer else None
+    if result is not None:
+        reply["result"] = result
     else:
         reply["error"] = {"code": METHOD_NOT_FOUND, "message": f"ankit does not support {message['method']}"}
     return reply

@@ -17,10 +17,12 @@ from pathlib import Path
 from ankit.errors import ConfigError
 from ankit.mcp import NO_SERVERS
 from ankit.mcp.cache import ToolCache, cache_key
-from ankit.mcp.client import McpClient
+from ankit.mcp.asks import Asks
+from ankit.mcp.client import LEGACY, McpClient
 from ankit.mcp.settings import ServerConfig, server_config
 from ankit.mcp.tools import clean_name, make_tools
 from ankit.mcp.transport import McpError
+from ankit.protocols import Elicitor
 from ankit.tooling.toolbox import Tool
 
 MAX_RESTARTS = 3
@@ -78,8 +80,10 @@ class McpManager:
     """Every configured MCP server, exposed as groups mcp:NAME; started lazily, stopped with its process group."""
 
     def __init__(self, servers: dict, log_dir: Path, on_change: Callable[[], None] | None = None,
-                 cache: ToolCache | None = None):
+                 cache: ToolCache | None = None, root: Path | None = None, elicit: Elicitor | None = None):
         self.log_dir = Path(log_dir)
+        self.root = root  # offered as the root when a server asks for roots
+        self.elicit = elicit  # asks the user a server's question
         self.on_change = on_change
         self.cache = cache
         self._lock = threading.Lock()
@@ -165,13 +169,14 @@ class McpManager:
         cfg, generation = server.config, server.generation
         client = McpClient(cfg.name, cfg.command, cfg.args, cfg.env, cfg.cwd, server.log_path,
                            on_notice=lambda method, params: self._on_notice(server, client, method),
-                           url=cfg.url, headers=cfg.headers)
+                           url=cfg.url, headers=cfg.headers, asks=Asks(cfg.name, self.root, self.elicit))
         with self._lock:
             if self._closed:
                 raise McpError("MCP servers are shut down")
             server.booting = client
         try:
-            client.start(cfg.startup_timeout)
+            last = str((server.cached or {}).get("protocol") or "")
+            client.start(cfg.startup_timeout, era="legacy" if last in LEGACY else "")
             specs = client.list_tools(cfg.startup_timeout)
         except McpError:
             client.close(0.5)
@@ -188,7 +193,7 @@ class McpManager:
             server.error = ""
             self._set_tools(server, specs, client.list_note)
             if self.cache is not None and server.key:
-                self.cache.save(server.key, specs, client.instructions, client.server_info)
+                self.cache.save(server.key, specs, client.instructions, client.server_info, client.protocol_version)
 
     def _caller(self, server: _Server):
         return lambda original, args: self._call(server, original, args)
@@ -237,7 +242,7 @@ class McpManager:
                 specs = client.list_tools(server.config.startup_timeout)
                 self._set_tools(server, specs, client.list_note)
                 if self.cache is not None and server.key:
-                    self.cache.save(server.key, specs, client.instructions, client.server_info)
+                    self.cache.save(server.key, specs, client.instructions, client.server_info, client.protocol_version)
             except McpError as exc:
                 server.problems = [f"could not re-list tools: {exc}"]
 

@@ -1,5 +1,6 @@
 """The MCP Streamable HTTP transport: JSON-RPC by POST, answered as JSON or an event stream, in one session."""
 
+import base64
 import json
 import os
 import re
@@ -10,8 +11,12 @@ import urllib.parse
 import urllib.request
 
 from ankit.mcp.jsonrpc import (
-    LINE_CAP, PROGRESS_STRETCH, Inbox, McpError, Notice, open_log, redact, reply_to, request_message,
+    LINE_CAP, PROGRESS_STRETCH, Answer, Inbox, McpError, Notice, open_log, redact, reply_to, request_message,
+    rpc_error,
 )
+
+MODERN = "2026-07-28"  # stateless: no session, no cancel notification (closing the stream cancels)
+_HEADER_SAFE = re.compile(r"[!-~](?:[ -~]*[!-~])?")
 
 _VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
@@ -30,6 +35,13 @@ class _NoRedirect(urllib.request.HTTPRedirectHandler):
 _OPENER = urllib.request.build_opener(_NoRedirect())
 
 
+def header_value(text: str) -> str:
+    """A value as an HTTP header carries it: plain when it is safe ASCII, else the =?base64?...?= form."""
+    if _HEADER_SAFE.fullmatch(text) and not (text.startswith("=?base64?") and text.endswith("?=")):
+        return text
+    return "=?base64?" + base64.b64encode(text.encode()).decode() + "?="
+
+
 def shown_url(url: str) -> str:
     """The URL without its user, password and query (they may hold secrets)."""
     parts = urllib.parse.urlsplit(url)
@@ -41,8 +53,9 @@ class HttpTransport:
     """One server at a URL: each request a POST whose answer is JSON or an event stream; the session id kept."""
 
     def __init__(self, name: str, url: str, headers: dict | None = None, log_path=None,
-                 on_notice: Notice | None = None):
+                 on_notice: Notice | None = None, answer: Answer | None = None):
         self.name = name
+        self.answer = answer
         self.url = url
         self.headers = dict(headers or {})
         self.log_path = log_path
@@ -91,7 +104,7 @@ class HttpTransport:
         try:
             return self._exchange(message, timeout)
         except TimeoutError:
-            if method != "initialize":
+            if method != "initialize" and self.protocol_version != MODERN:
                 threading.Thread(target=self._quietly, args=({"jsonrpc": "2.0", "method": "notifications/cancelled",
                                  "params": {"requestId": rid, "reason": f"no answer within {timeout:g}s"}},),
                                  daemon=True).start()
@@ -110,19 +123,27 @@ class HttpTransport:
         except (McpError, OSError):
             pass
 
-    def _headers(self) -> dict:
-        """The configured headers with ${NAME} taken from the environment, and the session's own."""
+    def _headers(self, message: dict | None = None) -> dict:
+        """The configured headers with ${NAME} taken from the environment, the session's own, and the message's
+        method and name (Mcp-Method, Mcp-Name: 2026-07-28 asks for them, older servers ignore them)."""
         out = {k: _VARIABLE.sub(lambda m: os.environ.get(m[1], ""), str(v)) for k, v in self.headers.items()}
         out.update({"Content-Type": "application/json", "Accept": "application/json, text/event-stream"})
         if self.session:
             out["Mcp-Session-Id"] = self.session
         if self.protocol_version:
             out["MCP-Protocol-Version"] = self.protocol_version
+        if message and isinstance(message.get("method"), str) and "id" in message:
+            out["Mcp-Method"] = message["method"]
+            params = message.get("params") if isinstance(message.get("params"), dict) else {}
+            name = params.get("name") if message["method"] in ("tools/call", "prompts/get") else \
+                params.get("uri") if message["method"] == "resources/read" else None
+            if isinstance(name, str):
+                out["Mcp-Name"] = header_value(name)
         return out
 
     def _post(self, message: dict, timeout: float, verb: str = "POST"):
         data = json.dumps(message, ensure_ascii=False).encode() if verb == "POST" else None
-        request = urllib.request.Request(self.url, data, self._headers(), method=verb)
+        request = urllib.request.Request(self.url, data, self._headers(message), method=verb)
         try:
             return _OPENER.open(request, timeout=timeout)
         except urllib.error.HTTPError as exc:
@@ -142,9 +163,12 @@ class HttpTransport:
         except OSError:
             body = ""
         try:
-            said = json.loads(body).get("error", {}).get("message") or ""
+            error = json.loads(body).get("error")
         except (ValueError, AttributeError):
-            said = body
+            error = None
+        if isinstance(error, dict) and isinstance(error.get("code"), int) and exc.code not in (401, 403):
+            return rpc_error(self.name, error, exc.code, self._redact)  # a JSON-RPC error (2026-07-28 sends 400s)
+        said = (error or {}).get("message") if isinstance(error, dict) else body
         said = self._redact(" ".join(str(said).split())[:200])
         if exc.code == 404 and self.session:
             with self._lock:
@@ -154,7 +178,8 @@ class HttpTransport:
                 403: "; it refused the credentials in headers"}.get(exc.code, "")
         if 300 <= exc.code < 400:
             hint = f"; it redirects elsewhere ({shown_url(exc.headers.get('Location') or '?')}), which ankit does not follow: set url to the server's own address"
-        return McpError(f"MCP server {self.name!r} answered HTTP {exc.code}" + (f": {said}" if said else "") + hint)
+        return McpError(f"MCP server {self.name!r} answered HTTP {exc.code}" + (f": {said}" if said else "") + hint,
+                        status=exc.code)
 
     def _exchange(self, message: dict, timeout: float) -> dict:
         """POST one request; read its answer from a JSON body or an event stream."""
@@ -218,10 +243,7 @@ class HttpTransport:
         if error is None:
             result = message.get("result")
             return result if isinstance(result, dict) else {}
-        error = error if isinstance(error, dict) else {}
-        text = (str(error.get("message") or "").strip().splitlines() or ["error without a message"])[0]
-        code = error.get("code") if isinstance(error.get("code"), int) else None
-        raise McpError(f"MCP server {self.name!r}: {self._redact(text)}", code)
+        raise rpc_error(self.name, error, redactor=self._redact)
 
     def _from_server(self, message: dict, rid: int, deadline: list | None, timeout: float) -> None:
         method, params = message["method"], message.get("params")
@@ -243,7 +265,7 @@ class HttpTransport:
         method, params = message["method"], message.get("params")
         params = params if isinstance(params, dict) else {}
         if "id" in message:
-            self._quietly(reply_to(message))
+            self._quietly(reply_to(message, self.answer))
         elif method == "notifications/message":
             self._note(f"log {params.get('level', 'info')}: {json.dumps(params.get('data'), ensure_ascii=False)}")
         elif self.on_notice is not None:

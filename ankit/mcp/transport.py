@@ -9,8 +9,8 @@ import time
 from pathlib import Path
 
 from ankit.mcp.jsonrpc import (  # noqa: F401 (McpError, METHOD_NOT_FOUND, LINE_CAP: also imported from here)
-    JUNK_LOGGED, LINE_CAP, METHOD_NOT_FOUND, QUIET_NOTICES, Inbox, McpError, Notice, Waiter, open_log, redact,
-    reply_to, request_message,
+    JUNK_LOGGED, LINE_CAP, METHOD_NOT_FOUND, QUIET_NOTICES, Answer, Inbox, McpError, Notice, Waiter, open_log,
+    redact, reply_to, request_message, rpc_error,
 )
 from ankit.safety.processes import end_group
 
@@ -23,8 +23,10 @@ class StdioTransport:
     """
 
     def __init__(self, name: str, command: str, args: list[str] | None = None, env: dict | None = None,
-                 cwd: str | None = None, log_path: Path | None = None, on_notice: Notice | None = None):
+                 cwd: str | None = None, log_path: Path | None = None, on_notice: Notice | None = None,
+                 answer: Answer | None = None):
         self.name = name
+        self.answer = answer  # what ankit answers a server's own requests (roots, elicitation)
         self.command = command
         self.args = list(args or [])
         self.env = dict(env or {})
@@ -192,15 +194,12 @@ class StdioTransport:
         if error is None:
             waiter.finish(message.get("result"))
             return
-        error = error if isinstance(error, dict) else {}
-        text = (str(error.get("message") or "").strip().splitlines() or ["error without a message"])[0]
-        code = error.get("code") if isinstance(error.get("code"), int) else None
-        waiter.finish(error=McpError(f"MCP server {self.name!r}: {self._redact(text)}", code))
+        waiter.finish(error=rpc_error(self.name, error, redactor=self._redact))
 
     def _handle(self, message: dict) -> None:
         """One message of the server's own, on the inbox thread (the reader never waits on a full stdin pipe)."""
         if "id" in message:
-            self._send_quietly(reply_to(message))
+            self._send_quietly(reply_to(message, self.answer))
         else:
             self._notice(message["method"], message.get("params"))
 

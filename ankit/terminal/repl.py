@@ -19,6 +19,7 @@ from ankit.terminal import history
 from ankit.terminal.approval import Approver
 from ankit.terminal.bang import context_text, run_shell
 from ankit.terminal.custom import command_dirs, load_commands
+from ankit.terminal.elicit import FormElicitor
 from ankit.terminal.keys import Keys
 from ankit.terminal.render import BOLD, DIM, TerminalView, prompt_paint
 from ankit.turn.app import build_app, warn
@@ -226,10 +227,11 @@ def banner(state: ReplState) -> str:
 
 def run_repl(args, config: Config) -> int:
     """The interactive REPL; returns the exit code."""
-    app = build_app(config)
+    view = TerminalView(sys.stdout)
+    # an MCP server's question is asked on the line reader, which needs the app first: looked up when asked
+    app = build_app(config, elicit=FormElicitor(view, lambda question: reader.ask(question)))
     try:
         warn(app.problems + app.skill_problems)
-        view = TerminalView(sys.stdout)
         state = ReplState(app, None, view, None,
                           send=lambda text, mentions=True, typed=True: send(state, text, mentions, typed),
                           compose=compose)

@@ -23,7 +23,7 @@ from ankit.turn.registry import BUILT_IN, Registry
 if TYPE_CHECKING:  # what only a session needs is imported when one is made: listings start faster
     from ankit.discovery.catalog import Catalog
     from ankit.discovery.index import Index
-    from ankit.protocols import Approver, Asker, View
+    from ankit.protocols import Approver, Asker, Elicitor, View
     from ankit.providers import ProviderSettings
     from ankit.safety.scrub import Scrubber
     from ankit.storage.sessions import SessionData, SessionStore
@@ -52,6 +52,7 @@ class App:
     _settings: ProviderSettings | None = None
     _told_origin: bool = False
     mcp_start: str = "all"  # "uncached" for listings, "deferred" for -p: see Registry.mcp_start
+    elicit: Elicitor | None = None  # asks the user an MCP server's question: a form in the REPL, declined in -p
     _store: SessionStore | None = field(default=None, repr=False)
 
     def load(self) -> "App":
@@ -66,7 +67,7 @@ class App:
         self.instructions = load_instructions(self.cwd, paths.config_home())
         self.registry = Registry(file_tools, self.skills, self.config.core, self.config.catalog_mode,
                                  self.config.mcp_servers, paths.state_home() / "mcp", self.mcp_start,
-                                 self.problems)
+                                 self.problems, mcp_root=self.cwd, mcp_elicit=self.elicit)
         self.permissions = Permissions.from_rules(self.config.allow, self.config.deny, self.cwd)
         return self
 
@@ -211,9 +212,10 @@ class App:
             self.registry.close()
 
 
-def build_app(config: Config, cwd: Path | None = None, mcp_start: str = "all") -> App:
-    """Load everything ankit needs for this folder (mcp_start: when MCP servers start, see Registry.mcp_start)."""
-    return App(config, cwd or Path(os.getcwd()), mcp_start=mcp_start).load()
+def build_app(config: Config, cwd: Path | None = None, mcp_start: str = "all", elicit: Elicitor | None = None) -> App:
+    """Load everything ankit needs for this folder (mcp_start: when MCP servers start, see Registry.mcp_start;
+    elicit: how an MCP server's question reaches the user)."""
+    return App(config, cwd or Path(os.getcwd()), mcp_start=mcp_start, elicit=elicit).load()
 
 
 def warn(lines: list[str]) -> None:

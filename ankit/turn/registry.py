@@ -7,6 +7,7 @@ from pathlib import Path
 from ankit.discovery.catalog import Catalog, build_catalog
 from ankit.discovery.finder import make_find_tools
 from ankit.discovery.index import Index
+from ankit.protocols import Elicitor
 from ankit.records import ToolSpec
 from ankit.skills.library import Skill
 from ankit.skills.tool import make_skill_tool
@@ -32,6 +33,8 @@ class Registry:
     # activated by find_tools or called
     mcp_start: str = "all"
     problems: list[str] = field(default_factory=list)  # one line per skipped module or catalog problem
+    mcp_root: Path | None = None  # the working folder, offered as the root when a server asks
+    mcp_elicit: Elicitor | None = None  # asks the user a server's question (None: not offered)
     tools: Toolset = field(default_factory=Toolset, init=False)
     activation: Activation = field(init=False)
     catalog: Catalog | None = field(default=None, init=False)
@@ -47,7 +50,8 @@ class Registry:
             from ankit.mcp.cache import ToolCache
             from ankit.mcp.servers import McpManager
             cache = ToolCache(self.mcp_log_dir / "cache") if self.mcp_log_dir else None
-            self.mcp = McpManager(self.mcp_servers, self.mcp_log_dir, on_change=self.reindex, cache=cache)
+            self.mcp = McpManager(self.mcp_servers, self.mcp_log_dir, on_change=self.reindex, cache=cache,
+                                  root=self.mcp_root, elicit=self.mcp_elicit)
             self.mcp.start(uncached_only=self.mcp_start != "refresh")
         self.reindex()
 
