@@ -65,6 +65,8 @@ def run_command(command: str, argv: list[str], config: Config) -> int:
     if command == "routine" and argv[:1] == ["run-due"]:
         from ankit.cli.routines import run_due
         return run_due(argv[1:], config)
+    if command == "mcp" and argv[:1] in (["login"], ["logout"]):
+        return mcp_login(argv[0], argv[1:], config)
     if command == "routine" or (command == "mcp" and argv[:1] in (["add"], ["remove"], ["get"])):
         from ankit.turn.admin import Admin
         print(Admin(config, Path.cwd())([command, *argv]))
@@ -81,6 +83,29 @@ def run_command(command: str, argv: list[str], config: Config) -> int:
         return _with_app(command, [a for a in argv if a != "--refresh"] if refresh else argv, app)
     finally:
         app.close()
+
+
+def mcp_login(action: str, rest: list[str], config: Config) -> int:
+    """`ankit mcp login NAME` (OAuth in the browser) and `ankit mcp logout NAME` for a server over HTTP."""
+    from ankit.mcp import oauth
+    from ankit.mcp.settings import server_config
+    from ankit.mcp.tokens import TokenStore
+    if len(rest) != 1:
+        raise AnkitError(f"usage: ankit mcp {action} NAME (a server with url = ... in [mcp.servers.NAME])")
+    table = config.mcp_servers.get(rest[0])
+    if not isinstance(table, dict):
+        raise AnkitError(f"no MCP server named {rest[0]!r}; see ankit mcp list")
+    cfg = server_config(rest[0], table)
+    if not cfg.url:
+        raise AnkitError(f"MCP server {cfg.name!r} runs on this machine (command); only servers over HTTP log in")
+    store = TokenStore(paths.state_home() / "mcp" / "auth")
+    if action == "logout":
+        print(oauth.logout(cfg.name, cfg.url, store))
+        return 0
+    import webbrowser
+    print(oauth.login(cfg.name, cfg.url, store, open_url=webbrowser.open, say=print,
+                      client_id=cfg.oauth_client_id, scope=cfg.oauth_scope))
+    return 0
 
 
 SESSIONS_USAGE = "ankit sessions [show ID | rm ID | export ID [FILE.md]]"

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from ankit import __version__
 from ankit.mcp.asks import Asks
+from ankit.mcp.tokens import TokenStore
 from ankit.mcp.transport import METHOD_NOT_FOUND, McpError, Notice, StdioTransport
 
 MODERN = "2026-07-28"  # stateless: every request carries its version and capabilities in _meta
@@ -26,12 +27,15 @@ class McpClient:
 
     def __init__(self, name: str, command: str, args: list[str] | None = None, env: dict | None = None,
                  cwd: str | None = None, log_path: Path | None = None, on_notice: Notice | None = None,
-                 url: str | None = None, headers: dict | None = None, asks: Asks | None = None):
+                 url: str | None = None, headers: dict | None = None, asks: Asks | None = None,
+                 tokens: TokenStore | None = None):
         self.name = name
         self.asks = asks or Asks(name)
         if url:
-            from ankit.mcp.streamable import HttpTransport  # urllib and ssl cost start-up time: only when used
-            self.transport = HttpTransport(name, url, headers, log_path, on_notice, self.asks.answer)
+            from ankit.mcp.oauth import Tokens  # urllib and ssl cost start-up time: only when used
+            from ankit.mcp.streamable import HttpTransport
+            auth = Tokens(name, url, tokens) if tokens is not None else None  # ankit mcp login's tokens
+            self.transport = HttpTransport(name, url, headers, log_path, on_notice, self.asks.answer, auth)
         else:
             self.transport = StdioTransport(name, command, args, env, cwd, log_path, on_notice, self.asks.answer)
         self.protocol_version = ""

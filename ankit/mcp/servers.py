@@ -19,6 +19,7 @@ from ankit.mcp import NO_SERVERS
 from ankit.mcp.cache import ToolCache, cache_key
 from ankit.mcp.asks import Asks
 from ankit.mcp.client import LEGACY, McpClient
+from ankit.mcp.tokens import TokenStore
 from ankit.mcp.settings import ServerConfig, server_config
 from ankit.mcp.tools import clean_name, make_tools
 from ankit.mcp.transport import McpError
@@ -169,7 +170,8 @@ class McpManager:
         cfg, generation = server.config, server.generation
         client = McpClient(cfg.name, cfg.command, cfg.args, cfg.env, cfg.cwd, server.log_path,
                            on_notice=lambda method, params: self._on_notice(server, client, method),
-                           url=cfg.url, headers=cfg.headers, asks=Asks(cfg.name, self.root, self.elicit))
+                           url=cfg.url, headers=cfg.headers, asks=Asks(cfg.name, self.root, self.elicit),
+                           tokens=TokenStore(self.log_dir / "auth"))
         with self._lock:
             if self._closed:
                 raise McpError("MCP servers are shut down")

@@ -20,6 +20,8 @@ class ServerConfig:
     start_timeout: float = 5.0  # seconds anything waits for a starting server; past it the server is "not answering"
     url: str | None = None  # a Streamable HTTP server's address instead of a command
     headers: dict[str, str] = field(default_factory=dict)  # sent with each HTTP request; ${NAME} from the environment
+    oauth_client_id: str = ""  # for an authorization server without dynamic registration (ankit mcp login)
+    oauth_scope: str = ""  # the scopes to ask for at login (default: those the server names)
 
 
 def server_config(name: str, raw) -> ServerConfig:
@@ -46,8 +48,11 @@ def server_config(name: str, raw) -> ServerConfig:
         if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
             raise ConfigError(f"{where} {key} must be a number of seconds above 0")
         numbers[key] = float(value)
+    oauth = {key: raw.get(key, "") for key in ("oauth_client_id", "oauth_scope")}
+    if not all(isinstance(v, str) for v in oauth.values()):
+        raise ConfigError(f"{where} oauth_client_id and oauth_scope must be strings")
     return ServerConfig(name, command, [str(a) for a in args], {str(k): str(v) for k, v in env.items()},
-                        raw.get("cwd"), bool(raw.get("core", False)), **numbers, url=url, headers=headers)
+                        raw.get("cwd"), bool(raw.get("core", False)), **numbers, url=url, headers=headers, **oauth)
 
 
 def _http(where: str, raw: dict) -> tuple[str | None, dict[str, str]]:

@@ -14,6 +14,7 @@ from ankit.mcp.jsonrpc import (
     LINE_CAP, PROGRESS_STRETCH, Answer, Inbox, McpError, Notice, open_log, redact, reply_to, request_message,
     rpc_error,
 )
+from ankit.mcp.oauth import Tokens
 
 MODERN = "2026-07-28"  # stateless: no session, no cancel notification (closing the stream cancels)
 _HEADER_SAFE = re.compile(r"[!-~](?:[ -~]*[!-~])?")
@@ -53,9 +54,10 @@ class HttpTransport:
     """One server at a URL: each request a POST whose answer is JSON or an event stream; the session id kept."""
 
     def __init__(self, name: str, url: str, headers: dict | None = None, log_path=None,
-                 on_notice: Notice | None = None, answer: Answer | None = None):
+                 on_notice: Notice | None = None, answer: Answer | None = None, auth: Tokens | None = None):
         self.name = name
         self.answer = answer
+        self.auth = auth  # the OAuth login's bearer token (ankit mcp login), when the headers carry none
         self.url = url
         self.headers = dict(headers or {})
         self.log_path = log_path
@@ -128,6 +130,10 @@ class HttpTransport:
         method and name (Mcp-Method, Mcp-Name: 2026-07-28 asks for them, older servers ignore them)."""
         out = {k: _VARIABLE.sub(lambda m: os.environ.get(m[1], ""), str(v)) for k, v in self.headers.items()}
         out.update({"Content-Type": "application/json", "Accept": "application/json, text/event-stream"})
+        if self.auth is not None and not any(k.lower() == "authorization" for k in out):
+            bearer = self.auth.header()
+            if bearer:
+                out["Authorization"] = bearer
         if self.session:
             out["Mcp-Session-Id"] = self.session
         if self.protocol_version:
@@ -141,12 +147,14 @@ class HttpTransport:
                 out["Mcp-Name"] = header_value(name)
         return out
 
-    def _post(self, message: dict, timeout: float, verb: str = "POST"):
+    def _post(self, message: dict, timeout: float, verb: str = "POST", again: bool = True):
         data = json.dumps(message, ensure_ascii=False).encode() if verb == "POST" else None
         request = urllib.request.Request(self.url, data, self._headers(message), method=verb)
         try:
             return _OPENER.open(request, timeout=timeout)
         except urllib.error.HTTPError as exc:
+            if exc.code == 401 and again and self.auth is not None and self.auth.refused():
+                return self._post(message, timeout, verb, again=False)  # refreshed: once more with the new token
             raise self._http_error(exc) from None
         except TimeoutError:
             raise
@@ -174,7 +182,9 @@ class HttpTransport:
             with self._lock:
                 self._dead = "ended the session (HTTP 404)"
             return McpError(f"MCP server {self.name!r} ended the session (HTTP 404); ankit starts a new one on the next call")
-        hint = {401: f"; it needs credentials: set headers in [mcp.servers.{self.name}]",
+        login = "bearer" in (exc.headers.get("WWW-Authenticate") or "").lower()
+        hint = {401: f"; it needs you to log in: ankit mcp login {self.name}" if login else
+                f"; it needs credentials: set headers in [mcp.servers.{self.name}]",
                 403: "; it refused the credentials in headers"}.get(exc.code, "")
         if 300 <= exc.code < 400:
             hint = f"; it redirects elsewhere ({shown_url(exc.headers.get('Location') or '?')}), which ankit does not follow: set url to the server's own address"

@@ -20,7 +20,7 @@ from ankit.safety import statefiles
 from ankit.settings import paths
 from ankit.settings.config import Config
 
-MCP_USAGE = "ankit mcp add NAME [--env KEY=VALUE]... [--project] -- COMMAND [ARGS...] | remove NAME [--project] | get NAME | list"
+MCP_USAGE = "ankit mcp add NAME [--env KEY=VALUE]... [--project] -- COMMAND [ARGS...] | remove NAME [--project] | get NAME | list | login NAME | logout NAME"
 ROUTINE_USAGE = ('ankit routine add "SCHEDULE" "PROMPT" [--allow TOOL]... [--watch URL] | list | remove ID | '
                  'run-due [--now YYYY-MM-DDTHH:MM] | install [--systemd]')
 CRON_EVERY = 15  # minutes between two run-due calls from cron or the timer

@@ -116,9 +116,12 @@ class App:
         return self.tools.get(name)
 
     def scrubber(self) -> Scrubber:
-        """The environment's secrets, the API key in use and MCP servers' env values (their tokens)."""
+        """The environment's secrets, the API key in use, MCP servers' env values and their login tokens."""
         values = [str(v) for server in self.config.mcp_servers.values() if isinstance(server, dict)
                   for v in (server.get("env") or {}).values()] if self.config.mcp_servers else []
+        if any(isinstance(s, dict) and s.get("url") for s in self.config.mcp_servers.values()):
+            from ankit.mcp.tokens import TokenStore
+            values += TokenStore(paths.state_home() / "mcp" / "auth").secrets()
         from ankit.providers.presets import PRESETS
         from ankit.safety.scrub import Scrubber
         values += [v for v in (self.config.env.get(p.key_env, "") for p in PRESETS.values()) if v]
