@@ -9,6 +9,7 @@ Options: --supported V1,V2 (versions it speaks, newest first)  --answer-version 
 --modern (also speak 2026-07-28: server/discover, requests carrying _meta served statelessly)
 --modern-only (speak only 2026-07-28: initialize gets UnsupportedProtocolVersion)
 --asking (offer the tools book and roots, which ask the client; the modern modes offer them anyway)
+--prompts (offer a prompt, review, and a resource, notes://today)
 Environment: FAKE_GREETING (told by whereami), FAKE_TOKEN (leaked by crash and unknown-tool errors),
 FAKE_START_DELAY (the default of --start-delay: a slower start with the same command line)
 """
@@ -49,6 +50,17 @@ ASKING_TOOLS = [  # with --asking, --modern or --modern-only
     {"name": "book", "description": "Ask the user for a date (elicitation), then book.", "inputSchema": {"type": "object"}},
     {"name": "roots", "description": "Ask the client for its roots.", "inputSchema": {"type": "object"}},
 ]
+PARTS_CAPS = {"prompts": {}, "resources": {}}
+PARTS = {  # --prompts: what a server offers besides tools
+    "prompts/list": lambda p: {"prompts": [{"name": "review", "description": "Review a piece of code.", "arguments": [
+        {"name": "code", "required": True}, {"name": "language"}]}]},
+    "prompts/get": lambda p: {"messages": [{"role": "user", "content": {"type": "text", "text":
+        f"Please review this {(p.get('arguments') or {}).get('language', 'python')} code:\n"
+        f"{(p.get('arguments') or {}).get('code')}"}}]},
+    "resources/list": lambda p: {"resources": [{"uri": "notes://today", "name": "Today's notes", "mimeType": "text/plain"}]},
+    "resources/read": lambda p: {"contents": [{"uri": p.get("uri"), "mimeType": "text/plain",
+                                               "text": "buy milk" if p.get("uri") == "notes://today" else "?"}]},
+}
 MODERN = "2026-07-28"
 META_VERSION, META_CAPS = "io.modelcontextprotocol/protocolVersion", "io.modelcontextprotocol/clientCapabilities"
 QUESTION = {"mode": "form", "message": "Which date?", "requestedSchema": {
@@ -139,6 +151,8 @@ class Server:
             threading.Timer(0.01, self.send, args=({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"},)).start()
         if method == "tools/list" and not self.opts.no_tools:
             return self.list_page(rid, params)
+        if method in PARTS and self.opts.prompts:
+            return {"jsonrpc": "2.0", "id": rid, "result": PARTS[method](params)}
         return error(rid, -32601, f"Method not found: {method}")
 
     def modern(self, rid, method: str, params: dict) -> dict | None:
@@ -189,7 +203,8 @@ class Server:
         if self.opts.init_error:
             return error(rid, -32602, "Unsupported protocol version", {"supported": self.supported, "requested": asked})
         version = self.opts.answer_version or (asked if asked in self.supported else self.supported[0])
-        result = {"protocolVersion": version, "capabilities": {"tools": {"listChanged": True}, "logging": {}},
+        result = {"protocolVersion": version, "capabilities": {"tools": {"listChanged": True}, "logging": {},
+                                                               **(PARTS_CAPS if self.opts.prompts else {})},
                   "serverInfo": {"name": "fake-server", "version": "1.2.3"}}
         if self.opts.instructions:
             result["instructions"] = self.opts.instructions
@@ -323,6 +338,7 @@ def main() -> None:
     parser.add_argument("--ping-flood", type=int, default=0)
     parser.add_argument("--modern", action="store_true")
     parser.add_argument("--asking", action="store_true")
+    parser.add_argument("--prompts", action="store_true")
     parser.add_argument("--modern-only", action="store_true")
     parser.add_argument("--start-delay", type=float, default=float(os.environ.get("FAKE_START_DELAY") or 0))
     opts = parser.parse_args()

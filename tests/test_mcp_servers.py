@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from ankit.errors import ConfigError
+from ankit.mcp.cache import ToolCache
 from ankit.mcp.client import PAGE_CAP
 from ankit.mcp.servers import MAX_RESTARTS, RELIST_LIMIT, McpManager, server_config
 from ankit.records import ToolCall
@@ -286,3 +287,29 @@ def test_a_ping_flood_from_a_server_that_stops_reading_costs_no_thread_per_messa
     assert line.startswith("flood: failed: ") and "so it was stopped" in line
     assert threading.active_count() <= before + 3
     assert len(manager.failures()) == 1 and "\n" not in manager.failures()[0]
+
+
+def test_prompts_and_resources_are_listed_cached_and_used_on_demand(tmp_path):
+    cache = ToolCache(tmp_path / "cache")
+    first = McpManager({"fake": fake("--prompts")}, tmp_path / "logs", cache=cache)
+    try:
+        first.start()
+        assert first.wait(30)
+        assert list(first.prompts()) == ["mcp__fake__review"]
+        assert first.prompt_text("mcp__fake__review", 'code="print(1)" language=go') == \
+            "Please review this go code:\nprint(1)"
+        assert first.prompt_text("mcp__fake__review", "x = 1") == "Please review this python code:\nx = 1"
+        with pytest.raises(ConfigError, match=r"code needed; usage: /mcp__fake__review code \[language\]"):
+            first.prompt_text("mcp__fake__review", "")
+        assert first.read("fake", "notes://today") == "[resource notes://today (text/plain)]\nbuy milk"
+    finally:
+        first.close()
+    second = McpManager({"fake": fake("--prompts")}, tmp_path / "logs", cache=cache)
+    try:
+        text = second.server_text("fake")  # from the cache: nothing started
+        assert text.splitlines()[0].startswith("fake: not started (15 tools as listed")
+        assert "    /mcp__fake__review code [language]  Review a piece of code." in text
+        assert "    @fake:notes://today  Today's notes" in text
+        assert second.resources() == [("fake", {"uri": "notes://today", "name": "Today's notes", "mimeType": "text/plain"})]
+    finally:
+        second.close()

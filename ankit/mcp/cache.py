@@ -37,7 +37,7 @@ class ToolCache:
         self.folder = Path(folder)
 
     def load(self, key: str) -> dict | None:
-        """The stored entry {tools, instructions, server_info, listed, protocol}, or None."""
+        """The stored entry {tools, instructions, server_info, listed, protocol, prompts, resources}, or None."""
         try:
             data = json.loads(statefiles.read_cache(self.folder / f"{key}.json") or "null")
         except (ValueError, RecursionError):
@@ -47,10 +47,11 @@ class ToolCache:
         return data
 
     def save(self, key: str, tools: list[dict], instructions: str = "", server_info: dict | None = None,
-             protocol: str = "") -> None:
-        """Store a server's list atomically (a reader never sees half a file); a failure only costs speed."""
+             protocol: str = "", prompts: list | None = None, resources: list | None = None) -> None:
+        """Store a server's lists atomically (a reader never sees half a file); a failure only costs speed."""
         entry = {"tools": tools, "instructions": instructions, "server_info": server_info or {},
-                 "listed": time.strftime("%Y-%m-%d %H:%M"), "protocol": protocol}
+                 "listed": time.strftime("%Y-%m-%d %H:%M"), "protocol": protocol, "prompts": prompts or [],
+                 "resources": resources or []}
         try:
             statefiles.write(self.folder / f"{key}.json", json.dumps(entry, ensure_ascii=False))
         except (OSError, TypeError, ValueError):

@@ -154,48 +154,72 @@ class McpClient:
         return result
 
     def list_tools(self, timeout: float) -> list[dict]:
-        """Every tool the server offers, following nextCursor through its pages up to PAGE_CAP pages, TOOLS_CAP
-        tools and TOOLS_BYTES_CAP bytes of definitions (list_note then says so)."""
-        tools: list[dict] = []
+        """Every tool the server offers (pages and caps as `_list` follows them)."""
+        return self._list("tools/list", "tools", timeout)
+
+    def list_prompts(self, timeout: float) -> list[dict]:
+        """The server's prompts (its slash commands), when it declares the prompts capability."""
+        return self._list("prompts/list", "prompts", timeout) if "prompts" in self.capabilities else []
+
+    def list_resources(self, timeout: float) -> list[dict]:
+        """The server's resources (what @server:uri attaches), when it declares the resources capability."""
+        return self._list("resources/list", "resources", timeout) if "resources" in self.capabilities else []
+
+    def _list(self, method: str, key: str, timeout: float) -> list[dict]:
+        """Every item of a list, following nextCursor through its pages up to PAGE_CAP pages, TOOLS_CAP items and
+        TOOLS_BYTES_CAP bytes (list_note then says so)."""
+        items: list[dict] = []
         cursor, seen, size = None, set(), 0
         self.list_note = ""
         for _ in range(PAGE_CAP):
             try:
-                page = self.request("tools/list", {"cursor": cursor} if cursor else {}, timeout)
+                page = self.request(method, {"cursor": cursor} if cursor else {}, timeout)
             except McpError as exc:
                 if exc.code == METHOD_NOT_FOUND:
-                    return []  # a server without tools
+                    return []  # a server without any
                 raise
-            for tool in (t for t in page.get("tools") or [] if isinstance(t, dict)):
-                size += len(json.dumps(tool, ensure_ascii=False))
-                if len(tools) >= TOOLS_CAP or size > TOOLS_BYTES_CAP:
-                    return self._cut(tools)
-                tools.append(tool)
+            for item in (t for t in page.get(key) or [] if isinstance(t, dict)):
+                size += len(json.dumps(item, ensure_ascii=False))
+                if len(items) >= TOOLS_CAP or size > TOOLS_BYTES_CAP:
+                    return self._cut(items, key)
+                items.append(item)
             cursor = page.get("nextCursor")
             if not isinstance(cursor, str) or not cursor or cursor in seen:
-                return tools
+                return items
             seen.add(cursor)
-        return self._cut(tools)
+        return self._cut(items, key)
 
-    def _cut(self, tools: list[dict]) -> list[dict]:
-        self.list_note = (f"MCP server {self.name!r} offers more tools than ankit takes (at most {PAGE_CAP} pages, "
-                          f"{TOOLS_CAP} tools, {TOOLS_BYTES_CAP // (1024 * 1024)} MB); only its first "
-                          f"{len(tools)} are used")
-        return tools
+    def _cut(self, items: list[dict], key: str = "tools") -> list[dict]:
+        self.list_note = (f"MCP server {self.name!r} offers more {key} than ankit takes (at most {PAGE_CAP} pages, "
+                          f"{TOOLS_CAP} {key}, {TOOLS_BYTES_CAP // (1024 * 1024)} MB); only its first "
+                          f"{len(items)} are used")
+        return items
 
     def call_tool(self, name: str, arguments: dict, timeout: float) -> dict:
-        """Call one tool by its original name; return the raw CallToolResult. A 2026-07-28 server that needs input
-        first (InputRequiredResult: a question for the user, the roots) gets it on a retry, at most INPUT_ROUNDS times."""
-        params = {"name": name, "arguments": arguments}
+        """Call one tool by its original name; return the raw CallToolResult."""
+        return self._rounds("tools/call", {"name": name, "arguments": arguments}, timeout)
+
+    def get_prompt(self, name: str, arguments: dict, timeout: float) -> dict:
+        """One of the server's prompts filled in with the arguments: the raw GetPromptResult (its messages)."""
+        return self._rounds("prompts/get", {"name": name, "arguments": arguments}, timeout)
+
+    def read_resource(self, uri: str, timeout: float) -> dict:
+        """One resource's contents: the raw ReadResourceResult."""
+        return self._rounds("resources/read", {"uri": uri}, timeout)
+
+    def _rounds(self, method: str, params: dict, timeout: float) -> dict:
+        """A request that a 2026-07-28 server may answer with an InputRequiredResult (a question for the user, the
+        roots): asked, then retried with the answers and requestState echoed, at most INPUT_ROUNDS times."""
+        first = params
         for _ in range(INPUT_ROUNDS + 1):
-            result = self.request("tools/call", params, timeout, progress=True)
+            result = self.request(method, params, timeout, progress=method == "tools/call")
             if result.get("resultType", "complete") == "complete":
                 return result
-            params = {"name": name, "arguments": arguments, "inputResponses": self.asks.inputs(result.get("inputRequests"))}
+            params = {**first, "inputResponses": self.asks.inputs(result.get("inputRequests"))}
             if isinstance(result.get("requestState"), str):
                 params["requestState"] = result["requestState"]
-        raise McpError(f"MCP server {self.name!r} asked for more input {INPUT_ROUNDS} times for one call of {name!r}; "
-                       "ankit stopped asking")
+        raise McpError(f"MCP server {self.name!r} asked for more input {INPUT_ROUNDS} times for one {method} of "
+                       f"{params.get('name') or params.get('uri')!r}; ankit stopped asking")
 
     def close(self, grace: float = 1.0) -> None:
         """Stop the server process (grace: seconds each shutdown step waits)."""

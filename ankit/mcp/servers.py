@@ -19,6 +19,7 @@ from ankit.mcp import NO_SERVERS
 from ankit.mcp.cache import ToolCache, cache_key
 from ankit.mcp.asks import Asks
 from ankit.mcp.client import LEGACY, McpClient
+from ankit.mcp.prompts import fill, messages_text, prompt_commands, resource_text, usage
 from ankit.mcp.tokens import TokenStore
 from ankit.mcp.settings import ServerConfig, server_config
 from ankit.mcp.tools import clean_name, make_tools
@@ -55,6 +56,8 @@ class _Server:
     generation: int = 0  # bumped by refresh: a start begun before it reports nothing
     relists: deque = field(default_factory=deque)  # when its recent list changes came
     stays_off: str = ""  # why it is not restarted for the rest of the session
+    prompts: list[dict] = field(default_factory=list)  # its prompts (slash commands), live or cached
+    resources: list[dict] = field(default_factory=list)  # its resources (@NAME:URI), live or cached
 
     def starting(self) -> bool:
         """Whether a start is under way (its tools not listed yet)."""
@@ -109,6 +112,8 @@ class McpManager:
                     # call asks until then: a cached readOnlyHint is no permission
                     server.tools, server.problems = make_tools(server.name, server.cached["tools"],
                                                                self._caller(server), server.label, hints=False)
+                    server.prompts = [p for p in server.cached.get("prompts") or [] if isinstance(p, dict)]
+                    server.resources = [r for r in server.cached.get("resources") or [] if isinstance(r, dict)]
 
     def start(self, uncached_only: bool = False) -> None:
         """Start the servers not started yet (uncached_only: only those never listed) in background threads;
@@ -180,6 +185,8 @@ class McpManager:
             last = str((server.cached or {}).get("protocol") or "")
             client.start(cfg.startup_timeout, era="legacy" if last in LEGACY else "")
             specs = client.list_tools(cfg.startup_timeout)
+            note = client.list_note
+            extras = self._extras(server, client)
         except McpError:
             client.close(0.5)
             raise
@@ -193,9 +200,19 @@ class McpManager:
                 stale.close()
         if not closed:
             server.error = ""
-            self._set_tools(server, specs, client.list_note)
+            server.prompts, server.resources = extras
+            self._set_tools(server, specs, note)
             if self.cache is not None and server.key:
-                self.cache.save(server.key, specs, client.instructions, client.server_info, client.protocol_version)
+                self.cache.save(server.key, specs, client.instructions, client.server_info, client.protocol_version,
+                                *extras)
+
+    def _extras(self, server: _Server, client: McpClient) -> tuple[list[dict], list[dict]]:
+        """The server's prompts and resources; a server that fails to list them keeps its tools all the same."""
+        try:
+            return client.list_prompts(server.config.startup_timeout), client.list_resources(server.config.startup_timeout)
+        except McpError as exc:
+            self._queue(f"MCP server {server.name!r} could not list its prompts or resources: {exc}")
+            return [], []
 
     def _caller(self, server: _Server):
         return lambda original, args: self._call(server, original, args)
@@ -327,6 +344,50 @@ class McpManager:
     def core_groups(self) -> list[str]:
         """Groups of the servers configured with core = true."""
         return [f"mcp:{s.name}" for s in self._servers if s.config is not None and s.config.core]
+
+    def prompts(self) -> dict[str, tuple[str, dict]]:
+        """Every server's prompts as slash commands: command name -> (server name, prompt)."""
+        return {command: (s.name, prompt) for s in self._servers
+                for command, prompt in prompt_commands(s.label, s.prompts).items()}
+
+    def prompt_text(self, command: str, arguments: str) -> str:
+        """Run one prompt command (the server starts if it has not): its messages as the text to send."""
+        name, prompt = self.prompts()[command]
+        server = next(s for s in self._servers if s.name == name)
+        filled = fill(command, prompt, arguments)
+        client = self._running(server)
+        return messages_text(client.get_prompt(prompt["name"], filled, server.config.timeout))
+
+    def server_names(self) -> list[str]:
+        """The configured servers' names."""
+        return [s.name for s in self._servers if s.config is not None]
+
+    def resources(self) -> list[tuple[str, dict]]:
+        """(server name, resource) for every server's listed resources."""
+        return [(s.name, r) for s in self._servers for r in s.resources if isinstance(r.get("uri"), str)]
+
+    def read(self, name: str, uri: str) -> str:
+        """The text of one resource of a server (started if it has not), for an @NAME:URI mention."""
+        server = next((s for s in self._servers if s.name == name and s.config is not None), None)
+        if server is None:
+            raise McpError(f"no MCP server named {name!r}; see /mcp")
+        client = self._running(server)
+        return resource_text(name, uri, client.read_resource(uri, server.config.timeout))
+
+    def server_text(self, name: str) -> str:
+        """/mcp NAME: the server's state, its prompts (slash commands) and resources (@NAME:URI)."""
+        server = next((s for s in self._servers if s.name == name), None)
+        if server is None:
+            raise McpError(f"no MCP server named {name!r}; /mcp lists them")
+        lines = [f"{server.name}: {self._state(server)}", f"  {len(server.tools)} tools (/tools mcp:{server.name})"]
+        commands = prompt_commands(server.label, server.prompts)
+        lines += ["  prompts:" if commands else "  no prompts"]
+        lines += [f"    {usage(c, p)}  {str(p.get('description') or '').splitlines()[0][:60] if p.get('description') else ''}".rstrip()
+                  for c, p in commands.items()]
+        lines += ["  resources:" if server.resources else "  no resources"]
+        lines += [f"    @{server.name}:{r['uri']}  {str(r.get('name') or '')[:40]}".rstrip()
+                  for r in server.resources if isinstance(r.get("uri"), str)]
+        return "\n".join(lines)
 
     def status_lines(self) -> list[str]:
         """For `ankit mcp list` and /mcp: each server's state (not started, starting, ready, not answering, failed)

@@ -21,6 +21,7 @@ from ankit.terminal.bang import context_text, run_shell
 from ankit.terminal.custom import command_dirs, load_commands
 from ankit.terminal.elicit import FormElicitor
 from ankit.terminal.keys import Keys
+from ankit.terminal.mcp_parts import attach_resources
 from ankit.terminal.render import BOLD, DIM, TerminalView, prompt_paint
 from ankit.turn.app import build_app, warn
 from ankit.terminal.slash import (ALIASES, COMMANDS, NO_PROVIDER, ReplState, completions, dispatch, is_command, model_call, open_session,
@@ -199,6 +200,12 @@ def send(state: ReplState, text: str, mentions: bool = True, typed: bool = True)
         view.error(NO_PROVIDER)
         return
     images = []
+    if mentions and typed:  # @SERVER:URI: an MCP server's resource, read and attached
+        text, notices, attached = attach_resources(text, state.app.mcp, state.app.scrubber())
+        for notice in notices:
+            view.line(visible(notice), DIM)
+        if attached:
+            view.line("attached: " + visible(", ".join(attached)), DIM)
     if mentions:
         expanded = expand(text, state.app.cwd, session.provider.accepts_images, state.app.scrubber(), not typed)
         for notice in expanded.notices:

@@ -11,6 +11,7 @@ from ankit.safety.visible import visible
 from ankit.terminal.approval import Approver
 from ankit.terminal.render import DIM, TerminalView, clip
 from ankit.tooling.toolbox import ToolContext
+from ankit.terminal.mcp_parts import PROMPTS_HEAD, prompt_names, prompt_rows, resource_completions
 from ankit.terminal.workflow import (CUSTOM_HEAD, cmd_edit, cmd_init, cmd_undo, custom_help, custom_rows, model_names,
                                     models_listing, served_models)
 from ankit.terminal.overview import resumed_text
@@ -86,8 +87,16 @@ def dispatch(state: ReplState, text: str) -> None:
         from ankit.terminal.custom import expand_template
         state.send(expand_template(state.custom[name].body, arg.strip()), typed=False)  # see mentions.expand
         return
+    if command is None and name in prompt_names(state.app.mcp):
+        try:
+            text = state.app.mcp.prompt_text(name, arg.strip())
+        except AnkitError as exc:
+            state.view.error(str(exc))
+            return
+        state.send(text, mentions=False, typed=False)  # a server's text: its @words are no mentions
+        return
     if command is None:
-        state.view.error(unknown(word, state.custom))
+        state.view.error(unknown(word, {**state.custom, **dict.fromkeys(prompt_names(state.app.mcp))}))
         return
     try:
         output = command.run(state, arg.strip())
@@ -117,11 +126,12 @@ def completions(state: ReplState, before: str) -> list[str]:
     words = before.split() + ([""] if before[-1:].isspace() or not before else [])
     if words[-1].startswith("@"):
         from ankit.context.mentions import complete_path
-        return complete_path(words[-1], state.app.cwd)
+        return resource_completions(words[-1], state.app.mcp) + complete_path(words[-1], state.app.cwd)
     if not words[0].startswith("/"):
         return []
     if len(words) == 1:
-        return [f"/{n}" for n in [*COMMANDS, *state.custom] if f"/{n}".startswith(words[0])]
+        names = [*COMMANDS, *state.custom, *prompt_names(state.app.mcp)]
+        return [f"/{n}" for n in names if f"/{n}".startswith(words[0])]
     command = COMMANDS.get(ALIASES.get(words[0][1:], words[0][1:]))
     if command is None or not command.complete or len(words) > 2:
         return []
@@ -140,6 +150,8 @@ def _argument_values(state: ReplState, kind: str) -> list[str]:
         return list(app.catalog.groups)
     if kind == "session":
         return [s.id for s in app.store().list()]
+    if kind == "server":
+        return ["refresh", *(app.mcp.server_names() if app.mcp is not None else [])]
     return []
 
 
@@ -154,10 +166,13 @@ def cmd_help(state: ReplState, arg: str) -> str:
             return unknown("/" + name, state.custom)
         return f"/{command.name} {command.args}".rstrip() + f"\n  {command.help}"
     rows, custom = [(f"/{c.name} {c.args}".rstrip(), c.help) for c in COMMANDS.values()], custom_rows(state.custom)
+    prompts = prompt_rows(state.app.mcp)
     width = max(len(left) for left, _ in rows + custom)
     lines = [f"{left.ljust(width)}  {text}" for left, text in rows]
     if custom:
         lines += ["", CUSTOM_HEAD, *(f"{left.ljust(width)}  {text}" for left, text in custom)]
+    if prompts:
+        lines += ["", PROMPTS_HEAD, *(f"{left}  {text}" for left, text in prompts)]
     return "\n".join([*lines, "", INPUT_HELP])
 
 
@@ -289,13 +304,14 @@ def cmd_todos(state: ReplState, arg: str) -> str:
 
 
 def cmd_mcp(state: ReplState, arg: str) -> str:
-    """MCP servers and their tools; /mcp refresh stops every server and lists its tools afresh."""
+    """MCP servers and their tools; /mcp refresh stops every server and lists its tools afresh; /mcp NAME shows one
+    server's prompts and resources."""
     from ankit.terminal.overview import mcp_text
     if arg.strip() == "refresh" and state.app.mcp is not None:
         state.app.mcp.refresh()
         state.app.mcp.wait()  # each server's start_timeout at most
-    elif arg.strip() not in ("", "refresh"):
-        raise AnkitError("usage: /mcp [refresh]")
+    elif arg.strip() and state.app.mcp is not None and arg.strip() != "refresh":
+        return visible(state.app.mcp.server_text(arg.strip()))
     return mcp_text(state.app.mcp)
 
 
@@ -325,7 +341,8 @@ COMMANDS: dict[str, Command] = {c.name: c for c in [
     Command("resume", "ID", "switch to a saved session", cmd_resume, "session"),
     Command("retry", "", "send the last message again (its reply is dropped)", cmd_retry),
     Command("todos", "", "the checklist the model keeps for the task at hand", cmd_todos),
-    Command("mcp", "[refresh]", "MCP servers and their tools (refresh: restart, list afresh)", cmd_mcp),
+    Command("mcp", "[NAME|refresh]", "MCP servers; one's prompts and resources; refresh: restart all", cmd_mcp,
+            "server"),
     Command("undo", "", "put back the files the last turn changed (again: one more)", cmd_undo),
     Command("init", "[NOTE]", "ask the model to write AGENTS.md for this project", cmd_init),
     Command("edit", "[TEXT]", "compose a message in $EDITOR (Ctrl-X Ctrl-E too)", cmd_edit),
