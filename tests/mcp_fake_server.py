@@ -10,6 +10,7 @@ Options: --supported V1,V2 (versions it speaks, newest first)  --answer-version 
 --modern-only (speak only 2026-07-28: initialize gets UnsupportedProtocolVersion)
 --asking (offer the tools book and roots, which ask the client; the modern modes offer them anyway)
 --prompts (offer a prompt, review, and a resource, notes://today)
+--die-on-unknown (exit on a request it does not know before initialize, as some older servers do)
 Environment: FAKE_GREETING (told by whereami), FAKE_TOKEN (leaked by crash and unknown-tool errors),
 FAKE_START_DELAY (the default of --start-delay: a slower start with the same command line)
 """
@@ -138,6 +139,9 @@ class Server:
                 return modern
         if method == "initialize":
             return self.initialize(rid, params)
+        if self.opts.die_on_unknown and not self.initialized and method != "ping":
+            print(f"fake server: unknown method {method}", file=sys.stderr, flush=True)
+            os._exit(2)
         if method == "ping":
             return {"jsonrpc": "2.0", "id": rid, "result": {}}
         if not self.initialized:
@@ -339,6 +343,7 @@ def main() -> None:
     parser.add_argument("--modern", action="store_true")
     parser.add_argument("--asking", action="store_true")
     parser.add_argument("--prompts", action="store_true")
+    parser.add_argument("--die-on-unknown", action="store_true")
     parser.add_argument("--modern-only", action="store_true")
     parser.add_argument("--start-delay", type=float, default=float(os.environ.get("FAKE_START_DELAY") or 0))
     opts = parser.parse_args()

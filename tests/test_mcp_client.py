@@ -57,6 +57,14 @@ def test_an_older_server_seen_before_gets_the_handshake_at_once(make, tmp_path):
     assert wait_for(lambda: received(tmp_path)) and received(tmp_path)[0]["method"] == "initialize"
 
 
+def test_an_older_server_that_exits_on_the_probe_is_started_again_for_the_handshake(make, tmp_path):
+    client = make("--die-on-unknown")
+    client.start(10)
+    assert client.protocol_version == "2025-06-18" and client.alive
+    assert [m.get("method") for m in received(tmp_path)][:2] == ["server/discover", "initialize"]
+    assert "fake server: unknown method server/discover" in (tmp_path / "fake.log").read_text()
+
+
 def test_same_version_is_kept_when_the_server_speaks_it(make):
     client = make("--supported", ",".join(LEGACY))
     client.start(10)

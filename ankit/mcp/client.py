@@ -3,6 +3,7 @@ revisions before it), tools/list with its pages and tools/call with its input ro
 """
 
 import json
+from functools import partial
 from pathlib import Path
 
 from ankit import __version__
@@ -37,7 +38,8 @@ class McpClient:
             auth = Tokens(name, url, tokens) if tokens is not None else None  # ankit mcp login's tokens
             self.transport = HttpTransport(name, url, headers, log_path, on_notice, self.asks.answer, auth)
         else:
-            self.transport = StdioTransport(name, command, args, env, cwd, log_path, on_notice, self.asks.answer)
+            self._respawn = partial(StdioTransport, name, command, args, env, cwd, log_path, on_notice, self.asks.answer)
+            self.transport = self._respawn()
         self.protocol_version = ""
         self.server_info: dict = {}
         self.instructions = ""
@@ -70,13 +72,23 @@ class McpClient:
         one line on failure."""
         try:
             self.transport.spawn()
-            if era == "legacy":
-                self._initialize(timeout)
-            elif not self._discover(timeout):
+            if era == "legacy" or not self._probe(timeout):
                 self._initialize(timeout)
         except McpError:
             self.close()
             raise
+
+    def _probe(self, timeout: float) -> bool:
+        """server/discover; an older stdio server that exits on a method it does not know is started again."""
+        try:
+            return self._discover(timeout)
+        except McpError:
+            if self.transport.alive or not isinstance(self.transport, StdioTransport):
+                raise
+            self.transport.close(0.2)
+            self.transport = self._respawn()
+            self.transport.spawn()
+            return False
 
     def _discover(self, timeout: float) -> bool:
         """Probe with server/discover; return whether the server speaks 2026-07-28 (False: an older revision)."""
