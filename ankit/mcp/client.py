@@ -45,6 +45,7 @@ class McpClient:
         self.instructions = ""
         self.capabilities: dict = {}
         self.list_note = ""  # one line when the last tools/list was cut at a cap
+        self._closed = False  # close() was called: nothing is started again
 
     @property
     def modern(self) -> bool:
@@ -83,11 +84,14 @@ class McpClient:
         try:
             return self._discover(timeout)
         except McpError:
-            if self.transport.alive or not isinstance(self.transport, StdioTransport):
+            if self.transport.alive or self._closed or not isinstance(self.transport, StdioTransport):
                 raise
             self.transport.close(0.2)
             self.transport = self._respawn()
             self.transport.spawn()
+            if self._closed:  # closed meanwhile: the new process goes too
+                self.transport.close(0.2)
+                raise
             return False
 
     def _discover(self, timeout: float) -> bool:
@@ -235,4 +239,5 @@ class McpClient:
 
     def close(self, grace: float = 1.0) -> None:
         """Stop the server process (grace: seconds each shutdown step waits)."""
+        self._closed = True
         self.transport.close(grace)

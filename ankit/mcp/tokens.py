@@ -1,15 +1,16 @@
-"""Where `ankit mcp login` keeps a server's OAuth client and tokens: one file per server, 0600 in a 0700 folder
-under ankit's private state, opened without following symlinks, written atomically, and ignored when another user
-owns it or others can read it. `secrets()` hands every token to the scrubber, so none reaches a screen or a log.
+"""Where `ankit mcp login` keeps a server's OAuth client and tokens: one file per server under ankit's private
+state, through the state-file layer (safety/statefiles.py: 0600 in a 0700 folder, no symlink followed, atomic),
+and ignored when another user owns it or others can read it. `secrets()` hands every token to the scrubber, so
+none reaches a screen or a log.
 """
 
 import hashlib
 import json
 import os
-import secrets
 from pathlib import Path
 
 from ankit.mcp.jsonrpc import McpError
+from ankit.safety import statefiles
 
 
 class TokenStore:
@@ -25,34 +26,20 @@ class TokenStore:
     def load(self, name: str, url: str) -> dict:
         """What is stored for the server (empty when nothing is, or the file is not safely ours)."""
         path = self._path(name, url)
+        text = statefiles.read_cache(path, 1024 * 1024)
         try:
-            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
-        except OSError:
+            private = text is not None and not os.stat(path, follow_symlinks=False).st_mode & 0o077
+            data = json.loads(text) if private else {}
+        except (OSError, ValueError):
             return {}
-        with open(fd, encoding="utf-8") as handle:
-            info = os.fstat(handle.fileno())
-            if info.st_uid != os.getuid() or info.st_mode & 0o077:
-                return {}  # written by someone else, or readable by others: not trusted, not used
-            try:
-                data = json.load(handle)
-            except ValueError:
-                return {}
         return data if isinstance(data, dict) and data.get("url") == url else {}
 
     def save(self, name: str, url: str, data: dict) -> None:
-        """Write the server's entry atomically, 0600 in a 0700 folder."""
-        self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-        if self.folder.is_symlink() or self.folder.stat().st_uid != os.getuid():
-            raise McpError(f"{self.folder} is not a folder of yours; ankit keeps no tokens there")
-        os.chmod(self.folder, 0o700)
-        path = self._path(name, url)
-        tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
-        with open(fd, "w", encoding="utf-8") as handle:
-            json.dump({**data, "url": url}, handle)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
+        """Write the server's entry through ankit's state-file layer (atomic, 0600 in a 0700 folder)."""
+        try:
+            statefiles.write(self._path(name, url), json.dumps({**data, "url": url}))
+        except OSError as exc:  # StateFileError (a symlink, another user's folder) says what to fix
+            raise McpError(f"cannot keep the login for MCP server {name!r}: {exc}") from None
 
     def forget(self, name: str, url: str) -> bool:
         """Remove the server's entry; return whether there was one."""
@@ -67,8 +54,8 @@ class TokenStore:
         found = []
         for path in self.folder.glob("*.json") if self.folder.is_dir() else []:
             try:
-                data = json.loads(path.read_text(encoding="utf-8"))
-            except (OSError, ValueError):
+                data = json.loads(statefiles.read_cache(path, 1024 * 1024) or "{}")
+            except ValueError:
                 continue
             tokens = data.get("tokens") if isinstance(data, dict) else None
             if isinstance(tokens, dict):
