@@ -272,6 +272,30 @@ def test_a_servers_question_is_declined_in_p_with_a_line(provider_server, tmp_pa
     assert provider_server.requests[1].json["messages"][-1]["content"] == 'elicitation answered {"action": "decline"}'
 
 
+def test_sigterm_ends_ankit_as_an_exit_does_and_its_servers_with_it(provider_server, tmp_path):
+    import signal
+    import time
+    config = tmp_path / "config" / "ankit"
+    config.mkdir(parents=True)
+    table = stubborn_server(tmp_path, "unused", answers=False)
+    (config / "config.toml").write_text(f"[mcp.servers.mute]\ncommand = \"/bin/sh\"\nargs = {json.dumps(table['args'])}\n"
+                                        "start_timeout = 1\n")
+    provider_server.push(["stall"])  # the model never answers: ankit is busy when it is told to stop
+    (tmp_path / "work").mkdir(exist_ok=True)
+    proc = subprocess.Popen([sys.executable, "-m", "ankit", "--base-url", provider_server.url + "/v1", "-p", "hi"],
+                            cwd=tmp_path / "work", env=env_for(tmp_path), stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while not provider_server.requests and time.monotonic() < deadline:  # bounded wait, not a timing assertion
+        time.sleep(0.05)
+    assert provider_server.requests
+    pids = pids_started(tmp_path)
+    assert pids and not any(process_gone(pid) for pid in pids)
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(60) == 128 + signal.SIGTERM
+    assert all(process_gone(pid) for pid in pids)
+    assert "Traceback" not in proc.stderr.read()
+
+
 def test_words_ankit_does_not_take_get_one_line_saying_what_to_do(tmp_path):
     typo = ankit(tmp_path, "tool")
     assert typo.returncode == 2 and typo.stderr == "ankit: unknown command 'tool': did you mean ankit tools? (see ankit --help)\n"

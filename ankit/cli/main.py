@@ -134,8 +134,23 @@ def _trusted(config, flags: dict, interactive: bool):
     return config
 
 
+def _exit_on(signum: int, frame) -> None:
+    raise SystemExit(128 + signum)
+
+
+def exit_cleanly_on_signals() -> None:
+    """SIGTERM and SIGHUP (a closed terminal) end ankit as an exit does, so what it started (MCP servers, their
+    process groups) is stopped on the way out; a signal ignored when ankit started (nohup) stays ignored."""
+    import signal
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        if signal.getsignal(sig) == signal.SIG_DFL:
+            signal.signal(sig, _exit_on)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run ankit; return the exit code."""
+    if argv is None:  # the program itself (a test calling main(argv) keeps its own signal handling)
+        exit_cleanly_on_signals()
     argv = sys.argv[1:] if argv is None else argv
     command, rest = (argv[0], argv[1:]) if argv and argv[0] in SUBCOMMANDS else ("", argv)
     if command == "eval-discovery":
