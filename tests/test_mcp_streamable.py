@@ -90,7 +90,7 @@ class McpHttp(http.server.BaseHTTPRequestHandler):
             result = {"supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}},
                       "serverInfo": {"name": "http-modern", "version": "3"}}
         elif method == "tools/list":
-            result = {"tools": TOOLS, "ttlMs": 0, "cacheScope": "private"}
+            result = {"tools": self.server.tools, "ttlMs": 0, "cacheScope": "private"}
         elif name == "echo":
             result = text(params["arguments"].get("text", ""))
         elif "inputResponses" not in params:
@@ -134,6 +134,7 @@ def text(value: str) -> dict:
 def server():
     httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), McpHttp)
     httpd.seen, httpd.sessions, httpd.token, httpd.elsewhere, httpd.modern = [], set(), "", "", False
+    httpd.tools = TOOLS
     httpd.url = f"http://127.0.0.1:{httpd.server_address[1]}/mcp"
     threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True).start()
     yield httpd
@@ -224,6 +225,25 @@ def test_a_2026_07_28_server_over_http_has_no_session_and_gets_its_headers(serve
     assert all(h["Mcp-Protocol-Version"] == "2026-07-28" and "Mcp-Session-Id" not in h for h, _ in sent)
     assert [h.get("Mcp-Name") for h, _ in sent][2:] == ["echo", "work", "work"]
     assert all(verb == "POST" for verb, _, _ in server.seen)  # no session to end: no DELETE
+
+
+def test_x_mcp_header_parameters_are_mirrored_and_invalid_annotations_leave_the_tool_out(server, client):
+    server.modern = True
+    region = {"type": "object", "properties": {"region": {"type": "string", "x-mcp-header": "Region"},
+                                               "opts": {"type": "object", "properties": {
+                                                   "dry": {"type": "boolean", "x-mcp-header": "Dry"}}}}}
+    bad = {"type": "object", "properties": {"items": {"type": "array", "items": {"type": "string", "x-mcp-header": "X"}}}}
+    server.tools = [{"name": "echo", "description": "Echo.", "inputSchema": region},
+                    {"name": "broken", "description": "Bad.", "inputSchema": bad}]
+    web = client(server.url)
+    web.start(10)
+    assert [t["name"] for t in web.list_tools(10)] == ["echo"]
+    assert "left out tool(s) 'broken'" in web.list_note and "x-mcp-header" in web.list_note
+    web.call_tool("echo", {"region": "us-west1", "opts": {"dry": True}}, 10)
+    web.call_tool("echo", {"region": "Zürich"}, 10)
+    first, second = [h for h, m in posts(server) if m["method"] == "tools/call"]
+    assert first["Mcp-Param-Region"] == "us-west1" and first["Mcp-Param-Dry"] == "true"
+    assert second["Mcp-Param-Region"] == "=?base64?WsO8cmljaA==?=" and "Mcp-Param-Dry" not in second
 
 
 def test_header_values_that_are_not_plain_ascii_are_base64():

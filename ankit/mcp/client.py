@@ -170,8 +170,23 @@ class McpClient:
         return result
 
     def list_tools(self, timeout: float) -> list[dict]:
-        """Every tool the server offers (pages and caps as `_list` follows them)."""
-        return self._list("tools/list", "tools", timeout)
+        """Every tool the server offers (pages and caps as `_list` follows them); over HTTP at 2026-07-28 a tool
+        whose x-mcp-header annotations are invalid is left out with a note, the others' are kept for their calls."""
+        tools = self._list("tools/list", "tools", timeout)
+        if not (self.modern and hasattr(self.transport, "param_headers")):
+            return tools
+        from ankit.mcp.streamable import param_headers
+        kept, left = [], []
+        for tool in tools:
+            found = param_headers(tool)
+            (kept if found is not None else left).append(tool)
+            if found:
+                self.transport.param_headers[str(tool.get("name"))] = found
+        if left:
+            names = ", ".join(repr(t.get("name")) for t in left[:5])
+            self.list_note = (self.list_note + "; " if self.list_note else "") + \
+                f"left out tool(s) {names} of MCP server {self.name!r}: invalid x-mcp-header annotations"
+        return kept
 
     def list_prompts(self, timeout: float) -> list[dict]:
         """The server's prompts (its slash commands), when it declares the prompts capability."""

@@ -43,6 +43,42 @@ def header_value(text: str) -> str:
     return "=?base64?" + base64.b64encode(text.encode()).decode() + "?="
 
 
+_TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")  # an HTTP field name (RFC 9110 tchar)
+
+
+def param_headers(tool: dict) -> list[tuple[list[str], str]] | None:
+    """A tool's x-mcp-header annotations (2026-07-28) as (property path, header name); None when any is invalid
+    (not a header token, on a non-primitive property, not reachable through properties alone, or repeated)."""
+    found: list[tuple[list[str], str]] = []
+
+    def walk(schema, path: list[str]) -> bool:
+        props = schema.get("properties") if isinstance(schema, dict) else None
+        for key, sub in (props.items() if isinstance(props, dict) else []):
+            name = sub.get("x-mcp-header") if isinstance(sub, dict) else None
+            if name is not None:
+                if not isinstance(name, str) or not _TOKEN.fullmatch(name) or \
+                        sub.get("type") not in ("string", "integer", "boolean"):
+                    return False
+                found.append(([*path, key], name))
+            if isinstance(sub, dict) and not walk(sub, [*path, key]):
+                return False
+        return True
+
+    schema = tool.get("inputSchema")
+    if not walk(schema, []) or json.dumps(schema).count('"x-mcp-header"') != len(found):
+        return None
+    names = [name.lower() for _, name in found]
+    return found if len(set(names)) == len(names) else None
+
+
+def _param_value(arguments, path: list[str]) -> str | None:
+    for key in path:
+        arguments = arguments.get(key) if isinstance(arguments, dict) else None
+    if arguments is None or isinstance(arguments, (dict, list, float)):
+        return None
+    return ("true" if arguments else "false") if isinstance(arguments, bool) else header_value(str(arguments))
+
+
 def shown_url(url: str) -> str:
     """The URL without its user, password and query (they may hold secrets)."""
     parts = urllib.parse.urlsplit(url)
@@ -58,6 +94,7 @@ class HttpTransport:
         self.name = name
         self.answer = answer
         self.auth = auth  # the OAuth login's bearer token (ankit mcp login), when the headers carry none
+        self.param_headers: dict[str, list] = {}  # tool name -> its x-mcp-header annotations (see param_headers)
         self.url = url
         self.headers = dict(headers or {})
         self.log_path = log_path
@@ -145,6 +182,10 @@ class HttpTransport:
                 params.get("uri") if message["method"] == "resources/read" else None
             if isinstance(name, str):
                 out["Mcp-Name"] = header_value(name)
+            for path, header in self.param_headers.get(name, []) if message["method"] == "tools/call" else []:
+                value = _param_value(params.get("arguments"), path)
+                if value is not None:
+                    out[f"Mcp-Param-{header}"] = value
         return out
 
     def _post(self, message: dict, timeout: float, verb: str = "POST", again: bool = True):
