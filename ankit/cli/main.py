@@ -37,6 +37,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--api", choices=("responses", "chat"),
                    help="OpenAI wire format: responses (default on api.openai.com) or chat (Chat Completions)")
     p.add_argument("--yes", "-y", action="store_true", help="approve every tool call without asking")
+    p.add_argument("--sandbox", choices=("workspace", "read-only", "off"),
+                   help="commands run unasked in a sandbox writing only the working folder (workspace), run "
+                        "unasked writing nothing (read-only, plan mode), or ask every time (off)")
     p.add_argument("--tools-dir", dest="tools_dirs", action="append", default=[], help="extra folder of tool modules")
     p.add_argument("--skills-dir", dest="skills_dir", help="extra folder of skills (searched first)")
     p.add_argument("--trust", action="store_true", help="apply this folder's .ankit/ settings and tools this run")

@@ -36,6 +36,7 @@ class Config:
     allow: list[str] = field(default_factory=list)  # permission rules, e.g. "run_command: pytest *"
     deny: list[str] = field(default_factory=list)  # deny wins over allow, --yes and [a]lways
     tool_timeout: float = 600.0  # seconds a tool's run() may take unless the tool says otherwise
+    sandbox: str = "workspace"  # workspace, read-only or off: where commands run unasked (ankit/safety/sandbox.py)
     trusted: bool = False  # this folder's .ankit/ settings and tools apply (trust list or --trust)
     held: dict = field(default_factory=dict)  # project settings waiting for trust (see ankit/settings/trust.py)
     held_tools: list[Path] = field(default_factory=list)  # project tool modules waiting for trust
@@ -68,11 +69,11 @@ KEYS: dict[str, type] = {
     "prices": dict,  # [prices."MODEL"] tables
     "mcp": dict,  # [mcp.servers.NAME] tables and start_timeout
     "web_search_url": str, "web_search_backend": str, "web_timeout": int, "web_max_bytes": int,
-    "github_api_url": str, "memory_fts": bool,
+    "github_api_url": str, "memory_fts": bool, "sandbox": str,
 }
 _FIELDS = {key: kind for key, kind in KEYS.items() if key in Config.__dataclass_fields__}
 CHOICES = {"deferred": ("auto", "native", "append"), "api": ("", "responses", "chat"),
-           "catalog_mode": ("names", "first", "full")}
+           "catalog_mode": ("names", "first", "full"), "sandbox": ("workspace", "read-only", "off")}
 _ENV = {"ANKIT_PROVIDER": "provider", "ANKIT_MODEL": "model", "ANKIT_BASE_URL": "base_url"}
 
 

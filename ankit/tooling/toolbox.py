@@ -9,7 +9,9 @@ from pathlib import Path
 from ankit.errors import Cancelled, ToolError
 from ankit.protocols import Approver, Checkpoints
 from ankit.records import TodoList, ToolCall, ToolResult, ToolSpec
+from ankit.safety.sandbox import COMMAND_TOOLS, EDIT_GROUPS, Sandbox, Verdict
 from ankit.safety.scrub import Scrubber
+from ankit.settings.paths import bundled
 from ankit.tooling.limits import DEFAULT_TIME_LIMIT, MAX_DEPTH, ToolTimeout, call_with_limit, too_deep
 from ankit.tooling.permissions import Permissions
 from ankit.tooling.schema import validate
@@ -20,6 +22,10 @@ CUT_MARK = "\n[... {} characters cut ...]\n"
 
 def _no_admin(argv: list[str]) -> str:
     raise ToolError("ankit's settings commands are not available here")
+
+
+def _unconfined(argv: list[str], args: dict) -> list[str]:
+    return argv
 
 
 @dataclass
@@ -37,6 +43,7 @@ class ToolContext:
     summarize: Callable[[str], None] = lambda line: None  # one short line for the user about this call
     todos: TodoList = field(default_factory=TodoList)  # the session's checklist (write_todos)
     admin: Callable[[list[str]], str] = _no_admin  # runs `ankit mcp add ...` or `ankit routine ...` argv, returns its text
+    confine: Callable[[list[str], dict], list[str]] = _unconfined  # a command tool's argv, inside the sandbox in force
 
 
 @dataclass
@@ -123,8 +130,10 @@ DECLINED = "the user declined this call; do not retry it, ask the user what to d
 
 def run_call(call: ToolCall, tool: Tool | None, ctx: ToolContext, approve: Approver, cap: int = DEFAULT_OUTPUT_CAP,
              output: Callable[[str], None] | None = None, keeper: Checkpoints | None = None,
-             permissions: Permissions | None = None, scrub: Scrubber | None = None) -> ToolResult:
-    """One call to its result: arguments, rules, approval, run under a time limit, output scrubbed and capped."""
+             permissions: Permissions | None = None, scrub: Scrubber | None = None,
+             sandbox: Sandbox | None = None) -> ToolResult:
+    """One call to its result: arguments, rules, the sandbox, approval, run under a time limit, output scrubbed
+    and capped; a sandboxed call whose output looks refused by the sandbox says so and how to leave it."""
     scrub = scrub or Scrubber()
 
     def error(text: str, summary: str = "") -> ToolResult:
@@ -139,12 +148,16 @@ def run_call(call: ToolCall, tool: Tool | None, ctx: ToolContext, approve: Appro
     limit = DEFAULT_TIME_LIMIT
     try:
         args = _checked_arguments(call, tool)
-        refused = _gate(call, tool, args, ctx, approve, permissions or Permissions(), error)
+        verdict = _sandbox_step(tool, args, ctx, sandbox)
+        refused = _gate(call, tool, args, ctx, approve, permissions or Permissions(), error, verdict)
         if refused is not None:
             return refused
         limit = tool.limit(args, ctx)
         raw = _execute(tool, args, ctx, keeper, limit)
-        output_text = scrub.text(_as_text(raw))
+        output_text = _as_text(raw)
+        if verdict.action == "sandboxed":
+            output_text += sandbox.stopped_note(output_text)
+        output_text = scrub.text(output_text)
     except BadArguments as exc:
         return error(_text_of(exc))
     except ToolTimeout:
@@ -158,15 +171,38 @@ def run_call(call: ToolCall, tool: Tool | None, ctx: ToolContext, approve: Appro
     return ToolResult(call.id, call.name, content, summary=scrub.text(_summary(told, output_text, cap)))
 
 
+def _sandbox_step(tool: Tool, args: dict, ctx: ToolContext, sandbox: Sandbox | None) -> Verdict:
+    """The sandbox's say on this call (none without a sandbox)."""
+    if sandbox is None:
+        return Verdict()
+    confines = tool.name in COMMAND_TOOLS and _bundled(tool)
+    edits = not tool.read_only and (tool.changes is not None or tool.group in EDIT_GROUPS)
+    return sandbox.verdict(tool.name, confines, edits, args)
+
+
+def _bundled(tool: Tool) -> bool:
+    """Whether the tool is one of ankit's own modules (a tool of the same name elsewhere confines nothing)."""
+    try:
+        return Path(tool.source).resolve().is_relative_to(bundled("tools").resolve())
+    except (OSError, ValueError):
+        return False
+
+
 def _gate(call: ToolCall, tool: Tool, args: dict, ctx: ToolContext, approve: Approver, permissions: Permissions,
-          error: Callable[[str, str], ToolResult]) -> ToolResult | None:
-    """The settings' rules, then the user's approval where the tool wants it; None lets the call run."""
+          error: Callable[[str, str], ToolResult], verdict: Verdict = Verdict()) -> ToolResult | None:
+    """The settings' rules, the sandbox's step, then the user's approval where the tool wants it; None lets the
+    call run."""
     decision, rule = permissions.decide(tool.name, args, _changed_paths(tool, args, ctx))
     if decision == "deny":
         return error(f"refused by the rule {rule!r} in the settings; do not retry it, ask the user",
                      f"refused by the rule {rule!r}")
+    if verdict.action == "refuse":
+        return error(verdict.reason, verdict.reason.split(":")[0])
+    if verdict.action == "sandboxed":
+        return None
     if decision == "ask" and tool.wants_approval(args, ctx):
         text = _call_flexibly(tool.preview, args, ctx) if tool.preview else ""
+        text = f"{verdict.reason}\n{text}" if verdict.reason else text
         answer = approve(tool, args, str(text or ""))
         if isinstance(answer, str) or not answer:  # False, or the reason the user gave for the no
             return declined(call, answer)
@@ -289,6 +325,7 @@ class Runner:
     keeper: Checkpoints | None = None  # checkpoints before calls that declare changes()
     permissions: Permissions = field(default_factory=Permissions)  # allow/deny rules and [a]lways answers
     scrub: Scrubber = field(default_factory=Scrubber)  # secrets out of tool output before anyone sees it
+    sandbox: Sandbox | None = None  # the session's sandbox: commands inside it run unasked
 
     def lookup(self, name: str) -> Tool | None:
         """A known tool by name, whether or not its group is active."""
@@ -297,4 +334,4 @@ class Runner:
     def run(self, call: ToolCall, output: Callable[[str], None] | None = None) -> ToolResult:
         """One call to its result; a failure becomes an error result the model sees; output hears it live."""
         return run_call(call, self.lookup(call.name), self.ctx, self.approve, self.cap, output, self.keeper,
-                        self.permissions, self.scrub)
+                        self.permissions, self.scrub, self.sandbox)

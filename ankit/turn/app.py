@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from ankit.context.instructions import Instructions, load_instructions
 from ankit.errors import AnkitError, ConfigError
 from ankit.safety import statefiles
+from ankit.safety.sandbox import Sandbox
 from ankit.safety.visible import visible
 from ankit.settings import paths
 from ankit.settings.config import Config
@@ -49,6 +50,7 @@ class App:
     setup_error: str = ""
     instructions: Instructions = field(default_factory=lambda: Instructions([], ""))
     permissions: Permissions = field(default_factory=Permissions)  # the settings' rules and [a]lways answers
+    sandbox: Sandbox | None = None  # where commands run unasked; the REPL switches its mode
     _settings: ProviderSettings | None = None
     _told_origin: bool = False
     mcp_start: str = "all"  # "uncached" for listings, "deferred" for -p: see Registry.mcp_start
@@ -69,6 +71,8 @@ class App:
                                  self.config.mcp_servers, paths.state_home() / "mcp", self.mcp_start,
                                  self.problems, mcp_root=self.cwd, mcp_elicit=self.elicit)
         self.permissions = Permissions.from_rules(self.config.allow, self.config.deny, self.cwd)
+        self.sandbox = Sandbox.for_setting(self.config.sandbox, self.cwd)
+        self.problems += [line for line in [self.sandbox.unavailable()] if line]
         return self
 
     def load_skills(self) -> "App":
@@ -150,7 +154,9 @@ class App:
     def prompt(self) -> Prompt:
         """The system prompt and window for any model, from this folder, its skills and the config."""
         from ankit.turn.prompt import Prompt
-        return Prompt(self.cwd, self.skills, self.config.context_window, self.instructions.text, self.config.system)
+        note = self.sandbox.prompt_note() if self.sandbox is not None else ""
+        return Prompt(self.cwd, self.skills, self.config.context_window, self.instructions.text, self.config.system,
+                      note)
 
     def session(self, view: View, approve: Approver, ask: Asker = input, resume: SessionData | None = None) -> Session:
         """A session wired to the provider (None when nothing is configured), resumed if asked."""
@@ -164,9 +170,10 @@ class App:
         from ankit.usage.budget import Budget
         sid = resume.id if resume else new_session_id()
         todos = TodoList()
+        confine = {"confine": self.sandbox.confine} if self.sandbox is not None else {}
         ctx = ToolContext(cwd=self.cwd, config=self.config.raw, data_dir=paths.data_home(), ask=ask,
                           find_tools=self.tools.search, load_skill=partial(load_skill, self.skills), todos=todos,
-                          admin=Admin(self.config, self.cwd).for_tools)
+                          admin=Admin(self.config, self.cwd).for_tools, **confine)
         provider = self._provider(sid)
         if provider is not None and provider.settings.origin and not self._told_origin:
             self._told_origin = True
@@ -174,7 +181,8 @@ class App:
         if resume is None and provider is not None and not provider.defers and self.config.preload:
             self.activation.preload(self.habits())
         checkpoints = Checkpoints(paths.state_home() / "sessions", resume.cwd if resume and resume.cwd else self.cwd)
-        runner = Runner(self.tools, ctx, approve, self.config.output_cap, checkpoints, self.permissions, self.scrubber())
+        runner = Runner(self.tools, ctx, approve, self.config.output_cap, checkpoints, self.permissions, self.scrubber(),
+                        self.sandbox)
         return Session(
             provider, runner, self.activation, self.prompt(), view=view, store=self.store(),
             ready=self.registry if self.mcp is not None else None, model=self.config.model,

@@ -13,9 +13,10 @@ shell commands, git, the web, processes, memory, GitHub, ...), call find_tools w
 describing the need; the tools it loads can be called from the next step on."""
 
 
-def system_prompt(cwd: Path, skills_list: str, instructions: str = "", extra: str = "") -> str:
-    """Build the system prompt: the working folder, project instructions, --system text, the skills list."""
-    parts = [INTRO.format(cwd=cwd), instructions.strip(), extra.strip(), skills_list.strip()]
+def system_prompt(cwd: Path, skills_list: str, instructions: str = "", extra: str = "", mode: str = "") -> str:
+    """Build the system prompt: the working folder, the sandbox mode, project instructions, --system text, the
+    skills list."""
+    parts = [INTRO.format(cwd=cwd), mode.strip(), instructions.strip(), extra.strip(), skills_list.strip()]
     return "\n\n".join(part for part in parts if part)
 
 
@@ -28,6 +29,7 @@ class Prompt:
     configured_window: int = 0  # the config's context_window; 0 means "known for the model, or the default"
     instructions: str = ""  # AGENTS.md / CLAUDE.md text (ankit.context.instructions)
     extra: str = ""  # -s/--system text for this run
+    mode: str = ""  # what the sandbox mode in force means for the model (plan mode says so)
 
     def window(self, model: str) -> int:
         """The model's context window in tokens."""
@@ -36,4 +38,4 @@ class Prompt:
     def system(self, model: str) -> str:
         """The system prompt for a model (the skills list gets about 1% of its window)."""
         skills = skills_prompt(self.skills, skills_budget(self.window(model)))
-        return system_prompt(self.cwd, skills, self.instructions, self.extra)
+        return system_prompt(self.cwd, skills, self.instructions, self.extra, self.mode)

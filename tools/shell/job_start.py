@@ -15,6 +15,9 @@ parameters = {
     "properties": {
         "command": {"type": "string", "description": "The command line to start, e.g. 'npm run dev'"},
         "cwd": {"type": "string", "description": "Folder to run in, relative to the working folder (default '.')"},
+        "sandbox": {"type": "boolean", "description": "false: run outside ankit's sandbox (network, writes outside "
+                    "the folder); the user is asked and sees reason. Only after the sandbox stopped the command"},
+        "reason": {"type": "string", "description": "With sandbox false: why the command must run outside"},
     },
     "required": ["command"],
     "additionalProperties": False,
@@ -40,7 +43,7 @@ def run(args: dict, ctx) -> str:
     if not folder.is_dir():
         raise ToolError(f"no such folder: {paths.show(ctx, folder)}; give cwd as an existing folder")
     capture = proc.Capture()
-    process, _reader = proc.spawn([*proc.shell(), args["command"]], folder, capture, stdin=subprocess.PIPE)
+    process, _reader = proc.spawn(_argv(args, ctx), folder, capture, stdin=subprocess.PIPE)
     job = jobs.Job(jobs.next_id(ctx), args["command"], folder, process, capture, time.monotonic())
     jobs.table(ctx)[job.id] = job
     try:
@@ -50,3 +53,10 @@ def run(args: dict, ctx) -> str:
     job.finished()  # a job that already ended has its output read to the end
     early = capture.text(last_lines=20).strip()
     return f"started {job.line()}" + (f"\nfirst output:\n{early}" if early else "")
+
+
+def _argv(args: dict, ctx) -> list[str]:
+    """The shell running the command, inside the session's sandbox (ctx.confine) when there is one."""
+    argv = [*proc.shell(), args["command"]]
+    confine = getattr(ctx, "confine", None)
+    return confine(argv, args) if confine is not None else argv

@@ -16,6 +16,9 @@ parameters = {
     "properties": {
         "command": {"type": "string", "description": "The command line, e.g. 'pytest -q' or 'ls -la | head'"},
         "cwd": {"type": "string", "description": "Folder to run in, relative to the working folder (default '.')"},
+        "sandbox": {"type": "boolean", "description": "false: run outside ankit's sandbox (network, writes outside "
+                    "the folder); the user is asked and sees reason. Only after the sandbox stopped the command"},
+        "reason": {"type": "string", "description": "With sandbox false: why the command must run outside"},
         "timeout": {"type": "integer", "description": "Seconds before the command is killed (default 120, max 3600)"},
     },
     "required": ["command"],
@@ -51,7 +54,7 @@ def run(args: dict, ctx) -> str:
     if not args["command"].strip():
         raise ToolError("command is empty; give a shell command line")
     live = proc.LiveText(getattr(ctx, "output", None))
-    outcome = proc.run([*proc.shell(), args["command"]], folder, _timeout(args), live.feed)
+    outcome = proc.run(_argv(args, ctx), folder, _timeout(args), live.feed)
     if outcome.timed_out:
         head = (f"timed out after {_timeout(args)} s: the command and its child processes were stopped "
                 f"({outcome.signal_used}); raise timeout or use job_start for long commands")
@@ -66,3 +69,10 @@ def run(args: dict, ctx) -> str:
 
 def _timeout(args: dict) -> int:
     return max(1, min(MAX_TIMEOUT, int(args.get("timeout") or DEFAULT_TIMEOUT)))
+
+
+def _argv(args: dict, ctx) -> list[str]:
+    """The shell running the command, inside the session's sandbox (ctx.confine) when there is one."""
+    argv = [*proc.shell(), args["command"]]
+    confine = getattr(ctx, "confine", None)
+    return confine(argv, args) if confine is not None else argv

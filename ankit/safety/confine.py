@@ -1,0 +1,243 @@
+"""The sandbox trampoline: `python3 -m ankit.safety.confine [--write DIR]... [--protect PATH]... [--no-network]
+[--landlock-only] -- COMMAND...` confines itself (Linux: namespaces where they work, Landlock, seccomp) and then execs COMMAND.
+
+It runs as a process of its own, never as preexec_fn of ankit's threaded process. What it cannot apply it does
+not skip: it exits with code 126 and one line on stderr instead of running COMMAND unconfined. Only the standard
+library is imported here, and ankit starts it by its file path with `python3 -I -S` (sandbox.py says why).
+
+- reads: everywhere; writes: inside the --write folders (and /dev/null) only;
+- --protect: paths inside a --write folder that stay read-only (.git, .ankit, .claude): bind-mounted read-only
+  in a new mount namespace, or, where user namespaces are not allowed, every other entry of the folder is
+  granted on its own (new names at the top of that folder cannot then be created);
+- --no-network: no socket but AF_UNIX (seccomp), no TCP bind or connect (Landlock ABI 4+), a new network
+  namespace where it can be made (no loopback, no abstract unix sockets), abstract unix sockets scoped (ABI 6+).
+"""
+
+import ctypes
+import os
+import struct
+import sys
+
+SYS_CREATE_RULESET, SYS_ADD_RULE, SYS_RESTRICT_SELF = 444, 445, 446  # the same on every architecture
+CREATE_RULESET_VERSION = 1
+RULE_PATH_BENEATH, RULE_NET_PORT = 1, 2
+PR_SET_NO_NEW_PRIVS, PR_GET_SECCOMP, PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 38, 21, 22, 2
+FS_EXECUTE, FS_WRITE_FILE, FS_READ_FILE, FS_READ_DIR = 1, 2, 4, 8
+FS_TRUNCATE, FS_IOCTL_DEV = 1 << 14, 1 << 15
+NET_BIND_TCP, NET_CONNECT_TCP = 1, 2
+SCOPE_ABSTRACT_UNIX, SCOPE_SIGNAL = 1, 2
+CLONE_NEWNS, CLONE_NEWUSER, CLONE_NEWNET = 0x20000, 0x10000000, 0x40000000
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 1, 2, 4, 8, 32, 4096, 16384, 1 << 18
+MS_NOATIME, MS_NODIRATIME, MS_RELATIME, ST_RELATIME = 1024, 2048, 1 << 21, 4096
+EXIT_REFUSED = 126
+# seccomp: (audit arch, socket, io_uring_setup, x32 bit or 0); io_uring can open sockets past a socket() filter
+ARCHES = {"x86_64": (0xC000003E, 41, 425, 0x40000000), "aarch64": (0xC00000B7, 198, 425, 0)}
+AF_UNIX, EPERM = 1, 1
+RET_ALLOW, RET_ERRNO, RET_KILL_PROCESS = 0x7FFF0000, 0x00050000, 0x80000000
+
+_libc = ctypes.CDLL(None, use_errno=True)
+_libc.syscall.restype = ctypes.c_long
+
+
+class Refused(Exception):
+    """A restriction that could not be applied: the command must not run."""
+
+
+def _fs_rights(abi: int) -> int:
+    """Every file-system right this Landlock ABI knows (13 in ABI 1, REFER in 2, TRUNCATE in 3, IOCTL_DEV in 5)."""
+    bits = 13 + (abi >= 2) + (abi >= 3)
+    return ((1 << bits) - 1) | (FS_IOCTL_DEV if abi >= 5 else 0)
+
+
+def landlock_abi() -> int:
+    """The kernel's Landlock ABI version; 0 where there is none (old kernel, disabled, filtered syscall)."""
+    try:
+        version = _libc.syscall(SYS_CREATE_RULESET, None, ctypes.c_size_t(0), ctypes.c_uint32(CREATE_RULESET_VERSION))
+    except (AttributeError, OSError):
+        return 0
+    return max(0, int(version))
+
+
+def seccomp_ready() -> bool:
+    """Whether seccomp filters can be installed here (kernel support and a known architecture)."""
+    if os.uname().machine not in ARCHES:
+        return False
+    return _libc.prctl(PR_GET_SECCOMP, 0, 0, 0, 0) >= 0
+
+
+def _check(result: int, what: str) -> int:
+    if result < 0:
+        raise Refused(f"{what}: {os.strerror(ctypes.get_errno())}")
+    return result
+
+
+def _write_file(path: str, text: str) -> None:
+    fd = os.open(path, os.O_WRONLY)
+    try:
+        os.write(fd, text.encode())
+    finally:
+        os.close(fd)
+
+
+def _mount(source: str | None, target: str, flags: int) -> None:
+    enc = lambda s: None if s is None else s.encode()
+    _check(_libc.mount(enc(source), enc(target), None, ctypes.c_ulong(flags), None), f"mount {target}")
+
+
+def enter_namespaces(protect: list[str], network: bool) -> bool:
+    """A new user and mount namespace (and network namespace without network) with the protected paths
+    bind-mounted read-only; False where namespaces are not allowed (nothing changed then)."""
+    uid, gid = os.geteuid(), os.getegid()
+    flags = CLONE_NEWUSER | CLONE_NEWNS | (0 if network else CLONE_NEWNET)
+    if _libc.unshare(flags) < 0:
+        return False
+    try:
+        _write_file("/proc/self/setgroups", "deny")
+        _write_file("/proc/self/uid_map", f"{uid} {uid} 1")
+        _write_file("/proc/self/gid_map", f"{gid} {gid} 1")
+        _mount(None, "/", MS_REC | MS_PRIVATE)
+        for path in protect:
+            _read_only_bind(path)
+    except (OSError, Refused) as exc:  # half a namespace protects nothing: stop here
+        raise Refused(f"cannot protect {', '.join(protect)} in a mount namespace ({exc})") from None
+    return True
+
+
+def _read_only_bind(path: str) -> None:
+    """Bind a path onto itself and make that mount read-only, keeping the flags the kernel locks."""
+    _mount(path, path, MS_BIND | MS_REC)
+    have = os.statvfs(path).f_flag
+    kept = have & (MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_NOATIME | MS_NODIRATIME)
+    kept |= MS_RELATIME if have & ST_RELATIME else 0
+    _mount(None, path, MS_REMOUNT | MS_BIND | MS_RDONLY | kept)
+
+
+def _add_path(ruleset: int, path: str, rights: int) -> None:
+    """Grant rights beneath path (a file gets only the rights a file can have); a missing path is skipped."""
+    try:
+        fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+    except OSError:
+        return
+    try:
+        if not os.path.isdir(path):
+            rights &= FS_EXECUTE | FS_WRITE_FILE | FS_READ_FILE | FS_TRUNCATE | FS_IOCTL_DEV
+        attr = struct.pack("=Qi", rights, fd)  # struct landlock_path_beneath_attr is packed
+        _check(_libc.syscall(SYS_ADD_RULE, ruleset, RULE_PATH_BENEATH, attr, 0), f"landlock rule for {path}")
+    finally:
+        os.close(fd)
+
+
+def _writable(folder: str, protect: list[str], mounted: bool) -> list[str]:
+    """What to grant writes beneath: the folder itself, or, when its protected entries could not be mounted
+    read-only, each other entry in it."""
+    inside = [p for p in protect if os.path.dirname(p.rstrip("/")) == folder.rstrip("/")]
+    if mounted or not inside:
+        return [folder]
+    skip = {os.path.basename(p.rstrip("/")) for p in inside}
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return []
+    return [os.path.join(folder, n) for n in names if n not in skip]
+
+
+def landlock(abi: int, writes: list[str], protect: list[str], mounted: bool, network: bool) -> None:
+    """Reads and runs everywhere, writes beneath the given folders, TCP refused without network."""
+    every = _fs_rights(abi)
+    net = (NET_BIND_TCP | NET_CONNECT_TCP) if abi >= 4 and not network else 0
+    scoped = (SCOPE_SIGNAL | (0 if network else SCOPE_ABSTRACT_UNIX)) if abi >= 6 else 0
+    attr = struct.pack("=QQQ", every, net, scoped)
+    ruleset = _check(_libc.syscall(SYS_CREATE_RULESET, attr, ctypes.c_size_t(len(attr)), 0), "landlock ruleset")
+    try:
+        _add_path(ruleset, "/", FS_READ_FILE | FS_READ_DIR | FS_EXECUTE)
+        _add_path(ruleset, "/dev/null", FS_READ_FILE | FS_WRITE_FILE | (FS_TRUNCATE if abi >= 3 else 0))
+        for folder in writes:
+            for path in _writable(folder, protect, mounted):
+                _add_path(ruleset, path, every & ~FS_IOCTL_DEV)
+        _check(_libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
+        _check(_libc.syscall(SYS_RESTRICT_SELF, ruleset, 0), "landlock_restrict_self")
+    finally:
+        os.close(ruleset)
+
+
+def seccomp_program(machine: str) -> bytes:
+    """A BPF filter: socket() only for AF_UNIX, no io_uring, nothing from another architecture's calls."""
+    arch, socket_nr, uring_nr, x32 = ARCHES[machine]
+    ld, jeq, jge, ret = 0x20, 0x15, 0x35, 0x06
+    denied = RET_ERRNO | EPERM
+    program = [
+        (ld, 0, 0, 4), (jeq, 1, 0, arch), (ret, 0, 0, RET_KILL_PROCESS),  # seccomp_data.arch
+        (ld, 0, 0, 0),  # seccomp_data.nr
+        (jge, 0, 1, x32 or 0xFFFFFFFF), (ret, 0, 0, denied),  # x32 calls (x86_64 only) refused
+        (jeq, 0, 1, uring_nr), (ret, 0, 0, denied),
+        (jeq, 0, 3, socket_nr), (ld, 0, 0, 16),  # args[0], the family (low word)
+        (jeq, 1, 0, AF_UNIX), (ret, 0, 0, denied),
+        (ret, 0, 0, RET_ALLOW),
+    ]
+    return b"".join(struct.pack("=HBBI", *op) for op in program)
+
+
+def seccomp_no_network() -> None:
+    """Install the socket filter (no_new_privs is already set)."""
+    code = seccomp_program(os.uname().machine)
+    buffer = ctypes.create_string_buffer(code, len(code))
+    prog = struct.pack("=HxxxxxxQ", len(code) // 8, ctypes.addressof(buffer))  # struct sock_fprog
+    holder = ctypes.create_string_buffer(prog, len(prog))
+    _check(_libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, holder, 0, 0), "seccomp filter")
+
+
+def parse(argv: list[str]) -> tuple[list[str], list[str], set[str], list[str]]:
+    """(--write folders, --protect paths, the switches given, the command)."""
+    if "--" not in argv:
+        raise Refused("usage: python3 -m ankit.safety.confine [--write DIR] [--protect PATH] [--no-network] -- CMD")
+    cut = argv.index("--")
+    options, command = argv[:cut], argv[cut + 1:]
+    writes, protect, switches, index = [], [], set(), 0
+    while index < len(options):
+        flag = options[index]
+        if flag in ("--no-network", "--landlock-only"):
+            switches.add(flag)
+        elif flag in ("--write", "--protect") and index + 1 < len(options):
+            index += 1
+            (writes if flag == "--write" else protect).append(os.path.realpath(options[index]))
+        else:
+            raise Refused(f"unknown option {flag!r}")
+        index += 1
+    if not command:
+        raise Refused("no command given after --")
+    return writes, protect, switches, command
+
+
+def confine(writes: list[str], protect: list[str], network: bool, namespaces: bool = True) -> str:
+    """Apply every restriction to this process; returns how .git and the network were handled."""
+    abi = landlock_abi()
+    if abi < 1:
+        raise Refused("Landlock is not available in this kernel")
+    if not network and not seccomp_ready():
+        raise Refused("seccomp is not available here, so the network cannot be shut off")
+    existing = [p for p in protect if os.path.lexists(p)]
+    wanted = namespaces and (existing or not network)
+    mounted = enter_namespaces(existing, network) if wanted else not existing
+    landlock(abi, writes, existing, mounted, network)
+    if not network:
+        seccomp_no_network()
+    return "namespaces" if mounted else "landlock"
+
+
+def main(argv: list[str]) -> int:
+    """Confine, then exec the command; 126 with one line on stderr when confinement fails."""
+    try:
+        writes, protect, switches, command = parse(argv)
+        confine(writes, protect, "--no-network" not in switches, "--landlock-only" not in switches)
+    except Refused as exc:
+        print(f"ankit sandbox: {exc}; the command did not run", file=sys.stderr)
+        return EXIT_REFUSED
+    try:
+        os.execvp(command[0], command)
+    except OSError as exc:
+        print(f"ankit sandbox: cannot run {command[0]!r}: {exc.strerror or exc}", file=sys.stderr)
+        return 127
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,224 @@
+"""The OS sandbox for commands ankit runs: which one this machine has, the session's mode, how a command is
+started inside it, and the policy's sandbox step (which calls run unasked because they run confined).
+
+Linux: Landlock and seccomp, applied by the trampoline ankit/safety/confine.py before it execs the command.
+macOS: sandbox-exec with a generated profile. Anywhere else, or where those are missing: none, said once at start.
+"""
+
+import os
+import re
+import shutil
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ankit.errors import ConfigError
+
+MODES = ("workspace", "read-only", "off")
+ALIASES = {"ask": "off", "plan": "read-only", "readonly": "read-only"}
+CYCLE = ("off", "workspace", "read-only")  # Shift-Tab: ask every time, workspace sandbox, read-only plan
+SHOWN = {"off": "ask (no sandbox: every command asks)", "workspace": "workspace sandbox",
+         "read-only": "read-only plan mode"}
+PROTECTED = (".git", ".ankit", ".claude")  # never writable inside the working folder: no planted hooks or settings
+COMMAND_TOOLS = ("run_command", "job_start")
+EDIT_GROUPS = ("edit", "git")
+TRAMPOLINE = Path(__file__).with_name("confine.py")
+SEATBELT = "/usr/bin/sandbox-exec"
+# what a command prints when the sandbox refused it something (errno texts of EACCES, EPERM, EROFS, the network)
+STOPPED = re.compile(r"permission denied|operation not permitted|read-only file system|network is unreachable|"
+                     r"name resolution|could not resolve|resolve host|name or service not known|getaddrinfo|"
+                     r"EACCES|EPERM|EROFS|ENETUNREACH|address family not supported|ankit sandbox:", re.I)
+PLAN_NOTE = ("Plan mode (read-only): you cannot change files. Commands run in a read-only sandbox without "
+             "network, and edit tools are refused. Investigate, then present a plan; the user leaves plan mode "
+             "(Shift-Tab or /mode) to carry it out.")
+WORKSPACE_NOTE = ("Commands run in a sandbox without a question: they can write only inside {cwd} and the "
+                  "temporary folder (not .git, .ankit or .claude) and reach no network. When a command needs more "
+                  "(installing packages, git push), call run_command with sandbox false and a reason: the user is asked.")
+
+
+@dataclass(frozen=True)
+class Support:
+    """The sandbox this machine offers: kind "landlock", "seatbelt" or "" (none), and what it is or why none."""
+
+    kind: str
+    detail: str
+
+
+_support: list[Support] = []
+
+
+def support() -> Support:
+    """What this machine offers, found once per process."""
+    if not _support:
+        _support.append(_detect())
+    return _support[0]
+
+
+def _detect() -> Support:
+    if sys.platform == "darwin":
+        if os.access(SEATBELT, os.X_OK):
+            return Support("seatbelt", "sandbox-exec (Seatbelt)")
+        return Support("", f"{SEATBELT} is missing")
+    if not sys.platform.startswith("linux"):
+        return Support("", f"no sandbox for {sys.platform}")
+    from ankit.safety import confine  # loads ctypes: only where a sandbox is asked for
+    abi = confine.landlock_abi()
+    if abi < 1:
+        return Support("", "the kernel has no Landlock (Linux 5.13+ with landlock in its LSM list)")
+    if not confine.seccomp_ready():
+        return Support("", f"seccomp filters are not available for {os.uname().machine}")
+    return Support("landlock", f"Landlock ABI {abi} and seccomp")
+
+
+def parse_mode(text: str) -> str | None:
+    """A mode from a setting, a flag or /mode: workspace, read-only or off (ask and plan are aliases)."""
+    word = str(text).strip().lower()
+    word = ALIASES.get(word, word)
+    return word if word in MODES else None
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The sandbox's step of the policy: "sandboxed" (runs unasked, confined), "refuse" (reason: one line),
+    "ask" (an ordinary approval, showing reason) or "" (the sandbox has no say)."""
+
+    action: str = ""
+    reason: str = ""
+
+
+def decide(tool: str, confines: bool, edits: bool, args: dict, mode: str) -> Verdict:
+    """Whether a call runs unasked because it runs in the sandbox. confines: the tool is one of ankit's own
+    command tools, which start their command through ToolContext.confine; edits: it changes files and is not
+    read-only. mode is the one in force ("off" where there is no sandbox). Deny rules come first and still apply."""
+    if mode == "off":
+        return Verdict()
+    if confines:
+        if args.get("sandbox") is False:
+            reason = " ".join(str(args.get("reason") or "").split()) or "(no reason given)"
+            return Verdict("ask", f"outside the sandbox, because: {reason}")
+        return Verdict("sandboxed")
+    if mode == "read-only" and edits:
+        return Verdict("refuse", f"{tool} is refused in read-only plan mode: present the plan; the user leaves "
+                                 "plan mode (Shift-Tab or /mode) to carry it out")
+    return Verdict()
+
+
+@dataclass
+class Sandbox:
+    """A session's sandbox: the mode asked for, the one in force, and how commands start inside it."""
+
+    cwd: Path
+    asked: str = "workspace"  # the setting, the flag or /mode
+    machine: Support = field(default_factory=lambda: Support("", "not checked"))
+    temp: Path | None = None  # the temporary folder commands may write (None: the system's)
+
+    @classmethod
+    def for_setting(cls, mode: str, cwd: Path) -> "Sandbox":
+        """The sandbox for a configured mode; the machine is checked only when a sandbox is asked for."""
+        machine = support() if mode != "off" else Support("", "off")
+        return cls(Path(cwd), mode, machine)
+
+    @property
+    def mode(self) -> str:
+        """The mode in force: the asked one where this machine has a sandbox, else off."""
+        return self.asked if self.machine.kind else "off"
+
+    def unavailable(self) -> str:
+        """The one line said at start when a sandbox was asked for and there is none; "" otherwise."""
+        if self.asked == "off" or self.machine.kind:
+            return ""
+        return f"no sandbox here ({self.machine.detail}): commands ask before they run"
+
+    def switch(self, mode: str) -> str:
+        """Use another mode from now on; returns a line saying what is in force."""
+        if mode != "off" and not self.machine.kind:
+            self.machine = support()
+        self.asked = mode
+        if mode != "off" and not self.machine.kind:
+            return f"{self.unavailable()}; mode stays ask"
+        return f"mode: {SHOWN[self.mode]}"
+
+    def cycled(self) -> str:
+        """The mode after this one in the Shift-Tab cycle."""
+        return CYCLE[(CYCLE.index(self.mode) + 1) % len(CYCLE)]
+
+    def verdict(self, tool: str, confines: bool, edits: bool, args: dict) -> Verdict:
+        """The policy's sandbox step for one call under the mode in force (see decide)."""
+        return decide(tool, confines, edits, args, self.mode)
+
+    def prompt_note(self) -> str:
+        """What the system prompt says about the mode in force ("" when off)."""
+        if self.mode == "read-only":
+            return PLAN_NOTE
+        return WORKSPACE_NOTE.format(cwd=self.cwd) if self.mode == "workspace" else ""
+
+    def confine(self, argv: list[str], args: dict) -> list[str]:
+        """argv to run a command tool's call inside the sandbox (unchanged when off or for sandbox: false)."""
+        if self.mode == "off" or args.get("sandbox") is False:
+            return argv
+        writes = [] if self.mode == "read-only" else writable_folders(self.cwd, self.temp)
+        return command(self.machine.kind, argv, writes, protected(self.cwd), network=False)
+
+    def stopped_note(self, output: str) -> str:
+        """A line for a sandboxed call whose output looks like the sandbox refused it something; "" otherwise."""
+        first = output.split("\n", 1)[0]
+        if first.startswith("exit code 0") or not STOPPED.search(output):
+            return ""
+        where = ("it writes nothing" if self.mode == "read-only"
+                 else f"it writes only in {self.cwd} and the temporary folder, not in .git, .ankit or .claude")
+        return (f"\n[the sandbox may have stopped this: {where}, and reaches no network. To run it outside, call "
+                "run_command again with sandbox: false and a reason (the user is asked); never retry it another way]")
+
+
+def writable_folders(cwd: Path, temp: Path | None = None) -> list[str]:
+    """Where a workspace command may write: the working folder and the temporary folders (the given one, else
+    the system's and /dev/shm)."""
+    temps = {os.path.realpath(temp or tempfile.gettempdir())}
+    temps |= {"/dev/shm"} if temp is None and os.path.isdir("/dev/shm") else set()
+    return [os.path.realpath(cwd), *sorted(temps)]
+
+
+def protected(cwd: Path) -> list[str]:
+    """The paths inside the working folder that stay read-only."""
+    return [os.path.join(os.path.realpath(cwd), name) for name in PROTECTED]
+
+
+def command(kind: str, argv: list[str], writes: list[str], protect: list[str], network: bool) -> list[str]:
+    """argv started inside the sandbox of this kind: the trampoline (Linux) or sandbox-exec (macOS).
+
+    The trampoline runs by its file path with -I -S: the working folder, PYTHONPATH and .pth files cannot put
+    code in front of it (it runs before any restriction), and it starts faster than with site-packages."""
+    if kind == "seatbelt":
+        return [SEATBELT, "-p", seatbelt_profile(writes, protect, network), "--", *argv]
+    if kind != "landlock":
+        raise ValueError(f"no sandbox of kind {kind!r}")
+    options = [part for folder in writes for part in ("--write", folder)]
+    options += [part for path in protect for part in ("--protect", path)]
+    options += [] if network else ["--no-network"]
+    return [sys.executable, "-I", "-S", str(TRAMPOLINE), *options, "--", *argv]
+
+
+def seatbelt_profile(writes: list[str], protect: list[str], network: bool) -> str:
+    """A Seatbelt profile: everything but writes outside the given folders (and the protected paths) and, without
+    network, every socket. Untested here (no macOS on the build machine); kept small on purpose."""
+    lines = ["(version 1)", "(allow default)", "(deny file-write*)",
+             '(allow file-write* (literal "/dev/null"))']
+    lines += [f"(allow file-write* (subpath {_quoted(folder)}))" for folder in writes]
+    lines += [f"(deny file-write* (subpath {_quoted(path)}))" for path in protect]
+    lines += [] if network else ["(deny network*)"]
+    return "\n".join(lines)
+
+
+def _quoted(path: str) -> str:
+    """A path as a Seatbelt string literal."""
+    return '"' + os.path.realpath(path).replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def server_command(argv: list[str], cwd: str, network: bool) -> list[str]:
+    """argv of an MCP server (sandbox = true) inside the sandbox: writes in its cwd and the temporary folders,
+    network unless network = false; ConfigError where this machine has no sandbox (it never starts unconfined)."""
+    machine = support()
+    if not machine.kind:
+        raise ConfigError(f"no sandbox here ({machine.detail}), so a server with sandbox = true is not started")
+    return command(machine.kind, argv, writable_folders(Path(cwd)), protected(Path(cwd)), network)

@@ -1,0 +1,211 @@
+"""The sandbox with real commands under the real Landlock and seccomp of this kernel, checked from outside:
+what a command wrote, and whether its TCP connection or UDP datagram reached a listener here."""
+
+import json
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ankit.records import ToolCall
+from ankit.safety import confine
+from ankit.safety.sandbox import Sandbox, Support, decide, parse_mode, seatbelt_profile, support
+from ankit.tooling.toolbox import ToolContext, run_call
+from tests.helpers import Approver, bundled
+
+MACHINE = support()
+needs_landlock = pytest.mark.skipif(MACHINE.kind != "landlock", reason=f"no Linux sandbox here: {MACHINE.detail}")
+
+
+@pytest.fixture
+def places(tmp_path):
+    """A working folder with a .git/hooks folder, a temporary folder, and a folder outside both."""
+    work, temp, outside = tmp_path / "work", tmp_path / "tmp", tmp_path / "outside"
+    for folder in (work / ".git" / "hooks", temp, outside):
+        folder.mkdir(parents=True)
+    return work, temp, outside
+
+
+def run(command: str, work: Path, temp: Path, mode: str = "workspace", answer=True, **extra):
+    """run_command through ankit's real run_call with a sandbox in this mode; (result, previews asked)."""
+    sandbox = Sandbox(work, mode, MACHINE, temp)
+    previews: list[str] = []
+    ctx = ToolContext(cwd=work, confine=sandbox.confine)
+    args = json.dumps({"command": command, **extra})
+    result = run_call(ToolCall("c1", "run_command", args), bundled()[0]["run_command"], ctx,
+                      Approver(answer, previews), sandbox=sandbox)
+    return result, previews
+
+
+def trampoline(work: Path, *options: str, command: str) -> subprocess.CompletedProcess:
+    """The trampoline itself, as ankit starts it, with the working folder's .git protected."""
+    argv = [sys.executable, "-I", "-S", confine.__file__, "--write", str(work), "--protect", str(work / ".git"),
+            *options, "--", "sh", "-c", command]
+    return subprocess.run(argv, cwd=work, capture_output=True, text=True, timeout=60)
+
+
+@needs_landlock
+def test_workspace_command_runs_unasked_and_writes_inside_only(places):
+    work, temp, outside = places
+    script = f"echo in > inside.txt; echo t > {temp}/t.txt; echo out > {outside}/x.txt; echo hook > .git/hooks/pre-commit"
+    result, previews = run(script, work, temp)
+    assert previews == []  # no question
+    assert (work / "inside.txt").read_text() == "in\n" and (temp / "t.txt").read_text() == "t\n"
+    assert not (outside / "x.txt").exists() and not (work / ".git" / "hooks" / "pre-commit").exists()
+    assert "the sandbox may have stopped this" in result.content and "sandbox: false" in result.content
+
+
+@needs_landlock
+def test_the_same_command_with_the_sandbox_off_asks_and_writes_outside(places):
+    work, temp, outside = places
+    result, previews = run(f"echo out > {outside}/x.txt", work, temp, mode="off")
+    assert previews and (outside / "x.txt").exists() and "sandbox may have" not in result.content
+
+
+def _listeners():
+    tcp = socket.socket()
+    tcp.bind(("127.0.0.1", 0))
+    tcp.listen(5)
+    udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    udp.bind(("127.0.0.1", 0))
+    tcp.setblocking(False)
+    udp.setblocking(False)
+    return tcp, udp
+
+
+def _arrived(tcp: socket.socket, udp: socket.socket) -> list[str]:
+    """What reached the listeners (the command has ended: a connection or datagram would be queued by now)."""
+    seen = []
+    try:
+        tcp.accept()[0].close()
+        seen.append("tcp")
+    except BlockingIOError:
+        pass
+    try:
+        udp.recvfrom(100)
+        seen.append("udp")
+    except BlockingIOError:
+        pass
+    return seen
+
+
+NETWORK = ("import socket, sys\n"
+           "for kind, port in ((socket.SOCK_STREAM, {tcp}), (socket.SOCK_DGRAM, {udp})):\n"
+           "    try:\n"
+           "        s = socket.socket(socket.AF_INET, kind); s.connect(('127.0.0.1', port)); s.send(b'x')\n"
+           "    except OSError as exc: print(exc)\n")
+
+
+@pytest.mark.parametrize("mode", ["workspace", "read-only"])
+@needs_landlock
+def test_no_tcp_connection_and_no_udp_datagram_reaches_a_local_listener(places, mode):
+    work, temp, _ = places
+    tcp, udp = _listeners()
+    code = NETWORK.format(tcp=tcp.getsockname()[1], udp=udp.getsockname()[1])
+    (temp / "net.py").write_text(code)
+    with tcp, udp:
+        result, previews = run(f"{sys.executable} {temp}/net.py", work, temp, mode)
+        assert _arrived(tcp, udp) == [] and previews == []
+        assert "Operation not permitted" in result.content
+        run(f"{sys.executable} {temp}/net.py", work, temp, mode="off")  # the check itself sees what does arrive
+        assert _arrived(tcp, udp) == ["tcp", "udp"]
+
+
+@needs_landlock
+def test_read_only_writes_nothing_anywhere(places):
+    work, temp, _ = places
+    (work / "kept.txt").write_text("kept\n")
+    result, previews = run(f"cat kept.txt; echo x > new.txt; echo y > kept.txt; echo z > {temp}/t.txt; mkdir d",
+                           work, temp, mode="read-only")
+    assert previews == [] and "kept" in result.content  # reads work
+    assert sorted(p.name for p in work.iterdir()) == [".git", "kept.txt"] and (work / "kept.txt").read_text() == "kept\n"
+    assert list(temp.iterdir()) == [] and "it writes nothing" in result.content
+
+
+@needs_landlock
+def test_sandbox_false_asks_showing_the_reason_and_runs_outside_only_when_approved(places):
+    work, temp, outside = places
+    command = f"echo out > {outside}/x.txt"
+    result, previews = run(command, work, temp, answer=False, sandbox=False, reason="needs to write the cache")
+    assert previews[0].startswith("outside the sandbox, because: needs to write the cache\n$ echo out")
+    assert result.is_error and not (outside / "x.txt").exists()
+    result, previews = run(command, work, temp, sandbox=False, reason="needs to write the cache")
+    assert len(previews) == 1 and (outside / "x.txt").exists() and "sandbox may have" not in result.content
+
+
+@needs_landlock
+def test_read_only_refuses_edit_tools_in_one_line(places):
+    work, temp, _ = places
+    sandbox = Sandbox(work, "read-only", MACHINE, temp)
+    ctx = ToolContext(cwd=work, confine=sandbox.confine)
+    result = run_call(ToolCall("c1", "write_file", json.dumps({"path": "a.txt", "content": "x"})),
+                      bundled()[0]["write_file"], ctx, Approver(True), sandbox=sandbox)
+    assert result.is_error and "refused in read-only plan mode" in result.content and "\n" not in result.content
+    assert not (work / "a.txt").exists()
+
+
+@needs_landlock
+def test_deny_rules_still_apply_inside_the_sandbox(places):
+    from ankit.tooling.permissions import Permissions
+    work, temp, _ = places
+    sandbox = Sandbox(work, "workspace", MACHINE, temp)
+    result = run_call(ToolCall("c1", "run_command", json.dumps({"command": "touch made"})),
+                      bundled()[0]["run_command"], ToolContext(cwd=work, confine=sandbox.confine), Approver(True),
+                      permissions=Permissions.from_rules([], ["run_command: touch *"], work), sandbox=sandbox)
+    assert result.is_error and "refused by the rule" in result.content and not (work / "made").exists()
+
+
+@needs_landlock
+def test_landlock_alone_protects_git_when_namespaces_are_not_used(places):
+    work, _, _ = places
+    (work / "src").mkdir()
+    done = trampoline(work, "--landlock-only", command="echo a > src/a; echo h > .git/hooks/x; echo n > top")
+    assert (work / "src" / "a").exists() and not (work / ".git" / "hooks" / "x").exists()
+    assert not (work / "top").exists()  # the cost: no new names at the top of the folder
+
+
+@needs_landlock
+def test_other_socket_families_fail_and_unix_sockets_work(places):
+    work, _, _ = places
+    code = ("import socket\n"
+            "for family, kind in ((10, 2), (2, 3), (17, 3), (16, 3), (1, 1)):\n"
+            "    try: socket.socket(family, kind).close(); print(family, 'made')\n"
+            "    except OSError as exc: print(family, exc.errno)\n"
+            "a, b = socket.socketpair(); a.send(b'ok'); print(b.recv(2).decode())\n")
+    done = trampoline(work, "--no-network", "--landlock-only", command=f"{sys.executable} -c \"{code}\"")
+    assert done.stdout.split("\n") == ["10 1", "2 1", "17 1", "16 1", "1 made", "ok", ""], done.stderr
+
+
+def test_the_trampoline_never_runs_a_command_it_could_not_confine(tmp_path):
+    done = subprocess.run([sys.executable, "-I", "-S", confine.__file__, "--write", str(tmp_path), "touch",
+                           str(tmp_path / "x")], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 126 and "did not run" in done.stderr and not (tmp_path / "x").exists()
+
+
+def test_no_sandbox_here_means_off_said_once_and_never_claimed(tmp_path):
+    none = Sandbox(tmp_path, "workspace", Support("", "the kernel has no Landlock"))
+    assert none.mode == "off" and none.unavailable().startswith("no sandbox here (the kernel has no Landlock)")
+    assert none.confine(["sh", "-c", "x"], {}) == ["sh", "-c", "x"] and none.prompt_note() == ""
+    assert none.verdict("run_command", True, False, {}) == decide("run_command", True, False, {}, "off")
+    assert Sandbox(tmp_path, "off", Support("", "off")).unavailable() == ""
+
+
+def test_modes_and_the_decision_step():
+    assert [parse_mode(m) for m in ("workspace", "Read-Only", "ask", "plan", "off", "all")] == [
+        "workspace", "read-only", "off", "read-only", "off", None]
+    assert decide("run_command", True, False, {"command": "x"}, "workspace").action == "sandboxed"
+    assert decide("run_command", False, False, {"command": "x"}, "workspace").action == ""  # not ankit's own tool
+    asked = decide("run_command", True, False, {"sandbox": False, "reason": "pip\ninstall"}, "read-only")
+    assert asked.action == "ask" and asked.reason == "outside the sandbox, because: pip install"
+    assert decide("write_file", False, True, {}, "read-only").action == "refuse"
+    assert decide("write_file", False, True, {}, "workspace").action == ""
+
+
+def test_seatbelt_profile_confines_writes_and_network():
+    profile = seatbelt_profile(["/w/a\"b"], ["/w/a\"b/.git"], network=False)
+    assert '(allow file-write* (subpath "/w/a\\"b"))' in profile and "(deny network*)" in profile
+    assert profile.index("(deny file-write*)") < profile.index("(allow file-write* (subpath") < profile.index(
+        '(deny file-write* (subpath "/w/a\\"b/.git"))')
