@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from ankit.safety.sandbox import support
 from ankit.terminal.render import ERASE_LINE
 from conftest import fixture_parts, openai_sse
 from tests.helpers import local_model_server
@@ -487,11 +488,11 @@ def test_context_and_tools_show_what_the_next_request_carries(run, provider_serv
 def test_tab_completes_commands_and_model_names(run):
     term = run()
     term.prompt()
-    term.type("/mo\t\r")
+    term.type("/mo\tl\r")  # /mode and /model: Tab completes what they share
     term.expect("local · gpt-4o")
     term.line("/model gpt-4.1-mi\t\r")
     term.expect("model for the next turns: gpt-4.1-mini")
-    term.line("/mo\tgpt-4o")  # a unique match is completed with a space after it
+    term.line("/mod\tl\tgpt-4o")  # a unique match is completed with a space after it
     term.expect("model for the next turns: gpt-4o")
     assert term.finish() == 0
 
@@ -832,4 +833,37 @@ def test_ctrl_c_reaches_ankit_when_the_test_run_itself_ignores_sigint(run):
     term.expect("/help model")
     term.interrupt_at_prompt()
     assert "> /help model^C\n> " in term.seen
+    assert term.finish() == 0
+
+
+@pytest.mark.skipif(support().kind != "landlock", reason=f"no Linux sandbox here: {support().detail}")
+def test_shift_tab_cycles_the_mode_keeps_the_line_and_plan_mode_runs_commands_unasked_writing_nothing(
+        run, provider_server, home):
+    provider_server.push_openai(tool_calls=[("c1", "run_command", json.dumps({"command": "touch made"}))])
+    provider_server.push_openai(text="Planned.", usage=USAGE)
+    provider_server.push_openai(tool_calls=[("c2", "run_command", json.dumps({"command": "touch made"}))])
+    provider_server.push_openai(text="Asked.")
+    term = run()
+    term.expect("sandbox: workspace (Shift-Tab)")
+    term.prompt()
+    term.type("plan the\x1b[Z")  # Shift-Tab with a half-typed line: workspace -> read-only
+    term.expect("mode: read-only plan mode")
+    term.prompt("> plan the")
+    term.type(" work\r")
+    term.expect("Planned.")
+    assert "plan (read-only)" in term.expect("\n> ")  # the status line
+    first = provider_server.requests[0].json["messages"]
+    assert first[-1]["content"] == "plan the work" and "Plan mode (read-only)" in first[0]["content"]
+    told = provider_server.requests[1].json["messages"][-1]["content"]
+    assert "the sandbox may have stopped this" in told and not (home / "work" / "made").exists()
+    assert QUESTION not in term.seen  # the command ran unasked
+    term.type("/mode ask\r")
+    term.expect("mode: ask (no sandbox: every command asks)")
+    term.line("touch it")
+    term.expect(QUESTION)
+    term.type("n")
+    term.expect("why not?")
+    term.type("\r")
+    term.expect("Asked.")
+    assert "Plan mode" not in provider_server.requests[2].json["messages"][0]["content"]
     assert term.finish() == 0

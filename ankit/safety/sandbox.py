@@ -20,6 +20,7 @@ ALIASES = {"ask": "off", "plan": "read-only", "readonly": "read-only"}
 CYCLE = ("off", "workspace", "read-only")  # Shift-Tab: ask every time, workspace sandbox, read-only plan
 SHOWN = {"off": "ask (no sandbox: every command asks)", "workspace": "workspace sandbox",
          "read-only": "read-only plan mode"}
+LABELS = {"off": "ask", "workspace": "sandbox: workspace", "read-only": "plan (read-only)"}  # the status line
 PROTECTED = (".git", ".ankit", ".claude")  # never writable inside the working folder: no planted hooks or settings
 COMMAND_TOOLS = ("run_command", "job_start")
 EDIT_GROUPS = ("edit", "git")
@@ -138,6 +139,10 @@ class Sandbox:
         if mode != "off" and not self.machine.kind:
             return f"{self.unavailable()}; mode stays ask"
         return f"mode: {SHOWN[self.mode]}"
+
+    def label(self) -> str:
+        """The mode in force, short, for the status line."""
+        return LABELS[self.mode]
 
     def cycled(self) -> str:
         """The mode after this one in the Shift-Tab cycle."""

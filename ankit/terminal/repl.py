@@ -67,6 +67,7 @@ class LineReader:
             rl.parse_and_bind("tab: complete")
             rl.parse_and_bind("set enable-bracketed-paste on")  # a pasted text stays one message
             rl.parse_and_bind(r'"\C-x\C-e": "\C-a/edit \C-j"')  # the line so far goes to $EDITOR via /edit
+            rl.parse_and_bind(r'"\e[Z": "\C-a/mode \C-j"')  # Shift-Tab: the next mode; the line comes back
             # with bracketed paste on, GNU readline 8.1 and later end the line itself at Ctrl-D
             self.eof_newline = getattr(rl, "_READLINE_RUNTIME_VERSION", 0) >= 0x0801
 
@@ -142,6 +143,18 @@ class LineReader:
             lines[-1] = lines[-1][:-1]
             lines += self._input(MORE).split("\n")
         return "\n".join(lines)
+
+    def prefill(self, text: str) -> None:
+        """Put text on the next input line, as if typed (nothing without readline)."""
+        rl = self.readline
+        if rl is None:
+            return
+
+        def insert() -> None:
+            rl.insert_text(text)
+            rl.redisplay()
+            rl.set_pre_input_hook(None)
+        rl.set_pre_input_hook(insert)
 
     def ask(self, question: str) -> str:
         """Ask a one-off question (from a tool) on a line of its own, outside readline and its history.
@@ -229,7 +242,8 @@ def banner(state: ReplState) -> str:
     """The first line: version, provider and model, and where help is."""
     provider = state.session.provider
     who = f"{provider.name} · {provider.model}" if provider else "no provider"
-    return f"ankit {__version__} · {who} · /help for commands · Ctrl-D exits"
+    mode = state.app.sandbox.label()
+    return f"ankit {__version__} · {who} · {mode} (Shift-Tab) · /help for commands · Ctrl-D exits"
 
 
 def run_repl(args, config: Config) -> int:
@@ -249,6 +263,7 @@ def run_repl(args, config: Config) -> int:
                             app.scrubber())
         state.approve = Approver(view, reader.ask, yes=config.yes, keys=reader.keys,
                                  permissions=app.permissions)
+        state.prefill = reader.prefill
         resume = app.resumed(args)
         open_session(state, resume)
         view.line(banner(state), DIM)

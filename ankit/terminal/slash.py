@@ -7,6 +7,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from ankit.errors import AnkitError, Cancelled, ConfigError
+from ankit.safety.sandbox import parse_mode
 from ankit.safety.visible import visible
 from ankit.terminal.approval import Approver
 from ankit.terminal.render import DIM, TerminalView, clip
@@ -38,6 +39,7 @@ class ReplState:
     custom: dict = field(default_factory=dict)  # name -> terminal.custom.CustomCommand
     compose: Callable[[str], str | None] | None = None  # $EDITOR on a text; None when it comes back empty
     served: list[str] | None = None  # the models the server lists, asked once (None: not asked yet)
+    prefill: Callable[[str], None] | None = None  # puts text on the next input line (Shift-Tab keeps the line)
 
 
 def open_session(state: ReplState, resume=None) -> None:
@@ -58,7 +60,7 @@ def model_call(state: ReplState, label: str) -> Iterator[None]:
         view.done_waiting()
         rounds = session.ledger.rounds[before:]
         if rounds:
-            view.status(status_line(rounds, time.monotonic() - started))
+            view.status(f"{status_line(rounds, time.monotonic() - started)} · {state.app.sandbox.label()}")
 
 
 @dataclass
@@ -321,6 +323,18 @@ def cmd_show(state: ReplState, arg: str) -> None:
     show(state.view, arg)
 
 
+def cmd_mode(state: ReplState, arg: str) -> str:
+    """Switch the sandbox mode: the one named, else the next in the cycle (Shift-Tab sends /mode and the line
+    typed so far, which comes back on the next prompt)."""
+    sandbox = state.app.sandbox
+    mode = parse_mode(arg) if arg.strip() else None
+    if mode is None and arg.strip() and state.prefill is not None:
+        state.prefill(arg)
+    line = sandbox.switch(mode or sandbox.cycled())
+    state.session.use_prompt(state.app.prompt())  # plan mode is in the system prompt
+    return line
+
+
 def cmd_exit(state: ReplState, arg: str) -> None:
     """Leave ankit."""
     state.running = False
@@ -346,6 +360,8 @@ COMMANDS: dict[str, Command] = {c.name: c for c in [
     Command("init", "[NOTE]", "ask the model to write AGENTS.md for this project", cmd_init),
     Command("edit", "[TEXT]", "compose a message in $EDITOR (Ctrl-X Ctrl-E too)", cmd_edit),
     Command("show", "[N]", "the whole output of the last (or Nth-last) tool call", cmd_show),
+    Command("mode", "[ask|workspace|read-only]", "switch the sandbox mode, or go to the next (Shift-Tab too)",
+            cmd_mode),
     Command("exit", "", "leave ankit (Ctrl-D too)", cmd_exit),
 ]}
 ALIASES = {"quit": "exit", "q": "exit", "?": "help"}
