@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from ankit.safety.sandbox import support
 from tests.helpers import local_model_server, pids_started, process_gone, stubborn_server
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -410,3 +411,18 @@ def test_an_unusable_sessions_folder_is_one_line_not_a_traceback(provider_server
     assert done.stdout.startswith(out)
     if args == ["-p", "hello"]:
         assert done.returncode == 0 and "cannot save session" in done.stderr and f"check {sessions}" in done.stderr
+
+
+@pytest.mark.skipif(support().kind != "landlock", reason=f"no Linux sandbox here: {support().detail}")
+def test_p_follows_the_sandbox_setting_commands_run_unasked_inside_and_off_refuses_them(provider_server, tmp_path):
+    command = json.dumps({"command": "touch made"})
+    for _ in range(2):
+        provider_server.push_openai(tool_calls=[("c1", "run_command", command)])
+        provider_server.push_openai(text="Done.")
+    done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "-p", "touch")
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "work" / "made").exists()  # no --yes: it ran, in the sandbox
+    (tmp_path / "work" / "made").unlink()
+    done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "-p", "touch", "--sandbox", "off")
+    assert done.returncode == 0, done.stderr
+    assert not (tmp_path / "work" / "made").exists()  # off: it needs approval, which -p without --yes refuses

@@ -3,9 +3,11 @@ what a command wrote, and whether its TCP connection or UDP datagram reached a l
 
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -209,3 +211,46 @@ def test_seatbelt_profile_confines_writes_and_network():
     assert '(allow file-write* (subpath "/w/a\\"b"))' in profile and "(deny network*)" in profile
     assert profile.index("(deny file-write*)") < profile.index("(allow file-write* (subpath") < profile.index(
         '(deny file-write* (subpath "/w/a\\"b/.git"))')
+
+
+@needs_landlock
+def test_an_mcp_server_with_sandbox_true_writes_only_in_its_cwd(places):
+    from ankit.mcp.servers import McpManager
+    work, _, _ = places
+    try:
+        outside = Path(tempfile.mkdtemp(dir="/var/tmp"))  # outside the temporary folder the sandbox allows
+    except OSError:
+        pytest.skip("no writable /var/tmp to check a write outside the temporary folder")
+    fake = str(Path(__file__).with_name("mcp_fake_server.py"))
+
+    def server(record: Path, **extra) -> dict:
+        return {"command": sys.executable, "args": [fake, "--record", str(record)], "cwd": str(work), **extra}
+
+    servers = {"inside": server(work / "in.jsonl", sandbox=True, network=False),
+               "outside": server(outside / "out.jsonl", sandbox=True),
+               "plain": server(outside / "plain.jsonl")}
+    manager = McpManager(servers, work / "logs")
+    try:
+        manager.start()
+        assert manager.wait(60)
+        heads = [line for line in manager.status_lines() if not line.startswith(" ")]
+        assert heads[0].startswith("inside: running") and heads[2].startswith("plain: running"), heads
+    finally:
+        manager.close()
+    assert (work / "in.jsonl").exists() and (outside / "plain.jsonl").exists()
+    assert not (outside / "out.jsonl").exists()
+    shutil.rmtree(outside)
+
+
+def test_the_setting_and_the_flag_choose_the_mode_and_a_wrong_one_is_one_line(tmp_path):
+    from ankit.errors import ConfigError
+    from ankit.settings.config import load_config
+    home = tmp_path / "config"
+    home.mkdir()
+    assert load_config({}, {}, tmp_path, home).sandbox == "workspace"
+    (home / "config.toml").write_text('sandbox = "read-only"\n')
+    assert load_config({}, {}, tmp_path, home).sandbox == "read-only"
+    assert load_config({"sandbox": "off"}, {}, tmp_path, home).sandbox == "off"
+    (home / "config.toml").write_text('sandbox = "loose"\n')
+    with pytest.raises(ConfigError, match="sandbox must be workspace or read-only or off, not 'loose'"):
+        load_config({}, {}, tmp_path, home)

@@ -77,7 +77,8 @@ def run_one(routine: Routine, config: Config, now: datetime) -> tuple[str, str]:
     cwd = Path(routine.cwd)
     if not cwd.is_dir():
         raise AnkitError(f"its folder {cwd} is gone; remove it with ankit routine remove {routine.id}")
-    flags = {"provider": config.provider or None, "model": config.model or None, "base_url": config.base_url or None}
+    flags = {"provider": config.provider or None, "model": config.model or None, "base_url": config.base_url or None,
+             "sandbox": "off"}  # unattended: only the routine's own allow list lets a command run, as before
     app = build_app(load_config(flags, config.env, cwd, paths.config_home()), cwd)
     try:
         prompt = routine.prompt

@@ -21,7 +21,7 @@ from ankit.mcp.asks import Asks
 from ankit.mcp.client import LEGACY, McpClient
 from ankit.mcp.prompts import fill, messages_text, prompt_commands, resource_text, usage
 from ankit.mcp.tokens import TokenStore
-from ankit.mcp.settings import ServerConfig, server_config
+from ankit.mcp.settings import ServerConfig, launch, server_config
 from ankit.mcp.tools import clean_name, make_tools
 from ankit.mcp.transport import McpError
 from ankit.protocols import Elicitor
@@ -173,7 +173,8 @@ class McpManager:
     def _launch(self, server: _Server) -> None:
         """Start a fresh process for the server, list its tools, and make it the current one."""
         cfg, generation = server.config, server.generation
-        client = McpClient(cfg.name, cfg.command, cfg.args, cfg.env, cfg.cwd, server.log_path,
+        command, args = launch(cfg)  # sandbox = true: inside ankit's sandbox
+        client = McpClient(cfg.name, command, args, cfg.env, cfg.cwd, server.log_path,
                            on_notice=lambda method, params: self._on_notice(server, client, method),
                            url=cfg.url, headers=cfg.headers, asks=Asks(cfg.name, self.root, self.elicit),
                            tokens=TokenStore(self.log_dir / "auth"))

@@ -1,8 +1,11 @@
 """One [mcp.servers.NAME] table of the config, checked."""
 
+import os
 from dataclasses import dataclass, field
 
 from ankit.errors import ConfigError
+from ankit.mcp.jsonrpc import McpError
+from ankit.safety.sandbox import server_command
 
 
 @dataclass
@@ -22,6 +25,8 @@ class ServerConfig:
     headers: dict[str, str] = field(default_factory=dict)  # sent with each HTTP request; ${NAME} from the environment
     oauth_client_id: str = ""  # for an authorization server without dynamic registration (ankit mcp login)
     oauth_scope: str = ""  # the scopes to ask for at login (default: those the server names)
+    sandbox: bool = False  # start the stdio server inside ankit's sandbox: writes in its cwd and the temp folder
+    network: bool = True  # with sandbox: whether it may reach the network
 
 
 def server_config(name: str, raw) -> ServerConfig:
@@ -51,8 +56,25 @@ def server_config(name: str, raw) -> ServerConfig:
     oauth = {key: raw.get(key, "") for key in ("oauth_client_id", "oauth_scope")}
     if not all(isinstance(v, str) for v in oauth.values()):
         raise ConfigError(f"{where} oauth_client_id and oauth_scope must be strings")
+    for key in ("sandbox", "network"):
+        if not isinstance(raw.get(key, True), bool):
+            raise ConfigError(f"{where} {key} must be true or false")
     return ServerConfig(name, command, [str(a) for a in args], {str(k): str(v) for k, v in env.items()},
-                        raw.get("cwd"), bool(raw.get("core", False)), **numbers, url=url, headers=headers, **oauth)
+                        raw.get("cwd"), bool(raw.get("core", False)), **numbers, url=url, headers=headers, **oauth,
+                        sandbox=raw.get("sandbox", False), network=raw.get("network", True))
+
+
+def launch(cfg: ServerConfig) -> tuple[str, list[str]]:
+    """The program and arguments that start a stdio server: inside the sandbox when its table says sandbox = true
+    (McpError where this machine has none: it is never started unconfined)."""
+    if not cfg.sandbox or cfg.url:
+        return cfg.command, cfg.args
+    cwd = os.path.expanduser(cfg.cwd) if cfg.cwd else os.getcwd()
+    try:
+        argv = server_command([os.path.expanduser(cfg.command), *cfg.args], cwd, cfg.network)
+    except ConfigError as exc:
+        raise McpError(f"MCP server {cfg.name!r}: {exc}; set sandbox = false in [mcp.servers.{cfg.name}] to run it as is") from None
+    return argv[0], argv[1:]
 
 
 def _http(where: str, raw: dict) -> tuple[str | None, dict[str, str]]:

@@ -7,7 +7,6 @@ macOS: sandbox-exec with a generated profile. Anywhere else, or where those are 
 
 import os
 import re
-import shutil
 import sys
 import tempfile
 from dataclasses import dataclass, field
