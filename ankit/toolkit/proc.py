@@ -113,6 +113,14 @@ def shell() -> list[str]:
     return [shutil.which("bash") or "/bin/sh", "-c"]
 
 
+def shell_line(command: str, args: dict, ctx) -> list[str]:
+    """The shell running a command line, inside the session's sandbox when it has one (ctx.confine decides from
+    the call's args: `sandbox: false` that the user approved runs outside)."""
+    argv = [*shell(), command]
+    confine = getattr(ctx, "confine", None)
+    return confine(argv, args) if confine is not None else argv
+
+
 def spawn(argv: list[str], cwd: Path, capture: Capture, stdin=subprocess.DEVNULL) -> tuple[subprocess.Popen, threading.Thread]:
     """Start argv in a new process group, stdout and stderr merged into capture by a reader thread."""
     proc = _popen(argv, cwd, stdin)

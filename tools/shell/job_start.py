@@ -43,7 +43,7 @@ def run(args: dict, ctx) -> str:
     if not folder.is_dir():
         raise ToolError(f"no such folder: {paths.show(ctx, folder)}; give cwd as an existing folder")
     capture = proc.Capture()
-    process, _reader = proc.spawn(_argv(args, ctx), folder, capture, stdin=subprocess.PIPE)
+    process, _reader = proc.spawn(proc.shell_line(args["command"], args, ctx), folder, capture, stdin=subprocess.PIPE)
     job = jobs.Job(jobs.next_id(ctx), args["command"], folder, process, capture, time.monotonic())
     jobs.table(ctx)[job.id] = job
     try:
@@ -54,9 +54,3 @@ def run(args: dict, ctx) -> str:
     early = capture.text(last_lines=20).strip()
     return f"started {job.line()}" + (f"\nfirst output:\n{early}" if early else "")
 
-
-def _argv(args: dict, ctx) -> list[str]:
-    """The shell running the command, inside the session's sandbox (ctx.confine) when there is one."""
-    argv = [*proc.shell(), args["command"]]
-    confine = getattr(ctx, "confine", None)
-    return confine(argv, args) if confine is not None else argv

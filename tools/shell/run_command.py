@@ -54,7 +54,7 @@ def run(args: dict, ctx) -> str:
     if not args["command"].strip():
         raise ToolError("command is empty; give a shell command line")
     live = proc.LiveText(getattr(ctx, "output", None))
-    outcome = proc.run(_argv(args, ctx), folder, _timeout(args), live.feed)
+    outcome = proc.run(proc.shell_line(args["command"], args, ctx), folder, _timeout(args), live.feed)
     if outcome.timed_out:
         head = (f"timed out after {_timeout(args)} s: the command and its child processes were stopped "
                 f"({outcome.signal_used}); raise timeout or use job_start for long commands")
@@ -70,9 +70,3 @@ def run(args: dict, ctx) -> str:
 def _timeout(args: dict) -> int:
     return max(1, min(MAX_TIMEOUT, int(args.get("timeout") or DEFAULT_TIMEOUT)))
 
-
-def _argv(args: dict, ctx) -> list[str]:
-    """The shell running the command, inside the session's sandbox (ctx.confine) when there is one."""
-    argv = [*proc.shell(), args["command"]]
-    confine = getattr(ctx, "confine", None)
-    return confine(argv, args) if confine is not None else argv
