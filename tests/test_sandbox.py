@@ -170,6 +170,31 @@ def test_landlock_alone_protects_git_when_namespaces_are_not_used(places):
 
 
 @needs_landlock
+def test_sockets_that_reach_outside_are_hidden(places):
+    work, temp, _ = places
+    runtime = temp / "run"
+    runtime.mkdir()
+    listeners = []
+    for path in (runtime / "bus", temp / "docker.sock"):
+        server = socket.socket(socket.AF_UNIX)
+        server.bind(str(path))
+        server.listen(1)
+        listeners.append(server)
+    code = ("import socket, sys\n"
+            "for path in sys.argv[1:]:\n"
+            "    try: socket.socket(socket.AF_UNIX).connect(path); print('reached')\n"
+            "    except OSError as exc: print(exc.errno)\n")
+    (temp / "reach.py").write_text(code)
+    reach = f"{sys.executable} {temp}/reach.py {runtime}/bus {temp}/docker.sock"
+    hidden = trampoline(work, "--hide", str(runtime), "--hide", str(temp / "docker.sock"), command=reach)
+    plain = subprocess.run(reach, shell=True, capture_output=True, text=True, timeout=60)
+    for server in listeners:
+        server.close()
+    assert plain.stdout.split() == ["reached", "reached"]
+    assert hidden.stdout.split() == ["2", "111"], hidden.stderr  # ENOENT under the tmpfs, ECONNREFUSED on /dev/null
+
+
+@needs_landlock
 def test_other_socket_families_fail_and_unix_sockets_work(places):
     work, _, _ = places
     code = ("import socket\n"

@@ -1,16 +1,21 @@
-"""The sandbox trampoline: `python3 -m ankit.safety.confine [--write DIR]... [--protect PATH]... [--no-network]
-[--landlock-only] -- COMMAND...` confines itself (Linux: namespaces where they work, Landlock, seccomp) and then execs COMMAND.
+"""The sandbox trampoline: `python3 -m ankit.safety.confine [--write DIR]... [--protect PATH]... [--hide PATH]...
+[--no-network] [--landlock-only] -- COMMAND...` confines itself (Linux: namespaces where they work, Landlock,
+seccomp) and then execs COMMAND.
 
 It runs as a process of its own, never as preexec_fn of ankit's threaded process. What it cannot apply it does
 not skip: it exits with code 126 and one line on stderr instead of running COMMAND unconfined. Only the standard
 library is imported here, and ankit starts it by its file path with `python3 -I -S` (sandbox.py says why).
 
 - reads: everywhere; writes: inside the --write folders (and /dev/null) only;
+- --hide: sockets (a file: /dev/null bound over it) and folders of sockets (an empty tmpfs over it) that would
+  reach a process outside the sandbox (the D-Bus session bus runs commands unconfined, docker.sock is root, X11
+  takes keystrokes); hidden only where the mount namespace can be made;
 - --protect: paths inside a --write folder that stay read-only (.git, .ankit, .claude): bind-mounted read-only
   in a new mount namespace, or, where user namespaces are not allowed, every other entry of the folder is
   granted on its own (new names at the top of that folder cannot then be created);
 - --no-network: no socket but AF_UNIX (seccomp), no TCP bind or connect (Landlock ABI 4+), a new network
-  namespace where it can be made (no loopback, no abstract unix sockets), abstract unix sockets scoped (ABI 6+).
+  namespace where it can be made (no loopback, no abstract unix sockets). Abstract unix sockets made outside and
+  signals to processes outside are refused in every case (Landlock scopes, ABI 6+).
 """
 
 import ctypes
@@ -84,9 +89,10 @@ def _mount(source: str | None, target: str, flags: int) -> None:
     _check(_libc.mount(enc(source), enc(target), None, ctypes.c_ulong(flags), None), f"mount {target}")
 
 
-def enter_namespaces(protect: list[str], network: bool) -> bool:
+def enter_namespaces(protect: list[str], hide: list[str], network: bool) -> bool:
     """A new user and mount namespace (and network namespace without network) with the protected paths
-    bind-mounted read-only; False where namespaces are not allowed (nothing changed then)."""
+    bind-mounted read-only and the hidden ones covered; False where namespaces are not allowed (nothing changed
+    then)."""
     uid, gid = os.geteuid(), os.getegid()
     flags = CLONE_NEWUSER | CLONE_NEWNS | (0 if network else CLONE_NEWNET)
     if _libc.unshare(flags) < 0:
@@ -98,9 +104,20 @@ def enter_namespaces(protect: list[str], network: bool) -> bool:
         _mount(None, "/", MS_REC | MS_PRIVATE)
         for path in protect:
             _read_only_bind(path)
+        for path in hide:
+            _cover(path)
     except (OSError, Refused) as exc:  # half a namespace protects nothing: stop here
-        raise Refused(f"cannot protect {', '.join(protect)} in a mount namespace ({exc})") from None
+        raise Refused(f"cannot protect {', '.join(protect + hide)} in a mount namespace ({exc})") from None
     return True
+
+
+def _cover(path: str) -> None:
+    """An empty tmpfs over a folder, /dev/null over a file or socket."""
+    if os.path.isdir(path):
+        _check(_libc.mount(b"tmpfs", path.encode(), b"tmpfs", ctypes.c_ulong(MS_NOSUID | MS_NODEV), b"size=4k,mode=0700"),
+               f"mount tmpfs on {path}")
+    else:
+        _mount("/dev/null", path, MS_BIND)
 
 
 def _read_only_bind(path: str) -> None:
@@ -145,7 +162,7 @@ def landlock(abi: int, writes: list[str], protect: list[str], mounted: bool, net
     """Reads and runs everywhere, writes beneath the given folders, TCP refused without network."""
     every = _fs_rights(abi)
     net = (NET_BIND_TCP | NET_CONNECT_TCP) if abi >= 4 and not network else 0
-    scoped = (SCOPE_SIGNAL | (0 if network else SCOPE_ABSTRACT_UNIX)) if abi >= 6 else 0
+    scoped = (SCOPE_SIGNAL | SCOPE_ABSTRACT_UNIX) if abi >= 6 else 0  # no abstract socket outside, even with network
     attr = struct.pack("=QQQ", every, net, scoped)
     ruleset = _check(_libc.syscall(SYS_CREATE_RULESET, attr, ctypes.c_size_t(len(attr)), 0), "landlock ruleset")
     try:
@@ -186,38 +203,39 @@ def seccomp_no_network() -> None:
     _check(_libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, holder, 0, 0), "seccomp filter")
 
 
-def parse(argv: list[str]) -> tuple[list[str], list[str], set[str], list[str]]:
-    """(--write folders, --protect paths, the switches given, the command)."""
+def parse(argv: list[str]) -> tuple[dict[str, list[str]], set[str], list[str]]:
+    """(the --write folders, --protect and --hide paths by option, the switches given, the command)."""
     if "--" not in argv:
-        raise Refused("usage: python3 -m ankit.safety.confine [--write DIR] [--protect PATH] [--no-network] -- CMD")
+        raise Refused("usage: python3 -m ankit.safety.confine [--write DIR] [--protect PATH] [--hide PATH] [--no-network] -- CMD")
     cut = argv.index("--")
     options, command = argv[:cut], argv[cut + 1:]
-    writes, protect, switches, index = [], [], set(), 0
+    lists: dict[str, list[str]] = {"--write": [], "--protect": [], "--hide": []}
+    switches, index = set(), 0
     while index < len(options):
         flag = options[index]
         if flag in ("--no-network", "--landlock-only"):
             switches.add(flag)
-        elif flag in ("--write", "--protect") and index + 1 < len(options):
+        elif flag in ("--write", "--protect", "--hide") and index + 1 < len(options):
             index += 1
-            (writes if flag == "--write" else protect).append(os.path.realpath(options[index]))
+            lists[flag].append(os.path.realpath(options[index]))
         else:
             raise Refused(f"unknown option {flag!r}")
         index += 1
     if not command:
         raise Refused("no command given after --")
-    return writes, protect, switches, command
+    return lists, switches, command
 
 
-def confine(writes: list[str], protect: list[str], network: bool, namespaces: bool = True) -> str:
+def confine(writes: list[str], protect: list[str], hide: list[str], network: bool, namespaces: bool = True) -> str:
     """Apply every restriction to this process; returns how .git and the network were handled."""
     abi = landlock_abi()
     if abi < 1:
         raise Refused("Landlock is not available in this kernel")
     if not network and not seccomp_ready():
         raise Refused("seccomp is not available here, so the network cannot be shut off")
-    existing = [p for p in protect if os.path.lexists(p)]
-    wanted = namespaces and (existing or not network)
-    mounted = enter_namespaces(existing, network) if wanted else not existing
+    existing, covered = [p for p in protect if os.path.lexists(p)], [p for p in hide if os.path.exists(p)]
+    wanted = namespaces and (existing or covered or not network)
+    mounted = enter_namespaces(existing, covered, network) if wanted else not existing
     landlock(abi, writes, existing, mounted, network)
     if not network:
         seccomp_no_network()
@@ -227,8 +245,9 @@ def confine(writes: list[str], protect: list[str], network: bool, namespaces: bo
 def main(argv: list[str]) -> int:
     """Confine, then exec the command; 126 with one line on stderr when confinement fails."""
     try:
-        writes, protect, switches, command = parse(argv)
-        confine(writes, protect, "--no-network" not in switches, "--landlock-only" not in switches)
+        lists, switches, command = parse(argv)
+        confine(lists["--write"], lists["--protect"], lists["--hide"], "--no-network" not in switches,
+                "--landlock-only" not in switches)
     except Refused as exc:
         print(f"ankit sandbox: {exc}; the command did not run", file=sys.stderr)
         return EXIT_REFUSED

@@ -21,6 +21,8 @@ SHOWN = {"off": "ask (no sandbox: every command asks)", "workspace": "workspace 
          "read-only": "read-only plan mode"}
 LABELS = {"off": "ask", "workspace": "sandbox: workspace", "read-only": "plan (read-only)"}  # the status line
 PROTECTED = (".git", ".ankit", ".claude")  # never writable inside the working folder: no planted hooks or settings
+# sockets that reach a process outside the sandbox: the D-Bus session bus (systemd-run), Docker (root), X11 (keys)
+SOCKETS = ("/run/docker.sock", "/var/run/docker.sock", "/run/dbus/system_bus_socket", "/tmp/.X11-unix")
 COMMAND_TOOLS = ("run_command", "job_start")
 EDIT_GROUPS = ("edit", "git")
 TRAMPOLINE = Path(__file__).with_name("confine.py")
@@ -188,6 +190,15 @@ def protected(cwd: Path) -> list[str]:
     return [os.path.join(os.path.realpath(cwd), name) for name in PROTECTED]
 
 
+def hidden() -> list[str]:
+    """The sockets and folders of sockets a command must not reach: the user's runtime folder (the D-Bus session
+    bus, the desktop's services), Docker's socket, the system bus, X11's sockets, the SSH agent."""
+    runtime = [os.environ.get("XDG_RUNTIME_DIR") or "", f"/run/user/{os.getuid()}"]
+    agent = os.environ.get("SSH_AUTH_SOCK") or ""
+    found = {os.path.realpath(p) for p in [*runtime, agent, *SOCKETS] if p and os.path.exists(p)}
+    return sorted(found)
+
+
 def command(kind: str, argv: list[str], writes: list[str], protect: list[str], network: bool) -> list[str]:
     """argv started inside the sandbox of this kind: the trampoline (Linux) or sandbox-exec (macOS).
 
@@ -199,6 +210,8 @@ def command(kind: str, argv: list[str], writes: list[str], protect: list[str], n
         raise ValueError(f"no sandbox of kind {kind!r}")
     options = [part for folder in writes for part in ("--write", folder)]
     options += [part for path in protect for part in ("--protect", path)]
+    covered = [p for p in hidden() if not any(Path(w).is_relative_to(p) for w in writes)]  # never the folder itself
+    options += [part for path in covered for part in ("--hide", path)]
     options += [] if network else ["--no-network"]
     return [sys.executable, "-I", "-S", str(TRAMPOLINE), *options, "--", *argv]
 
