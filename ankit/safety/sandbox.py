@@ -205,7 +205,7 @@ def command(kind: str, argv: list[str], writes: list[str], protect: list[str], n
     The trampoline runs by its file path with -I -S: the working folder, PYTHONPATH and .pth files cannot put
     code in front of it (it runs before any restriction), and it starts faster than with site-packages."""
     if kind == "seatbelt":
-        return [SEATBELT, "-p", seatbelt_profile(writes, protect, network), "--", *argv]
+        return [SEATBELT, "-p", seatbelt_profile(writes, protect, network), *argv]
     if kind != "landlock":
         raise ValueError(f"no sandbox of kind {kind!r}")
     options = [part for folder in writes for part in ("--write", folder)]
