@@ -166,7 +166,7 @@ class Sandbox:
         writes = [] if self.mode == "read-only" else writable_folders(self.cwd, self.temp)
         return command(self.machine.kind, argv, writes, protected(self.cwd), network=False)
 
-    def stopped_note(self, output: str) -> str:
+    def stopped_note(self, output: str, tool: str = "run_command") -> str:
         """A line for a sandboxed call whose output looks like the sandbox refused it something; "" otherwise."""
         first = output.split("\n", 1)[0]
         if first.startswith("exit code 0") or not STOPPED.search(output):
@@ -174,7 +174,7 @@ class Sandbox:
         where = ("it writes nothing" if self.mode == "read-only"
                  else f"it writes only in {self.cwd} and the temporary folder, not in .git, .ankit or .claude")
         return (f"\n[the sandbox may have stopped this: {where}, and reaches no network. To run it outside, call "
-                "run_command again with sandbox: false and a reason (the user is asked); never retry it another way]")
+                f"{tool} again with sandbox: false and a reason (the user is asked); never retry it another way]")
 
 
 def writable_folders(cwd: Path, temp: Path | None = None) -> list[str]:

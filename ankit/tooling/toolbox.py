@@ -156,7 +156,7 @@ def run_call(call: ToolCall, tool: Tool | None, ctx: ToolContext, approve: Appro
         raw = _execute(tool, args, ctx, keeper, limit)
         output_text = _as_text(raw)
         if verdict.action == "sandboxed":
-            output_text += sandbox.stopped_note(output_text)
+            output_text += sandbox.stopped_note(output_text, tool.name)
         output_text = scrub.text(output_text)
     except BadArguments as exc:
         return error(_text_of(exc))
