@@ -280,3 +280,20 @@ def test_the_setting_and_the_flag_choose_the_mode_and_a_wrong_one_is_one_line(tm
     (home / "config.toml").write_text('sandbox = "loose"\n')
     with pytest.raises(ConfigError, match="sandbox must be workspace or read-only or off, not 'loose'"):
         load_config({}, {}, tmp_path, home)
+
+
+@needs_landlock
+def test_a_background_job_runs_unasked_in_the_sandbox_and_job_stop_still_ends_it(places):
+    work, temp, outside = places
+    sandbox = Sandbox(work, "workspace", MACHINE, temp)
+    ctx, previews = ToolContext(cwd=work, confine=sandbox.confine), []
+
+    def call(name: str, args: dict):
+        return run_call(ToolCall("c1", name, json.dumps(args)), bundled()[0][name], ctx, Approver(False, previews),
+                        sandbox=sandbox)
+
+    started = call("job_start", {"command": f"touch in; touch {outside}/out; echo ready; sleep 60"})
+    assert previews == [] and "ready" in started.content and "call job_start again with sandbox: false" in started.content
+    stopped = call("job_stop", {"job_id": "1"})
+    assert "stopped (SIG" in stopped.content, stopped.content
+    assert (work / "in").exists() and not (outside / "out").exists()
