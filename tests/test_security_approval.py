@@ -39,7 +39,7 @@ def write_config(tmp_path, text: str) -> None:
 
 
 def test_allow_rules_run_without_asking_but_never_an_appended_command(provider_server, tmp_path):
-    write_config(tmp_path, 'allow = ["run_command: echo *"]\n')
+    write_config(tmp_path, 'sandbox = "off"\nallow = ["run_command: echo *"]\n')  # rules, not the sandbox
     provider_server.push_openai(tool_calls=[("c1", "run_command", '{"command": "echo allowed"}'),
                                             ("c2", "run_command", '{"command": "echo hi; touch PWNED"}'),
                                             ("c3", "run_command", '{"command": "echo $(touch PWNED)"}')])
@@ -90,7 +90,8 @@ def test_allow_rules_never_cover_a_path_leaving_the_folder(provider_server, tmp_
     (tmp_path / "outside").mkdir()
     (work / "docs" / "link").symlink_to(tmp_path / "outside")
     (work / "docs" / "config.txt").symlink_to(work / "prod.env")
-    write_config(tmp_path, 'allow = ["write_file: docs/*", "run_command: ls *"]\ndeny = ["write_file: *.env"]\n')
+    write_config(tmp_path, 'sandbox = "off"\nallow = ["write_file: docs/*", "run_command: ls *"]\n'
+                           'deny = ["write_file: *.env"]\n')
     provider_server.push_openai(tool_calls=[
         ("c1", "write_file", json.dumps({"path": "docs/../../PWNED", "content": "x"})),
         ("c2", "write_file", json.dumps({"path": "docs/link/PWNED", "content": "x"})),

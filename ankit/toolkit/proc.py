@@ -5,7 +5,8 @@ exit): a timeout, a Ctrl-C (KeyboardInterrupt) or any other exception while a co
 process group with SIGINT, then SIGTERM, then SIGKILL after short grace periods.
 """
 
-__all__ = ["run", "Outcome", "spawn", "Capture", "LiveText", "stop", "release", "shell", "printed", "GENTLE"]
+__all__ = ["run", "Outcome", "spawn", "Capture", "LiveText", "stop", "release", "shell", "shell_line", "printed",
+           "GENTLE"]
 
 import atexit
 import codecs
