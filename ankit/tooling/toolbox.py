@@ -11,7 +11,7 @@ from ankit.protocols import Approver, Checkpoints
 from ankit.records import TodoList, ToolCall, ToolResult, ToolSpec
 from ankit.safety.sandbox import COMMAND_TOOLS, EDIT_GROUPS, Sandbox, Verdict
 from ankit.safety.scrub import Scrubber
-from ankit.settings.paths import bundled
+from ankit.safety.statefiles import bundled
 from ankit.tooling.limits import DEFAULT_TIME_LIMIT, MAX_DEPTH, ToolTimeout, call_with_limit, too_deep
 from ankit.tooling.permissions import Permissions
 from ankit.tooling.schema import validate
