@@ -220,6 +220,14 @@ def test_no_sandbox_here_means_off_said_once_and_never_claimed(tmp_path):
     assert Sandbox(tmp_path, "off", Support("", "off")).unavailable() == ""
 
 
+def test_the_system_prompt_says_what_the_mode_means(tmp_path):
+    workspace, plan = Sandbox(tmp_path, "workspace", MACHINE), Sandbox(tmp_path, "read-only", MACHINE)
+    if MACHINE.kind:
+        assert str(tmp_path) in workspace.prompt_note() and "sandbox false and a reason" in workspace.prompt_note()
+        assert plan.prompt_note().startswith("Plan mode (read-only)")
+    assert Sandbox(tmp_path, "off", MACHINE).prompt_note() == ""
+
+
 def test_modes_and_the_decision_step():
     assert [parse_mode(m) for m in ("workspace", "Read-Only", "ask", "plan", "off", "all")] == [
         "workspace", "read-only", "off", "read-only", "off", None]

@@ -67,7 +67,7 @@ def test_help_lists_every_command(make_state):
 
 def test_completions(make_state):
     state = make_state()
-    assert completions(state, "/mo") == ["/model"]
+    assert completions(state, "/mo") == ["/model", "/mode"] and completions(state, "/mode") == ["/model", "/mode"]
     assert completions(state, "/s") == ["/skills", "/save", "/sessions", "/show"]
     assert completions(state, "/model gpt-4.1-m") == ["gpt-4.1-mini"]
     assert "claude-opus-4-7" in completions(state, "/model  claude-op")

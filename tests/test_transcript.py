@@ -44,7 +44,8 @@ def folder(tmp_path: Path) -> Path:
 
 
 def run(folder: Path, server, *args: str):
-    done = ankit(folder, "--base-url", server.url + "/v1", "--model", "gpt-4o", *args)
+    # the same prompt on every machine, with a sandbox or without one (the sandbox's lines: tests/test_sandbox.py)
+    done = ankit(folder, "--base-url", server.url + "/v1", "--model", "gpt-4o", "--sandbox", "off", *args)
     work = str(folder / "work")
     return done, done.stdout.replace(work, "<work>"), done.stderr.replace(work, "<work>")
 

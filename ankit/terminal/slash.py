@@ -360,8 +360,7 @@ COMMANDS: dict[str, Command] = {c.name: c for c in [
     Command("init", "[NOTE]", "ask the model to write AGENTS.md for this project", cmd_init),
     Command("edit", "[TEXT]", "compose a message in $EDITOR (Ctrl-X Ctrl-E too)", cmd_edit),
     Command("show", "[N]", "the whole output of the last (or Nth-last) tool call", cmd_show),
-    Command("mode", "[ask|workspace|read-only]", "switch the sandbox mode, or go to the next (Shift-Tab too)",
-            cmd_mode),
+    Command("mode", "[MODE]", "ask, workspace or read-only sandbox (Shift-Tab: the next)", cmd_mode),
     Command("exit", "", "leave ankit (Ctrl-D too)", cmd_exit),
 ]}
 ALIASES = {"quit": "exit", "q": "exit", "?": "help"}
