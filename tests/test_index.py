@@ -341,7 +341,7 @@ def _same_text(names: list[str], weights: Weights | None = None) -> Index:
 
 def test_a_near_tie_goes_to_the_tool_named_for_what_the_request_asks_to_do():
     names = ["issue_labels", "create_issue"]
-    query = "make an issue about the labels"  # asks to create (make); merely mentions labels
+    query = "open an issue about the labels"  # asks to create (open); merely mentions labels
     assert _same_text(names, Weights(action=0.0)).rank_tools(query)[0][0] == "issue_labels"
     assert _same_text(names).rank_tools(query)[0][0] == "create_issue"
 

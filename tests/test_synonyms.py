@@ -78,3 +78,15 @@ def test_a_pull_request_is_found_by_pr():
     index = _index(("create_pull_request", "Create a new pull request."), ("create_issue", "Create an issue."),
                    ("list_prs_cache", "List cached entries."))
     assert index.rank_tools("open a PR from my branch")[0][0] == "create_pull_request"
+
+
+def test_a_light_verb_first_asks_for_its_action_and_is_no_search_term():
+    from ankit.discovery.synonyms import light_verb
+    from ankit.discovery.terms import terms
+
+    assert light_verb("please make a new branch") == (stem("create"),)
+    assert light_verb("list what make does") == ()  # not the request's first word
+    assert "make" not in terms("make a todo list")  # 'make' alone names no tool ('make_directory' is mkdir)
+    index = _index(("list_branches", "Branches of a repository."), ("create_branch", "Branches of a repository."))
+    assert index.rank_tools("please make a branch")[0][0] == "create_branch"
+    assert index.rank_tools("the branch")[0][0] == "list_branches"

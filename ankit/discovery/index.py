@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 from ankit.discovery.boosts import Boosts
 from ankit.discovery.catalog import Catalog
-from ankit.discovery.synonyms import is_verb, relatives, spelled_out
+from ankit.discovery.synonyms import is_verb, light_verb, relatives, spelled_out
 from ankit.discovery.terms import RequestPart, request_parts, stem
 from ankit.discovery.weights import Weights
 from ankit.tooling.toolbox import Tool
@@ -197,16 +197,21 @@ class Index:
             for i, share in best.items():
                 scores[i] += lift * share
         if requested and scores:
-            self._prefer_action(requested[0].strong, scores, bool(_QUESTION.match(query)))
+            self._prefer_action(requested[0].strong, scores, bool(_QUESTION.match(query)), light_verb(query))
         self.boosts.apply(query, parts, scores)  # the rules come last: they decide between groups
         return scores
 
-    def _prefer_action(self, part: list[str], scores: dict[int, float], question: bool) -> None:
+    def _prefer_action(self, part: list[str], scores: dict[int, float], question: bool,
+                       light: tuple[str, ...] = ()) -> None:
         """Break near-ties by what the request asks to do: its first verb (of its first two words) and the
         word after it; a tool whose name says the verb gains most, one whose name says the object less. A
-        question, or a request that starts with no verb, asks to be told: reading is its verb, at half weight."""
+        question, or a request that starts with no verb, asks to be told: reading is its verb, at half weight.
+        A light verb first ('make a branch') asks for its action (create) on the first word."""
         at = None if question else next((n for n, term in enumerate(part[:2]) if is_verb(term)), None)
-        if at is None:
+        if light and not question:
+            action, weight = dict.fromkeys(light, 1.0), 1.0
+            thing = self._sayings(part[0]) if part else {}
+        elif at is None:
             action, weight = dict.fromkeys(_READING, 1.0), 0.5
             thing = self._sayings(part[0]) if part else {}
         else:

@@ -6,7 +6,7 @@ from Open English WordNet (thesaurus.txt, CC BY 4.0; tests/bench/build_thesaurus
 import pkgutil
 from functools import cache
 
-from ankit.discovery.terms import GENERIC_VERBS, stem
+from ankit.discovery.terms import GENERIC_VERBS, STOP_WORDS, stem, words
 
 _GENERIC = frozenset(stem(w) for w in GENERIC_VERBS)
 
@@ -143,6 +143,8 @@ def _software() -> tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]]
     short: dict[str, tuple[str, ...]] = {}
     slang: dict[str, list[str]] = {}
     for line in _lines("software_words.txt"):
+        if ">" in line:
+            continue  # a light verb (light_verb)
         sign = "=" if "=" in line else ":"
         left, _, right = line.partition(sign)
         targets = tuple(dict.fromkeys(stem(w) for w in right.lower().split()))
@@ -152,6 +154,27 @@ def _software() -> tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]]
             else:
                 slang.setdefault(stem(word), []).extend(t for t in targets if t not in slang.get(stem(word), []))
     return short, {k: tuple(v) for k, v in slang.items()}
+
+
+def light_verb(text: str) -> tuple[str, ...]:
+    """The stemmed action a request's first word asks for when it is a light verb ('make a branch' -> creat)."""
+    for word in words(text[:200]):
+        if word in _light():
+            return _light()[word]
+        if word not in STOP_WORDS:
+            return ()
+    return ()
+
+
+@cache
+def _light() -> dict[str, tuple[str, ...]]:
+    found = {}
+    for line in _lines("software_words.txt"):
+        if ">" in line:
+            left, _, right = line.partition(">")
+            for word in left.lower().split():
+                found[word] = tuple(stem(w) for w in right.lower().split())
+    return found
 
 
 @cache

@@ -25,7 +25,7 @@ through to too under until up very was we were what when where which while who w
 would you your yours yourself yourselves also may might must shall us via etc e g eg ie
 please thanks thank kindly hi hello hey ok okay want wants wanted need needs needed like
 help helps able tell know lets give provide im ive id youre dont cant something someone
-anything thing things way using use used uses sure really
+anything thing things way using use used uses make sure really
 whats hows wheres whos thats theres heres
 one two new given specific specified certain particular
 finally lastly additionally firstly secondly thirdly furthermore moreover afterwards besides
