@@ -360,7 +360,7 @@ def write_call(call_id: str, name: str) -> tuple:
     return (call_id, "write_file", json.dumps({"path": name, "content": "hello\n"}))
 
 
-QUESTION = "[y]es / [N]o / [a]lways for this session / [q]uit turn / [e]xplain? "
+QUESTION = "[y]es / [N]o / [a]lways for this session / [q]uit turn / [r]efuse with a reason? "
 
 
 def test_approval_is_one_key_and_a_no_can_carry_a_reason(run, provider_server, home):
@@ -392,7 +392,7 @@ def test_approval_is_one_key_and_a_no_can_carry_a_reason(run, provider_server, h
     term.line("write b")
     term.expect(QUESTION)
     term.type("m")
-    term.expect("press y, n, a, q or e (Enter: no)")
+    term.expect("press y, n, a, q or r (Enter: no)")
     term.expect(QUESTION)
     term.type("\r")  # Enter: the default, no, at once
     term.expect("  ✗ declined\n")

@@ -122,8 +122,9 @@ def _trusted(config, flags: dict, interactive: bool):
     cwd, home = Path.cwd(), paths.config_home()
     lines = trust.describe(config.held, config.held_tools, cwd)
     if interactive and sys.stdin.isatty() and sys.stdout.isatty():
+        from ankit.terminal.keys import Keys
         from ankit.terminal.trusting import ask_trust
-        if ask_trust(cwd, lines):
+        if ask_trust(cwd, lines, Keys(sys.stdin.fileno(), sys.stdout)):
             from ankit.settings.config import load_config
             trust.remember(cwd, home)
             return load_config(flags, os.environ, cwd, home)

@@ -17,10 +17,12 @@ BLANK = "[ \t\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000\u2800]"
 LONG_BLANK = re.compile(BLANK + "{12,}")
 BLANK_LINES = re.compile(r"\n(?:" + BLANK + r"*\n){3,}")
 
-QUESTION = "[y]es / [N]o / [a]lways for this session / [q]uit turn / [e]xplain? "
-ANSWERS = {"y": "yes", "yes": "yes", "n": "no", "no": "no", "a": "always", "always": "always",
-           "q": "quit", "quit": "quit", "e": "explain", "explain": "explain", "": "no"}
-KEYS = {"y": "yes", "n": "no", "a": "always", "q": "quit", "e": "explain", "\r": "no", "\n": "no", "\x04": "quit"}
+QUESTION = "[y]es / [N]o / [a]lways for this session / [q]uit turn / [r]efuse with a reason? "
+# "reason": a no that asks why, for the model (e, the key an older ankit named "explain", still means it)
+ANSWERS = {"y": "yes", "yes": "yes", "n": "no", "no": "no", "a": "always", "always": "always", "q": "quit",
+           "quit": "quit", "r": "reason", "refuse": "reason", "e": "reason", "": "no"}
+KEYS = {"y": "yes", "n": "no", "a": "always", "q": "quit", "r": "reason", "e": "reason", "\r": "no", "\n": "no",
+        "\x04": "quit"}
 WHY = "why not? (told to the model; Enter to skip) "
 
 
@@ -110,12 +112,12 @@ class Approver:
         """The answer, and the reason given with a no ("" when none)."""
         try:
             answer, reason = self._key() if self.keys is not None else self._typed()
-            if answer == "explain" or (answer == "no" and reason is None):
+            if answer == "reason" or (answer == "no" and reason is None):
                 reason = self._reason(reason or "")
         except EOFError:  # Ctrl-D: the prompt has moved to a fresh line
             self.view.at_line_start = True
             return "quit", ""
-        return ("no" if answer == "explain" else answer), reason or ""
+        return ("no" if answer == "reason" else answer), reason or ""
 
     def _key(self) -> tuple[str, str | None]:
         """A single key; after n, a further key other than Enter starts the reason."""
@@ -126,9 +128,9 @@ class Approver:
             answer = KEYS.get(key.lower())
             if answer is None:
                 self.view.write("\n")
-                self.view.line("press y, n, a, q or e (Enter: no)", DIM)
+                self.view.line("press y, n, a, q or r (Enter: no)", DIM)
                 continue
-            self.view.write(answer + "\n")
+            self.view.write(("refuse" if answer == "reason" else answer) + "\n")
             if key.lower() != "n":
                 return answer, ""
             return answer, None  # a reason may follow
@@ -142,7 +144,7 @@ class Approver:
             answer = ANSWERS.get(word.lower())
             if answer is not None and (not rest or answer == "no"):
                 return answer, rest.strip()
-            self.view.line("answer y, n, a, q or e", DIM)
+            self.view.line("answer y, n, a, q or r", DIM)
 
     def _reason(self, typed: str) -> str:
         """The reason for a no, read with line editing (Enter alone gives none)."""
