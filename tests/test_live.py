@@ -42,7 +42,7 @@ def test_the_view_keeps_each_calls_output_for_show_and_prints_the_summary():
     view.tool_output("1\n2\n")
     view.tool_output("3\n")
     view.tool_end(ToolResult("c1", "run_command", "exit code 0\n1\n2\n3", summary="exit code 0 (0.0 s) · 3 lines"))
-    assert out.getvalue() == "· $ seq 3\n  ⎿ exit code 0 (0.0 s) · 3 lines\n"
+    assert out.getvalue() == "· $ seq 3\n  ⎿ exit code 0 (0.0 s) · 3 lines\n    1\n    2\n    3\n"
     assert view.outputs[-1].text() == "1\n2\n3\n" and view.outputs[-1].title == "$ seq 3"
 
 
@@ -90,7 +90,9 @@ def test_the_live_tail_shows_a_commands_output_while_it_runs_then_one_summary_li
     assert "⎿ exit code 0 (" in after and "· 8 lines" in after
     assert b"tick 3" in term.raw
     screen = term.seen[term.seen.index("· $ for i"):]
-    assert "tick" not in screen.replace("for i in 1 2 3 4 5 6 7 8; do echo tick", "")  # the tail was erased
+    # the tail was erased; the first lines stay under the result line, with how many more /show has
+    assert screen.replace("for i in 1 2 3 4 5 6 7 8; do echo tick", "").count("tick") == 4
+    assert "    tick 1\n    tick 2\n    tick 3\n    tick 4\n    … 4 more lines (/show)\n" in screen
     assert term.finish() == 0
 
 

@@ -867,3 +867,19 @@ def test_shift_tab_cycles_the_mode_keeps_the_line_and_plan_mode_runs_commands_un
     term.expect("Asked.")
     assert "Plan mode" not in provider_server.requests[2].json["messages"][0]["content"]
     assert term.finish() == 0
+
+
+def test_ankits_own_lines_break_at_spaces_never_mid_word(run, provider_server):
+    error = {"error": {"message": "This model's maximum context length is 2048 tokens. However, you requested 2301 "
+                                  "tokens.", "type": "invalid_request_error", "code": "context_length_exceeded"}}
+    provider_server.push(error, status=400)
+    term = run()
+    term.prompt()
+    term.resize(50)
+    term.line("a long question")
+    shown = term.expect("\n> ")
+    lines = shown[shown.index("ankit: 400"):].rstrip("\n").split("\n")
+    assert len(lines) > 3 and all(len(line) <= 49 for line in lines), lines
+    assert all(line.startswith("  ") for line in lines[1:])  # continued lines are indented
+    words = " ".join(line.strip() for line in lines).split(" ")
+    assert "(2301" in words and "tokens)" in words and "window" in words and "context_window" in words

@@ -6,6 +6,8 @@ from ankit.records import TodoList, ToolCall, ToolResult
 from ankit.safety.visible import visible_line
 from ankit.terminal.live import clip
 
+HEAD_LINES = 4  # lines of a command's output shown under its result line; /show has the rest
+
 
 def call_summary(call: ToolCall, width: int = 80) -> str:
     """A tool call in one short line: `$ command` for a shell command, else its name and first arguments."""
@@ -50,6 +52,14 @@ def result_line(result: ToolResult, width: int = 80) -> str:
     if not result.summary and len(lines) > 1:
         more = f" · {len(lines)} lines"
     return f"  ⎿ {clip(line, width - 5 - len(more))}{more}"
+
+
+def output_head(text: str, width: int = 80, shown: int = HEAD_LINES) -> list[str]:
+    """The first lines of a command's output under its result line, each clipped, then how many more /show has."""
+    lines = text.rstrip("\n").splitlines()
+    head = [clip("    " + visible_line(line.rstrip("\r").rsplit("\r", 1)[-1]), width - 1) for line in lines[:shown]]
+    rest = len(lines) - shown
+    return head + ([f"    … {rest:,} more line{'s' if rest != 1 else ''} (/show)"] if rest > 0 else [])
 
 
 TODO_MARKS = {"done": "✓", "in_progress": "▸", "pending": "○"}

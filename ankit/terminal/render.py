@@ -8,9 +8,9 @@ from typing import TextIO
 
 from ankit.protocols import View
 from ankit.records import TodoList, ToolCall, ToolResult
-from ankit.terminal.calls import call_summary, result_line, status_label, todo_lines
+from ankit.terminal.calls import call_summary, output_head, result_line, status_label, todo_lines
 from ankit.terminal.live import ERASE_LINE, Live, Tail, clip, terminal_width  # noqa: F401 (ERASE_LINE, clip: shared)
-from ankit.safety.visible import visible
+from ankit.safety.visible import visible, wrap_note
 from ankit.terminal.markdown import Markdown
 
 SHOW_LIMIT = 8_000_000  # characters of one call's output kept for /show
@@ -121,9 +121,17 @@ class TerminalView(View):
         return terminal_width()
 
     def line(self, text: str = "", style: str = "") -> None:
-        """Print one line on a fresh line; whatever outside text it holds is shown with controls visible."""
+        """Print one line on a fresh line; whatever outside text it holds is shown with controls visible; on a
+        terminal a line wider than it breaks at spaces, never mid-word."""
         self.newline()
-        self.write(paint(visible(text), style, self.colour) + "\n")
+        self.write(paint(self._fitted(visible(text)), style, self.colour) + "\n")
+
+    def _fitted(self, text: str) -> str:
+        """ankit's own lines broken at spaces to the terminal's width (continued lines indented), on a terminal."""
+        width = self.width() - 1 if self.wrap else 0
+        if not width or all(len(line) <= width for line in text.split("\n")):
+            return text
+        return "\n".join("\n".join(wrap_note(line, width)) for line in text.split("\n"))
 
     def newline(self) -> None:
         """Move to a fresh line if the cursor is not at one."""
@@ -155,10 +163,15 @@ class TerminalView(View):
             running[1].feed(text)
 
     def tool_end(self, result: ToolResult) -> None:
-        self.running = None
-        if self.outputs and not self.outputs[-1].pieces:
-            self.outputs[-1].add(result.content)
+        running, self.running = self.running, None
+        output = self.outputs[-1] if self.outputs else None
+        printed = running is not None and output is not None and bool(output.pieces)  # live output: a command's
+        if output is not None and not printed:
+            output.add(result.content)
         self.line(result_line(result, self.width()), RED if result.is_error else DIM)
+        if printed:
+            for line in output_head(output.text(), self.width()):
+                self.line(line, DIM)
         self.waiting()  # the next round, or the next tool
 
     def todos(self, todos: TodoList) -> None:
@@ -170,7 +183,8 @@ class TerminalView(View):
     def notice(self, line: str) -> None:
         # only the label is yellow: yellow text is hard to read on a light background
         self.newline()
-        self.write(f"{paint('ankit:', YELLOW, self.colour)} {visible(line)}\n")
+        label, text = "ankit:", self._fitted("ankit: " + visible(line))[len("ankit:"):]
+        self.write(f"{paint(label, YELLOW, self.colour)}{text}\n")
 
     def status(self, line: str) -> None:
         """The dim line after a reply."""
