@@ -37,6 +37,10 @@ def test_project_servers_go_in_the_projects_config(tmp_path):
     added = ankit(tmp_path, "mcp", "add", "local", "--project", "--", sys.executable, str(FAKE))
     assert added.returncode == 0, added.stderr
     project = tmp_path / "work" / ".ankit" / "config.toml"
+    assert "mcp list starts it" not in added.stdout  # an untrusted folder's server is not started
+    assert added.stdout.splitlines()[-1] == ("this folder is not trusted, so ankit starts no server of its "
+                                             ".ankit/config.toml: run ankit here and answer y when it asks, or add "
+                                             "--trust for one run")
     assert "local" in tomllib.loads(project.read_text())["mcp"]["servers"]
     assert not user_config(tmp_path).exists()
     wrong = ankit(tmp_path, "mcp", "remove", "local")

@@ -689,6 +689,25 @@ def test_custom_commands_expand_list_in_help_complete_and_skip_clashes(run, prov
     assert user == 'Review app.py for error handling. All: app.py "error handling"'
 
 
+def test_a_custom_command_written_during_the_session_works_at_the_next_prompt(run, provider_server, home):
+    provider_server.push_openai(text="Shipped.")
+    terminal = run()
+    terminal.line("/ship")
+    terminal.expect("unknown command /ship")
+    terminal.prompt()
+    commands = home / "work" / ".ankit" / "commands"
+    commands.mkdir(parents=True)
+    (commands / "ship.md").write_text("Ship it: $ARGUMENTS\n")
+    (commands / "model.md").write_text("clash\n")
+    terminal.type("\r")  # the next prompt reads the folder again
+    terminal.expect("/model is a built-in command; rename the file")
+    terminal.line("/ship v2")
+    terminal.expect("Shipped.")
+    assert terminal.finish() == 0
+    assert provider_server.requests[0].json["messages"][-1]["content"] == "Ship it: v2"
+    assert terminal.seen.count("/model is a built-in command") == 1  # told once, not at every prompt
+
+
 def test_at_mentions_complete_with_tab_and_attach_the_file(run, provider_server, home):
     (home / "work" / "notes.md").write_text("# Notes\nship on Friday\n")
     provider_server.push_openai(text="Friday.")

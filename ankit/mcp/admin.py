@@ -68,7 +68,7 @@ def add(path: Path, name: str, command: str, args: list[str], env: dict[str, str
     table = {"command": command, **({"args": args} if args else {}), **({"env": env} if env else {})}
     server_config(name, table)  # the same checks ankit makes when it starts the server
     _save(path, text, tables, name, table)
-    return f"added MCP server {name} to {path}: {command_line(table)}\nankit mcp list starts it and shows its tools"
+    return f"added MCP server {name} to {path}: {command_line(table)}"
 
 
 def remove(path: Path, name: str, elsewhere: Path | None = None) -> str:

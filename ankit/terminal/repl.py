@@ -18,7 +18,7 @@ from ankit.settings.config import Config
 from ankit.terminal import history
 from ankit.terminal.approval import Approver
 from ankit.terminal.bang import context_text, run_shell
-from ankit.terminal.custom import command_dirs, load_commands
+from ankit.terminal.custom import command_dirs, load_commands, stamp
 from ankit.terminal.elicit import FormElicitor
 from ankit.terminal.keys import Keys
 from ankit.terminal.mcp_parts import attach_resources
@@ -256,9 +256,7 @@ def run_repl(args, config: Config) -> int:
         state = ReplState(app, None, view, None,
                           send=lambda text, mentions=True, typed=True: send(state, text, mentions, typed),
                           compose=compose)
-        state.custom, problems = load_commands(command_dirs(app.cwd, paths.config_home()), {*COMMANDS, *ALIASES},
-                                               app.cwd)
-        warn([visible(p) for p in problems])
+        warn(refresh_commands(state))
         reader = LineReader(paths.state_home() / "history", view.colour, lambda before: completions(state, before),
                             app.scrubber())
         state.approve = Approver(view, reader.ask, yes=config.yes, keys=reader.keys,
@@ -281,6 +279,17 @@ def run_repl(args, config: Config) -> int:
         return 0
     finally:
         app.close()
+
+
+def refresh_commands(state: ReplState) -> list[str]:
+    """Read the custom commands again when their files changed since the last prompt; the problems found."""
+    folders = command_dirs(state.app.cwd, paths.config_home())
+    now = stamp(folders)
+    if now == state.custom_stamp:
+        return []
+    state.custom_stamp = now
+    state.custom, problems = load_commands(folders, {*COMMANDS, *ALIASES}, state.app.cwd)
+    return [visible(p) for p in problems]
 
 
 def bang(state: ReplState, command: str) -> None:
@@ -319,6 +328,8 @@ def compose(initial: str = "") -> str | None:
 def loop(state: ReplState, reader: LineReader) -> None:
     """Read and act until /exit or Ctrl-D."""
     while state.running:
+        for problem in refresh_commands(state):  # a command file written during the session works at once
+            state.view.line(problem, DIM)
         text = reader.read()
         state.view.at_line_start = True
         if text is None:

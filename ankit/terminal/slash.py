@@ -37,6 +37,7 @@ class ReplState:
     send: Callable[..., None]  # send(text, mentions=True, typed=True): run one turn with this text
     running: bool = True
     custom: dict = field(default_factory=dict)  # name -> terminal.custom.CustomCommand
+    custom_stamp: tuple | None = None  # the command files as last read (None: not read yet)
     compose: Callable[[str], str | None] | None = None  # $EDITOR on a text; None when it comes back empty
     served: list[str] | None = None  # the models the server lists, asked once (None: not asked yet)
     prefill: Callable[[str], None] | None = None  # puts text on the next input line (Shift-Tab keeps the line)

@@ -17,7 +17,7 @@ from ankit.mcp import admin as mcp_admin
 from ankit.routines.schedule import parse as parse_schedule
 from ankit.routines.store import Routine, RoutineStore
 from ankit.safety import statefiles
-from ankit.settings import paths
+from ankit.settings import paths, trust
 from ankit.settings.config import Config
 
 MCP_USAGE = "ankit mcp add NAME [--env KEY=VALUE]... [--project] -- COMMAND [ARGS...] | remove NAME [--project] | get NAME | list | login NAME | logout NAME"
@@ -64,13 +64,21 @@ class Admin:
         if action == "add":
             name, options, command = _split_command(rest)
             env, project = _mcp_options(options)
-            return mcp_admin.add(self.config_file(project), name, command[0], command[1:], env, self.cwd)
+            added = mcp_admin.add(self.config_file(project), name, command[0], command[1:], env, self.cwd)
+            return added + "\n" + self._next_step(project)
         if action == "remove" and rest:
             _, project = _mcp_options(rest[1:])
             return mcp_admin.remove(self.config_file(project), rest[0], self.config_file(not project))
         if action == "get" and len(rest) == 1:
             return mcp_admin.describe(rest[0], [self.config_file(True), self.config_file(False)])
         raise AnkitError(f"usage: {MCP_USAGE}")
+
+    def _next_step(self, project: bool) -> str:
+        """What starts a server just added: ankit mcp list, unless the folder it was added to is not trusted."""
+        if not project or trust.is_trusted(self.cwd, paths.config_home()):
+            return "ankit mcp list starts it and shows its tools"
+        return ("this folder is not trusted, so ankit starts no server of its .ankit/config.toml: run ankit here and "
+                "answer y when it asks, or add --trust for one run")
 
     def routine(self, argv: list[str]) -> str:
         """routine add / list / remove / install."""
