@@ -902,3 +902,21 @@ def test_ankits_own_lines_break_at_spaces_never_mid_word(run, provider_server):
     assert all(line.startswith("  ") for line in lines[1:])  # continued lines are indented
     words = " ".join(line.strip() for line in lines).split(" ")
     assert "(2301" in words and "tokens)" in words and "window" in words and "context_window" in words
+
+
+def test_a_message_larger_than_the_context_window_asks_before_it_is_sent(run, provider_server, home):
+    (home / "config" / "ankit").mkdir(parents=True, exist_ok=True)
+    (home / "config" / "ankit" / "config.toml").write_text("context_window = 1000\n")
+    provider_server.push_openai(text="Read it.")
+    term = run()
+    term.line("summarize " + "lorem ipsum dolor " * 300)  # about 1,350 tokens
+    term.expect("this message is about 1,353 tokens, more than the context window of gpt-4o (1,000 tokens)")
+    term.expect("send it anyway? [y/N] ")
+    term.type("n")
+    term.expect("not sent; Up brings the message back")
+    term.line("summarize " + "lorem ipsum dolor " * 300)
+    term.expect("send it anyway? [y/N] ")
+    term.type("y")
+    term.expect("Read it.")
+    assert term.finish() == 0
+    assert len(provider_server.requests) == 1  # the first was kept back

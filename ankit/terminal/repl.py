@@ -22,8 +22,9 @@ from ankit.terminal.custom import command_dirs, load_commands, stamp
 from ankit.terminal.elicit import FormElicitor
 from ankit.terminal.keys import Keys
 from ankit.terminal.mcp_parts import attach_resources
-from ankit.terminal.render import BOLD, DIM, TerminalView, prompt_paint
+from ankit.terminal.render import BOLD, DIM, YELLOW, TerminalView, prompt_paint
 from ankit.turn.app import build_app, warn
+from ankit.turn.window import tokens
 from ankit.terminal.slash import (ALIASES, COMMANDS, NO_PROVIDER, ReplState, completions, dispatch, is_command, model_call, open_session,
                          resumed_text)
 
@@ -226,6 +227,9 @@ def send(state: ReplState, text: str, mentions: bool = True, typed: bool = True)
         if expanded.attached:
             view.line("attached: " + visible(", ".join(expanded.attached)), DIM)
         text, images = expanded.text, expanded.images
+    if not fits_or_confirmed(state, text):
+        view.line("not sent; Up brings the message back", DIM)
+        return
     with model_call(state, f"waiting for {session.provider.model}"):
         try:
             session.turn(text, images)
@@ -236,6 +240,25 @@ def send(state: ReplState, text: str, mentions: bool = True, typed: bool = True)
             view.reply_end()
             view.error(str(exc) + (OVERFLOW_REMEDY if getattr(exc, "overflow", False) else ""))
     view.write("\n")
+
+
+def fits_or_confirmed(state: ReplState, text: str) -> bool:
+    """Whether to send a message: yes when it fits the model's context window, else only if the user says so."""
+    size, window = tokens(len(text.encode("utf-8", "replace"))), state.session.window
+    if size <= window:
+        return True
+    view = state.view
+    view.line(f"this message is about {size:,} tokens, more than the context window of "
+              f"{state.session.provider.model} ({window:,} tokens): the provider will likely refuse it", YELLOW)
+    question = "send it anyway? [y/N] "
+    keys = state.approve.keys if state.approve is not None else None
+    if keys is None:
+        return state.approve.ask(question).strip().lower() in ("y", "yes")
+    with keys.cbreak():
+        view.write(question)
+        sent = keys.key().lower() == "y"
+    view.write(("yes" if sent else "no") + "\n")
+    return sent
 
 
 def banner(state: ReplState) -> str:
