@@ -920,3 +920,32 @@ def test_a_message_larger_than_the_context_window_asks_before_it_is_sent(run, pr
     term.expect("Read it.")
     assert term.finish() == 0
     assert len(provider_server.requests) == 1  # the first was kept back
+
+
+def test_a_large_paste_shows_as_one_line_and_is_sent_whole(run, provider_server):
+    provider_server.push_openai(text="Long paste read.")
+    pasted = "\r".join(f"line {i} of the paste" for i in range(3000))
+    term = run()
+    term.prompt()
+    term.type("explain this: ")
+    term.type("\x1b[200~" + pasted + "\x1b[201~")
+    assert len(pasted) == 67_889
+    term.expect("> explain this: [pasted #1: 3,000 lines, 66 KB]")
+    term.type(" briefly\r")
+    term.expect("Long paste read.")
+    assert term.finish() == 0
+    sent = provider_server.requests[0].json["messages"][-1]["content"]
+    assert sent == "explain this: " + pasted.replace("\r", "\n") + " briefly"
+    assert b"line 1500 of the paste" not in term.raw  # never drawn on the screen
+
+
+def test_a_small_paste_is_typed_into_the_line_as_it_is(run, provider_server):
+    provider_server.push_openai(text="Two lines.")
+    term = run()
+    term.prompt()
+    term.type("\x1b[200~first line\rsecond line\x1b[201~")
+    term.expect("second line")
+    term.type("\r")
+    term.expect("Two lines.")
+    assert term.finish() == 0
+    assert provider_server.requests[0].json["messages"][-1]["content"] == "first line\nsecond line"

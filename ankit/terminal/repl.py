@@ -15,12 +15,13 @@ from ankit.safety.scrub import Scrubber
 from ankit.safety.visible import visible
 from ankit.settings import paths
 from ankit.settings.config import Config
-from ankit.terminal import history
+from ankit.terminal import history, paste
 from ankit.terminal.approval import Approver
 from ankit.terminal.bang import context_text, run_shell
 from ankit.terminal.custom import command_dirs, load_commands, stamp
 from ankit.terminal.elicit import FormElicitor
 from ankit.terminal.keys import Keys
+from ankit.terminal.live import terminal_width
 from ankit.terminal.mcp_parts import attach_resources
 from ankit.terminal.render import BOLD, DIM, YELLOW, TerminalView, prompt_paint
 from ankit.turn.app import build_app, warn
@@ -49,6 +50,7 @@ class LineReader:
         self.matches: list[str] = []
         self.complete = complete  # before-cursor text -> candidates
         self.eof_newline = False  # whether readline moves to a fresh line itself at Ctrl-D
+        self.pastes: paste.Pastes | None = None  # large pastes of the message being typed (GNU readline only)
         if self.readline is not None:
             self._set_up()
 
@@ -66,7 +68,9 @@ class LineReader:
             rl.parse_and_bind("bind ^I rl_complete")
         else:
             rl.parse_and_bind("tab: complete")
-            rl.parse_and_bind("set enable-bracketed-paste on")  # a pasted text stays one message
+            for binding in paste.BINDINGS:  # a paste ends readline's line with a mark; _input reads the paste
+                rl.parse_and_bind(binding)
+            self.pastes = paste.Pastes()
             rl.parse_and_bind(r'"\C-x\C-e": "\C-a/edit \C-j"')  # the line so far goes to $EDITOR via /edit
             rl.parse_and_bind(r'"\e[Z": "\C-a/mode \C-j"')  # Shift-Tab: the next mode; the line comes back
             # with bracketed paste on, GNU readline 8.1 and later end the line itself at Ctrl-D
@@ -87,7 +91,9 @@ class LineReader:
         """input() with a bold prompt; Ctrl-C marks the dropped line with ^C and keeps it in the history;
         Ctrl-C and Ctrl-D leave the cursor on a fresh line."""
         try:
-            return input(prompt_paint(prompt, BOLD, self.colour))
+            if self.pastes is None:
+                return input(prompt_paint(prompt, BOLD, self.colour))
+            return self._input_pasting(prompt)
         except KeyboardInterrupt:
             print("^C")
             dropped = self.readline.get_line_buffer() if self.readline is not None else ""
@@ -98,6 +104,32 @@ class LineReader:
             if not self.eof_newline:
                 print()
             raise
+
+    def _input_pasting(self, prompt: str) -> str:
+        """input() with the terminal marking pastes: each paste is read whole and the line comes back with it
+        (a large one as a placeholder), ready for more typing; the pastes are put in when Enter sends it."""
+        rl, pastes, line = self.readline, self.pastes, None
+        pastes.held.clear()  # a line dropped with Ctrl-C leaves nothing behind
+        try:
+            while line is None or line.endswith(paste.MARK):
+                if line is not None:
+                    sys.stdout.write(paste.erase_echo(prompt + line, terminal_width()))
+                    text, after = paste.read_paste(sys.stdin.fileno())
+                    shown = line[:-1] + pastes.hold(text)
+                    if "\n" in after:  # Enter came with the paste: the line is done
+                        line = shown + after.split("\n", 1)[0]
+                        sys.stdout.write(prompt + line + "\n")
+                        break
+                    rl.set_startup_hook(lambda: rl.insert_text(shown + after))
+                sys.stdout.write(paste.ON)
+                sys.stdout.flush()
+                line = input(prompt_paint(prompt, BOLD, self.colour))
+                rl.set_startup_hook(None)
+        finally:
+            rl.set_startup_hook(None)
+            sys.stdout.write(paste.OFF)
+            sys.stdout.flush()
+        return pastes.expand(line)
 
     def read(self) -> str | None:
         """The next message: None at end of input (Ctrl-D); "" when Ctrl-C cleared the line."""
