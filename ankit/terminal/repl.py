@@ -49,7 +49,6 @@ class LineReader:
         self.saved_length = 0
         self.matches: list[str] = []
         self.complete = complete  # before-cursor text -> candidates
-        self.eof_newline = False  # whether readline moves to a fresh line itself at Ctrl-D
         self.pastes: paste.Pastes | None = None  # large pastes of the message being typed (GNU readline only)
         if self.readline is not None:
             self._set_up()
@@ -73,8 +72,6 @@ class LineReader:
             self.pastes = paste.Pastes()
             rl.parse_and_bind(r'"\C-x\C-e": "\C-a/edit \C-j"')  # the line so far goes to $EDITOR via /edit
             rl.parse_and_bind(r'"\e[Z": "\C-a/mode \C-j"')  # Shift-Tab: the next mode; the line comes back
-            # with bracketed paste on, GNU readline 8.1 and later end the line itself at Ctrl-D
-            self.eof_newline = getattr(rl, "_READLINE_RUNTIME_VERSION", 0) >= 0x0801
 
     def _completer(self, text: str, index: int) -> str | None:
         if index == 0:
@@ -101,8 +98,7 @@ class LineReader:
                 self.readline.add_history(dropped)
             raise
         except EOFError:
-            if not self.eof_newline:
-                print()
+            print()  # readline leaves the cursor after the prompt at Ctrl-D (its own bracketed paste is off)
             raise
 
     def _input_pasting(self, prompt: str) -> str:
