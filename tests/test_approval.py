@@ -108,7 +108,7 @@ def test_an_unclear_answer_asks_again(tmp_path):
     call, tool, ctx = edit(tmp_path)
     assert not run_call(call, tool, ctx, approve).is_error
     assert len(ask.questions) == 3
-    assert out.getvalue().count("answer y, n, a, q or e") == 2
+    assert out.getvalue().count("answer y, n, a, q or r") == 2
 
 
 def test_yes_flag_approves_everything_without_asking(tmp_path):
