@@ -313,3 +313,11 @@ def test_prompts_and_resources_are_listed_cached_and_used_on_demand(tmp_path):
         assert second.resources() == [("fake", {"uri": "notes://today", "name": "Today's notes", "mimeType": "text/plain"})]
     finally:
         second.close()
+
+
+def test_a_server_that_exits_while_its_child_holds_its_output_is_failed_with_its_code(manage, tmp_path):
+    pids = tmp_path / "pids"
+    manager = manage({"quitter": {"command": "/bin/sh", "args": ["-c", f"sleep 300 & echo $! > {pids}; exit 4"]}})
+    assert manager.wait(30)
+    assert manager.status_lines()[0].startswith("quitter: failed: MCP server 'quitter' exited with code 4")
+    assert all(process_gone(pid) for pid in pids_started(tmp_path))

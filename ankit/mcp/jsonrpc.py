@@ -19,6 +19,7 @@ PROGRESS_STRETCH = 10  # a request that keeps reporting progress may take this m
 LINE_CAP = 32 * 1024 * 1024  # one JSON-RPC line from a server; past it the server is stopped and marked failed
 INBOX_SIZE = 256  # a server's own messages waiting to be handled; a server that fills this floods
 FLOOD_LIMIT, FLOOD_WINDOW = 5000, 10.0  # more of a server's own messages than this within the window: a flood
+WATCH = 0.5  # seconds between two looks at whether a server a request waits for has exited
 JUNK_LOGGED = 100  # lines that are not JSON-RPC written to the log; past this they are only counted
 Notice = Callable[[str, dict], None]
 
@@ -155,11 +156,14 @@ class Waiter:
         self.timeout = timeout
         self.deadline = time.monotonic() + timeout  # moved on by each progress notification
 
-    def wait(self) -> bool:
+    def wait(self, gone: Callable[[], bool] | None = None) -> bool:
         """Wait for the answer until no progress was heard for timeout seconds (at most PROGRESS_STRETCH times
-        the timeout in all); return whether it came."""
+        the timeout in all); return whether it came. gone() is asked every WATCH seconds whether the server went
+        (it then finishes the waiter with the reason)."""
         last = time.monotonic() + self.timeout * PROGRESS_STRETCH
-        while not self.event.wait(max(0.0, min(self.deadline, last) - time.monotonic())):
+        while not self.event.wait(max(0.0, min(self.deadline, last, time.monotonic() + WATCH) - time.monotonic())):
+            if gone is not None and gone():
+                return self.event.is_set()
             if time.monotonic() >= min(self.deadline, last):
                 return False
         return True

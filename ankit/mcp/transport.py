@@ -97,7 +97,7 @@ class StdioTransport:
         except McpError:
             self._pending.pop(rid, None)
             raise
-        if not waiter.wait():
+        if not waiter.wait(self._exited):
             self._pending.pop(rid, None)
             if method != "initialize":  # the protocol forbids cancelling initialize
                 self._send_quietly({"jsonrpc": "2.0", "method": "notifications/cancelled",
@@ -106,6 +106,15 @@ class StdioTransport:
         if waiter.error:
             raise waiter.error
         return waiter.result
+
+    def _exited(self) -> bool:
+        """Whether the server process has exited (its children may still hold its output open, so the reader
+        would not see it): then it is gone, with its exit code, and its group is ended."""
+        proc = self._proc
+        if proc is None or proc.poll() is None:
+            return False
+        self._gone(proc)
+        return True
 
     def _timeout_line(self, method: str, timeout: float) -> str:
         line = f"MCP server {self.name!r} did not answer {method} within {timeout:g}s"
