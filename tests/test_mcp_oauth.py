@@ -24,6 +24,7 @@ from ankit.mcp.servers import McpManager
 from ankit.mcp.tokens import TokenStore
 from ankit.mcp.transport import McpError
 from tests.helpers import xdg_env
+from tests.test_repl import home, run  # noqa: F401 (fixtures)
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -277,3 +278,19 @@ def test_ankit_mcp_login_and_logout_through_the_browser(auth, tmp_path):
     assert "ankit mcp login web" in ankit("mcp", "list", "--refresh").stdout
     local = ankit("mcp", "login", "nothere")
     assert local.returncode != 0 and "no MCP server named 'nothere'" in local.stderr
+
+
+def test_mcp_login_in_the_repl_then_the_server_starts(auth, run, home, tmp_path):  # noqa: F811
+    (home / "config" / "ankit").mkdir(parents=True, exist_ok=True)
+    (home / "config" / "ankit" / "config.toml").write_text(f'[mcp.servers.web]\nurl = "{auth.base}/mcp"\n')
+    fetch = tmp_path / "browser.py"
+    fetch.write_text("import sys, urllib.request\nurllib.request.urlopen(sys.argv[1], timeout=30).read()\n")
+    terminal = run(BROWSER=f"{sys.executable} {fetch} %s")
+    terminal.line("/mcp refresh")  # waits for it: it has never been listed
+    terminal.expect("it needs you to log in: ankit mcp login web")
+    terminal.line("/mcp login web")
+    terminal.expect("logged in to MCP server web")
+    terminal.line("/mcp refresh")
+    terminal.expect("web: ready (1 tools; guarded 1, protocol 2026-07-28)")
+    assert terminal.finish() == 0
+    assert next(iter(auth.access)) not in terminal.seen

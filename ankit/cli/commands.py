@@ -87,24 +87,12 @@ def run_command(command: str, argv: list[str], config: Config) -> int:
 
 def mcp_login(action: str, rest: list[str], config: Config) -> int:
     """`ankit mcp login NAME` (OAuth in the browser) and `ankit mcp logout NAME` for a server over HTTP."""
-    from ankit.mcp import oauth
-    from ankit.mcp.settings import server_config
-    from ankit.mcp.tokens import TokenStore
+    import webbrowser
+    from ankit.mcp.servers import McpManager
     if len(rest) != 1:
         raise AnkitError(f"usage: ankit mcp {action} NAME (a server with url = ... in [mcp.servers.NAME])")
-    table = config.mcp_servers.get(rest[0])
-    if not isinstance(table, dict):
-        raise AnkitError(f"no MCP server named {rest[0]!r}; see ankit mcp list")
-    cfg = server_config(rest[0], table)
-    if not cfg.url:
-        raise AnkitError(f"MCP server {cfg.name!r} runs on this machine (command); only servers over HTTP log in")
-    store = TokenStore(paths.state_home() / "mcp" / "auth")
-    if action == "logout":
-        print(oauth.logout(cfg.name, cfg.url, store))
-        return 0
-    import webbrowser
-    print(oauth.login(cfg.name, cfg.url, store, open_url=webbrowser.open, say=print,
-                      client_id=cfg.oauth_client_id, scope=cfg.oauth_scope))
+    servers = McpManager(config.mcp_servers, paths.state_home() / "mcp")  # nothing is started
+    print(servers.logout(rest[0]) if action == "logout" else servers.login(rest[0], webbrowser.open, print))
     return 0
 
 

@@ -154,7 +154,7 @@ def _argument_values(state: ReplState, kind: str) -> list[str]:
     if kind == "session":
         return [s.id for s in app.store().list()]
     if kind == "server":
-        return ["refresh", *(app.mcp.server_names() if app.mcp is not None else [])]
+        return ["refresh", "login", "logout", *(app.mcp.server_names() if app.mcp is not None else [])]
     return []
 
 
@@ -308,8 +308,16 @@ def cmd_todos(state: ReplState, arg: str) -> str:
 
 def cmd_mcp(state: ReplState, arg: str) -> str:
     """MCP servers and their tools; /mcp refresh stops every server and lists its tools afresh; /mcp NAME shows one
-    server's prompts and resources."""
+    server's prompts and resources; /mcp login NAME and /mcp logout NAME as ankit mcp login/logout."""
     from ankit.terminal.overview import mcp_text
+    action, _, name = arg.strip().partition(" ")
+    if action in ("login", "logout") and state.app.mcp is not None:
+        if not name.strip():
+            raise AnkitError(f"usage: /mcp {action} NAME")
+        if action == "logout":
+            return state.app.mcp.logout(name.strip())
+        import webbrowser
+        return state.app.mcp.login(name.strip(), webbrowser.open, state.view.line)
     if arg.strip() == "refresh" and state.app.mcp is not None:
         state.app.mcp.refresh()
         state.app.mcp.wait()  # each server's start_timeout at most
