@@ -253,3 +253,16 @@ def test_ankit_p_calls_the_python_sdks_2026_07_28_server(provider_server, tmp_pa
     listed = subprocess.run([sys.executable, "-m", "ankit", "mcp", "list"], cwd=tmp_path, env=env,
                             capture_output=True, text=True, timeout=60)
     assert listed.stdout.startswith("sdk: not started (3 tools as listed ")  # its list was cached by the -p run
+
+
+def test_the_python_sdks_prompt_and_resource_reach_the_user_as_a_command_and_a_mention(tmp_path):
+    fixture = HERE / "fixtures" / "mcp_python_sdk.jsonl"
+    manager = McpManager({"sdk": {"command": sys.executable, "args": [REPLAY, str(fixture)]}}, tmp_path)
+    try:
+        manager.start()
+        assert manager.wait(30) and not manager.news()  # prompts and resources listed without a problem
+        assert manager.prompt_text("mcp__sdk__review", "code='x = 1' language=go") == "Please review this go code:\nx = 1"
+        assert manager.read("sdk", "notes://today") == "[resource notes://today (text/plain)]\nbuy milk"
+        assert "    @sdk:notes://today  today" in manager.server_text("sdk")
+    finally:
+        manager.close()
