@@ -1,5 +1,6 @@
 """The MCP stdio transport: a server process spoken to in newline-delimited JSON-RPC 2.0, read by its own thread."""
 
+import contextlib
 import json
 import os
 import signal
@@ -139,6 +140,10 @@ class StdioTransport:
                 proc.stdin.write(data)
                 proc.stdin.flush()
         except (OSError, ValueError):
+            if not self._dead:  # its input is closed: most likely it is exiting; say so with its code
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    proc.wait(timeout=0.5)
+                self._exited()
             raise McpError(f"MCP server {self.name!r} {self._dead or 'closed its input'}") from None
 
     def _send_quietly(self, message: dict) -> None:
