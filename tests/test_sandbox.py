@@ -61,6 +61,19 @@ def test_workspace_command_runs_unasked_and_writes_inside_only(places):
 
 
 @needs_landlock
+def test_a_git_or_claude_folder_a_command_makes_is_set_aside(places):
+    work, temp, _ = places
+    shutil.rmtree(work / ".git")
+    result, previews = run("mkdir -p .git/hooks .claude && echo evil > .git/hooks/pre-commit && echo '{}' > "
+                           ".claude/settings.json && echo made", work, temp)
+    assert previews == [] and "made" in result.content
+    assert not (work / ".git").exists() and not (work / ".claude").exists()
+    aside = sorted(p.name for p in work.iterdir())
+    assert len(aside) == 2 and aside[0].startswith(".claude.from-sandbox-") and aside[1].startswith(".git.from-sandbox-")
+    assert "the command made .claude, .git in the working folder" in result.content
+
+
+@needs_landlock
 def test_the_same_command_with_the_sandbox_off_asks_and_writes_outside(places):
     work, temp, outside = places
     result, previews = run(f"echo out > {outside}/x.txt", work, temp, mode="off")

@@ -9,6 +9,7 @@ import os
 import re
 import sys
 import tempfile
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -165,6 +166,28 @@ class Sandbox:
             return argv
         writes = [] if self.mode == "read-only" else writable_folders(self.cwd, self.temp)
         return command(self.machine.kind, argv, writes, protected(self.cwd), network=False)
+
+    def protected_now(self) -> set[str]:
+        """The protected names that exist in the working folder now."""
+        return {name for name in PROTECTED if os.path.lexists(self.cwd / name)}
+
+    def set_aside(self, before: set[str]) -> str:
+        """Move aside a protected name a sandboxed command made (the sandbox keeps existing ones read-only but
+        cannot stop a new .git with hooks or a .claude with settings); returns a line saying so, or ""."""
+        made = sorted(self.protected_now() - before)
+        moved = []
+        for name in made:
+            aside = self.cwd / f"{name}.from-sandbox-{time.strftime('%Y%m%d-%H%M%S')}"
+            try:
+                os.rename(self.cwd / name, aside)
+                moved.append(f"{name} is now {aside.name}")
+            except OSError as exc:
+                moved.append(f"{name} could not be moved ({exc.strerror}): the user must check it before using it")
+        if not made:
+            return ""
+        return (f"\n[the command made {', '.join(made)} in the working folder, where sandboxed commands may not; "
+                f"ankit set it aside: {'; '.join(moved)}. To make it, run the command with sandbox: false and a "
+                "reason (the user is asked)]")
 
     def stopped_note(self, output: str, tool: str = "run_command") -> str:
         """A line for a sandboxed call whose output looks like the sandbox refused it something; "" otherwise."""

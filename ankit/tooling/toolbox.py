@@ -153,11 +153,7 @@ def run_call(call: ToolCall, tool: Tool | None, ctx: ToolContext, approve: Appro
         if refused is not None:
             return refused
         limit = tool.limit(args, ctx)
-        raw = _execute(tool, args, ctx, keeper, limit)
-        output_text = _as_text(raw)
-        if verdict.action == "sandboxed":
-            output_text += sandbox.stopped_note(output_text, tool.name)
-        output_text = scrub.text(output_text)
+        output_text = scrub.text(_run(tool, args, ctx, keeper, limit, verdict, sandbox))
     except BadArguments as exc:
         return error(_text_of(exc))
     except ToolTimeout:
@@ -169,6 +165,19 @@ def run_call(call: ToolCall, tool: Tool | None, ctx: ToolContext, approve: Appro
         return error(_failure(exc, tool))
     content = cap_output(output_text, cap)
     return ToolResult(call.id, call.name, content, summary=scrub.text(_summary(told, output_text, cap)))
+
+
+def _run(tool: Tool, args: dict, ctx: ToolContext, keeper: Checkpoints | None, limit: float, verdict: Verdict,
+         sandbox: Sandbox | None) -> str:
+    """The call's output; a sandboxed call's says what the sandbox may have stopped and what it set aside."""
+    if verdict.action != "sandboxed":
+        return _as_text(_execute(tool, args, ctx, keeper, limit))
+    before = sandbox.protected_now()
+    try:
+        text = _as_text(_execute(tool, args, ctx, keeper, limit))
+    finally:
+        moved = sandbox.set_aside(before)
+    return text + sandbox.stopped_note(text, tool.name) + moved
 
 
 def _sandbox_step(tool: Tool, args: dict, ctx: ToolContext, sandbox: Sandbox | None) -> Verdict:
