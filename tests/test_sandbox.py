@@ -319,3 +319,38 @@ def test_a_background_job_runs_unasked_in_the_sandbox_and_job_stop_still_ends_it
     stopped = call("job_stop", {"job_id": "1"})
     assert "stopped (SIG" in stopped.content, stopped.content
     assert (work / "in").exists() and not (outside / "out").exists()
+
+
+# ankit -p started under a seccomp filter that refuses Landlock's calls with EPERM, as some container profiles do
+WITHOUT_LANDLOCK = """
+import ctypes, os, runpy, struct, sys
+from ankit.safety import confine
+arch, _, _, _ = confine.ARCHES[os.uname().machine]
+program = [(0x20, 0, 0, 4), (0x15, 1, 0, arch), (0x06, 0, 0, confine.RET_ALLOW), (0x20, 0, 0, 0),
+           (0x35, 0, 1, 444), (0x35, 0, 1, 447), (0x06, 0, 0, confine.RET_ALLOW), (0x06, 0, 0, confine.RET_ERRNO | 1)]
+code = b"".join(struct.pack("=HBBI", *op) for op in program)
+buffer = ctypes.create_string_buffer(code, len(code))
+prog = ctypes.create_string_buffer(struct.pack("=HxxxxxxQ", len(program), ctypes.addressof(buffer)), 16)
+libc = ctypes.CDLL(None, use_errno=True)
+assert libc.prctl(38, 1, 0, 0, 0) == 0 and libc.prctl(22, 2, prog, 0, 0) == 0
+sys.argv = ["ankit", *sys.argv[1:]]
+runpy.run_module("ankit", run_name="__main__")
+"""
+
+
+@pytest.mark.skipif(os.uname().machine not in confine.ARCHES, reason="no seccomp filter written for this machine")
+def test_where_landlock_is_refused_ankit_says_so_once_and_commands_ask(provider_server, tmp_path):
+    from tests.test_oneshot import env_for
+    (tmp_path / "work").mkdir()
+    provider_server.push_openai(tool_calls=[("c1", "run_command", json.dumps({"command": "touch made"}))])
+    provider_server.push_openai(text="Done.")
+    done = subprocess.run([sys.executable, "-c", WITHOUT_LANDLOCK, "--base-url", provider_server.url + "/v1", "-p",
+                           "touch"], cwd=tmp_path / "work", capture_output=True, text=True, timeout=60,
+                          env=env_for(tmp_path))
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.count("no sandbox here") == 1 and done.stderr.startswith(
+        "ankit: no sandbox here (Landlock's system calls are refused here, as by a container's seccomp profile): "
+        "commands ask before they run\n")
+    assert not (tmp_path / "work" / "made").exists()  # off: it needed approval, which -p without --yes refuses
+    assert "Plan mode" not in provider_server.requests[0].json["messages"][0]["content"]
+    assert "run in a sandbox" not in provider_server.requests[0].json["messages"][0]["content"]

@@ -55,12 +55,13 @@ def _fs_rights(abi: int) -> int:
 
 
 def landlock_abi() -> int:
-    """The kernel's Landlock ABI version; 0 where there is none (old kernel, disabled, filtered syscall)."""
+    """The kernel's Landlock ABI version; minus the errno where there is none (ENOSYS: not in the kernel,
+    EOPNOTSUPP: not enabled at boot, EPERM: the call filtered, as by a container's seccomp profile)."""
     try:
         version = _libc.syscall(SYS_CREATE_RULESET, None, ctypes.c_size_t(0), ctypes.c_uint32(CREATE_RULESET_VERSION))
     except (AttributeError, OSError):
-        return 0
-    return max(0, int(version))
+        return -38  # ENOSYS: no syscall() to ask with
+    return int(version) if version >= 0 else -(ctypes.get_errno() or 38)
 
 
 def seccomp_ready() -> bool:

@@ -28,6 +28,9 @@ COMMAND_TOOLS = ("run_command", "job_start")
 EDIT_GROUPS = ("edit", "git")
 TRAMPOLINE = Path(__file__).with_name("confine.py")
 SEATBELT = "/usr/bin/sandbox-exec"
+NO_LANDLOCK = {38: "the kernel has no Landlock: it needs Linux 5.13+ built with it",
+               95: "Landlock is in the kernel but not enabled: add landlock to the lsm= boot parameter",
+               1: "Landlock's system calls are refused here, as by a container's seccomp profile"}
 # what a command prints when the sandbox refused it something (errno texts of EACCES, EPERM, EROFS, the network)
 STOPPED = re.compile(r"permission denied|operation not permitted|read-only file system|network is unreachable|"
                      r"name resolution|could not resolve|resolve host|name or service not known|getaddrinfo|"
@@ -59,6 +62,7 @@ def support() -> Support:
 
 
 def _detect() -> Support:
+    """Look for sandbox-exec (macOS) or Landlock and seccomp (Linux), and say why not when they are missing."""
     if sys.platform == "darwin":
         if os.access(SEATBELT, os.X_OK):
             return Support("seatbelt", "sandbox-exec (Seatbelt)")
@@ -68,7 +72,7 @@ def _detect() -> Support:
     from ankit.safety import confine  # loads ctypes: only where a sandbox is asked for
     abi = confine.landlock_abi()
     if abi < 1:
-        return Support("", "the kernel has no Landlock (Linux 5.13+ with landlock in its LSM list)")
+        return Support("", NO_LANDLOCK.get(-abi, f"Landlock answers {os.strerror(-abi)}"))
     if not confine.seccomp_ready():
         return Support("", f"seccomp filters are not available for {os.uname().machine}")
     return Support("landlock", f"Landlock ABI {abi} and seccomp")
