@@ -137,6 +137,7 @@ def test_find_tools_description_lists_mcp_groups_once_they_arrive(xdg_home, prov
     session.turn("before the server is up")
     assert "mcp:fake" not in provider_server.requests[-1].body.decode()
     assert app.mcp.wait(20)
+    app.registry.before_turn(View())  # the main thread takes the server's tools in, as before every turn
     provider_server.push_openai(text="hi")
     session.turn("after")
     finder = [t for t in provider_server.requests[-1].json["tools"] if t["function"]["name"] == "find_tools"][0]

@@ -1,10 +1,12 @@
 """The registry: every known tool, and when MCP servers start (real fake servers over stdio)."""
 
 import sys
+import threading
 from pathlib import Path
 
 from ankit.mcp.cache import ToolCache
 from ankit.mcp.servers import McpManager
+from ankit.tooling.toolbox import Tool
 from ankit.turn.registry import Registry
 
 FAKE = str(Path(__file__).with_name("mcp_fake_server.py"))
@@ -86,3 +88,28 @@ def test_uncached_leaves_servers_listed_before_off(tmp_path):
             assert not (tmp_path / "record-known.jsonl").exists()
         finally:
             registry.close()
+
+
+def test_a_server_listing_its_tools_changes_nothing_until_the_main_thread_takes_the_change_in(tmp_path):
+    registry = Registry([], [], mcp_servers=servers(tmp_path, "new"), mcp_log_dir=tmp_path / "mcp")
+    try:
+        assert registry.mcp.wait(30)  # listed on the server's own thread, which only posted the change
+        assert "mcp__new__echo" not in registry.tools and not registry.catalog.groups["mcp:new"].tools
+        registry.before_turn(View())
+        assert "mcp__new__echo" in registry.tools and "mcp__new__echo" in registry.catalog.groups["mcp:new"].tools
+    finally:
+        registry.close()
+
+
+def test_a_rebuild_that_fails_keeps_the_previous_catalog_and_is_told_once(tmp_path):
+    registry = Registry([], [])
+    before = registry.catalog
+    registry.file_tools.append(Tool("broken", None, {"type": "object"}, lambda args: "", group="x"))  # a bad tool
+    threading.Thread(target=registry._post_change).start()  # as an MCP server's thread does
+    view = View()
+    registry.take_changes()
+    registry.before_turn(view)
+    registry.before_turn(view)
+    assert registry.catalog is before
+    assert len(view.notices) == 1 and view.notices[0].startswith(
+        "could not take in the MCP servers' new tool lists (AttributeError: ")

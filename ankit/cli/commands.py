@@ -47,6 +47,7 @@ def _listing_app(config: Config, refresh: bool) -> App:
     app = build_app(config, mcp_start="refresh" if refresh else "uncached")
     if app.mcp is not None:
         app.mcp.wait() if refresh else app.mcp.wait_uncached()  # each server's start_timeout at most
+        app.registry.take_changes()
     return app
 
 

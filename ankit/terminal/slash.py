@@ -321,6 +321,7 @@ def cmd_mcp(state: ReplState, arg: str) -> str:
     if arg.strip() == "refresh" and state.app.mcp is not None:
         state.app.mcp.refresh()
         state.app.mcp.wait()  # each server's start_timeout at most
+        state.app.registry.take_changes()
     elif arg.strip() and state.app.mcp is not None and arg.strip() != "refresh":
         return visible(state.app.mcp.server_text(arg.strip()))
     return mcp_text(state.app.mcp)

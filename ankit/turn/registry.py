@@ -1,5 +1,10 @@
-"""Every known tool (files, built-ins, MCP) with the catalog, index and core groups rebuilt when they change."""
+"""Every known tool (files, built-ins, MCP) with the catalog, index and core groups rebuilt when they change.
 
+Only the main thread rebuilds them: an MCP server's thread only posts "my tools changed" to a queue, which
+the main thread drains before a turn (or after waiting for servers, for a listing).
+"""
+
+import queue
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,7 +45,7 @@ class Registry:
     catalog: Catalog | None = field(default=None, init=False)
     _index: Index | None = field(default=None, init=False, repr=False)  # built when first searched
     mcp: object = field(default=None, init=False)  # an McpManager when servers are configured
-    _lock: threading.Lock = field(default_factory=threading.Lock, init=False)
+    _changes: queue.SimpleQueue = field(default_factory=queue.SimpleQueue, init=False)  # posted by MCP threads
     late_problems: list[str] = field(default_factory=list, init=False)  # found after start (MCP name clashes)
     _told: int = field(default=0, init=False)
 
@@ -50,55 +55,79 @@ class Registry:
             from ankit.mcp.cache import ToolCache
             from ankit.mcp.servers import McpManager
             cache = ToolCache(self.mcp_log_dir / "cache") if self.mcp_log_dir else None
-            self.mcp = McpManager(self.mcp_servers, self.mcp_log_dir, on_change=self.reindex, cache=cache,
+            self.mcp = McpManager(self.mcp_servers, self.mcp_log_dir, on_change=self._post_change, cache=cache,
                                   root=self.mcp_root, elicit=self.mcp_elicit)
             self.mcp.start(uncached_only=self.mcp_start != "refresh")
         self.reindex()
 
+    def _post_change(self) -> None:
+        """Called on an MCP server's thread: only say that the tools changed."""
+        self._changes.put(None)
+
+    def take_changes(self) -> None:
+        """On the main thread: rebuild once if MCP servers posted changes; a rebuild that fails keeps the previous
+        catalog and is told once, as a problem."""
+        if threading.current_thread() is not threading.main_thread():
+            return
+        posted = False
+        while True:
+            try:
+                self._changes.get_nowait()
+            except queue.Empty:
+                break
+            posted = True
+        if not posted:
+            return
+        try:
+            self.reindex()
+        except Exception as exc:  # a bug in a rebuild must not end the session: the previous catalog stays
+            self._problem(f"could not take in the MCP servers' new tool lists ({type(exc).__name__}: {exc}); "
+                          "the previous ones stay (ankit bug: please report it)")
+
     def reindex(self) -> None:
-        """Rebuild the catalog and the index from the current tools (MCP tools may arrive at any time)."""
-        with self._lock:
-            tools = {t.name: t for t in self.file_tools}
-            meta = {}
-            if self.mcp is not None:
-                for tool in self.mcp.tools():
-                    if tool.name in tools or tool.name in BUILT_IN:
-                        where = tools[tool.name].source if tool.name in tools else "built in"
-                        self._problem(f"skipped the MCP tool {tool.name!r} ({tool.source}): a tool of that name "
-                                      f"already exists ({where})")
-                    else:
-                        tools[tool.name] = tool
-                meta = self.mcp.group_meta()
-            tools.setdefault("skill", make_skill_tool(lambda: self.skills))
-            finder = make_find_tools(lambda: self.index, self._activate_found, self.offered, self.catalog_mode)
-            tools.setdefault(finder.name, finder)
-            catalog, problems = build_catalog(list(tools.values()), meta)
-            if self.catalog is not None and _outline(catalog) != _outline(self.catalog):
-                self.activation.forget_frozen("core")  # find_tools' description lists the groups
-            self.catalog = catalog
-            self.tools.replace(tools)
-            self._index = None  # a listing never searches: the index is built on first use
-            self.problems += [p for p in problems if p not in self.problems]
-            self.activation.core = self._core_groups()
-            for group in meta:
-                self.activation.forget_frozen(group)
+        """Rebuild the catalog and the index from the current tools (main thread only)."""
+        tools = {t.name: t for t in self.file_tools}
+        meta = {}
+        if self.mcp is not None:
+            for tool in self.mcp.tools():
+                if tool.name in tools or tool.name in BUILT_IN:
+                    where = tools[tool.name].source if tool.name in tools else "built in"
+                    self._problem(f"skipped the MCP tool {tool.name!r} ({tool.source}): a tool of that name "
+                                  f"already exists ({where})")
+                else:
+                    tools[tool.name] = tool
+            meta = self.mcp.group_meta()
+        tools.setdefault("skill", make_skill_tool(lambda: self.skills))
+        finder = make_find_tools(lambda: self.index, self._activate_found, self.offered, self.catalog_mode)
+        tools.setdefault(finder.name, finder)
+        catalog, problems = build_catalog(list(tools.values()), meta)
+        if self.catalog is not None and _outline(catalog) != _outline(self.catalog):
+            self.activation.forget_frozen("core")  # find_tools' description lists the groups
+        self.catalog = catalog
+        self.tools.replace(tools)
+        self._index = None  # a listing never searches: the index is built on first use
+        self.problems += [p for p in problems if p not in self.problems]
+        self.activation.core = self._core_groups()
+        for group in meta:
+            self.activation.forget_frozen(group)
 
     @property
     def index(self) -> Index:
         """The search index over the current tools, built on first use after each rebuild."""
-        with self._lock:
-            if self._index is None:
-                self._index = Index(self.catalog, list(self.tools.values()))
-            return self._index
+        if self._index is None:
+            self._index = Index(self.catalog, list(self.tools.values()))
+        return self._index
 
     def _problem(self, line: str) -> None:
         if line not in self.problems and line not in self.late_problems:
             self.late_problems.append(line)
 
     def before_turn(self, view) -> None:
-        """MCP servers still starting list their tools first; then each MCP tool skipped for its name is told once."""
+        """MCP servers still starting list their tools first and the main thread takes in what changed; then each
+        problem found since (an MCP tool skipped for its name, a failed rebuild) is told once."""
         if self.mcp is not None:
             self.mcp.before_turn(view)
+            self.take_changes()
         for line in self.late_problems[self._told:]:
             view.notice(line)
         self._told = len(self.late_problems)
