@@ -1,4 +1,7 @@
-"""The exception tree: every message is one line that says what to do."""
+"""The exception tree: every message is one line that says what to do; bug_line for an exception that is not one."""
+
+import traceback
+from pathlib import Path
 
 
 class AnkitError(Exception):
@@ -37,3 +40,10 @@ class BudgetError(AnkitError):
 
 class StateFileError(AnkitError, OSError):
     """One of ankit's own files or folders is not safe to use: a symlink, another user's, or writable by others."""
+
+
+def bug_line(exc: BaseException) -> str:
+    """One line for an exception ankit did not expect (a bug in ankit): what it was and where it was raised."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    where = f" at {Path(frames[-1].filename).name}:{frames[-1].lineno}" if frames else ""
+    return f"a bug in ankit: {type(exc).__name__}: {exc}{where} (please report it)"

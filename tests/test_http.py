@@ -247,3 +247,23 @@ def test_a_loopback_server_is_reached_past_a_proxy_setting(provider_server, monk
     provider_server.push("openai_text.sse")
     post(provider_server, retries=0).close()
     assert len(provider_server.requests) == 1
+
+
+def test_a_field_of_the_wrong_type_is_the_servers_one_line_but_a_parser_bug_stays_a_bug(provider_server):
+    from ankit.providers.base import ShapeError
+
+    def odd(settings, events):
+        raise ShapeError("choices is str")
+        yield
+
+    def buggy(settings, events):
+        raise AttributeError("'NoneType' object has no attribute 'get'")  # a mistake in a parser
+        yield
+
+    provider_server.push(b"data: {}\n\n")
+    settings = provider_server.settings("openai")
+    with pytest.raises(StreamError, match=r"^openai sent a reply ankit cannot read \(choices is str\); check"):
+        list(http.read_reply(settings, post(provider_server), odd, None))
+    provider_server.push(b"data: {}\n\n")
+    with pytest.raises(AttributeError):
+        list(http.read_reply(settings, post(provider_server), buggy, None))

@@ -77,3 +77,19 @@ def test_file_names_that_are_not_utf8_cannot_break_a_result(tmp_path):
     result = run(tmp_path, ToolCall("1", "names"))
     assert result.content == "caf?.txt"
     result.content.encode("utf-8")
+
+
+def test_a_call_whose_changes_cannot_be_told_runs_and_the_user_hears_undo_will_not_cover_it(tmp_path):
+    from ankit.storage.checkpoints import Checkpoints
+    from ankit.tooling.toolbox import Tool
+
+    def changes(args):
+        return [args["path"]]  # the model left out "path": changes() raises KeyError
+
+    tool = Tool("touch", "Create a file.", {"type": "object"}, lambda args, ctx: "made it", changes=changes)
+    keeper = Checkpoints(tmp_path / "checkpoints")
+    keeper.begin("s1", 1)
+    result = run_call(ToolCall("c1", "touch", "{}"), tool, ToolContext(cwd=tmp_path), lambda *a: True, keeper=keeper)
+    assert result.content == "made it" and not result.is_error
+    assert keeper.notes == ["touch: cannot tell which files this call changes (its changes() raised KeyError); "
+                            "/undo will not cover it"]

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from ankit import __version__
-from ankit.errors import AnkitError
+from ankit.errors import AnkitError, bug_line
 from ankit.settings import paths
 
 SUBCOMMANDS = ("tools", "skills", "usage", "mcp", "eval-discovery", "sessions", "bundle", "routine")
@@ -193,3 +193,7 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # output piped into a reader that stopped early, such as head
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    except Exception as exc:  # a bug in ankit: one line, not a traceback (a turn saved its session already)
+        from ankit.safety.visible import visible
+        print(f"ankit: {visible(bug_line(exc))}", file=sys.stderr)
+        return 70

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 from ankit.errors import StreamError
 from ankit.providers import http
-from ankit.providers.base import ProviderSettings
+from ankit.providers.base import ProviderSettings, part
 from ankit.records import Event, OpaqueData, StreamEnd, TextDelta, ToolCall, ToolCallDone, Usage, UsageReport
 from ankit.providers.sse import ServerEvent
 
@@ -64,18 +64,18 @@ class _Stream:
 
     def take(self, settings: ProviderSettings, kind: str, data: dict) -> Iterator[Event]:
         """Fold one event in, yielding the neutral events it completes."""
-        index = data.get("index", 0)
+        index = part(data, "index", int, 0)
         if kind == "message_start":
-            update_usage(self.usage, (data.get("message") or {}).get("usage"))
+            update_usage(self.usage, part(part(data, "message", dict, {}), "usage", dict))
         elif kind == "content_block_start":
-            yield from self.start(index, data.get("content_block") or {})
+            yield from self.start(index, part(data, "content_block", dict, {}))
         elif kind == "content_block_delta":
-            yield from self.delta(index, data.get("delta") or {})
+            yield from self.delta(index, part(data, "delta", dict, {}))
         elif kind == "content_block_stop":
             yield from self.finish(index)
         elif kind == "message_delta":
-            self.stop = (data.get("delta") or {}).get("stop_reason") or self.stop
-            update_usage(self.usage, data.get("usage"))  # cumulative: replaces, never adds
+            self.stop = part(part(data, "delta", dict, {}), "stop_reason", str) or self.stop
+            update_usage(self.usage, part(data, "usage", dict))  # cumulative: replaces, never adds
         elif kind == "message_stop":
             self.done = True
         elif kind == "error":
@@ -84,13 +84,14 @@ class _Stream:
     def start(self, index: int, block: dict) -> Iterator[Event]:
         """Open a block; a text block may start with text already."""
         self.blocks[index] = _Block(block)
-        if block.get("type") == "text" and block.get("text"):
-            self.blocks[index].parts.append(block["text"])
-            yield TextDelta(block["text"])
+        text = part(block, "text", str, "") if block.get("type") == "text" else ""
+        if text:
+            self.blocks[index].parts.append(text)
+            yield TextDelta(text)
 
     def delta(self, index: int, delta: dict) -> Iterator[Event]:
         """Add a piece to an open block; only text is shown, thinking never is."""
-        kind = delta.get("type")
+        kind = part(delta, "type", str, "")
         piece = delta.get(DELTA_FIELDS.get(kind, ""))
         if not isinstance(piece, str):
             return
@@ -107,7 +108,8 @@ class _Stream:
         block = self.blocks.pop(index, None)
         kind = block.start.get("type") if block else None
         if kind == "tool_use":
-            call = ToolCall(block.start.get("id", ""), block.start.get("name", ""), "".join(block.parts) or "{}")
+            call = ToolCall(part(block.start, "id", str, ""), part(block.start, "name", str, ""),
+                            "".join(block.parts) or "{}")
             self.layout[index] = {"type": "tool_use", "id": call.id}
             yield ToolCallDone(call)
         elif kind == "text":
@@ -156,19 +158,22 @@ def read_whole(settings: ProviderSettings, body: dict) -> Iterator[Event]:
     if body.get("type") == "error" or body.get("error"):
         raise stream_failure(settings, body)
     layout: list[dict] = []
-    for block in body.get("content") or []:
+    for block in part(body, "content", list, []):
         kind = block.get("type") if isinstance(block, dict) else None
-        if kind == "text" and isinstance(block.get("text"), str):
-            layout.append({"type": "text", "chars": len(block["text"])})
-            if block["text"]:
-                yield TextDelta(block["text"])
+        if kind == "text":
+            text = part(block, "text", str, "")
+            layout.append({"type": "text", "chars": len(text)})
+            if text:
+                yield TextDelta(text)
         elif kind == "tool_use":
-            arguments = json.dumps(block.get("input") or {}, ensure_ascii=False)
-            layout.append({"type": "tool_use", "id": block.get("id", "")})
-            yield ToolCallDone(ToolCall(block.get("id", ""), block.get("name", ""), arguments))
+            arguments = json.dumps(part(block, "input", dict, {}), ensure_ascii=False)
+            call_id = part(block, "id", str, "")
+            layout.append({"type": "tool_use", "id": call_id})
+            yield ToolCallDone(ToolCall(call_id, part(block, "name", str, ""), arguments))
         elif kind in THINKING:
             layout.append(block)
     yield from opaque_events(layout)
-    if isinstance(body.get("usage"), dict):
-        yield UsageReport(read_usage({k: v for k, v in body["usage"].items() if isinstance(v, int)}))
-    yield StreamEnd(body.get("stop_reason") or "end_turn")
+    usage = part(body, "usage", dict)
+    if usage is not None:
+        yield UsageReport(read_usage({k: v for k, v in usage.items() if isinstance(v, int)}))
+    yield StreamEnd(part(body, "stop_reason", str) or "end_turn")

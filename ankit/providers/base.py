@@ -1,4 +1,5 @@
-"""The interface every provider implements, the settings it is built from, and split_text for reply layouts."""
+"""The interface every provider implements, the settings it is built from, split_text for reply layouts, and
+part(), which reads a reply's fields by the types their wire format gives them."""
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -71,3 +72,17 @@ def split_text(text: str, sizes: list) -> list[str]:
     if sizes:  # the text changed since (a scrubbed secret): keep it where its first block was
         return [text] + [""] * len(sizes)
     return [text]
+
+
+class ShapeError(ValueError):
+    """A reply's field that is not of the type its wire format gives it: the server's doing, not a bug in ankit."""
+
+
+def part(data: dict, key: str, kind: type | tuple[type, ...], default=None):
+    """data[key] when it is a `kind`, `default` when it is absent or null; ShapeError when it is anything else."""
+    value = data.get(key)
+    if value is None:
+        return default
+    if not isinstance(value, kind) or (isinstance(value, bool) and kind is int):
+        raise ShapeError(f"{key} is {type(value).__name__}")
+    return value

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from ankit import __version__
 from ankit.errors import ProviderError, StreamError
 from ankit.providers import compat
-from ankit.providers.base import ProviderSettings
+from ankit.providers.base import ProviderSettings, ShapeError
 from ankit.providers.sse import ServerEvent, read_events
 from ankit.records import Event
 from ankit.safety.scrub import Scrubber, mask_url
@@ -142,8 +142,8 @@ def read_reply(settings: ProviderSettings, response, read_stream, read_whole) ->
             yield from read_whole(settings, read_json(settings, response))
         else:
             yield from read_stream(settings, stream_events(settings, response))
-    except (AttributeError, TypeError, ValueError, KeyError, IndexError) as exc:  # a field of an unexpected type
-        line = f"{settings.preset} sent a reply ankit cannot read ({type(exc).__name__}: {exc}); check --base-url"
+    except ShapeError as exc:  # only a field the parser found of the wrong type: a bug in ankit stays a bug
+        line = f"{settings.preset} sent a reply ankit cannot read ({exc}); check --base-url"
         raise StreamError(clean(line, settings)) from None
 
 

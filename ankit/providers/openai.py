@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from ankit.errors import ProviderError, StreamError
 from ankit.providers import compat, http
-from ankit.providers.base import Provider, ProviderSettings
+from ankit.providers.base import Provider, ProviderSettings, ShapeError, part
 from ankit.records import (Event, Message, Notice, OpaqueData, Request, StreamEnd, TextDelta, ToolCall,
                            ToolCallDone, Usage, UsageReport)
 from ankit.providers.sse import ServerEvent
@@ -165,20 +165,20 @@ class _Reply:
 
     def take(self, chunk: dict) -> Iterator[Event]:
         """Fold one chunk in, yielding its reply text; reasoning is never shown (delta.reasoning is ignored)."""
-        if isinstance(chunk.get("usage"), dict):
+        if part(chunk, "usage", dict) is not None:
             self.usage = read_usage(chunk["usage"])
-        for choice in chunk.get("choices") or []:
+        for choice in part(chunk, "choices", list, []):
             if not isinstance(choice, dict) or choice.get("index", 0) != 0:
                 continue
-            delta = choice.get("delta") if isinstance(choice.get("delta"), dict) else {}
+            delta = choice.get("delta") if isinstance(choice.get("delta"), dict) else {}  # odd deltas carry nothing
             if isinstance(delta.get("reasoning_content"), str):
                 self.reasoning = self.reasoning if self.reasoning is not None else []
                 self.reasoning.append(delta["reasoning_content"])
             if isinstance(delta.get("content"), str) and (text := self.inline.feed(delta["content"])):
                 yield TextDelta(text)
-            for part in delta.get("tool_calls") or []:
-                merge_call(self.calls, part, self.moved)
-            self.finish = choice.get("finish_reason") or self.finish
+            for call in part(delta, "tool_calls", list, []):
+                merge_call(self.calls, call, self.moved)
+            self.finish = part(choice, "finish_reason", str) or self.finish
 
 
 def read_stream(settings: ProviderSettings, events: Iterable[ServerEvent]) -> Iterator[Event]:
@@ -205,30 +205,28 @@ def read_stream(settings: ProviderSettings, events: Iterable[ServerEvent]) -> It
     yield from finish_events(reply.calls, reply.usage, reply.finish, reply.reasoning)
 
 
-def merge_call(calls: dict[int, _Call], part: dict, moved: dict[int, int] | None = None) -> None:
+def merge_call(calls: dict[int, _Call], delta: dict, moved: dict[int, int] | None = None) -> None:
     """Fold one tool-call delta into its call: arguments are appended, a repeated id or name is set; moved maps
     a reused index to the call it now continues."""
-    if not isinstance(part, dict):
+    if not isinstance(delta, dict):
         return
-    index = part.get("index")
-    function = part.get("function") or {}
+    index = delta.get("index")
+    function = part(delta, "function", dict, {})
+    call_id, name = part(delta, "id", str, ""), part(function, "name", str, "")
     if not isinstance(index, int):  # a server without indexes: match by id, else continue the last call
         ids = {c.id: i for i, c in calls.items()}
-        index = ids.get(part.get("id"), len(calls) if part.get("id") or not calls else max(calls))
+        index = ids.get(call_id, len(calls) if call_id or not calls else max(calls))
     elif moved is not None:  # a server that gives every call the same index: a new id with a name is a new call
         index = moved.get(index, index)
         old = calls.get(index)
-        if old and old.id and old.name and part.get("id") not in (None, "", old.id) and function.get("name"):
-            moved[part["index"]] = index = max(calls) + 1
+        if old and old.id and old.name and call_id not in ("", old.id) and name:
+            moved[delta["index"]] = index = max(calls) + 1
     call = calls.setdefault(index, _Call())
-    if part.get("id"):
-        call.id = part["id"]
-    if function.get("name"):
-        call.name = function["name"]
-    if isinstance(function.get("arguments"), str):
-        call.arguments.append(function["arguments"])
-    elif isinstance(function.get("arguments"), dict):  # a few servers send an object, not text
-        call.arguments.append(json.dumps(function["arguments"]))
+    call.id = call_id or call.id
+    call.name = name or call.name
+    arguments = part(function, "arguments", (str, dict))
+    if arguments is not None:  # a few servers send an object, not text
+        call.arguments.append(arguments if isinstance(arguments, str) else json.dumps(arguments))
 
 
 def finish_events(calls: dict[int, _Call], usage: Usage | None, finish: str | None,
@@ -252,11 +250,11 @@ def finish_events(calls: dict[int, _Call], usage: Usage | None, finish: str | No
 
 def read_usage(raw: dict) -> Usage:
     """Usage from a Chat Completions usage object."""
-    details = raw.get("prompt_tokens_details") or {}
+    details = part(raw, "prompt_tokens_details", dict, {})
     return Usage(
-        input_tokens=int(raw.get("prompt_tokens") or 0),
-        cached_tokens=int(details.get("cached_tokens") or 0),
-        output_tokens=int(raw.get("completion_tokens") or 0),
+        input_tokens=part(raw, "prompt_tokens", int, 0),
+        cached_tokens=part(details, "cached_tokens", int, 0),
+        output_tokens=part(raw, "completion_tokens", int, 0),
         reported=True,
     )
 
@@ -276,14 +274,17 @@ def read_whole(settings: ProviderSettings, body: dict) -> Iterator[Event]:
     """Events from a server that ignored stream: true and sent the whole completion at once."""
     if body.get("error"):
         raise stream_failure(settings, body)
-    choice = (body.get("choices") or [{}])[0] or {}
-    message = choice.get("message") or {}
+    choices = part(body, "choices", list, [])
+    choice = choices[0] if choices else {}
+    if not isinstance(choice, dict):
+        raise ShapeError(f"choices[0] is {type(choice).__name__}")
+    message = part(choice, "message", dict, {})
     inline = compat.InlineThinking()
     if isinstance(message.get("content"), str) and (text := inline.feed(message["content"]) + inline.flush()):
         yield TextDelta(text)
     calls: dict[int, _Call] = {}
-    for index, part in enumerate(message.get("tool_calls") or []):
-        merge_call(calls, {**part, "index": index})
-    usage = read_usage(body["usage"]) if isinstance(body.get("usage"), dict) else None
+    for index, call in enumerate(part(message, "tool_calls", list, [])):
+        merge_call(calls, {**call, "index": index} if isinstance(call, dict) else call)
+    usage = read_usage(body["usage"]) if part(body, "usage", dict) is not None else None
     reasoning = [message["reasoning_content"]] if isinstance(message.get("reasoning_content"), str) else None
-    yield from finish_events(calls, usage, choice.get("finish_reason") or "stop", reasoning)
+    yield from finish_events(calls, usage, part(choice, "finish_reason", str) or "stop", reasoning)

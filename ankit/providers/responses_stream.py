@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from ankit.errors import StreamError
 from ankit.providers import http
-from ankit.providers.base import ProviderSettings
+from ankit.providers.base import ProviderSettings, part
 from ankit.providers.sse import ServerEvent
 from ankit.records import Event, OpaqueData, StreamEnd, TextDelta, ToolCall, ToolCallDone, Usage, UsageReport
 
@@ -38,7 +38,7 @@ class _Reply:
             self.shown[key] = self.shown.get(key, 0) + len(data["delta"])
             yield TextDelta(data["delta"])
         elif kind == "response.output_item.done" and isinstance(data.get("item"), dict):
-            self.items[int(data.get("output_index") or len(self.items))] = data["item"]
+            self.items[part(data, "output_index", int) or len(self.items)] = data["item"]
             yield from self.unshown(data["item"])
         elif kind in FINISHED:
             self.response = data.get("response") if isinstance(data.get("response"), dict) else {}
@@ -129,9 +129,9 @@ def finish(items: list[dict], response: dict, stop: str, finder: str, shown: dic
 
 def read_usage(raw: dict) -> Usage:
     """Usage from a Responses usage object: input_tokens is the whole prompt, cached part included."""
-    details = raw.get("input_tokens_details") if isinstance(raw.get("input_tokens_details"), dict) else {}
-    return Usage(input_tokens=int(raw.get("input_tokens") or 0), cached_tokens=int(details.get("cached_tokens") or 0),
-                 output_tokens=int(raw.get("output_tokens") or 0), reported=True)
+    details = part(raw, "input_tokens_details", dict, {})
+    return Usage(input_tokens=part(raw, "input_tokens", int, 0), cached_tokens=part(details, "cached_tokens", int, 0),
+                 output_tokens=part(raw, "output_tokens", int, 0), reported=True)
 
 
 def stream_failure(settings: ProviderSettings, data: dict) -> StreamError:

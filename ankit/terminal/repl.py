@@ -10,7 +10,7 @@ from pathlib import Path
 
 from ankit import __version__
 from ankit.context.mentions import expand
-from ankit.errors import AnkitError, Cancelled
+from ankit.errors import AnkitError, Cancelled, bug_line
 from ankit.safety.scrub import Scrubber
 from ankit.safety.visible import visible
 from ankit.settings import paths
@@ -267,6 +267,9 @@ def send(state: ReplState, text: str, mentions: bool = True, typed: bool = True)
         except AnkitError as exc:
             view.reply_end()
             view.error(str(exc) + (OVERFLOW_REMEDY if getattr(exc, "overflow", False) else ""))
+        except Exception as exc:  # a bug in ankit: one line, and the session (saved by the turn) goes on
+            view.reply_end()
+            view.error(visible(bug_line(exc)) + "; the session is kept")
     view.write("\n")
 
 

@@ -220,7 +220,7 @@ def _gate(call: ToolCall, tool: Tool, args: dict, ctx: ToolContext, approve: App
 
 def _execute(tool: Tool, args: dict, ctx: ToolContext, keeper: Checkpoints | None, limit: float):
     """Run the tool under its time limit, keeping the files it declares it changes for /undo."""
-    changing = _changed_paths(tool, args, ctx) if keeper is not None else []
+    changing = _kept_paths(tool, args, ctx, keeper) if keeper is not None else []
     if changing:
         keeper.keep(changing)
     try:
@@ -247,14 +247,30 @@ def _checked_arguments(call: ToolCall, tool: Tool) -> dict:
 
 
 def _changed_paths(tool: Tool, args: dict, ctx: ToolContext) -> list[Path]:
-    """The paths the tool says this call will change, under the working folder; none when it declares none."""
+    """The paths the tool says this call will change, under the working folder; none when it declares none
+    (or cannot say: _kept_paths tells the user)."""
+    try:
+        return _declared_changes(tool, args, ctx)
+    except Exception:
+        return []
+
+
+def _declared_changes(tool: Tool, args: dict, ctx: ToolContext) -> list[Path]:
+    """The paths the tool's changes() names for this call; raises what changes() raises."""
     if tool.changes is None:
         return []
-    try:
-        found = _call_flexibly(tool.changes, args, ctx) or []
-    except Exception:  # the call itself will report a bad argument; nothing to keep
-        return []
+    found = _call_flexibly(tool.changes, args, ctx) or []
     return [Path(ctx.cwd) / str(p) for p in found]
+
+
+def _kept_paths(tool: Tool, args: dict, ctx: ToolContext, keeper: Checkpoints) -> list[Path]:
+    """The paths to keep for /undo; when the tool cannot say which, the user hears that /undo will not cover it."""
+    try:
+        return _declared_changes(tool, args, ctx)
+    except Exception as exc:
+        keeper.notes.append(f"{tool.name}: cannot tell which files this call changes (its changes() raised "
+                            f"{type(exc).__name__}); /undo will not cover it")
+        return []
 
 
 def declined(call: ToolCall, answer) -> ToolResult:
