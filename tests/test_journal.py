@@ -1,7 +1,9 @@
 """Appending to session files, the lock, and repairing unanswered calls (ankit/storage/journal.py)."""
 
+import fcntl
 import threading
-import time
+
+import pytest
 
 from ankit.records import Message, ToolCall, ToolResult
 from ankit.storage import journal
@@ -14,20 +16,26 @@ def test_append_starts_on_a_fresh_line_after_a_torn_write(tmp_path):
     assert path.read_bytes() == b'{"a":1}\n{"b":\n{"c":3}\n'
 
 
-def test_the_lock_is_exclusive(tmp_path):
-    path, order = tmp_path / "s.jsonl", []
+def test_the_lock_is_exclusive_while_held_and_free_once_released(tmp_path):
+    path, held, release = tmp_path / "s.jsonl", threading.Barrier(2), threading.Barrier(2)
 
-    def other():
+    def holder():
         with journal.locked(path):
-            order.append("other")
+            held.wait(30)  # the lock is held from here...
+            release.wait(30)  # ...until the test has tried to take it
 
+    thread = threading.Thread(target=holder)
+    thread.start()
+    held.wait(30)
+    with open(path, "rb") as other:  # another open file, as another process would have
+        with pytest.raises(BlockingIOError):
+            fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        release.wait(30)
+        thread.join(30)
+        fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)  # released: taken at once
+        fcntl.flock(other, fcntl.LOCK_UN)
     with journal.locked(path):
-        thread = threading.Thread(target=other)
-        thread.start()
-        time.sleep(0.2)
-        order.append("first")
-    thread.join(30)
-    assert order == ["first", "other"]
+        pass
 
 
 def test_repair_answers_every_call_without_a_result():

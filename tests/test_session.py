@@ -233,3 +233,67 @@ def test_a_changed_checklist_is_shown_once_saved_and_cleared_by_a_restart():
     assert resumed.todos.items == [Todo("step one")]
     session.restart()
     assert session.todos.items == [] and session.snapshot().todos == []
+
+
+# --- the round in process: a Ctrl-C while a tool runs, a save that fails, /compact ---
+
+def test_ctrl_c_while_a_tool_runs_answers_every_call_records_the_round_and_saves(tmp_path):
+    from ankit.storage.sessions import SessionStore
+
+    def interrupted(args, ctx):
+        raise KeyboardInterrupt
+
+    TOOLS["slow"] = tool("slow", "core", run=interrupted)
+    try:
+        store = SessionStore(tmp_path / "sessions")
+        session, _ = make([[*call("echo", call_id="a")[:1], *call("slow", call_id="b")[:1],
+                            *call("echo", call_id="c")]], store=store)
+        with pytest.raises(Cancelled, match=r"^cancelled \(ran: echo; stopped: slow; never started: echo\)$"):
+            session.turn("go")
+    finally:
+        del TOOLS["slow"]
+    results = session.messages[-1].results
+    assert [(r.call_id, r.is_error, r.summary) for r in results] == [
+        ("a", False, "ran "), ("b", True, "stopped"), ("c", True, "never started")]
+    assert [(r.turn, r.round) for r in session.ledger.rounds] == [(1, 1)]
+    saved = store.load(session.id).messages  # saved as it stands, every call answered
+    assert [(r.call_id, r.content, r.is_error) for r in saved[-1].results] == [
+        (r.call_id, r.content, r.is_error) for r in results]
+
+
+def test_a_save_that_fails_is_one_notice_and_the_next_save_writes_what_it_missed(tmp_path):
+    from ankit.storage.sessions import SessionStore
+    folder = tmp_path / "sessions"
+    folder.write_text("a file where the sessions folder should be")
+    session, _ = make([text("one"), text("two")], store=SessionStore(folder))
+    assert session.turn("first") == "one"  # the answer is not lost to the failed save
+    notices = [line for kind, line in session.view.lines if kind == "notice"]
+    assert len(notices) == 1 and notices[0].startswith(f"cannot save session {session.id}: ")
+    folder.unlink()
+    session.turn("second")
+    assert [m.text for m in SessionStore(folder).load(session.id).messages] == ["first", "one", "second", "two"]
+
+
+def test_compact_is_a_round_like_any_other_and_later_requests_start_at_its_summary():
+    from ankit.turn.compaction import ACKNOWLEDGED, INSTRUCTION, SUMMARY_HEAD, compact
+    session, provider = make([text("an answer"), text("- the user asked; it was answered"), text("next")])
+    session.turn("a question")
+    assert compact(session) == "- the user asked; it was answered"
+    first, summary_round = provider.requests[:2]
+    assert summary_round.system == first.system and summary_round.tools == first.tools  # the same cached prefix
+    assert [m.text for m in summary_round.messages] == ["a question", "an answer", INSTRUCTION]
+    assert [(r.turn, r.round) for r in session.ledger.rounds] == [(1, 1), (2, 1)]
+    session.turn("go on")
+    assert [m.text for m in provider.requests[2].messages] == [
+        SUMMARY_HEAD + "- the user asked; it was answered", ACKNOWLEDGED, "go on"]
+    assert [m.text for m in session.messages[:2]] == ["a question", "an answer"]  # kept in the session
+
+
+def test_compact_cut_short_leaves_the_history_as_it_was():
+    from ankit.turn.compaction import compact
+    session, _ = make([text("an answer"), [TextDelta("- half a sum"), KeyboardInterrupt()]])
+    session.turn("a question")
+    before = list(session.messages)
+    with pytest.raises(Cancelled, match="compaction cancelled; the history is unchanged"):
+        compact(session)
+    assert session.messages == before and session.live() == before
