@@ -151,6 +151,26 @@ def exit_cleanly_on_signals() -> None:
             signal.signal(sig, _exit_on)
 
 
+def _run(command: str, args, extra: list[str]) -> int:
+    """The settings (this folder's, if trusted), then the subcommand, -p or the REPL."""
+    from ankit.settings.config import load_config  # here, so --version and --help stay fast
+    config = load_config(vars(args), os.environ, Path.cwd(), paths.config_home())
+    config = _trusted(config, vars(args), interactive=not command and args.prompt is None)
+    if config.problems:
+        from ankit.safety.visible import visible  # names from the files: shown, never obeyed
+        for line in config.problems:
+            print(f"ankit: {visible(line)}", file=sys.stderr)
+    if command:
+        from ankit.cli.commands import run_command
+        with _safe_terminal_output():
+            return run_command(command, extra, config)
+    if args.prompt is not None:
+        from ankit.cli.oneshot import run_once
+        return run_once(args, config)
+    from ankit.terminal.repl import run_repl
+    return run_repl(args, config)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run ankit; return the exit code."""
     if argv is None:  # the program itself (a test calling main(argv) keeps its own signal handling)
@@ -167,22 +187,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.output_format != "text" and args.prompt is None and not command:
         parser().error(f"--output-format {args.output_format} is for one-shot runs: add -p \"...\"")
     try:
-        from ankit.settings.config import load_config  # here, so --version and --help stay fast
-        config = load_config(vars(args), os.environ, Path.cwd(), paths.config_home())
-        config = _trusted(config, vars(args), interactive=not command and args.prompt is None)
-        if config.problems:
-            from ankit.safety.visible import visible  # names from the files: shown, never obeyed
-            for line in config.problems:
-                print(f"ankit: {visible(line)}", file=sys.stderr)
-        if command:
-            from ankit.cli.commands import run_command
-            with _safe_terminal_output():
-                return run_command(command, extra, config)
-        if args.prompt is not None:
-            from ankit.cli.oneshot import run_once
-            return run_once(args, config)
-        from ankit.terminal.repl import run_repl
-        return run_repl(args, config)
+        return _run(command, args, extra)
     except AnkitError as exc:
         from ankit.safety.visible import visible
         print(f"ankit: {visible(str(exc))}", file=sys.stderr)
