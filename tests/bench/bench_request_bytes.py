@@ -14,6 +14,7 @@ import json
 import os
 import sys
 import tempfile
+import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -21,7 +22,9 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 from conftest import ProviderServer  # noqa: E402
 
-FIXTURES = sorted((ROOT / "tests" / "fixtures").glob("mcp_*.jsonl"))
+FLEET = ROOT / "tests" / "bench" / "fleet" / "config.toml.in"  # the twelve servers, by name
+FIXTURES = [ROOT / "tests" / "fixtures" / f"mcp_{name.replace('-', '_')}.jsonl"
+            for name in tomllib.loads(FLEET.read_text())["mcp"]["servers"]]
 REPLAY = ROOT / "tests" / "mcp_replay_server.py"
 
 
