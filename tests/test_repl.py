@@ -9,6 +9,8 @@ import select
 import signal
 import struct
 import sys
+import shutil
+import tempfile
 import termios
 import time
 from pathlib import Path
@@ -949,3 +951,21 @@ def test_a_small_paste_is_typed_into_the_line_as_it_is(run, provider_server):
     term.expect("Two lines.")
     assert term.finish() == 0
     assert provider_server.requests[0].json["messages"][-1]["content"] == "first line\nsecond line"
+
+
+@pytest.mark.skipif(support().kind != "landlock", reason=f"no Linux sandbox here: {support().detail}")
+def test_a_bang_line_runs_outside_the_sandbox_the_models_command_inside(run, provider_server, home):
+    try:
+        outside = Path(tempfile.mkdtemp(dir="/var/tmp"))  # outside the temporary folder the sandbox allows
+    except OSError:
+        pytest.skip("no writable /var/tmp to check a write outside the temporary folder")
+    provider_server.push_openai(tool_calls=[("c1", "run_command", json.dumps({"command": f"touch {outside}/model"}))])
+    provider_server.push_openai(text="Tried.")
+    term = run()
+    term.line(f"!touch {outside}/user")
+    term.line("try it yourself")
+    term.expect("Tried.")
+    assert term.finish() == 0
+    made = sorted(p.name for p in outside.iterdir())
+    shutil.rmtree(outside)
+    assert made == ["user"]
