@@ -175,11 +175,14 @@ def test_deny_rules_still_apply_inside_the_sandbox(places):
 
 @needs_landlock
 def test_landlock_alone_protects_git_when_namespaces_are_not_used(places):
-    work, _, _ = places
+    work, _, outside = places
     (work / "src").mkdir()
-    done = trampoline(work, "--landlock-only", command="echo a > src/a; echo h > .git/hooks/x; echo n > top")
+    (work / "elsewhere").symlink_to(outside)  # a cloned repository may hold a link to any folder
+    done = trampoline(work, "--landlock-only",
+                      command="echo a > src/a; echo h > .git/hooks/x; echo n > top; echo o > elsewhere/o")
     assert (work / "src" / "a").exists() and not (work / ".git" / "hooks" / "x").exists()
     assert not (work / "top").exists()  # the cost: no new names at the top of the folder
+    assert not (outside / "o").exists(), done.stderr
 
 
 @needs_landlock

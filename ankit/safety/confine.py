@@ -147,7 +147,7 @@ def _add_path(ruleset: int, path: str, rights: int) -> None:
 
 def _writable(folder: str, protect: list[str], mounted: bool) -> list[str]:
     """What to grant writes beneath: the folder itself, or, when its protected entries could not be mounted
-    read-only, each other entry in it."""
+    read-only, each other entry in it but symbolic links."""
     inside = [p for p in protect if os.path.dirname(p.rstrip("/")) == folder.rstrip("/")]
     if mounted or not inside:
         return [folder]
@@ -156,7 +156,8 @@ def _writable(folder: str, protect: list[str], mounted: bool) -> list[str]:
         names = os.listdir(folder)
     except OSError:
         return []
-    return [os.path.join(folder, n) for n in names if n not in skip]
+    paths = [os.path.join(folder, n) for n in names if n not in skip]
+    return [p for p in paths if not os.path.islink(p)]  # a link's target may lie anywhere: never granted through it
 
 
 def landlock(abi: int, writes: list[str], protect: list[str], mounted: bool, network: bool) -> None:
