@@ -112,7 +112,7 @@ def relatives(term: str) -> list[tuple[str, str]]:
     """(stemmed word, kind) pairs a stemmed request term stands for, strongest kind first; the term left out."""
     found = [(other, "slang") for other in _software()[1].get(term, ())]
     found += [(other, "synonym") for other in SYNONYMS.get(term, ())]
-    found += [(other, "thesaurus") for other in _thesaurus().get(term, ())]
+    found += [(other, "thesaurus") for other in _thesaurus().get(term, "").split()]
     return [(other, kind) for other, kind in found if other != term]
 
 
@@ -178,10 +178,6 @@ def _light() -> dict[str, tuple[str, ...]]:
 
 
 @cache
-def _thesaurus() -> dict[str, tuple[str, ...]]:
-    """thesaurus.txt: a stemmed word -> the stems of words sharing its commonest senses."""
-    table = {}
-    for line in _lines("thesaurus.txt"):
-        head, *others = line.split()
-        table[head] = tuple(others)
-    return table
+def _thesaurus() -> dict[str, str]:
+    """thesaurus.txt: a stemmed word -> the stems of words sharing its commonest senses (split when asked)."""
+    return dict(line.partition(" ")[::2] for line in _lines("thesaurus.txt"))
