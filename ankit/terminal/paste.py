@@ -33,7 +33,7 @@ class Pastes:
 
     def hold(self, text: str) -> str:
         """What the line shows for a paste: the text itself when small, else a placeholder."""
-        lines = text.count("\n") + 1
+        lines = len(text.splitlines()) or 1  # a paste ending in a newline has no empty last line
         if lines <= LARGE_LINES and len(text) <= LARGE_CHARS:
             return text
         number = len(self.held) + 1
