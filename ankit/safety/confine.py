@@ -14,12 +14,16 @@ library is imported here, and ankit starts it by its file path with `python3 -I 
   in a new mount namespace, or, where user namespaces are not allowed, every other entry of the folder is
   granted on its own (new names at the top of that folder cannot then be created);
 - --no-network: no socket but AF_UNIX (seccomp), no TCP bind or connect (Landlock ABI 4+), a new network
-  namespace where it can be made (no loopback, no abstract unix sockets). Abstract unix sockets made outside and
-  signals to processes outside are refused in every case (Landlock scopes, ABI 6+).
+  namespace where it can be made (no loopback, no abstract unix sockets), and every pathname unix socket bound
+  when the command starts (the kernel's /proc/net/unix, wherever it lives: a tmux or screen server, a local
+  proxy, a database, an agent in the home folder) covered like --hide: a socket outside is reached through its
+  path, which Landlock does not guard. Abstract unix sockets made outside and signals to processes outside are
+  refused in every case (Landlock scopes, ABI 6+).
 """
 
 import ctypes
 import os
+import stat
 import struct
 import sys
 
@@ -228,6 +232,34 @@ def parse(argv: list[str]) -> tuple[dict[str, list[str]], set[str], list[str]]:
     return lists, switches, command
 
 
+MAX_SOCKETS = 4096
+
+
+def bound_sockets(hide: list[str]) -> list[str]:
+    """The pathname unix sockets bound in this network namespace now (read before leaving it), but those under a
+    hidden folder: each is a process outside the sandbox a command could talk to."""
+    try:
+        with open("/proc/net/unix", encoding="utf-8", errors="surrogateescape") as table:
+            rows = table.read().splitlines()[1:]
+    except OSError:
+        return []
+    found: set[str] = set()
+    for row in rows:
+        fields = row.split(None, 7)
+        if len(fields) == 8 and fields[7].startswith("/") and len(found) < MAX_SOCKETS:
+            path = os.path.realpath(fields[7])
+            if not any(path == h or path.startswith(h.rstrip("/") + "/") for h in hide) and _is_socket(path):
+                found.add(path)
+    return sorted(found)
+
+
+def _is_socket(path: str) -> bool:
+    try:
+        return stat.S_ISSOCK(os.stat(path).st_mode)
+    except OSError:
+        return False
+
+
 def confine(writes: list[str], protect: list[str], hide: list[str], network: bool, namespaces: bool = True) -> str:
     """Apply every restriction to this process; returns how .git and the network were handled."""
     abi = landlock_abi()
@@ -236,6 +268,7 @@ def confine(writes: list[str], protect: list[str], hide: list[str], network: boo
     if not network and not seccomp_ready():
         raise Refused("seccomp is not available here, so the network cannot be shut off")
     existing, covered = [p for p in protect if os.path.lexists(p)], [p for p in hide if os.path.exists(p)]
+    covered += [] if network else bound_sockets(covered)
     wanted = namespaces and (existing or covered or not network)
     mounted = enter_namespaces(existing, covered, network) if wanted else not existing
     landlock(abi, writes, existing, mounted, network)

@@ -1,0 +1,65 @@
+"""Attacks on the workspace sandbox through ankit's real run_command path, checked from outside."""
+
+import socket
+import sys
+
+from tests.test_sandbox import needs_landlock, places, run  # noqa: F401 (places is a fixture)
+
+REACH = ("import socket, sys\n"
+         "for kind, path in ((socket.SOCK_STREAM, sys.argv[1]), (socket.SOCK_DGRAM, sys.argv[2])):\n"
+         "    try:\n"
+         "        s = socket.socket(socket.AF_UNIX, kind); s.connect(path); s.send(b'escaped')\n"
+         "    except OSError as exc: print(exc)\n")
+
+
+def _unix_listeners(folder):
+    """A stream socket (a tmux server, a local proxy) and a datagram socket bound in a folder outside."""
+    stream = socket.socket(socket.AF_UNIX)
+    stream.bind(str(folder / "tmux-0-default"))
+    stream.listen(5)
+    datagram = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    datagram.bind(str(folder / "proxy.sock"))
+    stream.setblocking(False)
+    datagram.setblocking(False)
+    return stream, datagram
+
+
+def _arrived(stream, datagram) -> list[str]:
+    seen = []
+    try:
+        stream.accept()[0].close()
+        seen.append("stream")
+    except BlockingIOError:
+        pass
+    try:
+        datagram.recv(100)
+        seen.append("datagram")
+    except BlockingIOError:
+        pass
+    return seen
+
+
+@needs_landlock
+def test_no_unix_socket_bound_outside_is_reached_from_the_workspace_sandbox(places):
+    """A socket's path is no file the sandbox guards: a tmux server's socket would run a command unconfined."""
+    work, temp, outside = places
+    stream, datagram = _unix_listeners(outside)
+    (temp / "reach.py").write_text(REACH)
+    command = f"{sys.executable} {temp}/reach.py {outside}/tmux-0-default {outside}/proxy.sock"
+    with stream, datagram:
+        result, previews = run(command, work, temp)
+        assert previews == [] and _arrived(stream, datagram) == [], result.content
+        run(command, work, temp, mode="off")  # the check itself sees what does arrive
+        assert _arrived(stream, datagram) == ["stream", "datagram"]
+
+
+@needs_landlock
+def test_a_unix_socket_the_command_makes_itself_still_works(places):
+    work, temp, _ = places
+    code = ("import socket, os\n"
+            "s = socket.socket(socket.AF_UNIX); s.bind('own.sock'); s.listen(1)\n"
+            "c = socket.socket(socket.AF_UNIX); c.connect('own.sock'); c.send(b'ok')\n"
+            "print(s.accept()[0].recv(2).decode()); os.unlink('own.sock')\n")
+    (temp / "own.py").write_text(code)
+    result, _ = run(f"{sys.executable} {temp}/own.py", work, temp)
+    assert "exit code 0" in result.content and "\nok" in result.content, result.content
