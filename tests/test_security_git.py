@@ -64,6 +64,20 @@ def test_an_approved_commit_runs_no_signing_program_the_repository_names(hostile
     assert not marker.exists(), marker.read_text()
 
 
+
+def test_an_approved_commit_runs_no_ssh_key_command_the_repository_names(hostile_repo):
+    """gpg.ssh.defaultKeyCommand is run to find the signing key when user.signingKey is unset."""
+    repo, marker = hostile_repo
+    finder = repo.parent / "finder.sh"
+    finder.write_text(f"#!/bin/sh\necho finder >> {marker}\necho 'key::ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIB'\n")
+    finder.chmod(0o755)
+    for key, value in [("commit.gpgSign", "true"), ("gpg.format", "ssh"), ("gpg.ssh.defaultKeyCommand", str(finder)),
+                       ("core.hooksPath", str(repo / "no-hooks"))]:
+        git(repo, "config", key, value)
+    call = ToolCall("c1", "git_commit", json.dumps({"message": "two", "all": True}))
+    run_call(call, BY_NAME["git_commit"], ToolContext(cwd=repo), lambda *a: True)  # the user said yes to the commit
+    assert not marker.exists(), marker.read_text()
+
 def test_a_worktree_the_repository_points_elsewhere_is_refused(tmp_path):
     repo, home = tmp_path / "repo", tmp_path / "home"
     repo.mkdir()

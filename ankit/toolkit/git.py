@@ -9,8 +9,9 @@ data, so every call neutralises them (git's -c settings reach the git processes 
 - diff.<driver>.textconv/command emptied, and --no-ext-diff --no-textconv on diff, log and show: external diff
   programs (diff.external, GIT_EXTERNAL_DIFF) and text converters;
 - log.showSignature=false: verifying signatures runs gpg.program;
-- gpg.program, gpg.<format>.program and core.sshCommand set by the repository itself (not by the user's own
-  ~/.gitconfig) are put back to the user's value or git's default: a signed git_commit would run them;
+- every signing setting naming a program or a command (gpg.program, gpg.<format>.program,
+  gpg.ssh.defaultKeyCommand) and core.sshCommand set by the repository itself (not by the user's own ~/.gitconfig)
+  are put back to the user's value or git's default (none for a command): a signed git_commit would run them;
 - core.worktree set by the repository to a folder the working folder is not in is refused: status, add and
   commit would read and commit files from there (a home folder's keys);
 - --no-pager, core.pager=cat and GIT_PAGER/PAGER=cat: the pager is a program too;
@@ -50,7 +51,9 @@ NO_HOOKS = ["-c", "core.hooksPath=/dev/null"]
 DIFFING = ("diff", "log", "show")
 PROGRAM_KEYS = re.compile(r"^(filter\.(.+)\.(clean|smudge|process)|diff\.(.+)\.(textconv|command))$")
 OWN_PROGRAMS = {"gpg.program": "gpg", "gpg.openpgp.program": "gpg", "gpg.x509.program": "gpgsm",
-                "gpg.ssh.program": "ssh-keygen", "core.sshcommand": "ssh"}  # git's defaults
+                "gpg.ssh.program": "ssh-keygen", "core.sshcommand": "ssh"}  # git's defaults ("" for any other)
+# every signing setting that names a program or a command line (gpg.ssh.defaultKeyCommand runs to find the key)
+SIGNING_PROGRAMS = re.compile(r"^(gpg\.(.+\.)?[a-z]*(program|command)|core\.sshcommand)$")
 REPOSITORY_SCOPES = ("local", "worktree")  # .git/config and config.worktree: written by whoever made the repository
 
 
@@ -78,7 +81,8 @@ def _drivers(ctx) -> list[str]:
         return []
     entries = [(scope, *rest.partition(" ")[::2]) for scope, _, rest in
                (line.partition("\t") for line in found.stdout.splitlines())]
-    users = {key: value for scope, key, value in entries if key in OWN_PROGRAMS and scope not in REPOSITORY_SCOPES}
+    users = {key: value for scope, key, value in entries
+             if SIGNING_PROGRAMS.match(key) and scope not in REPOSITORY_SCOPES}
     entries += [("submodule", key, "") for key in _submodule_drivers(ctx)]
     out = []
     for scope, key, value in entries:
@@ -86,8 +90,8 @@ def _drivers(ctx) -> list[str]:
             out += ["-c", f"{key}="]
             if key.startswith("filter."):
                 out += ["-c", key.rsplit(".", 1)[0] + ".required=false"]
-        elif scope in REPOSITORY_SCOPES and key in OWN_PROGRAMS:
-            out += ["-c", f"{key}={users.get(key, OWN_PROGRAMS[key])}"]
+        elif scope in REPOSITORY_SCOPES and SIGNING_PROGRAMS.match(key):
+            out += ["-c", f"{key}={users.get(key, OWN_PROGRAMS.get(key, ''))}"]
         elif scope in REPOSITORY_SCOPES and key == "core.worktree":
             _check_worktree(ctx, value)
     return out
