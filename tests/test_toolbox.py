@@ -75,7 +75,7 @@ def test_file_names_that_are_not_utf8_cannot_break_a_result(tmp_path):
     write(tmp_path, "c/names.py", "name='names'\ndescription='d'\nparameters={}\n"
           "def run(a, c): return " + repr(name) + "\n")
     result = run(tmp_path, ToolCall("1", "names"))
-    assert result.content == "caf?.txt"
+    assert result.content == "caf\ufffd.txt"  # the text boundary: U+FFFD for a byte that was not UTF-8
     result.content.encode("utf-8")
 
 

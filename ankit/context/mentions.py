@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ankit.records import Image
+from ankit.safety import text as boundary
 from ankit.safety.scrub import Scrubber
 
 FILE_CAP = 40_000  # characters of one attached file (the head is kept, the cut said)
@@ -77,6 +78,15 @@ def expand(text: str, cwd: Path, images: bool = True, scrub: Scrubber | None = N
     for raw in refused:
         out.notices.append(f"@{raw}: this model does not take images here (Anthropic and OpenAI do); not attached")
         out.text += f"\n[ankit] The image {raw} could not be attached: this provider does not take images."
+    return _cleaned(out)
+
+
+def _cleaned(out: Expanded) -> Expanded:
+    """The message at the text boundary: a file name that is not UTF-8 (from a listing, or typed as an
+    argument) or a lone surrogate goes on as U+FFFD, never as something the request cannot encode."""
+    out.text = boundary.clean(out.text)
+    out.notices = [boundary.clean(n) for n in out.notices]
+    out.attached = [boundary.clean(a) for a in out.attached]
     return out
 
 
@@ -147,7 +157,7 @@ def _image(path: Path, raw: str, out: Expanded) -> None:
         out.notices.append(f"@{raw}: image of {size:,} bytes is over the {IMAGE_CAP:,}-byte limit, not attached")
         return
     data = base64.b64encode(path.read_bytes()).decode("ascii")
-    out.images.append(Image(IMAGE_TYPES[path.suffix.lower()], data, raw))
+    out.images.append(Image(IMAGE_TYPES[path.suffix.lower()], data, boundary.clean(raw)))
     out.attached.append(raw)
 
 

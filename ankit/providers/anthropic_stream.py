@@ -12,6 +12,7 @@ from ankit.errors import StreamError
 from ankit.providers import http
 from ankit.providers.base import ProviderSettings, part
 from ankit.records import Event, OpaqueData, StreamEnd, TextDelta, ToolCall, ToolCallDone, Usage, UsageReport
+from ankit.safety import text as boundary
 from ankit.providers.sse import ServerEvent
 
 RETRYABLE_ERRORS = {"overloaded_error": 529, "api_error": 500, "rate_limit_error": 429}
@@ -26,7 +27,7 @@ def read_stream(settings: ProviderSettings, events: Iterable[ServerEvent]) -> It
     state = _Stream()
     for event in events:
         try:
-            data = json.loads(event.data)
+            data = boundary.loads(event.data)
         except (ValueError, RecursionError):
             continue
         if isinstance(data, dict):

@@ -14,6 +14,7 @@ from ankit.providers import compat
 from ankit.providers.base import ProviderSettings, ShapeError
 from ankit.providers.sse import ServerEvent, read_events
 from ankit.records import Event
+from ankit.safety import text as boundary
 from ankit.safety.scrub import Scrubber, mask_url
 
 # http.client, urllib.request and email load ssl and the email package: they are imported on the first
@@ -159,7 +160,7 @@ def read_json(settings: ProviderSettings, response) -> dict:
     finally:
         response.close()
     try:
-        body = json.loads(raw)
+        body = boundary.loads(raw)
     except (ValueError, RecursionError):
         body = None
     if not isinstance(body, dict):
@@ -267,7 +268,7 @@ def _error_detail(raw: bytes) -> tuple[str, str]:
     """The provider's own error message and error type/code from a response body."""
     text = raw.decode("utf-8", errors="replace").strip()
     try:
-        body = json.loads(text)
+        body = boundary.loads(text)
     except (ValueError, RecursionError):
         return text, ""
     return error_message(body)

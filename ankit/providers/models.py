@@ -1,12 +1,12 @@
 """The models a server offers (GET {base}/models) and finding a local server that answers, for /model and set-up."""
 
-import json
 import threading
 import urllib.error
 from dataclasses import dataclass
 
 from ankit import __version__
 from ankit.providers.base import ProviderSettings
+from ankit.safety import text as boundary
 
 ANTHROPIC_VERSION = "2023-06-01"
 PROBE_BUDGET = 0.4  # seconds all local servers together may take to answer
@@ -50,7 +50,7 @@ def list_models(settings: ProviderSettings, timeout: float = 3.0) -> list[str] |
     opener = urllib.request.build_opener(urllib.request.ProxyHandler({})) if _loopback(url) else urllib.request.build_opener()
     try:
         with opener.open(urllib.request.Request(url, headers=_headers(settings)), timeout=timeout) as response:
-            body = json.loads(response.read(4 * 1024 * 1024))
+            body = boundary.loads(response.read(4 * 1024 * 1024))
     except (urllib.error.URLError, OSError, ValueError):
         return None
     data = body.get("data") if isinstance(body, dict) else body if isinstance(body, list) else None

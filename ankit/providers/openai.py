@@ -18,6 +18,7 @@ from ankit.providers.base import Provider, ProviderSettings, ShapeError, part
 from ankit.records import (Event, Message, Notice, OpaqueData, Request, StreamEnd, TextDelta, ToolCall,
                            ToolCallDone, Usage, UsageReport)
 from ankit.providers.sse import ServerEvent
+from ankit.safety import text as boundary
 
 KIND = "openai"  # this provider's key in Message.opaque
 ECHOED = ("reasoning_content",)  # reply fields sent back with the turn's tool calls
@@ -189,7 +190,7 @@ def read_stream(settings: ProviderSettings, events: Iterable[ServerEvent]) -> It
             done = True
             break
         try:
-            chunk = json.loads(event.data)
+            chunk = boundary.loads(event.data)
         except (ValueError, RecursionError):
             continue  # keep-alives and junk lines carry nothing
         if not isinstance(chunk, dict):

@@ -14,6 +14,7 @@ from ankit.providers import http
 from ankit.providers.base import ProviderSettings, part
 from ankit.providers.sse import ServerEvent
 from ankit.records import Event, OpaqueData, StreamEnd, TextDelta, ToolCall, ToolCallDone, Usage, UsageReport
+from ankit.safety import text as boundary
 
 KIND = "responses"  # this provider's key in Message.opaque
 SEARCH = "tool_search_call"
@@ -61,7 +62,7 @@ def read_stream(settings: ProviderSettings, events: Iterable[ServerEvent],
     reply = _Reply()
     for event in events:
         try:
-            data = json.loads(event.data)
+            data = boundary.loads(event.data)
         except ValueError:
             continue
         if isinstance(data, dict):

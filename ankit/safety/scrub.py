@@ -9,15 +9,22 @@ its names and layout, never the values):
 - passwords inside URLs (scheme://user:pass@) and secret URL parameters (?key=, ?token=...);
 - values after a secret-named label: a .env or shell line `NAME=value` whose NAME looks secret, `api_key: ...`,
   `"token": "..."`, `aws_secret_access_key = ...`, `password: ...`, Authorization headers, netrc passwords.
+The secrets ankit knows (the first group) are also found in their base64 (standard and URL-safe, at any
+alignment inside a longer base64 text), hex and URL-encoded forms: `echo $KEY | base64` is hidden too.
+Text that arrives in pieces (a command's output read 4 KB at a time) goes through Scrubber.stream(), which
+holds back an unfinished line (and an unfinished private key block) until the rest arrives, so a secret
+straddling two reads is still found.
+
 A value after a label must look like a value, not code (`api_key = settings.key` names a secret, it is not
 one); under a token or key label a bare word needs a digit or a symbol. Values shorter than MIN_SECRET_LENGTH
 are settings ("1", "true"), not secrets: hiding them would garble ordinary text.
 """
 
+import base64
 import os
 import re
 from collections.abc import Iterable, Mapping
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, quote, quote_plus, urlencode, urlsplit, urlunsplit
 
 REDACTED = "[redacted]"
 MIN_SECRET_LENGTH = 8
@@ -89,7 +96,8 @@ class Scrubber:
         found = {str(v) for k, v in environ.items() if secret_name(str(k))}
         found |= {str(v) for v in values if v}
         self.secrets = sorted((v for v in found if len(v) >= MIN_SECRET_LENGTH), key=len, reverse=True)
-        self._pattern = re.compile("|".join(map(re.escape, self.secrets))) if self.secrets else None
+        forms = {form for secret in self.secrets for form in encoded_forms(secret)} | set(self.secrets)
+        self._pattern = re.compile("|".join(map(re.escape, sorted(forms, key=len, reverse=True)))) if forms else None
 
     def with_values(self, values: Iterable[str]) -> "Scrubber":
         """A scrubber that also hides these values."""
@@ -111,6 +119,10 @@ class Scrubber:
         text = USER_PASSWORD.sub(lambda m: m.group(1) + REDACTED, text)
         return _labelled(text)
 
+    def stream(self) -> "ScrubStream":
+        """A scrubber for text that arrives in pieces (see ScrubStream)."""
+        return ScrubStream(self)
+
     def __call__(self, value):
         """A copy of value (str, dict, list or other) with every secret replaced by [redacted]."""
         if isinstance(value, str):
@@ -121,6 +133,55 @@ class Scrubber:
         if isinstance(value, (list, tuple)):
             return [self(item) for item in value]
         return value
+
+
+def encoded_forms(secret: str) -> set[str]:
+    """The forms a secret's bytes take when a command encodes them: base64 and URL-safe base64 at each of the
+    three alignments (only the characters that depend on the secret alone, so the form is found inside a
+    longer base64 text too), hex in both cases, and URL encoding."""
+    data = secret.encode("utf-8", "replace")
+    forms = {data.hex(), data.hex().upper(), quote(secret, safe=""), quote_plus(secret)}
+    for lead in range(3):
+        whole = base64.b64encode(b"\0" * lead + data).decode("ascii")
+        core = whole[(0, 2, 3)[lead]: 4 * ((lead + len(data)) // 3)]
+        forms |= {core, core.replace("+", "-").replace("/", "_")}
+    return {form for form in forms if len(form) >= MIN_SECRET_LENGTH and form != secret}
+
+
+HOLD = 64 * 1024  # characters a stream holds back at most, waiting for a line's end
+
+
+class ScrubStream:
+    """Scrubs text that arrives in pieces: only whole lines are scrubbed and passed on (an unfinished private
+    key block is held whole), so a secret split across two pieces is seen joined; a line longer than HOLD is
+    passed on at its last blank, or cut."""
+
+    def __init__(self, scrubber: Scrubber):
+        self.scrubber, self.held = scrubber, ""
+
+    def feed(self, text: str) -> str:
+        """The scrubbed text that can be passed on now ('' while a line is unfinished)."""
+        self.held += text
+        cut = self._cut()
+        ready, self.held = self.held[:cut], self.held[cut:]
+        return self.scrubber.text(ready) if ready else ""
+
+    def end(self) -> str:
+        """Whatever is still held, scrubbed (at the end of the stream)."""
+        ready, self.held = self.held, ""
+        return self.scrubber.text(ready) if ready else ""
+
+    def _cut(self) -> int:
+        """Where what can be passed on ends: after the last line end outside an unfinished key block."""
+        held = self.held
+        cut = held.rfind("\n") + 1
+        begin = held.rfind("-----BEGIN ", 0, cut)
+        if begin >= 0 and "PRIVATE KEY" in held[begin:begin + 80] and "-----END " not in held[begin:]:
+            cut = held.rfind("\n", 0, begin) + 1  # hold the block from its first line until it ends
+        if len(held) - cut > HOLD:
+            blank = max(held.rfind(" ", cut, len(held) - 512), held.rfind("\t", cut, len(held) - 512))
+            cut = blank + 1 if blank >= 0 else len(held) - 512
+        return cut
 
 
 def _secret_label(label: str) -> tuple[bool, bool]:

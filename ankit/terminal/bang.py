@@ -21,22 +21,27 @@ def run_shell(command: str, cwd: Path, write: Callable[[str], None], scrub: Scru
 
     Ctrl-C stops the command's whole process group and returns what came so far with code 130.
     """
-    decoder, scrub = codecs.getincrementaldecoder("utf-8")("replace"), scrub or Scrubber()
+    decoder, stream = codecs.getincrementaldecoder("utf-8")("replace"), (scrub or Scrubber()).stream()
     chunks: list[str] = []
     proc = subprocess.Popen(command, shell=True, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, start_new_session=True)
     try:  # nothing between the start and here: a Ctrl-C must find the command under the handler below
         while chunk := os.read(proc.stdout.fileno(), 4096):
-            text = scrub.text(decoder.decode(chunk))
-            chunks.append(text)
-            write(visible(text))
+            _show(stream.feed(decoder.decode(chunk)), chunks, write)  # a secret across two reads is seen whole
         code = proc.wait()
     except KeyboardInterrupt:
         _stop(proc)
         code = 130
     finally:
         proc.stdout.close()
-    return "".join(chunks) + decoder.decode(b"", final=True), code
+    _show(stream.feed(decoder.decode(b"", final=True)) + stream.end(), chunks, write)
+    return "".join(chunks), code
+
+
+def _show(text: str, chunks: list[str], write: Callable[[str], None]) -> None:
+    if text:
+        chunks.append(text)
+        write(visible(text))
 
 
 def _stop(proc: subprocess.Popen) -> None:

@@ -9,6 +9,7 @@ from pathlib import Path
 from ankit.errors import Cancelled, ToolError
 from ankit.protocols import Approver, Checkpoints
 from ankit.records import TodoList, ToolCall, ToolResult, ToolSpec
+from ankit.safety import text as boundary
 from ankit.safety.sandbox import COMMAND_TOOLS, EDIT_GROUPS, Sandbox, Verdict
 from ankit.safety.scrub import Scrubber
 from ankit.safety.statefiles import bundled
@@ -113,7 +114,7 @@ def parse_arguments(raw: str) -> dict:
     if not raw or not raw.strip():
         return {}
     try:
-        value = json.loads(raw, strict=False)
+        value = boundary.loads(raw, strict=False)
     except json.JSONDecodeError as exc:
         raise ValueError(f"arguments are not valid JSON ({exc.msg} at position {exc.pos})") from None
     except RecursionError:
@@ -137,14 +138,14 @@ def run_call(call: ToolCall, tool: Tool | None, ctx: ToolContext, approve: Appro
     scrub = scrub or Scrubber()
 
     def error(text: str, summary: str = "") -> ToolResult:
-        text = scrub.text(text)
+        text = scrub.text(boundary.clean(text))
         return ToolResult(call.id, call.name, cap_output(f"Error: {text}", cap), True, scrub.text(summary) or text)
 
     if tool is None:
         return error(f"unknown tool {call.name!r}; call find_tools to discover tools", f"unknown tool {call.name}")
     told: list[str] = []
-    live = output or (lambda text: None)
-    ctx = replace(ctx, output=lambda text: live(scrub.text(text)), summarize=told.append)
+    live, stream = output or (lambda text: None), scrub.stream()  # live output: whole lines, scrubbed
+    ctx = replace(ctx, output=lambda text: live(stream.feed(boundary.clean(text))), summarize=told.append)
     limit = DEFAULT_TIME_LIMIT
     try:
         args = _checked_arguments(call, tool)
@@ -153,7 +154,10 @@ def run_call(call: ToolCall, tool: Tool | None, ctx: ToolContext, approve: Appro
         if refused is not None:
             return refused
         limit = tool.limit(args, ctx)
-        output_text = scrub.text(_run(tool, args, ctx, keeper, limit, verdict, sandbox))
+        try:
+            output_text = scrub.text(_run(tool, args, ctx, keeper, limit, verdict, sandbox))
+        finally:
+            live(stream.end())  # the live output's last unfinished line
     except BadArguments as exc:
         return error(_text_of(exc))
     except ToolTimeout:
@@ -332,11 +336,11 @@ def _as_text(output) -> str:
     if output is None:
         return "(no output)"
     if isinstance(output, str):
-        return output
+        return boundary.clean(output)  # a tool's own text enters here: no lone surrogate goes further
     try:
-        return json.dumps(output, ensure_ascii=False, indent=1)
+        return boundary.clean(json.dumps(output, ensure_ascii=False, indent=1))
     except (TypeError, ValueError):
-        return str(output)
+        return boundary.clean(str(output))
 
 
 @dataclass

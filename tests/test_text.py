@@ -1,0 +1,136 @@
+"""The text boundary (safety/text.py): what enters as text is normalised once, at the edge; each attack through
+the real path (a loopback model server, real files and file names, a real shell)."""
+
+import base64
+import json
+import os
+import sys
+
+import pytest
+
+from ankit.records import ToolCall
+from ankit.safety import text as boundary
+from ankit.safety.scrub import Scrubber
+from ankit.terminal.bang import run_shell
+from ankit.tooling.toolbox import ToolContext, run_call
+from tests.helpers import bundled
+from tests.test_oneshot import ankit
+
+
+def sessions(tmp_path) -> list[list[dict]]:
+    folder = tmp_path / "state" / "ankit" / "sessions"
+    return [[json.loads(line) for line in path.read_bytes().split(b"\n") if line] for path in sorted(folder.glob("*.jsonl"))]
+
+
+@pytest.mark.parametrize("surrogate", ["\ud800", "\udfff", "\udce9"])
+def test_a_lone_surrogate_in_a_model_reply_is_replaced_and_the_reply_kept(provider_server, tmp_path, surrogate):
+    provider_server.push_openai(text=f"before {surrogate} after")
+    done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "-p", "hello")
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    assert done.stdout.strip() == "before \ufffd after"
+    [saved] = sessions(tmp_path)
+    assert saved[-3]["text"] == "before \ufffd after" if saved[-3].get("role") == "assistant" else \
+        any(line.get("text") == "before \ufffd after" for line in saved)
+    provider_server.push_openai(text="second")  # the next turn sends the history: it must encode
+    again = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "--continue", "-p", "again")
+    assert again.returncode == 0, again.stderr
+    assert provider_server.requests[-1].json["messages"][-2]["content"] == "before \ufffd after"
+
+
+def test_a_lone_surrogate_in_tool_call_arguments(provider_server, tmp_path):
+    (tmp_path / "work").mkdir()
+    provider_server.push_openai(tool_calls=[("c1", "write_file", '{"path": "a\ud800.txt", "content": "x\udfff"}')])
+    provider_server.push_openai(text="done")
+    done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "--yes", "-p", "hello")
+    assert done.returncode == 0 and "Traceback" not in done.stderr and "could not save" not in done.stderr, done.stderr
+    assert (tmp_path / "work" / "a\ufffd.txt").read_text() == "x\ufffd"
+    call = provider_server.requests[1].json["messages"][-2]["tool_calls"][0]["function"]["arguments"]
+    assert "\ud800" not in call and "\udfff" not in json.dumps(provider_server.requests[1].json)
+
+
+@pytest.mark.parametrize("separator", ["\u2028", "\u2029", "\u0085", "\x1c", "\x1d", "\x1e", "\x0b", "\x0c"])
+def test_a_line_separator_in_a_tool_result_survives_continue(provider_server, tmp_path, separator):
+    work = tmp_path / "work"
+    work.mkdir()
+    for name in "abc":
+        (work / f"{name}.txt").write_text(f"first{separator}second {name}\n")
+    provider_server.push_openai(tool_calls=[(f"c{n}", "read_file", json.dumps({"path": f"{n}.txt"})) for n in "abc"])
+    provider_server.push_openai(text="read them")
+    done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "-p", "read three files")
+    assert done.returncode == 0, done.stderr
+    provider_server.push_openai(text="next")
+    again = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "--continue", "-p", "go on")
+    assert again.returncode == 0 and "cancelled" not in again.stderr, again.stderr
+    results = [m for m in provider_server.requests[-1].json["messages"] if m["role"] == "tool"]
+    assert [r["content"].count(f"first{separator}second") for r in results] == [1, 1, 1], results
+    raw = next((tmp_path / "state" / "ankit" / "sessions").glob("*.jsonl")).read_bytes()
+    assert separator.encode() not in raw  # written escaped: no reader can split a line there
+
+
+def test_a_file_name_that_is_not_utf8_in_an_at_mention_is_no_crash(provider_server, tmp_path):
+    src = tmp_path / "work" / "src"
+    src.mkdir(parents=True)
+    (src / os.fsdecode(b"caf\xe9.txt")).write_text("x")
+    (src / os.fsdecode(b"\xff\xfe.py")).write_text("y")
+    provider_server.push_openai(text="seen")
+    done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "-p", "look at @src")
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    sent = provider_server.requests[0].json["messages"][-1]["content"]
+    assert "caf\ufffd.txt" in sent and "\ufffd\ufffd.py" in sent
+
+
+def test_a_prompt_argument_that_is_not_utf8_is_no_crash(provider_server, tmp_path):
+    (tmp_path / "work").mkdir()
+    provider_server.push_openai(text="ok")
+    done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "-p", os.fsdecode(b"caf\xe9 @caf\xe9.txt"))
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    assert provider_server.requests[0].json["messages"][-1]["content"].startswith("caf\ufffd")
+
+
+SECRET = "sk-proj-Zq8Xv3Lm9Tn2Rb6Wc4Yd7Kf1Hg5Js0Pa"
+
+
+def test_a_secret_across_a_4k_read_boundary_of_a_bang_command_is_scrubbed(tmp_path):
+    shown: list[str] = []
+    command = f"printf '%4090s%s\\ntail\\n' '' '{SECRET}'"  # one write: the first 4096-byte read ends inside it
+    output, code = run_shell(command, tmp_path, shown.append, Scrubber({"MY_API_KEY": SECRET}))
+    assert code == 0 and "tail" in output
+    for text in (output, "".join(shown)):
+        assert SECRET not in text and SECRET[:12] not in text and SECRET[-12:] not in text and "[redacted]" in text
+
+
+@pytest.mark.parametrize("encode", [
+    "base64", "base64 with newline", "base64 after two bytes", "urlsafe base64", "hex", "HEX", "url-encoded",
+])
+def test_encoded_forms_of_a_known_secret_never_reach_the_model(tmp_path, encode):
+    secret = "hunter2-pa$$/word+key=value"
+    data = secret.encode()
+    produced = {
+        "base64": base64.b64encode(data).decode(), "base64 with newline": base64.b64encode(data + b"\n").decode(),
+        "base64 after two bytes": base64.b64encode(b"k=" + data).decode(),
+        "urlsafe base64": base64.urlsafe_b64encode(b"x" + data).decode(), "hex": data.hex(),
+        "HEX": data.hex().upper(), "url-encoded": "pa%s" % __import__("urllib.parse").parse.quote(secret, safe=""),
+    }[encode]
+    command = f"printf '%s\\n' '{produced}'"
+    result = run_call(ToolCall("c1", "run_command", json.dumps({"command": command})), bundled()[0]["run_command"],
+                      ToolContext(cwd=tmp_path), lambda *a: True, scrub=Scrubber({"DB_PASSWORD": secret}))
+    assert "[redacted]" in result.content, result.content
+    middle = produced[len(produced) // 2 - 4: len(produced) // 2 + 4]
+    assert middle not in result.content
+
+
+def test_a_private_key_block_split_across_reads_is_hidden_whole(tmp_path):
+    body = "\n".join("MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC" + str(i) for i in range(200))
+    key = f"-----BEGIN PRIVATE KEY-----\n{body}\n-----END PRIVATE KEY-----\n"
+    file = tmp_path / "key.pem"
+    file.write_text(key)
+    shown: list[str] = []
+    output, _ = run_shell(f"cat {file}", tmp_path, shown.append, Scrubber({}))
+    assert "MIIEvQIBADAN" not in output and "MIIEvQIBADAN" not in "".join(shown)
+
+
+def test_loads_and_clean():
+    assert boundary.loads('{"a": "x\\ud800y", "\\udfff": ["\\ud83d\\ude00"]}') == {"a": "x\ufffdy", "\ufffd": ["😀"]}
+    assert boundary.loads(b'{"a": "\xff"}') == {"a": "\ufffd"}
+    assert boundary.clean("fine \u2028 text") == "fine \u2028 text"
+    assert boundary.name(os.fsdecode(b"caf\xe9")) == "caf\ufffd"
