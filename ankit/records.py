@@ -5,6 +5,10 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
 
+ARGUMENTS_CAP = 8 * 1024 * 1024  # characters of one call's arguments taken from a model (MCP's lines: 32 MB)
+TOO_LONG = "ankit_arguments_too_long"  # the one key of the arguments kept for a call past ARGUMENTS_CAP
+
+
 @dataclass
 class ToolCall:
     """A call the model asked for; `arguments` is the raw JSON text as the model sent it."""
@@ -12,6 +16,13 @@ class ToolCall:
     id: str
     name: str
     arguments: str = "{}"
+
+
+def bounded_arguments(text: str, size: int | None = None) -> str:
+    """A call's arguments as kept: the text, or {"ankit_arguments_too_long": SIZE} when the model sent more
+    than ARGUMENTS_CAP characters (size: how many, when the text was no longer kept whole)."""
+    size = len(text) if size is None else size
+    return text if size <= ARGUMENTS_CAP else '{"%s": %d}' % (TOO_LONG, size)
 
 
 @dataclass

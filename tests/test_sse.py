@@ -83,3 +83,52 @@ def test_reads_a_real_chunked_http_response_event_by_event(provider_server):
                                       "content_block_delta", "content_block_stop", "message_delta", "message_stop"]
     assert got[3].data == '{"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "Hello"}}'
     assert fixture_bytes("anthropic_text.sse").count(b"\n\n") == len(got)
+
+
+def test_a_line_past_the_cap_stops_the_reader_instead_of_growing_without_end():
+    import pytest
+    from ankit.providers.sse import LINE_CAP, LineTooLong
+    endless = io.BytesIO(b"data: " + b"x" * (LINE_CAP + 70_000))  # never a line end
+    with pytest.raises(LineTooLong):
+        list(read_lines(endless))
+    assert list(read_lines(io.BytesIO(b"data: " + b"x" * 1000 + b"\n"))) == [b"data: " + b"x" * 1000]
+
+
+def test_a_provider_stream_line_past_the_cap_is_one_clear_line(provider_server, tmp_path):
+    from ankit.providers.sse import LINE_CAP
+    from tests.test_oneshot import ankit
+    provider_server.push([b"data: {\"choices\": [{\"delta\": {\"content\": \"" + b"A" * (LINE_CAP + 1024)])
+    done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "-p", "hello")
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert done.stderr.strip().splitlines()[-1].endswith("sent a stream line over 32 MB; ankit stopped reading it "
+                                                         "(a broken or hostile server: check --base-url)")
+
+
+def test_tool_call_arguments_past_the_cap_are_not_run_kept_or_sent_back(provider_server, tmp_path):
+    import json
+    from ankit.records import ARGUMENTS_CAP
+    from tests.test_oneshot import ankit
+    huge = json.dumps({"path": "big.txt", "content": "y" * (ARGUMENTS_CAP + 1000)})
+    provider_server.push_openai(tool_calls=[("c1", "write_file", huge)])
+    provider_server.push_openai(text="ok")
+    done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "--yes", "-p", "write it")
+    assert done.returncode == 0, done.stderr
+    assert not (tmp_path / "work" / "big.txt").exists()
+    second = provider_server.requests[1]
+    assert len(second.body) < 100_000  # the 8 MB went nowhere: neither kept nor sent back
+    [call] = second.json["messages"][-2]["tool_calls"]
+    assert json.loads(call["function"]["arguments"]) == {"ankit_arguments_too_long": len(huge)}
+    result = second.json["messages"][-1]["content"]
+    assert result.startswith(f"Error: the arguments of this call were {len(huge):,} characters, over ankit's cap")
+
+
+def test_anthropic_tool_call_arguments_past_the_cap_become_the_marker(provider_server):
+    import json
+    from ankit.records import ARGUMENTS_CAP
+    from conftest import stream_round
+    huge = json.dumps({"content": "z" * (ARGUMENTS_CAP + 10)})
+    provider_server.push_anthropic(tool_calls=[("t1", "write_file", huge)])
+    events, error = stream_round(provider_server, kind="anthropic")
+    assert error is None
+    [call] = [e.call for e in events if type(e).__name__ == "ToolCallDone"]
+    assert json.loads(call.arguments) == {"ankit_arguments_too_long": len(huge)}

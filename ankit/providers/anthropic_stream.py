@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 from ankit.errors import StreamError
 from ankit.providers import http
 from ankit.providers.base import ProviderSettings, part
-from ankit.records import Event, OpaqueData, StreamEnd, TextDelta, ToolCall, ToolCallDone, Usage, UsageReport
+from ankit.records import (ARGUMENTS_CAP, Event, OpaqueData, StreamEnd, TextDelta, ToolCall, ToolCallDone, Usage,
+                           UsageReport, bounded_arguments)
 from ankit.safety import text as boundary
 from ankit.providers.sse import ServerEvent
 
@@ -52,6 +53,7 @@ class _Block:
     start: dict
     parts: list[str] = field(default_factory=list)
     signature: str | None = None
+    size: int = 0  # characters sent so far (a tool_use block keeps its pieces only up to ARGUMENTS_CAP)
 
 
 class _Stream:
@@ -102,7 +104,9 @@ class _Stream:
         if block is not None and kind == "signature_delta":
             block.signature = piece  # the SDKs keep the last one: it arrives whole, just before the block stops
         elif block is not None:
-            block.parts.append(piece)
+            block.size += len(piece)
+            if kind != "input_json_delta" or block.size <= ARGUMENTS_CAP:  # a call's arguments are capped
+                block.parts.append(piece)
 
     def finish(self, index: int) -> Iterator[Event]:
         """Close a block: a tool_use becomes a call; every known kind takes its place in the layout."""
@@ -110,7 +114,7 @@ class _Stream:
         kind = block.start.get("type") if block else None
         if kind == "tool_use":
             call = ToolCall(part(block.start, "id", str, ""), part(block.start, "name", str, ""),
-                            "".join(block.parts) or "{}")
+                            bounded_arguments("".join(block.parts) or "{}", block.size))
             self.layout[index] = {"type": "tool_use", "id": call.id}
             yield ToolCallDone(call)
         elif kind == "text":
@@ -167,7 +171,7 @@ def read_whole(settings: ProviderSettings, body: dict) -> Iterator[Event]:
             if text:
                 yield TextDelta(text)
         elif kind == "tool_use":
-            arguments = json.dumps(part(block, "input", dict, {}), ensure_ascii=False)
+            arguments = bounded_arguments(json.dumps(part(block, "input", dict, {}), ensure_ascii=False))
             call_id = part(block, "id", str, "")
             layout.append({"type": "tool_use", "id": call_id})
             yield ToolCallDone(ToolCall(call_id, part(block, "name", str, ""), arguments))

@@ -12,7 +12,7 @@ from ankit import __version__
 from ankit.errors import ProviderError, StreamError
 from ankit.providers import compat
 from ankit.providers.base import ProviderSettings, ShapeError
-from ankit.providers.sse import ServerEvent, read_events
+from ankit.providers.sse import LINE_CAP, LineTooLong, ServerEvent, read_events
 from ankit.records import Event
 from ankit.safety import text as boundary
 from ankit.safety.scrub import Scrubber, mask_url
@@ -25,6 +25,8 @@ BACKOFF_FIRST = 0.5  # seconds before the first retry without Retry-After; doubl
 BACKOFF_MAX = 8.0
 RETRY_AFTER_MAX = 60.0  # a server asking for a longer wait is not waited for: the user hears about it at once
 MESSAGE_MAX = 300
+BODY_CAP = 64 * 1024 * 1024  # bytes of a whole (not streamed) answer
+ERROR_CAP = 1024 * 1024  # bytes of an error body read for its message
 
 
 class _Idle:
@@ -152,7 +154,10 @@ def read_json(settings: ProviderSettings, response) -> dict:
     """The whole body of a non-streamed answer as a JSON object."""
     import http.client
     try:
-        raw = response.read()
+        raw = response.read(BODY_CAP + 1)
+        if len(raw) > BODY_CAP:
+            raise StreamError(f"{settings.preset} sent an answer over {BODY_CAP // (1024 * 1024)} MB; ankit stopped "
+                              "reading it (check --base-url)")
     except TimeoutError:
         raise idle_error(settings) from None
     except (http.client.IncompleteRead, OSError):
@@ -173,6 +178,9 @@ def stream_events(settings: ProviderSettings, response) -> Iterator[ServerEvent]
     import http.client
     try:
         yield from read_events(response)
+    except LineTooLong:
+        raise StreamError(f"{settings.preset} sent a stream line over {LINE_CAP // (1024 * 1024)} MB; ankit stopped "
+                          "reading it (a broken or hostile server: check --base-url)") from None
     except TimeoutError:
         raise idle_error(settings) from None
     except (http.client.IncompleteRead, OSError):
@@ -224,7 +232,7 @@ def _http_failure(settings: ProviderSettings, exc: urllib.error.HTTPError) -> Pr
     import http.client
     status, who = exc.code, settings.preset
     try:
-        raw = exc.read()
+        raw = exc.read(ERROR_CAP)  # an error body is read only to its first bytes
     except (OSError, http.client.HTTPException):
         raw = b""
     detail, kind = _error_detail(raw)

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from ankit.errors import ProviderError, StreamError
 from ankit.providers import compat, http
 from ankit.providers.base import Provider, ProviderSettings, ShapeError, part
-from ankit.records import (Event, Message, Notice, OpaqueData, Request, StreamEnd, TextDelta, ToolCall,
-                           ToolCallDone, Usage, UsageReport)
+from ankit.records import (ARGUMENTS_CAP, Event, Message, Notice, OpaqueData, Request, StreamEnd, TextDelta,
+                           ToolCall, ToolCallDone, Usage, UsageReport, bounded_arguments)
 from ankit.providers.sse import ServerEvent
 from ankit.safety import text as boundary
 
@@ -150,7 +150,13 @@ def echoed_fields(message: Message) -> dict:
 class _Call:
     id: str = ""
     name: str = ""
-    arguments: list[str] = field(default_factory=list)
+    arguments: list[str] = field(default_factory=list)  # kept while their size is within ARGUMENTS_CAP
+    size: int = 0
+
+    def add(self, piece: str) -> None:
+        self.size += len(piece)
+        if self.size <= ARGUMENTS_CAP:
+            self.arguments.append(piece)
 
 
 @dataclass
@@ -227,7 +233,7 @@ def merge_call(calls: dict[int, _Call], delta: dict, moved: dict[int, int] | Non
     call.name = name or call.name
     arguments = part(function, "arguments", (str, dict))
     if arguments is not None:  # a few servers send an object, not text
-        call.arguments.append(arguments if isinstance(arguments, str) else json.dumps(arguments))
+        call.add(arguments if isinstance(arguments, str) else json.dumps(arguments))
 
 
 def finish_events(calls: dict[int, _Call], usage: Usage | None, finish: str | None,
@@ -241,7 +247,7 @@ def finish_events(calls: dict[int, _Call], usage: Usage | None, finish: str | No
             # a missing or repeated id gets a fresh one: each result must answer exactly one call
             call_id = call.id if call.id and call.id not in ids else f"call_{secrets.token_hex(12)}"
             ids.add(call_id)
-            yield ToolCallDone(ToolCall(call_id, call.name, "".join(call.arguments) or "{}"))
+            yield ToolCallDone(ToolCall(call_id, call.name, bounded_arguments("".join(call.arguments) or "{}", call.size)))
     if named and reasoning is not None:
         yield OpaqueData(KIND, [{"reasoning_content": "".join(reasoning)}])
     if usage is not None:

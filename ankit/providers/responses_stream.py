@@ -13,7 +13,8 @@ from ankit.errors import StreamError
 from ankit.providers import http
 from ankit.providers.base import ProviderSettings, part
 from ankit.providers.sse import ServerEvent
-from ankit.records import Event, OpaqueData, StreamEnd, TextDelta, ToolCall, ToolCallDone, Usage, UsageReport
+from ankit.records import (Event, OpaqueData, StreamEnd, TextDelta, ToolCall, ToolCallDone, Usage, UsageReport,
+                           bounded_arguments)
 from ankit.safety import text as boundary
 
 KIND = "responses"  # this provider's key in Message.opaque
@@ -110,12 +111,12 @@ def finish(items: list[dict], response: dict, stop: str, finder: str, shown: dic
         if kind == "function_call" and item.get("name"):
             calls += 1
             yield ToolCallDone(ToolCall(str(item.get("call_id") or item.get("id") or ""), str(item["name"]),
-                                        str(item.get("arguments") or "{}")))
+                                        bounded_arguments(str(item.get("arguments") or "{}"))))
             layout.append({"type": kind, "call_id": str(item.get("call_id") or item.get("id") or "")})
         elif kind == SEARCH and item.get("execution") == "client":
             calls += 1
             arguments = item.get("arguments") if isinstance(item.get("arguments"), dict) else {}
-            yield ToolCallDone(ToolCall(str(item.get("call_id") or ""), finder, json.dumps(arguments)))
+            yield ToolCallDone(ToolCall(str(item.get("call_id") or ""), finder, bounded_arguments(json.dumps(arguments))))
             layout.append({"type": kind, "call_id": str(item.get("call_id") or "")})
         elif kind == "message":
             layout.append({"type": kind, "chars": shown.get(str(item.get("id") or ""), 0)})

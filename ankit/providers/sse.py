@@ -4,6 +4,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 READ_SIZE = 65536
+LINE_CAP = 32 * 1024 * 1024  # bytes of one line (MCP's cap): a server that never ends a line is stopped there
+
+
+class LineTooLong(ValueError):
+    """A line longer than LINE_CAP: the stream is not read further."""
 
 
 @dataclass
@@ -18,10 +23,15 @@ def read_lines(stream) -> Iterator[bytes]:
     """Yield lines without their ends; CRLF, LF and CR all end a line, and a last unended line is kept."""
     read = getattr(stream, "read1", None) or stream.read
     parts: list[bytes] = []  # the unended line so far, joined only once a line end arrives
+    held = 0
     while chunk := read(READ_SIZE):
         if b"\n" not in chunk and b"\r" not in chunk:
             parts.append(chunk)
+            held += len(chunk)
+            if held > LINE_CAP:
+                raise LineTooLong(f"a line over {LINE_CAP // (1024 * 1024)} MB")
             continue
+        held = 0
         data = b"".join(parts) + chunk
         # A CR at the very end may be the first half of a CRLF split across reads: keep it for the next round.
         cut = len(data) - 1 if data.endswith(b"\r") else len(data)

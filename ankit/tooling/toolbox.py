@@ -8,7 +8,7 @@ from pathlib import Path
 
 from ankit.errors import Cancelled, ToolError
 from ankit.protocols import Approver, Checkpoints
-from ankit.records import TodoList, ToolCall, ToolResult, ToolSpec
+from ankit.records import ARGUMENTS_CAP, TOO_LONG, TodoList, ToolCall, ToolResult, ToolSpec
 from ankit.safety import text as boundary
 from ankit.safety.sandbox import COMMAND_TOOLS, EDIT_GROUPS, Sandbox, Verdict
 from ankit.safety.scrub import Scrubber
@@ -121,6 +121,9 @@ def parse_arguments(raw: str) -> dict:
         raise ValueError(f"arguments nest too deeply (more than {MAX_DEPTH} levels); send flatter arguments") from None
     if not isinstance(value, dict):
         raise ValueError("arguments must be a JSON object")
+    if list(value) == [TOO_LONG]:
+        raise ValueError(f"the arguments of this call were {value[TOO_LONG]:,} characters, over ankit's cap of "
+                         f"{ARGUMENTS_CAP:,}; nothing ran: send smaller arguments (a big file in several calls)")
     if too_deep(value):
         raise ValueError(f"arguments nest too deeply (more than {MAX_DEPTH} levels); send flatter arguments")
     return value
