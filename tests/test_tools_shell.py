@@ -237,3 +237,81 @@ def test_ankits_time_limit_for_a_tool_stops_the_commands_group_and_stays_a_timeo
     assert str(caught.value).startswith("stopped after 1.")
     child = int((tmp_path / "child.pid").read_text())
     assert wait_for(lambda: not alive(child))
+
+
+def running(marker: str) -> list[int]:
+    """The live (not zombie) processes whose command line holds marker."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            cmdline = Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if marker in cmdline and alive(int(entry)):
+            found.append(int(entry))
+    return found
+
+
+def _cleanup(*markers: str) -> None:
+    for marker in markers:
+        for pid in running(marker):
+            os.kill(pid, signal.SIGKILL)
+
+
+def test_nothing_a_run_leaves_behind_outlives_ankit(provider_server, tmp_path):
+    """A command that leaves a child ignoring SIGTERM behind, a job whose leader exits at once leaving a child,
+    and a stubborn running job: when ankit -p ends, every one of their process groups is gone."""
+    from tests.test_oneshot import ankit
+    left, orphan, stubborn = "sleep 313.71", "sleep 313.72", "sleep 313.73"
+    calls = [("c1", "run_command", json.dumps({"command": f"(trap '' TERM; {left}) > /dev/null 2>&1 &"})),
+             ("c2", "job_start", json.dumps({"command": f"{orphan} & exit 0"})),
+             ("c3", "job_start", json.dumps({"command": f"trap '' TERM; {stubborn}; true"}))]
+    provider_server.push_openai(tool_calls=calls)
+    provider_server.push_openai(text="started them")
+    try:
+        done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "--yes", "-p", "start things")
+        assert done.returncode == 0, done.stderr
+        results = [m["content"] for m in provider_server.requests[1].json["messages"] if m["role"] == "tool"]
+        assert not any(r.startswith("Error") for r in results), results
+        assert wait_for(lambda: not running("sleep 313.7"), timeout=10), running("sleep 313.7")
+    finally:
+        _cleanup(left, orphan, stubborn)
+
+
+def test_ankit_ended_by_sigterm_mid_command_takes_the_command_with_it(provider_server, tmp_path):
+    import subprocess
+    import sys
+    from tests.test_oneshot import env_for
+    marker = "sleep 313.74"
+    provider_server.push_openai(tool_calls=[("c1", "run_command", json.dumps({"command": f"trap '' TERM; {marker}"}))])
+    provider_server.push_openai(text="never")
+    (tmp_path / "work").mkdir()
+    proc = subprocess.Popen([sys.executable, "-m", "ankit", "--base-url", provider_server.url + "/v1", "--yes", "-p",
+                             "run it"], cwd=tmp_path / "work", env=env_for(tmp_path), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+    try:
+        assert wait_for(lambda: running(marker), timeout=30)
+        proc.send_signal(signal.SIGTERM)
+        proc.communicate(timeout=30)
+        assert wait_for(lambda: not running(marker), timeout=10), running(marker)
+    finally:
+        proc.kill()
+        proc.wait()
+        _cleanup(marker)
+
+
+def test_a_bang_command_leaving_a_child_behind_does_not_outlive_ankit(tmp_path):
+    import subprocess
+    import sys
+    marker = "sleep 313.75"
+    script = ("from pathlib import Path\nfrom ankit.terminal.bang import run_shell\n"
+              f"run_shell(\"(trap '' TERM; {marker}) > /dev/null 2>&1 &\", Path('.'), print)\n")
+    try:
+        done = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=60,
+                              env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)})
+        assert done.returncode == 0, done.stderr
+        assert wait_for(lambda: not running(marker), timeout=10), running(marker)
+    finally:
+        _cleanup(marker)

@@ -3,12 +3,23 @@
 The mechanism: start with `start_new_session=True` (so the group id is the leader's pid and a terminal's Ctrl-C
 does not reach it), then `end_group`: SIGTERM to the whole group, SIGKILL after a short grace to whatever is left
 (a leader that ignores SIGTERM, the children it started), and the leader reaped. Imports nothing from ankit.
+
+Every group ankit starts (MCP servers, background jobs, command runs, `!command` lines, git) is also tracked
+(`track`): when ankit exits (normally, on an error, or on SIGTERM/SIGHUP, which the CLI turns into an orderly
+exit) `end_all` ends each tracked group that still has a member, the same way: SIGTERM, a short grace, SIGKILL.
+A group whose leader already exited but whose children live on (a `cmd &` inside a command) is ended too.
 """
 
+import atexit
 import os
 import signal
 import subprocess
+import threading
 import time
+
+_TRACKED: set[int] = set()  # process group ids ankit started and has not ended yet
+_LOCK = threading.Lock()
+EXIT_GRACE = 0.5  # seconds the groups still alive at exit get between SIGTERM and SIGKILL
 
 
 def group_alive(pgid: int) -> bool:
@@ -67,3 +78,32 @@ def end_group(proc: subprocess.Popen, grace: float = 1.0) -> None:
         proc.wait(timeout=1)
     except subprocess.TimeoutExpired:
         pass
+
+
+def track(proc: subprocess.Popen) -> subprocess.Popen:
+    """Remember a process started with start_new_session=True: its whole group is ended when ankit exits."""
+    with _LOCK:
+        _TRACKED.add(proc.pid)
+    return proc
+
+
+def end_all(grace: float = EXIT_GRACE) -> list[int]:
+    """End every tracked group that still has a member: SIGTERM to all, grace seconds, SIGKILL to what is left;
+    return the group ids that were still alive."""
+    with _LOCK:
+        groups = sorted(_TRACKED)
+        _TRACKED.clear()
+    alive = [g for g in groups if group_alive(g)]
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        for pgid in alive:
+            try:
+                os.killpg(pgid, sig)
+            except (ProcessLookupError, PermissionError):
+                pass
+        deadline = time.monotonic() + (grace if sig == signal.SIGTERM else 1.0)
+        while any(group_alive(g) for g in alive) and time.monotonic() < deadline:
+            time.sleep(0.02)
+    return alive
+
+
+atexit.register(end_all)

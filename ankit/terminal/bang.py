@@ -7,6 +7,7 @@ import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
+from ankit.safety import processes
 from ankit.safety.scrub import Scrubber
 from ankit.safety.visible import visible
 from ankit.tooling.toolbox import cap_output
@@ -23,8 +24,8 @@ def run_shell(command: str, cwd: Path, write: Callable[[str], None], scrub: Scru
     """
     decoder, stream = codecs.getincrementaldecoder("utf-8")("replace"), (scrub or Scrubber()).stream()
     chunks: list[str] = []
-    proc = subprocess.Popen(command, shell=True, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, start_new_session=True)
+    proc = processes.track(subprocess.Popen(command, shell=True, cwd=cwd, stdin=subprocess.DEVNULL,
+                                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True))
     try:  # nothing between the start and here: a Ctrl-C must find the command under the handler below
         while chunk := os.read(proc.stdout.fileno(), 4096):
             _show(stream.feed(decoder.decode(chunk)), chunks, write)  # a secret across two reads is seen whole

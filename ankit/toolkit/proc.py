@@ -22,6 +22,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ankit.safety import processes
+
 ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)")
 _LIVE: list[subprocess.Popen] = []
 CUT_MARK = "\n[... {} bytes of output cut ...]\n"
@@ -134,10 +136,10 @@ def spawn(argv: list[str], cwd: Path, capture: Capture, stdin=subprocess.DEVNULL
 
 def _popen(argv: list[str], cwd: Path, stdin) -> subprocess.Popen:
     env = {**os.environ, "PAGER": "cat", "GIT_PAGER": "cat", "NO_COLOR": "1"}
-    proc = subprocess.Popen(
+    proc = processes.track(subprocess.Popen(  # its own group, ended with ankit (safety/processes.py)
         argv, cwd=cwd, stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
         start_new_session=True, env=env,
-    )
+    ))
     _LIVE.append(proc)
     return proc
 
