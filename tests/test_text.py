@@ -4,7 +4,8 @@ the real path (a loopback model server, real files and file names, a real shell)
 import base64
 import json
 import os
-import sys
+import re
+from urllib.parse import quote
 
 import pytest
 
@@ -101,6 +102,7 @@ def test_a_secret_across_a_4k_read_boundary_of_a_bang_command_is_scrubbed(tmp_pa
 
 @pytest.mark.parametrize("encode", [
     "base64", "base64 with newline", "base64 after two bytes", "urlsafe base64", "hex", "HEX", "url-encoded",
+    "url-encoded lower-case",
 ])
 def test_encoded_forms_of_a_known_secret_never_reach_the_model(tmp_path, encode):
     secret = "hunter2-pa$$/word+key=value"
@@ -109,7 +111,8 @@ def test_encoded_forms_of_a_known_secret_never_reach_the_model(tmp_path, encode)
         "base64": base64.b64encode(data).decode(), "base64 with newline": base64.b64encode(data + b"\n").decode(),
         "base64 after two bytes": base64.b64encode(b"k=" + data).decode(),
         "urlsafe base64": base64.urlsafe_b64encode(b"x" + data).decode(), "hex": data.hex(),
-        "HEX": data.hex().upper(), "url-encoded": "pa%s" % __import__("urllib.parse").parse.quote(secret, safe=""),
+        "HEX": data.hex().upper(), "url-encoded": "pa%s" % quote(secret, safe=""),
+        "url-encoded lower-case": re.sub("%[0-9A-F]{2}", lambda m: m.group().lower(), quote(secret, safe="")),
     }[encode]
     command = f"printf '%s\\n' '{produced}'"
     result = run_call(ToolCall("c1", "run_command", json.dumps({"command": command})), bundled()[0]["run_command"],

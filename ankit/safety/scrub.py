@@ -140,7 +140,8 @@ def encoded_forms(secret: str) -> set[str]:
     three alignments (only the characters that depend on the secret alone, so the form is found inside a
     longer base64 text too), hex in both cases, and URL encoding."""
     data = secret.encode("utf-8", "replace")
-    forms = {data.hex(), data.hex().upper(), quote(secret, safe=""), quote_plus(secret)}
+    encoded = {quote(secret, safe=""), quote_plus(secret)}
+    forms = {data.hex(), data.hex().upper(), *encoded, *(re.sub("%[0-9A-F]{2}", lambda m: m.group().lower(), e) for e in encoded)}
     for lead in range(3):
         whole = base64.b64encode(b"\0" * lead + data).decode("ascii")
         core = whole[(0, 2, 3)[lead]: 4 * ((lead + len(data)) // 3)]

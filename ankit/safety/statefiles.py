@@ -92,10 +92,12 @@ def folder_fd(folder: Path, create: bool = True) -> Iterator[int]:
         os.close(fd)
 
 
-def _check_file(fd: int, path: Path) -> os.stat_result:
+def _check_file(fd: int, path: Path, writing: bool = False) -> os.stat_result:
     info = os.fstat(fd)
     if not stat.S_ISREG(info.st_mode):
         raise _refuse(path, "is not a regular file")
+    if writing and info.st_nlink > 1:  # a hard link planted at the history file would reach ~/.bashrc too
+        raise _refuse(path, f"has {info.st_nlink} names (a hard link)")
     if info.st_uid != os.getuid():
         raise _refuse(path, f"belongs to another user (uid {info.st_uid})")
     if info.st_mode & 0o022:
@@ -141,7 +143,7 @@ def append(path: Path, data: str | bytes, sync: bool = False) -> None:
     with folder_fd(path.parent) as dfd:
         fd = _open_file(dfd, path, os.O_WRONLY | os.O_CREAT | os.O_APPEND)
     try:
-        _check_file(fd, path)
+        _check_file(fd, path, writing=True)
         view = memoryview(body)
         while view:
             view = view[os.write(fd, view):]
@@ -158,7 +160,7 @@ def open_private(path: Path, flags: int = os.O_RDWR | os.O_CREAT) -> int:
     with folder_fd(path.parent, create=bool(flags & os.O_CREAT)) as dfd:
         fd = _open_file(dfd, path, flags)
     try:
-        _check_file(fd, path)
+        _check_file(fd, path, writing=bool(flags & (os.O_WRONLY | os.O_RDWR)))
         os.set_blocking(fd, True)
     except BaseException:
         os.close(fd)
