@@ -137,3 +137,21 @@ def test_loads_and_clean():
     assert boundary.loads(b'{"a": "\xff"}') == {"a": "\ufffd"}
     assert boundary.clean("fine \u2028 text") == "fine \u2028 text"
     assert boundary.name(os.fsdecode(b"caf\xe9")) == "caf\ufffd"
+
+
+@pytest.mark.parametrize("kind", ["anthropic", "responses"])
+def test_a_lone_surrogate_in_the_other_wire_formats_is_replaced(provider_server, kind):
+    from conftest import stream_round, text_of
+    getattr(provider_server, f"push_{kind}")(text="left \udbff right")
+    events, error = stream_round(provider_server, kind=kind)
+    assert error is None
+    assert text_of(events) == "left \ufffd right"
+
+
+def test_a_provider_error_body_with_invalid_utf8_and_a_surrogate_is_one_clean_line(provider_server, tmp_path):
+    provider_server.push(b'{"error": {"message": "bad \\ud800 key \xff\xfe here", "type": "invalid"}}', status=400,
+                         headers={"content-type": "application/json"})
+    done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "-p", "hello")
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    [line] = done.stderr.strip().splitlines()
+    assert "bad \ufffd key \ufffd\ufffd here" in line
