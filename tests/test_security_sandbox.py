@@ -1,8 +1,13 @@
 """Attacks on the workspace sandbox through ankit's real run_command path, checked from outside."""
 
+import base64
+import json
 import socket
 import sys
 
+import pytest
+
+from tests.test_oneshot import ankit
 from tests.test_sandbox import needs_landlock, places, run  # noqa: F401 (places is a fixture)
 
 REACH = ("import socket, sys\n"
@@ -63,3 +68,34 @@ def test_a_unix_socket_the_command_makes_itself_still_works(places):
     (temp / "own.py").write_text(code)
     result, _ = run(f"{sys.executable} {temp}/own.py", work, temp)
     assert "exit code 0" in result.content and "\nok" in result.content, result.content
+
+
+KEY = "sk-proj-Zx9Yw8Vu7Ts6Rq5Po4Nm3Lk2Ji1Hg0FeDcBa"
+
+
+@pytest.mark.parametrize("command", ["printenv OPENAI_API_KEY | rev", "printenv GH_TOKEN | sed 's/./& /g'",
+                                     "printenv OPENAI_API_KEY SOME_SETTING GH_TOKEN | base32 -w0"])
+@needs_landlock
+def test_a_sandboxed_command_never_sees_a_secret_to_encode_past_the_scrubber(provider_server, tmp_path, command):
+    """An unasked command could print the key in use reversed, spaced or in base32: the scrubber knows none."""
+    provider_server.push_openai(tool_calls=[("c1", "run_command", json.dumps({"command": command}))])
+    provider_server.push_openai(text="done")
+    done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "-p", "go", OPENAI_API_KEY=KEY,
+                 GH_TOKEN="ghtoken-0123456789abcdef", SOME_SETTING="plain-setting-value")
+    assert done.returncode == 0, done.stderr
+    result = next(m for m in provider_server.requests[1].json["messages"] if m["role"] == "tool")["content"]
+    forms = [KEY, KEY[::-1], " ".join(KEY), "ghtoken-0123456789abcdef"[::-1], " ".join("ghtoken-0123456789abcdef")]
+    decoded = _base32(result)
+    assert not any(form in result or form in decoded for form in forms), result
+    assert "base32" not in command or "plain-setting-value" in decoded  # the rest of the environment is there
+
+
+def _base32(text: str) -> str:
+    words = [w.rstrip("=") for w in text.split() if len(w) > 24]
+    if not words:
+        return ""
+    word = max(words, key=len)
+    try:
+        return base64.b32decode(word + "=" * (-len(word) % 8)).decode(errors="replace")
+    except ValueError:
+        return ""

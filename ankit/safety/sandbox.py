@@ -2,6 +2,7 @@
 started inside it, and the policy's sandbox step (which calls run unasked because they run confined).
 
 Linux: Landlock and seccomp, applied by the trampoline ankit/safety/confine.py before it execs the command.
+A command tool's command starts without the secret-named environment variables (without_secrets).
 macOS: sandbox-exec with a generated profile. Anywhere else, or where those are missing: none, said once at start.
 """
 
@@ -14,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ankit.errors import ConfigError
+from ankit.safety.scrub import secret_name
 
 MODES = ("workspace", "read-only", "off")
 ALIASES = {"ask": "off", "plan": "read-only", "readonly": "read-only"}
@@ -25,6 +27,7 @@ PROTECTED = (".git", ".ankit", ".claude")  # never writable inside the working f
 # sockets that reach a process outside the sandbox: the D-Bus session bus (systemd-run), Docker (root), X11 (keys)
 SOCKETS = ("/run/docker.sock", "/var/run/docker.sock", "/run/dbus/system_bus_socket", "/tmp/.X11-unix")
 COMMAND_TOOLS = ("run_command", "job_start")
+ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 EDIT_GROUPS = ("edit", "git")
 TRAMPOLINE = Path(__file__).with_name("confine.py")
 SEATBELT = "/usr/bin/sandbox-exec"
@@ -169,7 +172,7 @@ class Sandbox:
         if self.mode == "off" or args.get("sandbox") is False:
             return argv
         writes = [] if self.mode == "read-only" else writable_folders(self.cwd, self.temp)
-        return command(self.machine.kind, argv, writes, protected(self.cwd), network=False)
+        return command(self.machine.kind, without_secrets(argv), writes, protected(self.cwd), network=False)
 
     def protected_now(self) -> set[str]:
         """The protected names that exist in the working folder now."""
@@ -202,6 +205,14 @@ class Sandbox:
                  else f"it writes only in {self.cwd} and the temporary folder, not in .git, .ankit or .claude")
         return (f"\n[the sandbox may have stopped this: {where}, and reaches no network. To run it outside, call "
                 f"{tool} again with sandbox: false and a reason (the user is asked); never retry it another way]")
+
+
+def without_secrets(argv: list[str]) -> list[str]:
+    """argv started without the environment variables whose names say they hold a secret (OPENAI_API_KEY,
+    GH_TOKEN...): a sandboxed command runs unasked and reaches no network, so a secret in its environment has no
+    use but to reach the model through its output, reversed or encoded past what the scrubber can recognise."""
+    names = sorted(name for name in os.environ if secret_name(name) and ENV_NAME.fullmatch(name))
+    return ["env", *[part for name in names for part in ("-u", name)], "--", *argv] if names else argv
 
 
 def writable_folders(cwd: Path, temp: Path | None = None) -> list[str]:
