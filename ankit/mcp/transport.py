@@ -192,7 +192,7 @@ class StdioTransport:
         elif isinstance(message.get("method"), str):
             self._heard = True
             flood = self._inbox.put(message)
-            if flood:
+            if flood and not self.fatal:  # stopped once; what it still sends is dropped
                 self._stop(flood)
         elif "id" in message and ("result" in message or "error" in message):
             self._heard = True
