@@ -173,8 +173,7 @@ def _run(command: str, args, extra: list[str]) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """Run ankit; return the exit code."""
-    if argv is None:  # the program itself (a test calling main(argv) keeps its own signal handling)
-        exit_cleanly_on_signals()
+    program = argv is None  # the program itself (a test calling main(argv) keeps its own signal handling)
     argv = sys.argv[1:] if argv is None else argv
     command, rest = (argv[0], argv[1:]) if argv and argv[0] in SUBCOMMANDS else ("", argv)
     if command == "eval-discovery":
@@ -186,6 +185,10 @@ def main(argv: list[str] | None = None) -> int:
         parser().error(_unexpected(extra))
     if args.output_format != "text" and args.prompt is None and not command:
         parser().error(f"--output-format {args.output_format} is for one-shot runs: add -p \"...\"")
+    if program and (command or args.prompt is not None):
+        # -p and the subcommands; the REPL keeps the default (a signal that lands just before readline waits for a
+        # key would be handled only at the next key, and a closed terminal sends none)
+        exit_cleanly_on_signals()
     try:
         return _run(command, args, extra)
     except AnkitError as exc:
