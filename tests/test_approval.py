@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 
+from ankit.safety.policy import Grant
 from ankit.terminal.approval import Approver, preview_lines
 from ankit.errors import Cancelled
 from ankit.records import ToolCall
@@ -78,14 +79,14 @@ def test_yes_runs_the_call(tmp_path):
 def test_always_is_remembered_for_that_tool_only(tmp_path):
     approve, ask, _ = approver("a", "n")
     call, tool, ctx = edit(tmp_path)
-    rules = approve.permissions  # the runner applies the [a]lways answers the approver remembers
-    assert not run_call(call, tool, ctx, approve, permissions=rules).is_error
+    rules = approve.policy  # the runner applies the [a]lways answers the approver remembers
+    assert not run_call(call, tool, ctx, approve, policy=rules).is_error
     again = ToolCall("c2", "edit_file", '{"path": "notes.txt", "old_string": "world", "new_string": "there"}')
-    assert not run_call(again, tool, ctx, approve, permissions=rules).is_error  # not asked: the answers would run out
+    assert not run_call(again, tool, ctx, approve, policy=rules).is_error  # not asked: the answers would run out
     assert (tmp_path / "notes.txt").read_text() == "hello there\n"
     other = ToolCall("c3", "write_file", '{"path": "new.txt", "content": "x"}')
-    assert run_call(other, BY_NAME["write_file"], ctx, approve, permissions=rules).is_error  # another tool is asked
-    assert len(ask.questions) == 2 and [str(r) for r in approve.permissions.always] == ["edit_file"]
+    assert run_call(other, BY_NAME["write_file"], ctx, approve, policy=rules).is_error  # another tool is asked
+    assert len(ask.questions) == 2 and approve.policy.always == [Grant("edit_file", "tool")]
 
 
 def test_quit_stops_the_turn(tmp_path):

@@ -4,7 +4,7 @@ import pytest
 
 from ankit.errors import ConfigError
 from ankit.providers.presets import provider_settings
-from ankit.settings.config import load_config
+from ankit.safety.policy import load_config
 
 
 def setup(tmp_path, user="", project=""):
@@ -20,7 +20,9 @@ def setup(tmp_path, user="", project=""):
 
 def test_flags_beat_environment_beat_project_beat_user(tmp_path):
     home, cwd = setup(tmp_path, 'model = "user"\nmax_rounds = 5\nretries = 7', 'model = "project"\nmax_rounds = 3')
-    config = load_config({}, {}, cwd, home)  # an untrusted project may lower a limit (see test_trust)
+    config = load_config({}, {}, cwd, home)  # an untrusted project may lower a limit, not pick the model
+    assert (config.model, config.max_rounds, config.retries) == ("user", 3, 7) and config.held == {"model": "project"}
+    config = load_config({"trust": True}, {}, cwd, home)
     assert (config.model, config.max_rounds, config.retries) == ("project", 3, 7)
     config = load_config({}, {"ANKIT_MODEL": "env"}, cwd, home)
     assert config.model == "env"

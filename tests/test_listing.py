@@ -120,3 +120,15 @@ def test_only_the_folders_named_are_listed_from_the_cache(tmp_path):
         listed, _ = load_tools([tools, other], cache=cache, cached=[tools])
         assert [t.name for t in listed] == ["say", "echo"]
     assert imports(marker) == 1 and imports(other_marker) == 2  # the other folder's module is imported every run
+
+
+def test_whether_a_cached_tool_outlives_the_session_is_asked_of_its_module(tmp_path):
+    tools, cache, marker = setup(tmp_path)
+    path = tools / "things" / "say.py"
+    path.write_text(path.read_text() + "lasting = True\n")
+    load_tools([tools], cache=cache)
+    [cached], _ = load_tools([tools], cache=cache)
+    ctx = ToolContext(cwd=tmp_path)
+    assert cached.outlives({"text": "a"}, ctx) and cached.wants_approval({"text": "a"}, ctx)
+    result = run_call(ToolCall("c1", "say", json.dumps({"text": "a"})), cached, ctx, lambda t, a, p: True)
+    assert result.content.endswith("[kept for later sessions: written by the model]")

@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from ankit.settings.config import load_config
+from ankit.safety.policy import load_config
 from ankit.terminal.overview import BAR_WIDTH, bar, group_text, tools_text
 from ankit.turn.app import build_app
 

@@ -13,6 +13,7 @@ import shutil
 import tempfile
 import termios
 import time
+import unicodedata
 from pathlib import Path
 
 import pytest
@@ -28,6 +29,7 @@ ANSI = re.compile(r"\x1b(\[[0-9;?]*[A-Za-z]|[=>]|\][^\x07]*\x07)|[\x01\x02\r]")
 ERASES = re.compile(r"\r\x1b\[(?:K|(\d+)A\x1b\[J)")  # ERASE_LINE, or ERASE_UP with its count of lines
 # the start of an erase or escape sequence at the end of a read: the pty may split one write between two reads
 UNFINISHED = re.compile(r"(?:\r(?:\x1b(?:\[(?:\d+(?:A(?:\x1b\[?)?)?)?)?)?|\x1b(?:\[[0-9;?]*)?)\Z")
+ROWS, COLUMNS = 50, 200  # the pty's size (tests/pty_spawn.py)
 WAIT = 60.0  # seconds an expected text may take before the test fails (an upper bound on a loaded machine, never a timing assertion)
 USAGE = {"prompt_tokens": 1234, "completion_tokens": 56, "total_tokens": 1290,
          "prompt_tokens_details": {"cached_tokens": 1024}}
@@ -91,6 +93,22 @@ class Terminal:
         start = self.seen.index(text, self.at)
         before, self.at = self.seen[self.at:start], start + len(text)
         return before
+
+    def screen(self, rows: int = ROWS, columns: int = COLUMNS) -> list[str]:
+        """The rows a terminal of this size shows now: the last `rows` rows of what was shown, each line wrapped
+        at the width (wide characters take two columns, those that render as nothing none)."""
+        shown = []
+        for line in self.seen.split("\n"):
+            row, used = "", 0
+            for char in line:
+                size = 0 if unicodedata.category(char) in ("Mn", "Me", "Cf") or "\ufe00" <= char <= "\ufe0f" else (
+                    2 if unicodedata.east_asian_width(char) in "WF" else 1)
+                if used + size > columns:
+                    shown.append(row)
+                    row, used = "", 0
+                row, used = row + char, used + size
+            shown.append(row)
+        return shown[-rows:]
 
     def _exited(self) -> bool:
         if self.code is None:

@@ -164,12 +164,12 @@ def test_read_only_refuses_edit_tools_in_one_line(places):
 
 @needs_landlock
 def test_deny_rules_still_apply_inside_the_sandbox(places):
-    from ankit.tooling.permissions import Permissions
+    from ankit.safety.policy import Policy
     work, temp, _ = places
     sandbox = Sandbox(work, "workspace", MACHINE, temp)
     result = run_call(ToolCall("c1", "run_command", json.dumps({"command": "touch made"})),
                       bundled()[0]["run_command"], ToolContext(cwd=work, confine=sandbox.confine), Approver(True),
-                      permissions=Permissions.from_rules([], ["run_command: touch *"], work), sandbox=sandbox)
+                      policy=Policy.from_rules([], ["run_command: touch *"], work), sandbox=sandbox)
     assert result.is_error and "refused by the rule" in result.content and not (work / "made").exists()
 
 
@@ -294,7 +294,7 @@ def test_an_mcp_server_with_sandbox_true_writes_only_in_its_cwd(places):
 
 def test_the_setting_and_the_flag_choose_the_mode_and_a_wrong_one_is_one_line(tmp_path):
     from ankit.errors import ConfigError
-    from ankit.settings.config import load_config
+    from ankit.safety.policy import load_config
     home = tmp_path / "config"
     home.mkdir()
     assert load_config({}, {}, tmp_path, home).sandbox == "workspace"

@@ -3,7 +3,7 @@
 import json
 
 from ankit.records import ToolCall
-from ankit.tooling.permissions import Permissions
+from ankit.safety.policy import Policy
 from ankit.tooling.toolbox import ToolContext, run_call
 from tests.test_approval import BY_NAME, approver
 from tests.test_oneshot import ankit
@@ -16,19 +16,19 @@ def shell(command: str, call_id: str = "c1") -> ToolCall:
 def test_always_for_one_shell_command_covers_its_program_and_subcommand_only(tmp_path):
     approve, ask, out = approver("a", "n", "n", "n", "n")
     ctx, tool = ToolContext(cwd=tmp_path), BY_NAME["run_command"]
-    assert not run_call(shell("git status"), tool, ctx, approve, permissions=approve.permissions).is_error  # answered "a"
+    assert not run_call(shell("git status"), tool, ctx, approve, policy=approve.policy).is_error  # answered "a"
     assert "approved for the rest of this session: run_command: git status" in out.getvalue()
-    assert not run_call(shell("git status --short"), tool, ctx, approve, permissions=approve.permissions).is_error  # covered: not asked
+    assert not run_call(shell("git status --short"), tool, ctx, approve, policy=approve.policy).is_error  # covered: not asked
     for command in ("touch PWNED", "git status; touch PWNED", "git status && touch PWNED", "git push"):
-        assert run_call(shell(command), tool, ctx, approve, permissions=approve.permissions).is_error  # each one asked, and declined
+        assert run_call(shell(command), tool, ctx, approve, policy=approve.policy).is_error  # each one asked, and declined
     assert len(ask.questions) == 5 and not (tmp_path / "PWNED").exists()
 
 
 def test_always_never_covers_interpreters_running_inline_code(tmp_path):
     approve, ask, _ = approver("a", "n")
     ctx, tool = ToolContext(cwd=tmp_path), BY_NAME["run_command"]
-    run_call(shell("python3 -c 'print(1)'"), tool, ctx, approve, permissions=approve.permissions)
-    result = run_call(shell("python3 -c 'open(\"PWNED\", \"w\")'"), tool, ctx, approve, permissions=approve.permissions)
+    run_call(shell("python3 -c 'print(1)'"), tool, ctx, approve, policy=approve.policy)
+    result = run_call(shell("python3 -c 'open(\"PWNED\", \"w\")'"), tool, ctx, approve, policy=approve.policy)
     assert result.is_error and len(ask.questions) == 2 and not (tmp_path / "PWNED").exists()
 
 
@@ -113,11 +113,11 @@ def test_always_for_a_tool_never_covers_a_later_call_outside_the_folder(tmp_path
     work.mkdir()
     (tmp_path / "outside.txt").write_text("c = 3\n")
     approve, ask, _ = approver("a", "n")
-    rules = Permissions(cwd=work)
+    rules = Policy(cwd=work)
     inside = "--- /dev/null\n+++ b/new.py\n@@ -0,0 +1 @@\n+a = 1\n"
     outside = "--- a/../outside.txt\n+++ b/../outside.txt\n@@ -1 +1 @@\n-c = 3\n+c = 4\n"
     for patch in (inside, outside):
         run_call(ToolCall("c1", "apply_patch", json.dumps({"patch": patch})), BY_NAME["apply_patch"],
-                 ToolContext(cwd=work), approve, permissions=rules)
+                 ToolContext(cwd=work), approve, policy=rules)
     assert len(ask.questions) == 2 and (work / "new.py").exists()
     assert (tmp_path / "outside.txt").read_text() == "c = 3\n"

@@ -7,7 +7,7 @@ import re
 import pytest
 
 from ankit.records import Message
-from ankit.settings.config import load_config
+from ankit.safety.policy import load_config
 from ankit.terminal.approval import Approver
 from ankit.terminal.render import TerminalView
 from ankit.terminal.repl import send

@@ -105,12 +105,12 @@ def test_a_file_of_another_user_or_writable_by_others_is_refused_on_reading(xdg_
 def test_a_tampered_trust_list_trusts_nothing(xdg_home, tamper):
     from ankit.settings import trust
     home, work = xdg_home / "config" / "ankit", xdg_home / "work"
-    trust.remember(work, home)
-    assert trust.is_trusted(work, home)
+    trust.remember(work, home, "d", ["x"])
+    assert trust.recorded(work, home) is not None
     os.chmod(home / "trusted.json", 0o666) if tamper == "world-writable" else os.chown(home / "trusted.json", NOBODY, NOBODY)
-    assert not trust.is_trusted(work, home)
-    trust.remember(work, home)  # rebuilt: the user's own file again
-    assert trust.is_trusted(work, home) and mode(home / "trusted.json") == 0o600
+    assert trust.recorded(work, home) is None
+    trust.remember(work, home, "d", ["x"])  # rebuilt: the user's own file again
+    assert trust.recorded(work, home) is not None and mode(home / "trusted.json") == 0o600
 
 
 def test_memory_routines_and_notes_are_private_under_a_loose_umask(xdg_home, loose_umask, provider_server):

@@ -30,9 +30,11 @@ def test_every_tool_has_examples_description_and_truthful_flags():
         assert 2 <= len(tool.examples) <= 4, tool.name
         assert len(tool.description) > 40, tool.name
         assert tool.parameters.get("additionalProperties") is False, tool.name
-        if not tool.read_only:  # only ending ankit's own job, the checklist and a (secret-free) fact or note go unasked
-            unasked = {"job_stop", "remember", "add_project_note", "write_todos"}
+        if not tool.read_only:  # only ending ankit's own job and the checklist go unasked
+            unasked = {"job_stop", "write_todos"}
             assert tool.needs_approval is not False or tool.name in unasked, tool.name
+        if tool.lasting is True:  # kept beyond the session: asked every time, with a preview
+            assert tool.needs_approval is True and tool.preview is not None, tool.name
         if tool.needs_approval is True:
             assert tool.preview is not None, tool.name
 

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from ankit.tooling.toolbox import ToolContext
+from ankit.tooling.toolbox import LASTING_MARK as MARK, ToolContext
 from tests.helpers import Approver, call, ok
 
 
@@ -30,7 +30,7 @@ def triggers(db: Path) -> set[str]:
 def test_remember_and_recall_per_project_and_global(make_ctx, tmp_path):
     alpha, beta = make_ctx("alpha"), make_ctx("beta")
     assert ok("remember", {"fact": "This project uses tabs for indentation"}, alpha).startswith("remembered #1 for project")
-    assert ok("remember", {"fact": "I prefer short answers", "scope": "global"}, alpha) == "remembered #2 globally"
+    assert ok("remember", {"fact": "I prefer short answers", "scope": "global"}, alpha) == "remembered #2 globally" + MARK
     ok("remember", {"fact": "Beta deploys with Ansible"}, beta)
     mine = ok("recall", {}, alpha)
     assert "[project] This project uses tabs" in mine and "[global] I prefer short answers" in mine
@@ -46,7 +46,7 @@ def test_recall_ranks_and_misses(make_ctx):
     ok("remember", {"fact": "The cache is Redis"}, ctx)
     ok("remember", {"fact": "Staging database lives on db.staging.example.com"}, ctx)
     lines = ok("recall", {"query": "staging database"}, ctx).splitlines()
-    assert "db.staging.example.com" in lines[0] and len(lines) == 2
+    assert "db.staging.example.com" in lines[0] and len(lines) == 3 and "written by the model" in lines[-1]
     assert ok("recall", {"query": "kubernetes"}, ctx) == "nothing remembered about 'kubernetes' (this project and global)"
 
 
@@ -83,7 +83,7 @@ def test_forget_previews_and_deletes(make_ctx):
     ctx = make_ctx()
     ok("remember", {"fact": "The old server is legacy.example.com"}, ctx)
     previews = []
-    assert ok("forget", {"id": 1}, ctx, Approver(previews=previews)) == "forgot #1: The old server is legacy.example.com"
+    assert ok("forget", {"id": 1}, ctx, Approver(previews=previews)) == "forgot #1: The old server is legacy.example.com" + MARK
     assert previews[0].startswith("forget #1 [project] The old server")
     assert "nothing remembered" in ok("recall", {"query": "legacy"}, ctx)
     missing = call("forget", {"id": 1}, ctx)

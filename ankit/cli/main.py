@@ -89,7 +89,7 @@ def _unexpected(extra: list[str]) -> str:
 def _live_index(refresh: bool):
     """The index a session in this folder would search (for eval-discovery --live)."""
     from ankit.cli.commands import live_index
-    from ankit.settings.config import load_config
+    from ankit.safety.policy import load_config
     try:
         return live_index(load_config({}, os.environ, Path.cwd(), paths.config_home()), refresh)
     except AnkitError as exc:
@@ -114,27 +114,27 @@ def _safe_terminal_output():
 
 
 def _trusted(config, flags: dict, interactive: bool):
-    """The config with this folder's held-back settings applied if the user trusts the folder (asked once, in
-    the REPL); otherwise one line on stderr says what was ignored and how to allow it."""
+    """The config with this folder's held-back settings applied if the user trusts the folder as it is now (asked
+    in the REPL, again after it changed, saying what changed); otherwise one line on stderr says what was ignored."""
+    from ankit.safety.policy import Fingerprint, load_config
     from ankit.settings import trust
     if not (config.held or config.held_tools):
         return config
     cwd, home = Path.cwd(), paths.config_home()
-    lines = trust.describe(config.held, config.held_tools, cwd)
     if interactive and sys.stdin.isatty() and sys.stdout.isatty():
         from ankit.terminal.keys import Keys
         from ankit.terminal.trusting import ask_trust
-        if ask_trust(cwd, lines, Keys(sys.stdin.fileno(), sys.stdout)):
-            from ankit.settings.config import load_config
-            trust.remember(cwd, home)
+        if ask_trust(cwd, config.trust_items, Keys(sys.stdin.fileno(), sys.stdout), changes=config.trust_changes):
+            trust.remember(cwd, home, Fingerprint(config.trust_items).digest, config.trust_items)
             return load_config(flags, os.environ, cwd, home)
         print("ankit: not trusted; this folder's .ankit/ settings and tools are ignored this time", file=sys.stderr)
         return config
     from ankit.safety.visible import visible_line  # key names come from the folder's file: shown, never obeyed
     what = visible_line(", ".join(sorted(config.held))) + (" and " if config.held and config.held_tools else "")
     what += f"{len(config.held_tools)} tool module(s)" if config.held_tools else ""
-    print(f"ankit: ignoring this folder's .ankit/ {what}: the folder is not trusted (run ankit here once to "
-          "trust it, or pass --trust)", file=sys.stderr)
+    why = "it changed since you trusted it" if config.trust_changes else "the folder is not trusted"
+    print(f"ankit: ignoring this folder's .ankit/ {what}: {why} (run ankit here to trust it, or pass --trust)",
+          file=sys.stderr)
     return config
 
 
@@ -153,7 +153,7 @@ def exit_cleanly_on_signals() -> None:
 
 def _run(command: str, args, extra: list[str]) -> int:
     """The settings (this folder's, if trusted), then the subcommand, -p or the REPL."""
-    from ankit.settings.config import load_config  # here, so --version and --help stay fast
+    from ankit.safety.policy import load_config  # here, so --version and --help stay fast
     config = load_config(vars(args), os.environ, Path.cwd(), paths.config_home())
     config = _trusted(config, vars(args), interactive=not command and args.prompt is None)
     if config.problems:

@@ -11,10 +11,10 @@ from ankit.errors import AnkitError
 from ankit.records import Message, ToolCall
 from ankit.routines.store import Routine
 from ankit.safety import statefiles
+from ankit.safety.policy import Rule, load_config
 from ankit.settings import paths
-from ankit.settings.config import Config, load_config
+from ankit.settings.config import Config
 from ankit.storage.sessions import SessionData, new_session_id
-from ankit.tooling.permissions import Rule
 from ankit.tooling.toolbox import Tool, ToolContext, run_call
 from ankit.turn.app import build_app
 
@@ -87,7 +87,7 @@ def run_one(routine: Routine, config: Config, now: datetime) -> tuple[str, str]:
             if not prompt or not changed:
                 return _keep(app, routine, report), report.splitlines()[0]
             prompt = f"{prompt}\n\n{report}"
-        app.permissions.allow += [Rule.parse(name) for name in routine.allow]  # never outside its folder: see permissions
+        app.policy.allow += [Rule.parse(name) for name in routine.allow]  # never outside its folder: see safety/policy.py
         session = app.session(PrintView(), RoutineApprover(routine))
         if session.provider is None:
             raise AnkitError(app.setup_error.splitlines()[0])

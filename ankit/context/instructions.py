@@ -1,6 +1,12 @@
-"""Project instructions: AGENTS.md (or CLAUDE.md) files from the user's config and the repository, capped."""
+"""Project instructions: AGENTS.md (or CLAUDE.md) files from the user's config and the repository, capped.
 
-from dataclasses import dataclass
+Instructions from others' files are not instructions: a file is read only when it and its folder belong to the
+user (or to root, for system locations) and nobody else could have put it there (a folder others may write to
+without the sticky bit); any other file is skipped and /context says so in one line.
+"""
+
+import os
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ankit.settings import paths
@@ -18,6 +24,7 @@ class Instructions:
     files: list[Path]
     text: str  # "" when there are none
     cut: int = 0  # characters left out by the cap
+    skipped: list[str] = field(default_factory=list)  # one line per file not read, and why
 
 
 def repository_root(cwd: Path) -> Path | None:
@@ -28,14 +35,39 @@ def repository_root(cwd: Path) -> Path | None:
     return None
 
 
-def instruction_files(cwd: Path, config_home: Path) -> list[Path]:
-    """The user-level file, then the repository root's down to cwd's: outermost first."""
+def instruction_files(cwd: Path, config_home: Path, skipped: list[str] | None = None) -> list[Path]:
+    """The user-level file, then the repository root's down to cwd's: outermost first; files that are not the
+    user's (see others_file) are left out, with a line each in `skipped`."""
     cwd = cwd.resolve()
     root = repository_root(cwd) or cwd
     folders = [cwd, *cwd.parents]
     folders = list(reversed(folders[: folders.index(root) + 1]))
     found = [p for p in (_in(config_home),) if p]
-    return found + [p for p in map(_in, folders) if p and paths.lies_in(p, root)]  # a link out is not the project's
+    found += [p for p in map(_in, folders) if p and paths.lies_in(p, root)]  # a link out is not the project's
+    kept = []
+    for path in found:
+        why = others_file(path)
+        if why:
+            (skipped if skipped is not None else []).append(f"skipped {path}: {why}")
+        else:
+            kept.append(path)
+    return kept
+
+
+def others_file(path: Path, uid: int | None = None) -> str:
+    """Why a file is not the user's to follow ("" when it is): it, or its folder, belongs to someone other than
+    the user or root, or its folder lets others replace it."""
+    me = os.getuid() if uid is None else uid
+    try:
+        link, target, folder = os.lstat(path), os.stat(path), os.stat(path.parent)
+    except OSError as exc:
+        return f"cannot be checked ({exc.strerror or exc})"
+    for what, info in (("it is", link), ("it leads to a file", target), ("its folder is", folder)):
+        if info.st_uid not in (me, 0):
+            return f"{what} owned by user id {info.st_uid}, not by you"
+    if folder.st_mode & 0o022 and not folder.st_mode & 0o1000 and folder.st_uid != me:
+        return "its folder may be written by others"
+    return ""
 
 
 def _in(folder: Path) -> Path | None:
@@ -48,8 +80,8 @@ def _in(folder: Path) -> Path | None:
 
 def load_instructions(cwd: Path, config_home: Path, cap: int = CAP) -> Instructions:
     """Read the instruction files into one text of at most `cap` characters, saying what was cut."""
-    files, parts, unread = [], [], 0
-    for path in instruction_files(cwd, config_home):
+    files, parts, unread, skipped = [], [], 0, []
+    for path in instruction_files(cwd, config_home, skipped):
         try:
             body = paths.read_head(path, 4 * cap).strip()  # a huge file is not read whole: its rest is counted
             unread += max(0, path.stat().st_size - 16 * cap)
@@ -59,12 +91,12 @@ def load_instructions(cwd: Path, config_home: Path, cap: int = CAP) -> Instructi
             files.append(path)
             parts.append(f"## {_shown(path, cwd)}\n{body}")
     if not parts:
-        return Instructions([], "")
+        return Instructions([], "", skipped=skipped)
     text = "\n\n".join(parts)
     cut = max(0, len(text) - cap) + unread
     if cut:
         text = text[:cap] + f"\n[ankit: {cut:,} more characters of instructions were cut (cap {cap:,})]"
-    return Instructions(files, f"{HEAD}\n\n{text}", cut)
+    return Instructions(files, f"{HEAD}\n\n{text}", cut, skipped)
 
 
 def _shown(path: Path, cwd: Path) -> str:

@@ -1,4 +1,8 @@
-"""Settings: defaults < config files < environment < flags. Keys are looked up, never printed."""
+"""Settings: the Config record and reading config files. Keys are looked up, never printed.
+
+How the layers (defaults < config files < environment < flags) merge, and what a folder's own file may change,
+is decided by the policy engine (ankit/safety/policy.py: load_config).
+"""
 
 from __future__ import annotations
 
@@ -10,7 +14,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ankit.errors import ConfigError
-from ankit.settings import trust
 
 @dataclass
 class Config:
@@ -35,10 +38,13 @@ class Config:
     preload: bool = True  # send the groups this folder's recent sessions activated from the first request
     allow: list[str] = field(default_factory=list)  # permission rules, e.g. "run_command: pytest *"
     deny: list[str] = field(default_factory=list)  # deny wins over allow, --yes and [a]lways
+    ask: list[str] = field(default_factory=list)  # always asked, even when an allow rule or [a]lways covers it
     tool_timeout: float = 600.0  # seconds a tool's run() may take unless the tool says otherwise
     sandbox: str = "workspace"  # workspace, read-only or off: where commands run unasked (ankit/safety/sandbox.py)
     trusted: bool = False  # this folder's .ankit/ settings and tools apply (trust list or --trust)
-    held: dict = field(default_factory=dict)  # project settings waiting for trust (see ankit/settings/trust.py)
+    held: dict = field(default_factory=dict)  # project settings waiting for trust (see ankit/safety/policy.py)
+    trust_items: list[str] = field(default_factory=list)  # what trusting this folder trusts, one line each
+    trust_changes: list[str] = field(default_factory=list)  # what changed since the folder was trusted
     held_tools: list[Path] = field(default_factory=list)  # project tool modules waiting for trust
     yes: bool = False
     tools_dirs: list[Path] = field(default_factory=list)
@@ -65,16 +71,16 @@ KEYS: dict[str, type] = {
     "provider": str, "model": str, "base_url": str, "max_rounds": int, "retries": int,
     "idle_timeout": float, "output_cap": int, "max_tokens": int, "context_window": int,
     "core": list, "catalog_mode": str, "cache_ttl": str, "max_cost": float, "deferred": str, "api": str,
-    "preload": bool, "allow": list, "deny": list, "tool_timeout": float, "search_timeout": float,
+    "preload": bool, "allow": list, "deny": list, "ask": list, "tool_timeout": float, "search_timeout": float,
     "prices": dict,  # [prices."MODEL"] tables
     "mcp": dict,  # [mcp.servers.NAME] tables and start_timeout
     "web_search_url": str, "web_search_backend": str, "web_timeout": int, "web_max_bytes": int,
     "github_api_url": str, "memory_fts": bool, "sandbox": str,
 }
-_FIELDS = {key: kind for key, kind in KEYS.items() if key in Config.__dataclass_fields__}
+FIELDS = {key: kind for key, kind in KEYS.items() if key in Config.__dataclass_fields__}
 CHOICES = {"deferred": ("auto", "native", "append"), "api": ("", "responses", "chat"),
            "catalog_mode": ("names", "first", "full"), "sandbox": ("workspace", "read-only", "off")}
-_ENV = {"ANKIT_PROVIDER": "provider", "ANKIT_MODEL": "model", "ANKIT_BASE_URL": "base_url"}
+ENV_KEYS = {"ANKIT_PROVIDER": "provider", "ANKIT_MODEL": "model", "ANKIT_BASE_URL": "base_url"}
 
 
 def read_toml(path: Path) -> dict:
@@ -98,8 +104,9 @@ def unknown_keys(values: dict, path: Path) -> list[str]:
     return lines
 
 
-def _apply(config: Config, values: dict, origin: str) -> None:
-    for key, kind in _FIELDS.items():
+def apply_values(config: Config, values: dict, origin: str) -> None:
+    """Set the Config fields a layer names, each checked against its type."""
+    for key, kind in FIELDS.items():
         if key not in values or values[key] is None:
             continue
         value = values[key]
@@ -112,41 +119,25 @@ def _apply(config: Config, values: dict, origin: str) -> None:
         setattr(config, key, value)
 
 
-def _merge(base: dict, extra: dict) -> dict:
+def merge_tables(base: dict, extra: dict) -> dict:
+    """Two config tables merged, nested tables key by key."""
     merged = dict(base)
     for key, value in extra.items():
         if isinstance(value, dict) and isinstance(merged.get(key), dict):
-            merged[key] = _merge(merged[key], value)
+            merged[key] = merge_tables(merged[key], value)
         else:
             merged[key] = value
     return merged
 
 
-def load_config(flags: dict, env: Mapping, cwd: Path, config_home: Path) -> Config:
-    """Merge defaults, the user and project config files, the environment and the flags."""
-    config = Config(env=env)
-    config.trusted = bool(flags.get("trust")) or trust.is_trusted(cwd, config_home)
-    project = cwd / ".ankit" / "config.toml"
-    for path in (config_home / "config.toml", project):
-        if path.is_file():
-            values = read_toml(path)
-            config.problems += unknown_keys(values, path)
-            if path == project and not config.trusted:  # a cloned repository must not run code or move keys
-                values, config.held = trust.split(values, {k: getattr(config, k) for k in trust.TIGHTEN_ONLY})
-            _apply(config, values, str(path))
-            config.raw = _merge(config.raw, values)
-            config.files.append(path)
-    _apply(config, {field_: env[var] for var, field_ in _ENV.items() if env.get(var)}, "environment")
-    _apply(config, {k: v for k, v in flags.items() if k in _FIELDS}, "flags")
-    config.held_tools = [] if config.trusted else trust.project_tools(cwd)
+def finish(config: Config, flags: dict) -> None:
+    """What the flags alone decide, and the checks on the merged values (the layers are merged by
+    ankit/safety/policy.py: load_config, which decides what each layer may change)."""
     config.yes = bool(flags.get("yes"))
     config.system = str(flags.get("system") or "")
-    if config.max_cost < 0:
-        raise ConfigError(f"max_cost must be 0 (no cap) or a positive number of USD, not {config.max_cost}")
     config.tools_dirs = [Path(p) for p in flags.get("tools_dirs") or []]
     config.skills_dir = Path(flags["skills_dir"]) if flags.get("skills_dir") else None
     for key, allowed in CHOICES.items():
         if getattr(config, key) not in allowed:
             shown = " or ".join(a for a in allowed if a)
             raise ConfigError(f"{key} must be {shown}, not {getattr(config, key)!r}")
-    return config

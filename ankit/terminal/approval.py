@@ -1,21 +1,16 @@
 """Asking the user before a tool that changes things runs: the preview, then yes / no / always / quit."""
 
 import json
-import re
+import shutil
 from collections.abc import Callable
 
 from ankit.errors import Cancelled
+from ankit.safety.policy import Policy
 from ankit.safety.visible import visible, visible_line
 from ankit.terminal.keys import Keys
 from ankit.terminal.render import BOLD, CYAN, DIM, GREEN, RED, YELLOW, TerminalView, paint
-from ankit.tooling.permissions import Permissions
+from ankit.terminal.screen import collapse, fit
 from ankit.tooling.toolbox import Tool
-
-# Characters a terminal draws as nothing (spaces of every width, the Braille blank): long runs of them, on a line
-# or as blank lines, could push the part of a command that matters out of sight, so they are counted instead.
-BLANK = "[ \t\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000\u2800]"
-LONG_BLANK = re.compile(BLANK + "{12,}")
-BLANK_LINES = re.compile(r"\n(?:" + BLANK + r"*\n){3,}")
 
 QUESTION = "[y]es / [N]o / [a]lways for this session / [q]uit turn / [r]efuse with a reason? "
 # "reason": a no that asks why, for the model (e, the key an older ankit named "explain", still means it)
@@ -23,6 +18,7 @@ ANSWERS = {"y": "yes", "yes": "yes", "n": "no", "no": "no", "a": "always", "alwa
            "quit": "quit", "r": "reason", "refuse": "reason", "e": "reason", "": "no"}
 KEYS = {"y": "yes", "n": "no", "a": "always", "q": "quit", "r": "reason", "e": "reason", "\r": "no", "\n": "no",
         "\x04": "quit"}
+RESERVED_ROWS = 4  # the header, the line saying what [a]lways covers, the question and the line typed after it
 WHY = "why not? (told to the model; Enter to skip) "
 
 
@@ -44,64 +40,58 @@ def looks_like_diff(text: str) -> bool:
     return any(line.startswith("@@") for line in text.splitlines()) or "\n+++ " in "\n" + text
 
 
-def wrapped(line: str, width: int) -> list[str]:
-    """A line cut into pieces of at most width characters (never shortened: every character is shown)."""
-    width = max(width, 20)
-    return [line[i:i + width] for i in range(0, len(line), width)] or [""]
+def preview_lines(tool: Tool, args: dict, preview: str, colour: bool, width: int = 80, rows: int = 50) -> list[str]:
+    """The lines shown before the question: the tool, then its preview (a diff in colour) or its arguments, laid
+    out under the screen budget (terminal/screen.py): the preview's first lines up to its command (`$ ...`) always
+    show, invisible runs are counted, and what does not fit is cut in the middle with a count.
 
-
-def shown_text(text: str, diff: bool = False) -> str:
-    """Outside text as it is shown: controls visible, long runs of blanks and of blank lines counted rather than
-    printed (a diff's lines are never blank: its blank context lines are kept)."""
-    text = visible(text)
-    if not diff:
-        text = BLANK_LINES.sub(lambda m: f"\n[{m.group().count(chr(10)) - 1} blank lines]\n", text)
-    return LONG_BLANK.sub(lambda m: f"[{len(m.group())} blanks]", text)
-
-
-def preview_lines(tool: Tool, args: dict, preview: str, colour: bool, width: int = 80) -> list[str]:
-    """The lines shown before the question: the tool, then its preview (a diff in colour) or its arguments.
-
-    Everything comes from the model or the files, so it goes through visible(); nothing is cut: long lines
-    wrap onto continuation lines marked with ↪.
+    Everything comes from the model or the files, so it goes through visible() after the invisible runs are
+    counted; long lines wrap onto continuation lines marked with ↪.
     """
     text = preview.rstrip("\n") or json.dumps(args, indent=2, ensure_ascii=False)
     diff = looks_like_diff(text)
-    lines = [paint(f"{visible_line(tool.name)} wants to run:", BOLD, colour)]
-    for line in shown_text(text, diff).split("\n"):
-        if line.startswith("NOTE:"):  # only the label is yellow, which is hard to read on a light background
-            style, head, line = "", paint("NOTE:", YELLOW, colour), line[5:]
-        else:
-            style, head = (diff_style(line) if diff else BOLD if line.startswith("$ ") else ""), ""
-        for number, piece in enumerate(wrapped(line, width - 4)):
-            lines.append(("  " if number == 0 else "  ↪ ") + (head if number == 0 else "") + paint(piece, style, colour))
-    return lines
+    lines = [visible(line) for line in collapse(text, keep_blank_lines=diff)]
+    cut = next((i + 1 for i, line in enumerate(lines) if line.startswith("$ ")), 1)
+    rows_shown = fit(lines[:cut], lines[cut:], rows - RESERVED_ROWS, width)
+    return [paint(f"{visible_line(tool.name)} wants to run:", BOLD, colour)] + [_styled(r, diff, colour) for r in rows_shown]
+
+
+def _styled(row: str, diff: bool, colour: bool) -> str:
+    """One shown row in its colour: a diff line's, a command's bold, a NOTE: label yellow."""
+    lead, body = ("  ↪ ", row[4:]) if row.startswith("  ↪ ") else (row[:2], row[2:])
+    if lead.strip() or not body.startswith("NOTE:"):
+        style = diff_style(body) if diff and not lead.strip() else BOLD if body.startswith("$ ") else ""
+        return lead + paint(body, style, colour)
+    return lead + paint("NOTE:", YELLOW, colour) + body[5:]
 
 
 class Approver:
-    """The REPL's approval callback: shows the preview and asks; 'always' is remembered narrowly (a shell
-    command's program and subcommand, a web origin) in the permissions for the rest of the session."""
+    """The REPL's approval callback: shows the preview and what [a]lways would cover, and asks; 'always' is
+    remembered by the policy engine (ankit/safety/policy.py) as narrowly as it can be."""
 
     def __init__(self, view: TerminalView, ask: Callable[[str], str], yes: bool = False, keys: Keys | None = None,
-                 permissions: Permissions | None = None):
+                 policy: Policy | None = None):
         self.view = view
         self.ask = ask
         self.yes = yes
         self.keys = keys  # on a terminal: answers are single keys, reasons are edited lines
-        self.permissions = permissions if permissions is not None else Permissions()
+        self.policy = policy if policy is not None else Policy()
 
     def __call__(self, tool: Tool, args: dict, preview: str) -> bool | str:
         """True to run the call, False (or the user's reason) to decline it; raises Cancelled to stop the turn."""
         if self.yes:  # the settings' rules and earlier [a]lways answers were applied before asking (toolbox._gate)
             return True
         self.view.newline()
-        for line in preview_lines(tool, args, preview, self.view.colour, self.view.width()):
+        rows = shutil.get_terminal_size((80, 24)).lines
+        for line in preview_lines(tool, args, preview, self.view.colour, self.view.width(), rows):
             self.view.write(line + "\n")
+        covers = self.policy.coverage(tool.name, args, tool.outlives(args, None))
+        self.view.write(paint(visible_line(f"[a]lways covers: {covers}")[: self.view.width() - 1], DIM, self.view.colour) + "\n")
         answer, reason = self._answer()
         if answer == "no":
             return reason or False
         if answer == "always":
-            covered = self.permissions.remember(tool.name, args)
+            covered = self.policy.remember(tool.name, args, tool.outlives(args, None))
             self.view.line(f"approved for the rest of this session: {covered}", DIM)
         if answer == "quit":
             raise Cancelled("cancelled at the approval prompt")

@@ -64,7 +64,8 @@ def context_text(app, session, width: int = 0) -> str:
              f"{bar(used, session.max_tokens, session.window)} {share}% (# prompt, + reply reserve, . free)"]
     preloaded = [f"preloaded {group}: {why} (preload = false turns this off)"
                  for group, why in app.activation.preloaded.items()]
-    return "\n".join(fit_lines(lines + preloaded + _last_reported(session), width))
+    skipped = [f"instructions {line}" for line in app.instructions.skipped]  # not the user's: never in the prompt
+    return "\n".join(fit_lines(lines + preloaded + skipped + _last_reported(session), width))
 
 
 def _instructions_row(app) -> list[str]:

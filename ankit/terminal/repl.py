@@ -314,7 +314,7 @@ def run_repl(args, config: Config) -> int:
         reader = LineReader(paths.state_home() / "history", view.colour, lambda before: completions(state, before),
                             app.scrubber())
         state.approve = Approver(view, reader.ask, yes=config.yes, keys=reader.keys,
-                                 permissions=app.permissions)
+                                 policy=app.policy)
         state.prefill = reader.prefill
         resume = app.resumed(args)
         open_session(state, resume)

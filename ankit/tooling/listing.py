@@ -106,7 +106,18 @@ def lazy_tool(entry: dict, path: Path, load) -> Tool:
                 needs_approval=_Asks(module, hook.get("needs_approval", entry["needs_approval"])),
                 preview=hook.get("preview"),
                 examples=entry["examples"], source=str(path), changes=hook.get("changes"),
-                time_limit=hook.get("time_limit", entry["time_limit"]))
+                time_limit=hook.get("time_limit", entry["time_limit"]), lasting=_Lasting(module))
+
+
+class _Lasting:
+    """lasting of a cached tool (its effect outlives the session): what the module says now, like _Asks."""
+
+    def __init__(self, module: _Module):
+        self.module = module
+
+    def __call__(self, args, ctx=None):
+        lasting = getattr(self.module.get(), "lasting", False)
+        return bool(_call_flexibly(lasting, args, ctx)) if callable(lasting) else bool(lasting)
 
 
 class ListingCache:

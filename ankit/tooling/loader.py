@@ -37,6 +37,7 @@ def tool_from_module(module, path: Path, group: str) -> Tool:
         group=str(getattr(module, "group", group) or group),
         read_only=bool(getattr(module, "read_only", False)),
         needs_approval=getattr(module, "needs_approval", False),
+        lasting=getattr(module, "lasting", False),
         preview=getattr(module, "preview", None),
         examples=list(getattr(module, "examples", []) or []),
         source=str(path),

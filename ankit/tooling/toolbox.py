@@ -10,11 +10,11 @@ from ankit.errors import Cancelled, ToolError
 from ankit.protocols import Approver, Checkpoints
 from ankit.records import ARGUMENTS_CAP, TOO_LONG, TodoList, ToolCall, ToolResult, ToolSpec
 from ankit.safety import text as boundary
+from ankit.safety.policy import Policy
 from ankit.safety.sandbox import COMMAND_TOOLS, EDIT_GROUPS, Sandbox, Verdict
 from ankit.safety.scrub import Scrubber
 from ankit.safety.statefiles import bundled
 from ankit.tooling.limits import DEFAULT_TIME_LIMIT, MAX_DEPTH, ToolTimeout, call_with_limit, too_deep
-from ankit.tooling.permissions import Permissions
 from ankit.tooling.schema import validate
 
 DEFAULT_OUTPUT_CAP = 64 * 1024
@@ -63,6 +63,7 @@ class Tool:
     source: str = ""
     changes: Callable | None = None  # changes(args, ctx) -> the paths a call will change (for checkpoints)
     time_limit: float | Callable | None = None  # seconds run() may take: a number, or a function of the args
+    lasting: bool | Callable = False  # its effect outlives the session (memory, notes, routines, MCP settings)
 
     def spec(self) -> ToolSpec:
         """The part the model sees."""
@@ -70,11 +71,17 @@ class Tool:
 
     def wants_approval(self, args: dict, ctx: ToolContext) -> bool:
         """Whether this call must be approved by the user before it runs."""
+        if self.outlives(args, ctx):
+            return True
         if self.read_only and not callable(self.needs_approval):
             return False
         if callable(self.needs_approval):
             return bool(_call_flexibly(self.needs_approval, args, ctx))
         return bool(self.needs_approval)
+
+    def outlives(self, args: dict, ctx: ToolContext) -> bool:
+        """Whether this call's effect outlives the session: it is always asked and its result marked."""
+        return bool(_call_flexibly(self.lasting, args, ctx)) if callable(self.lasting) else bool(self.lasting)
 
     def limit(self, args: dict, ctx: ToolContext) -> float:
         """The seconds this call may run: the tool's own limit, else the config's tool_timeout, else the default."""
@@ -129,15 +136,17 @@ def parse_arguments(raw: str) -> dict:
     return value
 
 
+LASTING_MARK = "\n[kept for later sessions: written by the model]"
 DECLINED = "the user declined this call; do not retry it, ask the user what to do instead"
 
 
 def run_call(call: ToolCall, tool: Tool | None, ctx: ToolContext, approve: Approver, cap: int = DEFAULT_OUTPUT_CAP,
              output: Callable[[str], None] | None = None, keeper: Checkpoints | None = None,
-             permissions: Permissions | None = None, scrub: Scrubber | None = None,
+             policy: Policy | None = None, scrub: Scrubber | None = None,
              sandbox: Sandbox | None = None) -> ToolResult:
-    """One call to its result: arguments, rules, the sandbox, approval, run under a time limit, output scrubbed
-    and capped; a sandboxed call whose output looks refused by the sandbox says so and how to leave it."""
+    """One call to its result: arguments, the policy (rules, the sandbox's step, approval), run under a time limit,
+    output scrubbed and capped; a sandboxed call whose output looks refused by the sandbox says so and how to
+    leave it."""
     scrub = scrub or Scrubber()
 
     def error(text: str, summary: str = "") -> ToolResult:
@@ -153,7 +162,7 @@ def run_call(call: ToolCall, tool: Tool | None, ctx: ToolContext, approve: Appro
     try:
         args = _checked_arguments(call, tool)
         verdict = _sandbox_step(tool, args, ctx, sandbox)
-        refused = _gate(call, tool, args, ctx, approve, permissions or Permissions(), error, verdict)
+        refused = _gate(call, tool, args, ctx, approve, policy or Policy(), error, verdict)
         if refused is not None:
             return refused
         limit = tool.limit(args, ctx)
@@ -170,7 +179,7 @@ def run_call(call: ToolCall, tool: Tool | None, ctx: ToolContext, approve: Appro
         raise
     except BaseException as exc:  # SystemExit and RecursionError too: a tool's failure is information, not a crash
         return error(_failure(exc, tool))
-    content = cap_output(output_text, cap)
+    content = cap_output(output_text + LASTING_MARK if tool.outlives(args, ctx) else output_text, cap)
     return ToolResult(call.id, call.name, content, summary=scrub.text(_summary(told, output_text, cap)))
 
 
@@ -204,21 +213,20 @@ def _bundled(tool: Tool) -> bool:
         return False
 
 
-def _gate(call: ToolCall, tool: Tool, args: dict, ctx: ToolContext, approve: Approver, permissions: Permissions,
-          error: Callable[[str, str], ToolResult], verdict: Verdict = Verdict()) -> ToolResult | None:
-    """The settings' rules, the sandbox's step, then the user's approval where the tool wants it; None lets the
-    call run."""
-    decision, rule = permissions.decide(tool.name, args, _changed_paths(tool, args, ctx))
-    if decision == "deny":
-        return error(f"refused by the rule {rule!r} in the settings; do not retry it, ask the user",
-                     f"refused by the rule {rule!r}")
-    if verdict.action == "refuse":
-        return error(verdict.reason, verdict.reason.split(":")[0])
-    if verdict.action == "sandboxed":
-        return None
-    if decision == "ask" and tool.wants_approval(args, ctx):
+def _gate(call: ToolCall, tool: Tool, args: dict, ctx: ToolContext, approve: Approver, policy: Policy,
+          error: Callable[[str, str], ToolResult], step: Verdict = Verdict()) -> ToolResult | None:
+    """The policy's verdict (ankit/safety/policy.py: rules, the sandbox's step), then the user's approval where
+    the tool wants it or the policy asks; None lets the call run."""
+    verdict = policy.decide(tool.name, args, _changed_paths(tool, args, ctx), tool.outlives(args, ctx), step)
+    if verdict.decision == "deny" and not verdict.rule:  # the sandbox refused it (plan mode)
+        return error(verdict.why, verdict.why.split(":")[0])
+    if verdict.decision == "deny":
+        why = f" ({verdict.why})" if verdict.why else ""
+        return error(f"refused by the rule {verdict.rule!r} in the settings{why}; do not retry it, ask the user",
+                     f"refused by the rule {verdict.rule!r}")
+    if verdict.decision == "ask" and (verdict.rule or tool.wants_approval(args, ctx)):
         text = _call_flexibly(tool.preview, args, ctx) if tool.preview else ""
-        text = f"{verdict.reason}\n{text}" if verdict.reason else text
+        text = f"{step.reason}\n{text}" if step.reason else text
         answer = approve(tool, args, str(text or ""))
         if isinstance(answer, str) or not answer:  # False, or the reason the user gave for the no
             return declined(call, answer)
@@ -355,7 +363,7 @@ class Runner:
     approve: Approver
     cap: int = DEFAULT_OUTPUT_CAP
     keeper: Checkpoints | None = None  # checkpoints before calls that declare changes()
-    permissions: Permissions = field(default_factory=Permissions)  # allow/deny rules and [a]lways answers
+    policy: Policy = field(default_factory=Policy)  # the rules, [a]lways answers and --yes (ankit/safety/policy.py)
     scrub: Scrubber = field(default_factory=Scrubber)  # secrets out of tool output before anyone sees it
     sandbox: Sandbox | None = None  # the session's sandbox: commands inside it run unasked
 
@@ -366,4 +374,4 @@ class Runner:
     def run(self, call: ToolCall, output: Callable[[str], None] | None = None) -> ToolResult:
         """One call to its result; a failure becomes an error result the model sees; output hears it live."""
         return run_call(call, self.lookup(call.name), self.ctx, self.approve, self.cap, output, self.keeper,
-                        self.permissions, self.scrub, self.sandbox)
+                        self.policy, self.scrub, self.sandbox)

@@ -17,7 +17,8 @@ from ankit.mcp import admin as mcp_admin
 from ankit.routines.schedule import parse as parse_schedule
 from ankit.routines.store import Routine, RoutineStore
 from ankit.safety import statefiles
-from ankit.settings import paths, trust
+from ankit.safety.policy import load_config
+from ankit.settings import paths
 from ankit.settings.config import Config
 
 MCP_USAGE = "ankit mcp add NAME [--env KEY=VALUE]... [--project] -- COMMAND [ARGS...] | remove NAME [--project] | get NAME | list | login NAME | logout NAME"
@@ -74,8 +75,9 @@ class Admin:
         raise AnkitError(f"usage: {MCP_USAGE}")
 
     def _next_step(self, project: bool) -> str:
-        """What starts a server just added: ankit mcp list, unless the folder it was added to is not trusted."""
-        if not project or trust.is_trusted(self.cwd, paths.config_home()):
+        """What starts a server just added: ankit mcp list, unless the folder it was added to is not trusted as it is
+        now (a server added to a trusted folder changes what was trusted, so it is asked again)."""
+        if not project or load_config({}, self.config.env, self.cwd, paths.config_home()).trusted:
             return "ankit mcp list starts it and shows its tools"
         return ("this folder is not trusted, so ankit starts no server of its .ankit/config.toml: run ankit here and "
                 "answer y when it asks, or add --trust for one run")

@@ -12,13 +12,13 @@ from typing import TYPE_CHECKING
 from ankit.context.instructions import Instructions, load_instructions
 from ankit.errors import AnkitError, ConfigError
 from ankit.safety import statefiles
+from ankit.safety.policy import Policy
 from ankit.safety.sandbox import Sandbox
 from ankit.safety.visible import visible
 from ankit.settings import paths
 from ankit.settings.config import Config
 from ankit.skills.library import Skill, find_skills, skill_dirs
 from ankit.tooling.loader import load_tools
-from ankit.tooling.permissions import Permissions
 from ankit.turn.registry import BUILT_IN, Registry
 
 if TYPE_CHECKING:  # what only a session needs is imported when one is made: listings start faster
@@ -49,7 +49,7 @@ class App:
     registry: Registry | None = None
     setup_error: str = ""
     instructions: Instructions = field(default_factory=lambda: Instructions([], ""))
-    permissions: Permissions = field(default_factory=Permissions)  # the settings' rules and [a]lways answers
+    policy: Policy = field(default_factory=Policy)  # the settings' rules and [a]lways answers (ankit/safety/policy.py)
     sandbox: Sandbox | None = None  # where commands run unasked; the REPL switches its mode
     _settings: ProviderSettings | None = None
     _told_origin: bool = False
@@ -70,7 +70,7 @@ class App:
         self.registry = Registry(file_tools, self.skills, self.config.core, self.config.catalog_mode,
                                  self.config.mcp_servers, paths.state_home() / "mcp", self.mcp_start,
                                  self.problems, mcp_root=self.cwd, mcp_elicit=self.elicit)
-        self.permissions = Permissions.from_rules(self.config.allow, self.config.deny, self.cwd)
+        self.policy = Policy.from_config(self.config, self.cwd)
         self.sandbox = Sandbox.for_setting(self.config.sandbox, self.cwd)
         self.problems += [line for line in [self.sandbox.unavailable()] if line]
         return self
@@ -87,7 +87,7 @@ class App:
 
     def tool_folders(self) -> list[Path]:
         """Tool folders in load order: bundled, user, project, then --tools-dir."""
-        project = [self.cwd / ".ankit" / "tools"] if self.config.trusted else []  # see ankit/settings/trust.py
+        project = [self.cwd / ".ankit" / "tools"] if self.config.trusted else []  # see ankit/safety/policy.py
         return [statefiles.bundled("tools"), paths.config_home() / "tools", *project, *self.config.tools_dirs]
 
     @property
@@ -181,7 +181,7 @@ class App:
         if resume is None and provider is not None and not provider.defers and self.config.preload:
             self.activation.preload(self.habits())
         checkpoints = Checkpoints(paths.state_home() / "sessions", resume.cwd if resume and resume.cwd else self.cwd)
-        runner = Runner(self.tools, ctx, approve, self.config.output_cap, checkpoints, self.permissions, self.scrubber(),
+        runner = Runner(self.tools, ctx, approve, self.config.output_cap, checkpoints, self.policy, self.scrubber(),
                         self.sandbox)
         return Session(
             provider, runner, self.activation, self.prompt(), view=view, store=self.store(),

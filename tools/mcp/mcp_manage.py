@@ -44,6 +44,11 @@ def needs_approval(args: dict, ctx) -> bool:
     return args.get("action") != "get"
 
 
+def lasting(args: dict, ctx) -> bool:
+    """Adding and removing change ankit's settings for later sessions."""
+    return args.get("action") != "get"
+
+
 def preview(args: dict, ctx) -> str:
     """The exact command that would run."""
     where = "this project's .ankit/config.toml" if args.get("project") else "your ankit config"

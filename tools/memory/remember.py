@@ -17,7 +17,8 @@ parameters = {
     "additionalProperties": False,
 }
 read_only = False
-needs_approval = True  # other sessions will read it and follow it: the user sees the fact before it is kept
+needs_approval = True
+lasting = True  # kept beyond this session: asked every time, refused in -p without --yes
 examples = [
     "remember that this project uses tabs for indentation",
     "remember globally that I prefer short answers",

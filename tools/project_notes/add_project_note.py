@@ -19,12 +19,18 @@ parameters = {
     "additionalProperties": False,
 }
 read_only = False
-needs_approval = False  # ankit's own notes file, like remember
+needs_approval = True
+lasting = True  # kept beyond this session: asked every time, refused in -p without --yes
 examples = [
     "add a project note that the API is versioned under /v2",
     "record the decision to use PostgreSQL in this project",
     "log a design decision: we chose SQLite for the cache",
 ]
+
+
+def preview(args: dict, ctx) -> str:
+    """The note as later sessions in this project will read it."""
+    return f"keep this {args.get('kind') or 'note'} for later sessions in this project:\n{args.get('text', '')}"
 
 
 def run(args: dict, ctx) -> str:

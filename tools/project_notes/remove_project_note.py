@@ -12,6 +12,7 @@ parameters = {
 }
 read_only = False
 needs_approval = True
+lasting = True  # kept beyond this session: asked every time, refused in -p without --yes
 examples = ["remove project note 3", "delete the outdated decision from the project notes"]
 
 

@@ -22,6 +22,7 @@ parameters = {
 }
 read_only = False
 needs_approval = True
+lasting = True  # kept beyond this session: asked every time, refused in -p without --yes
 examples = [
     "every morning at 9 write me a short poem",
     "schedule a daily report of the failing tests",

@@ -12,6 +12,7 @@ parameters = {
 }
 read_only = False
 needs_approval = True
+lasting = True  # kept beyond this session: asked every time, refused in -p without --yes
 examples = ["remove routine 2", "stop the scheduled daily report routine"]
 
 

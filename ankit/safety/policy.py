@@ -1,0 +1,524 @@
+"""The policy engine: every decision "may this call run, and what does an answer cover" is made here.
+
+Three mechanisms, each the only place its decision is made:
+
+- **Layers** (`load_config`): defaults < the user's config < the folder's .ankit/config.toml < environment < flags,
+  merged so that a less trusted layer can only tighten. Deny and ask lists are unions (a project adds rules, never
+  removes the user's); a project's allow list needs trust; a limit from an untrusted folder applies only when it
+  is stricter; an untrusted folder cannot change the model, provider, base URL, prices, cache lifetime or anything
+  else that changes what runs, where keys go or what a cap counts (FREE lists the few keys it may set).
+- **Trust** (`Fingerprint`): trusting a folder records a digest of what was trusted (the held keys and their
+  values, the MCP commands, the tool files' contents); when any of it changes (a `git pull`), the folder is
+  untrusted again and the question says what changed.
+- **Calls** (`Policy.decide`, `Policy.remember`): deny rules first, matched against every command a shell line
+  runs (inside `$(...)`, backticks, double quotes, after `;` `&&` `|`, in subshells, through `env`, `sudo`,
+  `xargs`, `sh -c`; see safety/shellwords.py); when the line cannot be read surely and a deny rule could apply, the
+  call is asked (refused under --yes). Then the sandbox's step (safety/sandbox.py: a refusal in plan mode), ask
+  rules, a command that runs confined in the sandbox (unasked), paths outside the working folder (asked), allow
+  rules and [a]lways answers. An [a]lways answer is remembered in the narrowest form that still helps and `coverage`
+  says exactly what it covers: a command's program and subcommand after its global options (`git --no-pager
+  log` -> `git log`), never a call with an option that runs code (`git -c`, `--exec`, `-o ProxyCommand`), an
+  environment assignment or a substitution; for HTTP the origin and the method class (reading or writing), never a
+  request whose headers or body expand a secret (`${TOKEN}`); for a tool whose effect outlives the session
+  (memory, notes, routines, MCP settings: `lasting`) only that exact call.
+
+A rule is "TOOL" (every call of it) or "TOOL: PATTERN", a glob matched against the call's subject: the command of
+a shell tool, else its url, path, query or name. A path is matched as given and as it really is inside the
+working folder (`docs/../.env` and a link to .env are both `.env`).
+"""
+
+import fnmatch
+import hashlib
+import json
+import os
+import re
+import urllib.parse
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ankit.settings import config as settings
+from ankit.settings import trust
+from ankit.errors import ConfigError
+from ankit.safety import sandbox
+from ankit.safety.shellwords import command_key, normalized, runs_code, scan
+
+SUBJECT_KEYS = ("command", "url", "path", "query", "name")
+SHELL_KEY = "command"
+PATH_KEYS = ("path", "paths", "source", "destination", "cwd", "file", "folder", "directory")
+READING = {"GET", "HEAD", "OPTIONS"}
+SECRET_REF = re.compile(r"\$\{?[A-Za-z_][A-Za-z0-9_]*\}?")
+
+
+@dataclass
+class Rule:
+    """One parsed rule: a tool name and an optional glob over the call's subject."""
+
+    tool: str
+    pattern: str | None = None
+
+    @classmethod
+    def parse(cls, text: str) -> "Rule":
+        name, sep, pattern = str(text).partition(":")
+        return cls(name.strip(), pattern.strip() if sep else None)
+
+    def covers(self, subject: str) -> bool:
+        """Whether the glob matches; "X *" matches "X" itself too (a program with no arguments)."""
+        if self.pattern is None:
+            return True
+        if self.pattern.endswith(" *") and subject == self.pattern[:-2]:
+            return True
+        if "://" in self.pattern and "://" in subject:
+            return _url_covers(self.pattern, subject)
+        return fnmatch.fnmatchcase(subject, self.pattern)
+
+    def __str__(self) -> str:
+        return self.tool if self.pattern is None else f"{self.tool}: {self.pattern}"
+
+
+@dataclass(frozen=True)
+class Grant:
+    """What one [a]lways answer covers: kind "command" (a program and subcommand), "exact" (these arguments),
+    "origin" (an origin and a method class) or "tool" (every call inside the working folder)."""
+
+    tool: str
+    kind: str
+    value: str = ""
+
+
+@dataclass
+class Verdict:
+    """A decision: "allow", "deny" or "ask"; the rule that decided it, and why, for the user and the model."""
+
+    decision: str
+    rule: str = ""
+    why: str = ""
+
+
+def subject(args: dict) -> str | None:
+    """What rules are matched against: the command, url, path, query or name argument."""
+    for key in SUBJECT_KEYS:
+        if isinstance(args.get(key), str):
+            return args[key]
+    return None
+
+
+def _url_covers(pattern: str, url: str) -> bool:
+    """A URL glob matched part by part, so the `*` of `https://*.python.org/*` covers a host name and nothing
+    else; a URL with a user name before its host is never covered."""
+    try:
+        want, got = urllib.parse.urlsplit(pattern), urllib.parse.urlsplit(url.strip())
+        host = (got.hostname or "") + (f":{got.port}" if got.port else "")
+    except ValueError:
+        return False
+    if not got.hostname or "@" in got.netloc:
+        return False
+    path = (got.path or "/") + (f"?{got.query}" if got.query else "")
+    wanted = (want.path or "/") + (f"?{want.query}" if want.query else "")
+    return (fnmatch.fnmatchcase(got.scheme.lower(), want.scheme.lower())
+            and fnmatch.fnmatchcase(host, want.netloc.lower()) and fnmatch.fnmatchcase(path, wanted))
+
+
+def origin(url: str) -> str | None:
+    """"scheme://host[:port]" of a URL; None when it has none or names a user before its host."""
+    try:
+        parts = urllib.parse.urlsplit(url.strip() if "://" in url else "https://" + url.strip())
+        port = parts.port
+    except ValueError:
+        return None
+    if not parts.hostname or "@" in parts.netloc:
+        return None
+    return f"{parts.scheme.lower()}://{parts.hostname.lower()}" + (f":{port}" if port else "")
+
+
+def method_class(args: dict) -> str:
+    """"read" for GET, HEAD and OPTIONS (and tools without a method), else "write"."""
+    return "read" if str(args.get("method") or "GET").upper() in READING else "write"
+
+
+def carries_secret(args: dict) -> bool:
+    """Whether a web call's headers, body or query expand an environment variable (${TOKEN})."""
+    sent = {k: v for k, v in args.items() if k in ("headers", "body", "json", "query", "data", "url")}
+    return bool(SECRET_REF.search(json.dumps(sent, ensure_ascii=False)))
+
+
+def _real(raw: str, cwd: Path) -> Path | None:
+    """Where a path argument really leads (symlinks followed), or None when it cannot be resolved."""
+    try:
+        path = Path(os.path.expanduser(raw.strip() or "."))
+        return (path if path.is_absolute() else cwd.resolve() / path).resolve()
+    except (OSError, RuntimeError, ValueError):
+        return None
+
+
+def outside(args: dict, cwd: Path, paths: list = ()) -> list[str]:
+    """The paths a call names (its path arguments) or will change that lead outside the working folder."""
+    root = cwd.resolve()
+    named = [v for key in PATH_KEYS for v in (args.get(key) if isinstance(args.get(key), list) else [args.get(key)])]
+    found = []
+    for raw in [*named, *map(str, paths)]:
+        if isinstance(raw, str) and raw:
+            real = _real(raw, cwd)
+            if real is None or not real.is_relative_to(root):
+                found.append(raw)
+    return found
+
+
+def _rules(texts) -> list[Rule]:
+    return [Rule.parse(r) for r in texts or [] if isinstance(r, str) and r.strip()]
+
+
+@dataclass
+class Policy:
+    """The settings' allow, ask and deny rules, the [a]lways answers of this session, and --yes."""
+
+    allow: list[Rule] = field(default_factory=list)
+    deny: list[Rule] = field(default_factory=list)
+    ask: list[Rule] = field(default_factory=list)
+    always: list[Grant] = field(default_factory=list)
+    cwd: Path | None = None  # the working folder: rules never cover a path outside it
+    yes: bool = False  # --yes: a call the policy is unsure about is refused, since nobody sees it
+
+    @classmethod
+    def from_rules(cls, allow: list[str], deny: list[str], cwd: Path | None = None, ask: list[str] = (),
+                   yes: bool = False) -> "Policy":
+        """Rules from the settings' allow, deny and ask lists."""
+        return cls(_rules(allow), _rules(deny), _rules(ask), cwd=cwd, yes=yes)
+
+    @classmethod
+    def from_config(cls, config: settings.Config, cwd: Path) -> "Policy":
+        """The policy a session runs with: the merged settings' rules and --yes."""
+        return cls.from_rules(config.allow, config.deny, cwd, config.ask, config.yes)
+
+    def decide(self, tool: str, args: dict, paths: list = (), lasting: bool = False,
+               step: sandbox.Verdict | None = None) -> Verdict:
+        """Whether a call runs unasked ("allow"), is refused ("deny") or is asked; paths: those it will change;
+        step: the sandbox's say on it (safety/sandbox.py: decide), taken after the deny rules."""
+        forms = self._path_forms(args)
+        for form in forms:
+            verdict = self._denied(tool, form)
+            if verdict is not None:
+                return verdict
+        step = step or sandbox.Verdict()
+        if step.action == "refuse":
+            return Verdict("deny", "", step.reason)
+        asked = self._matches(self.ask, tool, forms[-1], deny=True)
+        if asked is not None:
+            return Verdict("ask", str(asked))
+        if step.action == "sandboxed":
+            return Verdict("allow", "", "it runs confined in the sandbox")
+        if self.cwd is not None and outside(args, self.cwd, paths):
+            return Verdict("ask", why="it names a path outside the working folder")
+        rule = self._matches(self.allow, tool, forms[-1], deny=False)
+        if rule is not None:
+            return Verdict("allow", str(rule))
+        grant = next((g for g in self.always if self._granted(g, tool, forms[-1], lasting, paths)), None)
+        return Verdict("allow", describe(grant)) if grant is not None else Verdict("ask")
+
+    def _denied(self, tool: str, args: dict) -> Verdict | None:
+        """A deny verdict for one form of the arguments; an unsure reading of a command a deny rule could
+        match is asked, or refused under --yes."""
+        rule = self._matches(self.deny, tool, args, deny=True)
+        if rule is not None:
+            return Verdict("deny", str(rule))
+        rules = [r for r in self.deny if r.tool == tool and r.pattern]
+        text = subject(args)
+        if not rules or SHELL_KEY not in args or not isinstance(text, str):
+            return None
+        doubt = _doubt(text, rules)
+        if doubt is None:
+            return None
+        why = f"ankit cannot tell for sure whether the rule {doubt!r} applies to this command"
+        if self.yes:
+            return Verdict("deny", doubt, why + "; write it plainly (no expansions, quoting tricks or inline code)")
+        return Verdict("ask", doubt, why)
+
+    def _path_forms(self, args: dict) -> list[dict]:
+        """The arguments as given, and with a path subject as it really is relative to the working folder."""
+        raw = args.get("path")
+        if self.cwd is None or not isinstance(raw, str) or any(isinstance(args.get(k), str) for k in ("command", "url")):
+            return [args]
+        real = _real(raw, self.cwd)
+        root = self.cwd.resolve()
+        if real is None or not real.is_relative_to(root):
+            return [args]
+        return [args, {**args, "path": real.relative_to(root).as_posix() or "."}]
+
+    def _matches(self, rules: list[Rule], tool: str, args: dict, deny: bool) -> Rule | None:
+        """The first rule matching the call: for a deny (or ask) rule, any command the line runs; for an allow
+        rule, every command of a plain line, none of them running code of its own choosing."""
+        rules = [r for r in rules if r.tool == tool]
+        text = subject(args)
+        if not rules:
+            return None
+        if SHELL_KEY not in args or not isinstance(text, str):
+            if not deny and "url" in args and carries_secret(args):
+                rules = [r for r in rules if r.pattern is not None]  # "http_request" alone never sends a secret
+            return next((r for r in rules if r.pattern is None or (text is not None and r.covers(text))), None)
+        whole = next((r for r in rules if r.pattern is None or r.covers(text)), None)
+        if deny:
+            if whole is not None:
+                return whole
+            forms = [" ".join(f) for words in scan(text).commands for f in (words, normalized(words)) if f]
+            return next((r for form in forms for r in rules if r.pattern and r.covers(form)), None)
+        if whole is not None and whole.pattern is None:
+            return whole
+        return self._allowed(rules, text)
+
+    @staticmethod
+    def _allowed(rules: list[Rule], text: str) -> Rule | None:
+        found = scan(text)
+        if not found.sure or found.assignments or found.writes or not found.top or found.commands != found.top:
+            return None  # substitutions, subshells, wrappers running other commands: asked
+        if not _plain_enough(text) or any(runs_code(words) for words in found.top):
+            return None
+        matched = [next((r for r in rules if r.pattern and r.covers(" ".join(w))), None) for w in found.top]
+        return matched[0] if all(matched) else None
+
+    def _granted(self, grant: Grant, tool: str, args: dict, lasting: bool, paths: list = ()) -> bool:
+        """Whether an [a]lways answer covers this call."""
+        if grant.tool != tool:
+            return False
+        if grant.kind == "exact" or lasting:
+            return grant.kind == "exact" and grant.value == _canonical(args)
+        if grant.kind == "tool":
+            named = [v for key in PATH_KEYS for v in (args.get(key) if isinstance(args.get(key), list) else [args.get(key)])]
+            return not any(_runs_later(str(p)) for p in [*named, *paths] if p)
+        if grant.kind == "origin":
+            url = args.get("url")
+            return (isinstance(url, str) and not carries_secret(args)
+                    and f"{method_class(args)} {origin(url)}" == grant.value)
+        text = args.get(SHELL_KEY)
+        found = scan(text) if isinstance(text, str) else None
+        if found is None or not found.plain or not found.sure or found.assignments or len(found.top) != 1:
+            return False
+        words = found.top[0]
+        if self.cwd is not None and any(_leaves(word, self.cwd) for word in words[1:]):
+            return False
+        return not runs_code(words) and command_key(words) == grant.value
+
+    def grant(self, tool: str, args: dict, lasting: bool = False) -> Grant:
+        """The narrowest [a]lways answer that still helps for this call."""
+        text = subject(args)
+        if lasting:
+            return Grant(tool, "exact", _canonical(args))
+        if SHELL_KEY in args and isinstance(text, str):
+            found = scan(text)
+            plain = found.plain and found.sure and not found.assignments and len(found.top) == 1
+            key = command_key(found.top[0]) if plain and not runs_code(found.top[0]) else None
+            return Grant(tool, "command", key) if key else Grant(tool, "exact", _canonical(args))
+        if "url" in args and isinstance(text, str):
+            where = origin(text)
+            if where is None or carries_secret(args):
+                return Grant(tool, "exact", _canonical(args))
+            return Grant(tool, "origin", f"{method_class(args)} {where}")
+        return Grant(tool, "tool")
+
+    def coverage(self, tool: str, args: dict, lasting: bool = False) -> str:
+        """What an [a]lways answer for this call would cover, as the approval states it before the answer."""
+        return describe(self.grant(tool, args, lasting))
+
+    def remember(self, tool: str, args: dict, lasting: bool = False) -> str:
+        """Remember an [a]lways answer as narrowly as the call allows; returns what it covers."""
+        grant = self.grant(tool, args, lasting)
+        self.always.append(grant)
+        return describe(grant)
+
+
+def describe(grant: Grant) -> str:
+    """One line saying what a grant covers."""
+    if grant.kind == "command":
+        return f"{grant.tool}: {grant.value} … (any arguments, but no option that runs code, no substitution)"
+    if grant.kind == "origin":
+        kind, where = grant.value.split(" ", 1)
+        methods = "GET, HEAD and OPTIONS" if kind == "read" else "POST, PUT, PATCH and DELETE"
+        return f"{grant.tool}: {methods} requests to {where}/ (none carrying a ${{SECRET}})"
+    if grant.kind == "tool":
+        return f"every {grant.tool} call inside the working folder"
+    return f"this exact {grant.tool} call only"
+
+
+RUNS_LATER = {".git", ".ankit", ".hg", ".svn", ".envrc", ".direnv", ".vscode", ".idea", ".devcontainer",
+              ".pre-commit-config.yaml", ".gitattributes", ".gitmodules"}  # files a program reads and runs later
+
+
+def _runs_later(path: str) -> bool:
+    """Whether a path lies where a program will find and run it later (git hooks and config, ankit's own
+    settings, direnv, an editor's tasks): an [a]lways for a file tool never covers it."""
+    return any(part in RUNS_LATER for part in Path(path).parts)
+
+
+def _leaves(word: str, cwd: Path) -> bool:
+    """Whether a command's word names a path outside the working folder (`/etc/x`, `~/.ssh`, `../x`)."""
+    value = word.split("=", 1)[1] if word.startswith("-") and "=" in word else word
+    if not value.startswith(("/", "~")) and ".." not in Path(value).parts:
+        return False
+    real = _real(value, cwd)
+    return real is None or not real.is_relative_to(cwd.resolve())
+
+
+def _canonical(args: dict) -> str:
+    return json.dumps(args, sort_keys=True, ensure_ascii=False)
+
+
+def _plain_enough(text: str) -> bool:
+    """No heredoc, newline continuation tricks or here-strings: a line an allow rule can vouch for."""
+    return "<<" not in text and "\n" not in text.strip()
+
+
+def _doubt(text: str, rules: list[Rule]) -> str | None:
+    """The deny rule ankit cannot rule out: the line was not read surely, or a denied program's name appears
+    in it as a word somewhere a scanner cannot follow (inline code of another language, an eval'd string)."""
+    found = scan(text)
+    names = {r.pattern.split()[0].rsplit("/", 1)[-1]: r for r in rules if r.pattern.split()}
+    if not found.sure:
+        return str(next(iter(names.values()), rules[0]))
+    seen = {words[0].rsplit("/", 1)[-1] for words in found.commands if words}
+    tokens = set(re.split(r"[^\w.+-]+", text))
+    for name, rule in names.items():
+        if "*" not in name and name not in seen and name in tokens:
+            return str(rule)
+    for words in found.commands:  # the denied program, with options that could hide its subcommand or run code
+        program = words[0].rsplit("/", 1)[-1]
+        if program in names and (runs_code(words) or _hidden_subcommand(words, names[program])):
+            return str(names[program])
+    return None
+
+
+def _hidden_subcommand(words: list[str], rule: Rule) -> bool:
+    """Whether a rule naming a subcommand (`git push *`) could match this command once options ankit cannot
+    place are skipped: an unknown program with an option before its other words."""
+    wanted = rule.pattern.split()
+    return (len(wanted) > 1 and normalized(words) is None and len(words) > 1 and words[1].startswith("-")
+            and any(w == wanted[1] for w in words[2:]))
+
+
+# --- layers: which settings a folder's .ankit/config.toml may change, and how -----------------------------------
+
+FREE = frozenset({"catalog_mode", "deferred", "preload", "memory_fts"})  # change nothing that runs, goes out or is counted
+UNIONS = ("deny", "ask")  # a project adds rules, never removes the user's
+LIMITS = frozenset({"max_rounds", "retries", "idle_timeout", "output_cap", "max_tokens", "max_cost", "tool_timeout",
+                    "search_timeout", "web_timeout", "web_max_bytes"})
+
+
+def split(values: dict, current: Mapping) -> tuple[dict, dict]:
+    """An untrusted folder's values as (applied now, held until the folder is trusted): free keys and rule
+    lists apply, a limit applies only when stricter than `current` (the limits in force so far); everything
+    else (model, provider, base_url, prices, allow, MCP servers, any key added later) waits for trust."""
+    safe, held = {}, {}
+    for key, value in values.items():
+        stricter = key in LIMITS and _stricter(key, value, current.get(key))
+        (safe if key in FREE or key in UNIONS or stricter else held)[key] = value
+    return safe, held
+
+
+def _stricter(key: str, value, now) -> bool:
+    """Whether a project's limit is at most the one in force (for max_cost, 0 means no cap: never stricter)."""
+    try:
+        value, now = float(value), float(now)
+    except (TypeError, ValueError):
+        return False
+    if key == "max_cost":
+        return value > 0 and (now == 0 or value <= now)
+    return value <= now
+
+
+def _layer(config: settings.Config, values: dict, origin_: str) -> None:
+    """Apply one layer: rule lists are added to the ones before, everything else replaces."""
+    kept = {key: list(getattr(config, key)) for key in (*UNIONS, "allow")}
+    settings.apply_values(config, values, origin_)
+    for key, before in kept.items():
+        if key in values:
+            added = [r for r in getattr(config, key) if r not in before]
+            setattr(config, key, before + added)
+    config.raw = settings.merge_tables(config.raw, values)
+    for key in (*UNIONS, "allow"):
+        if getattr(config, key):
+            config.raw[key] = list(getattr(config, key))
+
+
+@dataclass
+class Fingerprint:
+    """What trusting a folder would trust: one line per held key, MCP command and tool file, and their digest."""
+
+    items: list[str]
+
+    @property
+    def digest(self) -> str:
+        return hashlib.sha256("\n".join(sorted(self.items)).encode("utf-8", "replace")).hexdigest()
+
+    def changes(self, before: list[str] | None) -> list[str]:
+        """What differs from the items trusted before, one line each ("now: ...", "was: ...")."""
+        if before is None:
+            return ["(ankit did not record what was trusted before; here is what the folder holds now)"]
+        now = [f"now: {line}" for line in self.items if line not in before]
+        was = [f"was: {line}" for line in before if line not in self.items]
+        return now + was
+
+
+def fingerprint(held: dict, tools: list[Path], cwd: Path) -> Fingerprint:
+    """The trust fingerprint of a folder's held settings and tool modules (their contents hashed)."""
+    items = trust.describe(held, [], cwd)
+    items += [f"load the tool module {path.relative_to(cwd)} (sha256 {_file_digest(path)})" for path in tools]
+    folder = cwd / ".ankit" / "tools"
+    others = sorted(p for p in folder.rglob("*") if p.is_file() and p not in tools
+                    and "__pycache__" not in p.parts and p.suffix != ".pyc") if tools else []  # Python's own caches
+    if others:  # helpers the modules import (_common.py, data files): a change to them is a change too
+        whole = hashlib.sha256("\n".join(f"{p.relative_to(folder)} {_file_digest(p)}" for p in others).encode())
+        items.append(f"with {len(others)} other files under .ankit/tools (sha256 {whole.hexdigest()[:16]})")
+    return Fingerprint(items)
+
+
+def _file_digest(path: Path) -> str:
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+    except OSError:
+        return "unreadable"
+
+
+def load_config(flags: dict, env: Mapping, cwd: Path, config_home: Path) -> settings.Config:
+    """Merge defaults, the user's and the folder's config files, the environment and the flags, the folder's
+    file under the layer rules above (its held part applies only when the folder is trusted as it is now)."""
+    config = settings.Config(env=env)
+    user = config_home / "config.toml"
+    if user.is_file():
+        _layer(config, _read_layer(config, user), str(user))
+    _project_layer(config, flags, cwd, config_home)
+    settings.apply_values(config, {f: env[v] for v, f in settings.ENV_KEYS.items() if env.get(v)}, "environment")
+    settings.apply_values(config, {k: v for k, v in flags.items() if k in settings.FIELDS}, "flags")
+    settings.finish(config, flags)
+    check_limits(config)
+    return config
+
+
+def _read_layer(config: settings.Config, path: Path) -> dict:
+    values = settings.read_toml(path)
+    config.problems += settings.unknown_keys(values, path)
+    config.files.append(path)
+    return values
+
+
+def _project_layer(config: settings.Config, flags: dict, cwd: Path, config_home: Path) -> None:
+    """The folder's .ankit/: all of it when trusted as it is now, else its safe part (the rest held)."""
+    path = cwd / ".ankit" / "config.toml"
+    tools = trust.project_tools(cwd)
+    values = _read_layer(config, path) if path.is_file() else {}
+    if not values and not tools:
+        return
+    safe, held = split(values, {k: getattr(config, k, config.raw.get(k)) for k in LIMITS})
+    print_ = fingerprint(held, tools, cwd)
+    recorded = trust.recorded(cwd, config_home)
+    config.trusted = bool(flags.get("trust")) or (recorded is not None and recorded.digest == print_.digest)
+    config.trust_items = print_.items
+    if config.trusted:
+        _layer(config, values, str(path))
+        return
+    config.held, config.held_tools = held, tools
+    config.trust_changes = print_.changes(recorded.items) if recorded is not None else []
+    _layer(config, safe, str(path))
+
+
+def check_limits(config: settings.Config) -> None:
+    """A ConfigError for a negative cost cap (kept here so every layer's value is checked once merged)."""
+    if config.max_cost < 0:
+        raise ConfigError(f"max_cost must be 0 (no cap) or a positive number of USD, not {config.max_cost}")
