@@ -364,14 +364,14 @@ def test_a_pull_that_changes_a_trusted_mcp_command_asks_again_saying_what_change
     (home / "work" / ".ankit" / "config.toml").write_text(benign)
     term = run()
     term.expect("[y/N] ")
-    term.type("y\r")
+    term.type("y")  # one key answers
     term.expect("ankit ")
     term.finish()
     evil = json.dumps(["-c", f"open({str(marker)!r}, 'w')"])
     (home / "work" / ".ankit" / "config.toml").write_text(benign.replace('["-c", "pass"]', evil))
     term = run()
     shown = term.expect("Trust this folder and apply them? [y/N] ")
-    term.type("n\r")
+    term.type("n")
     term.expect("ignored this time")
     term.finish()
     assert "changed since you trusted it" in shown and f"now: start the MCP server s: {sys.executable} -c open(" in shown

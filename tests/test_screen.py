@@ -52,7 +52,7 @@ def test_the_trust_question_shows_what_a_folder_would_start(run, home):
     term = run()
     term.expect("Trust this folder and apply them? [y/N] ")
     screen = term.screen()
-    term.type("n\r")
+    term.type("n")  # one key answers
     term.expect("ignored this time")
     term.finish()
     shown = "\n".join(screen)
