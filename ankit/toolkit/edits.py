@@ -3,6 +3,7 @@
 __all__ = ["TextFile", "load", "save", "diff", "summary"]
 
 import difflib
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -46,7 +47,8 @@ def save(file: TextFile, content: str) -> None:
         data = content.encode("utf-8")
     with file_errors(f"write {file.path}"):
         file.path.parent.mkdir(parents=True, exist_ok=True)
-        with open(file.path, "wb") as handle:
+        fd = os.open(file.path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
+        with open(fd, "wb") as handle:  # O_NOFOLLOW: a link swapped in since the path was resolved is refused
             handle.write(data)
 
 

@@ -1,6 +1,6 @@
 """Paths for file tools: resolve against the working folder and tell when a path leaves it."""
 
-__all__ = ["workdir", "resolve", "unfollowed", "is_inside", "show", "outside_note", "needs_approval", "existing_file", "suggest", "file_errors"]
+__all__ = ["workdir", "resolve", "target", "unfollowed", "is_inside", "show", "outside_note", "needs_approval", "existing_file", "suggest", "file_errors"]
 
 import os
 from collections.abc import Iterator
@@ -22,6 +22,19 @@ def resolve(ctx, raw: str | None) -> Path:
     if not path.is_absolute():
         path = workdir(ctx) / path
     return path.resolve()
+
+
+def target(ctx, raw: str | None) -> Path:
+    """The real path a writing tool changes: resolve(), refused when a symbolic link on the way leads outside the
+    working folder. A sandboxed job can swap a file or folder for such a link while the user reads the question,
+    and the write would land outside, done by ankit itself: a write outside is always one the call names."""
+    path = resolve(ctx, raw)
+    text = os.path.expanduser((raw or ".").strip() or ".")
+    named = Path(os.path.normpath(text if os.path.isabs(text) else workdir(ctx) / text))
+    if path != named and not is_inside(ctx, path):
+        raise ToolError(f"{raw} leads through a symbolic link to {path}, outside the working folder; the edit tools "
+                        f"do not write through such a link: name {path} itself (the user is asked)")
+    return path
 
 
 def unfollowed(ctx, raw: str) -> Path:

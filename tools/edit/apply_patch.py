@@ -80,8 +80,8 @@ def _plan(args: dict, ctx) -> list:
     file_patches = parse(args["patch"])
     changes = []
     for fp in file_patches:
-        source = paths.resolve(ctx, fp.old_path or fp.new_path)
-        target = paths.resolve(ctx, fp.new_path or fp.old_path)
+        source = paths.target(ctx, fp.old_path or fp.new_path)
+        target = paths.target(ctx, fp.new_path or fp.old_path)
         shown = paths.show(ctx, target)
         file = edits.load(source, paths.show(ctx, source))
         _check_exists(fp, file, shown, ctx)

@@ -31,7 +31,7 @@ examples = [
 
 def changes(args: dict, ctx) -> list:
     """The file this call edits (kept for /undo first)."""
-    return [paths.resolve(ctx, args["path"])]
+    return [paths.target(ctx, args["path"])]
 
 
 def preview(args: dict, ctx) -> str:
@@ -49,7 +49,7 @@ def run(args: dict, ctx) -> str:
 
 def _plan(args: dict, ctx):
     """The file, its new content and its shown name; raise ToolError when the edit does not fit."""
-    path = paths.resolve(ctx, args["path"])
+    path = paths.target(ctx, args["path"])
     shown = paths.show(ctx, path)
     file = edits.load(path, shown)
     if not file.exists:

@@ -35,7 +35,7 @@ examples = [
 
 def changes(args: dict, ctx) -> list:
     """The file this call edits (kept for /undo first)."""
-    return [paths.resolve(ctx, args["path"])]
+    return [paths.target(ctx, args["path"])]
 
 
 def preview(args: dict, ctx) -> str:
@@ -64,7 +64,7 @@ def _operation(args: dict) -> str:
 
 def _plan(args: dict, ctx):
     """The file, its new content and its shown name; raise ToolError when the edit does not fit."""
-    path = paths.resolve(ctx, args["path"])
+    path = paths.target(ctx, args["path"])
     shown = paths.show(ctx, path)
     file = edits.load(path, shown)
     if not file.exists:

@@ -17,18 +17,18 @@ examples = ["create a folder called src/utils", "make a new directory for the te
 
 def changes(args: dict, ctx) -> list:
     """The folder this call creates (removed again by /undo)."""
-    return [paths.resolve(ctx, args["path"])]
+    return [paths.target(ctx, args["path"])]
 
 
 def preview(args: dict, ctx) -> str:
     """Name the folder to be created."""
-    path = paths.resolve(ctx, args["path"])
+    path = paths.target(ctx, args["path"])
     return f"{paths.outside_note(args, ctx)}create folder {paths.show(ctx, path)}/"
 
 
 def run(args: dict, ctx) -> str:
     """Create the folder; an existing folder is fine, an existing file is not."""
-    path = paths.resolve(ctx, args["path"])
+    path = paths.target(ctx, args["path"])
     shown = paths.show(ctx, path)
     if path.is_dir():
         return f"{shown}/ already exists"

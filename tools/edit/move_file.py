@@ -53,7 +53,7 @@ def _plan(args: dict, ctx):
     source = paths.unfollowed(ctx, args["source"])
     if not source.exists() and not source.is_symlink():
         raise ToolError(f"no such file or folder: {args['source']}{paths.suggest(source)}")
-    target = paths.resolve(ctx, args["destination"])
+    target = paths.target(ctx, args["destination"])
     if target.is_dir():
         target = target / source.name
     if target == source.resolve():

@@ -27,12 +27,12 @@ examples = [
 
 def changes(args: dict, ctx) -> list:
     """The file this call writes (kept for /undo first)."""
-    return [paths.resolve(ctx, args["path"])]
+    return [paths.target(ctx, args["path"])]
 
 
 def preview(args: dict, ctx) -> str:
     """The unified diff from the current file (or nothing) to the new content."""
-    path = paths.resolve(ctx, args["path"])
+    path = paths.target(ctx, args["path"])
     shown = paths.show(ctx, path)
     file = edits.load(path, shown)
     old = file.content if file.exists else None
@@ -41,7 +41,7 @@ def preview(args: dict, ctx) -> str:
 
 def run(args: dict, ctx) -> str:
     """Write the file and say what changed."""
-    path = paths.resolve(ctx, args["path"])
+    path = paths.target(ctx, args["path"])
     shown = paths.show(ctx, path)
     file = edits.load(path, shown)
     edits.save(file, args["content"])
