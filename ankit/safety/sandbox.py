@@ -131,11 +131,23 @@ class Sandbox:
 
     @property
     def mode(self) -> str:
-        """The mode in force: the asked one where this machine has a sandbox, else off."""
-        return self.asked if self.machine.kind else "off"
+        """The mode in force: the asked one where this machine has a sandbox, else off; never workspace in a
+        folder holding the home folder."""
+        if not self.machine.kind or (self.asked == "workspace" and self.holds_home()):
+            return "off"
+        return self.asked
+
+    def holds_home(self) -> bool:
+        """Whether the working folder is the home folder or holds it (/home, /): writing there unasked would
+        reach the shell's startup files, ~/.ssh and ankit's own settings, which run or decide later, outside."""
+        home = Path(os.path.realpath(Path.home()))
+        return home.is_relative_to(os.path.realpath(self.cwd))
 
     def unavailable(self) -> str:
         """The one line said at start when a sandbox was asked for and there is none; "" otherwise."""
+        if self.asked == "workspace" and self.machine.kind and self.holds_home():
+            return (f"no workspace sandbox in {self.cwd}, which holds your home folder (commands could change your "
+                    "shell's startup files): commands ask before they run")
         if self.asked == "off" or self.machine.kind:
             return ""
         return f"no sandbox here ({self.machine.detail}): commands ask before they run"
@@ -145,7 +157,7 @@ class Sandbox:
         if mode != "off" and not self.machine.kind:
             self.machine = support()
         self.asked = mode
-        if mode != "off" and not self.machine.kind:
+        if mode != "off" and self.mode == "off":
             return f"{self.unavailable()}; mode stays ask"
         return f"mode: {SHOWN[self.mode]}"
 
@@ -155,7 +167,8 @@ class Sandbox:
 
     def cycled(self) -> str:
         """The mode after this one in the Shift-Tab cycle."""
-        return CYCLE[(CYCLE.index(self.mode) + 1) % len(CYCLE)]
+        after = CYCLE[(CYCLE.index(self.mode) + 1) % len(CYCLE)]
+        return "read-only" if after == "workspace" and self.machine.kind and self.holds_home() else after
 
     def verdict(self, tool: str, confines: bool, edits: bool, args: dict) -> Verdict:
         """The policy's sandbox step for one call under the mode in force (see decide)."""
