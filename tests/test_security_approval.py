@@ -1,6 +1,7 @@
 """Security: approvals remember narrowly, settings' deny rules win, and a patch shows every change it makes."""
 
 import json
+import os
 
 from ankit.records import ToolCall
 from ankit.safety.policy import Policy
@@ -122,3 +123,35 @@ def test_always_for_a_tool_never_covers_a_later_call_outside_the_folder(tmp_path
                  ToolContext(cwd=work), approve, policy=rules)
     assert len(ask.questions) == 2 and (work / "new.py").exists()
     assert (tmp_path / "outside.txt").read_text() == "c = 3\n"
+
+
+def test_always_for_a_program_never_covers_a_path_where_a_program_runs_it_later(tmp_path):
+    """[a]lways for `chmod +x build.sh` covers chmod, but not making a planted .git hook executable by any
+    spelling: a glob, a brace, a symlink a sandboxed command made, or the call's cwd; nor `tee` into .envrc."""
+    work = tmp_path / "work"
+    hooks = work / ".git" / "hooks"
+    hooks.mkdir(parents=True)
+    for name in ("pre-commit", "post-checkout", "pre-push", "post-merge", "pre-rebase"):
+        (hooks / name).write_text("#!/bin/sh\ntouch PWNED\n")  # not executable: git skips them
+    (work / "build.sh").write_text("#!/bin/sh\n")
+    (work / "lnk").symlink_to(hooks)
+    attempts = [{"command": "chmod +x .git/hooks/pre-commit"}, {"command": "chmod +x .gi?/hooks/post-checkout"},
+                {"command": "chmod +x .{git,x}/hooks/pre-push"}, {"command": "chmod +x lnk/post-merge"},
+                {"command": "chmod +x hooks/pre-rebase", "cwd": ".git"}]
+    approve, ask, _ = approver("a", *["n"] * len(attempts))
+    approve.policy.cwd = work
+    ctx, tool = ToolContext(cwd=work), BY_NAME["run_command"]
+    assert not run_call(shell("chmod +x build.sh"), tool, ctx, approve, policy=approve.policy).is_error
+    for args in attempts:
+        run_call(ToolCall("c1", "run_command", json.dumps(args)), tool, ctx, approve, policy=approve.policy)
+    assert len(ask.questions) == 1 + len(attempts)  # each one asked, and declined
+    assert not any(os.access(hook, os.X_OK) for hook in hooks.iterdir())
+
+
+def test_always_for_tee_never_covers_a_file_direnv_runs(tmp_path):
+    approve, ask, _ = approver("a", "n")
+    approve.policy.cwd = tmp_path
+    ctx, tool = ToolContext(cwd=tmp_path), BY_NAME["run_command"]
+    run_call(shell("tee log.txt"), tool, ctx, approve, policy=approve.policy)
+    run_call(shell("tee log.txt .envrc"), tool, ctx, approve, policy=approve.policy)
+    assert len(ask.questions) == 2 and not (tmp_path / ".envrc").exists()

@@ -281,9 +281,11 @@ class Policy:
             return False
         if grant.kind == "exact" or lasting:
             return grant.kind == "exact" and grant.value == _canonical(args)
+        named = [v for key in PATH_KEYS for v in (args.get(key) if isinstance(args.get(key), list) else [args.get(key)])]
+        if any(_runs_later(str(p), self.cwd) for p in [*named, *paths] if p):
+            return False
         if grant.kind == "tool":
-            named = [v for key in PATH_KEYS for v in (args.get(key) if isinstance(args.get(key), list) else [args.get(key)])]
-            return not any(_runs_later(str(p)) for p in [*named, *paths] if p)
+            return True
         if grant.kind == "origin":
             url = args.get("url")
             return (isinstance(url, str) and not carries_secret(args)
@@ -295,6 +297,9 @@ class Policy:
         words = found.top[0]
         if self.cwd is not None and any(_leaves(word, self.cwd) for word in words[1:]):
             return False
+        where = self.cwd / str(args["cwd"]) if self.cwd is not None and args.get("cwd") else self.cwd
+        if any(_runs_later(value, where) for word in words[1:] for value in {word, word.split("=", 1)[-1]}):
+            return False  # `cp x .git/config` under an [a]lways for cp: a program would run it later
         return not runs_code(words) and command_key(words) == grant.value
 
     def grant(self, tool: str, args: dict, lasting: bool = False) -> Grant:
@@ -342,10 +347,18 @@ RUNS_LATER = {".git", ".ankit", ".hg", ".svn", ".envrc", ".direnv", ".vscode", "
               ".pre-commit-config.yaml", ".gitattributes", ".gitmodules"}  # files a program reads and runs later
 
 
-def _runs_later(path: str) -> bool:
+def _runs_later(path: str, cwd: Path | None = None) -> bool:
     """Whether a path lies where a program will find and run it later (git hooks and config, ankit's own
-    settings, direnv, an editor's tasks): an [a]lways for a file tool never covers it."""
-    return any(part in RUNS_LATER for part in Path(path).parts)
+    settings, direnv, an editor's tasks): an [a]lways never covers a call naming it, as written (a glob or a
+    brace that the shell would turn into such a name counts) or as it really is (a symlink to .git)."""
+    for part in Path(path).parts:
+        if part in RUNS_LATER or ("{" in part and "}" in part):
+            return True
+        if part.startswith(".") and any(fnmatch.fnmatchcase(name, part) for name in RUNS_LATER):
+            return True
+    real = _real(path, cwd) if cwd is not None else None
+    root = cwd.resolve() if cwd is not None else None
+    return bool(real and root and real.is_relative_to(root) and RUNS_LATER & set(real.relative_to(root).parts))
 
 
 def _leaves(word: str, cwd: Path) -> bool:
