@@ -5,6 +5,7 @@ import base64
 import json
 import os
 import re
+import sys
 from urllib.parse import quote
 
 import pytest
@@ -155,3 +156,42 @@ def test_a_provider_error_body_with_invalid_utf8_and_a_surrogate_is_one_clean_li
     assert done.returncode == 1 and "Traceback" not in done.stderr
     [line] = done.stderr.strip().splitlines()
     assert "bad \ufffd key \ufffd\ufffd here" in line
+
+
+SURROGATE_SERVER = r'''
+import json, sys
+for line in sys.stdin:
+    message = json.loads(line)
+    if "id" not in message:
+        continue
+    method, result = message["method"], {}
+    if method == "initialize":
+        result = {"protocolVersion": message["params"]["protocolVersion"], "capabilities": {"tools": {}},
+                  "serverInfo": {"name": "s", "version": "1"}, "instructions": "use \ud800 well"}
+    elif method == "tools/list":
+        result = {"tools": [{"name": "say", "description": "Say \udfff.", "inputSchema": {"type": "object"}}]}
+    elif method == "tools/call":
+        result = {"content": [{"type": "text", "text": "odd \ud800 text \udc80"}]}
+    else:
+        result = None
+    answer = {"result": result} if result is not None else {"error": {"code": -32601, "message": "no such method"}}
+    sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": message["id"], **answer}) + "\n")
+    sys.stdout.flush()
+'''
+
+
+def test_lone_surrogates_from_an_mcp_server_are_replaced_where_they_enter(tmp_path):
+    from ankit.mcp.servers import McpManager
+    server = tmp_path / "server.py"
+    server.write_text(SURROGATE_SERVER)
+    manager = McpManager({"s": {"command": sys.executable, "args": [str(server)]}}, tmp_path / "logs", None)
+    try:
+        manager.start()
+        assert manager.wait(20)
+        [tool] = manager.tools()
+        assert tool.description == "Say \ufffd."
+        result = run_call(ToolCall("c1", tool.name, "{}"), tool, ToolContext(cwd=tmp_path), lambda *a: True)
+        assert result.content == "odd \ufffd text \ufffd"
+        json.dumps(result.content, ensure_ascii=False).encode()  # nothing left that cannot be written
+    finally:
+        manager.close()

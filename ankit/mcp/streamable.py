@@ -15,6 +15,7 @@ from ankit.mcp.jsonrpc import (
     rpc_error,
 )
 from ankit.mcp.oauth import Tokens
+from ankit.safety import text as boundary
 
 MODERN = "2026-07-28"  # stateless: no session, no cancel notification (closing the stream cancels)
 _HEADER_SAFE = re.compile(r"[!-~](?:[ -~]*[!-~])?")
@@ -212,7 +213,7 @@ class HttpTransport:
         except OSError:
             body = ""
         try:
-            error = json.loads(body).get("error")
+            error = boundary.loads(body).get("error")
         except (ValueError, AttributeError):
             error = None
         if isinstance(error, dict) and isinstance(error.get("code"), int) and exc.code not in (401, 403):
@@ -275,7 +276,7 @@ class HttpTransport:
         if not text.strip():
             return None  # an event that only primes the stream
         try:
-            parsed = json.loads(text)
+            parsed = boundary.loads(text)  # the text boundary: no lone surrogate gets past here
         except (ValueError, RecursionError):
             self.junk_lines += 1
             self._note(f"not JSON-RPC, ignored: {text[:500]}")

@@ -13,6 +13,7 @@ from ankit.mcp.jsonrpc import (  # noqa: F401 (McpError, METHOD_NOT_FOUND, LINE_
     JUNK_LOGGED, LINE_CAP, METHOD_NOT_FOUND, QUIET_NOTICES, Answer, Inbox, McpError, Notice, Waiter, open_log,
     redact, reply_to, request_message, rpc_error,
 )
+from ankit.safety import text as boundary
 from ankit.safety.processes import end_group
 
 
@@ -163,7 +164,7 @@ class StdioTransport:
                 if not line:
                     continue
                 try:
-                    message = json.loads(line)
+                    message = boundary.loads(line)  # the text boundary: no lone surrogate gets past here
                 except (ValueError, RecursionError):  # nested too deep is junk too
                     self._junk(line)
                     continue
