@@ -127,7 +127,7 @@ def test_unpacking_a_new_archive_removes_copies_unused_for_thirty_days(pyz, tmp_
     assert time.time() - current.stat().st_mtime < 3600  # marked as used now
 
 
-@pytest.mark.parametrize("plant", ["changed", "added", "bytecode"])
+@pytest.mark.parametrize("plant", ["changed", "added", "bytecode", "symlink", "group-writable"])
 def test_a_bundle_folder_planted_before_the_first_start_is_never_run(pyz, tmp_path, plant):
     """Someone who can write the cache folder lays out bundle-HASH beforehand: a tool module with other bytes
     (the same size too), an extra module, or cached bytecode beside the real source; ankit.pyz runs none of it."""
@@ -145,6 +145,17 @@ def test_a_bundle_folder_planted_before_the_first_start_is_never_run(pyz, tmp_pa
     elif plant == "added":
         (source.parent / "zz_extra.py").write_text(evil + "name = 'zz_extra'\ndescription = 'x'\n"
                                                    "parameters = {'type': 'object'}\ndef run(args, ctx):\n    return 'x'\n")
+    elif plant == "symlink":  # the folder itself a link to one laid out elsewhere, same bytes but one module
+        elsewhere = tmp_path / "elsewhere"
+        folder.rename(elsewhere)
+        folder.symlink_to(elsewhere)
+        target = elsewhere / "ankit" / "bundled_tools" / "core" / "get_time.py"
+        original = target.read_bytes()
+        target.write_bytes(evil.encode() + b"#" + original[len(evil) + 1:])
+    elif plant == "group-writable":  # exact bytes, but a folder others may write into before the next start
+        os.chmod(source.parent, 0o777)
+        (source.parent / "later.py").write_text(evil)  # what another user would add
+        os.chmod(source.parent / "later.py", 0o666)
     else:
         import importlib.util
         import py_compile
