@@ -27,3 +27,12 @@ def test_the_history_file_is_trimmed_to_its_last_lines(tmp_path):
     history.trim(path, 4)  # within twice the limit: untouched
     assert len(path.read_text().splitlines()) == 4
     assert path.stat().st_mode & 0o777 == 0o600
+
+
+def test_an_entry_holding_a_line_separator_of_another_class_comes_back_whole(tmp_path):
+    path = tmp_path / "history"
+    entries = ["one\u2028two", "three\u2029four", "five\x85six", "seven\x1cx", "plain", '"quoted"']
+    history.append(path, entries)
+    assert history.load(path) == entries
+    for raw in ("\u2028", "\u2029", "\x85", "\x1c"):
+        assert raw.encode() not in path.read_bytes()
