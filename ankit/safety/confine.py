@@ -10,7 +10,7 @@ library is imported here, and ankit starts it by its file path with `python3 -I 
 - --hide: sockets (a file: /dev/null bound over it) and folders of sockets (an empty tmpfs over it) that would
   reach a process outside the sandbox (the D-Bus session bus runs commands unconfined, docker.sock is root, X11
   takes keystrokes); hidden only where the mount namespace can be made;
-- --protect: paths inside a --write folder that stay read-only (.git, .ankit, .claude): bind-mounted read-only
+- --protect: paths inside a --write folder that stay read-only (.git, .ankit, .claude, .envrc...): bind-mounted read-only
   in a new mount namespace, or, where user namespaces are not allowed, every other entry of the folder is
   granted on its own (new names at the top of that folder cannot then be created);
 - every command that runs in the namespaces runs in a new PID namespace (the trampoline forks its pid 1, which

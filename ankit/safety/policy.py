@@ -343,8 +343,7 @@ def describe(grant: Grant) -> str:
     return f"this exact {grant.tool} call only"
 
 
-RUNS_LATER = {".git", ".ankit", ".hg", ".svn", ".envrc", ".direnv", ".vscode", ".idea", ".devcontainer",
-              ".pre-commit-config.yaml", ".gitattributes", ".gitmodules"}  # files a program reads and runs later
+RUNS_LATER = set(sandbox.PROTECTED)  # files a program reads and runs later: one list with the sandbox's
 
 
 def _runs_later(path: str, cwd: Path | None = None) -> bool:

@@ -23,7 +23,11 @@ CYCLE = ("off", "workspace", "read-only")  # Shift-Tab: ask every time, workspac
 SHOWN = {"off": "ask (no sandbox: every command asks)", "workspace": "workspace sandbox",
          "read-only": "read-only plan mode"}
 LABELS = {"off": "ask", "workspace": "sandbox: workspace", "read-only": "plan (read-only)"}  # the status line
-PROTECTED = (".git", ".ankit", ".claude")  # never writable inside the working folder: no planted hooks or settings
+# Never writable inside the working folder: what a program finds there and runs later, unasked and unconfined (git's
+# hooks and config, ankit's and Claude's settings, direnv, an editor's or dev container's tasks, commit hooks).
+# The policy's [a]lways answers never cover these either (safety/policy.py: RUNS_LATER).
+PROTECTED = (".git", ".ankit", ".claude", ".hg", ".svn", ".envrc", ".direnv", ".vscode", ".idea", ".devcontainer",
+             ".pre-commit-config.yaml", ".husky", ".gitattributes", ".gitmodules")
 # sockets that reach a process outside the sandbox: the D-Bus session bus (systemd-run), Docker (root), X11 (keys)
 SOCKETS = ("/run/docker.sock", "/var/run/docker.sock", "/run/dbus/system_bus_socket", "/tmp/.X11-unix")
 COMMAND_TOOLS = ("run_command", "job_start")
@@ -42,8 +46,9 @@ PLAN_NOTE = ("Plan mode (read-only): you cannot change files. Commands run in a 
              "network, and edit tools are refused. Investigate, then present a plan; the user leaves plan mode "
              "(Shift-Tab or /mode) to carry it out.")
 WORKSPACE_NOTE = ("Commands run in a sandbox without a question: they can write only inside {cwd} and the "
-                  "temporary folder (not .git, .ankit or .claude) and reach no network. When a command needs more "
-                  "(installing packages, git push), call run_command with sandbox false and a reason: the user is asked.")
+                  "temporary folder (not .git, .ankit, .claude, .envrc, .vscode, .husky or other files programs run "
+                  "later) and reach no network. When a command needs more (installing packages, git push), call "
+                  "run_command with sandbox false and a reason: the user is asked.")
 
 
 @dataclass(frozen=True)
@@ -215,7 +220,7 @@ class Sandbox:
         if first.startswith("exit code 0") or not STOPPED.search(output):
             return ""
         where = ("it writes nothing" if self.mode == "read-only"
-                 else f"it writes only in {self.cwd} and the temporary folder, not in .git, .ankit or .claude")
+                 else f"it writes only in {self.cwd} and the temporary folder, not in {', '.join(PROTECTED)}")
         return (f"\n[the sandbox may have stopped this: {where}, and reaches no network. To run it outside, call "
                 f"{tool} again with sandbox: false and a reason (the user is asked); never retry it another way]")
 
