@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Protocol
 
-from ankit.records import Event, Request, SessionData, TodoList, ToolCall, ToolResult
+from ankit.records import Event, Request, SessionData, SubagentRun, TodoList, ToolCall, ToolResult
 
 
 class View(Protocol):
@@ -74,6 +74,9 @@ class ToolRunner(Protocol):
 
     def lookup(self, name: str) -> Tool | None: ...
 
+    def start(self, calls: list[ToolCall], output: Callable[[str], None] | None = None) -> None:
+        """Begin the calls of one reply that may run at once (task calls); run() then gives each one's result."""
+
     def run(self, call: ToolCall, output: Callable[[str], None] | None = None) -> ToolResult:
         """Run one call; `output` hears what it prints as it comes (View.tool_output)."""
 
@@ -120,13 +123,25 @@ class Checkpoints(Protocol):
 
     notes: list[str]  # paths that could not be kept, one line each, until the view is told
 
-    def begin(self, session_id: str, turn: int) -> None: ...
+    def begin(self, session_id: str, turn: int, at: int = 0) -> None: ...
 
     def keep(self, paths: list[Path]) -> None: ...
 
     def settle(self, paths: list[Path]) -> None: ...
 
     def undo(self, session_id: str) -> Undone: ...
+
+    def rewind(self, session_id: str, at: int) -> Undone: ...
+
+    def changed_since(self, session_id: str, at: int) -> list[str]: ...
+
+    def copy(self, session_id: str, new_id: str) -> None: ...
+
+
+class SubagentSource(Protocol):
+    """Where the task tool's finished subagent runs wait for the session that asked (subagents.Subagents)."""
+
+    def take(self) -> list[SubagentRun]: ...
 
 
 class Elicitor(Protocol):

@@ -226,6 +226,19 @@ class RoundRecord:
 
 
 @dataclass
+class SubagentRun:
+    """One task a subagent ran: its own transcript and rounds, kept in the file of the session that asked."""
+
+    id: str
+    turn: int  # the asking session's turn
+    description: str
+    agent: str = ""  # the named agent, or "" for the general one
+    messages: list[Message] = field(default_factory=list)
+    rounds: list[RoundRecord] = field(default_factory=list)
+    answer: str = ""
+
+
+@dataclass
 class SessionData:
     """Everything a session file holds."""
 
@@ -239,3 +252,5 @@ class SessionData:
     activated: list[str] = field(default_factory=list)  # the grow-only set, in activation order
     title: str = ""
     todos: list[Todo] = field(default_factory=list)  # the checklist write_todos keeps
+    subagents: list[SubagentRun] = field(default_factory=list)  # the tasks its subagents ran
+    forked_from: str = ""  # the session this one was forked from (/fork, --fork-session)

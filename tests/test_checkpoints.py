@@ -77,3 +77,34 @@ def test_sessions_are_kept_apart_and_forgotten(tmp_path):
     assert keeper.undo("other").turn == 0
     keeper.forget("s1")
     assert keeper.undo("s1").turn == 0 and path.read_text() == "1"
+
+
+def test_rewind_restores_every_turn_from_a_message_on_newest_first(tmp_path):
+    work, keeper = tmp_path / "work", Checkpoints(tmp_path / "sessions")
+    work.mkdir()
+    (work / "a.txt").write_text("v0")
+    keeper.begin("s1", 1, at=0)
+    change(keeper, [work / "a.txt"], lambda: (work / "a.txt").write_text("v1"))
+    keeper.begin("s1", 2, at=4)
+    change(keeper, [work / "a.txt", work / "b.txt"],
+           lambda: ((work / "a.txt").write_text("v2"), (work / "b.txt").write_text("new")))
+    keeper.begin("s1", 3, at=8)
+    change(keeper, [work / "a.txt"], lambda: (work / "a.txt").write_text("v3"))
+    assert keeper.changed_since("s1", 4) == [str(work / "a.txt"), str(work / "b.txt")]
+    keeper.copy("s1", "fork")
+    done = keeper.rewind("s1", 4)
+    assert done.turn == 2 and sorted(done.restored) == [str(work / "a.txt"), str(work / "b.txt")]
+    assert (work / "a.txt").read_text() == "v1" and not (work / "b.txt").exists()
+    assert keeper.changed_since("s1", 4) == [] and keeper.undo("s1").turn == 1  # turn 1's checkpoint is left
+    assert keeper.changed_since("fork", 0) == [str(work / "a.txt"), str(work / "b.txt")]  # the fork kept its own
+
+
+def test_rewind_leaves_a_file_changed_outside_ankit_since(tmp_path):
+    path, keeper = tmp_path / "a.txt", Checkpoints(tmp_path / "sessions")
+    path.write_text("v0")
+    keeper.begin("s1", 1, at=0)
+    change(keeper, [path], lambda: path.write_text("v1"))
+    path.write_text("edited by hand")
+    done = keeper.rewind("s1", 0)
+    assert done.restored == [] and done.refused == [f"{path}: changed outside ankit since; left as it is"]
+    assert path.read_text() == "edited by hand"

@@ -13,7 +13,7 @@ LAYERS = [
     ["settings/", "safety/"],  # safety's state files take their folders from settings
     ["tooling/", "usage/", "context/", "toolkit/"],  # tooling's Tool record is what discovery, skills and mcp build on;
     # toolkit is the stable API tool modules import (nothing in ankit imports it)
-    ["discovery/", "skills/", "mcp/", "storage/", "providers/", "routines/"],
+    ["discovery/", "skills/", "agents/", "mcp/", "storage/", "providers/", "routines/"],
     ["turn/"],
     ["terminal/"],
     ["cli/", "__main__"],  # -p and the subcommands show tool lines and listings as the REPL does (terminal)

@@ -62,6 +62,7 @@ def _members(cls) -> dict[str, list[str]]:
     ("Ready", "ankit.turn.registry.Registry"), ("View", "ankit.terminal.render.TerminalView"),
     ("View", "ankit.cli.oneshot.PrintView"), ("Approver", "ankit.terminal.approval.Approver"),
     ("Approver", "ankit.cli.oneshot.PrintApprover"), ("Provider", "ankit.providers.base.Provider"),
+    ("SubagentSource", "ankit.turn.subagents.Subagents"),
 ])
 def test_each_implementation_has_the_methods_its_protocol_declares_with_the_same_parameters(seam, concrete):
     module, _, name = concrete.rpartition(".")

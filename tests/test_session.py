@@ -2,7 +2,7 @@ from pathlib import Path
 
 import pytest
 
-from ankit.errors import Cancelled, StreamError
+from ankit.errors import AnkitError, Cancelled, StreamError
 from ankit.protocols import View
 from ankit.records import Message, StreamEnd, TextDelta, Todo, TodoList
 from ankit.tooling.activation import Activation
@@ -297,3 +297,45 @@ def test_compact_cut_short_leaves_the_history_as_it_was():
     with pytest.raises(Cancelled, match="compaction cancelled; the history is unchanged"):
         compact(session)
     assert session.messages == before and session.live() == before
+
+
+def test_user_prompt_submit_and_session_start_hooks_add_context(tmp_path):
+    from ankit.tooling.hooks import Hook, Hooks
+    hooks = Hooks([Hook("SessionStart", "echo 'branch: main'"), Hook("UserPromptSubmit", "echo 'the build is red'")],
+                  tmp_path)
+    session, scripted = make([text("ok"), text("again")], hooks=hooks)
+    session.turn("hello")
+    assert scripted.requests[0].messages[-1].text == "hello\n\nbranch: main\n\nthe build is red"
+    session.turn("more")
+    assert scripted.requests[1].messages[-1].text == "more\n\nthe build is red"  # SessionStart ran once
+
+
+def test_a_user_prompt_submit_hook_exiting_2_stops_the_message(tmp_path):
+    from ankit.tooling.hooks import Hook, Hooks
+    session, scripted = make([text("never")], hooks=Hooks([Hook("UserPromptSubmit", "echo 'no secrets' >&2; exit 2")],
+                                                           tmp_path))
+    with pytest.raises(Cancelled, match="the UserPromptSubmit hook blocked this message: no secrets"):
+        session.turn("my password is hunter2")
+    assert scripted.requests == [] and session.messages == []
+
+
+def test_a_stop_hook_sends_the_model_back_to_work_with_its_reason(tmp_path):
+    from ankit.tooling.hooks import Hook, Hooks
+    flag = tmp_path / "blocked-once"
+    command = f"if [ -e {flag} ]; then exit 0; fi; touch {flag}; echo 'the tests were not run' >&2; exit 2"
+    session, scripted = make([text("done"), text("ran them, all pass")], hooks=Hooks([Hook("Stop", command)], tmp_path))
+    assert session.turn("fix it") == "ran them, all pass"
+    assert scripted.requests[1].messages[-1].text == "[Stop hook] the tests were not run"
+    assert [p[1] for p in session.rewind_points()] == ["fix it"]
+
+
+def test_rewind_takes_the_history_back_and_fork_changes_only_the_id(tmp_path):
+    session, _ = make([text("one"), text("two")])
+    session.turn("first")
+    session.turn("second")
+    at = session.rewind_points()[1][0]
+    assert session.rewind(at) is None and [m.text for m in session.messages] == ["first", "one"]
+    old = session.fork()
+    assert session.id != old and session.forked_from == old and session.snapshot().forked_from == old
+    with pytest.raises(AnkitError, match="not a message of this conversation"):
+        session.rewind(1)

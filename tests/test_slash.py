@@ -267,3 +267,26 @@ def test_a_repository_command_attaches_no_file_from_outside_the_folder(make_stat
     sent = provider_server.requests[-1].json["messages"][-1]["content"]
     assert "inside notes" in sent and "PRIVATE-KEY-MATERIAL" not in sent
     assert shown.count("outside the working folder, not attached") == 3
+
+
+def test_usage_shows_each_subagent_run_on_its_own_line(make_state, provider_server):
+    task = json.dumps({"description": "count the notes", "prompt": "count them"})
+    provider_server.push_openai(tool_calls=[("c1", "task", task)])
+    provider_server.push_openai(text="3 notes.", usage={"prompt_tokens": 40, "completion_tokens": 5, "total_tokens": 45})
+    provider_server.push_openai(text="Three.")
+    state = make_state()
+    state.send("how many notes?")
+    shown = run(state, "/usage")
+    row = next(line for line in shown.splitlines() if "count the notes" in line)
+    assert row.split()[:6] == ["1.", "count", "the", "notes", "1", "40"] and row.split()[6] == "5"
+
+
+def test_hooks_and_agents_list_what_is_active_and_where_it_comes_from(make_state, xdg_home):
+    config = xdg_home / "config" / "ankit"
+    (config / "agents").mkdir(parents=True, exist_ok=True)
+    (config / "config.toml").write_text('[[hooks.Stop]]\ncommand = "say done"\n')
+    (config / "agents" / "helper.md").write_text("---\ndescription: Helps.\ntools: Read\n---\nYou help.\n")
+    state = make_state()
+    assert run(state, "/hooks").strip() == f"Stop  say done  (timeout 60 s; {config / 'config.toml'})"
+    assert run(state, "/agents").splitlines()[:2] == ["helper: Helps.",
+                                                     f"  read_file · model inherited · {config / 'agents' / 'helper.md'}"]

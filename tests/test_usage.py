@@ -219,3 +219,13 @@ def test_usage_texts_fit_the_width_and_notes_wrap_at_spaces(tmp_path, prices, se
     store.save(SessionData("s1", "2026-11-30T10:00:00+00:00", "/w", "anthropic", SONNET, rounds=unknown))
     text = usage_summary(store, prices, datetime(2026, 11, 30, 12, 0), width=50)
     assert all(len(line) <= 50 or len(line.split()) == 1 for line in text.splitlines())
+
+
+def test_each_subagent_run_has_its_own_line(prices):
+    from ankit.usage.ledger import subagent_lines
+    lines = subagent_lines([("2. find retries", [rec(1, 1, used(18_000, 0, 0, 600)), rec(1, 2, used(204, 0, 0, 11))]),
+                            ("2. review (reviewer)", [rec(1, 1, used(12_930, 0, 0, 402))])], prices)
+    assert lines[0].split() == ["subagent", "rounds", "input", "output", "cost"]
+    assert lines[1].split()[:6] == ["2.", "find", "retries", "2", "18,204", "611"]
+    assert lines[2].split()[:6] == ["2.", "review", "(reviewer)", "1", "12,930", "402"]
+    assert lines[1].split()[-1].startswith("$") and subagent_lines([], prices) == []

@@ -45,6 +45,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--trust", action="store_true", help="apply this folder's .ankit/ settings and tools this run")
     p.add_argument("--continue", "-c", dest="cont", action="store_true", help="resume the last session")
     p.add_argument("--resume", "-r", metavar="ID", help="resume the session ID")
+    p.add_argument("--fork-session", dest="fork_session", action="store_true",
+                   help="with --resume or --continue: go on with a copy under a new id (the original stays)")
     p.add_argument("--version", action="version", version=f"ankit {__version__}")
     return p
 
@@ -183,6 +185,8 @@ def main(argv: list[str] | None = None) -> int:
     args, extra = parser().parse_known_args(rest)
     if extra and not command:
         parser().error(_unexpected(extra))
+    if args.fork_session and not (args.resume or args.cont):
+        parser().error("--fork-session copies a session: add --resume ID or --continue")
     if args.output_format != "text" and args.prompt is None and not command:
         parser().error(f"--output-format {args.output_format} is for one-shot runs: add -p \"...\"")
     if program and (command or args.prompt is not None):

@@ -97,6 +97,7 @@ def run_once(args, config: Config) -> int:
             print(f"ankit: {app.setup_error}", file=sys.stderr)
             return 1
         session.turn(*_message(text, app, session))
+        session.end()
     except AnkitError as exc:
         print(f"ankit: {visible(_error_line(exc, args))}", file=sys.stderr)
         return 1
@@ -137,6 +138,7 @@ def _run_json(text: str, args, config: Config, streaming: bool) -> int:
             view.emit({"type": "system", "subtype": "init", "cwd": str(app.cwd), "model": session.provider.model,
                        "tools": session.offered()})
             answer = session.turn(*_message(text, app, session))
+            session.end()
     except AnkitError as exc:
         error = _error_line(exc, args)
     finally:

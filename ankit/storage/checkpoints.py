@@ -3,9 +3,10 @@
 Any tool that declares `changes(args, ctx)` (the paths it will write, move, create or delete) is covered: the
 runner keeps each path's state just before the call runs and notes the state it leaves behind. /undo
 restores the last turn that changed files, and refuses a file whose current state is not the one ankit
-left (it was changed outside ankit since). Kept under the session's folder, `<sessions>/<id>.checkpoints/`,
-through ankit's state-file layer (safety/statefiles.py). A path is put back only inside the working folder and
-only through real folders (statefiles.beneath): a parent swapped for a symlink since is refused.
+left (it was changed outside ankit since); /rewind restores every turn from a point of the conversation on.
+Kept under the session's folder, `<sessions>/<id>.checkpoints/`, through ankit's state-file layer
+(safety/statefiles.py). A path is put back only inside the working folder and only through real folders
+(statefiles.beneath): a parent swapped for a symlink since is refused.
 """
 
 import hashlib
@@ -57,11 +58,12 @@ class Checkpoints:
         self.cwd = Path(cwd) if cwd is not None else None  # the working folder: nothing is restored outside it
         self.session = ""
         self.turn = 0
+        self.at = 0  # where the turn's user message stands in the history (what /rewind goes back to)
         self.notes: list[str] = []  # one line per path that could not be kept, for the user
 
-    def begin(self, session_id: str, turn: int) -> None:
-        """The calls that follow belong to this session's turn."""
-        self.session, self.turn = session_id, turn
+    def begin(self, session_id: str, turn: int, at: int = 0) -> None:
+        """The calls that follow belong to this session's turn, whose user message is message `at`."""
+        self.session, self.turn, self.at = session_id, turn, at
 
     @property
     def folder(self) -> Path:
@@ -120,7 +122,8 @@ class Checkpoints:
             if before is None:
                 self.notes.append(f"{path}: not kept for /undo ({why})")
                 continue
-            entries.append({"turn": self.turn, "path": key, "before": before, "after": state_of(Path(key))})
+            entries.append({"turn": self.turn, "at": self.at, "path": key, "before": before,
+                            "after": state_of(Path(key))})
             kept.add(key)
         self._write_index(entries)
 
@@ -143,8 +146,29 @@ class Checkpoints:
         if not changed:
             return Undone()
         turn = max(e.get("turn", 0) for e in changed)
-        done = Undone(turn)
-        for entry in reversed([e for e in entries if e.get("turn") == turn]):
+        done = self._put_back([e for e in entries if e.get("turn") == turn], Undone(turn))
+        self._write_index([e for e in entries if e.get("turn") != turn])
+        return done
+
+    def rewind(self, session_id: str, at: int) -> Undone:
+        """Restore what every turn from message `at` on changed, newest first; those checkpoints are used up."""
+        self.session = session_id
+        entries = self._index()
+        since = [e for e in entries if isinstance(e.get("at"), int) and e["at"] >= at]
+        done = self._put_back(since, Undone(min((e.get("turn", 0) for e in since), default=0)))
+        self._write_index([e for e in entries if e not in since])
+        return done
+
+    def changed_since(self, session_id: str, at: int) -> list[str]:
+        """The files the turns from message `at` on changed (what /rewind would put back)."""
+        self.session = session_id
+        since = [e for e in self._index() if isinstance(e.get("at"), int) and e["at"] >= at
+                 and e.get("after") != self._before_state(e)]
+        return list(dict.fromkeys(str(e["path"]) for e in since))
+
+    def _put_back(self, entries: list[dict], done: Undone) -> Undone:
+        """Restore the entries' files, last kept first; a file changed outside ankit since is left alone."""
+        for entry in reversed(entries):
             path = Path(entry["path"])
             if state_of(path) != entry.get("after"):
                 done.refused.append(f"{path}: changed outside ankit since; left as it is")
@@ -156,8 +180,8 @@ class Checkpoints:
             except OSError as error:
                 done.refused.append(f"{path}: {error.strerror or error}")
                 continue
-            done.restored.append(str(path))
-        self._write_index([e for e in entries if e.get("turn") != turn])
+            if str(path) not in done.restored:
+                done.restored.append(str(path))
         return done
 
     def _before_state(self, entry: dict) -> str:
@@ -202,6 +226,14 @@ class Checkpoints:
         with os.fdopen(out, "wb") as handle:
             handle.write(data)
             os.fchmod(handle.fileno(), mode & 0o7777)
+
+    def copy(self, session_id: str, new_id: str) -> None:
+        """Give a forked session the checkpoints of the one it came from (the original keeps its own)."""
+        source, target = self.root / f"{session_id}.checkpoints", self.root / f"{new_id}.checkpoints"
+        for path in sorted(source.iterdir()) if source.is_dir() else []:
+            data = statefiles.read(path) if path.is_file() and not path.is_symlink() else None
+            if data is not None:
+                statefiles.write(target / path.name, data)
 
     def forget(self, session_id: str) -> None:
         """Remove a session's checkpoints (ankit sessions rm)."""

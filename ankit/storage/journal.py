@@ -29,6 +29,7 @@ class Mark:
     header: str
     activated: str
     todos: str = ""  # the checklist's line ("" for none)
+    subagents: int = 0  # subagent runs written
 
 
 @contextlib.contextmanager

@@ -11,7 +11,7 @@ from datetime import datetime
 from pathlib import Path
 
 from ankit.errors import AnkitError
-from ankit.records import TODO_STATES, Image, Message, SessionData, Todo, ToolCall, ToolResult
+from ankit.records import TODO_STATES, Image, Message, SessionData, SubagentRun, Todo, ToolCall, ToolResult
 from ankit.safety import statefiles
 from ankit.safety.scrub import Scrubber
 from ankit.storage import journal
@@ -80,6 +80,20 @@ class SessionSummary:
     cwd: str = ""  # the folder it was started in
 
 
+def run_entry(run: SubagentRun) -> dict:
+    """A subagent run's file line as a JSON object."""
+    return {"type": "subagent", "id": run.id, "turn": run.turn, "description": run.description, "agent": run.agent,
+            "answer": run.answer, "messages": [message_entry(m) for m in run.messages],
+            "rounds": [r.to_dict() for r in run.rounds]}
+
+
+def run_from(entry: dict) -> SubagentRun:
+    """A subagent run from its file line; raises ValueError (or KeyError, TypeError) when malformed."""
+    return SubagentRun(str(entry["id"]), int(entry.get("turn", 0)), str(entry.get("description", "")),
+                       str(entry.get("agent", "")), [message_from(m) for m in entry.get("messages", [])],
+                       [RoundRecord.from_dict(r) for r in entry.get("rounds", [])], str(entry.get("answer", "")))
+
+
 def new_session_id(now: datetime | None = None) -> str:
     """A sortable, unique id such as 20261130-101500-ab12."""
     return f"{(now or datetime.now()).strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(2)}"
@@ -102,6 +116,8 @@ def _lines(data: SessionData) -> Iterator[dict]:
         yield message_entry(message)
     for record in data.rounds:
         yield {"type": "round", **record.to_dict()}
+    for run in data.subagents:
+        yield run_entry(run)
     yield {"type": "activated", "groups": list(data.activated)}
     if data.todos:
         yield _todos_entry(data)
@@ -117,26 +133,28 @@ def _mark(data: SessionData, line) -> journal.Mark:
     last = line(message_entry(data.messages[-1])) if data.messages else ""
     return journal.Mark(len(data.messages), last, len(data.rounds), line(_header_entry(data)),
                         line({"type": "activated", "groups": list(data.activated)}),
-                        line(_todos_entry(data)) if data.todos else "")
+                        line(_todos_entry(data)) if data.todos else "", len(data.subagents))
 
 
 def _header_entry(data: SessionData) -> dict:
     """The session's first line: id, folder, provider, model, title."""
     return {"type": "session", "version": FORMAT_VERSION, "id": data.id, "created": data.created,
             "cwd": str(data.cwd), "provider": data.provider, "model": data.model,
-            "title": data.title or title_of(data.messages)}
+            "title": data.title or title_of(data.messages), **({"forked_from": data.forked_from} if data.forked_from else {})}
 
 
 def _apply(data: SessionData, entry: dict) -> None:
     """Add one parsed line to the session being read."""
     kind = entry.get("type")
     if kind == "session":
-        for name in ("created", "cwd", "provider", "model", "title"):
+        for name in ("created", "cwd", "provider", "model", "title", "forked_from"):
             setattr(data, name, str(entry.get(name, "")))
     elif kind == "message":
         data.messages.append(message_from(entry))
     elif kind == "round":
         data.rounds.append(RoundRecord.from_dict(entry))
+    elif kind == "subagent":
+        data.subagents.append(run_from(entry))
     elif kind == "activated":
         data.activated = [str(group) for group in entry["groups"]]
     elif kind == "todos":
@@ -188,6 +206,7 @@ class SessionStore:
             lines = [new.header] if new.header != mark.header else []
             lines += [line(message_entry(m)) for m in data.messages[mark.messages:]]
             lines += [line({"type": "round", **r.to_dict()}) for r in data.rounds[mark.rounds:]]
+            lines += [line(run_entry(run)) for run in data.subagents[mark.subagents:]]
             lines += [new.activated] if new.activated != mark.activated else []
             lines += [new.todos or line(_todos_entry(data))] if new.todos != mark.todos else []
             if lines:
@@ -202,7 +221,7 @@ class SessionStore:
 
     def _extends(self, mark: journal.Mark, data: SessionData, line) -> bool:
         """Whether the history only grew since the mark (then appending its tail is enough)."""
-        if len(data.messages) < mark.messages or len(data.rounds) < mark.rounds:
+        if len(data.messages) < mark.messages or len(data.rounds) < mark.rounds or len(data.subagents) < mark.subagents:
             return False
         return mark.messages == 0 or line(message_entry(data.messages[mark.messages - 1])) == mark.last
 

@@ -8,6 +8,7 @@ from ankit.errors import Cancelled
 from ankit.safety.policy import Policy
 from ankit.safety.visible import visible, visible_line
 from ankit.terminal.keys import Keys
+from ankit.terminal.notify import Notifier
 from ankit.terminal.render import BOLD, CYAN, DIM, GREEN, RED, YELLOW, TerminalView, paint
 from ankit.terminal.screen import collapse, fit
 from ankit.tooling.toolbox import Tool
@@ -70,12 +71,13 @@ class Approver:
     remembered by the policy engine (ankit/safety/policy.py) as narrowly as it can be."""
 
     def __init__(self, view: TerminalView, ask: Callable[[str], str], yes: bool = False, keys: Keys | None = None,
-                 policy: Policy | None = None):
+                 policy: Policy | None = None, notify: Notifier | None = None):
         self.view = view
         self.ask = ask
         self.yes = yes
         self.keys = keys  # on a terminal: answers are single keys, reasons are edited lines
         self.policy = policy if policy is not None else Policy()
+        self.notify = notify  # rings the terminal while a question waits
 
     def __call__(self, tool: Tool, args: dict, preview: str) -> bool | str:
         """True to run the call, False (or the user's reason) to decline it; raises Cancelled to stop the turn."""
@@ -87,6 +89,8 @@ class Approver:
             self.view.write(line + "\n")
         covers = self.policy.coverage(tool.name, args, tool.outlives(args, None))
         self.view.write(paint(visible_line(f"[a]lways covers: {covers}")[: self.view.width() - 1], DIM, self.view.colour) + "\n")
+        if self.notify is not None:
+            self.notify.approval(visible_line(tool.name))
         answer, reason = self._answer()
         if answer == "no":
             return reason or False

@@ -5,6 +5,7 @@ import shlex
 import subprocess
 import sys
 import tempfile
+import time
 from contextlib import suppress
 from pathlib import Path
 
@@ -23,6 +24,7 @@ from ankit.terminal.elicit import FormElicitor
 from ankit.terminal.keys import Keys
 from ankit.terminal.live import terminal_width
 from ankit.terminal.mcp_parts import attach_resources
+from ankit.terminal.notify import Notifier
 from ankit.terminal.render import BOLD, DIM, YELLOW, TerminalView, prompt_paint
 from ankit.turn.app import build_app, warn
 from ankit.turn.window import tokens
@@ -258,6 +260,7 @@ def send(state: ReplState, text: str, mentions: bool = True, typed: bool = True)
     if not fits_or_confirmed(state, text):
         view.line("not sent; Up brings the message back", DIM)
         return
+    started = time.monotonic()
     with model_call(state, f"waiting for {session.provider.model}"):
         try:
             session.turn(text, images)
@@ -270,6 +273,8 @@ def send(state: ReplState, text: str, mentions: bool = True, typed: bool = True)
         except Exception as exc:  # a bug in ankit: one line, and the session (saved by the turn) goes on
             view.reply_end()
             view.error(visible(bug_line(exc)) + "; the session is kept")
+    if state.notify is not None:
+        state.notify.turn_done(time.monotonic() - started)
     view.write("\n")
 
 
@@ -313,8 +318,9 @@ def run_repl(args, config: Config) -> int:
         warn(refresh_commands(state))
         reader = LineReader(paths.state_home() / "history", view.colour, lambda before: completions(state, before),
                             app.scrubber())
+        state.notify = Notifier(sys.stdout, config.notify, app.hooks, terminal=sys.stdout.isatty())
         state.approve = Approver(view, reader.ask, yes=config.yes, keys=reader.keys,
-                                 policy=app.policy)
+                                 policy=app.policy, notify=state.notify)
         state.prefill = reader.prefill
         resume = app.resumed(args)
         open_session(state, resume)
@@ -328,6 +334,7 @@ def run_repl(args, config: Config) -> int:
             loop(state, reader)
         finally:
             reader.save()
+            state.session.end("prompt_input_exit")
         if state.session.messages:
             view.line(f"session saved; ankit --resume {state.session.id} goes on with it", DIM)
         return 0

@@ -16,10 +16,12 @@ from ankit.terminal.mcp_parts import PROMPTS_HEAD, prompt_names, prompt_rows, re
 from ankit.terminal.workflow import (CUSTOM_HEAD, cmd_edit, cmd_init, cmd_undo, custom_help, custom_rows, model_names,
                                     models_listing, served_models)
 from ankit.terminal.overview import resumed_text
-from ankit.usage.ledger import render_usage, status_line
+from ankit.usage.ledger import render_usage, status_line, subagent_lines
 from ankit.turn.app import App
 from ankit.turn.session import Session
 from ankit.usage.pricing import load_prices
+from ankit.terminal.notify import Notifier
+from ankit.terminal.timeline import cmd_fork, cmd_rewind
 
 NO_PROVIDER = "no provider is configured: set one up as shown at start, then restart"
 INPUT_HELP = ('Input: end a line with \\ to go on; a line of """ opens and closes a block.\n'
@@ -41,6 +43,7 @@ class ReplState:
     compose: Callable[[str], str | None] | None = None  # $EDITOR on a text; None when it comes back empty
     served: list[str] | None = None  # the models the server lists, asked once (None: not asked yet)
     prefill: Callable[[str], None] | None = None  # puts text on the next input line (Shift-Tab keeps the line)
+    notify: Notifier | None = None  # rings when a long turn ends
 
 
 def open_session(state: ReplState, resume=None) -> None:
@@ -183,9 +186,13 @@ def cmd_usage(state: ReplState, arg: str) -> str:
     """Tokens and estimated cost of the last turn, the session, and each round."""
     if arg not in ("", "all"):
         raise AnkitError("/usage shows the last 10 rounds; /usage all shows every round")
-    text = render_usage(state.session.ledger, load_prices(state.app.config.prices), state.view.width(), arg == "all")
-    budget = state.session.budget
-    return text + ("\n\n" + budget.line(state.session.ledger.rounds) if budget else "")
+    session, prices = state.session, load_prices(state.app.config.prices)
+    text = render_usage(session.ledger, prices, state.view.width(), arg == "all")
+    runs = [(f"{r.turn}. {r.description}" + (f" ({r.agent})" if r.agent else ""), r.rounds) for r in session.runs]
+    subagents = subagent_lines(runs, prices, state.view.width())
+    text = text + "\n\n" + "\n".join(subagents) if subagents else text
+    budget = session.budget
+    return text + ("\n\n" + budget.line(session.spent_rounds()) if budget else "")
 
 
 def cmd_context(state: ReplState, arg: str) -> str:
@@ -345,6 +352,18 @@ def cmd_mode(state: ReplState, arg: str) -> str:
     return line
 
 
+def cmd_hooks(state: ReplState, arg: str) -> str:
+    """The active hooks: event, matcher, command, timeout and the file each came from."""
+    from ankit.tooling.hooks import listing
+    return listing(state.app.hooks)
+
+
+def cmd_agents(state: ReplState, arg: str) -> str:
+    """The named subagents the task tool offers, and where each is defined."""
+    from ankit.agents.definitions import agents_text
+    return agents_text(state.app.agents)
+
+
 def cmd_exit(state: ReplState, arg: str) -> None:
     """Leave ankit."""
     state.running = False
@@ -367,6 +386,10 @@ COMMANDS: dict[str, Command] = {c.name: c for c in [
     Command("todos", "", "the checklist the model keeps for the task at hand", cmd_todos),
     Command("mcp", "[NAME]", "MCP servers; NAME: its prompts, resources; refresh: restart", cmd_mcp, "server"),
     Command("undo", "", "put back the files the last turn changed (again: one more)", cmd_undo),
+    Command("rewind", "[N]", "back to before an earlier message (files too, if you say)", cmd_rewind),
+    Command("fork", "", "go on with a copy under a new id (the original stays)", cmd_fork),
+    Command("hooks", "", "the active hooks and where each comes from", cmd_hooks),
+    Command("agents", "", "the named subagents the task tool can run", cmd_agents),
     Command("init", "[NOTE]", "ask the model to write AGENTS.md for this project", cmd_init),
     Command("edit", "[TEXT]", "compose a message in $EDITOR (Ctrl-X Ctrl-E too)", cmd_edit),
     Command("show", "[N]", "the whole output of the last (or Nth-last) tool call", cmd_show),

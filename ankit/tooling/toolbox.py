@@ -2,6 +2,8 @@
 
 import inspect
 import json
+import threading
+from concurrent.futures import Future
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -14,10 +16,12 @@ from ankit.safety.policy import Policy
 from ankit.safety.sandbox import COMMAND_TOOLS, EDIT_GROUPS, Sandbox, Verdict
 from ankit.safety.scrub import Scrubber
 from ankit.safety.statefiles import bundled
+from ankit.tooling.hooks import Hooks
 from ankit.tooling.limits import DEFAULT_TIME_LIMIT, MAX_DEPTH, ToolTimeout, call_with_limit, too_deep
 from ankit.tooling.schema import validate
 
 DEFAULT_OUTPUT_CAP = 64 * 1024
+PARALLEL_TASKS = 4  # task calls of one reply that run at the same time
 CUT_MARK = "\n[... {} characters cut ...]\n"
 
 
@@ -27,6 +31,10 @@ def _no_admin(argv: list[str]) -> str:
 
 def _unconfined(argv: list[str], args: dict) -> list[str]:
     return argv
+
+
+def _no_subagents(args: dict, output: Callable[[str], None]) -> str:
+    raise ToolError("subagents are not available here (a subagent cannot start another)")
 
 
 @dataclass
@@ -45,6 +53,7 @@ class ToolContext:
     todos: TodoList = field(default_factory=TodoList)  # the session's checklist (write_todos)
     admin: Callable[[list[str]], str] = _no_admin  # runs `ankit mcp add ...` or `ankit routine ...` argv, returns its text
     confine: Callable[[list[str], dict], list[str]] = _unconfined  # a command tool's argv, inside the sandbox in force
+    run_task: Callable[[dict, Callable[[str], None]], str] = _no_subagents  # the task tool: a subagent's answer
 
 
 @dataclass
@@ -366,12 +375,105 @@ class Runner:
     policy: Policy = field(default_factory=Policy)  # the rules, [a]lways answers and --yes (ankit/safety/policy.py)
     scrub: Scrubber = field(default_factory=Scrubber)  # secrets out of tool output before anyone sees it
     sandbox: Sandbox | None = None  # the session's sandbox: commands inside it run unasked
+    hooks: Hooks | None = None  # PreToolUse and PostToolUse commands
+    stop: threading.Event | None = None  # set on Ctrl-C: task calls running at once stop (shared with subagents)
+    _started: dict[str, Future] = field(default_factory=dict, init=False, repr=False)  # task calls run at once
 
     def lookup(self, name: str) -> Tool | None:
         """A known tool by name, whether or not its group is active."""
         return self.tools.get(name)
 
+    def start(self, calls: list[ToolCall], output: Callable[[str], None] | None = None) -> None:
+        """Begin the task calls of one reply together (a few at a time) when there are several; run() waits for
+        each. Their live output goes to `output`, each line marked with its task."""
+        tasks = [c for c in calls if c.name == "task" and c.name in self.tools]
+        self._started = {}
+        if len(tasks) < 2:
+            return
+        if self.stop is not None:
+            self.stop.clear()
+        slots = threading.BoundedSemaphore(PARALLEL_TASKS)
+        for call in tasks:
+            self._started[call.id] = future = Future()
+            threading.Thread(target=self._run_in_slot, args=(call, output, future, slots), daemon=True,
+                             name="ankit-task").start()
+
+    def _run_in_slot(self, call: ToolCall, output, future: Future, slots: threading.BoundedSemaphore) -> None:
+        """One task call on its own thread (a daemon: Ctrl-C and exit never wait for it), once a slot is free."""
+        with slots:
+            if self.stop is not None and self.stop.is_set():
+                future.set_exception(Cancelled("cancelled before it started"))
+                return
+            try:
+                future.set_result(self._run(call, output))
+            except BaseException as exc:  # handed to the main thread, whatever it is
+                future.set_exception(exc)
+
     def run(self, call: ToolCall, output: Callable[[str], None] | None = None) -> ToolResult:
         """One call to its result; a failure becomes an error result the model sees; output hears it live."""
-        return run_call(call, self.lookup(call.name), self.ctx, self.approve, self.cap, output, self.keeper,
-                        self.policy, self.scrub, self.sandbox)
+        started = self._started.pop(call.id, None)
+        if started is None:
+            return self._run(call, output)
+        try:
+            return started.result()
+        except KeyboardInterrupt:  # Ctrl-C while waiting: the others stop at their next step, unwaited for
+            if self.stop is not None:
+                self.stop.set()
+            self._started = {}
+            raise
+
+    def _run(self, call: ToolCall, output: Callable[[str], None] | None = None) -> ToolResult:
+        tool, approve = self.lookup(call.name), self.approve
+        args = _arguments_or_none(call)
+        if self.hooks is not None and tool is not None and args is not None and self.hooks.active("PreToolUse"):
+            verdict = self.hooks.run("PreToolUse", {"tool_name": call.name, "tool_input": args,
+                                                    "tool_use_id": call.id}, call.name)
+            self._tell(verdict.notes, output)
+            if verdict.blocked:  # exit 2 or a deny: under --yes too
+                reason = self.scrub.text(verdict.reason)
+                return ToolResult(call.id, call.name, cap_output(f"Error: blocked by a PreToolUse hook: {reason}",
+                                                                 self.cap), True, f"blocked by a hook: {reason}")
+            call, tool, approve = _as_decided(verdict, call, tool, approve)
+        result = run_call(call, tool, self.ctx, approve, self.cap, output, self.keeper, self.policy, self.scrub,
+                          self.sandbox)
+        return self._after(call, result, output)
+
+    def _after(self, call: ToolCall, result: ToolResult, output: Callable[[str], None] | None) -> ToolResult:
+        """PostToolUse: the hooks see the result; a block or added context goes to the model with it."""
+        args = _arguments_or_none(call)
+        if self.hooks is None or args is None or result.summary == "declined" or not self.hooks.active("PostToolUse"):
+            return result
+        verdict = self.hooks.run("PostToolUse", {"tool_name": call.name, "tool_input": args, "tool_use_id": call.id,
+                                                 "tool_response": result.content}, call.name)
+        self._tell(verdict.notes, output)
+        extra = ([f"[PostToolUse hook] {verdict.reason}"] if verdict.blocked else []) + verdict.context
+        if extra:
+            result.content = cap_output(result.content + "\n" + self.scrub.text("\n".join(extra)), self.cap)
+        return result
+
+    def _tell(self, notes: list[str], output: Callable[[str], None] | None) -> None:
+        for note in notes if output is not None else []:
+            output(f"ankit: {self.scrub.text(note)}\n")
+
+
+def _as_decided(verdict, call: ToolCall, tool: Tool, approve: Approver) -> tuple[ToolCall, Tool, Approver]:
+    """A PreToolUse decision applied: new arguments, no question (allow) or a question where the tool asks none (ask)."""
+    if verdict.updated_input is not None:
+        call = replace(call, arguments=json.dumps(verdict.updated_input, ensure_ascii=False))
+    if verdict.decision == "allow":
+        approve = _allowed
+    elif verdict.decision == "ask":
+        tool = replace(tool, needs_approval=True, read_only=False)
+    return call, tool, approve
+
+
+def _allowed(tool: Tool, args: dict, preview: str) -> bool:
+    """The approver of a call a PreToolUse hook allowed."""
+    return True
+
+
+def _arguments_or_none(call: ToolCall) -> dict | None:
+    try:
+        return parse_arguments(call.arguments)
+    except ValueError:
+        return None

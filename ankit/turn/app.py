@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ankit.agents.definitions import AgentSpec, agent_dirs, load_agents
 from ankit.context.instructions import Instructions, load_instructions
 from ankit.errors import AnkitError, ConfigError
 from ankit.safety import statefiles
@@ -18,6 +20,7 @@ from ankit.safety.visible import visible
 from ankit.settings import paths
 from ankit.settings.config import Config
 from ankit.skills.library import Skill, find_skills, skill_dirs
+from ankit.tooling.hooks import Hooks, load_hooks
 from ankit.tooling.loader import load_tools
 from ankit.turn.registry import BUILT_IN, Registry
 
@@ -51,6 +54,8 @@ class App:
     instructions: Instructions = field(default_factory=lambda: Instructions([], ""))
     policy: Policy = field(default_factory=Policy)  # the settings' rules and [a]lways answers (ankit/safety/policy.py)
     sandbox: Sandbox | None = None  # where commands run unasked; the REPL switches its mode
+    hooks: Hooks = field(default_factory=Hooks)  # config.toml's and Claude Code's settings.json hooks
+    agents: dict[str, AgentSpec] = field(default_factory=dict)  # named subagents
     _settings: ProviderSettings | None = None
     _told_origin: bool = False
     mcp_start: str = "all"  # "uncached" for listings, "deferred" for -p: see Registry.mcp_start
@@ -67,12 +72,31 @@ class App:
         self.problems += [f"{flag} {p} is not a folder; check the path" for flag, p in given if p and not p.is_dir()]
         self.load_skills()
         self.instructions = load_instructions(self.cwd, paths.config_home())
+        self.agents, problems = load_agents(agent_dirs(self.cwd, paths.config_home(), Path.home()),
+                                            self.config.trusted, self.cwd)
+        self.problems += problems
         self.registry = Registry(file_tools, self.skills, self.config.core, self.config.catalog_mode,
                                  self.config.mcp_servers, paths.state_home() / "mcp", self.mcp_start,
-                                 self.problems, mcp_root=self.cwd, mcp_elicit=self.elicit)
+                                 self.problems, mcp_root=self.cwd, mcp_elicit=self.elicit,
+                                 agents=self.agents)
         self.policy = Policy.from_config(self.config, self.cwd)
         self.sandbox = Sandbox.for_setting(self.config.sandbox, self.cwd)
         self.problems += [line for line in [self.sandbox.unavailable()] if line]
+        self.load_hooks()
+        return self
+
+    def load_hooks(self) -> "App":
+        """The hooks of config.toml, ~/.claude/settings.json and (trusted folders only) the project's .claude/."""
+        claude = [Path.home() / ".claude" / "settings.json"]
+        project = [self.cwd / ".claude" / "settings.json", self.cwd / ".claude" / "settings.local.json"]
+        origin = ", ".join(str(p) for p in self.config.files) or "config.toml"
+        self.hooks = load_hooks(self.config.raw.get("hooks") or {}, origin,
+                                claude + (project if self.config.trusted else []), self.cwd)
+        self.hooks.transcripts = paths.state_home() / "sessions"
+        self.problems += self.hooks.problems
+        if not self.config.trusted and load_hooks({}, "", project, self.cwd).hooks:
+            self.problems.append(f"the hooks in {self.cwd / '.claude'} are off: this folder is not trusted (pass "
+                                 "--trust to run them)")
         return self
 
     def load_skills(self) -> "App":
@@ -140,16 +164,21 @@ class App:
         return self._store
 
     def resumed(self, args) -> SessionData | None:
-        """The session --continue or --resume ID asks for, if any."""
+        """The session --continue or --resume ID asks for, if any; with --fork-session, a copy under a new id."""
+        found = None
         if getattr(args, "resume", None):
-            return self.store().load(args.resume)
-        if getattr(args, "cont", False):
+            found = self.store().load(args.resume)
+        elif getattr(args, "cont", False):
             found = self.store().latest(self.cwd)
             if found is None:
                 raise AnkitError(f"no saved session started in this folder ({self.cwd}) to continue: "
                                  "start one with ankit, or pick one from ankit sessions with --resume ID")
-            return found
-        return None
+        if found is not None and getattr(args, "fork_session", False):
+            from ankit.storage.checkpoints import Checkpoints
+            from ankit.storage.sessions import new_session_id
+            found = replace(found, id=new_session_id(), forked_from=found.id)
+            Checkpoints(paths.state_home() / "sessions").copy(found.forked_from, found.id)
+        return found
 
     def prompt(self) -> Prompt:
         """The system prompt and window for any model, from this folder, its skills and the config."""
@@ -169,6 +198,7 @@ class App:
         from ankit.turn.session import Session
         from ankit.usage.budget import Budget
         sid = resume.id if resume else new_session_id()
+        self.hooks.bind(sid)
         todos = TodoList()
         confine = {"confine": self.sandbox.confine} if self.sandbox is not None else {}
         ctx = ToolContext(cwd=self.cwd, config=self.config.raw, data_dir=paths.data_home(), ask=ask,
@@ -181,14 +211,26 @@ class App:
         if resume is None and provider is not None and not provider.defers and self.config.preload:
             self.activation.preload(self.habits())
         checkpoints = Checkpoints(paths.state_home() / "sessions", resume.cwd if resume and resume.cwd else self.cwd)
+        stop = threading.Event()
         runner = Runner(self.tools, ctx, approve, self.config.output_cap, checkpoints, self.policy, self.scrubber(),
-                        self.sandbox)
+                        self.sandbox, self.hooks, stop)
+        subagents = self._subagents(runner, stop, provider.settings if provider is not None else None)
+        runner = replace(runner, ctx=replace(ctx, run_task=subagents.run))
         return Session(
             provider, runner, self.activation, self.prompt(), view=view, store=self.store(),
             ready=self.registry if self.mcp is not None else None, model=self.config.model,
             cwd=Path(resume.cwd) if resume and resume.cwd else self.cwd,  # a session keeps the folder it began in
             max_tokens=self.config.max_tokens, max_rounds=self.config.max_rounds, todos=todos, id=sid,
-            resume=resume, budget=Budget(self.config.max_cost, self._prices()), checkpoints=checkpoints)
+            resume=resume, budget=Budget(self.config.max_cost, self._prices()), checkpoints=checkpoints,
+            hooks=self.hooks, subagents=subagents)
+
+    def _subagents(self, runner, stop: threading.Event, settings):
+        """What runs the task tool's sub-sessions, from the main runner's pieces (its context has no run_task)."""
+        from ankit.turn.subagents import SubPrompt, Subagents
+        from ankit.usage.budget import Budget
+        prompt = SubPrompt(self.cwd, "", self.instructions.text, self.config.context_window)
+        return Subagents(self.registry, settings, runner, prompt, self.agents, self.config.subagent_max_rounds,
+                         self.config.max_tokens, Budget(self.config.max_cost, self._prices()), self.hooks, stop)
 
     def _prices(self) -> dict:
         """Prices for max_cost (only loaded when a cap is set); a malformed [prices] table is told by /usage."""

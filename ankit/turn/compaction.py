@@ -24,6 +24,7 @@ def compact(session: Session) -> str:
         raise ConfigError("no provider is configured, so there is no model to write a summary")
     if not session.live():
         raise AnkitError("nothing to compact yet: the history is empty")
+    session.before_compact("manual")
     reply, error = session.side_round(Message("user", INSTRUCTION))  # a call in the reply is ignored, never run
     if isinstance(error, Cancelled):
         error = Cancelled("compaction cancelled; the history is unchanged")

@@ -9,6 +9,7 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ankit.agents.tool import make_task_tool
 from ankit.discovery.catalog import Catalog, build_catalog
 from ankit.discovery.finder import make_find_tools
 from ankit.discovery.index import Index
@@ -20,7 +21,7 @@ from ankit.tooling.activation import Activation
 from ankit.tooling.toolbox import Tool
 from ankit.tooling.toolset import Toolset
 
-BUILT_IN = ("find_tools", "skill")  # ankit's own tools: no module or MCP server may take these names
+BUILT_IN = ("find_tools", "skill", "task")  # ankit's own tools: no module or MCP server may take these names
 
 
 @dataclass
@@ -40,6 +41,7 @@ class Registry:
     problems: list[str] = field(default_factory=list)  # one line per skipped module or catalog problem
     mcp_root: Path | None = None  # the working folder, offered as the root when a server asks
     mcp_elicit: Elicitor | None = None  # asks the user a server's question (None: not offered)
+    agents: dict = field(default_factory=dict)  # named subagents (agents.definitions.AgentSpec by name)
     tools: Toolset = field(default_factory=Toolset, init=False)
     activation: Activation = field(init=False)
     catalog: Catalog | None = field(default=None, init=False)
@@ -98,6 +100,7 @@ class Registry:
                     tools[tool.name] = tool
             meta = self.mcp.group_meta()
         tools.setdefault("skill", make_skill_tool(lambda: self.skills))
+        tools.setdefault("task", make_task_tool(self.agents))
         finder = make_find_tools(lambda: self.index, self._activate_found, self.offered, self.catalog_mode)
         tools.setdefault(finder.name, finder)
         catalog, problems = build_catalog(list(tools.values()), meta)

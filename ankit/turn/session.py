@@ -10,11 +10,13 @@ from datetime import datetime
 from pathlib import Path
 
 from ankit.errors import AnkitError, Cancelled, ConfigError, StreamError
-from ankit.protocols import Checkpoints, NullView, Prompt, Provider, Ready, SessionStore, ToolRunner, View
-from ankit.records import (Image, Message, Notice, OpaqueData, Request, RoundRecord, SessionData, StreamEnd, TextDelta,
-                           TodoList, ToolCall, ToolCallDone, ToolResult, ToolSpec, Usage, UsageReport)
+from ankit.protocols import Checkpoints, NullView, Prompt, Provider, Ready, SessionStore, SubagentSource, ToolRunner, View
+from ankit.records import (Image, Message, Notice, OpaqueData, Request, RoundRecord, SessionData, StreamEnd,
+                           SubagentRun, TextDelta, TodoList, ToolCall, ToolCallDone, ToolResult, ToolSpec, Usage,
+                           UsageReport)
 from ankit.storage.sessions import new_session_id, title_of
 from ankit.tooling.activation import Activation, RoundTools
+from ankit.tooling.hooks import Hooks
 from ankit.tooling.toolbox import cap_output
 from ankit.turn.window import BYTES_PER_TOKEN, fit_history, history_room, message_bytes, schema_budget
 from ankit.usage.budget import Budget
@@ -129,7 +131,11 @@ class Session:
     todos: TodoList = field(default_factory=TodoList)  # the checklist write_todos keeps (the tools' ctx holds it too)
     resume: InitVar[SessionData | None] = None  # a saved session to go on with
     budget: Budget | None = None  # max_cost, checked before each request
-    checkpoints: Checkpoints | None = None  # what tool calls changed, for /undo
+    checkpoints: Checkpoints | None = None  # what tool calls changed, for /undo and /rewind
+    hooks: Hooks | None = None  # UserPromptSubmit, Stop, SessionStart, SessionEnd (the runner has the tool events)
+    subagents: SubagentSource | None = None  # where the task tool's finished runs wait to be taken
+    runs: list[SubagentRun] = field(default_factory=list, init=False)  # this session's subagent runs
+    forked_from: str = field(default="", init=False)
     ledger: Ledger = field(default_factory=Ledger, init=False)
     messages: list[Message] = field(default_factory=list, init=False)
     system: str = field(default="", init=False)
@@ -140,6 +146,8 @@ class Session:
     title: str = field(default="", init=False)
     _told_overflow: bool = field(default=False, init=False)
     _context: list[str] = field(default_factory=list, init=False)  # ! command output for the next message
+    _started: bool = field(default=False, init=False)  # SessionStart has run
+    _stop_tries: int = field(default=0, init=False)  # Stop hooks that sent the model back this turn
 
     def __post_init__(self, resume: SessionData | None) -> None:
         if self.provider is not None:
@@ -152,6 +160,7 @@ class Session:
             self.turn_no = max((r.turn for r in resume.rounds), default=0)
             self.activation.reset(resume.activated)  # the resumed session brings its own activated set
             self.todos.replace([{"text": t.text, "status": t.status} for t in resume.todos])
+            self.runs, self.forked_from = list(resume.subagents), resume.forked_from
 
     def add_context(self, text: str) -> None:
         """Keep text (a ! command and its output, an /undo) to go after the next message's text."""
@@ -163,17 +172,64 @@ class Session:
             raise ConfigError(NO_PROVIDER)
         if self.ready is not None:
             self.ready.before_turn(self.view)
+        text = self._prompt_hooks(text)
         self.turn_no += 1
         if self.checkpoints is not None:
-            self.checkpoints.begin(self.id, self.turn_no)
+            self.checkpoints.begin(self.id, self.turn_no, len(self.messages))
         if self._context:
             text = "\n\n".join([text, *self._context])  # the typed text first: it titles the session
             self._context.clear()
         self.messages.append(Message("user", text, images=list(images or [])))
         try:
-            return self._rounds()
+            answer = self._rounds()
+            while (more := self._stop_hooks()) is not None:  # a Stop hook sends the model back to work
+                self.messages.append(Message("user", more))
+                answer = self._rounds()
+            return answer
         finally:
             self.save()
+
+    def _prompt_hooks(self, text: str) -> str:
+        """SessionStart (once) and UserPromptSubmit: context they add goes with the message; a block stops it."""
+        if self.hooks is None:
+            return text
+        self.hooks.bind(self.id)
+        added = []
+        if not self._started:
+            self._started = True
+            added += self._hook("SessionStart", {"source": "resume" if self.messages else "startup"}).context
+        outcome = self._hook("UserPromptSubmit", {"prompt": text})
+        if outcome.blocked or outcome.stop:
+            raise Cancelled(f"the UserPromptSubmit hook blocked this message: {outcome.reason or outcome.stop}")
+        return "\n\n".join([text, *added, *outcome.context])
+
+    def _stop_hooks(self, limit: int = 3) -> str | None:
+        """A Stop hook that blocks gives the model its reason to go on (at most `limit` times a turn)."""
+        if self.hooks is None or not self.hooks.active("Stop") or self._stop_tries >= limit:
+            self._stop_tries = 0
+            return None
+        outcome = self._hook("Stop", {"stop_hook_active": self._stop_tries > 0})
+        self._stop_tries = self._stop_tries + 1 if outcome.blocked else 0
+        return f"[Stop hook] {outcome.reason}" if outcome.blocked else None
+
+    def _hook(self, event: str, fields: dict):
+        """Run one event's hooks; their notes are told."""
+        outcome = self.hooks.run(event, fields)
+        for note in outcome.notes:
+            self.view.notice(note)
+        return outcome
+
+    def before_compact(self, trigger: str) -> None:
+        """PreCompact hooks run before a summary is asked for ("manual": /compact)."""
+        if self.hooks is not None and self.hooks.active("PreCompact"):
+            self.hooks.bind(self.id)
+            self._hook("PreCompact", {"trigger": trigger, "custom_instructions": ""})
+
+    def end(self, reason: str = "other") -> None:
+        """The session is over (ankit exits): SessionEnd hooks run."""
+        if self.hooks is not None and self.hooks.active("SessionEnd"):
+            self.hooks.bind(self.id)
+            self._hook("SessionEnd", {"reason": reason})
 
     def _rounds(self) -> str:
         recent: list[str] = []
@@ -250,7 +306,7 @@ class Session:
             return
         size = len(request.system.encode()) + sum(message_bytes(m) for m in request.messages)
         size += tools.schema_bytes + len(request.note.encode())
-        notice = self.budget.check(self.provider.model, self.ledger.rounds, size // BYTES_PER_TOKEN)
+        notice = self.budget.check(self.provider.model, self.spent_rounds(), size // BYTES_PER_TOKEN)
         if notice:
             self.view.notice(notice)
 
@@ -259,6 +315,7 @@ class Session:
         stopped: list[str] = []
         before = len(self.activation.active)
         try:
+            self.tools.start(calls, self.view.tool_output)  # task calls of one reply run at once
             for call in calls:
                 tool = self.tools.lookup(call.name)
                 version = self.todos.version
@@ -286,9 +343,20 @@ class Session:
             head = str(exc) if isinstance(exc, Cancelled) and str(exc) else "cancelled"
             raise Cancelled(cancel_message(head, ran, stopped, [c.name for c in never])) from None
         finally:
+            self._take_runs()
             self.messages.append(Message("tool", results=results))
             if self.ledger.rounds:  # groups that find_tools or a deferred call activated in this round
                 self.ledger.rounds[-1].activated += self.activation.active[before:]
+
+    def _take_runs(self) -> None:
+        """The subagent runs this round's task calls finished join the session (its usage and its file)."""
+        for run in self.subagents.take() if self.subagents is not None else []:
+            run.turn = self.turn_no
+            self.runs.append(run)
+
+    def spent_rounds(self) -> list:
+        """Every round this session paid for: its own and its subagents' (what max_cost counts)."""
+        return [*self.ledger.rounds, *(r for run in self.runs for r in run.rounds)]
 
     def clear(self) -> None:
         """Empty the history; the activated set stays."""
@@ -312,6 +380,41 @@ class Session:
         if self.checkpoints is None:
             raise AnkitError("no checkpoints are kept in this session")
         return self.checkpoints.undo(self.id)
+
+    def fork(self) -> str:
+        """Go on under a new id with a copy of the conversation (and of its checkpoints); the original file stays
+        as it is. Returns the original's id."""
+        old = self.id
+        self.save()
+        self.title = self.title or title_of(self.messages)
+        self.id, self.created, self.forked_from = new_session_id(), _now(), old
+        if self.checkpoints is not None:
+            self.checkpoints.copy(old, self.id)
+        self.save()
+        return old
+
+    def rewind_points(self) -> list[tuple[int, str]]:
+        """The user messages /rewind can go back to: (position in the history, text), oldest first."""
+        return [(i, m.text) for i, m in enumerate(self.messages) if m.role == "user" and not m.summary
+                and not m.text.startswith("[Stop hook] ")]
+
+    def changed_since(self, at: int) -> list[str]:
+        """The files the turns from message `at` on changed, which /rewind can put back."""
+        return self.checkpoints.changed_since(self.id, at) if self.checkpoints is not None else []
+
+    def rewind(self, at: int, files: bool = False):
+        """Take the conversation back to just before message `at`; with files, put back what the turns since
+        changed too (a storage.checkpoints.Undone, or None)."""
+        if not 0 <= at < len(self.messages) or self.messages[at].role != "user":
+            raise AnkitError("that is not a message of this conversation; /rewind lists them")
+        done = None
+        if files:
+            if self.checkpoints is None:
+                raise AnkitError("no checkpoints are kept in this session: the files stay as they are")
+            done = self.checkpoints.rewind(self.id, at)
+        self.replace_history(self.messages[:at])
+        self.save()
+        return done
 
     def live(self) -> list[Message]:
         """The messages requests carry: from the last /compact summary on (all of them before any)."""
@@ -353,7 +456,8 @@ class Session:
         return SessionData(
             id=self.id, created=self.created, cwd=str(self.cwd), provider=provider.name if provider else "",
             model=provider.model if provider else "", messages=self.messages, rounds=self.ledger.rounds,
-            activated=list(self.activation.active), title=self.title, todos=list(self.todos.items))
+            activated=list(self.activation.active), title=self.title, todos=list(self.todos.items),
+            subagents=list(self.runs), forked_from=self.forked_from)
 
     def save(self, title: str = "") -> Path | None:
         """Write the session file (titled, if a title is given); a failure is told in one line, the old copy stays."""

@@ -1,0 +1,37 @@
+"""The task tool: hands a task to a subagent through ctx.run_task, which the session's assembly provides (the
+sub-session itself belongs to the turn); its description lists the named agents."""
+
+from ankit.agents.definitions import AgentSpec, agents_listing
+from ankit.errors import ToolError
+from ankit.tooling.toolbox import Tool
+
+DESCRIPTION = ("Hand a self-contained task to a subagent: it works in a fresh context of its own (its own tool "
+               "discovery, reading and commands) and returns only its final answer, so side work (searching a code "
+               "base, a review, a long investigation) costs this conversation one result. Write the prompt as a "
+               "complete brief: the subagent sees nothing else. Several task calls in one reply run at once.")
+PARAMETERS = {
+    "type": "object",
+    "properties": {
+        "description": {"type": "string", "description": "A short label for the task (3-6 words), shown to the user"},
+        "prompt": {"type": "string", "description": "The whole task for the subagent, with every detail it needs"},
+        "agent": {"type": "string", "description": "A named agent to run it (optional; see the list above)"},
+    },
+    "required": ["description", "prompt"],
+    "additionalProperties": False,
+}
+
+
+
+def make_task_tool(agents: dict[str, AgentSpec]) -> Tool:
+    """The task tool, in its own group (find_tools finds it); it runs wherever ctx.run_task is provided."""
+    listing = agents_listing(agents)
+    text = DESCRIPTION + (f"\nNamed agents (the agent argument):\n{listing}" if listing else "")
+
+    def run(args: dict, ctx) -> str:
+        if not str(args.get("prompt") or "").strip():
+            raise ToolError("the prompt is empty: write the whole task for the subagent")
+        return ctx.run_task(args, ctx.output)
+
+    return Tool("task", text, PARAMETERS, run, group="agents", source="ankit",
+                examples=["delegate a task to a subagent", "run a side investigation in a separate context",
+                          "several research tasks at once with subagents"], time_limit=24 * 3600)

@@ -1,0 +1,60 @@
+"""/rewind and /fork: going back to an earlier message of the conversation (and the files, if the user says so),
+and going on with a copy of the session under a new id."""
+
+from ankit.errors import AnkitError
+from ankit.terminal.render import DIM, clip
+from ankit.safety.visible import visible, visible_line
+
+SHOWN = 20  # earlier messages listed by /rewind
+
+
+def rewind_listing(points: list[tuple[int, str]], width: int) -> list[str]:
+    """The user messages, numbered from 1, oldest first (the last SHOWN of them)."""
+    numbered = list(enumerate(points, 1))[-SHOWN:]
+    lines = [clip(f"{n:>3}  {visible_line(' '.join(text.split()))}", width) for n, (_, text) in numbered]
+    hidden = len(points) - len(numbered)
+    return ([f"  … {hidden} earlier" ] if hidden else []) + lines
+
+
+def cmd_rewind(state, arg: str) -> str | None:
+    """Take the conversation back to just before an earlier message; the files too if the user says so."""
+    session, view = state.session, state.view
+    points = session.rewind_points()
+    if not points:
+        raise AnkitError("nothing to rewind: no message sent in this session yet")
+    if not arg:
+        for line in rewind_listing(points, view.width()):
+            view.line(line)
+        arg = state.approve.ask("rewind to just before which message? (number; Enter: none) ").strip()
+        view.at_line_start = True
+        if not arg:
+            return "nothing rewound"
+    if not arg.isdigit() or not 1 <= int(arg) <= len(points):
+        raise AnkitError(f"say which message: /rewind N, N from 1 to {len(points)} (/rewind lists them)")
+    at, text = points[int(arg) - 1]
+    files = _ask_files(state, session.changed_since(at))
+    done = session.rewind(at, files)
+    lines = [f"the conversation is back to just before message {arg} ({len(session.messages)} messages kept)"]
+    if done is not None:
+        lines += [f"  restored {visible(p)}" for p in done.restored] + [f"  {visible(r)}" for r in done.refused]
+    view.line(clip("its text was: " + " ".join(text.split()), view.width()), DIM)
+    return "\n".join(lines)
+
+
+def _ask_files(state, changed: list[str]) -> bool:
+    """Whether to put back the files changed since (asked only when there are some)."""
+    if not changed:
+        return False
+    shown = ", ".join(visible(p) for p in changed[:5]) + (f" and {len(changed) - 5} more" if len(changed) > 5 else "")
+    answer = state.approve.ask(f"put back the {len(changed)} file(s) changed since then too ({shown})? [y/N] ")
+    state.view.at_line_start = True
+    return answer.strip().lower() in ("y", "yes")
+
+
+def cmd_fork(state, arg: str) -> str:
+    """Go on with a copy of this session under a new id; the original stays as it was."""
+    session = state.session
+    if not session.messages:
+        raise AnkitError("nothing to fork yet: send a message first")
+    old = session.fork()
+    return f"forked: this is session {session.id} now; the original stays as it was (ankit --resume {old})"

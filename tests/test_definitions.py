@@ -1,0 +1,68 @@
+"""Named subagents' definitions: Claude Code's Markdown format, precedence, and what an untrusted project's may do."""
+
+import os
+
+from ankit.agents.definitions import agent_dirs, agents_text, load_agents, read_agent
+
+REVIEWER = """---
+name: reviewer
+description: Reviews code for bugs; never edits.
+tools: Read, Grep, Bash, git_log
+model: claude-opus-9
+---
+You are a careful reviewer.
+"""
+
+
+def test_claude_codes_format_is_read_with_its_tool_names_mapped(tmp_path):
+    path = tmp_path / "reviewer.md"
+    path.write_text(REVIEWER)
+    spec, problem = read_agent(path)
+    assert problem == "" and spec.name == "reviewer" and spec.description == "Reviews code for bugs; never edits."
+    assert spec.tools == ["read_file", "search_text", "run_command", "git_log"]
+    assert spec.model == "claude-opus-9" and spec.system == "You are a careful reviewer." and not spec.read_only
+
+
+def test_a_list_of_tools_star_and_none(tmp_path):
+    path = tmp_path / "a.md"
+    path.write_text("---\ndescription: d\ntools:\n  - Read\n  - web\n---\nbody\n")
+    assert read_agent(path)[0].tools == ["read_file", "web"] and read_agent(path)[0].name == "a"
+    path.write_text("---\ndescription: d\ntools: '*'\n---\nbody\n")
+    assert read_agent(path)[0].tools is None
+
+
+def test_files_that_cannot_be_used_are_skipped_with_one_line(tmp_path):
+    path = tmp_path / "bad.md"
+    path.write_text("---\nname: bad\n---\nno description\n")
+    assert read_agent(path) == (None, f"agent {path} skipped: it needs a description: line and a system prompt below the frontmatter")
+    path.write_text("no frontmatter at all")
+    assert "no frontmatter" in read_agent(path)[1]
+    path.write_text("---\nname: bad name!\ndescription: d\n---\nbody\n")
+    assert "its name 'bad name!'" in read_agent(path)[1]
+
+
+def test_an_untrusted_projects_agent_gets_no_model_and_read_only_tools(tmp_path):
+    home, work = tmp_path / "home", tmp_path / "work"
+    (work / ".claude" / "agents").mkdir(parents=True)
+    (work / ".claude" / "agents" / "reviewer.md").write_text(REVIEWER)
+    found, problems = load_agents(agent_dirs(work, tmp_path / "config", home), trusted=False, root=work)
+    spec = found["reviewer"]
+    assert problems == [] and spec.project and spec.read_only and spec.model == ""
+    assert spec.notes == ["its model 'claude-opus-9' is ignored", "it gets read-only tools only"]
+    trusted, _ = load_agents(agent_dirs(work, tmp_path / "config", home), trusted=True, root=work)
+    assert trusted["reviewer"].model == "claude-opus-9" and not trusted["reviewer"].read_only
+    assert "reviewer: Reviews code for bugs; never edits." in agents_text(found)
+
+
+def test_the_project_wins_a_name_and_a_link_out_of_the_project_is_skipped(tmp_path):
+    config, work = tmp_path / "config", tmp_path / "work"
+    (config / "agents").mkdir(parents=True)
+    (config / "agents" / "helper.md").write_text("---\ndescription: mine\n---\nuser's\n")
+    (work / ".ankit" / "agents").mkdir(parents=True)
+    (work / ".ankit" / "agents" / "helper.md").write_text("---\ndescription: project's\n---\nproject's\n")
+    secret = tmp_path / "secret.md"
+    secret.write_text("---\ndescription: s\n---\nkey material\n")
+    os.symlink(secret, work / ".ankit" / "agents" / "leak.md")
+    found, problems = load_agents(agent_dirs(work, config, tmp_path / "home"), trusted=True, root=work)
+    assert found["helper"].description == "project's" and "leak" not in found
+    assert problems == [f"agent {work / '.ankit' / 'agents' / 'leak.md'} skipped: it links to a file outside {work}"]

@@ -1,0 +1,155 @@
+"""Hooks: real hook commands in real processes, Claude Code's protocol on stdin/stdout/exit code, and ankit -p
+blocking a call with a PreToolUse hook against the loopback provider."""
+
+import json
+import sys
+from pathlib import Path
+
+from ankit.records import ToolCall
+from ankit.tooling.hooks import Hook, Hooks, from_claude_settings, from_config, listing, load_hooks
+from ankit.tooling.toolbox import Runner, Tool, ToolContext
+from tests.test_oneshot import ankit
+
+PY = sys.executable
+
+
+def script(tmp_path: Path, name: str, body: str) -> str:
+    """A hook command running a Python script written here."""
+    path = tmp_path / f"{name}.py"
+    path.write_text("import json, sys\nevent = json.load(sys.stdin)\n" + body)
+    return f"{PY} {path}"
+
+
+def echo_tool(ran: list) -> Tool:
+    return Tool("run_command", "Run.", {"type": "object", "properties": {"command": {"type": "string"}}},
+                lambda args: ran.append(args) or f"ran {args['command']}", group="shell", needs_approval=True)
+
+
+def runner(hooks: Hooks, ran: list, approve=lambda tool, args, preview: True) -> Runner:
+    return Runner({"run_command": echo_tool(ran)}, ToolContext(cwd=hooks.cwd), approve, hooks=hooks)
+
+
+def test_exit_2_blocks_the_call_and_its_stderr_is_the_reason(tmp_path):
+    seen = tmp_path / "seen.json"
+    command = script(tmp_path, "deny", f"open({str(seen)!r}, 'w').write(json.dumps(event))\n"
+                                       "sys.stderr.write('no rm -rf here'); sys.exit(2)\n")
+    hooks = Hooks([Hook("PreToolUse", command, "run_command|write_file")], tmp_path)
+    hooks.bind("20261201-120000-abcd")
+    ran = []
+    result = runner(hooks, ran).run(ToolCall("c1", "run_command", '{"command": "rm -rf /"}'))
+    assert ran == [] and result.is_error
+    assert result.content == "Error: blocked by a PreToolUse hook: no rm -rf here"
+    event = json.loads(seen.read_text())
+    assert event["hook_event_name"] == "PreToolUse" and event["tool_name"] == "run_command"
+    assert event["tool_input"] == {"command": "rm -rf /"} and event["session_id"] == "20261201-120000-abcd"
+    assert event["cwd"] == str(tmp_path) and event["tool_use_id"] == "c1"
+
+
+def test_a_hook_whose_matcher_misses_does_not_run(tmp_path):
+    hooks = Hooks([Hook("PreToolUse", "exit 2", "write_file")], tmp_path)
+    ran = []
+    assert not runner(hooks, ran).run(ToolCall("c1", "run_command", '{"command": "ls"}')).is_error
+    assert ran == [{"command": "ls"}]
+
+
+def test_claude_code_tool_names_match_ankit_tools(tmp_path):
+    assert Hook("PreToolUse", "x", "Bash").matches("run_command")
+    assert Hook("PreToolUse", "x", "Edit|Write").matches("write_file")
+    assert not Hook("PreToolUse", "x", "Edit|Write").matches("run_command")
+    assert Hook("PreToolUse", "x", "*").matches("anything") and Hook("PreToolUse", "x", "[bad").matches("x") is False
+
+
+def test_json_deny_allow_and_updated_input(tmp_path):
+    deny = script(tmp_path, "deny", 'print(json.dumps({"hookSpecificOutput": {"hookEventName": "PreToolUse", '
+                                    '"permissionDecision": "deny", "permissionDecisionReason": "use git instead"}}))\n')
+    ran = []
+    result = runner(Hooks([Hook("PreToolUse", deny)], tmp_path), ran).run(ToolCall("c1", "run_command", '{"command": "x"}'))
+    assert result.content.endswith("use git instead") and ran == []
+    allow = script(tmp_path, "allow", 'print(json.dumps({"hookSpecificOutput": {"permissionDecision": "allow", '
+                                      '"updatedInput": {"command": "ls -la"}}}))\n')
+    asked = []
+    refuse = lambda tool, args, preview: asked.append(args) or False
+    result = runner(Hooks([Hook("PreToolUse", allow)], tmp_path), ran, refuse).run(
+        ToolCall("c1", "run_command", '{"command": "ls"}'))
+    assert asked == [] and ran == [{"command": "ls -la"}] and result.content == "ran ls -la"
+
+
+def test_post_tool_use_sees_the_response_and_a_block_reaches_the_model(tmp_path):
+    command = script(tmp_path, "post", 'print(json.dumps({"decision": "block", "reason": "saw " + event["tool_response"]}))\n')
+    ran = []
+    result = runner(Hooks([Hook("PostToolUse", command)], tmp_path), ran).run(
+        ToolCall("c1", "run_command", '{"command": "ls"}'))
+    assert result.content == "ran ls\n[PostToolUse hook] saw ran ls"
+
+
+def test_failures_are_one_line_and_the_call_goes_on(tmp_path):
+    notes = []
+    hooks = Hooks([Hook("PreToolUse", "echo oops >&2; exit 1"), Hook("PreToolUse", "sleep 30", timeout=0.5),
+                   Hook("PreToolUse", f"{tmp_path}/missing-hook")], tmp_path)
+    ran = []
+    result = runner(hooks, ran).run(ToolCall("c1", "run_command", '{"command": "ls"}'), notes.append)
+    assert not result.is_error and ran == [{"command": "ls"}]
+    assert notes[0] == "ankit: PreToolUse hook 'echo oops >&2; exit 1' exited with 1: oops; going on\n"
+    assert notes[1] == "ankit: PreToolUse hook 'sleep 30': stopped after 0.5 s (its timeout); going on\n"
+    assert "exited with 127" in notes[2]
+
+
+def test_a_timed_out_hook_dies_with_its_children(tmp_path):
+    marker = tmp_path / "child-alive"
+    hooks = Hooks([Hook("Stop", f"(sleep 1.5; touch {marker}) & sleep 30", timeout=0.3)], tmp_path)
+    assert hooks.run("Stop", {}).notes
+    import time
+    time.sleep(2)
+    assert not marker.exists()
+
+
+def test_user_prompt_context_and_continue_false(tmp_path):
+    hooks = Hooks([Hook("UserPromptSubmit", "echo 'the build is red'")], tmp_path)
+    assert hooks.run("UserPromptSubmit", {"prompt": "hi"}).context == ["the build is red"]
+    stop = script(tmp_path, "stop", 'print(json.dumps({"continue": False, "stopReason": "quota reached"}))\n')
+    assert Hooks([Hook("Stop", stop)], tmp_path).run("Stop", {}).stop == "quota reached"
+
+
+def test_config_tables_and_claude_settings_json(tmp_path):
+    hooks, problems = from_config({"PreToolUse": [{"matcher": "run_command", "command": "check", "timeout": 5}],
+                                   "Nope": [{"command": "x"}], "Stop": [{"matcher": "x"}]}, "config.toml")
+    assert hooks == [Hook("PreToolUse", "check", "run_command", 5.0, "config.toml")]
+    assert len(problems) == 2 and "unknown hook event 'Nope'" in problems[0]
+    settings = tmp_path / "settings.json"
+    settings.write_text(json.dumps({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+        {"type": "command", "command": "guard.sh", "timeout": 30}]}], "PermissionRequest": []}}))
+    assert from_claude_settings(settings)[0] == [Hook("PreToolUse", "guard.sh", "Bash", 30.0, str(settings))]
+    settings.write_text("{not json")
+    assert from_claude_settings(settings)[1] == [f"{settings}: not read (JSONDecodeError); its hooks are off"]
+    loaded = load_hooks({"Stop": [{"command": "say done"}]}, "config.toml", [tmp_path / "none.json"], tmp_path)
+    assert listing(loaded) == "Stop  say done  (timeout 60 s; config.toml)"
+    assert listing(Hooks()).startswith("no hooks are active")
+
+
+def test_a_pre_tool_use_hook_blocks_run_command_under_yes(provider_server, tmp_path):
+    config = tmp_path / "config" / "ankit"
+    config.mkdir(parents=True)
+    guard = script(tmp_path, "guard", "sys.stderr.write('commands are frozen until 5 pm'); sys.exit(2)\n")
+    config.joinpath("config.toml").write_text(
+        f'[[hooks.PreToolUse]]\nmatcher = "run_command|write_file"\ncommand = "{guard}"\ntimeout = 30\n')
+    provider_server.push_openai(tool_calls=[("c1", "run_command", '{"command": "touch made.txt"}')])
+    provider_server.push_openai(text="The hook refused.")
+    done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "-p", "make a file", "--yes")
+    assert done.returncode == 0, done.stderr
+    assert not (tmp_path / "work" / "made.txt").exists()
+    sent = provider_server.requests[1].json["messages"][-1]
+    assert sent["role"] == "tool" and sent["content"] == "Error: blocked by a PreToolUse hook: commands are frozen until 5 pm"
+    assert done.stdout == "The hook refused.\n"
+
+
+def test_hooks_of_an_untrusted_project_are_off(provider_server, tmp_path):
+    project = tmp_path / "work" / ".claude"
+    project.mkdir(parents=True)
+    project.joinpath("settings.json").write_text(json.dumps({"hooks": {"PreToolUse": [{"matcher": "", "hooks": [
+        {"type": "command", "command": "touch hooked; exit 2"}]}]}}))
+    provider_server.push_openai(tool_calls=[("c1", "run_command", '{"command": "touch made.txt"}')])
+    provider_server.push_openai(text="done")
+    done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "-p", "make a file", "--yes")
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "work" / "made.txt").exists() and not (tmp_path / "work" / "hooked").exists()
+    assert "hooks in" in done.stderr and "this folder is not trusted (pass --trust to run them)" in done.stderr

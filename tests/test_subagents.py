@@ -1,0 +1,125 @@
+"""Subagents: the task tool runs a sub-session against the loopback provider, in a context of its own."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from conftest import fixture_parts, openai_sse
+from tests.test_oneshot import ankit, env_for
+from tests.test_repl import home, run  # noqa: F401  (pytest fixtures)
+
+
+def sessions(tmp_path: Path) -> list[Path]:
+    return sorted((tmp_path / "state" / "ankit" / "sessions").glob("*.jsonl"))
+
+
+def test_a_task_call_gets_an_answer_made_in_a_separate_context(provider_server, tmp_path):
+    task = json.dumps({"description": "count the notes", "prompt": "How many lines does notes.txt have?"})
+    provider_server.push_openai(tool_calls=[("c1", "task", task)])
+    provider_server.push_openai(text="notes.txt has 3 lines.", usage={"prompt_tokens": 50, "completion_tokens": 7,
+                                                                       "total_tokens": 57})
+    provider_server.push_openai(text="The subagent says 3.")
+    done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "-p", "secret main question: use a subagent")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "The subagent says 3.\n"
+    sub = provider_server.requests[1].json["messages"]
+    assert [m["role"] for m in sub] == ["system", "user"]
+    assert sub[1]["content"] == "How many lines does notes.txt have?"
+    assert "subagent of ankit" in sub[0]["content"] and "secret main question" not in json.dumps(sub)
+    names = [t["function"]["name"] for t in provider_server.requests[1].json.get("tools", [])]
+    assert "find_tools" in names and "task" not in names
+    back = provider_server.requests[2].json["messages"]
+    assert back[-1]["role"] == "tool" and back[-1]["content"] == "notes.txt has 3 lines."
+    lines = [json.loads(line) for line in sessions(tmp_path)[0].read_text().splitlines()]
+    run = next(line for line in lines if line["type"] == "subagent")
+    assert run["description"] == "count the notes" and run["answer"] == "notes.txt has 3 lines."
+    assert [m["role"] for m in run["messages"]] == ["user", "assistant"]
+    assert run["rounds"][0]["usage"]["output_tokens"] == 7
+
+
+def test_a_named_agent_brings_its_system_prompt_tools_and_model(provider_server, tmp_path):
+    agents = tmp_path / "config" / "ankit" / "agents"
+    agents.mkdir(parents=True)
+    agents.joinpath("reviewer.md").write_text("---\nname: reviewer\ndescription: Reviews code.\ntools: Read, git_log\n"
+                                              "model: review-model\n---\nYou review code and never edit.\n")
+    task = json.dumps({"description": "review", "prompt": "Review main.py", "agent": "reviewer"})
+    provider_server.push_openai(tool_calls=[("c1", "task", task)])
+    provider_server.push_openai(text="Looks fine.")
+    provider_server.push_openai(text="The reviewer says it looks fine.")
+    done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "-p", "review it")
+    assert done.returncode == 0, done.stderr
+    sub = provider_server.requests[1].json
+    assert sub["model"] == "review-model"
+    assert sub["messages"][0]["content"].startswith("You review code and never edit.")
+    assert sorted(t["function"]["name"] for t in sub["tools"]) == ["git_log", "read_file"]
+    [task_tool] = [t for t in provider_server.requests[2].json["tools"] if t["function"]["name"] == "task"]
+    assert "- reviewer: Reviews code." in task_tool["function"]["description"]
+
+
+def test_an_unknown_agent_is_an_error_result_the_model_reads(provider_server, tmp_path):
+    task = json.dumps({"description": "x", "prompt": "do it", "agent": "nobody"})
+    provider_server.push_openai(tool_calls=[("c1", "task", task)])
+    provider_server.push_openai(text="No such agent.")
+    done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "-p", "go")
+    assert done.returncode == 0, done.stderr
+    result = provider_server.requests[1].json["messages"][-1]["content"]
+    assert result.startswith("Error: no agent named 'nobody' (named agents: none are defined)")
+
+
+def test_two_task_calls_of_one_reply_run_at_once(provider_server, tmp_path):
+    from tests.helpers import wait_for
+    calls = [("c1", "task", json.dumps({"description": "one", "prompt": "first task"})),
+             ("c2", "task", json.dumps({"description": "two", "prompt": "second task"}))]
+    gate = provider_server.gate()
+    provider_server.push_openai(tool_calls=calls)
+    provider_server.push(fixture_parts(openai_sse(text="answer A")), delay=gate)  # held until both have asked
+    provider_server.push_openai(text="answer B")
+    provider_server.push_openai(text="Both done.")
+    work = tmp_path / "work"
+    work.mkdir()
+    process = subprocess.Popen([sys.executable, "-m", "ankit", "--base-url", provider_server.url + "/v1", "-p", "go"],
+                               cwd=work, env=env_for(tmp_path), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True)
+    try:
+        both = wait_for(lambda: len(provider_server.requests) >= 3, timeout=30)
+        gate.set()
+        out, err = process.communicate(timeout=60)
+    finally:
+        process.kill()
+    assert both, "the second subagent did not ask while the first waited: the task calls ran one after the other"
+    assert process.returncode == 0, err
+    prompts = sorted(r.json["messages"][1]["content"] for r in provider_server.requests[1:3])
+    assert prompts == ["first task", "second task"]
+    results = [m for m in provider_server.requests[3].json["messages"] if m["role"] == "tool"]
+    assert sorted(m["content"] for m in results) == ["answer A", "answer B"]
+    assert [m["tool_call_id"] for m in results] == ["c1", "c2"] and out == "Both done.\n"
+
+
+def test_the_question_names_the_subagent(tmp_path):
+    import threading
+    from ankit.turn.subagents import NamedApprover
+    seen = []
+    ask = NamedApprover(lambda tool, args, preview: seen.append(preview) or True, "fix the tests", threading.Lock())
+    assert ask(None, {"path": "a.txt"}, "") is True
+    assert seen == ['NOTE: asked by the subagent \'fix the tests\'\n{\n  "path": "a.txt"\n}']
+
+
+def test_ctrl_c_stops_subagents_running_at_once_without_waiting_for_them(run, provider_server, home):
+    calls = [("c1", "task", json.dumps({"description": "one", "prompt": "first task"})),
+             ("c2", "task", json.dumps({"description": "two", "prompt": "second task"}))]
+    provider_server.push_openai(tool_calls=calls)
+    for _ in range(2):  # both subagents get the start of a reply, then silence
+        provider_server.push(fixture_parts(openai_sse(text="Thinking about it"))[:2] + ["stall"])
+    provider_server.push_openai(text="Going on.")
+    term = run()
+    term.line("do both")
+    from tests.helpers import wait_for
+    assert wait_for(lambda: len(provider_server.requests) >= 3, timeout=30)  # both subagents are waiting
+    term.type("\x03")
+    term.expect("cancelled")
+    term.line("go on")
+    term.expect("Going on.")
+    assert term.finish() == 0
+    sent = provider_server.requests[3].json["messages"]
+    assert [m["role"] for m in sent[1:]] == ["user", "assistant", "tool", "tool", "user"]
