@@ -5,10 +5,10 @@ from ankit.agents.definitions import AgentSpec, agents_listing
 from ankit.errors import ToolError
 from ankit.tooling.toolbox import Tool
 
-DESCRIPTION = ("Hand a self-contained task to a subagent: it works in a fresh context of its own (its own tool "
-               "discovery, reading and commands) and returns only its final answer, so side work (searching a code "
-               "base, a review, a long investigation) costs this conversation one result. Write the prompt as a "
-               "complete brief: the subagent sees nothing else. Several task calls in one reply run at once.")
+DESCRIPTION = ("Delegate a side task to a subagent that works in a fresh context of its own; only its final answer "
+               "comes back. Good for searching a code base, a review or a long investigation: their tool output "
+               "stays out of this conversation. Write the prompt as a complete brief (the subagent sees nothing "
+               "else). Several task calls in one reply run at once.")
 PARAMETERS = {
     "type": "object",
     "properties": {
