@@ -229,3 +229,15 @@ def test_each_subagent_run_has_its_own_line(prices):
     assert lines[1].split()[:6] == ["2.", "find", "retries", "2", "18,204", "611"]
     assert lines[2].split()[:6] == ["2.", "review", "(reviewer)", "1", "12,930", "402"]
     assert lines[1].split()[-1].startswith("$") and subagent_lines([], prices) == []
+
+
+def test_usage_summary_counts_the_rounds_of_subagents(tmp_path, prices):
+    from ankit.records import SubagentRun
+    folder = tmp_path / "sessions"
+    data = SessionData("20261130-090000-eeee", "2026-11-30T09:00:00+00:00", "/work", "anthropic", SONNET, [],
+                       [rec(1, 1, used(1_000, 0, 0, 10), at="2026-11-30T09:01:00+00:00")], [])
+    data.subagents = [SubagentRun("20261130-090001-ffff", 1, "find it", "", [],
+                                  [rec(1, 1, used(2_000, 0, 0, 20), at="2026-11-30T09:00:40+00:00")])]
+    SessionStore(folder).save(data)
+    shown = usage_summary(SessionStore(folder), prices, datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc))
+    assert "\ntoday             2  3,000 " in shown and "\nall time          2  3,000 " in shown

@@ -213,7 +213,7 @@ def usage_summary(store, prices: dict, now: datetime, width: int = 0) -> str:
     periods: dict[str, list[RoundRecord]] = {"today": [], "last 7 days": [], "all time": []}
     models: dict[str, list[RoundRecord]] = {}
     for session in sessions:
-        for record in session.rounds:
+        for record in [*session.rounds, *(r for run in session.subagents for r in run.rounds)]:  # subagents' too
             when = _local(record.at, session.created, now)
             day = when.date() if when else None
             periods["all time"].append(record)
