@@ -163,3 +163,21 @@ def test_files_other_programs_run_later_are_not_written_unasked(places):
     for name in (".husky/pre-commit", ".pre-commit-config.yaml", ".vscode/tasks.json"):
         assert (work / name).read_text() == "original\n", name
     assert not (work / ".envrc").exists() and "the command made .envrc" in result.content
+
+
+@needs_landlock
+def test_a_sandboxed_command_reads_no_credential_file_nor_ankits_own_files(provider_server, tmp_path):
+    """Reads are free in the sandbox: `rev` of ~/.ssh's key or of an MCP login's token would pass the scrubber."""
+    home, state = tmp_path / "home", tmp_path / "state" / "ankit"
+    for path in (home / ".ssh" / "id_test", home / ".aws" / "credentials", home / ".netrc", state / "logins" / "x.json"):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(f"secret-of-{path.name}\n")
+    command = (f"cat {home}/.ssh/id_test {home}/.aws/credentials {home}/.netrc {state}/logins/x.json | rev; "
+               f"echo listed $(ls -A {home}/.ssh {state} 2>&1)")
+    provider_server.push_openai(tool_calls=[("c1", "run_command", json.dumps({"command": command}))])
+    provider_server.push_openai(text="done")
+    done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "-p", "go")
+    assert done.returncode == 0, done.stderr
+    result = next(m for m in provider_server.requests[1].json["messages"] if m["role"] == "tool")["content"]
+    assert "fo-terces" not in result and "listed" in result, result
+    assert "id_test" not in result.split("listed", 1)[1] and "logins" not in result.split("listed", 1)[1]

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from ankit.errors import ConfigError
 from ankit.safety.scrub import secret_name
+from ankit.settings import paths
 
 MODES = ("workspace", "read-only", "off")
 ALIASES = {"ask": "off", "plan": "read-only", "readonly": "read-only"}
@@ -31,6 +32,8 @@ PROTECTED = (".git", ".ankit", ".claude", ".hg", ".svn", ".envrc", ".direnv", ".
 # sockets that reach a process outside the sandbox: the D-Bus session bus (systemd-run), Docker (root), X11 (keys)
 SOCKETS = ("/run/docker.sock", "/var/run/docker.sock", "/run/dbus/system_bus_socket", "/tmp/.X11-unix")
 COMMAND_TOOLS = ("run_command", "job_start")
+CREDENTIALS = (".ssh", ".gnupg", ".aws", ".azure", ".config/gcloud", ".config/gh", ".kube", ".docker", ".netrc",
+               ".git-credentials", ".pypirc", ".npmrc")  # in the home folder: hidden from the model's commands
 ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 EDIT_GROUPS = ("edit", "git")
 TRAMPOLINE = Path(__file__).with_name("confine.py")
@@ -190,7 +193,8 @@ class Sandbox:
         if self.mode == "off" or args.get("sandbox") is False:
             return argv
         writes = [] if self.mode == "read-only" else writable_folders(self.cwd, self.temp)
-        return command(self.machine.kind, without_secrets(argv), writes, protected(self.cwd), network=False)
+        return command(self.machine.kind, without_secrets(argv), writes, protected(self.cwd), network=False,
+                       private=True)
 
     def protected_now(self) -> set[str]:
         """The protected names that exist in the working folder now."""
@@ -246,16 +250,27 @@ def protected(cwd: Path) -> list[str]:
     return [os.path.join(os.path.realpath(cwd), name) for name in PROTECTED]
 
 
-def hidden() -> list[str]:
+def hidden(private: bool = False) -> list[str]:
     """The sockets and folders of sockets a command must not reach: the user's runtime folder (the D-Bus session
-    bus, the desktop's services), Docker's socket, the system bus, X11's sockets, the SSH agent."""
+    bus, the desktop's services), Docker's socket, the system bus, X11's sockets, the SSH agent; with private,
+    also ankit's own folders (its sessions, MCP logins, memory) and the usual credential files (see private_files)."""
     runtime = [os.environ.get("XDG_RUNTIME_DIR") or "", f"/run/user/{os.getuid()}"]
     agent = os.environ.get("SSH_AUTH_SOCK") or ""
-    found = {os.path.realpath(p) for p in [*runtime, agent, *SOCKETS] if p and os.path.exists(p)}
+    found = {os.path.realpath(p) for p in [*runtime, agent, *SOCKETS, *(private_files() if private else [])]
+             if p and os.path.exists(p)}
     return sorted(found)
 
 
-def command(kind: str, argv: list[str], writes: list[str], protect: list[str], network: bool) -> list[str]:
+def private_files() -> list[str]:
+    """What an unasked command has no use for and could only carry to the model, encoded past the scrubber:
+    ankit's own folders and the usual credential files in the home folder."""
+    home = Path.home()
+    return [str(p) for p in (paths.config_home(), paths.state_home(), paths.data_home(), paths.cache_home())] + \
+        [str(home / name) for name in CREDENTIALS]
+
+
+def command(kind: str, argv: list[str], writes: list[str], protect: list[str], network: bool,
+            private: bool = False) -> list[str]:
     """argv started inside the sandbox of this kind: the trampoline (Linux) or sandbox-exec (macOS).
 
     The trampoline runs by its file path with -I -S: the working folder, PYTHONPATH and .pth files cannot put
@@ -266,7 +281,7 @@ def command(kind: str, argv: list[str], writes: list[str], protect: list[str], n
         raise ValueError(f"no sandbox of kind {kind!r}")
     options = [part for folder in writes for part in ("--write", folder)]
     options += [part for path in protect for part in ("--protect", path)]
-    covered = [p for p in hidden() if not any(Path(w).is_relative_to(p) for w in writes)]  # never the folder itself
+    covered = [p for p in hidden(private) if not any(Path(w).is_relative_to(p) for w in writes)]  # never the folder itself
     options += [part for path in covered for part in ("--hide", path)]
     options += [] if network else ["--no-network"]
     return [sys.executable, "-I", "-S", str(TRAMPOLINE), *options, "--", *argv]
