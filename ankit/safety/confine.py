@@ -13,9 +13,6 @@ library is imported here, and ankit starts it by its file path with `python3 -I 
 - --protect: paths inside a --write folder that stay read-only (.git, .ankit, .claude, .envrc...): bind-mounted read-only
   in a new mount namespace, or, where user namespaces are not allowed, every other entry of the folder is
   granted on its own (new names at the top of that folder cannot then be created);
-- every command that runs in the namespaces runs in a new PID namespace (the trampoline forks its pid 1, which
-  forks the command and waits): when the command ends, whatever it started ends with it, also what left its
-  process group with setsid;
 - --no-network: no socket but AF_UNIX (seccomp), no TCP bind or connect (Landlock ABI 4+), a new network
   namespace where it can be made (no loopback, no abstract unix sockets), and every pathname unix socket bound
   when the command starts (the kernel's /proc/net/unix, wherever it lives: a tmux or screen server, a local
@@ -26,7 +23,6 @@ library is imported here, and ankit starts it by its file path with `python3 -I 
 
 import ctypes
 import os
-import signal
 import stat
 import struct
 import sys
@@ -39,7 +35,7 @@ FS_EXECUTE, FS_WRITE_FILE, FS_READ_FILE, FS_READ_DIR = 1, 2, 4, 8
 FS_TRUNCATE, FS_IOCTL_DEV = 1 << 14, 1 << 15
 NET_BIND_TCP, NET_CONNECT_TCP = 1, 2
 SCOPE_ABSTRACT_UNIX, SCOPE_SIGNAL = 1, 2
-CLONE_NEWNS, CLONE_NEWUSER, CLONE_NEWNET, CLONE_NEWPID = 0x20000, 0x10000000, 0x40000000, 0x20000000
+CLONE_NEWNS, CLONE_NEWUSER, CLONE_NEWNET = 0x20000, 0x10000000, 0x40000000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 1, 2, 4, 8, 32, 4096, 16384, 1 << 18
 MS_NOATIME, MS_NODIRATIME, MS_RELATIME, ST_RELATIME = 1024, 2048, 1 << 21, 4096
 EXIT_REFUSED = 126
@@ -103,7 +99,7 @@ def enter_namespaces(protect: list[str], hide: list[str], network: bool) -> bool
     bind-mounted read-only and the hidden ones covered; False where namespaces are not allowed (nothing changed
     then)."""
     uid, gid = os.geteuid(), os.getegid()
-    flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | (0 if network else CLONE_NEWNET)
+    flags = CLONE_NEWUSER | CLONE_NEWNS | (0 if network else CLONE_NEWNET)
     if _libc.unshare(flags) < 0:
         return False
     try:
@@ -118,33 +114,6 @@ def enter_namespaces(protect: list[str], hide: list[str], network: bool) -> bool
     except (OSError, Refused) as exc:  # half a namespace protects nothing: stop here
         raise Refused(f"cannot protect {', '.join(protect + hide)} in a mount namespace ({exc})") from None
     return True
-
-
-def _become_init() -> None:
-    """Fork into the new PID namespace, whose pid 1 forks again: the command runs as pid 2 (signals reach it as
-    anywhere), and when it ends pid 1 ends and the kernel kills everything the command left behind (setsid or
-    daemonised: nothing outlives the call). The outer process and pid 1 wait and end with its exit code."""
-    init = os.fork()
-    if init:
-        _wait_for(init)
-    command = os.fork()
-    if command:
-        _wait_for(command)
-
-
-def _wait_for(pid: int) -> None:
-    """Reap children (pid 1 inherits orphans) until pid ends, then exit with its code (128 + N for signal N, as
-    a shell says: pid 1 cannot die of a signal it sends itself)."""
-    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT):
-        signal.signal(sig, signal.SIG_IGN)  # ankit signals the whole group, the command included
-    while True:
-        try:
-            done, status = os.waitpid(-1, 0)
-        except ChildProcessError:
-            os._exit(1)
-        if done == pid:
-            code = os.waitstatus_to_exitcode(status)
-            os._exit(128 - code if code < 0 else code)
 
 
 def _cover(path: str) -> None:
@@ -302,8 +271,6 @@ def confine(writes: list[str], protect: list[str], hide: list[str], network: boo
     covered += [] if network else bound_sockets(covered)
     wanted = namespaces and (existing or covered or not network)
     mounted = enter_namespaces(existing, covered, network) if wanted else not existing
-    if wanted and mounted:
-        _become_init()
     landlock(abi, writes, existing, mounted, network)
     if not network:
         seccomp_no_network()
