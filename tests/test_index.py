@@ -369,3 +369,14 @@ def test_an_abbreviation_spelled_out_leaves_the_requests_own_phrases_whole(tmp_p
     with_phrase, without = dict(index('"config file"').rank_tools(query)), dict(index("").rank_tools(query))
     assert with_phrase["read_file"] > without["read_file"] + 1  # the keyword phrase fired
     assert "show_configuration" in tools(index(""), "the config")  # config still reaches configuration
+
+
+def test_a_server_tool_stands_in_for_the_bundled_tool_of_its_name():
+    rows = [*FLEET, ("mcp:git", "mcp__git__git_status", "Shows the working tree status.")]
+    index = fleet_index(rows, FLEET_META)
+    # the bundled git_status says more, but the git server the user configured answers: one answer, not two
+    ranked = tools(index, "which files are staged or changed")
+    assert ranked[0] == "mcp__git__git_status" and "git_status" not in ranked
+    # a bundled tool with no server twin ranks as before
+    assert tools(index, "show the git commit history")[0] == "git_log"
+    assert tools(fleet_index(FLEET, FLEET_META), "which files are staged or changed")[0] == "git_status"

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from ankit.discovery.boosts import Boosts
 from ankit.discovery.catalog import Catalog
 from ankit.discovery.synonyms import is_verb, light_verb, relatives, spelled_out
-from ankit.discovery.terms import RequestPart, request_parts, stem
+from ankit.discovery.terms import RequestPart, name_key, request_parts, stem
 from ankit.discovery.weights import Weights
 from ankit.tooling.toolbox import Tool
 
@@ -59,6 +59,7 @@ class Index:
         self._unmatched = [(name, 0.0) for name in self.names]
         self._matched: dict[tuple[str, float], tuple[Postings, Postings] | None] = {}  # term matches, kept
         self._build_postings()
+        self._twins = _twins(catalog, self.names)
         self.boosts = Boosts(catalog, self.names, self.weights, self._idf, self._name_idf)
 
     def _build_postings(self) -> None:
@@ -199,7 +200,19 @@ class Index:
         if requested and scores:
             self._prefer_action(requested[0].strong, scores, bool(_QUESTION.match(query)), light_verb(query))
         self.boosts.apply(query, parts, scores)  # the rules come last: they decide between groups
+        self._pair_twins(scores)
         return scores
+
+    def _pair_twins(self, scores: dict[int, float]) -> None:
+        """A server's tool with the name of a bundled one (mcp__git__git_status, git_status) stands in for it:
+        the user configured that server, and the two are one answer, so the server's tool takes the better
+        score of the two and the bundled twin leaves the ranking (it stays callable when its group is loaded)."""
+        for i, bundled in self._twins.items():
+            best = max([scores.get(i, 0.0), *(scores.get(j, 0.0) for j in bundled)])
+            if best > 0:
+                scores[i] = best
+                for j in bundled:
+                    scores.pop(j, None)
 
     def _prefer_action(self, part: list[str], scores: dict[int, float], question: bool,
                        light: tuple[str, ...] = ()) -> None:
@@ -277,6 +290,20 @@ class Index:
             group = self.catalog.group_of(name) or name
             hits.setdefault(group, GroupHit(group, score)).tools.append(name)
         return list(hits.values())
+
+
+def _twins(catalog: Catalog, names: list[str]) -> dict[int, list[int]]:
+    """Each server tool (group mcp:NAME) with the bundled tools of its name once the prefix is dropped."""
+    by_key: dict[str, list[int]] = defaultdict(list)
+    for i, name in enumerate(names):
+        by_key[name_key(name.rsplit("__", 1)[-1])].append(i)
+    twins: dict[int, list[int]] = {}
+    for same in by_key.values():
+        served = [i for i in same if (catalog.group_of(names[i]) or "").startswith("mcp:")]
+        bundled = [j for j in same if j not in served]
+        for i in served if bundled else ():
+            twins[i] = bundled
+    return twins
 
 
 def _spell_out(part: RequestPart) -> RequestPart:
