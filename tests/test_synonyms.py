@@ -68,10 +68,13 @@ def test_a_related_word_rescues_a_miss_and_ranks_below_an_exact_match():
     assert 0 < scores["delete_row"] - scores["show_row"] < scores["delete_row"]
 
 
-def test_the_thesaurus_only_stands_in_for_a_word_the_catalog_lacks():
+def test_the_thesaurus_stands_in_for_a_missing_word_and_beside_a_present_one_only_breaks_ties():
     index = _index(("cancel_order", "Cancel an order."), ("delete_order", "Delete an order."))
-    assert stem("cancel") not in index.expansions(stem("delete"))  # delete is in the catalog: no rescue needed
+    weights = index.weights
+    # delete is in the catalog: cancel, its relative, counts far below it
+    assert index.expansions(stem("delete"))[stem("cancel")] == weights.thesaurus_beside < weights.thesaurus
     assert index.expansions(stem("erase")).keys() >= {stem("delete")}
+    assert index.rank_tools("delete the order")[0][0] == "delete_order"
 
 
 def test_a_pull_request_is_found_by_pr():

@@ -100,8 +100,10 @@ class Index:
         w = self.weights
         found = {term: 1.0} if term in self._postings else {}
         for other, kind in relatives(term):
-            if other in self._postings and (kind != "thesaurus" or not found):  # the thesaurus rescues misses
-                found.setdefault(other, getattr(w, kind))
+            if other in self._postings:
+                # the thesaurus rescues misses; beside a word the catalog has, it only breaks ties
+                factor = getattr(w, kind) if kind != "thesaurus" or term not in found else w.thesaurus_beside
+                found.setdefault(other, factor)
         if not found and len(term) >= w.min_prefix and term.isascii():
             start = bisect.bisect_left(self._vocabulary, term)
             for other in self._vocabulary[start : start + 5]:
@@ -119,7 +121,10 @@ class Index:
 
     def _term_match(self, term: str, floor: float) -> tuple[Postings, Postings] | None:
         """The tools a term reaches through its expansions of idf >= floor, with scores; and its name matches."""
-        found = {t: f for t, f in self.expansions(term).items() if self.idf[t] >= floor}
+        expanded = self.expansions(term)
+        beside = term in expanded and self.idf[term] < floor  # a common word: its tie-breakers wait too
+        found = {t: f for t, f in expanded.items()
+                 if self.idf[t] >= floor and not (beside and f == self.weights.thesaurus_beside)}
         if not found:
             return None
         if list(found.values()) == [1.0]:

@@ -24,6 +24,7 @@ class Weights:
     synonym: float = 0.5  # the hand-made synonym map
     slang: float = 0.6  # software_words.txt: a user's word for what authors call otherwise
     thesaurus: float = 0.35  # thesaurus.txt: general English, below the others: it only rescues misses
+    thesaurus_beside: float = 0.1  # ... and beside a word the catalog has, far below: it only breaks ties
     prefix: float = 0.5
     min_prefix: int = 5
     idf_floor: float = 1.0
