@@ -380,3 +380,12 @@ def test_a_server_tool_stands_in_for_the_bundled_tool_of_its_name():
     # a bundled tool with no server twin ranks as before
     assert tools(index, "show the git commit history")[0] == "git_log"
     assert tools(fleet_index(FLEET, FLEET_META), "which files are staged or changed")[0] == "git_status"
+
+
+def test_a_server_that_doubles_a_bundled_group_shares_its_keywords():
+    rows = [*FLEET, ("mcp:git", "mcp__git__git_status", "Shows the working tree status."),
+            ("mcp:git", "mcp__git__git_show", "Shows the contents of a commit.")]
+    # 'history' is a keyword of the bundled git group; the git server, which offers git_status too, is that
+    # domain, so its commit tool ranks above GitHub's
+    ranked = tools(fleet_index(rows, FLEET_META), "commits in the history")
+    assert ranked.index("mcp__git__git_show") < ranked.index("mcp__github__list_commits")

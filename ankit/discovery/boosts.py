@@ -58,7 +58,7 @@ class Boosts:
     """The name, group id, keyword and rule bonuses over one index's tools (by position)."""
 
     def __init__(self, catalog: Catalog, names: list[str], weights: Weights, idf: Callable[[str], float],
-                 name_idf: list[float]) -> None:
+                 name_idf: list[float], kin: dict[str, set[str]] | None = None) -> None:
         self.weights, self._idf, self._name_idf = weights, idf, name_idf
         position = {name: i for i, name in enumerate(names)}
         self._members = {g.id: [position[n] for n in g.tools if n in position] for g in catalog.groups.values()}
@@ -80,7 +80,8 @@ class Boosts:
                 self._group_keys[key] = group.id
             for phrase in filter(None, map(keyword_terms, group.keywords)):
                 bonus = weights.keyword * sum(idf(t) for t in phrase)
-                self._keywords.append((f" {' '.join(phrase)} ", group.id, bonus))
+                for target in [group.id, *sorted((kin or {}).get(group.id, ()))]:
+                    self._keywords.append((f" {' '.join(phrase)} ", target, bonus))
         self._rules: list[tuple[list[str], Rule]] = []
         for rule in catalog.rules():
             phrases = [" ".join(keyword_terms(w)) for w in rule.when]

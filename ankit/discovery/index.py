@@ -60,7 +60,7 @@ class Index:
         self._matched: dict[tuple[str, float], tuple[Postings, Postings] | None] = {}  # term matches, kept
         self._build_postings()
         self._twins = _twins(catalog, self.names)
-        self.boosts = Boosts(catalog, self.names, self.weights, self._idf, self._name_idf)
+        self.boosts = Boosts(catalog, self.names, self.weights, self._idf, self._name_idf, self._kin())
 
     def _build_postings(self) -> None:
         w = self.weights
@@ -207,6 +207,15 @@ class Index:
         self.boosts.apply(query, parts, scores)  # the rules come last: they decide between groups
         self._pair_twins(scores)
         return scores
+
+    def _kin(self) -> dict[str, set[str]]:
+        """Each bundled group with the servers that offer its tools under the same names: one domain."""
+        kin: dict[str, set[str]] = defaultdict(set)
+        group_of = self.catalog.group_of
+        for i, bundled in self._twins.items():
+            for j in bundled:
+                kin[group_of(self.names[j]) or ""].add(group_of(self.names[i]) or "")
+        return kin
 
     def _pair_twins(self, scores: dict[int, float]) -> None:
         """A server's tool with the name of a bundled one (mcp__git__git_status, git_status) stands in for it:
