@@ -100,10 +100,14 @@ class Index:
         w = self.weights
         found = {term: 1.0} if term in self._postings else {}
         for other, kind in relatives(term):
-            if other in self._postings:
-                # the thesaurus rescues misses; beside a word the catalog has, it only breaks ties
-                factor = getattr(w, kind) if kind != "thesaurus" or term not in found else w.thesaurus_beside
-                found.setdefault(other, factor)
+            if other not in self._postings:
+                continue
+            if kind != "thesaurus" or term not in found:
+                found.setdefault(other, getattr(w, kind))
+            elif self.idf[other] >= self.idf[term]:
+                # the thesaurus rescues misses; beside a word the catalog has it only breaks ties, and only
+                # by a rarer word (a common one would reach most of the catalog for a tenth of a point)
+                found.setdefault(other, w.thesaurus_beside)
         if not found and len(term) >= w.min_prefix and term.isascii():
             start = bisect.bisect_left(self._vocabulary, term)
             for other in self._vocabulary[start : start + 5]:
