@@ -7,7 +7,8 @@ DIR (installed by tests/bench/fleet/install.sh) it also runs `ankit eval-discove
 config is tests/bench/fleet/config.toml.in with DIR filled in; --export rewrites the cached catalog from it.
 Requests: tests/bench/fleet/queries.jsonl (written after reading the tools), or --queries FILE, such as
 user_requests_dev.jsonl and user_requests_heldout.jsonl there (written from each server's purpose before
-reading its tools; the held-out half was never looked at while tuning). Besides the whole catalog a session
+reading its tools; the held-out half was never looked at while tuning), or user_requests_blind.jsonl (written by
+someone who never saw the tools or ankit's code, labelled afterwards; measured, never tuned on). Besides the whole catalog a session
 searches (bundled tools too), it ranks the MCP servers' tools alone ("MCP tools only"). Not run in CI.
 """
 
@@ -22,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from ankit.discovery.catalog import build_catalog  # noqa: E402
-from ankit.discovery.evaluation import evaluate, load_queries, measure, read_catalog  # noqa: E402
+from ankit.discovery.evaluation import InputError, evaluate, load_queries, measure, read_catalog  # noqa: E402
 from ankit.discovery.index import Index  # noqa: E402
 from tests.bench.bm25_baseline import BM25  # noqa: E402
 
@@ -84,4 +85,7 @@ def main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main(sys.argv[1:]))
+    try:
+        raise SystemExit(main(sys.argv[1:]))
+    except InputError as exc:  # a request line without gold, or gold the catalog lacks: one line, no traceback
+        raise SystemExit(f"bench_fleet: {exc}") from None
