@@ -728,6 +728,20 @@ def test_a_custom_command_written_during_the_session_works_at_the_next_prompt(ru
     assert terminal.seen.count("/model is a built-in command") == 1  # told once, not at every prompt
 
 
+def test_an_agent_written_during_the_session_is_known_at_the_next_prompt(run, provider_server, home):
+    term = run()
+    term.line("/agents")
+    term.expect("no named agents")
+    term.prompt()
+    agents = home / "config" / "ankit" / "agents"
+    agents.mkdir(parents=True)
+    (agents / "reviewer.md").write_text("---\nname: reviewer\ndescription: Reviews a diff for bugs\n---\n"
+                                        "You review diffs.\n")
+    term.type("/agents\r")
+    term.expect("reviewer: Reviews a diff for bugs")
+    assert term.finish() == 0
+
+
 def test_at_mentions_complete_with_tab_and_attach_the_file(run, provider_server, home):
     (home / "work" / "notes.md").write_text("# Notes\nship on Friday\n")
     provider_server.push_openai(text="Friday.")

@@ -48,3 +48,16 @@ def read_head(path: Path, chars: int) -> str:
     """The first chars characters of a text file (at most 4 bytes a character read, never a huge file whole)."""
     with open(path, "rb") as handle:
         return handle.read(chars * 4).decode("utf-8", errors="replace")[:chars]
+
+
+def stamp(folders: list[Path], pattern: str = "*.md") -> tuple:
+    """What changes when a file of the folders is added, removed or edited: each file's name, time and size."""
+    found = []
+    for folder in folders:
+        for path in sorted(folder.glob(pattern)) if folder.is_dir() else []:
+            try:
+                info = path.stat()
+            except OSError:
+                continue
+            found.append((str(path), info.st_mtime_ns, info.st_size))
+    return tuple(found)

@@ -29,19 +29,6 @@ def command_dirs(cwd: Path, config_home: Path) -> list[Path]:
     return [cwd / ".ankit" / "commands", config_home / "commands", cwd / ".claude" / "commands"]
 
 
-def stamp(folders: list[Path]) -> tuple:
-    """What changes when a command file is added, removed or edited: each file's name, time and size."""
-    found = []
-    for folder in folders:
-        for path in sorted(folder.glob("*.md")) if folder.is_dir() else []:
-            try:
-                info = path.stat()
-            except OSError:
-                continue
-            found.append((str(path), info.st_mtime_ns, info.st_size))
-    return tuple(found)
-
-
 def load_commands(folders: list[Path], builtin: set[str],
                   root: Path | None = None) -> tuple[dict[str, CustomCommand], list[str]]:
     """Read every NAME.md in the folders; clashes and unreadable files are told in one line each. A file in a

@@ -19,7 +19,7 @@ from ankit.settings.config import Config
 from ankit.terminal import history, paste
 from ankit.terminal.approval import Approver
 from ankit.terminal.bang import context_text, run_shell
-from ankit.terminal.custom import command_dirs, load_commands, stamp
+from ankit.terminal.custom import command_dirs, load_commands
 from ankit.terminal.elicit import FormElicitor
 from ankit.terminal.keys import Keys
 from ankit.terminal.live import terminal_width
@@ -343,13 +343,15 @@ def run_repl(args, config: Config) -> int:
 
 
 def refresh_commands(state: ReplState) -> list[str]:
-    """Read the custom commands again when their files changed since the last prompt; the problems found."""
+    """Read the custom commands and agent definitions again when their files changed since the last prompt; the
+    problems found."""
     folders = command_dirs(state.app.cwd, paths.config_home())
-    now = stamp(folders)
-    if now == state.custom_stamp:
-        return []
-    state.custom_stamp = now
-    state.custom, problems = load_commands(folders, {*COMMANDS, *ALIASES}, state.app.cwd)
+    now = paths.stamp(folders)
+    problems = state.app.refresh_agents()  # a definition written during the session: /agents and task know it
+    if now != state.custom_stamp:
+        state.custom_stamp = now
+        state.custom, found = load_commands(folders, {*COMMANDS, *ALIASES}, state.app.cwd)
+        problems += found
     return [visible(p) for p in problems]
 
 
@@ -389,13 +391,13 @@ def compose(initial: str = "") -> str | None:
 def loop(state: ReplState, reader: LineReader) -> None:
     """Read and act until /exit or Ctrl-D."""
     while state.running:
-        for problem in refresh_commands(state):  # a command file written during the session works at once
-            state.view.line(problem, DIM)
         text = reader.read()
         state.view.at_line_start = True
         if text is None:
             return
         reader.save()  # line by line: a closed terminal loses nothing
+        for problem in refresh_commands(state):  # a file written while the prompt waited counts for this line
+            state.view.line(problem, DIM)
         if not text.strip():
             continue
         if text.startswith("!") and text[1:].strip():

@@ -56,6 +56,7 @@ class App:
     sandbox: Sandbox | None = None  # where commands run unasked; the REPL switches its mode
     hooks: Hooks = field(default_factory=Hooks)  # config.toml's and Claude Code's settings.json hooks
     agents: dict[str, AgentSpec] = field(default_factory=dict)  # named subagents
+    _agents_stamp: tuple | None = field(default=None, repr=False)  # their files as last read
     _settings: ProviderSettings | None = None
     _told_origin: bool = False
     mcp_start: str = "all"  # "uncached" for listings, "deferred" for -p: see Registry.mcp_start
@@ -72,9 +73,7 @@ class App:
         self.problems += [f"{flag} {p} is not a folder; check the path" for flag, p in given if p and not p.is_dir()]
         self.load_skills()
         self.instructions = load_instructions(self.cwd, paths.config_home())
-        self.agents, problems = load_agents(agent_dirs(self.cwd, paths.config_home(), Path.home()),
-                                            self.config.trusted, self.cwd)
-        self.problems += problems
+        self.problems += self.refresh_agents()
         self.registry = Registry(file_tools, self.skills, self.config.core, self.config.catalog_mode,
                                  self.config.mcp_servers, paths.state_home() / "mcp", self.mcp_start,
                                  self.problems, mcp_root=self.cwd, mcp_elicit=self.elicit,
@@ -84,6 +83,22 @@ class App:
         self.problems += [line for line in [self.sandbox.unavailable()] if line]
         self.load_hooks()
         return self
+
+    def refresh_agents(self) -> list[str]:
+        """Read the agent definitions again when their files changed (at start, and before each prompt); the
+        dict is updated in place, so the task tool and the subagents see the same one; the problems found."""
+        folders = agent_dirs(self.cwd, paths.config_home(), Path.home())
+        now = paths.stamp([folder for folder, _ in folders])
+        if now == self._agents_stamp:
+            return []
+        self._agents_stamp = now
+        agents, problems = load_agents(folders, self.config.trusted, self.cwd)
+        self.agents.clear()
+        self.agents.update(agents)
+        if self.registry is not None:  # the task tool's description lists them
+            self.registry.reindex()
+            self.registry.activation.forget_frozen("agents")
+        return problems
 
     def load_hooks(self) -> "App":
         """The hooks of config.toml, ~/.claude/settings.json and (trusted folders only) the project's .claude/."""
