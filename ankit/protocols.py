@@ -6,12 +6,13 @@ terminal.render.TerminalView and oneshot.PrintView; `Approver` by terminal.appro
 oneshot.PrintApprover; `ToolRunner` by tooling.toolbox.Runner; `SessionStore` by storage.sessions.SessionStore;
 `Prompt` by turn.prompt.Prompt; `Ready` by turn.registry.Registry; `Provider` by providers.base.Provider;
 `Checkpoints` by storage.checkpoints.Checkpoints; `Tool` by tooling.toolbox.Tool; `Elicitor` by
-terminal.elicit.FormElicitor and cli.oneshot's decline.
+terminal.elicit.FormElicitor and cli.oneshot's decline; `Inbox` and `KeyShare` by terminal.typeahead.TypeAhead.
 
 It sits at the bottom of the package: it names only records, so every layer may use these shapes.
 """
 
 from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Protocol
 
@@ -155,3 +156,17 @@ class Ready(Protocol):
     """Makes the tool catalog ready before a turn (MCP servers still starting list their tools first)."""
 
     def before_turn(self, view: View) -> None: ...
+
+
+class Inbox(Protocol):
+    """What the user typed while the turn worked: the session takes it at each round boundary."""
+
+    def take(self) -> list[str]:
+        """The messages typed since the last take, oldest first (none: an empty list)."""
+
+
+class KeyShare(Protocol):
+    """Another reader of the terminal's keys (a running turn's type-ahead) that lets go while a question asks."""
+
+    def paused(self) -> AbstractContextManager[None]:
+        """Inside, the keys are the question's alone."""

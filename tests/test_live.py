@@ -6,7 +6,7 @@ import re
 import sys
 
 from ankit.records import ToolCall, ToolResult
-from ankit.terminal.live import ERASE_LINE, ERASE_UP, Live, Tail
+from ankit.terminal.live import ERASE_LINE, ERASE_UP, FOOTER_ERASE, Live, Tail, footer_text
 from ankit.terminal.render import TerminalView
 from conftest import fixture_parts, openai_sse
 from tests.test_repl import home, run  # noqa: F401  (pytest fixtures)
@@ -221,3 +221,15 @@ def test_show_prints_a_short_output_and_pages_a_long_one(run, provider_server, h
     term.line("/show 3")
     term.expect("/show N: N from 1 (the last call) to 2")
     assert term.finish() == 0
+
+
+def test_a_footer_stays_below_the_output_and_is_drawn_without_moving_the_cursor():
+    out = io.StringIO()
+    live = Live(out, colour=False)
+    live.write("half a rep")
+    live.footer(["› typed"])
+    live.write("ly\n")
+    live.footer([])
+    drawn = footer_text(["› typed"])
+    assert drawn == "\033D\033M\0337\033D" + ERASE_LINE + "› typed\0338"  # room made below, the column kept
+    assert out.getvalue() == "half a rep" + drawn + FOOTER_ERASE + "ly\n" + drawn + FOOTER_ERASE

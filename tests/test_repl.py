@@ -20,7 +20,7 @@ import pytest
 
 from ankit.safety.sandbox import support
 from ankit.terminal.render import ERASE_LINE
-from conftest import fixture_parts, openai_sse
+from conftest import anthropic_sse, fixture_parts, openai_sse, responses_sse
 from tests.helpers import local_model_server
 from tests.pty_spawn import spawn_on_pty
 
@@ -30,6 +30,10 @@ ERASES = re.compile(r"\r\x1b\[(?:K|(\d+)A\x1b\[J)")  # ERASE_LINE, or ERASE_UP w
 # the start of an erase or escape sequence at the end of a read: the pty may split one write between two reads
 UNFINISHED = re.compile(r"(?:\r(?:\x1b(?:\[(?:\d+(?:A(?:\x1b\[?)?)?)?)?)?|\x1b(?:\[[0-9;?]*)?)\Z")
 ROWS, COLUMNS = 50, 200  # the pty's size (tests/pty_spawn.py)
+# what is drawn below the output without moving it (Live's footer): between DECSC and DECRC, and the IND/RI pairs
+# that make room for it
+OVERLAY = re.compile(r"\x1b7(.*?)\x1b8", re.S)
+ROOM = re.compile(r"\x1b[DM]")
 WAIT = 60.0  # seconds an expected text may take before the test fails (an upper bound on a loaded machine, never a timing assertion)
 USAGE = {"prompt_tokens": 1234, "completion_tokens": 56, "total_tokens": 1290,
          "prompt_tokens_details": {"cached_tokens": 1024}}
@@ -45,6 +49,8 @@ class Terminal:
         self.raw = b""  # everything shown, as sent
         self.seen = ""  # everything shown, escapes removed
         self.at = 0  # where the next expect starts looking
+        self.footer: list[str] = []  # the lines drawn below the output now
+        self.footers: list[list[str]] = []  # every footer drawn, in order
         self.typed_at = 0  # how much had been shown when keys were last sent
         self.code: int | None = None
 
@@ -69,8 +75,11 @@ class Terminal:
     def _show(self, text: str, final: bool = False) -> None:
         """Add shown text to `seen`, erasing what the erase sequences erase."""
         text, self.held = self.held + text, ""
+        if not final and "\x1b7" in text and "\x1b8" not in text[text.rindex("\x1b7"):]:
+            text, self.held = text[:text.rindex("\x1b7")], text[text.rindex("\x1b7"):]
         if not final and (unfinished := UNFINISHED.search(text)):
-            text, self.held = text[:unfinished.start()], unfinished.group()
+            text, self.held = text[:unfinished.start()], unfinished.group() + self.held
+        text = ROOM.sub("", OVERLAY.sub(self._overlay, text))
         pieces = ERASES.split(text)
         self.seen += ANSI.sub("", pieces[0])
         for up, piece in zip(pieces[1::2], pieces[2::2]):  # the live lines are erased, as on a screen
@@ -80,6 +89,20 @@ class Terminal:
             self.seen = self.seen[: cut + 1]
             self.at, self.typed_at = min(self.at, len(self.seen)), min(self.typed_at, len(self.seen))
             self.seen += ANSI.sub("", piece)
+
+    def _overlay(self, match: re.Match) -> str:
+        """Keep a footer drawn below the output apart from the output (a footer erase leaves none)."""
+        lines = [ANSI.sub("", re.sub(r"\x1b\[[KJ]", "", line)) for line in match.group(1).split("\x1bD")[1:]]
+        self.footer = [line for line in lines if line]
+        self.footers.append(self.footer)
+        return ""
+
+    def footer_is(self, lines: list[str], timeout: float = WAIT) -> None:
+        """Wait until the footer shows these lines."""
+        deadline = time.monotonic() + timeout
+        while self.footer != lines:
+            if time.monotonic() > deadline or (not self._read(0.2) and self._exited()):
+                pytest.fail(f"the footer shows {self.footer!r}, not {lines!r}; the screen ends with:\n{self.seen[-1500:]}")
 
     def expect(self, text: str, timeout: float = WAIT) -> str:
         """Wait until text appears after the previous match; return what came before it."""
@@ -1001,3 +1024,111 @@ def test_a_bang_line_runs_outside_the_sandbox_the_models_command_inside(run, pro
     made = sorted(p.name for p in outside.iterdir())
     shutil.rmtree(outside)
     assert made == ["user"]
+
+
+def held_at(parts: list[bytes], text: bytes, gate) -> list:
+    """A reply's parts with a gate after the first part holding `text`: the rest waits for the test."""
+    at = next(i for i, part in enumerate(parts) if text in part) + 1
+    return parts[:at] + [gate] + parts[at:]
+
+
+def test_a_line_typed_while_the_reply_streams_shows_below_it_and_is_the_next_message(run, provider_server):
+    slow = provider_server.gate()
+    reply = "Here are the files with their sizes: a.txt is 3 bytes."
+    provider_server.push(held_at(fixture_parts(openai_sse(text=reply)), b"Here", slow))
+    provider_server.push_openai(text="Got the follow-up.")
+    term = run()
+    term.line("list the files")
+    term.expect("Here are the")
+    term.type("and the sizes")
+    term.footer_is(["› and the sizes▏"])  # the line being typed, below the half-written reply
+    term.type("\r")
+    term.footer_is(["› and the sizes"])  # queued
+    slow.set()
+    term.expect("3 bytes.")
+    term.expect("> and the sizes\n")  # sent when the reply ended, shown as if typed at the prompt
+    term.expect("Got the follow-up.")
+    assert term.finish() == 0
+    assert term.seen.count("and the sizes") == 1  # never inside the reply, never echoed twice
+    assert reply in term.seen  # whole, nothing typed inside it
+    assert term.footer == []  # taken away when the turn ended
+    messages = provider_server.requests[1].json["messages"]
+    assert [m["role"] for m in messages] == ["system", "user", "assistant", "user"]
+    assert messages[-1]["content"] == "and the sizes"
+    assert len(provider_server.requests) == 2
+
+
+@pytest.mark.parametrize("kind", ["openai", "anthropic", "responses"])
+def test_a_line_typed_during_a_tool_round_reaches_the_model_in_the_next_request(run, provider_server, home, kind):
+    slow = provider_server.gate()
+    call = write_call("c1", "a.txt")
+    build = {"openai": openai_sse, "anthropic": anthropic_sse, "responses": responses_sse}[kind]
+    provider_server.push(held_at(fixture_parts(build(text="Looking now.", tool_calls=[call])), b"Look", slow))
+    provider_server.push(fixture_parts(build(text="Wrote it, tests noted.")))
+    env = {"anthropic": dict(ANKIT_PROVIDER="anthropic", ANTHROPIC_API_KEY="sk-ant-test-0123456789",
+                             ANKIT_MODEL="claude-test")}.get(kind, {})
+    if kind == "responses":
+        (home / "config" / "ankit").mkdir(parents=True)
+        (home / "config" / "ankit" / "config.toml").write_text('api = "responses"\n')
+    term = run(**env)
+    term.line("write a")
+    term.expect("Look")
+    term.type("mind the tests\r")
+    term.footer_is(["› mind the tests"])
+    slow.set()
+    term.expect(QUESTION)  # the approval owns the keys meanwhile: its y is an answer, not type-ahead
+    term.type("y")
+    term.expect("› mind the tests\n")  # shown where it joined the conversation
+    term.expect("Wrote it, tests noted.")
+    assert term.finish() == 0
+    assert (home / "work" / "a.txt").read_text() == "hello\n"
+    assert len(provider_server.requests) == 2
+    body = provider_server.requests[1].json
+    if kind == "openai":
+        assert [m["role"] for m in body["messages"][-3:]] == ["assistant", "tool", "user"]
+        assert body["messages"][-1]["content"] == "mind the tests"
+    elif kind == "anthropic":  # a text block after the tool_result, in the same user turn
+        last = body["messages"][-1]
+        assert last["role"] == "user" and [b["type"] for b in last["content"]] == ["tool_result", "text"]
+        assert last["content"][1]["text"] == "mind the tests"
+    else:
+        items = body["input"]
+        assert [i["type"] for i in items[-2:]] == ["function_call_output", "message"]
+        assert items[-1]["role"] == "user" and items[-1]["content"][0]["text"] == "mind the tests"
+
+
+def test_esc_stops_the_turn_and_a_line_typed_without_enter_comes_back_at_the_prompt(run, provider_server):
+    parts = fixture_parts(openai_sse(text="The first half, then the rest"))
+    provider_server.push(parts[:2] + ["stall"])
+    provider_server.push_openai(text="Going on.")
+    term = run()
+    term.line("tell me a long story")
+    term.expect("The first half")
+    term.type("shorter ple")
+    term.footer_is(["› shorter ple▏"])
+    term.type("\x1b")  # a lone Esc
+    term.expect("cancelled")
+    term.expect("> shorter ple")  # in the prompt's line, to finish
+    term.type("ase\r")
+    term.expect("Going on.")
+    assert term.finish() == 0
+    assert provider_server.requests[1].json["messages"][-1]["content"] == "shorter please"
+
+
+def test_a_paste_during_a_turn_is_one_message_and_a_command_waits_for_the_turns_end(run, provider_server):
+    slow = provider_server.gate()
+    provider_server.push(held_at(fixture_parts(openai_sse(text="First answer.")), b"First", slow))
+    provider_server.push_openai(text="Got the paste.")
+    term = run()
+    term.line("hello")
+    term.expect("First")
+    term.type("\x1b[200~line one\rline two\x1b[201~")
+    term.footer_is(["› line one [+1 lines]▏"])
+    term.type("\r/model\r")
+    term.footer_is(["› line one [+1 lines]", "› /model"])
+    slow.set()
+    term.expect("Got the paste.")
+    term.expect("> /model\n")  # after the turn the paste sent, as if typed then
+    term.expect("local · gpt-4o")
+    assert term.finish() == 0
+    assert provider_server.requests[1].json["messages"][-1]["content"] == "line one\nline two"

@@ -75,6 +75,26 @@ def test_two_round_tool_loop_carries_the_result():
     assert [r.round for r in session.ledger.rounds] == [1, 2]
 
 
+class Typed:
+    """An Inbox holding what the user typed during each round, handed out one batch per take."""
+
+    def __init__(self, *batches: list[str]):
+        self.batches = list(batches)
+
+    def take(self) -> list[str]:
+        return self.batches.pop(0) if self.batches else []
+
+
+def test_what_was_typed_during_a_round_is_one_user_message_after_its_results():
+    session, provider = make([call("echo", '{"text": "hi"}'), call("echo", '{"text": "again"}'), text("done")],
+                             inbox=Typed(["use the", "fast tests"], []))
+    assert session.turn("go") == "done"
+    assert roles(session.messages) == ["user", "assistant", "tool", "user", "assistant", "tool", "assistant"]
+    assert roles(provider.requests[1].messages)[-3:] == ["assistant", "tool", "user"]
+    assert provider.requests[1].messages[-1].text == "use the\n\nfast tests"
+    assert roles(provider.requests[2].messages)[-2:] == ["assistant", "tool"]  # nothing typed the second time
+
+
 def test_deferred_tool_called_by_name_runs_and_activates_its_group():
     session, provider = make([call("git_log"), text("ok")])
     session.turn("log")

@@ -3,6 +3,7 @@
 import json
 import shutil
 from collections.abc import Callable
+from contextlib import nullcontext
 
 from ankit.errors import Cancelled
 from ankit.safety.policy import Policy
@@ -83,15 +84,17 @@ class Approver:
         """True to run the call, False (or the user's reason) to decline it; raises Cancelled to stop the turn."""
         if self.yes:  # the settings' rules and earlier [a]lways answers were applied before asking (toolbox._gate)
             return True
-        self.view.newline()
-        rows = shutil.get_terminal_size((80, 24)).lines
-        for line in preview_lines(tool, args, preview, self.view.colour, self.view.width(), rows):
-            self.view.write(line + "\n")
-        covers = self.policy.coverage(tool.name, args, tool.outlives(args, None))
-        self.view.write(paint(visible_line(f"[a]lways covers: {covers}")[: self.view.width() - 1], DIM, self.view.colour) + "\n")
-        if self.notify is not None:
-            self.notify.approval(visible_line(tool.name))
-        answer, reason = self._answer()
+        with self.keys.cbreak() if self.keys is not None else nullcontext():  # the keys are the question's alone
+            self.view.newline()  # from its first line to its answer and reason
+            rows = shutil.get_terminal_size((80, 24)).lines
+            for line in preview_lines(tool, args, preview, self.view.colour, self.view.width(), rows):
+                self.view.write(line + "\n")
+            covers = self.policy.coverage(tool.name, args, tool.outlives(args, None))
+            self.view.write(paint(visible_line(f"[a]lways covers: {covers}")[: self.view.width() - 1], DIM,
+                                  self.view.colour) + "\n")
+            if self.notify is not None:
+                self.notify.approval(visible_line(tool.name))
+            answer, reason = self._answer()
         if answer == "no":
             return reason or False
         if answer == "always":

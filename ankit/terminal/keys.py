@@ -3,15 +3,17 @@
 The terminal is put in cbreak mode (no echo, no line buffering) only while a question waits, and put back
 whatever happens; Ctrl-C still interrupts (ISIG stays on). Readline is not used here on purpose: a Ctrl-D
 in it would leave it printing a blank line after every later prompt (GNU readline keeps its end-of-file flag).
+While a question owns the keys, the type-ahead reader of a running turn (a KeyShare) lets go of them.
 """
 
 import os
 import select
 import sys
 import termios
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from typing import TextIO
 
+from ankit.protocols import KeyShare
 from ankit.terminal.live import terminal_width
 from ankit.terminal.wordwrap import columns
 
@@ -25,13 +27,19 @@ BACKSPACE, DELETE = ("\x7f", "\x08"), ("\x1b[3~",)
 class Keys:
     """Reads keys from a terminal's file descriptor and draws the line being edited on `out`."""
 
-    def __init__(self, fd: int = 0, out: TextIO | None = None):
+    def __init__(self, fd: int = 0, out: TextIO | None = None, share: KeyShare | None = None):
         self.fd, self.out = fd, out or sys.stdout
+        self.share = share  # the turn's type-ahead reader, paused while a question reads keys
 
     @contextmanager
     def cbreak(self):
         """Keys reach ankit one by one while inside (entered before a question is shown, so none typed after
-        it meets the line discipline)."""
+        it meets the line discipline); the type-ahead reader of a running turn waits meanwhile."""
+        with self.share.paused() if self.share is not None else nullcontext(), self._cbreak():
+            yield
+
+    @contextmanager
+    def _cbreak(self):
         saved = termios.tcgetattr(self.fd)
         changed = list(saved)
         changed[3] &= ~(termios.ICANON | termios.ECHO)
@@ -49,18 +57,7 @@ class Keys:
             return self._read_key()
 
     def _read_key(self) -> str:
-        data = os.read(self.fd, 1)
-        if not data:  # end of input (a closed terminal, or a Ctrl-D the line discipline took before cbreak)
-            return EOF
-        if data == b"\x1b":  # an escape sequence arrives at once; a lone Esc does not
-            while select.select([self.fd], [], [], 0.05)[0]:
-                data += os.read(self.fd, 1)
-                if len(data) > 2 and (data[-1:].isalpha() or data[-1:] == b"~"):
-                    break
-        elif data and data[0] >= 0xC0:  # the rest of a UTF-8 character
-            need = 1 if data[0] < 0xE0 else 2 if data[0] < 0xF0 else 3
-            data += os.read(self.fd, need)
-        return data.decode("utf-8", "replace")
+        return read_key(self.fd)
 
     def line(self, prompt: str, text: str = "", width: int = 0) -> str:
         """A line typed with editing (arrows, Home/End, Backspace, Delete, Ctrl-U, Ctrl-W); Ctrl-D on an empty
@@ -86,6 +83,22 @@ class Keys:
         back = sum(columns(c) for c in buffer[cursor:start + room])
         self.out.write("\r" + prompt + shown + "\033[K" + (f"\033[{back}D" if back else ""))
         self.out.flush()
+
+
+def read_key(fd: int) -> str:
+    """One key press from a terminal in cbreak mode: a character, a whole escape sequence, or a lone Esc."""
+    data = os.read(fd, 1)
+    if not data:  # end of input (a closed terminal, or a Ctrl-D the line discipline took before cbreak)
+        return EOF
+    if data == b"\x1b":  # an escape sequence arrives at once; a lone Esc does not
+        while select.select([fd], [], [], 0.05)[0]:
+            data += os.read(fd, 1)
+            if len(data) > 2 and (data[-1:].isalpha() or data[-1:] == b"~"):
+                break
+    elif data and data[0] >= 0xC0:  # the rest of a UTF-8 character
+        need = 1 if data[0] < 0xE0 else 2 if data[0] < 0xF0 else 3
+        data += os.read(fd, need)
+    return data.decode("utf-8", "replace")
 
 
 def edit(buffer: list[str], cursor: int, key: str) -> tuple[list[str], int]:

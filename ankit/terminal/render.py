@@ -110,8 +110,25 @@ class TerminalView(View):
         if text:
             # set first: a Ctrl-C landing right after the write must still find the cursor mid-line
             self.at_line_start = text.endswith("\n")
+            if self.live is not None:  # above the footer, if one is shown
+                self.live.write(text)
+                return
             self.out.write(text)
             self.out.flush()
+
+    def control(self, sequence: str) -> None:
+        """A terminal mode's escape sequence (it shows nothing): written in turn with the live line's drawing."""
+        if self.live is not None:
+            self.live.write(sequence)
+        else:
+            self.out.write(sequence)
+            self.out.flush()
+
+    def footer(self, lines: list[str]) -> None:
+        """Lines kept below the output until changed ([] takes them away), on a terminal only; each is cut to
+        the width and holds nothing from outside ankit unmade visible."""
+        if self.live is not None:
+            self.live.footer(lines)
 
     def _markdown(self) -> Markdown:
         return Markdown(self.colour, terminal_width if self.wrap else 0)  # the width is read at each new line

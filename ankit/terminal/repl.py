@@ -6,7 +6,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from contextlib import suppress
+from contextlib import nullcontext, suppress
 from pathlib import Path
 
 from ankit import __version__
@@ -25,7 +25,8 @@ from ankit.terminal.keys import Keys
 from ankit.terminal.live import terminal_width
 from ankit.terminal.mcp_parts import attach_resources
 from ankit.terminal.notify import Notifier
-from ankit.terminal.render import BOLD, DIM, YELLOW, TerminalView, prompt_paint
+from ankit.terminal.render import BOLD, DIM, YELLOW, TerminalView, paint, prompt_paint
+from ankit.terminal.typeahead import TypeAhead
 from ankit.turn.app import build_app, warn
 from ankit.turn.window import tokens
 from ankit.terminal.slash import (ALIASES, COMMANDS, NO_PROVIDER, ReplState, completions, dispatch, is_command, model_call, open_session,
@@ -42,12 +43,14 @@ OVERFLOW_REMEDY = " · /clear starts a new conversation (the earlier one stays s
 class LineReader:
     """Reads one message at a time: readline editing, persistent history, Tab completion, continued lines."""
 
-    def __init__(self, history: Path, colour: bool, complete=None, scrub: Scrubber | None = None):
+    def __init__(self, history: Path, colour: bool, complete=None, scrub: Scrubber | None = None,
+                 typeahead: TypeAhead | None = None):
         self.history = history
         self.scrub = scrub or Scrubber()
         self.colour = colour
         self.readline = _readline() if sys.stdin.isatty() else None
-        self.keys = Keys(sys.stdin.fileno(), sys.stdout) if sys.stdin.isatty() else None
+        self.typeahead = typeahead  # what was typed while the last turn ran comes first
+        self.keys = Keys(sys.stdin.fileno(), sys.stdout, typeahead) if sys.stdin.isatty() else None
         self.saved_length = 0
         self.matches: list[str] = []
         self.complete = complete  # before-cursor text -> candidates
@@ -130,9 +133,19 @@ class LineReader:
         return pastes.expand(line)
 
     def read(self) -> str | None:
-        """The next message: None at end of input (Ctrl-D); "" when Ctrl-C cleared the line."""
+        """The next message: None at end of input (Ctrl-D); "" when Ctrl-C cleared the line. A line typed
+        while the last turn ran comes first, shown as if typed at the prompt."""
+        queued = self.typeahead.next_queued() if self.typeahead is not None else None
+        if queued is not None:
+            print(paint(PROMPT, BOLD, self.colour) + visible(queued))
+            if self.readline is not None:
+                self.readline.add_history(queued)
+            return queued
         before = self.readline.get_current_history_length() if self.readline is not None else 0
         try:
+            unfinished = self.typeahead.unfinished() if self.typeahead is not None else ""
+            if unfinished:  # typed without Enter while the last turn ran: there to finish
+                self.prefill(unfinished)
             first = self._input(PROMPT)
         except EOFError:
             return None
@@ -195,9 +208,10 @@ class LineReader:
         """
         if self.keys is not None:
             head, _, last = question.rpartition("\n")
-            if head:
-                print(head)
-            return self.keys.line(last)
+            with self.keys.cbreak():  # a turn's type-ahead lets go of the keys from the question's first line
+                if head:
+                    print(head)
+                return self.keys.line(last)
         try:
             sys.stdout.write(question)
             sys.stdout.flush()
@@ -263,7 +277,8 @@ def send(state: ReplState, text: str, mentions: bool = True, typed: bool = True)
     started = time.monotonic()
     with model_call(state, f"waiting for {session.provider.model}"):
         try:
-            session.turn(text, images)
+            with state.typeahead.turn() if state.typeahead is not None else nullcontext():
+                session.turn(text, images)
         except (Cancelled, KeyboardInterrupt) as exc:
             view.reply_end()
             view.line(str(exc) or "cancelled", DIM)
@@ -312,12 +327,13 @@ def run_repl(args, config: Config) -> int:
     app = build_app(config, elicit=FormElicitor(view, lambda question: reader.ask(question)))
     try:
         warn(app.problems + app.skill_problems)
+        typeahead = TypeAhead(sys.stdin.fileno(), view, waits) if sys.stdin.isatty() and view.live else None
         state = ReplState(app, None, view, None,
                           send=lambda text, mentions=True, typed=True: send(state, text, mentions, typed),
-                          compose=compose)
+                          compose=compose, typeahead=typeahead)
         warn(refresh_commands(state))
         reader = LineReader(paths.state_home() / "history", view.colour, lambda before: completions(state, before),
-                            app.scrubber())
+                            app.scrubber(), typeahead)
         state.notify = Notifier(sys.stdout, config.notify, app.hooks, terminal=sys.stdout.isatty())
         state.approve = Approver(view, reader.ask, yes=config.yes, keys=reader.keys,
                                  policy=app.policy, notify=state.notify)
@@ -353,6 +369,11 @@ def refresh_commands(state: ReplState) -> list[str]:
         state.custom, found = load_commands(folders, {*COMMANDS, *ALIASES}, state.app.cwd)
         problems += found
     return [visible(p) for p in problems]
+
+
+def waits(text: str) -> bool:
+    """Whether a line typed during a turn waits for its end: a command or a ! line, not a message."""
+    return is_command(text) or (text.startswith("!") and bool(text[1:].strip()))
 
 
 def bang(state: ReplState, command: str) -> None:

@@ -11,6 +11,7 @@ from ankit.safety.sandbox import parse_mode
 from ankit.safety.visible import visible
 from ankit.terminal.approval import Approver
 from ankit.terminal.render import DIM, TerminalView, clip
+from ankit.terminal.typeahead import TypeAhead
 from ankit.tooling.toolbox import ToolContext
 from ankit.terminal.mcp_parts import PROMPTS_HEAD, prompt_names, prompt_rows, resource_completions
 from ankit.terminal.workflow import (CUSTOM_HEAD, cmd_edit, cmd_init, cmd_undo, custom_help, custom_rows, model_names,
@@ -25,7 +26,8 @@ from ankit.terminal.timeline import cmd_fork, cmd_rewind
 
 NO_PROVIDER = "no provider is configured: set one up as shown at start, then restart"
 INPUT_HELP = ('Input: end a line with \\ to go on; a line of """ opens and closes a block.\n'
-              "Ctrl-C cancels a reply (what came is kept); Ctrl-D exits; Tab completes.")
+              "Ctrl-C or Esc cancels a reply (what came is kept); Ctrl-D exits; Tab completes.\n"
+              "While ankit works, type on: Enter queues the line for the model's next step.")
 
 
 @dataclass
@@ -44,12 +46,14 @@ class ReplState:
     served: list[str] | None = None  # the models the server lists, asked once (None: not asked yet)
     prefill: Callable[[str], None] | None = None  # puts text on the next input line (Shift-Tab keeps the line)
     notify: Notifier | None = None  # rings when a long turn ends
+    typeahead: TypeAhead | None = None  # the keys typed while a turn runs (on a terminal)
 
 
 def open_session(state: ReplState, resume=None) -> None:
     """Start the REPL's session, or switch to a resumed one (a store.SessionData)."""
     # questions from tools are asked as approvals are
-    state.session = state.app.session(state.view, state.approve, ask=state.approve.ask, resume=resume)
+    state.session = state.app.session(state.view, state.approve, ask=state.approve.ask, resume=resume,
+                                      inbox=state.typeahead)
 
 
 @contextmanager

@@ -27,7 +27,7 @@ from ankit.turn.registry import BUILT_IN, Registry
 if TYPE_CHECKING:  # what only a session needs is imported when one is made: listings start faster
     from ankit.discovery.catalog import Catalog
     from ankit.discovery.index import Index
-    from ankit.protocols import Approver, Asker, Elicitor, View
+    from ankit.protocols import Approver, Asker, Elicitor, Inbox, View
     from ankit.providers import ProviderSettings
     from ankit.safety.scrub import Scrubber
     from ankit.storage.sessions import SessionData, SessionStore
@@ -202,7 +202,8 @@ class App:
         return Prompt(self.cwd, self.skills, self.config.context_window, self.instructions.text, self.config.system,
                       note)
 
-    def session(self, view: View, approve: Approver, ask: Asker = input, resume: SessionData | None = None) -> Session:
+    def session(self, view: View, approve: Approver, ask: Asker = input, resume: SessionData | None = None,
+                inbox: Inbox | None = None) -> Session:
         """A session wired to the provider (None when nothing is configured), resumed if asked."""
         from ankit.records import TodoList
         from ankit.skills.tool import load_skill
@@ -237,7 +238,7 @@ class App:
             cwd=Path(resume.cwd) if resume and resume.cwd else self.cwd,  # a session keeps the folder it began in
             max_tokens=self.config.max_tokens, max_rounds=self.config.max_rounds, todos=todos, id=sid,
             resume=resume, budget=Budget(self.config.max_cost, self._prices()), checkpoints=checkpoints,
-            hooks=self.hooks, subagents=subagents)
+            hooks=self.hooks, subagents=subagents, inbox=inbox)
 
     def _subagents(self, runner, stop: threading.Event, settings):
         """What runs the task tool's sub-sessions, from the main runner's pieces (its context has no run_task)."""

@@ -10,7 +10,8 @@ from datetime import datetime
 from pathlib import Path
 
 from ankit.errors import AnkitError, Cancelled, ConfigError, StreamError
-from ankit.protocols import Checkpoints, NullView, Prompt, Provider, Ready, SessionStore, SubagentSource, ToolRunner, View
+from ankit.protocols import (Checkpoints, Inbox, NullView, Prompt, Provider, Ready, SessionStore, SubagentSource,
+                             ToolRunner, View)
 from ankit.records import (Image, Message, Notice, OpaqueData, Request, RoundRecord, SessionData, StreamEnd,
                            SubagentRun, TextDelta, TodoList, ToolCall, ToolCallDone, ToolResult, ToolSpec, Usage,
                            UsageReport)
@@ -136,6 +137,7 @@ class Session:
     subagents: SubagentSource | None = None  # where the task tool's finished runs wait to be taken
     runs: list[SubagentRun] = field(default_factory=list, init=False)  # this session's subagent runs
     forked_from: str = field(default="", init=False)
+    inbox: Inbox | None = None  # what the user types while the turn works, taken at each round boundary
     ledger: Ledger = field(default_factory=Ledger, init=False)
     messages: list[Message] = field(default_factory=list, init=False)
     system: str = field(default="", init=False)
@@ -245,8 +247,15 @@ class Session:
             if len(recent) == REPEAT_LIMIT and len(set(recent)) == 1:
                 self.view.notice(f"stopped: the model made the same call {REPEAT_LIMIT} times in a row")
                 return reply.text
+            self._take_typed()
         self.view.notice(f"stopped after {self.max_rounds} rounds (max_rounds); say 'go on' to continue")
         return ""
+
+    def _take_typed(self) -> None:
+        """What the user typed while the round ran goes after its results, one message for the next request."""
+        typed = self.inbox.take() if self.inbox is not None else []
+        if typed:
+            self.messages.append(Message("user", "\n\n".join(typed)))
 
     def _round(self, number: int, extra: list[Message] | None = None,
                keep: bool = True) -> tuple[Message, Exception | None]:
