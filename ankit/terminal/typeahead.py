@@ -103,13 +103,14 @@ class TypeAhead:
     @contextmanager
     def paused(self) -> Iterator[None]:
         """Inside, the keys are a question's alone: the reader waits and the footer is away."""
-        if self._thread is None:
+        thread = self._thread
+        if thread is None:
             yield
             return
         with self._cond:
             self._paused += 1
         os.write(self._wake[1], b"p")
-        while not self._parked.wait(0.1) and self._thread.is_alive():
+        while not self._parked.wait(0.1) and thread.is_alive():
             pass
         self.view.footer([])
         try:
@@ -124,7 +125,7 @@ class TypeAhead:
 
     def take(self) -> list[str]:
         """The queued messages up to the first command (which waits for the turn's end), each shown in the
-        output as if typed at the prompt."""
+        output where it joins the conversation."""
         with self._cond:
             count = next((i for i, text in enumerate(self.queued) if self.held is not None and self.held(text)),
                          len(self.queued))
