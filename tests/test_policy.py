@@ -276,6 +276,7 @@ def test_always_covers_the_subcommand_after_global_options_and_never_git_c(run, 
     term = run("--sandbox", "off")  # the approval path: in the sandbox a command runs unasked, confined
     term.line("go")
     term.expect("[a]lways covers: run_command: git log … (any arguments, but no option that runs code")
+    term.expect("[y]es / [N]o / [a]lways")  # the next ones are answered once asked (a key typed sooner is type-ahead)
     term.type("a")
     for _ in range(2):  # each git -c call is asked, and declined
         term.expect("[y]es / [N]o / [a]lways")
@@ -298,6 +299,7 @@ def test_always_for_a_get_never_covers_a_post_or_a_secret(run, provider_server, 
         term = run("--sandbox", "off", OPENAI_API_KEY="sk-secret-0123456789abcdef")
         term.line("go")
         term.expect("[a]lways covers: http_request: GET, HEAD and OPTIONS requests to " + target.url.lower())
+        term.expect("[y]es / [N]o / [a]lways")
         term.type("a")
         for _ in range(2):
             term.expect("[y]es / [N]o / [a]lways")
