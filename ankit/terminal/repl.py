@@ -257,20 +257,7 @@ def send(state: ReplState, text: str, mentions: bool = True, typed: bool = True)
     if session.provider is None:
         view.error(NO_PROVIDER)
         return
-    images = []
-    if mentions and typed:  # @SERVER:URI: an MCP server's resource, read and attached
-        text, notices, attached = attach_resources(text, state.app.mcp, state.app.scrubber())
-        for notice in notices:
-            view.line(visible(notice), DIM)
-        if attached:
-            view.line("attached: " + visible(", ".join(attached)), DIM)
-    if mentions:
-        expanded = expand(text, state.app.cwd, session.provider.accepts_images, state.app.scrubber(), not typed)
-        for notice in expanded.notices:
-            view.line(visible(notice), DIM)
-        if expanded.attached:
-            view.line("attached: " + visible(", ".join(expanded.attached)), DIM)
-        text, images = expanded.text, expanded.images
+    text, images = attach(state, text, typed) if mentions else (text, [])
     if not fits_or_confirmed(state, text):
         view.line("not sent; Up brings the message back", DIM)
         return
@@ -291,6 +278,21 @@ def send(state: ReplState, text: str, mentions: bool = True, typed: bool = True)
     if state.notify is not None:
         state.notify.turn_done(time.monotonic() - started)
     view.write("\n")
+
+
+def attach(state: ReplState, text: str, typed: bool) -> tuple[str, list]:
+    """The text with its mentions attached (@SERVER:URI resources only when the user typed it: an MCP server's
+    resource is read and attached), and its images; each notice and what was attached shown in a dim line."""
+    view, scrubber = state.view, state.app.scrubber()
+    notices, attached = [], []
+    if typed:
+        text, notices, attached = attach_resources(text, state.app.mcp, scrubber)
+    expanded = expand(text, state.app.cwd, state.session.provider.accepts_images, scrubber, not typed)
+    for notice in [*notices, *expanded.notices]:
+        view.line(visible(notice), DIM)
+    if attached or expanded.attached:
+        view.line("attached: " + visible(", ".join([*attached, *expanded.attached])), DIM)
+    return expanded.text, expanded.images
 
 
 def fits_or_confirmed(state: ReplState, text: str) -> bool:
