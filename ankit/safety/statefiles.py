@@ -70,26 +70,42 @@ def folder_fd(folder: Path, create: bool = True) -> Iterator[int]:
     anchor, names = _split(folder)
     if create:
         anchor.mkdir(parents=True, exist_ok=True)
-    fd = os.open(anchor, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    def refused(where: Path) -> Exception | None:
+        return _refuse(where, "is a symlink") if os.path.islink(where) else None
+
+    fd = _descend(anchor, names, create, FOLDER_MODE, refused, _check_folder)
     try:
-        where = anchor
+        yield fd
+    finally:
+        os.close(fd)
+
+
+def _descend(top: Path, names: list[str], create: bool, mode: int, refused, check=None) -> int:
+    """A descriptor of top/names..., each folder opened from the one before with O_NOFOLLOW (made with mode when
+    missing and create); refused(where) is the error for a name on the way that is a link or no folder (None: the
+    OSError itself), and check(fd, where) is called on each folder reached."""
+    fd = os.open(top, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    where = top
+    try:
         for name in names:
             where = where / name
             if create:
                 with contextlib.suppress(FileExistsError):
-                    os.mkdir(name, FOLDER_MODE, dir_fd=fd)
+                    os.mkdir(name, mode, dir_fd=fd)
             try:
                 child = os.open(name, _DIR_FLAGS, dir_fd=fd)
             except OSError as error:
-                if error.errno in (errno.ELOOP, errno.ENOTDIR) and os.path.islink(where):
-                    raise _refuse(where, "is a symlink") from None
+                if error.errno in (errno.ELOOP, errno.ENOTDIR) and (refusal := refused(where)) is not None:
+                    raise refusal from None
                 raise
             os.close(fd)
             fd = child
-            _check_folder(fd, where)
-        yield fd
-    finally:
+            if check is not None:
+                check(fd, where)
+    except BaseException:
         os.close(fd)
+        raise
+    return fd
 
 
 def _check_file(fd: int, path: Path, writing: bool = False) -> os.stat_result:
@@ -243,23 +259,13 @@ def beneath(root: Path, path: Path, create: bool = False) -> Iterator[tuple[int,
     if path == root or not path.is_relative_to(root):
         raise StateFileError(f"{path} is not inside the working folder {root}; ankit restores nothing there")
     *folders, name = path.relative_to(root).parts
-    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+
+    def refused(where: Path) -> Exception:
+        return StateFileError(f"{where} is a symlink or not a folder; ankit restores {path} only through real "
+                              f"folders inside {root}")
+
+    fd = _descend(root, folders, create, 0o777, refused)  # the user's own files: the umask decides, as mkdir's
     try:
-        where = root
-        for part in folders:
-            where = where / part
-            if create:
-                with contextlib.suppress(FileExistsError):
-                    os.mkdir(part, dir_fd=fd)
-            try:
-                child = os.open(part, _DIR_FLAGS, dir_fd=fd)
-            except OSError as error:
-                if error.errno in (errno.ELOOP, errno.ENOTDIR):
-                    raise StateFileError(f"{where} is a symlink or not a folder; ankit restores {path} only "
-                                         f"through real folders inside {root}") from None
-                raise
-            os.close(fd)
-            fd = child
         yield fd, name
     finally:
         os.close(fd)
