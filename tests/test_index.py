@@ -60,7 +60,7 @@ def test_fields_rank_group_id_and_name_above_keyword_above_name_token_above_desc
     write_tool(tmp_path, "described", "plain_tool", "Mentions quartz in passing.")
     tools_ = load(tmp_path)
     catalog, _ = build_catalog(tools_)
-    index = Index(catalog, tools_)
+    index = Index(catalog, tools_, Weights(meaning=0))  # the fields alone ('quartz scan' also means quartz)
     assert groups(index, "quartz") == ["quartz", "curated", "named", "described"]
     assert groups(index, "quartz_scan")[0] == "named"
     assert groups(index, "plain tool")[0] == "described"
@@ -210,14 +210,15 @@ def test_check_examples_reports_examples_that_miss_the_top_3(tmp_path):
 
 # Real catalogs: many MCP servers beside the bundled groups (issue 15's failure classes)
 
-def fleet_index(rows: list[tuple[str, str, str]], meta: dict | None = None, params: dict | None = None) -> Index:
+def fleet_index(rows: list[tuple[str, str, str]], meta: dict | None = None, params: dict | None = None,
+                weights: Weights | None = None) -> Index:
     """An index over (group, name, description) rows, with group metadata as MCP servers and group.toml give."""
     from ankit.tooling.toolbox import Tool
     tools_ = [Tool(name, text, (params or {}).get(name, {}), lambda a, c=None: "", group=group)
               for group, name, text in rows]
     catalog, problems = build_catalog(tools_, meta or {})
     assert problems == []
-    return Index(catalog, tools_)
+    return Index(catalog, tools_, weights)
 
 
 def mcp_meta(*names: str) -> dict:
@@ -386,6 +387,48 @@ def test_a_server_that_doubles_a_bundled_group_shares_its_keywords():
     rows = [*FLEET, ("mcp:git", "mcp__git__git_status", "Shows the working tree status."),
             ("mcp:git", "mcp__git__git_show", "Shows the contents of a commit.")]
     # 'history' is a keyword of the bundled git group; the git server, which offers git_status too, is that
-    # domain, so its commit tool ranks above GitHub's
-    ranked = tools(fleet_index(rows, FLEET_META), "commits in the history")
+    # domain, so its commit tool ranks above GitHub's (by the keyword alone: GitHub's says "list of commits")
+    ranked = tools(fleet_index(rows, FLEET_META, weights=Weights(meaning=0)), "commits in the history")
     assert ranked.index("mcp__git__git_show") < ranked.index("mcp__github__list_commits")
+
+
+# Meaning: the subword vectors bridge the user's words and the author's (issue 24)
+
+MEANING_ROWS = [*FLEET,
+                ("mcp:kubernetes", "mcp__kubernetes__port_forward", "Forward a local port to a pod or service."),
+                ("mcp:fetch", "mcp__fetch__fetch", "Fetches a URL from the internet and extracts its contents."),
+                ("edit", "delete_file", "Delete a file."),
+                ("mcp:kubernetes", "mcp__kubernetes__kubectl_delete", "Delete Kubernetes resources by kind and name."),
+                ("memory", "remember", "Remember a fact for later sessions."),
+                ("mcp:memory", "mcp__memory__create_entities", "Create multiple new entities in the knowledge graph.")]
+
+
+def meaning_index(rows: list[tuple[str, str, str]], weights: Weights | None = None) -> Index:
+    tools_ = [Tool(name, text, {}, lambda a, c=None: "", group=group) for group, name, text in rows]
+    return Index(build_catalog(tools_, FLEET_META)[0], tools_, weights)
+
+
+def test_near_ties_break_toward_the_tool_whose_description_means_the_request():
+    query = "get the output of the worker pod"  # 'get' reaches the time tool; 'pod' the pod tools
+    ranked = tools(meaning_index(MEANING_ROWS), query)
+    assert ranked.index("mcp__kubernetes__port_forward") < ranked.index("mcp__time__get_current_time")
+    words_only = tools(meaning_index(MEANING_ROWS, Weights(meaning=0)), query)
+    assert words_only.index("mcp__kubernetes__port_forward") > words_only.index("mcp__time__get_current_time")
+    assert ranked[0] == words_only[0] == "job_output"
+
+
+def test_meaning_reorders_what_the_words_reached_and_adds_nothing():
+    assert tools(meaning_index(MEANING_ROWS), "what do you know about me") == []
+    assert set(tools(meaning_index(MEANING_ROWS), "port")) == set(tools(meaning_index(MEANING_ROWS, Weights(meaning=0)), "port"))
+
+
+def test_a_server_tool_named_and_meaning_like_a_bundled_one_stands_in_for_it():
+    index = meaning_index(MEANING_ROWS)
+    ranked = tools(index, "grab https://example.com/a as text")
+    assert ranked[0] == "mcp__fetch__fetch" and "web_fetch" not in ranked
+    # delete_file and kubectl_delete share a verb, not a meaning: both stay
+    ranked = tools(index, "delete the old notes file")
+    assert ranked[0] == "delete_file" and "mcp__kubernetes__kubectl_delete" in ranked
+    # without the vectors there is no evidence of meaning, so only names that match whole pair up
+    plain = tools(meaning_index(MEANING_ROWS, Weights(meaning=0)), "grab https://example.com/a as text")
+    assert "web_fetch" in plain

@@ -23,7 +23,8 @@ from dataclasses import dataclass, field
 from ankit.discovery.boosts import Boosts
 from ankit.discovery.catalog import Catalog
 from ankit.discovery.synonyms import is_verb, light_verb, relatives, spelled_out
-from ankit.discovery.terms import RequestPart, name_key, request_parts, stem
+from ankit.discovery.terms import RequestPart, clauses, name_key, name_terms, request_parts, split_name, stem
+from ankit.discovery.vectors import Meanings, shipped
 from ankit.discovery.weights import Weights
 from ankit.tooling.toolbox import Tool
 
@@ -42,6 +43,7 @@ _READING = frozenset(stem(w) for w in "get list show read describe search find v
 # A question asks to be told, so its first verb ("which issues have labels") is no action to prefer
 _QUESTION = re.compile(r"\s*(what|which|who|whose|how|when|where|why|is|are|was|were|do|does|did|has|have)\b",
                        re.IGNORECASE)
+TWIN = 0.6  # how close in meaning a server tool and a bundled one of like names must be to be one answer
 _MATCH_CACHE = 20_000  # term matches kept between searches (each refers to postings the index holds anyway)
 Postings = list[tuple[int, float]]
 
@@ -59,7 +61,9 @@ class Index:
         self._unmatched = [(name, 0.0) for name in self.names]
         self._matched: dict[tuple[str, float], tuple[Postings, Postings] | None] = {}  # term matches, kept
         self._build_postings()
-        self._twins = _twins(catalog, self.names)
+        vectors = shipped() if self.weights.meaning else None
+        self.meanings = Meanings(vectors, [_text(known[n]) for n in self.names]) if vectors else None
+        self._twins = _twins(catalog, self.names, self.meanings)
         self.boosts = Boosts(catalog, self.names, self.weights, self._idf, self._name_idf, self._kin())
 
     def _build_postings(self) -> None:
@@ -206,14 +210,38 @@ class Index:
             lift = self.weights.clause * max(scores.values())
             for i, share in best.items():
                 scores[i] += lift * share
+        self._add_meaning(query, scores)
         if requested and scores:
             self._prefer_action(requested[0].strong, scores, bool(_QUESTION.match(query)), light_verb(query))
         self.boosts.apply(query, parts, scores)  # the rules come last: they decide between groups
         self._pair_twins(scores)
         return scores
 
+    def _add_meaning(self, query: str, scores: dict[int, float]) -> None:
+        """Lift the matched tools nearest the request in meaning (closest to any of its parts) by their closeness, up to
+        weights.meaning of the top score: a tool described in other words than the user's comes
+        near, and ties break toward the tool whose whole description fits. A request that matches no word of
+        the catalog stays unmatched: meaning reorders what the words reached, it adds no tool, and the top score
+        stays what the words earned (phrasings of a request compare by their words' evidence)."""
+        top = max(scores.values(), default=0.0)
+        if self.meanings is None or top <= 0:
+            return
+        best: dict[int, float] = {}
+        get = best.get
+        for part in clauses(query):
+            for i, closeness in self.meanings.cosines(part):
+                if closeness > get(i, 0.0) and i in scores:
+                    best[i] = closeness
+        lift = self.weights.meaning * top
+        for i in heapq.nlargest(self.weights.nearest, best, key=best.__getitem__):
+            # in hundredths: tools told apart only by a digit in their names ('planner_0', 'planner_1') stay tied
+            scores[i] = scores.get(i, 0.0) + lift * round(best[i], 2)
+        scale = top / max(scores.values())  # the request's top stays what its words earned: phrasings compare
+        for i in scores:
+            scores[i] *= scale
+
     def _kin(self) -> dict[str, set[str]]:
-        """Each bundled group with the servers that offer its tools under the same names: one domain."""
+        """Each bundled group with the servers that double its tools: one domain."""
         kin: dict[str, set[str]] = defaultdict(set)
         group_of = self.catalog.group_of
         for i, bundled in self._twins.items():
@@ -310,18 +338,42 @@ class Index:
         return list(hits.values())
 
 
-def _twins(catalog: Catalog, names: list[str]) -> dict[int, list[int]]:
-    """Each server tool (group mcp:NAME) with the bundled tools of its name once the prefix is dropped."""
+def _text(tool: Tool) -> str:
+    """What a tool's vector is made of: its name as words, then its description."""
+    return f"{' '.join(split_name(tool.name.rsplit('__', 1)[-1]))}. {tool.description}"
+
+
+def _twins(catalog: Catalog, names: list[str], meanings: Meanings | None = None) -> dict[int, list[int]]:
+    """Each server tool (group mcp:NAME) with the bundled tools it doubles: the bundled tool of its name once
+    the prefix is dropped (mcp__git__git_status, git_status); failing that, the server tool whose name says the
+    bundled one's words, or synonyms of them, and whose description means much the same (fetch for web_fetch,
+    search_files for find_files, create_directory for make_directory; not kubectl_delete for delete_file)."""
+    served = [i for i, n in enumerate(names) if (catalog.group_of(n) or "").startswith("mcp:")]
     by_key: dict[str, list[int]] = defaultdict(list)
     for i, name in enumerate(names):
         by_key[name_key(name.rsplit("__", 1)[-1])].append(i)
-    twins: dict[int, list[int]] = {}
+    twins: dict[int, list[int]] = defaultdict(list)
+    doubled: set[int] = set()
     for same in by_key.values():
-        served = [i for i in same if (catalog.group_of(names[i]) or "").startswith("mcp:")]
         bundled = [j for j in same if j not in served]
-        for i in served if bundled else ():
-            twins[i] = bundled
-    return twins
+        for i in [i for i in same if i in served] if bundled else ():
+            twins[i] += bundled
+            doubled.update(bundled)
+    if meanings is not None:
+        words = {i: set(name_terms(names[i].rsplit("__", 1)[-1])) for i in range(len(names))}
+        for j in set(range(len(names))) - set(served) - doubled:
+            close = [(meanings.similarity(i, j), i) for i in served if _says_same(words[j], words[i])]
+            best = max(close, default=(0.0, -1))
+            if best[0] >= TWIN:
+                twins[best[1]].append(j)
+    return dict(twins)
+
+
+def _says_same(one: set[str], other: set[str]) -> bool:
+    """Whether the shorter of two names' word sets is said by the longer: each word itself or a synonym."""
+    short, long_ = sorted((one, other), key=len)
+    return bool(short) and all(w in long_ or any(r in long_ for r, kind in relatives(w) if kind != "thesaurus")
+                               for w in short)
 
 
 def _spell_out(part: RequestPart) -> RequestPart:
