@@ -44,6 +44,7 @@ _READING = frozenset(stem(w) for w in "get list show read describe search find v
 _QUESTION = re.compile(r"\s*(what|which|who|whose|how|when|where|why|is|are|was|were|do|does|did|has|have)\b",
                        re.IGNORECASE)
 TWIN = 0.6  # how close in meaning a server tool and a bundled one of like names must be to be one answer
+_LEADING = 5  # the tools whose texts count as explaining a request's words
 _MATCH_CACHE = 20_000  # term matches kept between searches (each refers to postings the index holds anyway)
 Postings = list[tuple[int, float]]
 
@@ -210,14 +211,14 @@ class Index:
             lift = self.weights.clause * max(scores.values())
             for i, share in best.items():
                 scores[i] += lift * share
-        self._add_meaning(query, scores)
+        self._add_meaning(query, [t for p in parts for t in p], scores)
         if requested and scores:
             self._prefer_action(requested[0].strong, scores, bool(_QUESTION.match(query)), light_verb(query))
         self.boosts.apply(query, parts, scores)  # the rules come last: they decide between groups
         self._pair_twins(scores)
         return scores
 
-    def _add_meaning(self, query: str, scores: dict[int, float]) -> None:
+    def _add_meaning(self, query: str, words: list[str], scores: dict[int, float]) -> None:
         """Lift the matched tools nearest the request in meaning (closest to any of its parts) by their closeness, up to
         weights.meaning of the top score: a tool described in other words than the user's comes
         near, and ties break toward the tool whose whole description fits. A request that matches no word of
@@ -229,16 +230,32 @@ class Index:
         best: dict[int, float] = {}
         get = best.get
         for part in clauses(query):
-            for i, closeness in self.meanings.cosines(part):
-                if closeness > get(i, 0.0) and i in scores:
-                    best[i] = closeness
-        lift = self.weights.meaning * top
-        for i in heapq.nlargest(self.weights.nearest, best, key=best.__getitem__):
+            near = [(i, c) for i, c in self.meanings.cosines(part) if i in scores]
+            nearest = heapq.nlargest(self.weights.nearest + 1, near, key=lambda pair: pair[1])
+            floor = nearest[-1][1] if len(nearest) > self.weights.nearest else 0.0
+            for i, closeness in nearest:
+                if closeness - floor > get(i, 0.0):
+                    best[i] = closeness - floor
+        lift = self.weights.meaning * top * self._unexplained(words, scores)
+        for i, closeness in best.items():
             # in hundredths: tools told apart only by a digit in their names ('planner_0', 'planner_1') stay tied
-            scores[i] = scores.get(i, 0.0) + lift * round(best[i], 2)
+            scores[i] += lift * round(closeness, 2)
         scale = top / max(scores.values())  # the request's top stays what its words earned: phrasings compare
         for i in scores:
             scores[i] *= scale
+
+    def _unexplained(self, words: list[str], scores: dict[int, float]) -> float:
+        """The idf share of the request's words that none of the leading tools' texts has: meaning counts as
+        far as the words leave the request unexplained (a request in the author's words needs none)."""
+        words = list(dict.fromkeys(words))
+        total = sum(self._idf(t) for t in words)
+        if not total:
+            return 0.0
+        leading = heapq.nlargest(_LEADING, scores, key=scores.__getitem__)
+        docs = [self.catalog.terms[self.names[i]] for i in leading]
+        found = sum(self._idf(t) for t in words if any(t in d.name or t in d.description or t in d.parameters
+                                                          for d in docs))
+        return 1.0 - found / total
 
     def _kin(self) -> dict[str, set[str]]:
         """Each bundled group with the servers that double its tools: one domain."""

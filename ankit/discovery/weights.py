@@ -31,6 +31,7 @@ class Weights:
     share_power: float = 0.5  # a group bonus lifts a tool by (its text score / the group's best) ** this
     action: float = 0.25  # near-ties: a tool named for what the request asks to do gains this share of the top
     near: float = 0.15  # ... among the tools within this share of the top score
-    meaning: float = 0.5  # a tool whose text means what the request says (cosine 1) gains this share of the top
-    nearest: int = 10  # ... the request's nearest tools in meaning, no others: meaning reorders, it does not list
+    meaning: float = 2.0  # a tool whose text means what the request says (cosine 1 over the 31st nearest) gains
+    # this share of the top, times the share of the request its words leave unexplained
+    nearest: int = 30  # ... among the request's nearest tools in meaning that its words reached
     weak: float = 0.7  # words inside quotes, identifiers and paths, and the pieces of a mixed-case word
