@@ -10,7 +10,10 @@ Score of a tool for a part of a request (every term counted once):
     found in the request and share is matched / the idf of all its name words (short, fully named tools win).
 A request with several parts ("find the rooms, then book one") is scored whole and part by part; each tool
 gains clause * top * (its best part score / that part's top), so the best tool for every part ranks high.
-Then the bonuses for tool names, group ids and curated keywords, and the disambiguation rules (ankit.discovery.boosts).
+Then meaning: the tools nearest the request by the subword vectors of ankit.discovery.vectors gain up to
+meaning * top * (the share of the request's words no leading tool has), so a request in the user's words
+reaches a tool described in the author's. Then the bonuses for tool names, group ids and curated keywords, and
+the disambiguation rules (ankit.discovery.boosts). A server's tool stands in for the bundled tool it doubles.
 """
 
 import bisect
@@ -219,11 +222,11 @@ class Index:
         return scores
 
     def _add_meaning(self, query: str, words: list[str], scores: dict[int, float]) -> None:
-        """Lift the matched tools nearest the request in meaning (closest to any of its parts) by their closeness, up to
-        weights.meaning of the top score: a tool described in other words than the user's comes
-        near, and ties break toward the tool whose whole description fits. A request that matches no word of
-        the catalog stays unmatched: meaning reorders what the words reached, it adds no tool, and the top score
-        stays what the words earned (phrasings of a request compare by their words' evidence)."""
+        """Lift the matched tools nearest the request in meaning (per part, by their closeness over the next
+        one's) by up to weights.meaning of the top score, times the share of the request its words leave
+        unexplained: a tool described in other words than the user's comes near, a request in the author's
+        words keeps its ranking. Meaning reorders what the words reached and adds no tool; the top score stays
+        what the words earned, so phrasings of a request still compare by their words' evidence."""
         top = max(scores.values(), default=0.0)
         if self.meanings is None or top <= 0:
             return
@@ -365,25 +368,39 @@ def _twins(catalog: Catalog, names: list[str], meanings: Meanings | None = None)
     the prefix is dropped (mcp__git__git_status, git_status); failing that, the server tool whose name says the
     bundled one's words, or synonyms of them, and whose description means much the same (fetch for web_fetch,
     search_files for find_files, create_directory for make_directory; not kubectl_delete for delete_file)."""
-    served = [i for i, n in enumerate(names) if (catalog.group_of(n) or "").startswith("mcp:")]
+    served = {i for i, n in enumerate(names) if (catalog.group_of(n) or "").startswith("mcp:")}
     by_key: dict[str, list[int]] = defaultdict(list)
     for i, name in enumerate(names):
         by_key[name_key(name.rsplit("__", 1)[-1])].append(i)
     twins: dict[int, list[int]] = defaultdict(list)
-    doubled: set[int] = set()
     for same in by_key.values():
         bundled = [j for j in same if j not in served]
         for i in [i for i in same if i in served] if bundled else ():
             twins[i] += bundled
-            doubled.update(bundled)
     if meanings is not None:
-        words = {i: set(name_terms(names[i].rsplit("__", 1)[-1])) for i in range(len(names))}
-        for j in set(range(len(names))) - set(served) - doubled:
-            close = [(meanings.similarity(i, j), i) for i in served if _says_same(words[j], words[i])]
-            best = max(close, default=(0.0, -1))
-            if best[0] >= TWIN:
-                twins[best[1]].append(j)
+        doubled = {j for bundled in twins.values() for j in bundled}
+        for j, i in _twins_by_meaning(names, served, doubled, meanings).items():
+            twins[i].append(j)
     return dict(twins)
+
+
+def _twins_by_meaning(names: list[str], served: set[int], doubled: set[int], meanings: Meanings) -> dict[int, int]:
+    """Each bundled tool without a twin of its name -> the server tool whose name says the same and whose
+    text is closest in meaning, when it is at least TWIN close."""
+    words = {i: set(name_terms(names[i].rsplit("__", 1)[-1])) for i in range(len(names))}
+    by_word: dict[str, set[int]] = defaultdict(set)
+    for i in served:
+        for word in words[i]:
+            by_word[word].add(i)
+    found: dict[int, int] = {}
+    for j in sorted(set(range(len(names))) - served - doubled):
+        said = [w for term in words[j] for w in (term, *(r for r, kind in relatives(term) if kind != "thesaurus"))]
+        candidates = set().union(*(by_word.get(w, set()) for w in said)) if said else set()
+        close = [(meanings.similarity(i, j), -i) for i in candidates if _says_same(words[j], words[i])]
+        best, i = max(close, default=(0.0, 1))
+        if best >= TWIN:
+            found[j] = -i
+    return found
 
 
 def _says_same(one: set[str], other: set[str]) -> bool:
