@@ -233,7 +233,7 @@ class Index:
         best: dict[int, float] = {}
         get = best.get
         for part in clauses(query):
-            near = [(i, c) for i, c in self.meanings.cosines(part) if i in scores]
+            near = self.meanings.cosines(part, scores)
             nearest = heapq.nlargest(self.weights.nearest + 1, near, key=lambda pair: pair[1])
             floor = nearest[-1][1] if len(nearest) > self.weights.nearest else 0.0
             for i, closeness in nearest:

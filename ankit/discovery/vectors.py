@@ -10,6 +10,7 @@ one) the search is lexical alone.
 import json
 import pkgutil
 from array import array
+from collections.abc import Iterable
 from functools import lru_cache
 from operator import mul
 
@@ -106,14 +107,14 @@ def cosine(a: tuple[float, ...], b: tuple[float, ...]) -> float:
 class Meanings:
     """A catalog's tools as vectors (each embedded the first time it is needed) and a request's cosine to them.
 
-    For speed on the standard library, the tools' vectors are kept as bytes (one scale per tool) sliced by
+    For speed on the standard library, the tools' vectors are kept as bytes (one scale for all) sliced by
     dimension: one big integer per dimension holds that dimension of every tool in 32-bit fields, so a request's
-    dot products with all tools are one sum of dims big-integer products (about 3 ms at 10,000 tools)."""
+    dot products with all tools are one sum of dims big-integer products (about 2 ms at 10,000 tools)."""
 
     def __init__(self, vectors: Vectors, texts: list[str]) -> None:
         self.vectors, self.texts = vectors, texts
         self._embedded: dict[int, tuple[float, ...] | None] = {}
-        self._sliced: tuple[list[int], list[float], list[int]] | None = None
+        self._sliced: tuple[list[int], float, int] | None = None
 
     def of(self, i: int) -> tuple[float, ...] | None:
         """Tool i's unit vector."""
@@ -126,41 +127,37 @@ class Meanings:
         a, b = self.of(i), self.of(j)
         return cosine(a, b) if a and b else 0.0
 
-    def _slices(self) -> tuple[list[int], list[float], list[int]]:
-        """Per dimension the big integer of every tool's byte (+128); per tool its scale and its bytes' sum."""
+    def _slices(self) -> tuple[list[int], float, int]:
+        """Per dimension the big integer of every tool's byte (+128), one scale for all tools, and the offset
+        column: every tool's vector in bytes of one scale, so the products need no per-tool correction."""
         if self._sliced is None:
-            dims = self.vectors.dims
-            columns = [array("I") for _ in range(dims)]
-            scales, sums = [], []
-            for i in range(len(self.texts)):
-                scale, row = _bytes(self.of(i), dims)
-                scales.append(scale)
-                sums.append(sum(row))
-                for column, value in zip(columns, row):
-                    column.append(value + _BIAS)
-            self._sliced = ([int.from_bytes(c.tobytes(), "little") for c in columns], scales, sums)
+            vectors = [self.of(i) for i in range(len(self.texts))]
+            scale = max((abs(v) for vector in vectors if vector for v in vector), default=1.0) / 127 or 1.0
+            rows = [[round(v / scale) for v in vector] if vector else [0] * self.vectors.dims for vector in vectors]
+            sums = [sum(row) for row in rows]
+            most = max(sums, default=0)
+            columns = [array("I", (row[d] + _BIAS for row in rows)) for d in range(self.vectors.dims)]
+            # (q + 128)(t + 128) summed over dimensions carries 128 * sum(t); this column cancels it per tool
+            columns.append(array("I", (most - total for total in sums)))
+            self._sliced = ([int.from_bytes(c.tobytes(), "little") for c in columns], scale, most)
         return self._sliced
 
-    def cosines(self, text: str) -> list[tuple[int, float]]:
-        """(tool, cosine) for every tool the text is close to at all."""
+    def cosines(self, text: str, among: Iterable[int] | None = None) -> list[tuple[int, float]]:
+        """(tool, cosine) for every tool (or those among the given) the text is close to at all."""
         query = self.vectors.embed(text)
         if query is None or not self.texts:
             return []
-        columns, scales, sums = self._slices()
+        columns, tool_scale, most = self._slices()
         scale, row = _bytes(query, self.vectors.dims)
-        total = 0
+        total = _BIAS * columns[-1]
         for column, value in zip(columns, row):
             total += (value + _BIAS) * column
         fields = array("I")
-        fields.frombytes(total.to_bytes(4 * len(scales), "little"))
-        # each field is the sum over dimensions of (q + 128)(t + 128); take the offsets' share out
-        constant = _BIAS * sum(row) + _BIAS * _BIAS * len(row)
-        found = []
-        for i, (field, tool_scale, tool_sum) in enumerate(zip(fields, scales, sums)):
-            closeness = (field - _BIAS * tool_sum - constant) * scale * tool_scale
-            if closeness > 0:
-                found.append((i, closeness))
-        return found
+        fields.frombytes(total.to_bytes(4 * len(self.texts), "little"))
+        constant = _BIAS * most + _BIAS * sum(row) + _BIAS * _BIAS * len(row)
+        unit = scale * tool_scale
+        indices = range(len(self.texts)) if among is None else among
+        return [(i, c) for i in indices if (c := (fields[i] - constant) * unit) > 0]
 
 
 def _bytes(vector: tuple[float, ...] | None, dims: int) -> tuple[float, list[int]]:

@@ -7,8 +7,10 @@ DIR (installed by tests/bench/fleet/install.sh) it also runs `ankit eval-discove
 config is tests/bench/fleet/config.toml.in with DIR filled in; --export rewrites the cached catalog from it.
 Requests: tests/bench/fleet/queries.jsonl (written after reading the tools), or --queries FILE, such as
 user_requests_dev.jsonl and user_requests_heldout.jsonl there (written from each server's purpose before
-reading its tools; the held-out half was never looked at while tuning), or user_requests_blind.jsonl (written by
-someone who never saw the tools or ankit's code, labelled afterwards; measured, never tuned on). Besides the whole catalog a session
+reading its tools; the held-out half was never looked at while tuning), user_requests_blind.jsonl and
+user_requests_blind2.jsonl (each written by someone who never saw the tools or ankit's code, labelled
+afterwards; measured, never tuned on), user_requests_dev2.jsonl (written the same way, tuned on), or
+bundled_guard.jsonl (requests only a bundled tool serves, though servers are configured: a regression guard). Besides the whole catalog a session
 searches (bundled tools too), it ranks the MCP servers' tools alone ("MCP tools only"). Not run in CI.
 """
 
