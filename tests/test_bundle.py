@@ -174,3 +174,11 @@ def test_a_bundle_folder_planted_before_the_first_start_is_never_run(pyz, tmp_pa
     assert tools.returncode == 0, tools.stderr
     assert not marker.exists(), tools.stdout
     assert "zz_extra" not in tools.stdout
+
+
+def test_the_search_reads_its_vectors_from_inside_the_archive(pyz, tmp_path):
+    code = ("import sys; sys.path.insert(0, sys.argv[1]); import ankit.discovery.vectors as v; "
+            "print(v.__file__.startswith(sys.argv[1]), v.shipped().dims)")
+    done = subprocess.run([sys.executable, "-c", code, str(pyz)], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=60, env=clean_env(tmp_path))
+    assert done.stdout.split() == ["True", "64"], done.stderr

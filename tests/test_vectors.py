@@ -68,3 +68,9 @@ def test_the_file_says_where_it_comes_from_and_under_which_license():
 def test_a_damaged_file_is_refused(blob):
     with pytest.raises(ValueError):
         Vectors(blob)
+
+
+def test_any_text_embeds_a_giant_word_and_a_lone_surrogate_included(vectors):
+    assert len(vectors.pieces("x" * 100_000)) <= 48  # one word is cut before it is split, merging is quadratic
+    assert vectors.embed("delete \ud800 the file") is not None
+    assert len(vectors.embed("\x00\x1b[2J")) == 64  # control characters are bytes like any other

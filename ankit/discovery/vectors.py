@@ -2,9 +2,8 @@
 
 The vectors are WordLlama's (MIT; how the file is built: tests/bench/build_vectors.py): a text's vector is the
 mean of its pieces' vectors, where pieces are the Llama 2 SentencePiece vocabulary's and a word splits into them
-by byte-pair merges in the vocabulary's order. Requests that share no word with a tool's description ("make it
-reachable from my laptop", "port forward") still land near it. The file is optional: without it (or with a damaged
-one) the search is lexical alone.
+by byte-pair merges in the vocabulary's order. A request put in other words than a tool's description can still
+land near it. The file is optional: without it (or with a damaged one) the search is on words alone.
 """
 
 import json
@@ -16,6 +15,7 @@ from operator import mul
 
 DATA = "vectors.bin"
 _MAX_TEXT = 2_000  # characters of a tool's text embedded: the opening says what it does
+_MAX_WORD = 48  # characters of one word split into pieces (merging is quadratic in a word's length)
 _BIAS = 128  # rows are signed bytes; packed fields hold them plus this, so sums never go negative
 
 
@@ -44,8 +44,8 @@ class Vectors:
         for char in word:
             if char in rank:
                 symbols.append(char)
-            else:  # byte fallback, as SentencePiece does for a character it lacks
-                symbols.extend(f"<0x{b:02X}>" for b in char.encode("utf-8"))
+            else:  # byte fallback, as SentencePiece does for a character it lacks (a lone surrogate: '?')
+                symbols.extend(f"<0x{b:02X}>" for b in char.encode("utf-8", "replace"))
         while len(symbols) > 1:
             best, at = None, -1
             for n in range(len(symbols) - 1):
@@ -61,7 +61,7 @@ class Vectors:
         """The piece numbers of a text, as SentencePiece reads it ('▁' before every word)."""
         found: list[int] = []
         for word in text.split():
-            found.extend(self._split("\u2581" + word))
+            found.extend(self._split("\u2581" + word[:_MAX_WORD]))
         return found
 
     def _pack(self, row: int) -> int:
