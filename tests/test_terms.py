@@ -1,6 +1,8 @@
 """Search terms: tokenizing, identifier splitting, stop words, light stemming, request clauses."""
 
-from ankit.discovery.terms import clauses, name_key, phrase_terms, split_name, stem, terms, words
+import pytest
+
+from ankit.discovery.terms import clauses, name_key, phrase_terms, request_parts, split_name, stem, terms, words
 
 
 def test_identifiers_split_on_separators_and_camel_case():
@@ -78,7 +80,24 @@ def test_phrase_terms_are_what_a_request_says_for_a_name():
 def test_words_in_quotes_identifiers_paths_and_versions_are_weak_evidence():
     from ankit.discovery.terms import request_parts
     [part] = request_parts("show the logs of pod web-5d8f in acme/web, read config.yaml at v1.2.3 and echo 'run tests'")
-    assert part.strong == ["show", "log", "pod", "read", "echo"]
+    assert part.strong == ["show", "log", "pod", "read", "file", "echo"]  # config.yaml says file
     assert {"web", "acme", "config", "yaml", "run", "test"} <= set(part.weak)
     [brand] = request_parts("issues on GitHub")
     assert (brand.strong, brand.weak) == (["issu", "github"], ["git", "hub"])
+
+
+@pytest.mark.parametrize("request_, implied", [
+    ("summarize https://blog.example.com/post for me", "url"),
+    ("robots.txt of example.com?", "file"),
+    ("perms of ~/bin/deploy.sh", "file"),
+    ("what's in ./src", "file"),
+])
+def test_an_address_says_url_and_a_file_name_says_file(request_, implied):
+    assert implied in [t for p in request_parts(request_) for t in p.strong]
+
+
+@pytest.mark.parametrize("request_", ["open an issue on acme/web", "is example.com up", "release v1.2.3",
+                                      "node version", "what time is it"])
+def test_a_repository_a_host_or_a_version_says_neither(request_):
+    strong = [t for p in request_parts(request_) for t in p.strong]
+    assert "file" not in strong and "url" not in strong

@@ -178,6 +178,9 @@ _QUOTED = re.compile("\"[^\"\\n]{1,300}\"|\u201c[^\u201d\\n]{1,300}\u201d|`[^`\\
 _EDGES = ".,;:!?()[]{}<>\"'`*"
 
 
+_ADDRESS_WORD = re.compile(r"[a-z][a-z0-9+.-]*://\w", re.IGNORECASE)
+# a path (~/notes, ./src, /etc/hosts) or a file name with an extension (deploy.sh, bug.png), not a web host
+_FILE_WORD = re.compile(r"(~|\.{1,2})?/\w|[\w-]+\.(?!(com|org|net|io|dev|ai|app|co)$)[a-z][a-z0-9]{0,4}$", re.IGNORECASE)
 _DOTTED = re.compile(r"[a-z]\.[a-z]", re.IGNORECASE)
 _JOINED = re.compile(r"\w[-.:]\w")
 
@@ -192,6 +195,14 @@ def _is_identifier(token: str) -> bool:
     return bool(_JOINED.search(token)) and any(c.isdigit() for c in token)
 
 
+def _implied(token: str) -> str | None:
+    """The word an address or a file name in a request says, which the words around it often leave out
+    ('summarize https://example.com' asks about a url, 'perms of deploy.sh' about a file)."""
+    if _ADDRESS_WORD.match(token):
+        return "url"
+    return "file" if _FILE_WORD.match(token) else None
+
+
 @dataclass
 class RequestPart:
     """One clause of a request: its terms (strong evidence) and the terms of quoted or identifier text (weak)."""
@@ -202,7 +213,7 @@ class RequestPart:
 
 def request_parts(text: str) -> list[RequestPart]:
     """A request's clauses as terms: plain words are strong; a mixed-case word is strong whole and weak split;
-    words inside quotes, identifiers, paths and versions are weak."""
+    words inside quotes, identifiers, paths and versions are weak; an address says url, a file name file."""
     parts = []
     for clause in clauses(text):
         weak_text: list[str] = []
@@ -211,6 +222,9 @@ def request_parts(text: str) -> list[RequestPart]:
         for token in clause.split():
             core = token.strip(_EDGES)
             (weak_text if _is_identifier(core) else kept).append(core)
+            implied = _implied(core)
+            if implied:
+                kept.append(implied)
         strong, weak = [], terms(" ".join(weak_text))
         for whole, pieces in _word_forms(" ".join(kept)):
             if whole not in STOP_WORDS:

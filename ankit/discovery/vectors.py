@@ -140,6 +140,7 @@ class Meanings:
             # (q + 128)(t + 128) summed over dimensions carries 128 * sum(t); this column cancels it per tool
             columns.append(array("I", (most - total for total in sums)))
             self._sliced = ([int.from_bytes(c.tobytes(), "little") for c in columns], scale, most)
+            self._embedded.clear()  # the slices hold them now (tens of MB of floats at 10,000 tools)
         return self._sliced
 
     def cosines(self, text: str, among: Iterable[int] | None = None) -> list[tuple[int, float]]:
