@@ -91,13 +91,15 @@ def test_words_in_quotes_identifiers_paths_and_versions_are_weak_evidence():
     ("robots.txt of example.com?", "file"),
     ("perms of ~/bin/deploy.sh", "file"),
     ("what's in ./src", "file"),
+    ("9:30 in Mumbai is what in Berlin", "time"),
+    ("when it's 9am in New York", "time"),
 ])
-def test_an_address_says_url_and_a_file_name_says_file(request_, implied):
+def test_an_address_says_url_a_file_name_file_and_a_clock_time_time(request_, implied):
     assert implied in [t for p in request_parts(request_) for t in p.strong]
 
 
 @pytest.mark.parametrize("request_", ["open an issue on acme/web", "is example.com up", "release v1.2.3",
-                                      "node version", "what time is it"])
+                                      "node version", "a 16:9 screenshot", "scale to 3 replicas"])
 def test_a_repository_a_host_or_a_version_says_neither(request_):
     strong = [t for p in request_parts(request_) for t in p.strong]
-    assert "file" not in strong and "url" not in strong
+    assert not {"file", "url", "time"} & set(strong)

@@ -178,6 +178,7 @@ _QUOTED = re.compile("\"[^\"\\n]{1,300}\"|\u201c[^\u201d\\n]{1,300}\u201d|`[^`\\
 _EDGES = ".,;:!?()[]{}<>\"'`*"
 
 
+_CLOCK_WORD = re.compile(r"\d{1,2}(:\d{2}(am|pm)?|(am|pm))$", re.IGNORECASE)
 _ADDRESS_WORD = re.compile(r"[a-z][a-z0-9+.-]*://\w", re.IGNORECASE)
 # a path (~/notes, ./src, /etc/hosts) or a file name with an extension (deploy.sh, bug.png), not a web host
 _FILE_WORD = re.compile(r"(~|\.{1,2})?/\w|[\w-]+\.(?!(com|org|net|io|dev|ai|app|co)$)[a-z][a-z0-9]{0,4}$", re.IGNORECASE)
@@ -196,10 +197,12 @@ def _is_identifier(token: str) -> bool:
 
 
 def _implied(token: str) -> str | None:
-    """The word an address or a file name in a request says, which the words around it often leave out
-    ('summarize https://example.com' asks about a url, 'perms of deploy.sh' about a file)."""
+    """The word an address, a file name or a clock time in a request says, which the words around it often
+    leave out ('summarize https://example.com' asks about a url, 'perms of deploy.sh' about a file)."""
     if _ADDRESS_WORD.match(token):
         return "url"
+    if _CLOCK_WORD.match(token):
+        return "time"
     return "file" if _FILE_WORD.match(token) else None
 
 
@@ -213,7 +216,8 @@ class RequestPart:
 
 def request_parts(text: str) -> list[RequestPart]:
     """A request's clauses as terms: plain words are strong; a mixed-case word is strong whole and weak split;
-    words inside quotes, identifiers, paths and versions are weak; an address says url, a file name file."""
+    words inside quotes, identifiers, paths and versions are weak; an address says url, a file name file,
+    a clock time time."""
     parts = []
     for clause in clauses(text):
         weak_text: list[str] = []
