@@ -1,9 +1,16 @@
 """The subword vectors: pieces as SentencePiece cuts them, unit vectors, cosines over a catalog, a damaged file."""
 
 import json
+import pkgutil
+import shutil
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
+import ankit
+from ankit.discovery import vectors as module
 from ankit.discovery.vectors import Meanings, Vectors, cosine, shipped
 
 
@@ -56,8 +63,6 @@ def test_cosines_over_a_catalog_match_the_plain_arithmetic(vectors):
 
 
 def test_the_file_says_where_it_comes_from_and_under_which_license():
-    from ankit.discovery import vectors as module
-    import pkgutil
     header = json.loads(pkgutil.get_data(module.__package__, module.DATA).split(b"\n", 1)[0])
     assert header["format"] == "ankit-vectors 1" and "WordLlama" in header["source"]
     assert header["license"].startswith("MIT")
@@ -74,3 +79,17 @@ def test_any_text_embeds_a_giant_word_and_a_lone_surrogate_included(vectors):
     assert len(vectors.pieces("x" * 100_000)) <= 48  # one word is cut before it is split, merging is quadratic
     assert vectors.embed("delete \ud800 the file") is not None
     assert len(vectors.embed("\x00\x1b[2J")) == 64  # control characters are bytes like any other
+
+
+def test_without_the_file_the_search_is_words_alone(tmp_path):
+    copy = tmp_path / "ankit"
+    shutil.copytree(Path(ankit.__file__).parent, copy, ignore=shutil.ignore_patterns("__pycache__", "vectors.bin"))
+    code = ("import sys; sys.path.insert(0, sys.argv[1]); "
+            "from ankit.discovery.vectors import shipped; from ankit.discovery.index import Index; "
+            "from ankit.discovery.catalog import build_catalog; from ankit.tooling.toolbox import Tool; "
+            "tools = [Tool(n, d, {}, print) for n, d in (('port_forward', 'Forward a local port to a pod.'), "
+            "('delete_file', 'Delete a file.'))]; index = Index(build_catalog(tools)[0], tools); "
+            "print(shipped() is None, index.meanings is None, index.rank_tools('delete the pod', 2))")
+    done = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("True True [('delete_file'")
