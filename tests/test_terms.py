@@ -99,7 +99,8 @@ def test_an_address_says_url_a_file_name_file_and_a_clock_time_time(request_, im
 
 
 @pytest.mark.parametrize("request_", ["open an issue on acme/web", "is example.com up", "release v1.2.3",
-                                      "node version", "a 16:9 screenshot", "scale to 3 replicas"])
+                                      "node version", "a 16:9 screenshot", "scale to 3 replicas",
+                                      "delete old logs, e.g. the ones from May"])
 def test_a_repository_a_host_or_a_version_says_neither(request_):
     strong = [t for p in request_parts(request_) for t in p.strong]
     assert not {"file", "url", "time"} & set(strong)

@@ -181,7 +181,8 @@ _EDGES = ".,;:!?()[]{}<>\"'`*"
 _CLOCK_WORD = re.compile(r"\d{1,2}(:\d{2}(am|pm)?|(am|pm))$", re.IGNORECASE)
 _ADDRESS_WORD = re.compile(r"[a-z][a-z0-9+.-]*://\w", re.IGNORECASE)
 # a path (~/notes, ./src, /etc/hosts) or a file name with an extension (deploy.sh, bug.png), not a web host
-_FILE_WORD = re.compile(r"(~|\.{1,2})?/\w|[\w-]+\.(?!(com|org|net|io|dev|ai|app|co)$)[a-z][a-z0-9]{0,4}$", re.IGNORECASE)
+_FILE_WORD = re.compile(r"(~|\.{1,2})?/\w|[\w-]{2,}\.(?!(com|org|net|io|dev|ai|app|co)$)[a-z][a-z0-9]{0,4}$",
+                        re.IGNORECASE)
 _DOTTED = re.compile(r"[a-z]\.[a-z]", re.IGNORECASE)
 _JOINED = re.compile(r"\w[-.:]\w")
 
