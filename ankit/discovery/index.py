@@ -396,10 +396,9 @@ def _twins_by_meaning(names: list[str], served: set[int], doubled: set[int], mea
     for j in sorted(set(range(len(names))) - served - doubled):
         said = [w for term in words[j] for w in (term, *(r for r, kind in relatives(term) if kind != "thesaurus"))]
         candidates = set().union(*(by_word.get(w, set()) for w in said)) if said else set()
-        close = [(meanings.similarity(i, j), -i) for i in candidates if _says_same(words[j], words[i])]
-        best, i = max(close, default=(0.0, 1))
-        if best >= TWIN:
-            found[j] = -i
+        close = sorted((-meanings.similarity(i, j), i) for i in candidates if _says_same(words[j], words[i]))
+        if close and -close[0][0] >= TWIN:  # the closest; of equals, the first listed
+            found[j] = close[0][1]
     return found
 
 
