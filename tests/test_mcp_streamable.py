@@ -172,8 +172,9 @@ def test_a_session_over_http_lists_and_calls_and_ends(server, client, tmp_path):
     assert all(h["Mcp-Session-Id"] == "session-1" and h["Mcp-Protocol-Version"] == "2025-06-18" for h, _ in sent[2:])
     assert "text/event-stream" in sent[0][0]["Accept"] and "application/json" in sent[0][0]["Accept"]
     assert wait_for(lambda: any(m == {"jsonrpc": "2.0", "id": "srv-1", "result": {}} for _, m in posts(server)))
-    log = (tmp_path / "web.log").read_text()
-    assert 'log info: "working"' in log and "not JSON-RPC, ignored: not json at all" in log
+    # the inbox thread writes the server's notices as they come, after the reply the test waited for
+    assert wait_for(lambda: 'log info: "working"' in (tmp_path / "web.log").read_text())
+    assert "not JSON-RPC, ignored: not json at all" in (tmp_path / "web.log").read_text()
     web.close()
     assert ("DELETE", "session-1", None) in server.seen and not web.alive
 
