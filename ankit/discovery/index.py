@@ -48,6 +48,7 @@ _QUESTION = re.compile(r"\s*(what|which|who|whose|how|when|where|why|is|are|was|
                        re.IGNORECASE)
 TWIN = 0.6  # how close in meaning a server tool and a bundled one of like names must be to be one answer
 _LEADING = 5  # the tools whose texts count as explaining a request's words
+_MEANING_PARTS = 8  # parts of a request compared in meaning (each is a pass over the catalog)
 _MATCH_CACHE = 20_000  # term matches kept between searches (each refers to postings the index holds anyway)
 Postings = list[tuple[int, float]]
 
@@ -232,7 +233,7 @@ class Index:
             return
         best: dict[int, float] = {}
         get = best.get
-        for part in clauses(query):
+        for part in clauses(query)[:_MEANING_PARTS]:
             near = self.meanings.cosines(part, scores)
             nearest = heapq.nlargest(self.weights.nearest + 1, near, key=lambda pair: pair[1])
             floor = nearest[-1][1] if len(nearest) > self.weights.nearest else 0.0
