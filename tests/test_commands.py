@@ -1,11 +1,13 @@
 """Subcommands as a user runs them: real subprocesses with their own XDG folders."""
 
 import json
+import subprocess
 import sys
 from pathlib import Path
 
 from tests.helpers import pids_started, process_gone, stubborn_server
-from tests.test_oneshot import ankit
+from ankit.safety.sandbox import Sandbox
+from tests.test_oneshot import ankit, env_for
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -48,6 +50,20 @@ def test_tools_check_passes_over_the_bundled_catalog(tmp_path):
     done = ankit(tmp_path, "tools", "check")
     assert done.returncode == 0, done.stdout
     assert "examples rank their tool in the top 3" in done.stdout
+
+
+def test_tools_check_shows_a_start_up_notice_but_passes(tmp_path):
+    # run from the folder that holds the home folder: no workspace sandbox there, which is no fault of the tools
+    done = subprocess.run([sys.executable, "-m", "ankit", "tools", "check", "--sandbox", "workspace"], cwd=tmp_path,
+                          text=True, capture_output=True, timeout=60, env=env_for(tmp_path))
+    assert done.returncode == 0, done.stdout
+    lines = done.stdout.splitlines()
+    assert lines[-1].startswith("all ") and lines[-1].endswith("examples rank their tool in the top 3 (45 tools)")
+    if Sandbox.for_setting("workspace", tmp_path).machine.kind:
+        assert lines[0] == (f"no workspace sandbox in {tmp_path}, which holds your home folder (commands could "
+                            "change your shell's startup files): commands ask before they run")
+    else:
+        assert lines[0].startswith("no sandbox here (")
 
 
 def test_tools_check_reports_an_example_that_misses(tmp_path):

@@ -12,11 +12,12 @@ from ankit.turn.app import App, build_app
 
 
 def tools_check(app: App) -> tuple[str, int]:
-    """Report every tool example that does not rank its tool in the top 3."""
+    """Report every tool example that does not rank its tool in the top 3; exit 1 for a miss or a broken tool
+    (a start-up notice, such as a folder with no sandbox, is shown but is not a problem of the tools)."""
     from ankit.discovery.index import check_examples
     misses = check_examples(app.index, list(app.tools.values()))
     counted = sum(len(t.examples) for t in app.tools.values())
-    lines = [*app.problems, *misses]
+    lines = [*app.problems, *app.notices, *misses]
     if misses:
         lines.append(f"{len(misses)} of {counted} examples miss their tool's top 3")
     else:

@@ -91,7 +91,7 @@ def run_once(args, config: Config) -> int:
         return _run_json(text, args, config, fmt == "stream-json")
     app = build_app(config, mcp_start="deferred", elicit=decline_question)
     try:
-        warn(app.problems + app.skill_problems)
+        warn(app.problems + app.notices + app.skill_problems)
         session = app.session(PrintView(), PrintApprover(config.yes), resume=app.resumed(args))
         if session.provider is None:
             print(f"ankit: {app.setup_error}", file=sys.stderr)
@@ -129,7 +129,7 @@ def _run_json(text: str, args, config: Config, streaming: bool) -> int:
     app = build_app(config, mcp_start="deferred", elicit=decline_question)
     session, answer, error, before = None, "", "", 0
     try:
-        warn(app.problems + app.skill_problems)
+        warn(app.problems + app.notices + app.skill_problems)
         session = app.session(view, PrintApprover(config.yes), resume=app.resumed(args))
         view.session_id, before = session.id, len(session.ledger.rounds)
         if session.provider is None:

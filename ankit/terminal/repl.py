@@ -328,7 +328,7 @@ def run_repl(args, config: Config) -> int:
     # an MCP server's question is asked on the line reader, which needs the app first: looked up when asked
     app = build_app(config, elicit=FormElicitor(view, lambda question: reader.ask(question)))
     try:
-        warn(app.problems + app.skill_problems)
+        warn(app.problems + app.notices + app.skill_problems)
         typeahead = TypeAhead(sys.stdin.fileno(), view, waits) if sys.stdin.isatty() and view.live else None
         state = ReplState(app, None, view, None,
                           send=lambda text, mentions=True, typed=True: send(state, text, mentions, typed),

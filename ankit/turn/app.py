@@ -46,7 +46,8 @@ class App:
 
     config: Config
     cwd: Path
-    problems: list[str] = field(default_factory=list)  # start-up problems, one line each
+    problems: list[str] = field(default_factory=list)  # start-up problems of the tools, one line each
+    notices: list[str] = field(default_factory=list)  # other start-up lines: agents, the sandbox, hooks
     skills: list[Skill] = field(default_factory=list)
     skill_problems: list[str] = field(default_factory=list)
     registry: Registry | None = None
@@ -73,14 +74,14 @@ class App:
         self.problems += [f"{flag} {p} is not a folder; check the path" for flag, p in given if p and not p.is_dir()]
         self.load_skills()
         self.instructions = load_instructions(self.cwd, paths.config_home())
-        self.problems += self.refresh_agents()
+        self.notices += self.refresh_agents()
         self.registry = Registry(file_tools, self.skills, self.config.core, self.config.catalog_mode,
                                  self.config.mcp_servers, paths.state_home() / "mcp", self.mcp_start,
                                  self.problems, mcp_root=self.cwd, mcp_elicit=self.elicit,
                                  agents=self.agents)
         self.policy = Policy.from_config(self.config, self.cwd)
         self.sandbox = Sandbox.for_setting(self.config.sandbox, self.cwd)
-        self.problems += [line for line in [self.sandbox.unavailable()] if line]
+        self.notices += [line for line in [self.sandbox.unavailable()] if line]
         self.load_hooks()
         return self
 
@@ -108,9 +109,9 @@ class App:
         self.hooks = load_hooks(self.config.raw.get("hooks") or {}, origin,
                                 claude + (project if self.config.trusted else []), self.cwd)
         self.hooks.transcripts = paths.state_home() / "sessions"
-        self.problems += self.hooks.problems
+        self.notices += self.hooks.problems
         if not self.config.trusted and load_hooks({}, "", project, self.cwd).hooks:
-            self.problems.append(f"the hooks in {self.cwd / '.claude'} are off: this folder is not trusted (pass "
+            self.notices.append(f"the hooks in {self.cwd / '.claude'} are off: this folder is not trusted (pass "
                                  "--trust to run them)")
         return self
 
