@@ -378,6 +378,7 @@ def test_a_server_tool_stands_in_for_the_bundled_tool_of_its_name():
     # the bundled git_status says more, but the git server the user configured answers: one answer, not two
     ranked = tools(index, "which files are staged or changed")
     assert ranked[0] == "mcp__git__git_status" and "git_status" not in ranked
+    assert index.stand_in("git_status") == "mcp__git__git_status" and index.stand_in("git_log") == "git_log"
     # a bundled tool with no server twin ranks as before
     assert tools(index, "show the git commit history")[0] == "git_log"
     assert tools(fleet_index(FLEET, FLEET_META), "which files are staged or changed")[0] == "git_status"

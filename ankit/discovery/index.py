@@ -270,6 +270,11 @@ class Index:
                 kin[group_of(self.names[j]) or ""].add(group_of(self.names[i]) or "")
         return kin
 
+    def stand_in(self, name: str) -> str:
+        """The server tool that stands in for a bundled tool in the ranking (its twin), or the name itself."""
+        at = {self.names[j]: self.names[i] for i, bundled in self._twins.items() for j in bundled}
+        return at.get(name, name)
+
     def _pair_twins(self, scores: dict[int, float]) -> None:
         """A server's tool with the name of a bundled one (mcp__git__git_status, git_status) stands in for it:
         the user configured that server, and the two are one answer, so the server's tool takes the better
