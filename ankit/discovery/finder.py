@@ -188,16 +188,18 @@ def describe(catalog: Catalog | None, mode: str) -> str:
     return f"{text}\nGroups (core tools are always loaded and not listed):\n{listing}" if listing else text
 
 
+@dataclass
 class FinderTool(Tool):
     """find_tools: its spec carries the catalog of the current index; its description stays plain for search."""
 
-    catalog_of: Callable[[], Catalog | None] = staticmethod(lambda: None)
+    index_of: Callable[[], Index | None] = field(default=lambda: None)  # the session's index as it is now
     mode: str = "first"
     searchable = False  # the index leaves find_tools out: a query never needs to find the finder
 
     def spec(self) -> ToolSpec:
         """The part the model sees, with the catalog as it is now."""
-        return ToolSpec(self.name, describe(self.catalog_of(), self.mode), self.parameters, self.group)
+        index = self.index_of()
+        return ToolSpec(self.name, describe(index.catalog if index else None, self.mode), self.parameters, self.group)
 
 
 def make_find_tools(
@@ -225,7 +227,5 @@ def make_find_tools(
             ctx.summarize(user_line(outcome, index.catalog, newly))
         return result_text(outcome, index.catalog, newly, loaded, query)
 
-    tool = FinderTool("find_tools", BASE_DESCRIPTION, PARAMETERS, run, group="core", read_only=True, source="ankit")
-    tool.catalog_of = lambda: getattr(index_getter(), "catalog", None)
-    tool.mode = mode
-    return tool
+    return FinderTool("find_tools", BASE_DESCRIPTION, PARAMETERS, run, group="core", read_only=True, source="ankit",
+                      index_of=index_getter, mode=mode)
