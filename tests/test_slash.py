@@ -3,6 +3,8 @@
 import io
 import json
 import re
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -290,3 +292,20 @@ def test_hooks_and_agents_list_what_is_active_and_where_it_comes_from(make_state
     assert run(state, "/hooks").strip() == f"Stop  say done  (timeout 60 s; {config / 'config.toml'})"
     assert run(state, "/agents").splitlines()[:2] == ["helper: Helps.",
                                                      f"  read_file · model inherited · {config / 'agents' / 'helper.md'}"]
+
+
+def test_mcp_phrases_asks_the_model_and_the_listing_tells_which_servers_have_none(make_state, provider_server, xdg_home):
+    server = Path(__file__).resolve().parent / "mcp_fake_server.py"
+    (xdg_home / "config" / "ankit").mkdir(parents=True, exist_ok=True)
+    (xdg_home / "config" / "ankit" / "config.toml").write_text(
+        f"[mcp.servers.fake]\ncommand = {json.dumps(sys.executable)}\nargs = [{json.dumps(str(server))}]\n")
+    state = make_state()
+    state.app.mcp.wait()
+    state.app.registry.take_changes()
+    assert "no search phrases yet for fake: `ankit mcp phrases` (or /mcp phrases) asks the model" in run(state, "/mcp")
+    provider_server.push_openai(text=json.dumps({"echo": ["parrot my words"], "add": ["what is 17 plus 25"]}))
+    said = run(state, "/mcp phrases")
+    assert said.startswith("asking the model for the words users type") and "fake: 2 phrases for 2 of " in said
+    assert "no search phrases yet" not in run(state, "/mcp")
+    assert state.app.registry.index.rank_tools("parrot my words", 1)[0][0] == "mcp__fake__echo"
+    assert "usage: /mcp phrases [NAME ...] [--again]" in run(state, "/mcp phrases --all")

@@ -149,8 +149,16 @@ def _with_app(command: str, argv: list[str], app: App) -> int:
             return 0
         print(tools_listing(app, output_width()))
         return 0
+    if command == "mcp" and argv[:1] == ["phrases"]:
+        from ankit.turn.phrasing import PHRASES_USAGE, write_phrases
+        names = [a for a in argv[1:] if a != "--again"]
+        if app.registry is None or app.registry.mcp is None or any(a.startswith("-") for a in names):
+            raise AnkitError(PHRASES_USAGE if app.registry and app.registry.mcp else "no MCP server is configured")
+        print("\n".join(write_phrases(app.provider(), app.registry, names, "--again" in argv)))
+        return 0
     if command == "mcp":
         from ankit.terminal.overview import mcp_text
-        print(mcp_text(app.mcp))
+        from ankit.turn.phrasing import without_phrases
+        print(mcp_text(app.mcp, without_phrases(app.registry)))
         return 1 if app.mcp is not None and app.mcp.troubled() else 0
     raise AnkitError(f"unknown command {command!r}; see ankit --help")

@@ -50,8 +50,14 @@ class ToolTerms:
 
 
 def derive_terms(tool: Tool) -> ToolTerms:
-    """Derive search terms from a tool's name, description, and parameter names, descriptions and enums."""
-    return ToolTerms(name_terms(tool.name), terms(tool.description), terms(" ".join(_parameter_text(tool.parameters))))
+    """Derive search terms from a tool's name, description (with the phrases users type for it, if a model wrote
+    them), and parameter names, descriptions and enums."""
+    return ToolTerms(name_terms(tool.name), terms(described(tool)), terms(" ".join(_parameter_text(tool.parameters))))
+
+
+def described(tool: Tool) -> str:
+    """A tool's description for search: the author's text, then the phrases a model wrote for it."""
+    return ". ".join([tool.description, *tool.phrases]) if tool.phrases else tool.description
 
 
 def _parameter_text(schema, depth: int = 0) -> list[str]:

@@ -89,7 +89,7 @@ def _no_run(args, ctx=None) -> str:
 
 
 def load_catalog(path: Path) -> list[Tool]:
-    """Read catalog lines {name, description, parameters, group?}; each tool is its own group unless told."""
+    """Read catalog lines {name, description, parameters, group?, phrases?}; each tool is its own group unless told."""
     return read_catalog(path)[0]
 
 
@@ -112,7 +112,11 @@ def read_catalog(path: Path) -> tuple[list[Tool], dict[str, dict]]:
             raise InputError(f"{path}:{number}: {problem}")
         if name in tools:
             raise InputError(f"{path}:{number}: duplicate tool name {name!r}")
-        tools[name] = Tool(name, description, parameters, _no_run, group=group, source=f"{path}:{number}")
+        phrases = row.get("phrases") or []
+        if not isinstance(phrases, list) or not all(isinstance(p, str) for p in phrases):
+            raise InputError(f"{path}:{number}: \"phrases\" must be a list of strings")
+        tools[name] = Tool(name, description, parameters, _no_run, group=group, source=f"{path}:{number}",
+                           phrases=phrases)
     return list(tools.values()), groups
 
 
@@ -125,7 +129,7 @@ def export_lines(catalog: Catalog, names: list[str]) -> list[str]:
     for name in names:
         tool = catalog.tools[name]
         row = {"name": name, "description": tool.description, "parameters": tool.parameters,
-               "group": tool.group or name}
+               "group": tool.group or name} | ({"phrases": tool.phrases} if tool.phrases else {})
         lines.append(json.dumps(row, ensure_ascii=False))
     for group in [*catalog.groups.values(), *catalog.split.values()]:
         if group.parent:

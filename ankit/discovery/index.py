@@ -24,7 +24,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from ankit.discovery.boosts import Boosts
-from ankit.discovery.catalog import Catalog
+from ankit.discovery.catalog import Catalog, described
 from ankit.discovery.synonyms import is_verb, light_verb, relatives, spelled_out
 from ankit.discovery.terms import RequestPart, clauses, name_key, name_terms, request_parts, split_name, stem
 from ankit.discovery.vectors import Meanings, shipped
@@ -365,8 +365,8 @@ class Index:
 
 
 def _text(tool: Tool) -> str:
-    """What a tool's vector is made of: its name as words, then its description."""
-    return f"{' '.join(split_name(tool.name.rsplit('__', 1)[-1]))}. {tool.description}"
+    """What a tool's vector is made of: its name as words, then its description (phrases included)."""
+    return f"{' '.join(split_name(tool.name.rsplit('__', 1)[-1]))}. {described(tool)}"
 
 
 def _twins(catalog: Catalog, names: list[str], meanings: Meanings | None = None) -> dict[int, list[int]]:

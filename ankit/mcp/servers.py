@@ -320,6 +320,10 @@ class McpManager:
         """The tools of every server whose list has arrived, in config order."""
         return [tool for server in self._servers for tool in server.tools]
 
+    def listed(self) -> list[tuple[str, str, list[Tool]]]:
+        """(name, label, tools) of every server whose list has arrived, in config order."""
+        return [(server.name, server.label, server.tools) for server in self._servers if server.tools]
+
     def group_meta(self) -> dict[str, dict]:
         """Catalog metadata per group mcp:NAME: summary, keywords and core flag.
 

@@ -319,7 +319,8 @@ def cmd_todos(state: ReplState, arg: str) -> str:
 
 def cmd_mcp(state: ReplState, arg: str) -> str:
     """MCP servers and their tools; /mcp refresh stops every server and lists its tools afresh; /mcp NAME shows one
-    server's prompts and resources; /mcp login NAME and /mcp logout NAME as ankit mcp login/logout."""
+    server's prompts and resources; /mcp login NAME and /mcp logout NAME as ankit mcp login/logout; /mcp phrases as
+    ankit mcp phrases."""
     from ankit.terminal.overview import mcp_text
     action, _, name = arg.strip().partition(" ")
     if action in ("login", "logout") and state.app.mcp is not None:
@@ -329,13 +330,28 @@ def cmd_mcp(state: ReplState, arg: str) -> str:
             return state.app.mcp.logout(name.strip())
         import webbrowser
         return state.app.mcp.login(name.strip(), webbrowser.open, state.view.line)
+    if action == "phrases" and state.app.mcp is not None:
+        return _phrases(state, name.split())
     if arg.strip() == "refresh" and state.app.mcp is not None:
         state.app.mcp.refresh()
         state.app.mcp.wait()  # each server's start_timeout at most
         state.app.registry.take_changes()
     elif arg.strip() and state.app.mcp is not None and arg.strip() != "refresh":
         return visible(state.app.mcp.server_text(arg.strip()))
-    return mcp_text(state.app.mcp)
+    from ankit.turn.phrasing import without_phrases
+    return mcp_text(state.app.mcp, without_phrases(state.app.registry))
+
+
+def _phrases(state: ReplState, words: list[str]) -> str:
+    """/mcp phrases [NAME ...] [--again]: the model writes the phrases users type for the servers' tools."""
+    from ankit.turn.phrasing import PHRASES_USAGE, write_phrases
+    names = [w for w in words if w != "--again"]
+    if any(n.startswith("-") for n in names):
+        raise AnkitError(PHRASES_USAGE.replace("ankit mcp", "/mcp"))
+    if state.session is None or state.session.provider is None:
+        raise AnkitError("no provider is configured, so no model can write the phrases")
+    state.view.line("asking the model for the words users type for each server's tools ...")
+    return "\n".join(write_phrases(state.session.provider, state.app.registry, names, "--again" in words))
 
 
 def cmd_show(state: ReplState, arg: str) -> None:
@@ -388,7 +404,7 @@ COMMANDS: dict[str, Command] = {c.name: c for c in [
     Command("resume", "ID", "switch to a saved session", cmd_resume, "session"),
     Command("retry", "", "send the last message again (its reply is dropped)", cmd_retry),
     Command("todos", "", "the checklist the model keeps for the task at hand", cmd_todos),
-    Command("mcp", "[NAME]", "MCP servers; NAME: its prompts, resources; refresh: restart", cmd_mcp, "server"),
+    Command("mcp", "[NAME]", "MCP servers; NAME: prompts, resources; refresh; phrases", cmd_mcp, "server"),
     Command("undo", "", "put back the files the last turn changed (again: one more)", cmd_undo),
     Command("rewind", "[N]", "back to before an earlier message (files too, if you say)", cmd_rewind),
     Command("fork", "", "go on with a copy under a new id (the original stays)", cmd_fork),

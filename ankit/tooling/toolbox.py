@@ -73,6 +73,7 @@ class Tool:
     changes: Callable | None = None  # changes(args, ctx) -> the paths a call will change (for checkpoints)
     time_limit: float | Callable | None = None  # seconds run() may take: a number, or a function of the args
     lasting: bool | Callable = False  # its effect outlives the session (memory, notes, routines, MCP settings)
+    phrases: list[str] = field(default_factory=list)  # what users type for it, written by a model: searched, never sent
 
     def spec(self) -> ToolSpec:
         """The part the model sees."""

@@ -265,6 +265,13 @@ class App:
         from ankit.tooling.activation import habitual
         return habitual([s.activated for s in sessions], PRELOAD_LEAST) if len(sessions) >= PRELOAD_LEAST else {}
 
+    def provider(self):
+        """The configured model's provider outside a session (ankit mcp phrases); ConfigError saying the fix."""
+        provider = self._provider("")
+        if provider is None:
+            raise ConfigError(self.setup_error)
+        return provider
+
     def _provider(self, session_id: str):
         try:
             from ankit.providers import make_provider

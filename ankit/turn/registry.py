@@ -13,6 +13,7 @@ from ankit.agents.tool import make_task_tool
 from ankit.discovery.catalog import Catalog, build_catalog
 from ankit.discovery.finder import make_find_tools
 from ankit.discovery.index import Index
+from ankit.discovery.phrases import PhraseStore
 from ankit.protocols import Elicitor
 from ankit.records import ToolSpec
 from ankit.skills.library import Skill
@@ -50,6 +51,7 @@ class Registry:
     _changes: queue.SimpleQueue = field(default_factory=queue.SimpleQueue, init=False)  # posted by MCP threads
     late_problems: list[str] = field(default_factory=list, init=False)  # found after start (MCP name clashes)
     _told: int = field(default=0, init=False)
+    phrases: PhraseStore | None = field(default=None, init=False)  # the phrases models wrote for MCP servers' tools
 
     def __post_init__(self) -> None:
         self.activation = Activation(self.group_specs, [], all_groups=lambda: list(self.catalog.groups))
@@ -57,6 +59,7 @@ class Registry:
             from ankit.mcp.cache import ToolCache
             from ankit.mcp.servers import McpManager
             cache = ToolCache(self.mcp_log_dir / "cache") if self.mcp_log_dir else None
+            self.phrases = PhraseStore(self.mcp_log_dir / "phrases") if self.mcp_log_dir else None
             self.mcp = McpManager(self.mcp_servers, self.mcp_log_dir, on_change=self._post_change, cache=cache,
                                   root=self.mcp_root, elicit=self.mcp_elicit)
             self.mcp.start(uncached_only=self.mcp_start != "refresh")
@@ -91,6 +94,9 @@ class Registry:
         tools = {t.name: t for t in self.file_tools}
         meta = {}
         if self.mcp is not None:
+            if self.phrases is not None:  # what users type for each server's tools, if the model wrote it
+                for server, label, listed in self.mcp.listed():
+                    self.phrases.attach(server, label, listed)
             for tool in self.mcp.tools():
                 if tool.name in tools or tool.name in BUILT_IN:
                     where = tools[tool.name].source if tool.name in tools else "built in"

@@ -1,6 +1,6 @@
 """Benchmark of discovery on a real MCP fleet: eval-discovery on the exported catalog and --live, beside BM25.
 
-usage: python3 tests/bench/bench_fleet.py [--fleet DIR] [--export] [--k 5] [--queries FILE]
+usage: python3 tests/bench/bench_fleet.py [--fleet DIR] [--export] [--k 5] [--queries FILE] [--no-phrases]
 Without --fleet it reads the catalog cached in tests/bench/fleet/catalog.jsonl (the fleet's bundled tools, MCP
 tools and group metadata, as `ankit eval-discovery --live --export` wrote it) and needs no server. With --fleet
 DIR (installed by tests/bench/fleet/install.sh) it also runs `ankit eval-discovery --live` in a session whose
@@ -10,12 +10,15 @@ user_requests_dev.jsonl and user_requests_heldout.jsonl there (written from each
 reading its tools; the held-out half was never looked at while tuning), user_requests_blind.jsonl and
 user_requests_blind2.jsonl (each written by someone who never saw the tools or ankit's code, labelled
 afterwards; measured, never tuned on), user_requests_dev2.jsonl (written the same way, tuned on), or
-bundled_guard.jsonl (requests only a bundled tool serves, though servers are configured: a regression guard). Besides the whole catalog a session
+bundled_guard.jsonl (requests only a bundled tool serves, though servers are configured: a regression guard).
+The cached catalog carries the phrases a model wrote for each server's tools (`ankit mcp phrases`);
+--no-phrases measures it without them. Besides the whole catalog a session
 searches (bundled tools too), it ranks the MCP servers' tools alone ("MCP tools only"). Not run in CI.
 """
 
 import json
 import os
+from dataclasses import replace
 import subprocess
 import sys
 import tempfile
@@ -24,7 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from ankit.discovery.catalog import build_catalog  # noqa: E402
+from ankit.discovery.catalog import build_catalog, described  # noqa: E402
 from ankit.discovery.evaluation import InputError, evaluate, load_queries, measure, read_catalog  # noqa: E402
 from ankit.discovery.index import Index  # noqa: E402
 from tests.bench.bm25_baseline import BM25  # noqa: E402
@@ -69,6 +72,8 @@ def main(argv: list[str]) -> int:
     if fleet is not None:
         results.append(("ankit --live", live(fleet_home(fleet), k, "--export" in argv, path)))
     tools, groups = read_catalog(CATALOG)
+    if "--no-phrases" in argv:  # the catalog as it is before `ankit mcp phrases`
+        tools = [replace(t, phrases=[]) for t in tools]
     for label, subset in (("exported catalog", tools), ("MCP tools only", [t for t in tools if "__" in t.name])):
         catalog, _ = build_catalog(subset, groups)
         index = Index(catalog, subset)
@@ -77,6 +82,9 @@ def main(argv: list[str]) -> int:
         searchable = [t for t in subset if t.name in set(index.names)]
         bm25 = measure(BM25(searchable).rank, queries, len(searchable), k).as_json()
         results.append((f"BM25 ({label})", bm25))
+        if any(t.phrases for t in searchable):  # BM25 given the same phrases, as part of each description
+            said = [replace(t, description=described(t)) for t in searchable]
+            results.append((f"BM25+phrases ({label})", measure(BM25(said).rank, queries, len(said), k).as_json()))
     shown = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
     print(f"fleet requests: {shown} ({len(queries)}), k = {k}")
     print(f"{'':<26} {'tools':>5} {'reqs':>4} {'recall@1':>8} {'recall@' + str(k):>8} {'MRR':>6} {'loaded':>8} "

@@ -1,0 +1,54 @@
+"""`ankit mcp phrases`: ask the model, once per MCP server's tool list, for the phrases users type for its tools.
+
+The question, the reading of the answer and the store are discovery's (ankit/discovery/phrases.py); this asks the
+configured provider and takes the answer into the registry, which searches each tool's phrases with its
+description from then on.
+"""
+
+from ankit.discovery.phrases import SYSTEM, original_name, question, read_answer
+from ankit.protocols import Provider
+from ankit.records import Message, Request, TextDelta
+from ankit.turn.registry import Registry
+
+PHRASES_USAGE = "usage: ankit mcp phrases [NAME ...] [--again]"
+MAX_TOKENS = 8_000  # eight phrases for each of a large server's tools
+
+
+def without_phrases(registry: Registry) -> list[str]:
+    """The listed servers whose current tool list has no phrases kept."""
+    if registry.mcp is None or registry.phrases is None:
+        return []
+    return [server for server, label, tools in registry.mcp.listed() if registry.phrases.load(server, label, tools) is None]
+
+
+def write_phrases(provider: Provider, registry: Registry, names: list[str], again: bool) -> list[str]:
+    """For each listed server (or those named) without kept phrases (every one, with again), ask the model and
+    keep its phrases; one line per server saying what was kept."""
+    listed = registry.mcp.listed()
+    unknown = [n for n in names if n not in {server for server, _, _ in listed}]
+    if unknown:
+        known = ", ".join(server for server, _, _ in listed) or "none has listed its tools"
+        return [f"no listed MCP server named {unknown[0]!r} (servers: {known}); see ankit mcp"]
+    lines = []
+    for server, label, tools in listed:
+        if names and server not in names:
+            continue
+        kept = registry.phrases.load(server, label, tools) if registry.phrases else None
+        if kept is not None and not again:
+            lines.append(f"{server}: phrases kept for {len(kept)} of {len(tools)} tools (--again asks anew)")
+            continue
+        found = read_answer(_ask(provider, question(server, label, tools)), [original_name(t, label) for t in tools])
+        if not found:
+            lines.append(f"{server}: the model's answer held no phrases for its tools; try again, or another model")
+            continue
+        if registry.phrases is not None:
+            registry.phrases.save(server, label, tools, found)
+        lines.append(f"{server}: {sum(map(len, found.values()))} phrases for {len(found)} of {len(tools)} tools")
+    registry.reindex()
+    return lines
+
+
+def _ask(provider: Provider, text: str) -> str:
+    """The model's whole text answer to one question (no tools offered)."""
+    request = Request(SYSTEM, [Message("user", text)], [], max_tokens=MAX_TOKENS)
+    return "".join(event.text for event in provider.stream(request) if isinstance(event, TextDelta))

@@ -1,0 +1,58 @@
+"""`ankit mcp phrases` as a user runs it: a real MCP server, a loopback provider, then the session's search."""
+
+import json
+import sys
+from pathlib import Path
+
+from tests.conftest import openai_sse
+from tests.test_oneshot import ankit
+
+ROOT = Path(__file__).resolve().parent.parent
+ANSWER = {"echo": ["parrot my words", "say it back to me"], "add": ["what is 17 plus 25"], "nope": ["not a tool"]}
+
+
+def fake_server_config(tmp_path: Path) -> None:
+    config = tmp_path / "config" / "ankit"
+    config.mkdir(parents=True, exist_ok=True)
+    server = ROOT / "tests" / "mcp_fake_server.py"
+    (config / "config.toml").write_text(f"[mcp.servers.fake]\ncommand = {json.dumps(sys.executable)}\n"
+                                        f"args = [{json.dumps(str(server))}]\n")
+
+
+def ranked_first(tmp_path: Path, query: str) -> str:
+    """The tool a session's search ranks first for the query (eval-discovery --live --export)."""
+    queries, exported = tmp_path / "q.jsonl", tmp_path / "catalog.jsonl"
+    queries.write_text(json.dumps({"id": "1", "query": query, "gold": ["mcp__fake__echo"]}) + "\n")
+    done = ankit(tmp_path, "eval-discovery", "--live", "--queries", str(queries), "--json", "--export", str(exported))
+    assert done.returncode == 0, done.stdout + done.stderr
+    return "mcp__fake__echo" if json.loads(done.stdout)["recall_at_1"] == 1.0 else "another tool"
+
+
+def test_the_model_writes_phrases_once_and_the_search_finds_the_tool_by_them(tmp_path, provider_server):
+    fake_server_config(tmp_path)
+    assert ranked_first(tmp_path, "parrot my words") == "another tool"
+    provider_server.push(openai_sse("Here they are:\n" + json.dumps(ANSWER)))
+    done = ankit(tmp_path, "mcp", "phrases", "--base-url", provider_server.url + "/v1", OPENAI_API_KEY="sk-test-1")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("fake: 3 phrases for 2 of ") and done.stdout.endswith(" tools\n")
+    body = provider_server.requests[0].json
+    assert "tools" not in body and body["messages"][0]["role"] == "system"
+    asked = body["messages"][1]["content"]
+    assert asked.startswith('For each tool of the MCP server "fake" below') and "\n- echo: Echo the text back." in asked
+    assert ranked_first(tmp_path, "parrot my words") == "mcp__fake__echo"
+    # the phrases travel with an exported catalog, and are never part of what the model is sent of the tool
+    echo = next(json.loads(line) for line in (tmp_path / "catalog.jsonl").read_text().splitlines()
+                if '"mcp__fake__echo"' in line)
+    assert echo["phrases"] == ["parrot my words", "say it back to me"] and echo["description"] == "Echo the text back."
+    again = ankit(tmp_path, "mcp", "phrases", "--base-url", provider_server.url + "/v1", OPENAI_API_KEY="sk-test-1")
+    assert again.stdout.startswith("fake: phrases kept for 2 of ") and len(provider_server.requests) == 1
+
+
+def test_an_answer_without_phrases_keeps_nothing_and_says_so(tmp_path, provider_server):
+    fake_server_config(tmp_path)
+    provider_server.push(openai_sse("I'd rather not."))
+    done = ankit(tmp_path, "mcp", "phrases", "--base-url", provider_server.url + "/v1", "fake", OPENAI_API_KEY="sk-x1")
+    assert done.stdout == "fake: the model's answer held no phrases for its tools; try again, or another model\n"
+    wrong = ankit(tmp_path, "mcp", "phrases", "--base-url", provider_server.url + "/v1", "other", OPENAI_API_KEY="sk-x1")
+    assert wrong.stdout.startswith("no listed MCP server named 'other' (servers: fake)")
+    assert len(provider_server.requests) == 1
