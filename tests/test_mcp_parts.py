@@ -61,3 +61,21 @@ def test_a_servers_question_is_a_short_form(run, provider_server, home):  # noqa
     assert terminal.finish() == 0
     result = provider_server.requests[1].json["messages"][-1]["content"]
     assert result == 'elicitation answered {"action": "accept", "content": {"date": "2026-12-24"}}'
+
+
+def test_a_session_says_at_start_which_servers_have_no_search_phrases_and_the_model_writes_them(run, provider_server,
+                                                                                                  home):  # noqa: F811
+    configure(home)
+    first = run()
+    first.line("/mcp refresh")  # lists the server's tools, which the next session finds in the cache
+    first.expect("fake: ready")
+    first.line("/exit")
+    first.wait()
+    provider_server.push_openai(text=json.dumps({"echo": ["parrot my words"], "add": ["what is 17 plus 25"]}))
+    second = run()
+    second.expect("ankit: no search phrases yet for fake: /mcp phrases asks the model for the words users type "
+                  "for their tools (once per tool list)")
+    second.line("/mcp phrases")
+    second.expect("fake: 2 phrases for 2 of ")
+    second.line("/find parrot my words")
+    second.expect("activated for the next requests: mcp:fake")

@@ -322,13 +322,21 @@ def banner(state: ReplState) -> str:
     return f"ankit {__version__} · {who} · {mode} (Shift-Tab) · /help for commands · Ctrl-D exits"
 
 
+def phrases_hint(app) -> list[str]:
+    """Once at start: the listed MCP servers with no search phrases yet, and how to have the model write them."""
+    from ankit.turn.phrasing import without_phrases
+    missing = without_phrases(app.registry) if app.registry is not None else []
+    return [f"no search phrases yet for {', '.join(missing)}: /mcp phrases asks the model for the words users type "
+            "for their tools (once per tool list)"] if missing else []
+
+
 def run_repl(args, config: Config) -> int:
     """The interactive REPL; returns the exit code."""
     view = TerminalView(sys.stdout)
     # an MCP server's question is asked on the line reader, which needs the app first: looked up when asked
     app = build_app(config, elicit=FormElicitor(view, lambda question: reader.ask(question)))
     try:
-        warn(app.problems + app.notices + app.skill_problems)
+        warn(app.problems + app.notices + app.skill_problems + phrases_hint(app))
         typeahead = TypeAhead(sys.stdin.fileno(), view, waits) if sys.stdin.isatty() and view.live else None
         state = ReplState(app, None, view, None,
                           send=lambda text, mentions=True, typed=True: send(state, text, mentions, typed),
