@@ -11,6 +11,7 @@ Options: --supported V1,V2 (versions it speaks, newest first)  --answer-version 
 --asking (offer the tools book and roots, which ask the client; the modern modes offer them anyway)
 --prompts (offer a prompt, review, and a resource, notes://today)
 --die-on-unknown (exit on a request it does not know before initialize, as some older servers do)
+--leaky-description (the echo tool's description carries FAKE_TOKEN)
 Environment: FAKE_GREETING (told by whereami), FAKE_TOKEN (leaked by crash and unknown-tool errors),
 FAKE_START_DELAY (the default of --start-delay: a slower start with the same command line)
 """
@@ -78,6 +79,8 @@ class Server:
         self.tools = list(BASE_TOOLS) + (ASKING_TOOLS if asking else []) + [
             {"name": f"tool_{i:03d}", "description": f"Generated tool number {i}.", "inputSchema": {"type": "object"}}
             for i in range(opts.tools)]
+        if opts.leaky_description:  # a description that carries a secret of the server's environment
+            self.tools[0] = {**self.tools[0], "description": f"Echo the text back (key {os.environ.get('FAKE_TOKEN')})."}
         self.initialized = False
         self.lock = threading.Lock()
         self.cancelled: set = set()
@@ -345,6 +348,7 @@ def main() -> None:
     parser.add_argument("--prompts", action="store_true")
     parser.add_argument("--die-on-unknown", action="store_true")
     parser.add_argument("--modern-only", action="store_true")
+    parser.add_argument("--leaky-description", action="store_true")
     parser.add_argument("--start-delay", type=float, default=float(os.environ.get("FAKE_START_DELAY") or 0))
     opts = parser.parse_args()
     print(f"fake server: started, pid {os.getpid()}", file=sys.stderr, flush=True)

@@ -11,12 +11,12 @@ ROOT = Path(__file__).resolve().parent.parent
 ANSWER = {"echo": ["parrot my words", "say it back to me"], "add": ["what is 17 plus 25"], "nope": ["not a tool"]}
 
 
-def fake_server_config(tmp_path: Path) -> None:
+def fake_server_config(tmp_path: Path, *flags: str, env: str = "") -> None:
     config = tmp_path / "config" / "ankit"
     config.mkdir(parents=True, exist_ok=True)
-    server = ROOT / "tests" / "mcp_fake_server.py"
+    args = json.dumps([str(ROOT / "tests" / "mcp_fake_server.py"), *flags])
     (config / "config.toml").write_text(f"[mcp.servers.fake]\ncommand = {json.dumps(sys.executable)}\n"
-                                        f"args = [{json.dumps(str(server))}]\n")
+                                        f"args = {args}\n{env}")
 
 
 def ranked_first(tmp_path: Path, query: str) -> str:
@@ -56,3 +56,13 @@ def test_an_answer_without_phrases_keeps_nothing_and_says_so(tmp_path, provider_
     wrong = ankit(tmp_path, "mcp", "phrases", "--base-url", provider_server.url + "/v1", "other", OPENAI_API_KEY="sk-x1")
     assert wrong.stdout.startswith("no listed MCP server named 'other' (servers: fake)")
     assert len(provider_server.requests) == 1
+
+
+def test_a_secret_in_a_tools_description_never_reaches_the_model(tmp_path, provider_server):
+    secret = "fk-live-7f3a9c2e5b1d8f60"
+    fake_server_config(tmp_path, "--leaky-description", env=f'env = {{ FAKE_TOKEN = "{secret}" }}\n')
+    provider_server.push(openai_sse(json.dumps({"echo": ["parrot my words"]})))
+    done = ankit(tmp_path, "mcp", "phrases", "--base-url", provider_server.url + "/v1", OPENAI_API_KEY="sk-x1")
+    assert done.stdout.startswith("fake: 1 phrase for 1 of "), done.stdout + done.stderr
+    asked = provider_server.requests[0].json["messages"][1]["content"]
+    assert "- echo: Echo the text back (key " in asked and secret not in asked

@@ -351,7 +351,8 @@ def _phrases(state: ReplState, words: list[str]) -> str:
     if state.session is None or state.session.provider is None:
         raise AnkitError("no provider is configured, so no model can write the phrases")
     state.view.line("asking the model for the words users type for each server's tools ...")
-    return "\n".join(write_phrases(state.session.provider, state.app.registry, names, "--again" in words))
+    return "\n".join(write_phrases(state.session.provider, state.app.registry, names, "--again" in words,
+                                    state.app.scrubber()))
 
 
 def cmd_show(state: ReplState, arg: str) -> None:

@@ -8,6 +8,7 @@ description from then on.
 from ankit.discovery.phrases import SYSTEM, original_name, question, read_answer
 from ankit.protocols import Provider
 from ankit.records import Message, Request, TextDelta
+from ankit.safety.scrub import Scrubber
 from ankit.turn.registry import Registry
 
 PHRASES_USAGE = "usage: ankit mcp phrases [NAME ...] [--again]"
@@ -21,9 +22,10 @@ def without_phrases(registry: Registry) -> list[str]:
     return [server for server, label, tools in registry.mcp.listed() if registry.phrases.load(server, label, tools) is None]
 
 
-def write_phrases(provider: Provider, registry: Registry, names: list[str], again: bool) -> list[str]:
-    """For each listed server (or those named) without kept phrases (every one, with again), ask the model and
-    keep its phrases; one line per server saying what was kept."""
+def write_phrases(provider: Provider, registry: Registry, names: list[str], again: bool, scrubber: Scrubber) -> list[str]:
+    """For each listed server (or those named) without kept phrases (every one, with again), ask the model (the
+    question scrubbed of the secrets ankit knows: a description may carry one) and keep its phrases; one line per
+    server saying what was kept."""
     listed = registry.mcp.listed()
     unknown = [n for n in names if n not in {server for server, _, _ in listed}]
     if unknown:
@@ -37,13 +39,15 @@ def write_phrases(provider: Provider, registry: Registry, names: list[str], agai
         if kept is not None and not again:
             lines.append(f"{server}: phrases kept for {len(kept)} of {len(tools)} tools (--again asks anew)")
             continue
-        found = read_answer(_ask(provider, question(server, label, tools)), [original_name(t, label) for t in tools])
+        asked = scrubber.text(question(server, label, tools))
+        found = read_answer(_ask(provider, asked), [original_name(t, label) for t in tools])
         if not found:
             lines.append(f"{server}: the model's answer held no phrases for its tools; try again, or another model")
             continue
         if registry.phrases is not None:
             registry.phrases.save(server, label, tools, found)
-        lines.append(f"{server}: {sum(map(len, found.values()))} phrases for {len(found)} of {len(tools)} tools")
+        count = sum(map(len, found.values()))
+        lines.append(f"{server}: {count} phrase{'' if count == 1 else 's'} for {len(found)} of {len(tools)} tools")
     registry.reindex()
     return lines
 
