@@ -33,6 +33,9 @@ def test_an_answer_is_read_from_its_first_json_object_and_kept_within_bounds():
     kept = found["read_query"]
     assert kept[:3] == ["top 10 customers by revenue", "rows [31m in users", "x" * LONGEST] and len(kept) == PER_TOOL
     assert read_answer("I cannot help with that.", ["read_query"]) == {}
+    assert read_answer('Use {braces} like this: {"read_query": ["rows in users"]}', ["read_query"]) == \
+        {"read_query": ["rows in users"]}
+    assert read_answer("[" * 100_000 + '{"read_query": ["deep"]}', ["read_query"]) == {"read_query": ["deep"]}
     assert read_answer('{"read_query": ["unfinished', ["read_query"]) == {}
 
 

@@ -40,15 +40,9 @@ def question(server: str, label: str, tools: list[Tool]) -> str:
 
 
 def read_answer(text: str, names: list[str]) -> dict[str, list[str]]:
-    """The phrases per tool name from a model's answer (the first JSON object in it); unknown names, non-text
+    """The phrases per tool name from a model's answer (its first JSON object); unknown names, non-text
     and control characters are dropped, and each tool keeps PER_TOOL phrases of at most LONGEST characters."""
-    start = text.find("{")
-    try:
-        found, _ = json.JSONDecoder().raw_decode(text[start:]) if start >= 0 else (None, 0)
-    except (ValueError, RecursionError):
-        found = None
-    if not isinstance(found, dict):
-        return {}
+    found = _first_object(text)
     phrases = {}
     for name in names:
         said = found.get(name)
@@ -57,6 +51,22 @@ def read_answer(text: str, names: list[str]) -> dict[str, list[str]]:
             if kept := [p for p in dict.fromkeys(kept) if p][:PER_TOOL]:
                 phrases[name] = kept
     return phrases
+
+
+def _first_object(text: str, tries: int = 20) -> dict:
+    """The first JSON object in a text (prose or a code fence around it, a stray brace before it); {} if none."""
+    start = text.find("{")
+    for _ in range(tries):
+        if start < 0:
+            break
+        try:
+            found, _ = json.JSONDecoder().raw_decode(text, start)
+            if isinstance(found, dict):
+                return found
+        except (ValueError, RecursionError):
+            pass
+        start = text.find("{", start + 1)
+    return {}
 
 
 class PhraseStore:
