@@ -50,10 +50,26 @@ def live(env: dict, k: int, export: bool, queries: Path) -> dict:
     """eval-discovery --live in the fleet's session (servers listed afresh); optionally export the catalog."""
     argv = [sys.executable, "-m", "ankit", "eval-discovery", "--live", "--refresh", "--queries", str(queries),
             "--k", str(k), "--json"] + (["--export", str(CATALOG)] if export else [])
+    kept = {t.name: t for t in read_catalog(CATALOG)[0]} if export and CATALOG.exists() else {}
     done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=300, cwd=tempfile.gettempdir())
     if done.returncode:
         raise SystemExit(f"eval-discovery --live failed: {done.stdout.strip()} {done.stderr.strip()}")
+    if kept:
+        keep_phrases(kept)
     return json.loads(done.stdout)
+
+
+def keep_phrases(before: dict) -> None:
+    """The fresh home has no phrases: a re-exported tool keeps the ones the cached catalog had for the same
+    name and description (a changed tool needs `ankit mcp phrases` again)."""
+    lines = []
+    for line in CATALOG.read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        old = before.get(row.get("name"))
+        if old is not None and old.phrases and old.description == row.get("description"):
+            row["phrases"] = old.phrases
+        lines.append(json.dumps(row, ensure_ascii=False))
+    CATALOG.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
 def row(label: str, figures: dict) -> str:
