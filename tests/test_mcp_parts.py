@@ -73,8 +73,8 @@ def test_a_session_says_at_start_which_servers_have_no_search_phrases_and_the_mo
     first.wait()
     provider_server.push_openai(text=json.dumps({"echo": ["parrot my words"], "add": ["what is 17 plus 25"]}))
     second = run()
-    second.expect("ankit: no search phrases yet for fake: /mcp phrases asks the model for the words users type "
-                  "for their tools (once per tool list)")
+    second.expect("ankit: no search phrases yet for fake: `ankit mcp phrases` (or /mcp phrases) asks the model, "
+                  "once per tool list, for the words users type for each tool")
     second.line("/mcp phrases")
     second.expect("fake: 2 phrases for 2 of ")
     second.line("/find parrot my words")

@@ -158,7 +158,7 @@ def _with_app(command: str, argv: list[str], app: App) -> int:
         return 0
     if command == "mcp":
         from ankit.terminal.overview import mcp_text
-        from ankit.turn.phrasing import without_phrases
-        print(mcp_text(app.mcp, without_phrases(app.registry)))
+        from ankit.turn.phrasing import hint
+        print(mcp_text(app.mcp, hint(app.registry)))
         return 1 if app.mcp is not None and app.mcp.troubled() else 0
     raise AnkitError(f"unknown command {command!r}; see ankit --help")

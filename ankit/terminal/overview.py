@@ -157,16 +157,10 @@ def _folder(path: str, width: int = 20) -> str:
     return visible(shown if len(shown) <= width else "…" + shown[-(width - 1):])
 
 
-def mcp_text(mcp, unphrased: list[str] | None = None) -> str:
-    """`ankit mcp` and /mcp: each server, whether it started or why not, and its tools; then the servers whose
-    tools have no search phrases yet."""
-    if mcp is None:
-        return NO_SERVERS
-    lines = mcp.status_lines()
-    if unphrased:
-        lines.append(f"no search phrases yet for {', '.join(unphrased)}: `ankit mcp phrases` (or /mcp phrases) asks "
-                     "the model, once per tool list, for the words users type for each tool")
-    return "\n".join(lines)
+def mcp_text(mcp, after: list[str] | None = None) -> str:
+    """`ankit mcp` and /mcp: each server, whether it started or why not, and its tools; then the lines after
+    (which servers have no search phrases yet)."""
+    return NO_SERVERS if mcp is None else "\n".join([*mcp.status_lines(), *(after or [])])
 
 
 def resumed_text(session, title: str = "", width: int = 80) -> str:

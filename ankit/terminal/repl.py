@@ -28,6 +28,7 @@ from ankit.terminal.notify import Notifier
 from ankit.terminal.render import BOLD, DIM, YELLOW, TerminalView, paint, prompt_paint
 from ankit.terminal.typeahead import TypeAhead
 from ankit.turn.app import build_app, warn
+from ankit.turn.phrasing import hint
 from ankit.turn.window import tokens
 from ankit.terminal.slash import (ALIASES, COMMANDS, NO_PROVIDER, ReplState, completions, dispatch, is_command, model_call, open_session,
                          resumed_text)
@@ -322,21 +323,13 @@ def banner(state: ReplState) -> str:
     return f"ankit {__version__} · {who} · {mode} (Shift-Tab) · /help for commands · Ctrl-D exits"
 
 
-def phrases_hint(app) -> list[str]:
-    """Once at start: the listed MCP servers with no search phrases yet, and how to have the model write them."""
-    from ankit.turn.phrasing import without_phrases
-    missing = without_phrases(app.registry) if app.registry is not None else []
-    return [f"no search phrases yet for {', '.join(missing)}: /mcp phrases asks the model for the words users type "
-            "for their tools (once per tool list)"] if missing else []
-
-
 def run_repl(args, config: Config) -> int:
     """The interactive REPL; returns the exit code."""
     view = TerminalView(sys.stdout)
     # an MCP server's question is asked on the line reader, which needs the app first: looked up when asked
     app = build_app(config, elicit=FormElicitor(view, lambda question: reader.ask(question)))
     try:
-        warn(app.problems + app.notices + app.skill_problems + phrases_hint(app))
+        warn(app.problems + app.notices + app.skill_problems + hint(app.registry))  # hint: once, at start
         typeahead = TypeAhead(sys.stdin.fileno(), view, waits) if sys.stdin.isatty() and view.live else None
         state = ReplState(app, None, view, None,
                           send=lambda text, mentions=True, typed=True: send(state, text, mentions, typed),

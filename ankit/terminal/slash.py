@@ -338,8 +338,8 @@ def cmd_mcp(state: ReplState, arg: str) -> str:
         state.app.registry.take_changes()
     elif arg.strip() and state.app.mcp is not None and arg.strip() != "refresh":
         return visible(state.app.mcp.server_text(arg.strip()))
-    from ankit.turn.phrasing import without_phrases
-    return mcp_text(state.app.mcp, without_phrases(state.app.registry))
+    from ankit.turn.phrasing import hint
+    return mcp_text(state.app.mcp, hint(state.app.registry))
 
 
 def _phrases(state: ReplState, words: list[str]) -> str:

@@ -15,6 +15,13 @@ PHRASES_USAGE = "usage: ankit mcp phrases [NAME ...] [--again]"
 MAX_TOKENS = 8_000  # eight phrases for each of a large server's tools
 
 
+def hint(registry: Registry | None) -> list[str]:
+    """One line naming the listed servers with no phrases yet and how to have the model write them; none if all have."""
+    missing = without_phrases(registry) if registry is not None else []
+    return [f"no search phrases yet for {', '.join(missing)}: `ankit mcp phrases` (or /mcp phrases) asks the model, "
+            "once per tool list, for the words users type for each tool"] if missing else []
+
+
 def without_phrases(registry: Registry) -> list[str]:
     """The listed servers whose current tool list has no phrases kept."""
     if registry.mcp is None or registry.phrases is None:
