@@ -6,6 +6,7 @@ import threading
 from concurrent.futures import Future
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 
 from ankit.errors import Cancelled, ToolError
@@ -158,11 +159,7 @@ def run_call(call: ToolCall, tool: Tool | None, ctx: ToolContext, approve: Appro
     output scrubbed and capped; a sandboxed call whose output looks refused by the sandbox says so and how to
     leave it."""
     scrub = scrub or Scrubber()
-
-    def error(text: str, summary: str = "") -> ToolResult:
-        text = scrub.text(boundary.clean(text))
-        return ToolResult(call.id, call.name, cap_output(f"Error: {text}", cap), True, scrub.text(summary) or text)
-
+    error = partial(_error, call, scrub, cap)
     if tool is None:
         return error(f"unknown tool {call.name!r}; call find_tools to discover tools", f"unknown tool {call.name}")
     told: list[str] = []
@@ -180,17 +177,28 @@ def run_call(call: ToolCall, tool: Tool | None, ctx: ToolContext, approve: Appro
             output_text = scrub.text(_run(tool, args, ctx, keeper, limit, verdict, sandbox))
         finally:
             live(stream.end())  # the live output's last unfinished line
-    except BadArguments as exc:
-        return error(_text_of(exc))
-    except ToolTimeout:
-        return error(f"{tool.name} did not finish within {limit:g} s and was stopped (tool_timeout)",
-                     f"stopped after {limit:g} s (tool_timeout)")
     except (Cancelled, KeyboardInterrupt):
         raise
     except BaseException as exc:  # SystemExit and RecursionError too: a tool's failure is information, not a crash
-        return error(_failure(exc, tool))
+        return error(*_failure_of(exc, tool, limit))
     content = cap_output(output_text + LASTING_MARK if tool.outlives(args, ctx) else output_text, cap)
     return ToolResult(call.id, call.name, content, summary=scrub.text(_summary(told, output_text, cap)))
+
+
+def _error(call: ToolCall, scrub: Scrubber, cap: int, text: str, summary: str = "") -> ToolResult:
+    """A failed call's result: the reason for the model (cleaned, scrubbed, capped) and its one-line summary."""
+    text = scrub.text(boundary.clean(text))
+    return ToolResult(call.id, call.name, cap_output(f"Error: {text}", cap), True, scrub.text(summary) or text)
+
+
+def _failure_of(exc: BaseException, tool: Tool, limit: float) -> tuple[str, str]:
+    """What the model and the user are told of a call that raised: (text, summary)."""
+    if isinstance(exc, BadArguments):
+        return _text_of(exc), ""
+    if isinstance(exc, ToolTimeout):
+        return (f"{tool.name} did not finish within {limit:g} s and was stopped (tool_timeout)",
+                f"stopped after {limit:g} s (tool_timeout)")
+    return _failure(exc, tool), ""
 
 
 def _run(tool: Tool, args: dict, ctx: ToolContext, keeper: Checkpoints | None, limit: float, verdict: Verdict,
