@@ -66,3 +66,14 @@ def test_a_secret_in_a_tools_description_never_reaches_the_model(tmp_path, provi
     assert done.stdout.startswith("fake: 1 phrase for 1 of "), done.stdout + done.stderr
     asked = provider_server.requests[0].json["messages"][1]["content"]
     assert "- echo: Echo the text back (key " in asked and secret not in asked
+
+
+def test_a_large_server_is_asked_in_parts_and_every_parts_phrases_are_kept(tmp_path, provider_server):
+    fake_server_config(tmp_path, "--tools", "30")  # 45 tools in all: two questions
+    provider_server.push(openai_sse(json.dumps({"echo": ["parrot my words"]})))
+    provider_server.push(openai_sse(json.dumps({"tool_029": ["the last generated one"]})))
+    done = ankit(tmp_path, "mcp", "phrases", "--base-url", provider_server.url + "/v1", OPENAI_API_KEY="sk-x1")
+    assert done.stdout.startswith("fake: 2 phrases for 2 of "), done.stdout + done.stderr
+    first, second = (r.json["messages"][1]["content"] for r in provider_server.requests)
+    assert "\n- echo: " in first and "\n- tool_029: " in second and "\n- tool_029: " not in first
+    assert first.count("\n- ") == 25

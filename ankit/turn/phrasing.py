@@ -12,7 +12,8 @@ from ankit.safety.scrub import Scrubber
 from ankit.turn.registry import Registry
 
 PHRASES_USAGE = "usage: ankit mcp phrases [NAME ...] [--again]"
-MAX_TOKENS = 8_000  # eight phrases for each of a large server's tools
+PER_QUESTION = 25  # tools per question: eight phrases each fit one answer of MAX_TOKENS
+MAX_TOKENS = 8_000
 
 
 def hint(registry: Registry | None) -> list[str]:
@@ -46,8 +47,7 @@ def write_phrases(provider: Provider, registry: Registry, names: list[str], agai
         if kept is not None and not again:
             lines.append(f"{server}: phrases kept for {len(kept)} of {len(tools)} tools (--again asks anew)")
             continue
-        asked = scrubber.text(question(server, label, tools))
-        found = read_answer(_ask(provider, asked), [original_name(t, label) for t in tools])
+        found = _phrases_of(provider, server, label, tools, scrubber)
         if not found:
             lines.append(f"{server}: the model's answer held no phrases for its tools; try again, or another model")
             continue
@@ -57,6 +57,16 @@ def write_phrases(provider: Provider, registry: Registry, names: list[str], agai
         lines.append(f"{server}: {count} phrase{'' if count == 1 else 's'} for {len(found)} of {len(tools)} tools")
     registry.reindex()
     return lines
+
+
+def _phrases_of(provider: Provider, server: str, label: str, tools: list, scrubber: Scrubber) -> dict[str, list[str]]:
+    """The model's phrases for a server's tools, asked PER_QUESTION tools at a time (each answer stays short)."""
+    found: dict[str, list[str]] = {}
+    for start in range(0, len(tools), PER_QUESTION):
+        part = tools[start:start + PER_QUESTION]
+        asked = scrubber.text(question(server, label, part))
+        found |= read_answer(_ask(provider, asked), [original_name(t, label) for t in part])
+    return found
 
 
 def _ask(provider: Provider, text: str) -> str:
