@@ -49,7 +49,7 @@ def test_the_store_keeps_phrases_per_tool_list_and_a_changed_list_asks_again(tmp
     changed[0].description = "Run a read-only SQL query"
     assert store.load("db", "db", changed) is None  # another tool list: its phrases are asked anew
     next(store.folder.glob("*.json")).write_text("{not json")
-    assert store.load("db", "db", tools) is None  # a damaged file is no entry
+    assert PhraseStore(tmp_path / "phrases").load("db", "db", tools) is None  # a damaged file is no entry
 
 
 def test_a_tools_phrases_are_searched_and_never_sent_to_the_model():

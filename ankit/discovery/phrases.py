@@ -75,6 +75,7 @@ class PhraseStore:
 
     def __init__(self, folder: Path) -> None:
         self.folder = Path(folder)
+        self._read: dict[Path, dict[str, list[str]] | None] = {}  # each file read once per run (saves update it)
 
     def _path(self, server: str, label: str, tools: list[Tool]) -> Path:
         listed = [[original_name(t, label), t.description] for t in tools]
@@ -83,15 +84,21 @@ class PhraseStore:
 
     def load(self, server: str, label: str, tools: list[Tool]) -> dict[str, list[str]] | None:
         """The phrases kept for this tool list, or None (never asked, or a broken file)."""
-        try:
-            data = json.loads(statefiles.read_cache(self._path(server, label, tools)) or "null")
-        except (ValueError, RecursionError):
-            return None
-        return read_answer(json.dumps(data), [original_name(t, label) for t in tools]) if isinstance(data, dict) else None
+        path = self._path(server, label, tools)
+        if path not in self._read:
+            try:
+                data = json.loads(statefiles.read_cache(path) or "null")
+            except (ValueError, RecursionError):
+                data = None
+            names = [original_name(t, label) for t in tools]
+            self._read[path] = read_answer(json.dumps(data), names) if isinstance(data, dict) else None
+        return self._read[path]
 
     def save(self, server: str, label: str, tools: list[Tool], phrases: dict[str, list[str]]) -> None:
         """Keep the phrases for this tool list (atomically: a reader never sees half a file)."""
-        statefiles.write(self._path(server, label, tools), json.dumps(phrases, ensure_ascii=False))
+        path = self._path(server, label, tools)
+        statefiles.write(path, json.dumps(phrases, ensure_ascii=False))
+        self._read[path] = phrases
 
     def attach(self, server: str, label: str, tools: list[Tool]) -> int:
         """Give each tool the phrases kept for it; the number of tools that have some."""
