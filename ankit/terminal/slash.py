@@ -342,7 +342,7 @@ def cmd_mcp(state: ReplState, arg: str) -> str:
     return mcp_text(state.app.mcp, hint(state.app.registry))
 
 
-def _phrases(state: ReplState, words: list[str]) -> str:
+def _phrases(state: ReplState, words: list[str]) -> None:
     """/mcp phrases [NAME ...] [--again]: the model writes the phrases users type for the servers' tools."""
     from ankit.turn.phrasing import PHRASES_USAGE, write_phrases
     names = [w for w in words if w != "--again"]
@@ -351,8 +351,9 @@ def _phrases(state: ReplState, words: list[str]) -> str:
     if state.session is None or state.session.provider is None:
         raise AnkitError("no provider is configured, so no model can write the phrases")
     state.view.line("asking the model for the words users type for each server's tools ...")
-    return "\n".join(write_phrases(state.session.provider, state.app.registry, names, "--again" in words,
-                                    state.app.scrubber()))
+    for line in write_phrases(state.session.provider, state.app.registry, names, "--again" in words,
+                              state.app.scrubber()):
+        state.view.line(line)
 
 
 def cmd_show(state: ReplState, arg: str) -> None:

@@ -5,6 +5,8 @@ configured provider and takes the answer into the registry, which searches each 
 description from then on.
 """
 
+from collections.abc import Iterator
+
 from ankit.discovery.phrases import SYSTEM, original_name, question, read_answer
 from ankit.protocols import Provider
 from ankit.records import Message, Request, TextDelta
@@ -13,7 +15,7 @@ from ankit.turn.registry import Registry
 
 PHRASES_USAGE = "usage: ankit mcp phrases [NAME ...] [--again]"
 PER_QUESTION = 25  # tools per question: eight phrases each fit one answer of MAX_TOKENS
-MAX_TOKENS = 8_000
+MAX_TOKENS = 4_000
 
 
 def hint(registry: Registry | None) -> list[str]:
@@ -30,33 +32,33 @@ def without_phrases(registry: Registry) -> list[str]:
     return [server for server, label, tools in registry.mcp.listed() if registry.phrases.load(server, label, tools) is None]
 
 
-def write_phrases(provider: Provider, registry: Registry, names: list[str], again: bool, scrubber: Scrubber) -> list[str]:
+def write_phrases(provider: Provider, registry: Registry, names: list[str], again: bool,
+                  scrubber: Scrubber) -> Iterator[str]:
     """For each listed server (or those named) without kept phrases (every one, with again), ask the model (the
     question scrubbed of the secrets ankit knows: a description may carry one) and keep its phrases; one line per
-    server saying what was kept."""
+    server saying what was kept, as each is done (a slow model takes a while)."""
     listed = registry.mcp.listed()
     unknown = [n for n in names if n not in {server for server, _, _ in listed}]
     if unknown:
         known = ", ".join(server for server, _, _ in listed) or "none has listed its tools"
-        return [f"no listed MCP server named {unknown[0]!r} (servers: {known}); see ankit mcp"]
-    lines = []
+        yield f"no listed MCP server named {unknown[0]!r} (servers: {known}); see ankit mcp"
+        return
     for server, label, tools in listed:
         if names and server not in names:
             continue
         kept = registry.phrases.load(server, label, tools) if registry.phrases else None
         if kept is not None and not again:
-            lines.append(f"{server}: phrases kept for {len(kept)} of {len(tools)} tools (--again asks anew)")
+            yield f"{server}: phrases kept for {len(kept)} of {len(tools)} tools (--again asks anew)"
             continue
         found = _phrases_of(provider, server, label, tools, scrubber)
         if not found:
-            lines.append(f"{server}: the model's answer held no phrases for its tools; try again, or another model")
+            yield f"{server}: the model's answer held no phrases for its tools; try again, or another model"
             continue
         if registry.phrases is not None:
             registry.phrases.save(server, label, tools, found)
+        registry.reindex()
         count = sum(map(len, found.values()))
-        lines.append(f"{server}: {count} phrase{'' if count == 1 else 's'} for {len(found)} of {len(tools)} tools")
-    registry.reindex()
-    return lines
+        yield f"{server}: {count} phrase{'' if count == 1 else 's'} for {len(found)} of {len(tools)} tools"
 
 
 def _phrases_of(provider: Provider, server: str, label: str, tools: list, scrubber: Scrubber) -> dict[str, list[str]]:
