@@ -42,6 +42,8 @@ def test_an_answer_is_read_from_its_first_json_object_and_kept_within_bounds():
 def test_the_store_keeps_phrases_per_tool_list_and_a_changed_list_asks_again(tmp_path):
     store, tools = PhraseStore(tmp_path / "phrases"), server_tools()
     assert store.load("db", "db", tools) is None
+    PhraseStore(tmp_path / "phrases").save("db", "db", tools, {"read_query": ["rows in users"]})  # another ankit
+    assert store.load("db", "db", tools) == {"read_query": ["rows in users"]}
     store.save("db", "db", tools, {"read_query": ["top 10 customers by revenue"]})
     assert store.load("db", "db", tools) == {"read_query": ["top 10 customers by revenue"]}
     assert store.attach("db", "db", tools) == 1 and tools[0].phrases == ["top 10 customers by revenue"]

@@ -75,7 +75,7 @@ class PhraseStore:
 
     def __init__(self, folder: Path) -> None:
         self.folder = Path(folder)
-        self._read: dict[Path, dict[str, list[str]] | None] = {}  # each file read once per run (saves update it)
+        self._read: dict[Path, dict[str, list[str]]] = {}  # each file found is read once per run (saves update it)
 
     def _path(self, server: str, label: str, tools: list[Tool]) -> Path:
         listed = [[original_name(t, label), t.description] for t in tools]
@@ -85,13 +85,14 @@ class PhraseStore:
     def load(self, server: str, label: str, tools: list[Tool]) -> dict[str, list[str]] | None:
         """The phrases kept for this tool list, or None (never asked, or a broken file)."""
         path = self._path(server, label, tools)
-        if path not in self._read:
+        if path not in self._read:  # a missing file is looked for again: another ankit may write it meanwhile
             try:
                 data = json.loads(statefiles.read_cache(path) or "null")
             except (ValueError, RecursionError):
-                data = None
-            names = [original_name(t, label) for t in tools]
-            self._read[path] = read_answer(json.dumps(data), names) if isinstance(data, dict) else None
+                return None
+            if not isinstance(data, dict):
+                return None
+            self._read[path] = read_answer(json.dumps(data), [original_name(t, label) for t in tools])
         return self._read[path]
 
     def save(self, server: str, label: str, tools: list[Tool], phrases: dict[str, list[str]]) -> None:
