@@ -120,7 +120,7 @@ def test_an_unknown_key_is_one_line_with_the_closest_known_key(tmp_path):
     config = load_config({}, {}, cwd, home)
     assert config.problems == [
         f"unknown key 'modle' in {home / 'config.toml'}; did you mean 'model'?",
-        f"unknown key 'zorp' in {cwd / '.ankit' / 'config.toml'}; it is ignored (see README: Providers and settings)"]
+        f"unknown key 'zorp' in {cwd / '.ankit' / 'config.toml'}; it is ignored (see ankit help providers)"]
     assert config.model == "m"
 
 

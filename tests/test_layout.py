@@ -9,7 +9,7 @@ ANKIT = Path(__file__).resolve().parent.parent / "ankit"
 # A package is named with a trailing slash and covers every module in it. A new module goes in the lowest
 # layer that holds everything it imports.
 LAYERS = [
-    ["ankit", "records", "errors", "protocols"],
+    ["ankit", "records", "errors", "protocols", "docs/"],  # docs: the guide's Markdown files and their reader
     ["settings/", "safety/"],  # safety's state files take their folders from settings
     ["tooling/", "usage/", "context/", "toolkit/"],  # tooling's Tool record is what discovery, skills and mcp build on;
     # toolkit is the stable API tool modules import (nothing in ankit imports it)

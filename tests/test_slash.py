@@ -309,3 +309,15 @@ def test_mcp_phrases_asks_the_model_and_the_listing_tells_which_servers_have_non
     assert "no search phrases yet" not in run(state, "/mcp")
     assert state.app.registry.index.rank_tools("parrot my words", 1)[0][0] == "mcp__fake__echo"
     assert "usage: /mcp phrases [NAME ...] [--again]" in run(state, "/mcp phrases --all")
+
+
+def test_help_names_the_guide_s_topics_and_reads_one(make_state):
+    state = make_state()
+    listing = run(state, "/help")
+    assert "The guide: /help TOPIC, for install, providers," in listing and "development" in listing
+    sandbox = run(state, "/help sandbox")
+    assert "# Sandbox\n\nWhere the machine has a sandbox" in sandbox  # not a terminal: the exact text
+    usage = run(state, "/help usage")  # a command and a topic: the command's line, then the guide
+    assert usage.lstrip("\n").startswith("/usage [all]\n  ") and "\n# Usage and cost\n" in usage
+    assert "/help TOPIC reads the guide" in run(state, "/help zzz")
+    assert "/usage [all]\n  " in run(state, "/help /usage") and "# Usage" not in run(state, "/help /usage")

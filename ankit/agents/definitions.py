@@ -114,7 +114,7 @@ def agents_text(agents: dict[str, AgentSpec]) -> str:
     """/agents: each named agent, its tools and model, and its file."""
     if not agents:
         return ("no named agents: write one as ~/.config/ankit/agents/NAME.md or .ankit/agents/NAME.md "
-                "(see README: Subagents); the task tool runs a general subagent meanwhile")
+                "(see ankit help subagents); the task tool runs a general subagent meanwhile")
     lines = []
     for spec in agents.values():
         tools = ", ".join(spec.tools) if spec.tools is not None else "all tools"

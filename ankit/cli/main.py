@@ -11,7 +11,7 @@ from ankit import __version__
 from ankit.errors import AnkitError, bug_line
 from ankit.settings import paths
 
-SUBCOMMANDS = ("tools", "skills", "usage", "mcp", "eval-discovery", "sessions", "bundle", "routine")
+SUBCOMMANDS = ("tools", "skills", "usage", "mcp", "eval-discovery", "sessions", "bundle", "routine", "help")
 
 
 class Parser(argparse.ArgumentParser):
@@ -75,6 +75,23 @@ def bundle_command(argv: list[str]) -> int:
         print(f"ankit: {exc}", file=sys.stderr)
         return 1
     print(f"wrote {output} ({size / 1024:.0f} KB): run it with python3 {output}")
+    return 0
+
+
+def help_command(argv: list[str]) -> int:
+    """`ankit help [TOPIC]`: the guide's topics, or one topic (laid out and paged on a terminal)."""
+    from ankit import docs
+    from ankit.terminal.guide import show, topic_text
+    try:
+        if not argv or argv[0] in ("-h", "--help"):
+            print(docs.listing())
+        else:
+            show(topic_text(" ".join(argv)), sys.stdout)
+    except AnkitError as exc:
+        print(f"ankit: {exc}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:  # piped into a reader that stopped early, such as head
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 0
 
 
@@ -180,6 +197,8 @@ def main(argv: list[str] | None = None) -> int:
     command, rest = (argv[0], argv[1:]) if argv and argv[0] in SUBCOMMANDS else ("", argv)
     if command == "eval-discovery":
         return eval_discovery(rest, _live_index)
+    if command == "help":  # the guide needs no settings
+        return help_command(rest)
     if command == "bundle":  # its own flags: here --output would read as an abbreviated --output-format
         return bundle_command(rest)
     args, extra = parser().parse_known_args(rest)

@@ -5,4 +5,4 @@ May import: ankit.tooling (the Tool record), ankit.safety, ankit.settings, ankit
 discovery, providers or terminal.
 """
 
-NO_SERVERS = 'no MCP servers configured: add a [mcp.servers.NAME] table with command = "..." to config.toml (see README)'
+NO_SERVERS = 'no MCP servers configured: add a [mcp.servers.NAME] table with command = "..." to config.toml (see ankit help mcp)'

@@ -103,7 +103,7 @@ def unknown_keys(values: dict, path: Path) -> list[str]:
     for key in values:
         if key not in KEYS:
             close = difflib.get_close_matches(key, KEYS, n=1, cutoff=0.6)
-            hint = f"; did you mean {close[0]!r}?" if close else "; it is ignored (see README: Providers and settings)"
+            hint = f"; did you mean {close[0]!r}?" if close else "; it is ignored (see ankit help providers)"
             lines.append(f"unknown key {key!r} in {path}{hint}")
     return lines
 

@@ -1,12 +1,15 @@
 """Slash commands: a table of commands dispatched by name, their completions, and a suggestion for typos."""
 
 import difflib
+import textwrap
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
+from ankit import docs
 from ankit.errors import AnkitError, Cancelled, ConfigError
+from ankit.terminal import guide
 from ankit.safety.sandbox import parse_mode
 from ankit.safety.visible import visible
 from ankit.terminal.approval import Approver
@@ -28,6 +31,7 @@ NO_PROVIDER = "no provider is configured: set one up as shown at start, then res
 INPUT_HELP = ('Input: end a line with \\ to go on; a line of """ opens and closes a block.\n'
               "Ctrl-C or Esc cancels a reply (what came is kept); Ctrl-D exits; Tab completes.\n"
               "While ankit works, type on: Enter queues the line for the model's next step.")
+TOPICS_HINT = "ankit help lists the topics"
 
 
 @dataclass
@@ -151,7 +155,7 @@ def completions(state: ReplState, before: str) -> list[str]:
 def _argument_values(state: ReplState, kind: str) -> list[str]:
     app = state.app
     if kind == "command":
-        return list(COMMANDS)
+        return [*COMMANDS, *(name for name, _ in docs.topics() if name not in COMMANDS)]
     if kind == "model":
         return model_names(state)
     if kind == "skill":
@@ -166,15 +170,18 @@ def _argument_values(state: ReplState, kind: str) -> list[str]:
 
 
 def cmd_help(state: ReplState, arg: str) -> str:
-    """The commands, one line each, or one command's help."""
+    """The commands, one line each, one command's help, or a topic of the guide (paged)."""
     name = arg.lstrip("/")
     if name in state.custom and name not in COMMANDS:
         return custom_help(state.custom, name)
     if arg:
-        command = COMMANDS.get(name)
-        if command is None:
-            return unknown("/" + name, state.custom)
-        return f"/{command.name} {command.args}".rstrip() + f"\n  {command.help}"
+        command = COMMANDS.get(ALIASES.get(name, name))
+        line = f"/{command.name} {command.args}".rstrip() + f"\n  {command.help}" if command else ""
+        if arg.startswith("/") or docs.find(name) is None:
+            return line or unknown("/" + name, state.custom) + f"; /help TOPIC reads the guide ({TOPICS_HINT})"
+        state.view.newline()
+        guide.show((line + "\n\n" if line else "") + docs.read(docs.find(name)), state.view.out)
+        return ""
     rows, custom = [(f"/{c.name} {c.args}".rstrip(), c.help) for c in COMMANDS.values()], custom_rows(state.custom)
     prompts = prompt_rows(state.app.mcp)
     width = max(len(left) for left, _ in rows + custom)
@@ -183,7 +190,8 @@ def cmd_help(state: ReplState, arg: str) -> str:
         lines += ["", CUSTOM_HEAD, *(f"{left.ljust(width)}  {text}" for left, text in custom)]
     if prompts:
         lines += ["", PROMPTS_HEAD, *(f"{left}  {text}" for left, text in prompts)]
-    return "\n".join([*lines, "", INPUT_HELP])
+    topics = textwrap.wrap("The guide: /help TOPIC, for " + ", ".join(name for name, _ in docs.topics()), 78)
+    return "\n".join([*lines, "", INPUT_HELP, "", *topics])
 
 
 def cmd_usage(state: ReplState, arg: str) -> str:
@@ -392,7 +400,7 @@ def cmd_exit(state: ReplState, arg: str) -> None:
 
 
 COMMANDS: dict[str, Command] = {c.name: c for c in [
-    Command("help", "[COMMAND]", "these commands, or one command's help", cmd_help, "command"),
+    Command("help", "[NAME]", "these commands, one command's help, or a topic of the guide", cmd_help, "command"),
     Command("usage", "[all]", "tokens and cost: last turn, session, last 10 rounds (or all)", cmd_usage),
     Command("context", "", "what the next request carries, against the model's window", cmd_context),
     Command("tools", "[GROUP]", "tool groups: core, activated, available (or one group's tools)", cmd_tools, "group"),

@@ -239,7 +239,7 @@ def listing(hooks: Hooks) -> str:
     """/hooks: each active hook with its event, matcher, timeout and where it came from."""
     if not hooks.hooks:
         return ("no hooks are active: add [[hooks.PreToolUse]] tables to config.toml, or hooks to "
-                "~/.claude/settings.json (see README: Hooks)")
+                "~/.claude/settings.json (see ankit help hooks)")
     lines = []
     for event in EVENTS:
         for hook in (h for h in hooks.hooks if h.event == event):
