@@ -4,6 +4,7 @@ import re
 
 import pytest
 
+from ankit.records import Message
 from ankit.safety.policy import load_config
 from ankit.terminal.overview import BAR_WIDTH, bar, group_text, tools_text
 from ankit.turn.app import build_app
@@ -51,10 +52,13 @@ def test_every_listing_fits_the_width(app, tmp_path):
     from ankit.terminal.overview import context_text, sessions_listing, tools_listing
     store = SessionStore(tmp_path / "sessions")
     store.save(SessionData("20261130-101500-ab12", "2026-11-30T10:15:00", "/w", "local", "a-rather-long-model-name",
-                           title="a title that goes on and on and on and on and on"))
+                           title="a title that goes on and on and on and on and on",
+                           messages=[Message("user", "hello")]))
     for width in (40, 60):
         for text in (tools_listing(app, width), tools_text(app, width), group_text(app, "core", width),
                      sessions_listing(store, width)):
             assert all(len(line) <= width for line in text.splitlines()), text
             assert any(line.endswith("…") for line in text.splitlines())
     assert "a title that goes on and on and on and on and on" in sessions_listing(store, 0)  # piped: whole
+    store.save(SessionData("20261130-101600-cd34", "2026-11-30T10:16:00", "/w", "local", "m"))  # no message yet
+    assert sessions_listing(store, 0).splitlines()[1:] == ["(1 session without a message not shown)"]

@@ -377,6 +377,33 @@ def test_continue_resumes_the_last_session_and_goes_on(run, provider_server, hom
     assert len(sessions(home)) == 1
 
 
+def test_resume_without_an_id_offers_the_newest_sessions_and_one_key_picks(run, provider_server, home):
+    for word in ("apple", "pear"):
+        provider_server.push_openai(text=f"Noted {word}.")
+        first = run()
+        first.line(f"the fruit is {word}")
+        first.expect(f"Noted {word}.")
+        assert first.finish() == 0
+    empty = run()  # left before its first message: never offered
+    assert empty.finish() == 0
+    provider_server.push_openai(text="It was apple.")
+    second = run("--resume")
+    second.expect("resume which? [1-2] (Enter: 1, Esc: none) ")
+    assert "1  " in second.seen and "the fruit is pear" in second.seen.split("1  ", 1)[1].split("\n", 1)[0]
+    second.type("2")
+    second.expect("resumed ")
+    second.expect("the fruit is apple (1 turn)")
+    second.line("which fruit?")
+    second.expect("It was apple.")
+    second.line("/resume")
+    second.expect("resume which? [1-2]")
+    second.type("\x1b")
+    second.expect("no session resumed")
+    assert second.finish() == 0
+    assert [m["content"] for m in provider_server.requests[2].json["messages"][1:]] == [
+        "the fruit is apple", "Noted apple.", "which fruit?"]
+
+
 def test_slash_resume_switches_to_a_saved_session(run, provider_server, home):
     provider_server.push_openai(text="Noted.")
     first = run()

@@ -9,9 +9,8 @@ from pathlib import Path
 
 from ankit import __version__
 from ankit.errors import AnkitError, bug_line
+from ankit.cli.subcommands import SUBCOMMANDS, help_text, split
 from ankit.settings import paths
-
-SUBCOMMANDS = ("tools", "skills", "usage", "mcp", "eval-discovery", "sessions", "bundle", "routine", "help")
 
 
 class Parser(argparse.ArgumentParser):
@@ -37,14 +36,16 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--api", choices=("responses", "chat"),
                    help="OpenAI wire format: responses (default on api.openai.com) or chat (Chat Completions)")
     p.add_argument("--yes", "-y", action="store_true", help="approve every tool call without asking")
-    p.add_argument("--sandbox", choices=("workspace", "read-only", "off"),
+    p.add_argument("--sandbox", choices=("workspace", "read-only", "plan", "off", "ask"), metavar="MODE",
                    help="commands run unasked in a sandbox writing only the working folder (workspace), run "
-                        "unasked writing nothing (read-only, plan mode), or ask every time (off)")
+                        "unasked writing nothing (read-only, also named plan), or ask every time (off, also "
+                        "named ask); the same names as /mode")
     p.add_argument("--tools-dir", dest="tools_dirs", action="append", default=[], help="extra folder of tool modules")
     p.add_argument("--skills-dir", dest="skills_dir", help="extra folder of skills (searched first)")
     p.add_argument("--trust", action="store_true", help="apply this folder's .ankit/ settings and tools this run")
     p.add_argument("--continue", "-c", dest="cont", action="store_true", help="resume the last session")
-    p.add_argument("--resume", "-r", metavar="ID", help="resume the session ID")
+    p.add_argument("--resume", "-r", metavar="ID", nargs="?", const="",
+                   help="resume the session ID; without one, pick from the newest sessions")
     p.add_argument("--fork-session", dest="fork_session", action="store_true",
                    help="with --resume or --continue: go on with a copy under a new id (the original stays)")
     p.add_argument("--version", action="version", version=f"ankit {__version__}")
@@ -93,6 +94,12 @@ def help_command(argv: list[str]) -> int:
     except BrokenPipeError:  # piped into a reader that stopped early, such as head
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 0
+
+
+def _asks_help(words: list[str]) -> bool:
+    """Whether -h or --help comes before any `--` (after which words belong to a server's command)."""
+    head = words[:words.index("--")] if "--" in words else words
+    return "-h" in head or "--help" in head
 
 
 def _unexpected(extra: list[str]) -> str:
@@ -194,7 +201,12 @@ def main(argv: list[str] | None = None) -> int:
     """Run ankit; return the exit code."""
     program = argv is None  # the program itself (a test calling main(argv) keeps its own signal handling)
     argv = sys.argv[1:] if argv is None else argv
-    command, rest = (argv[0], argv[1:]) if argv and argv[0] in SUBCOMMANDS else ("", argv)
+    command, rest = split(argv, parser())
+    if command in ("eval-discovery", "bundle") and argv[0] != command:  # their own flags only
+        parser().error(f"the global options do not apply to ankit {command}: put its own after it")
+    if command and command not in ("eval-discovery", "bundle") and _asks_help(rest):
+        print(help_text(command))
+        return 0
     if command == "eval-discovery":
         return eval_discovery(rest, _live_index)
     if command == "help":  # the guide needs no settings
@@ -204,7 +216,10 @@ def main(argv: list[str] | None = None) -> int:
     args, extra = parser().parse_known_args(rest)
     if extra and not command:
         parser().error(_unexpected(extra))
-    if args.fork_session and not (args.resume or args.cont):
+    if args.resume == "" and (args.prompt is not None or command):
+        parser().error("--resume without an ID picks a session in the REPL; here name one: --resume ID "
+                       "(ankit sessions lists them)")
+    if args.fork_session and not (args.resume is not None or args.cont):
         parser().error("--fork-session copies a session: add --resume ID or --continue")
     if args.output_format != "text" and args.prompt is None and not command:
         parser().error(f"--output-format {args.output_format} is for one-shot runs: add -p \"...\"")

@@ -84,6 +84,7 @@ KEYS: dict[str, type] = {
 FIELDS = {key: kind for key, kind in KEYS.items() if key in Config.__dataclass_fields__}
 CHOICES = {"deferred": ("auto", "native", "append"), "api": ("", "responses", "chat"),
            "catalog_mode": ("names", "first", "full"), "sandbox": ("workspace", "read-only", "off")}
+ALIASES = {"sandbox": {"ask": "off", "plan": "read-only", "readonly": "read-only"}}  # /mode's names too
 ENV_KEYS = {"ANKIT_PROVIDER": "provider", "ANKIT_MODEL": "model", "ANKIT_BASE_URL": "base_url"}
 
 
@@ -142,6 +143,8 @@ def finish(config: Config, flags: dict) -> None:
     config.tools_dirs = [Path(p) for p in flags.get("tools_dirs") or []]
     config.skills_dir = Path(flags["skills_dir"]) if flags.get("skills_dir") else None
     for key, allowed in CHOICES.items():
+        value = getattr(config, key)
+        setattr(config, key, ALIASES.get(key, {}).get(str(value).strip().lower(), value))
         if getattr(config, key) not in allowed:
             shown = " or ".join(a for a in allowed if a)
             raise ConfigError(f"{key} must be {shown}, not {getattr(config, key)!r}")

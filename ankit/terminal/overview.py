@@ -142,12 +142,22 @@ def tools_listing(app, width: int = 100) -> str:
 
 def sessions_listing(store, width: int = 0) -> str:
     """Saved sessions, newest first, one line each, titles cut to the width (`ankit sessions`, /sessions)."""
-    rows = store.list()
+    every = store.list()
+    rows = [s for s in every if s.turns]  # a session left before its first message has nothing to show
     if not rows:
         return "no saved sessions yet"
     model = max(len(s.model[:16]) for s in rows)  # as wide as the longest name, 16 at most
-    return "\n".join(fit_lines([f"{s.id}  {s.turns:>3} turn{'' if s.turns == 1 else 's'}  {s.model[:16]:<{model}}  "
-                                f"{_folder(s.cwd):<20}  {visible_line(s.title)}" for s in rows], width))
+    lines = fit_lines([session_row(s, 0, model) for s in rows], width)
+    empty = len(every) - len(rows)
+    return "\n".join(lines + ([f"({empty} session{'' if empty == 1 else 's'} without a message not shown)"]
+                               if empty else []))
+
+
+def session_row(s, width: int = 0, model: int = 16) -> str:
+    """One saved session in a line: id, turns, model, folder, title (cut to the width when one is given)."""
+    row = (f"{s.id}  {s.turns:>3} turn{'' if s.turns == 1 else 's'}  {s.model[:16]:<{model}}  "
+           f"{_folder(s.cwd):<20}  {visible_line(s.title)}")
+    return fit_lines([row], width)[0]
 
 
 def _folder(path: str, width: int = 20) -> str:

@@ -26,6 +26,7 @@ from ankit.terminal.live import terminal_width
 from ankit.terminal.mcp_parts import attach_resources
 from ankit.terminal.notify import Notifier
 from ankit.terminal.render import BOLD, DIM, YELLOW, TerminalView, paint, prompt_paint
+from ankit.terminal.picker import pick_session
 from ankit.terminal.typeahead import TypeAhead
 from ankit.turn.app import build_app, warn
 from ankit.turn.phrasing import hint
@@ -341,6 +342,8 @@ def run_repl(args, config: Config) -> int:
         state.approve = Approver(view, reader.ask, yes=config.yes, keys=reader.keys,
                                  policy=app.policy, notify=state.notify)
         state.prefill = reader.prefill
+        if args.resume == "":  # --resume without an id: pick one (Esc starts a new session)
+            args.resume = _picked(state)
         resume = app.resumed(args)
         open_session(state, resume)
         view.line(banner(state), DIM)
@@ -359,6 +362,15 @@ def run_repl(args, config: Config) -> int:
         return 0
     finally:
         app.close()
+
+
+def _picked(state: ReplState) -> str | None:
+    """The session picked for --resume without an id; None (a new session) when none is."""
+    try:
+        return pick_session(state.app.store(), state.approve, state.view)
+    except Cancelled as exc:
+        state.view.line(f"{exc}: a new session starts", DIM)
+        return None
 
 
 def refresh_commands(state: ReplState) -> list[str]:

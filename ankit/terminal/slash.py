@@ -20,6 +20,7 @@ from ankit.terminal.mcp_parts import PROMPTS_HEAD, prompt_names, prompt_rows, re
 from ankit.terminal.workflow import (CUSTOM_HEAD, cmd_edit, cmd_init, cmd_undo, custom_help, custom_rows, model_names,
                                     models_listing, served_models)
 from ankit.terminal.overview import resumed_text
+from ankit.terminal.picker import pick_session
 from ankit.usage.ledger import render_usage, status_line, subagent_lines
 from ankit.turn.app import App
 from ankit.turn.session import Session
@@ -301,9 +302,7 @@ def cmd_sessions(state: ReplState, arg: str) -> str:
 
 def cmd_resume(state: ReplState, arg: str) -> str:
     """Switch to a saved session: its messages, activated groups and usage come back."""
-    if not arg:
-        raise AnkitError("say which session: /resume ID (see /sessions)")
-    data = state.app.store().load(arg)
+    data = state.app.store().load(arg or pick_session(state.app.store(), state.approve, state.view))
     open_session(state, data)
     return resumed_text(state.session, data.title, state.view.width())
 

@@ -1,0 +1,49 @@
+"""The subcommands: their names, each one's help, and finding one after the global options."""
+
+import argparse
+
+HELP = {
+    "tools": ("ankit tools [GROUP | check] [--refresh]",
+              "List the tool groups find_tools searches (MCP servers' from their cached lists; --refresh starts\n"
+              "them), one group's tools, or check that every tool's examples find it (exit 1 on a miss)."),
+    "skills": ("ankit skills [list | show NAME]", "List the skills found, or print one skill's SKILL.md."),
+    "usage": ("ankit usage", "Tokens and cost of the saved sessions: today, this week, this month, by model."),
+    "mcp": ("ankit mcp [list [--refresh] | add NAME [--env KEY=VALUE]... [--project] -- COMMAND [ARGS...] |\n"
+            "          remove NAME [--project] | get NAME | login NAME | logout NAME | phrases [NAME...] [--again]]",
+            "The MCP servers: their state and tools, adding and removing one in config.toml, signing in to one\n"
+            "over OAuth, and having the model write search phrases for their tools. See ankit help mcp."),
+    "eval-discovery": ("ankit eval-discovery --catalog FILE --queries FILE [...]",
+                       "Measure the tool search on a catalog and a query set (ankit eval-discovery --help for\n"
+                       "every flag). See ankit help discovery."),
+    "sessions": ("ankit sessions [show ID | rm ID | export ID [FILE.md]]",
+                 "List the saved sessions, print one, remove one, or export one as Markdown."),
+    "bundle": ("ankit bundle [--output FILE]", "Write ankit, its tools and skills as one zipapp (ankit.pyz)."),
+    "routine": ('ankit routine [add "SCHEDULE" "PROMPT" [--allow TOOL]... [--watch URL] | list | remove ID |\n'
+                "              run-due [--now YYYY-MM-DDTHH:MM] | install [--systemd]]",
+                "Prompts ankit answers by itself on a schedule. See ankit help routines."),
+    "help": ("ankit help [TOPIC]", "The guide's topics, or one topic."),
+}
+SUBCOMMANDS = tuple(HELP)
+
+
+def help_text(command: str) -> str:
+    """One subcommand's usage and what it does."""
+    usage, what = HELP[command]
+    return f"usage: {usage}\n\n{what}\n\nThe global options (ankit --help) go before or after the subcommand."
+
+
+def split(argv: list[str], parser: argparse.ArgumentParser) -> tuple[str, list[str]]:
+    """The subcommand and the other words: the first word that is neither an option nor an option's value."""
+    takes_value = {flag for action in parser._actions if action.nargs != 0 for flag in action.option_strings}
+    index = 0
+    while index < len(argv):
+        word = argv[index]
+        if word == "--":
+            break
+        if word.startswith("-"):
+            index += 2 if word in takes_value else 1  # --flag=value is one word
+            continue
+        if word in HELP:
+            return word, argv[:index] + argv[index + 1:]
+        break
+    return "", argv
