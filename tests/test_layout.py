@@ -118,3 +118,13 @@ def test_every_module_has_a_docstring():
     missing = [str(p.relative_to(ANKIT.parent)) for p in sorted(ANKIT.rglob("*.py"))
                if p.name != "__init__.py" and not ast.get_docstring(ast.parse(p.read_text()))]
     assert missing == []
+
+
+def test_the_tool_record_imports_only_records():
+    assert graph()["ankit.tooling.tool"] <= {"ankit.records"}
+
+
+def test_discovery_and_mcp_name_the_tool_without_the_runner():
+    runner = [name for name, others in sorted(graph().items())
+              if name.startswith(("ankit.discovery", "ankit.mcp")) and "ankit.tooling.toolbox" in others]
+    assert runner == []

@@ -4,7 +4,6 @@ import signal
 import threading
 from collections.abc import Callable
 
-DEFAULT_TIME_LIMIT = 600.0  # seconds a tool's run() may take unless it or the config says otherwise
 IMPORT_LIMIT = 5.0  # seconds a tool module may take to import before it is abandoned
 MAX_DEPTH = 64  # nesting of a call's arguments; deeper is an error result, never a RecursionError
 

@@ -32,7 +32,7 @@ if TYPE_CHECKING:  # what only a session needs is imported when one is made: lis
     from ankit.safety.scrub import Scrubber
     from ankit.storage.sessions import SessionData, SessionStore
     from ankit.tooling.activation import Activation
-    from ankit.tooling.toolbox import Tool
+    from ankit.tooling.tool import Tool
     from ankit.tooling.toolset import Toolset
     from ankit.turn.prompt import Prompt
     from ankit.turn.session import Session
