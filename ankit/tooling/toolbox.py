@@ -89,8 +89,6 @@ def run_call(call: ToolCall, tool: Tool | None, ctx: ToolContext, approve: Appro
             output_text = scrub.text(_run(tool, args, ctx, keeper, limit, verdict, sandbox))
         finally:
             live(stream.end())  # the live output's last unfinished line
-    except ToolTimeout as exc:  # a KeyboardInterrupt raised in the call's thread: the limit, not the user
-        return error(*_failure_of(exc, tool, limit))
     except (Cancelled, KeyboardInterrupt):
         raise
     except BaseException as exc:  # SystemExit and RecursionError too: a tool's failure is information, not a crash
