@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from ankit.safety.policy import load_config
+from ankit.settings.layers import load_config
 from ankit.terminal.overview import BAR_WIDTH, bar, group_text, tools_text
 from ankit.turn.app import build_app
 

@@ -11,7 +11,8 @@ from ankit.errors import AnkitError
 from ankit.records import Message, ToolCall
 from ankit.routines.store import Routine
 from ankit.safety import statefiles
-from ankit.safety.policy import Rule, load_config
+from ankit.safety.policy import Rule
+from ankit.settings.layers import load_config
 from ankit.settings import paths
 from ankit.settings.config import Config
 from ankit.storage.sessions import SessionData, new_session_id

@@ -17,7 +17,7 @@ from ankit.mcp import admin as mcp_admin
 from ankit.routines.schedule import parse as parse_schedule
 from ankit.routines.store import Routine, RoutineStore
 from ankit.safety import statefiles
-from ankit.safety.policy import load_config
+from ankit.settings.layers import load_config
 from ankit.settings import paths
 from ankit.settings.config import Config
 

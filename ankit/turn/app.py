@@ -79,7 +79,7 @@ class App:
                                  self.config.mcp_servers, paths.state_home() / "mcp", self.mcp_start,
                                  self.problems, mcp_root=self.cwd, mcp_elicit=self.elicit,
                                  agents=self.agents)
-        self.policy = Policy.from_config(self.config, self.cwd)
+        self.policy = Policy.from_rules(self.config.allow, self.config.deny, self.cwd, self.config.ask, self.config.yes)
         self.sandbox = Sandbox.for_setting(self.config.sandbox, self.cwd)
         self.notices += [line for line in [self.sandbox.unavailable()] if line]
         self.load_hooks()
@@ -127,7 +127,7 @@ class App:
 
     def tool_folders(self) -> list[Path]:
         """Tool folders in load order: bundled, user, project, then --tools-dir."""
-        project = [self.cwd / ".ankit" / "tools"] if self.config.trusted else []  # see ankit/safety/policy.py
+        project = [self.cwd / ".ankit" / "tools"] if self.config.trusted else []  # see ankit/settings/layers.py
         return [statefiles.bundled("tools"), paths.config_home() / "tools", *project, *self.config.tools_dirs]
 
     @property
