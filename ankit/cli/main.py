@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ankit import __version__
 from ankit.errors import AnkitError, bug_line
-from ankit.settings import paths
+from ankit import paths
 
 SUBCOMMANDS = ("tools", "skills", "usage", "mcp", "eval-discovery", "sessions", "bundle", "routine", "help")
 

@@ -13,7 +13,7 @@ from ankit.routines.store import Routine
 from ankit.safety import statefiles
 from ankit.safety.policy import Rule
 from ankit.settings.layers import load_config
-from ankit.settings import paths
+from ankit import paths
 from ankit.settings.config import Config
 from ankit.storage.sessions import SessionData, new_session_id
 from ankit.tooling.tool import Tool, ToolContext

@@ -3,5 +3,6 @@ shellwords.py reads shell lines for it), the scrubber (scrub.py), the text bound
 (visible.py: outside text made visible, and fitted to a terminal's width), and to come ankit's private state
 files and the OS sandbox. Each class of harm has one mechanism here that every caller goes through.
 
-May import: ankit.settings, ankit.records, ankit.errors. Never tooling, providers, the turn or terminal.
+May import: ankit.paths (ankit's folders), ankit.records, ankit.errors. Never settings (which writes its files
+through the state files here), tooling, providers, the turn or terminal.
 """

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from ankit.errors import ConfigError
 from ankit.safety.scrub import secret_name
-from ankit.settings import paths
+from ankit import paths
 
 MODES = ("workspace", "read-only", "off")
 ALIASES = {"ask": "off", "plan": "read-only", "readonly": "read-only"}

@@ -17,7 +17,7 @@ from ankit.safety import statefiles
 from ankit.safety.policy import Policy
 from ankit.safety.sandbox import Sandbox
 from ankit.safety.visible import visible
-from ankit.settings import paths
+from ankit import paths
 from ankit.settings.config import Config
 from ankit.skills.library import Skill, find_skills, skill_dirs
 from ankit.tooling.hooks import Hooks, load_hooks
