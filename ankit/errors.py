@@ -42,6 +42,12 @@ class StateFileError(AnkitError, OSError):
     """One of ankit's own files or folders is not safe to use: a symlink, another user's, or writable by others."""
 
 
+class ToolTimeout(BaseException):
+    """Raised inside a tool at its time limit; only the tool runner catches it. Not a KeyboardInterrupt, so no
+    Ctrl-C handler mistakes it for the user, and not an Exception, so a tool's `except Exception` cannot swallow it
+    (its `finally` blocks and ankit.toolkit.proc's cleanup still run)."""
+
+
 def bug_line(exc: BaseException) -> str:
     """One line for an exception ankit did not expect (a bug in ankit): what it was and where it was raised."""
     frames = traceback.extract_tb(exc.__traceback__)

@@ -5,7 +5,7 @@ patched on afterwards, and nothing below `App` calls back into it. Concrete fits
 terminal.render.TerminalView and oneshot.PrintView; `Approver` by terminal.approval.Approver and
 oneshot.PrintApprover; `ToolRunner` by tooling.toolbox.Runner; `SessionStore` by storage.sessions.SessionStore;
 `Prompt` by turn.prompt.Prompt; `Ready` by turn.registry.Registry; `Provider` by providers.base.Provider;
-`Checkpoints` by storage.checkpoints.Checkpoints; `Tool` by tooling.toolbox.Tool; `Elicitor` by
+`Checkpoints` by storage.checkpoints.Checkpoints; `Tool` by tooling.tool.Tool; `Elicitor` by
 terminal.elicit.FormElicitor and cli.oneshot's decline; `Inbox` and `KeyShare` by terminal.typeahead.TypeAhead.
 
 It sits at the bottom of the package: it names only records, so every layer may use these shapes.
@@ -49,7 +49,7 @@ class NullView(View):
 
 
 class Tool(Protocol):
-    """What the loop and the approver read of a tool (tooling.toolbox.Tool)."""
+    """What the loop and the approver read of a tool (tooling.tool.Tool)."""
 
     name: str
     group: str

@@ -9,7 +9,7 @@ import pytest
 
 from ankit.errors import ProviderError
 from ankit.protocols import NullView as View
-from ankit.safety.policy import load_config
+from ankit.settings.layers import load_config
 from ankit.turn.app import build_app
 from conftest import TEST_KEY
 

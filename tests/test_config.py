@@ -4,7 +4,7 @@ import pytest
 
 from ankit.errors import ConfigError
 from ankit.providers.presets import provider_settings
-from ankit.safety.policy import load_config
+from ankit.settings.layers import load_config
 
 
 def setup(tmp_path, user="", project=""):

@@ -9,8 +9,9 @@ ANKIT = Path(__file__).resolve().parent.parent / "ankit"
 # A package is named with a trailing slash and covers every module in it. A new module goes in the lowest
 # layer that holds everything it imports.
 LAYERS = [
-    ["ankit", "records", "errors", "protocols", "docs/"],  # docs: the guide's Markdown files and their reader
-    ["settings/", "safety/"],  # safety's state files take their folders from settings
+    ["ankit", "records", "errors", "protocols", "paths", "docs/"],  # docs: the guide's Markdown files and their reader
+    ["safety/"],
+    ["settings/"],  # settings writes its files (trust, the TOML editor) through safety's state files
     ["tooling/", "usage/", "context/", "toolkit/"],  # tooling's Tool record is what discovery, skills and mcp build on;
     # toolkit is the stable API tool modules import (nothing in ankit imports it)
     ["discovery/", "skills/", "agents/", "mcp/", "storage/", "providers/", "routines/"],
@@ -118,3 +119,25 @@ def test_every_module_has_a_docstring():
     missing = [str(p.relative_to(ANKIT.parent)) for p in sorted(ANKIT.rglob("*.py"))
                if p.name != "__init__.py" and not ast.get_docstring(ast.parse(p.read_text()))]
     assert missing == []
+
+
+def unit(name: str) -> str:
+    """The package a module belongs to ("ankit.turn" for ankit.turn.session), or the module itself at the top."""
+    parts = name.split(".")
+    return ".".join(parts[:2]) if len(parts) > 1 and (ANKIT / parts[1]).is_dir() else name
+
+
+def test_no_two_packages_import_each_other():
+    edges = {(unit(name), unit(other)) for name, others in graph().items() for other in others
+             if unit(name) != unit(other)}
+    assert sorted(f"{a} <-> {b}" for a, b in edges if (b, a) in edges and a < b) == []
+
+
+def test_the_tool_record_imports_only_records():
+    assert graph()["ankit.tooling.tool"] <= {"ankit.records"}
+
+
+def test_discovery_and_mcp_name_the_tool_without_the_runner():
+    runner = [name for name, others in sorted(graph().items())
+              if name.startswith(("ankit.discovery", "ankit.mcp")) and "ankit.tooling.toolbox" in others]
+    assert runner == []

@@ -5,7 +5,7 @@ import re
 import pytest
 
 from ankit.records import Message
-from ankit.safety.policy import load_config
+from ankit.settings.layers import load_config
 from ankit.terminal.overview import BAR_WIDTH, bar, group_text, tools_text
 from ankit.turn.app import build_app
 

@@ -7,7 +7,9 @@ import sys
 
 import pytest
 
-from ankit.safety.policy import Fingerprint, Grant, Policy, load_config, split
+from ankit.safety.policy import Grant, Policy
+from ankit.settings.layers import load_config, split
+from ankit.settings.trust import Fingerprint
 from tests.conftest import ProviderServer
 from tests.test_oneshot import ankit
 from tests.test_repl import home, run  # noqa: F401  (fixtures)

@@ -294,7 +294,7 @@ def test_an_mcp_server_with_sandbox_true_writes_only_in_its_cwd(places):
 
 def test_the_setting_and_the_flag_choose_the_mode_and_a_wrong_one_is_one_line(tmp_path):
     from ankit.errors import ConfigError
-    from ankit.safety.policy import load_config
+    from ankit.settings.layers import load_config
     home = tmp_path / "config"
     home.mkdir()
     assert load_config({}, {}, tmp_path, home).sandbox == "workspace"

@@ -84,7 +84,7 @@ def test_the_repl_asks_once_per_folder_and_remembers(run, provider_server, attac
 
 
 def test_an_untrusted_folder_cannot_lift_the_users_cost_cap_or_round_limit(tmp_path):
-    from ankit.safety.policy import load_config
+    from ankit.settings.layers import load_config
     user_config(tmp_path, "http://127.0.0.1:9")
     (tmp_path / "config" / "ankit" / "config.toml").write_text('max_cost = 2.0\nmax_rounds = 10\n', "utf-8")
     (tmp_path / "work" / ".ankit").mkdir(parents=True)

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from ankit.records import ToolCall
-from ankit.settings import paths
+from ankit import paths
 from ankit.skills.library import Skill, find_skills, skill_dirs, skills_prompt
 from ankit.skills.tool import BODY_CAP, load_skill, make_skill_tool, skills_command
 from ankit.tooling.toolbox import ToolContext, run_call

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from ankit.records import Message
-from ankit.safety.policy import load_config
+from ankit.settings.layers import load_config
 from ankit.terminal.approval import Approver
 from ankit.terminal.render import TerminalView
 from ankit.terminal.repl import send

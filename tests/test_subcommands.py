@@ -4,7 +4,7 @@ import pytest
 
 from ankit.cli.main import parser
 from ankit.cli.subcommands import SUBCOMMANDS, split
-from ankit.safety.policy import load_config
+from ankit.settings.layers import load_config
 from tests.test_oneshot import ankit
 
 

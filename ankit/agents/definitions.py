@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ankit.settings import paths
+from ankit import paths
 from ankit.skills.frontmatter import read_frontmatter
 from ankit.tooling.hooks import CLAUDE_NAMES
 

@@ -3,7 +3,7 @@ sub-session itself belongs to the turn); its description lists the named agents.
 
 from ankit.agents.definitions import AgentSpec, agents_listing
 from ankit.errors import ToolError
-from ankit.tooling.toolbox import Tool
+from ankit.tooling.tool import Tool
 
 DESCRIPTION = ("Delegate a side task to a subagent that works in a fresh context of its own; only its final answer "
                "comes back. Good for searching a code base, a review or a long investigation: their tool output "

@@ -8,7 +8,7 @@ import zipapp
 from pathlib import Path
 
 from ankit.errors import AnkitError
-from ankit.settings import paths
+from ankit import paths
 from ankit.safety import statefiles
 
 MAIN = """import sys

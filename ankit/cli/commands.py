@@ -6,7 +6,7 @@ from datetime import datetime
 from pathlib import Path
 
 from ankit.errors import AnkitError
-from ankit.settings import paths
+from ankit import paths
 from ankit.settings.config import Config
 from ankit.turn.app import App, build_app
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 from ankit import __version__
 from ankit.errors import AnkitError, bug_line
+from ankit import paths
 from ankit.cli.subcommands import SUBCOMMANDS, help_text, split
-from ankit.settings import paths
 
 
 class Parser(argparse.ArgumentParser):
@@ -115,7 +115,7 @@ def _unexpected(extra: list[str]) -> str:
 def _live_index(refresh: bool):
     """The index a session in this folder would search (for eval-discovery --live)."""
     from ankit.cli.commands import live_index
-    from ankit.safety.policy import load_config
+    from ankit.settings.layers import load_config
     try:
         return live_index(load_config({}, os.environ, Path.cwd(), paths.config_home()), refresh)
     except AnkitError as exc:
@@ -142,7 +142,8 @@ def _safe_terminal_output():
 def _trusted(config, flags: dict, interactive: bool):
     """The config with this folder's held-back settings applied if the user trusts the folder as it is now (asked
     in the REPL, again after it changed, saying what changed); otherwise one line on stderr says what was ignored."""
-    from ankit.safety.policy import Fingerprint, load_config
+    from ankit.settings.layers import load_config
+    from ankit.settings.trust import Fingerprint
     from ankit.settings import trust
     if not (config.held or config.held_tools):
         return config
@@ -179,7 +180,7 @@ def exit_cleanly_on_signals() -> None:
 
 def _run(command: str, args, extra: list[str]) -> int:
     """The settings (this folder's, if trusted), then the subcommand, -p or the REPL."""
-    from ankit.safety.policy import load_config  # here, so --version and --help stay fast
+    from ankit.settings.layers import load_config  # here, so --version and --help stay fast
     config = load_config(vars(args), os.environ, Path.cwd(), paths.config_home())
     config = _trusted(config, vars(args), interactive=not command and args.prompt is None)
     if config.problems:

@@ -12,7 +12,7 @@ from ankit.records import ToolCall, ToolResult
 from ankit.safety.visible import visible, visible_line
 from ankit.settings.config import Config
 from ankit.terminal.calls import call_summary, result_line
-from ankit.tooling.toolbox import Tool
+from ankit.tooling.tool import Tool
 from ankit.turn.app import build_app, warn
 from ankit.usage.pricing import load_prices
 

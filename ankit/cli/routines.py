@@ -11,11 +11,13 @@ from ankit.errors import AnkitError
 from ankit.records import Message, ToolCall
 from ankit.routines.store import Routine
 from ankit.safety import statefiles
-from ankit.safety.policy import Rule, load_config
-from ankit.settings import paths
+from ankit.safety.policy import Rule
+from ankit.settings.layers import load_config
+from ankit import paths
 from ankit.settings.config import Config
 from ankit.storage.sessions import SessionData, new_session_id
-from ankit.tooling.toolbox import Tool, ToolContext, run_call
+from ankit.tooling.tool import Tool, ToolContext
+from ankit.tooling.toolbox import run_call
 from ankit.turn.app import build_app
 
 WATCH_LINES = 200  # lines of a watch's diff shown at most

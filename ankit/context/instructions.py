@@ -9,7 +9,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ankit.settings import paths
+from ankit import paths
 
 CAP = 16_000  # characters of instructions in all; the head is kept
 NAMES = ("AGENTS.md", "CLAUDE.md")  # CLAUDE.md only where a folder has no AGENTS.md

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from ankit.discovery.parts import spec_size, split_group
 from ankit.discovery.terms import name_terms, split_name, terms
-from ankit.tooling.toolbox import Tool
+from ankit.tooling.tool import Tool
 
 METADATA_FILE = "group.toml"
 CORE_GROUP = "core"  # the group of find_tools: always core, whatever its metadata says

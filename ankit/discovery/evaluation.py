@@ -15,7 +15,7 @@ from pathlib import Path
 from ankit.discovery.catalog import Catalog, build_catalog
 from ankit.discovery.finder import find
 from ankit.discovery.index import Index
-from ankit.tooling.toolbox import Tool
+from ankit.tooling.tool import Tool
 
 
 @dataclass

@@ -9,7 +9,7 @@ from ankit.discovery.catalog import Catalog, catalog_text, first_sentence
 from ankit.discovery.index import GroupHit, Index
 from ankit.records import ToolSpec
 from ankit.discovery.terms import GENERIC_VERBS, keyword_terms, name_key, phrase_terms, stem, terms
-from ankit.tooling.toolbox import Tool
+from ankit.tooling.tool import Tool
 
 CLOSE = 0.6  # groups scoring at least this share of the best are listed as candidates
 TIED = 0.8  # ... and at least this share are activated with the best (three groups at most)

@@ -29,7 +29,7 @@ from ankit.discovery.synonyms import is_verb, light_verb, relatives, spelled_out
 from ankit.discovery.terms import RequestPart, clauses, name_key, name_terms, request_parts, split_name, stem
 from ankit.discovery.vectors import Meanings, shipped
 from ankit.discovery.weights import Weights
-from ankit.tooling.toolbox import Tool
+from ankit.tooling.tool import Tool
 
 
 @dataclass

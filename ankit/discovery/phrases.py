@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 
 from ankit.safety import statefiles
-from ankit.tooling.toolbox import Tool
+from ankit.tooling.tool import Tool
 
 PER_TOOL = 8  # phrases kept per tool
 LONGEST = 120  # characters kept of one phrase

@@ -25,7 +25,7 @@ from ankit.mcp.settings import ServerConfig, launch, server_config
 from ankit.mcp.tools import clean_name, make_tools
 from ankit.mcp.transport import McpError
 from ankit.protocols import Elicitor
-from ankit.tooling.toolbox import Tool
+from ankit.tooling.tool import Tool
 
 MAX_RESTARTS = 3
 LIST_CHANGED = "notifications/tools/list_changed"

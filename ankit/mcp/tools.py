@@ -6,7 +6,7 @@ import re
 from collections.abc import Callable
 
 from ankit.errors import ToolError
-from ankit.tooling.toolbox import Tool
+from ankit.tooling.tool import Tool
 
 NAME_LIMIT = 64
 _BAD_CHARS = re.compile(r"[^a-zA-Z0-9_-]")

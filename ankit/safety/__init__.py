@@ -1,7 +1,8 @@
-"""Safety by construction: the policy engine (policy.py: every "may this call run, and what does an answer cover",
-config layers and trust; shellwords.py reads shell lines for it), the scrubber (scrub.py), the text boundary
+"""Safety by construction: the policy engine (policy.py: every "may this call run, and what does an answer cover";
+shellwords.py reads shell lines for it), the scrubber (scrub.py), the text boundary
 (visible.py: outside text made visible, and fitted to a terminal's width), and to come ankit's private state
 files and the OS sandbox. Each class of harm has one mechanism here that every caller goes through.
 
-May import: ankit.settings, ankit.records, ankit.errors. Never tooling, providers, the turn or terminal.
+May import: ankit.paths (ankit's folders), ankit.records, ankit.errors. Never settings (which writes its files
+through the state files here), tooling, providers, the turn or terminal.
 """

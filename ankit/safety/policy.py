@@ -1,26 +1,17 @@
-"""The policy engine: every decision "may this call run, and what does an answer cover" is made here.
+"""The policy engine: every decision "may this call run, and what does an answer cover" is made here (the
+configuration layers its rules come from, and trust, live in ankit/settings/layers.py and trust.py).
 
-Three mechanisms, each the only place its decision is made:
-
-- **Layers** (`load_config`): defaults < the user's config < the folder's .ankit/config.toml < environment < flags,
-  merged so that a less trusted layer can only tighten. Deny and ask lists are unions (a project adds rules, never
-  removes the user's); a project's allow list needs trust; a limit from an untrusted folder applies only when it
-  is stricter; an untrusted folder cannot change the model, provider, base URL, prices, cache lifetime or anything
-  else that changes what runs, where keys go or what a cap counts (FREE lists the few keys it may set).
-- **Trust** (`Fingerprint`): trusting a folder records a digest of what was trusted (the held keys and their
-  values, the MCP commands, the tool files' contents); when any of it changes (a `git pull`), the folder is
-  untrusted again and the question says what changed.
-- **Calls** (`Policy.decide`, `Policy.remember`): deny rules first, matched against every command a shell line
-  runs (inside `$(...)`, backticks, double quotes, after `;` `&&` `|`, in subshells, through `env`, `sudo`,
-  `xargs`, `sh -c`; see safety/shellwords.py); when the line cannot be read surely and a deny rule could apply, the
-  call is asked (refused under --yes). Then the sandbox's step (safety/sandbox.py: a refusal in plan mode), ask
-  rules, a command that runs confined in the sandbox (unasked), paths outside the working folder (asked), allow
-  rules and [a]lways answers. An [a]lways answer is remembered in the narrowest form that still helps and `coverage`
-  says exactly what it covers: a command's program and subcommand after its global options (`git --no-pager
-  log` -> `git log`), never a call with an option that runs code (`git -c`, `--exec`, `-o ProxyCommand`), an
-  environment assignment or a substitution; for HTTP the origin and the method class (reading or writing), never a
-  request whose headers or body expand a secret (`${TOKEN}`); for a tool whose effect outlives the session
-  (memory, notes, routines, MCP settings: `lasting`) only that exact call.
+`Policy.decide`, `Policy.remember`: deny rules first, matched against every command a shell line
+runs (inside `$(...)`, backticks, double quotes, after `;` `&&` `|`, in subshells, through `env`, `sudo`,
+`xargs`, `sh -c`; see safety/shellwords.py); when the line cannot be read surely and a deny rule could apply, the
+call is asked (refused under --yes). Then the sandbox's step (safety/sandbox.py: a refusal in plan mode), ask
+rules, a command that runs confined in the sandbox (unasked), paths outside the working folder (asked), allow
+rules and [a]lways answers. An [a]lways answer is remembered in the narrowest form that still helps and `coverage`
+says exactly what it covers: a command's program and subcommand after its global options (`git --no-pager
+log` -> `git log`), never a call with an option that runs code (`git -c`, `--exec`, `-o ProxyCommand`), an
+environment assignment or a substitution; for HTTP the origin and the method class (reading or writing), never a
+request whose headers or body expand a secret (`${TOKEN}`); for a tool whose effect outlives the session
+(memory, notes, routines, MCP settings: `lasting`) only that exact call.
 
 A rule is "TOOL" (every call of it) or "TOOL: PATTERN", a glob matched against the call's subject: the command of
 a shell tool, else its url, path, query or name. A path is matched as given and as it really is inside the
@@ -28,18 +19,13 @@ working folder (`docs/../.env` and a link to .env are both `.env`).
 """
 
 import fnmatch
-import hashlib
 import json
 import os
 import re
 import urllib.parse
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ankit.settings import config as settings
-from ankit.settings import trust
-from ankit.errors import ConfigError
 from ankit.safety import sandbox
 from ankit.safety.shellwords import command_key, normalized, runs_code, scan
 
@@ -184,11 +170,6 @@ class Policy:
                    yes: bool = False) -> "Policy":
         """Rules from the settings' allow, deny and ask lists."""
         return cls(_rules(allow), _rules(deny), _rules(ask), cwd=cwd, yes=yes)
-
-    @classmethod
-    def from_config(cls, config: settings.Config, cwd: Path) -> "Policy":
-        """The policy a session runs with: the merged settings' rules and --yes."""
-        return cls.from_rules(config.allow, config.deny, cwd, config.ask, config.yes)
 
     def decide(self, tool: str, args: dict, paths: list = (), lasting: bool = False,
                step: sandbox.Verdict | None = None) -> Verdict:
@@ -403,134 +384,3 @@ def _hidden_subcommand(words: list[str], rule: Rule) -> bool:
     wanted = rule.pattern.split()
     return (len(wanted) > 1 and normalized(words) is None and len(words) > 1 and words[1].startswith("-")
             and any(w == wanted[1] for w in words[2:]))
-
-
-# --- layers: which settings a folder's .ankit/config.toml may change, and how -----------------------------------
-
-FREE = frozenset({"catalog_mode", "deferred", "preload", "memory_fts"})  # change nothing that runs, goes out or is counted
-UNIONS = ("deny", "ask")  # a project adds rules, never removes the user's
-LIMITS = frozenset({"max_rounds", "retries", "idle_timeout", "output_cap", "max_tokens", "max_cost", "tool_timeout",
-                    "search_timeout", "web_timeout", "web_max_bytes"})
-
-
-def split(values: dict, current: Mapping) -> tuple[dict, dict]:
-    """An untrusted folder's values as (applied now, held until the folder is trusted): free keys and rule
-    lists apply, a limit applies only when stricter than `current` (the limits in force so far); everything
-    else (model, provider, base_url, prices, allow, MCP servers, any key added later) waits for trust."""
-    safe, held = {}, {}
-    for key, value in values.items():
-        stricter = key in LIMITS and _stricter(key, value, current.get(key))
-        (safe if key in FREE or key in UNIONS or stricter else held)[key] = value
-    return safe, held
-
-
-def _stricter(key: str, value, now) -> bool:
-    """Whether a project's limit is at most the one in force (for max_cost, 0 means no cap: never stricter)."""
-    try:
-        value, now = float(value), float(now)
-    except (TypeError, ValueError):
-        return False
-    if key == "max_cost":
-        return value > 0 and (now == 0 or value <= now)
-    return value <= now
-
-
-def _layer(config: settings.Config, values: dict, origin_: str) -> None:
-    """Apply one layer: rule lists are added to the ones before, everything else replaces."""
-    kept = {key: list(getattr(config, key)) for key in (*UNIONS, "allow")}
-    settings.apply_values(config, values, origin_)
-    for key, before in kept.items():
-        if key in values:
-            added = [r for r in getattr(config, key) if r not in before]
-            setattr(config, key, before + added)
-    config.raw = settings.merge_tables(config.raw, values)
-    for key in (*UNIONS, "allow"):
-        if getattr(config, key):
-            config.raw[key] = list(getattr(config, key))
-
-
-@dataclass
-class Fingerprint:
-    """What trusting a folder would trust: one line per held key, MCP command and tool file, and their digest."""
-
-    items: list[str]
-
-    @property
-    def digest(self) -> str:
-        return hashlib.sha256("\n".join(sorted(self.items)).encode("utf-8", "replace")).hexdigest()
-
-    def changes(self, before: list[str] | None) -> list[str]:
-        """What differs from the items trusted before, one line each ("now: ...", "was: ...")."""
-        if before is None:
-            return ["(ankit did not record what was trusted before; here is what the folder holds now)"]
-        now = [f"now: {line}" for line in self.items if line not in before]
-        was = [f"was: {line}" for line in before if line not in self.items]
-        return now + was
-
-
-def fingerprint(held: dict, tools: list[Path], cwd: Path) -> Fingerprint:
-    """The trust fingerprint of a folder's held settings and tool modules (their contents hashed)."""
-    items = trust.describe(held, [], cwd)
-    items += [f"load the tool module {path.relative_to(cwd)} (sha256 {_file_digest(path)})" for path in tools]
-    folder = cwd / ".ankit" / "tools"
-    others = sorted(p for p in folder.rglob("*") if p.is_file() and p not in tools
-                    and "__pycache__" not in p.parts and p.suffix != ".pyc") if tools else []  # Python's own caches
-    if others:  # helpers the modules import (_common.py, data files): a change to them is a change too
-        whole = hashlib.sha256("\n".join(f"{p.relative_to(folder)} {_file_digest(p)}" for p in others).encode())
-        items.append(f"with {len(others)} other files under .ankit/tools (sha256 {whole.hexdigest()[:16]})")
-    return Fingerprint(items)
-
-
-def _file_digest(path: Path) -> str:
-    try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
-    except OSError:
-        return "unreadable"
-
-
-def load_config(flags: dict, env: Mapping, cwd: Path, config_home: Path) -> settings.Config:
-    """Merge defaults, the user's and the folder's config files, the environment and the flags, the folder's
-    file under the layer rules above (its held part applies only when the folder is trusted as it is now)."""
-    config = settings.Config(env=env)
-    user = config_home / "config.toml"
-    if user.is_file():
-        _layer(config, _read_layer(config, user), str(user))
-    _project_layer(config, flags, cwd, config_home)
-    settings.apply_values(config, {f: env[v] for v, f in settings.ENV_KEYS.items() if env.get(v)}, "environment")
-    settings.apply_values(config, {k: v for k, v in flags.items() if k in settings.FIELDS}, "flags")
-    settings.finish(config, flags)
-    check_limits(config)
-    return config
-
-
-def _read_layer(config: settings.Config, path: Path) -> dict:
-    values = settings.read_toml(path)
-    config.problems += settings.unknown_keys(values, path)
-    config.files.append(path)
-    return values
-
-
-def _project_layer(config: settings.Config, flags: dict, cwd: Path, config_home: Path) -> None:
-    """The folder's .ankit/: all of it when trusted as it is now, else its safe part (the rest held)."""
-    path = cwd / ".ankit" / "config.toml"
-    tools = trust.project_tools(cwd)
-    values = _read_layer(config, path) if path.is_file() else {}
-    if not values and not tools:
-        return
-    safe, held = split(values, {k: getattr(config, k, config.raw.get(k)) for k in LIMITS})
-    print_ = fingerprint(held, tools, cwd)
-    recorded = trust.recorded(cwd, config_home)
-    config.trusted = bool(flags.get("trust")) or (recorded is not None and recorded.digest == print_.digest)
-    config.trust_items = print_.items
-    if config.trusted:
-        _layer(config, values, str(path))
-        return
-    config.held, config.held_tools = held, tools
-    config.trust_changes = print_.changes(recorded.items) if recorded is not None else []
-    _layer(config, safe, str(path))
-
-
-def check_limits(config: settings.Config) -> None:
-    """A ConfigError for a negative cost cap (kept here so every layer's value is checked once merged)."""
-    if config.max_cost < 0:
-        raise ConfigError(f"max_cost must be 0 (no cap) or a positive number of USD, not {config.max_cost}")

@@ -16,10 +16,10 @@ from pathlib import Path
 
 from ankit.errors import ConfigError
 from ankit.safety.scrub import secret_name
-from ankit.settings import config, paths
+from ankit import paths
 
 MODES = ("workspace", "read-only", "off")
-ALIASES = config.ALIASES["sandbox"]
+ALIASES = {"ask": "off", "plan": "read-only", "readonly": "read-only"}  # /mode's names; the setting takes them too
 CYCLE = ("off", "workspace", "read-only")  # Shift-Tab: ask every time, workspace sandbox, read-only plan
 SHOWN = {"off": "ask (no sandbox: every command asks)", "workspace": "workspace sandbox",
          "read-only": "read-only plan mode"}

@@ -28,7 +28,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from ankit.errors import AnkitError, StateFileError
-from ankit.settings import paths
+from ankit import paths
 
 FILE_MODE = 0o600
 FOLDER_MODE = 0o700

@@ -1,5 +1,5 @@
-"""Settings: the config layers and how they merge (config.py), ankit's folders (paths.py), workspace trust
-(trust.py) and the TOML editor that changes a config file in place (tomledit.py).
+"""Settings: the config (config.py), its layers and how they merge (layers.py), workspace trust and its
+fingerprints (trust.py) and the TOML editor that changes a config file in place (tomledit.py).
 
-May import: ankit.safety, ankit.records, ankit.errors. Never providers, tooling, the turn or terminal.
+May import: ankit.safety, ankit.paths, ankit.records, ankit.errors. Never providers, tooling, the turn or terminal.
 """

@@ -1,7 +1,7 @@
 """Settings: the Config record and reading config files. Keys are looked up, never printed.
 
 How the layers (defaults < config files < environment < flags) merge, and what a folder's own file may change,
-is decided by the policy engine (ankit/safety/policy.py: load_config).
+is decided by the policy engine (ankit/settings/layers.py: load_config).
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ankit.errors import ConfigError
+from ankit.safety import sandbox
 
 @dataclass
 class Config:
@@ -44,7 +45,7 @@ class Config:
     subagent_max_rounds: int = 15  # rounds one subagent may run before it must answer
     notify: float = 30.0  # a turn longer than this many seconds rings the terminal when it ends (0: never)
     trusted: bool = False  # this folder's .ankit/ settings and tools apply (trust list or --trust)
-    held: dict = field(default_factory=dict)  # project settings waiting for trust (see ankit/safety/policy.py)
+    held: dict = field(default_factory=dict)  # project settings waiting for trust (see ankit/settings/layers.py)
     trust_items: list[str] = field(default_factory=list)  # what trusting this folder trusts, one line each
     trust_changes: list[str] = field(default_factory=list)  # what changed since the folder was trusted
     held_tools: list[Path] = field(default_factory=list)  # project tool modules waiting for trust
@@ -84,7 +85,7 @@ KEYS: dict[str, type] = {
 FIELDS = {key: kind for key, kind in KEYS.items() if key in Config.__dataclass_fields__}
 CHOICES = {"deferred": ("auto", "native", "append"), "api": ("", "responses", "chat"),
            "catalog_mode": ("names", "first", "full"), "sandbox": ("workspace", "read-only", "off")}
-ALIASES = {"sandbox": {"ask": "off", "plan": "read-only", "readonly": "read-only"}}  # /mode's names too
+ALIASES = {"sandbox": sandbox.ALIASES}  # /mode's names (ask, plan) are the setting's too
 ENV_KEYS = {"ANKIT_PROVIDER": "provider", "ANKIT_MODEL": "model", "ANKIT_BASE_URL": "base_url"}
 
 
@@ -137,7 +138,7 @@ def merge_tables(base: dict, extra: dict) -> dict:
 
 def finish(config: Config, flags: dict) -> None:
     """What the flags alone decide, and the checks on the merged values (the layers are merged by
-    ankit/safety/policy.py: load_config, which decides what each layer may change)."""
+    ankit/settings/layers.py: load_config, which decides what each layer may change)."""
     config.yes = bool(flags.get("yes"))
     config.system = str(flags.get("system") or "")
     config.tools_dirs = [Path(p) for p in flags.get("tools_dirs") or []]

@@ -1,12 +1,15 @@
 """Workspace trust, as stored: the trust list of folders and what was trusted in each, and what a folder holds.
 
-Which keys of a folder's .ankit/config.toml wait for trust, and the fingerprint that is recorded, are decided by
-the policy engine (ankit/safety/policy.py). The trust list lives in $XDG_CONFIG_HOME/ankit/trusted.json as
+Which keys of a folder's .ankit/config.toml wait for trust is decided by the layers (layers.py). Trusting a
+folder records a digest of what was trusted (`Fingerprint`: the held keys and their values, the MCP commands, the
+tool files' contents); when any of it changes (a `git pull`), the folder is untrusted again and the question says
+what changed. The trust list lives in $XDG_CONFIG_HOME/ankit/trusted.json as
 {"version": 2, "folders": {FOLDER: {"digest": SHA256, "items": [LINE, ...]}}}, kept through ankit's state-file
 layer (safety/statefiles.py): a list another user owns or could have written trusts nothing. An older plain list
 of folders records nothing about what was trusted, so those folders are asked again.
 """
 
+import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -88,3 +91,42 @@ def describe(held: dict, tools: list[Path], cwd: Path) -> list[str]:
             lines.append(f"set {key} = {json.dumps(value, ensure_ascii=False)}")
     lines += [f"load the tool module {p.relative_to(cwd)}" for p in tools]
     return lines
+
+
+@dataclass
+class Fingerprint:
+    """What trusting a folder would trust: one line per held key, MCP command and tool file, and their digest."""
+
+    items: list[str]
+
+    @property
+    def digest(self) -> str:
+        return hashlib.sha256("\n".join(sorted(self.items)).encode("utf-8", "replace")).hexdigest()
+
+    def changes(self, before: list[str] | None) -> list[str]:
+        """What differs from the items trusted before, one line each ("now: ...", "was: ...")."""
+        if before is None:
+            return ["(ankit did not record what was trusted before; here is what the folder holds now)"]
+        now = [f"now: {line}" for line in self.items if line not in before]
+        was = [f"was: {line}" for line in before if line not in self.items]
+        return now + was
+
+
+def fingerprint(held: dict, tools: list[Path], cwd: Path) -> Fingerprint:
+    """The trust fingerprint of a folder's held settings and tool modules (their contents hashed)."""
+    items = describe(held, [], cwd)
+    items += [f"load the tool module {path.relative_to(cwd)} (sha256 {_file_digest(path)})" for path in tools]
+    folder = cwd / ".ankit" / "tools"
+    others = sorted(p for p in folder.rglob("*") if p.is_file() and p not in tools
+                    and "__pycache__" not in p.parts and p.suffix != ".pyc") if tools else []  # Python's own caches
+    if others:  # helpers the modules import (_common.py, data files): a change to them is a change too
+        whole = hashlib.sha256("\n".join(f"{p.relative_to(folder)} {_file_digest(p)}" for p in others).encode())
+        items.append(f"with {len(others)} other files under .ankit/tools (sha256 {whole.hexdigest()[:16]})")
+    return Fingerprint(items)
+
+
+def _file_digest(path: Path) -> str:
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+    except OSError:
+        return "unreadable"

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ankit.skills.library import Skill, inside, read_skill_file, shorten, skills_listing
-from ankit.tooling.toolbox import Tool
+from ankit.tooling.tool import Tool
 
 BODY_CAP = 8000
 GROUP_ABOVE = 20  # past this many files, folders are listed as one line each

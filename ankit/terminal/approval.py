@@ -12,7 +12,7 @@ from ankit.terminal.keys import Keys
 from ankit.terminal.notify import Notifier
 from ankit.terminal.render import BOLD, CYAN, DIM, GREEN, RED, YELLOW, TerminalView, paint
 from ankit.terminal.screen import collapse, fit
-from ankit.tooling.toolbox import Tool
+from ankit.tooling.tool import Tool
 
 QUESTION = "[y]es / [N]o / [a]lways for this session / [q]uit turn / [r]efuse with a reason? "
 # "reason": a no that asks why, for the model (e, the key an older ankit named "explain", still means it)

@@ -5,7 +5,7 @@ import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
-from ankit.settings import paths
+from ankit import paths
 from ankit.skills.frontmatter import read_frontmatter
 
 NAME = re.compile(r"[A-Za-z0-9][\w.-]*")

@@ -14,7 +14,7 @@ from ankit.context.mentions import expand
 from ankit.errors import AnkitError, Cancelled, bug_line
 from ankit.safety.scrub import Scrubber
 from ankit.safety.visible import visible
-from ankit.settings import paths
+from ankit import paths
 from ankit.settings.config import Config
 from ankit.terminal import history, paste
 from ankit.terminal.approval import Approver

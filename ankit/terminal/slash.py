@@ -15,7 +15,7 @@ from ankit.safety.visible import visible
 from ankit.terminal.approval import Approver
 from ankit.terminal.render import DIM, TerminalView, clip
 from ankit.terminal.typeahead import TypeAhead
-from ankit.tooling.toolbox import ToolContext
+from ankit.tooling.tool import ToolContext
 from ankit.terminal.mcp_parts import PROMPTS_HEAD, prompt_names, prompt_rows, resource_completions
 from ankit.terminal.workflow import (CUSTOM_HEAD, cmd_edit, cmd_init, cmd_undo, custom_help, custom_rows, model_names,
                                     models_listing, served_models)

@@ -4,14 +4,10 @@ import signal
 import threading
 from collections.abc import Callable
 
-DEFAULT_TIME_LIMIT = 600.0  # seconds a tool's run() may take unless it or the config says otherwise
+from ankit.errors import ToolTimeout
+
 IMPORT_LIMIT = 5.0  # seconds a tool module may take to import before it is abandoned
 MAX_DEPTH = 64  # nesting of a call's arguments; deeper is an error result, never a RecursionError
-
-
-class ToolTimeout(KeyboardInterrupt):
-    """Raised inside a tool at its time limit. A KeyboardInterrupt, so the cleanup a tool does on Ctrl-C
-    (killing its process group, closing files) runs at the limit too, and `except Exception` cannot swallow it."""
 
 
 def _run_in_thread(fn: Callable, seconds: float):

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ankit import __version__
 from ankit.safety import statefiles
-from ankit.tooling.toolbox import Tool, _call_flexibly
+from ankit.tooling.tool import Tool, call_flexibly
 
 FORMAT = 1  # bump when what is stored changes
 HOOKS = ("needs_approval", "preview", "changes", "time_limit")  # a module's functions, called through the module
@@ -78,7 +78,7 @@ class _Hook:
         self.module, self.attr = module, attr
 
     def __call__(self, args, ctx=None):
-        return _call_flexibly(getattr(self.module.get(), self.attr), args, ctx)
+        return call_flexibly(getattr(self.module.get(), self.attr), args, ctx)
 
 
 class _Asks:
@@ -92,7 +92,7 @@ class _Asks:
         module = self.module.get()
         asks = getattr(module, "needs_approval", False)
         if callable(asks):
-            return bool(_call_flexibly(asks, args, ctx))
+            return bool(call_flexibly(asks, args, ctx))
         return not getattr(module, "read_only", False) and bool(asks)
 
 
@@ -117,7 +117,7 @@ class _Lasting:
 
     def __call__(self, args, ctx=None):
         lasting = getattr(self.module.get(), "lasting", False)
-        return bool(_call_flexibly(lasting, args, ctx)) if callable(lasting) else bool(lasting)
+        return bool(call_flexibly(lasting, args, ctx)) if callable(lasting) else bool(lasting)
 
 
 class ListingCache:

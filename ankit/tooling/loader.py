@@ -10,7 +10,7 @@ from ankit.safety.visible import visible_line
 from ankit.tooling.limits import import_with_limit
 from ankit.tooling.listing import ListingCache, describe, lazy_tool
 from ankit.tooling.schema import check_schema
-from ankit.tooling.toolbox import Tool
+from ankit.tooling.tool import Tool
 
 TOOL_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
 

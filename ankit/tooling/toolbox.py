@@ -1,6 +1,5 @@
-"""Tools at run time: the Tool record and its context, running a call (arguments, approval, output cap), the runner."""
+"""Tools at run time: running a call (arguments, approval, output cap), the runner."""
 
-import inspect
 import json
 import threading
 from concurrent.futures import Future
@@ -11,107 +10,20 @@ from pathlib import Path
 
 from ankit.errors import Cancelled, ToolError
 from ankit.protocols import Approver, Checkpoints
-from ankit.records import ARGUMENTS_CAP, TOO_LONG, TodoList, ToolCall, ToolResult, ToolSpec
+from ankit.records import ARGUMENTS_CAP, TOO_LONG, ToolCall, ToolResult
 from ankit.safety import text as boundary
 from ankit.safety.policy import Policy
 from ankit.safety.sandbox import COMMAND_TOOLS, EDIT_GROUPS, Sandbox, Verdict
 from ankit.safety.scrub import Scrubber
 from ankit.safety.statefiles import bundled
 from ankit.tooling.hooks import Hooks
-from ankit.tooling.limits import DEFAULT_TIME_LIMIT, MAX_DEPTH, ToolTimeout, call_with_limit, too_deep
+from ankit.tooling.limits import MAX_DEPTH, ToolTimeout, call_with_limit, too_deep
+from ankit.tooling.tool import DEFAULT_TIME_LIMIT, Tool, ToolContext, call_flexibly
 from ankit.tooling.schema import validate
 
 DEFAULT_OUTPUT_CAP = 64 * 1024
 PARALLEL_TASKS = 4  # task calls of one reply that run at the same time
 CUT_MARK = "\n[... {} characters cut ...]\n"
-
-
-def _no_admin(argv: list[str]) -> str:
-    raise ToolError("ankit's settings commands are not available here")
-
-
-def _unconfined(argv: list[str], args: dict) -> list[str]:
-    return argv
-
-
-def _no_subagents(args: dict, output: Callable[[str], None]) -> str:
-    raise ToolError("subagents are not available here (a subagent cannot start another)")
-
-
-@dataclass
-class ToolContext:
-    """What ankit hands a tool module's run(args, ctx) and hooks; besides it, a tool imports only ankit.toolkit."""
-
-    cwd: Path
-    config: dict = field(default_factory=dict)
-    state: dict = field(default_factory=dict)
-    ask: Callable[[str], str] = lambda question: ""
-    find_tools: Callable[[str], str] = lambda query: "find_tools is not available here"
-    load_skill: Callable[[str], str] = lambda name: "skills are not available here"
-    data_dir: Path | None = None
-    output: Callable[[str], None] = lambda text: None  # live output for the user while the call runs
-    summarize: Callable[[str], None] = lambda line: None  # one short line for the user about this call
-    todos: TodoList = field(default_factory=TodoList)  # the session's checklist (write_todos)
-    admin: Callable[[list[str]], str] = _no_admin  # runs `ankit mcp add ...` or `ankit routine ...` argv, returns its text
-    confine: Callable[[list[str], dict], list[str]] = _unconfined  # a command tool's argv, inside the sandbox in force
-    run_task: Callable[[dict, Callable[[str], None]], str] = _no_subagents  # the task tool: a subagent's answer
-
-
-@dataclass
-class Tool:
-    """A loaded tool: its spec plus how to run it."""
-
-    name: str
-    description: str
-    parameters: dict
-    run: Callable
-    group: str = ""
-    read_only: bool = False
-    needs_approval: bool | Callable = False
-    preview: Callable | None = None
-    examples: list[str] = field(default_factory=list)
-    source: str = ""
-    changes: Callable | None = None  # changes(args, ctx) -> the paths a call will change (for checkpoints)
-    time_limit: float | Callable | None = None  # seconds run() may take: a number, or a function of the args
-    lasting: bool | Callable = False  # its effect outlives the session (memory, notes, routines, MCP settings)
-    phrases: list[str] = field(default_factory=list)  # what users type for it, written by a model: searched, never sent
-
-    def spec(self) -> ToolSpec:
-        """The part the model sees."""
-        return ToolSpec(self.name, self.description, self.parameters, self.group)
-
-    def wants_approval(self, args: dict, ctx: ToolContext) -> bool:
-        """Whether this call must be approved by the user before it runs."""
-        if self.outlives(args, ctx):
-            return True
-        if self.read_only and not callable(self.needs_approval):
-            return False
-        if callable(self.needs_approval):
-            return bool(_call_flexibly(self.needs_approval, args, ctx))
-        return bool(self.needs_approval)
-
-    def outlives(self, args: dict, ctx: ToolContext) -> bool:
-        """Whether this call's effect outlives the session: it is always asked and its result marked."""
-        return bool(_call_flexibly(self.lasting, args, ctx)) if callable(self.lasting) else bool(self.lasting)
-
-    def limit(self, args: dict, ctx: ToolContext) -> float:
-        """The seconds this call may run: the tool's own limit, else the config's tool_timeout, else the default."""
-        own = _call_flexibly(self.time_limit, args, ctx) if callable(self.time_limit) else self.time_limit
-        if own is None:
-            own = ctx.config.get("tool_timeout") if isinstance(ctx.config, dict) else None
-        try:
-            return float(own) if own is not None else DEFAULT_TIME_LIMIT
-        except (TypeError, ValueError):
-            return DEFAULT_TIME_LIMIT
-
-
-def _call_flexibly(fn: Callable, args: dict, ctx: ToolContext):
-    """Call fn(args) or fn(args, ctx), whichever it accepts."""
-    try:
-        count = len(inspect.signature(fn).parameters)
-    except (TypeError, ValueError):
-        count = 2
-    return fn(args) if count == 1 else fn(args, ctx)
 
 
 def cap_output(text: str, cap: int = DEFAULT_OUTPUT_CAP) -> str:
@@ -177,8 +89,6 @@ def run_call(call: ToolCall, tool: Tool | None, ctx: ToolContext, approve: Appro
             output_text = scrub.text(_run(tool, args, ctx, keeper, limit, verdict, sandbox))
         finally:
             live(stream.end())  # the live output's last unfinished line
-    except ToolTimeout as exc:  # a KeyboardInterrupt raised in the call's thread: the limit, not the user
-        return error(*_failure_of(exc, tool, limit))
     except (Cancelled, KeyboardInterrupt):
         raise
     except BaseException as exc:  # SystemExit and RecursionError too: a tool's failure is information, not a crash
@@ -245,7 +155,7 @@ def _gate(call: ToolCall, tool: Tool, args: dict, ctx: ToolContext, approve: App
         return error(f"refused by the rule {verdict.rule!r} in the settings{why}; do not retry it, ask the user",
                      f"refused by the rule {verdict.rule!r}")
     if verdict.decision == "ask" and (verdict.rule or tool.wants_approval(args, ctx)):
-        text = _call_flexibly(tool.preview, args, ctx) if tool.preview else ""
+        text = call_flexibly(tool.preview, args, ctx) if tool.preview else ""
         text = f"{step.reason}\n{text}" if step.reason else text
         answer = approve(tool, args, str(text or ""))
         if isinstance(answer, str) or not answer:  # False, or the reason the user gave for the no
@@ -259,7 +169,7 @@ def _execute(tool: Tool, args: dict, ctx: ToolContext, keeper: Checkpoints | Non
     if changing:
         keeper.keep(changing)
     try:
-        return call_with_limit(lambda: _call_flexibly(tool.run, args, ctx), limit)
+        return call_with_limit(lambda: call_flexibly(tool.run, args, ctx), limit)
     finally:
         if changing:
             keeper.settle(changing)
@@ -294,7 +204,7 @@ def _declared_changes(tool: Tool, args: dict, ctx: ToolContext) -> list[Path]:
     """The paths the tool's changes() names for this call; raises what changes() raises."""
     if tool.changes is None:
         return []
-    found = _call_flexibly(tool.changes, args, ctx) or []
+    found = call_flexibly(tool.changes, args, ctx) or []
     return [Path(ctx.cwd) / str(p) for p in found]
 
 

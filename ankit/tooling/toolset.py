@@ -2,7 +2,7 @@
 
 from collections.abc import Iterator, Mapping
 
-from ankit.tooling.toolbox import Tool
+from ankit.tooling.tool import Tool
 
 
 class Toolset(Mapping):

@@ -22,6 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ankit.errors import ToolTimeout
 from ankit.safety import processes
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)")
@@ -216,8 +217,8 @@ class Outcome:
 def run(argv: list[str], cwd: Path, timeout: float, on_output: Callable[[bytes], None] | None = None) -> Outcome:
     """Run argv to completion or timeout; at timeout the whole process group is stopped.
 
-    on_output hears each chunk as it arrives. A Ctrl-C (or any KeyboardInterrupt, such as ankit's time limit
-    for a tool) stops the group too, and is raised again with a message saying what the command had printed.
+    on_output hears each chunk as it arrives. A Ctrl-C (KeyboardInterrupt) or ankit's time limit for the tool
+    (ToolTimeout) stops the group too, and is raised again with a message saying what the command had printed.
     """
     capture, started = Capture(listener=on_output), time.monotonic()
     proc, used = _popen(argv, cwd, subprocess.DEVNULL), ""
@@ -228,10 +229,10 @@ def run(argv: list[str], cwd: Path, timeout: float, on_output: Callable[[bytes],
     except subprocess.TimeoutExpired:
         used = stop(proc)
         code, timed_out = proc.returncode, True
-    except KeyboardInterrupt as exc:  # Ctrl-C, or ankit's time limit for the tool (a KeyboardInterrupt too)
+    except (KeyboardInterrupt, ToolTimeout) as exc:  # Ctrl-C, or ankit's time limit for the tool
         used = stop(proc)
         capture.done.wait(1.0)
-        who = "by the user " if type(exc) is KeyboardInterrupt else ""
+        who = "by the user " if isinstance(exc, KeyboardInterrupt) else ""
         exc.args = (f"stopped {who}after {time.monotonic() - started:.1f} s: the command and its child processes "
                     f"were ended ({used}); output so far:\n{capture.text().rstrip() or '(none)'}",)
         raise

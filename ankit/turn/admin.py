@@ -17,8 +17,8 @@ from ankit.mcp import admin as mcp_admin
 from ankit.routines.schedule import parse as parse_schedule
 from ankit.routines.store import Routine, RoutineStore
 from ankit.safety import statefiles
-from ankit.safety.policy import load_config
-from ankit.settings import paths
+from ankit.settings.layers import load_config
+from ankit import paths
 from ankit.settings.config import Config
 
 MCP_USAGE = "ankit mcp add NAME [--env KEY=VALUE]... [--project] -- COMMAND [ARGS...] | remove NAME [--project] | get NAME | list | login NAME | logout NAME"

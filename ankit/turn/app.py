@@ -17,7 +17,7 @@ from ankit.safety import statefiles
 from ankit.safety.policy import Policy
 from ankit.safety.sandbox import Sandbox
 from ankit.safety.visible import visible
-from ankit.settings import paths
+from ankit import paths
 from ankit.settings.config import Config
 from ankit.skills.library import Skill, find_skills, skill_dirs
 from ankit.tooling.hooks import Hooks, load_hooks
@@ -32,7 +32,7 @@ if TYPE_CHECKING:  # what only a session needs is imported when one is made: lis
     from ankit.safety.scrub import Scrubber
     from ankit.storage.sessions import SessionData, SessionStore
     from ankit.tooling.activation import Activation
-    from ankit.tooling.toolbox import Tool
+    from ankit.tooling.tool import Tool
     from ankit.tooling.toolset import Toolset
     from ankit.turn.prompt import Prompt
     from ankit.turn.session import Session
@@ -79,7 +79,7 @@ class App:
                                  self.config.mcp_servers, paths.state_home() / "mcp", self.mcp_start,
                                  self.problems, mcp_root=self.cwd, mcp_elicit=self.elicit,
                                  agents=self.agents)
-        self.policy = Policy.from_config(self.config, self.cwd)
+        self.policy = Policy.from_rules(self.config.allow, self.config.deny, self.cwd, self.config.ask, self.config.yes)
         self.sandbox = Sandbox.for_setting(self.config.sandbox, self.cwd)
         self.notices += [line for line in [self.sandbox.unavailable()] if line]
         self.load_hooks()
@@ -127,7 +127,7 @@ class App:
 
     def tool_folders(self) -> list[Path]:
         """Tool folders in load order: bundled, user, project, then --tools-dir."""
-        project = [self.cwd / ".ankit" / "tools"] if self.config.trusted else []  # see ankit/safety/policy.py
+        project = [self.cwd / ".ankit" / "tools"] if self.config.trusted else []  # see ankit/settings/layers.py
         return [statefiles.bundled("tools"), paths.config_home() / "tools", *project, *self.config.tools_dirs]
 
     @property

@@ -19,7 +19,7 @@ from ankit.records import ToolSpec
 from ankit.skills.library import Skill
 from ankit.skills.tool import make_skill_tool
 from ankit.tooling.activation import Activation
-from ankit.tooling.toolbox import Tool
+from ankit.tooling.tool import Tool
 from ankit.tooling.toolset import Toolset
 
 BUILT_IN = ("find_tools", "skill", "task")  # ankit's own tools: no module or MCP server may take these names

@@ -23,7 +23,8 @@ from ankit.records import SubagentRun
 from ankit.storage.sessions import new_session_id
 from ankit.tooling.activation import Activation
 from ankit.tooling.hooks import Hooks
-from ankit.tooling.toolbox import Runner, Tool, cap_output
+from ankit.tooling.tool import Tool
+from ankit.tooling.toolbox import Runner, cap_output
 from ankit.usage.budget import Budget
 from ankit.usage.ledger import status_line
 from ankit.turn.window import context_window

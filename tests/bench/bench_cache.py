@@ -156,7 +156,7 @@ def run_path(work: Path, config: str, provider: str) -> CacheServer:
     this untrusted folder, and the row would silently measure another path.
     """
     from ankit.protocols import NullView
-    from ankit.safety.policy import load_config
+    from ankit.settings.layers import load_config
     from ankit.turn.app import build_app
 
     server = CacheServer()

@@ -45,7 +45,7 @@ def tools_bytes(body: bytes) -> int:
 
 def main() -> None:
     from ankit.protocols import NullView
-    from ankit.safety.policy import load_config
+    from ankit.settings.layers import load_config
     from ankit.turn.app import build_app
 
     with tempfile.TemporaryDirectory() as tmp:

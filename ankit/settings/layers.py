@@ -1,0 +1,105 @@
+"""Configuration layers: how the settings files, the environment and the flags merge into one Config.
+
+`load_config`: defaults < the user's config < the folder's .ankit/config.toml < environment < flags, merged so that a less trusted layer can only tighten. Deny and ask lists are unions (a project adds rules, never
+removes the user's); a project's allow list needs trust; a limit from an untrusted folder applies only when it
+is stricter; an untrusted folder cannot change the model, provider, base URL, prices, cache lifetime or anything
+else that changes what runs, where keys go or what a cap counts (FREE lists the few keys it may set).
+Whether a folder is trusted as it is now is its fingerprint (trust.py) against the one recorded.
+"""
+
+from collections.abc import Mapping
+from pathlib import Path
+
+from ankit.errors import ConfigError
+from ankit.settings import config as settings
+from ankit.settings import trust
+from ankit.settings.trust import fingerprint
+
+FREE = frozenset({"catalog_mode", "deferred", "preload", "memory_fts"})  # change nothing that runs, goes out or is counted
+UNIONS = ("deny", "ask")  # a project adds rules, never removes the user's
+LIMITS = frozenset({"max_rounds", "retries", "idle_timeout", "output_cap", "max_tokens", "max_cost", "tool_timeout",
+                    "search_timeout", "web_timeout", "web_max_bytes"})
+
+
+def split(values: dict, current: Mapping) -> tuple[dict, dict]:
+    """An untrusted folder's values as (applied now, held until the folder is trusted): free keys and rule
+    lists apply, a limit applies only when stricter than `current` (the limits in force so far); everything
+    else (model, provider, base_url, prices, allow, MCP servers, any key added later) waits for trust."""
+    safe, held = {}, {}
+    for key, value in values.items():
+        stricter = key in LIMITS and _stricter(key, value, current.get(key))
+        (safe if key in FREE or key in UNIONS or stricter else held)[key] = value
+    return safe, held
+
+
+def _stricter(key: str, value, now) -> bool:
+    """Whether a project's limit is at most the one in force (for max_cost, 0 means no cap: never stricter)."""
+    try:
+        value, now = float(value), float(now)
+    except (TypeError, ValueError):
+        return False
+    if key == "max_cost":
+        return value > 0 and (now == 0 or value <= now)
+    return value <= now
+
+
+def _layer(config: settings.Config, values: dict, origin_: str) -> None:
+    """Apply one layer: rule lists are added to the ones before, everything else replaces."""
+    kept = {key: list(getattr(config, key)) for key in (*UNIONS, "allow")}
+    settings.apply_values(config, values, origin_)
+    for key, before in kept.items():
+        if key in values:
+            added = [r for r in getattr(config, key) if r not in before]
+            setattr(config, key, before + added)
+    config.raw = settings.merge_tables(config.raw, values)
+    for key in (*UNIONS, "allow"):
+        if getattr(config, key):
+            config.raw[key] = list(getattr(config, key))
+
+
+def load_config(flags: dict, env: Mapping, cwd: Path, config_home: Path) -> settings.Config:
+    """Merge defaults, the user's and the folder's config files, the environment and the flags, the folder's
+    file under the layer rules above (its held part applies only when the folder is trusted as it is now)."""
+    config = settings.Config(env=env)
+    user = config_home / "config.toml"
+    if user.is_file():
+        _layer(config, _read_layer(config, user), str(user))
+    _project_layer(config, flags, cwd, config_home)
+    settings.apply_values(config, {f: env[v] for v, f in settings.ENV_KEYS.items() if env.get(v)}, "environment")
+    settings.apply_values(config, {k: v for k, v in flags.items() if k in settings.FIELDS}, "flags")
+    settings.finish(config, flags)
+    check_limits(config)
+    return config
+
+
+def _read_layer(config: settings.Config, path: Path) -> dict:
+    values = settings.read_toml(path)
+    config.problems += settings.unknown_keys(values, path)
+    config.files.append(path)
+    return values
+
+
+def _project_layer(config: settings.Config, flags: dict, cwd: Path, config_home: Path) -> None:
+    """The folder's .ankit/: all of it when trusted as it is now, else its safe part (the rest held)."""
+    path = cwd / ".ankit" / "config.toml"
+    tools = trust.project_tools(cwd)
+    values = _read_layer(config, path) if path.is_file() else {}
+    if not values and not tools:
+        return
+    safe, held = split(values, {k: getattr(config, k, config.raw.get(k)) for k in LIMITS})
+    print_ = fingerprint(held, tools, cwd)
+    recorded = trust.recorded(cwd, config_home)
+    config.trusted = bool(flags.get("trust")) or (recorded is not None and recorded.digest == print_.digest)
+    config.trust_items = print_.items
+    if config.trusted:
+        _layer(config, values, str(path))
+        return
+    config.held, config.held_tools = held, tools
+    config.trust_changes = print_.changes(recorded.items) if recorded is not None else []
+    _layer(config, safe, str(path))
+
+
+def check_limits(config: settings.Config) -> None:
+    """A ConfigError for a negative cost cap (kept here so every layer's value is checked once merged)."""
+    if config.max_cost < 0:
+        raise ConfigError(f"max_cost must be 0 (no cap) or a positive number of USD, not {config.max_cost}")

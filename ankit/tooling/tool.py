@@ -1,0 +1,98 @@
+"""The Tool record and the ToolContext a call gets: what discovery, skills, mcp and the turn name without the runner."""
+
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ankit.records import TodoList, ToolSpec
+
+DEFAULT_TIME_LIMIT = 600.0  # seconds a tool's run() may take unless it or the config says otherwise
+
+
+def _no_admin(argv: list[str]) -> str:
+    raise ToolError("ankit's settings commands are not available here")
+
+
+def _unconfined(argv: list[str], args: dict) -> list[str]:
+    return argv
+
+
+def _no_subagents(args: dict, output: Callable[[str], None]) -> str:
+    raise ToolError("subagents are not available here (a subagent cannot start another)")
+
+
+@dataclass
+class ToolContext:
+    """What ankit hands a tool module's run(args, ctx) and hooks; besides it, a tool imports only ankit.toolkit."""
+
+    cwd: Path
+    config: dict = field(default_factory=dict)
+    state: dict = field(default_factory=dict)
+    ask: Callable[[str], str] = lambda question: ""
+    find_tools: Callable[[str], str] = lambda query: "find_tools is not available here"
+    load_skill: Callable[[str], str] = lambda name: "skills are not available here"
+    data_dir: Path | None = None
+    output: Callable[[str], None] = lambda text: None  # live output for the user while the call runs
+    summarize: Callable[[str], None] = lambda line: None  # one short line for the user about this call
+    todos: TodoList = field(default_factory=TodoList)  # the session's checklist (write_todos)
+    admin: Callable[[list[str]], str] = _no_admin  # runs `ankit mcp add ...` or `ankit routine ...` argv, returns its text
+    confine: Callable[[list[str], dict], list[str]] = _unconfined  # a command tool's argv, inside the sandbox in force
+    run_task: Callable[[dict, Callable[[str], None]], str] = _no_subagents  # the task tool: a subagent's answer
+
+
+@dataclass
+class Tool:
+    """A loaded tool: its spec plus how to run it."""
+
+    name: str
+    description: str
+    parameters: dict
+    run: Callable
+    group: str = ""
+    read_only: bool = False
+    needs_approval: bool | Callable = False
+    preview: Callable | None = None
+    examples: list[str] = field(default_factory=list)
+    source: str = ""
+    changes: Callable | None = None  # changes(args, ctx) -> the paths a call will change (for checkpoints)
+    time_limit: float | Callable | None = None  # seconds run() may take: a number, or a function of the args
+    lasting: bool | Callable = False  # its effect outlives the session (memory, notes, routines, MCP settings)
+    phrases: list[str] = field(default_factory=list)  # what users type for it, written by a model: searched, never sent
+
+    def spec(self) -> ToolSpec:
+        """The part the model sees."""
+        return ToolSpec(self.name, self.description, self.parameters, self.group)
+
+    def wants_approval(self, args: dict, ctx: ToolContext) -> bool:
+        """Whether this call must be approved by the user before it runs."""
+        if self.outlives(args, ctx):
+            return True
+        if self.read_only and not callable(self.needs_approval):
+            return False
+        if callable(self.needs_approval):
+            return bool(call_flexibly(self.needs_approval, args, ctx))
+        return bool(self.needs_approval)
+
+    def outlives(self, args: dict, ctx: ToolContext) -> bool:
+        """Whether this call's effect outlives the session: it is always asked and its result marked."""
+        return bool(call_flexibly(self.lasting, args, ctx)) if callable(self.lasting) else bool(self.lasting)
+
+    def limit(self, args: dict, ctx: ToolContext) -> float:
+        """The seconds this call may run: the tool's own limit, else the config's tool_timeout, else the default."""
+        own = call_flexibly(self.time_limit, args, ctx) if callable(self.time_limit) else self.time_limit
+        if own is None:
+            own = ctx.config.get("tool_timeout") if isinstance(ctx.config, dict) else None
+        try:
+            return float(own) if own is not None else DEFAULT_TIME_LIMIT
+        except (TypeError, ValueError):
+            return DEFAULT_TIME_LIMIT
+
+
+def call_flexibly(fn: Callable, args: dict, ctx: ToolContext):
+    """Call fn(args) or fn(args, ctx), whichever it accepts."""
+    try:
+        count = len(inspect.signature(fn).parameters)
+    except (TypeError, ValueError):
+        count = 2
+    return fn(args) if count == 1 else fn(args, ctx)
