@@ -140,3 +140,14 @@ def test_lines_that_only_look_like_a_table_are_shown_as_they_came():
 
 def test_a_fence_split_across_two_deltas_opens_the_code_block():
     assert plain(styled(["Look:\n``", "`sh\nls -l\n``", "`\nafter"])) == ["Look:", "```sh", "ls -l", "```", "after"]
+
+
+def test_no_color_keeps_the_layout_and_drops_only_the_colour():
+    md = Markdown(colour=False, width=60, layout=True)
+    out = md.feed("# Heading\nSome **bold** and `code`.\n- item\n> quoted\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n---\n")
+    out += md.end()
+    assert "\033" not in out
+    lines = out.splitlines()
+    assert lines[:4] == ["Heading", "Some bold and code.", "• item", "│ quoted"]
+    assert "a │ b" in out and "─┼─" in out and "|---|" not in out and "**" not in out
+    assert lines[-1] == "─" * 59

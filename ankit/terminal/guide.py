@@ -24,7 +24,7 @@ def show(text: str, out: TextIO) -> None:
     terminal = animated(out)
     if terminal:
         size = shutil.get_terminal_size((80, 24))
-        renderer = Markdown(use_colour(out), size.columns)
+        renderer = Markdown(use_colour(out), size.columns, layout=True)
         text = renderer.feed(text) + renderer.end()
         page(text, out, size.lines, terminal=True)
         return

@@ -4,8 +4,8 @@ A line's start is held back only until it is clear what the line is (a heading, 
 fence, a table row, a rule); prose then shows character by character with inline styles (inline.py) and is
 word-wrapped to the width read when the line starts, continued lines of a list item or quote hanging under
 its text. Code lines are shown when complete, highlighted (highlight.py) and never wrapped or changed; a
-table is held until it ends, then drawn to fit (tables.py). Without colour the output is exactly the text
-(word-wrapped on a terminal): pipes, NO_COLOR and TERM=dumb get plain Markdown.
+table is held until it ends, then drawn to fit (tables.py). Layout and colour are apart: NO_COLOR keeps the
+layout and drops the colour; without layout (pipes, TERM=dumb) the output is exactly the text.
 """
 
 import re
@@ -37,8 +37,9 @@ _UNDECIDED = re.compile(r" {0,3}(?:#{0,6}|`{0,2}|~{0,2}|>)| *(?:\d{1,9}[.)]?|[-*
 class Markdown:
     """Feed it the reply's text in pieces; it returns what to write. end() closes what is open."""
 
-    def __init__(self, colour: bool, width: int | Callable[[], int] = 0):
+    def __init__(self, colour: bool, width: int | Callable[[], int] = 0, layout: bool | None = None):
         self.colour = colour
+        self.layout = colour if layout is None else layout  # headings, lists, tables drawn; markers taken out
         self.width = width if callable(width) else (lambda: width)
         self.wrap = WordWrap(self.width()) if self.width() else None
         if self.wrap is not None and callable(width):
@@ -85,7 +86,7 @@ class Markdown:
             return "fence"
         if self.code is not None:
             return "" if not final and _MAYBE_FENCE.fullmatch(line) else "code"
-        if self.colour:
+        if self.layout:
             if _TABLE.match(line):
                 return "table"
             if _HEADING_OPEN.match(line) or (final and _HEADING.fullmatch(line)):
@@ -98,7 +99,7 @@ class Markdown:
                 return "quote"
         if final:
             return "plain"
-        return "" if (_UNDECIDED if self.colour else _MAYBE_FENCE).fullmatch(line) else "plain"
+        return "" if (_UNDECIDED if self.layout else _MAYBE_FENCE).fullmatch(line) else "plain"
 
     def _start(self, out: list[str], kind: str) -> None:
         if kind != "table":
@@ -127,31 +128,32 @@ class Markdown:
             indent = " " * len(prefix)
         elif kind == "quote":
             prefix, rest, indent, style = "│ ", body[_QUOTE.match(body).end():], "│ ", QUOTE
+        style = style if self.colour else ""
         self.inline = Inline(style)
         if self.wrap is not None:
-            shown_indent = f"{DIM}{indent}{RESET}{style}" if kind == "quote" else indent
+            shown_indent = f"{DIM}{indent}{RESET}{style}" if kind == "quote" and self.colour else indent
             self.wrap.start_line(self.width(), shown_indent, len(indent), len(prefix))
         if prefix:
-            out.append(f"{DIM}{prefix}{RESET}" if kind == "quote" else prefix)
+            out.append(f"{DIM}{prefix}{RESET}" if kind == "quote" and self.colour else prefix)
         if style:
             out.append(style)
         for char in rest:
             self._prose(out, char)
 
     def _prose(self, out: list[str], char: str) -> None:
-        pieces = self.inline.feed(char) if self.colour else [char]
+        pieces = self.inline.feed(char) if self.layout else [char]
         for piece in pieces:
             if piece.startswith("\033"):
-                out.append(piece)
+                out.append(piece if self.colour else "")
             else:
                 out.append(self.wrap.feed(piece) if self.wrap is not None else piece)
 
     def _end_line(self, out: list[str], newline: bool = True) -> None:
         kind, line, self.kind, self.buffer = self.kind, self.buffer, "", ""
         if kind in ("plain", "heading", "list", "quote"):
-            if self.colour:
-                out += self.inline.end()
-                out.append(RESET if self.inline.base else "")
+            if self.layout:
+                out += [piece for piece in self.inline.end() if self.colour or not piece.startswith("\033")]
+                out.append(RESET if self.inline.base and self.colour else "")
             out.append("\n" if newline else "")
         elif kind == "fence":
             self._fence(out, line, newline)
@@ -159,7 +161,8 @@ class Markdown:
             out.append(self.code[1].line(line) if self.colour else line)
             out.append("\n" if newline else "")
         elif kind == "rule":
-            out.append(f"{DIM}{'─' * max(self.width() - 1, 3) if self.width() else '─' * 40}{RESET}" + ("\n" if newline else ""))
+            rule = "─" * max(self.width() - 1, 3) if self.width() else "─" * 40
+            out.append((f"{DIM}{rule}{RESET}" if self.colour else rule) + ("\n" if newline else ""))
         elif kind == "table":
             self.table.append(line)
 

@@ -131,7 +131,8 @@ class TerminalView(View):
             self.live.footer(lines)
 
     def _markdown(self) -> Markdown:
-        return Markdown(self.colour, terminal_width if self.wrap else 0)  # the width is read at each new line
+        # the width is read at each new line; layout on a terminal, whether or not NO_COLOR drops the colour
+        return Markdown(self.colour, terminal_width if self.wrap else 0, layout=self.wrap)
 
     def width(self) -> int:
         """The terminal's width in columns (80 when unknown)."""
