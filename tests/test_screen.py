@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from ankit.terminal.screen import collapse, fit, renders_as_nothing
+from ankit.terminal.screen import collapse, fit, renders_as_nothing, wrap
 from tests.test_repl import home, run  # noqa: F401  (fixtures)
 
 QUESTION = "[y]es / [N]o / [a]lways"
@@ -77,3 +77,12 @@ def test_fit_keeps_the_subject_and_counts_what_is_cut():
     assert "  [… 82 lines not shown …]" in rows
     wide = fit(["漢" * 100], [], 20, 80)
     assert len(wide) == 3  # 200 columns of wide characters: three rows of 74 columns
+
+
+def test_rows_end_after_a_space_or_a_slash_so_words_and_path_parts_stay_whole():
+    rows = wrap("$ cat /home/someone/projects/ankit/tests/fixtures/golden/system_prompt.txt and more words", 60)
+    assert rows == ["  $ cat /home/someone/projects/ankit/tests/fixtures/",
+                    "  ↪ golden/system_prompt.txt and more words"]
+    solid = wrap("x" * 120, 60)  # nowhere to break: full rows
+    assert [len(r) for r in solid] == [57, 59, 14]  # 55 columns a row after the indent or the mark
+

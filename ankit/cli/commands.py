@@ -9,6 +9,7 @@ from ankit.errors import AnkitError
 from ankit import paths
 from ankit.settings.config import Config
 from ankit.turn.app import App, build_app
+from ankit.wording import count
 
 
 def tools_check(app: App) -> tuple[str, int]:
@@ -21,7 +22,7 @@ def tools_check(app: App) -> tuple[str, int]:
     if misses:
         lines.append(f"{len(misses)} of {counted} examples miss their tool's top 3")
     else:
-        lines.append(f"all {counted} examples rank their tool in the top 3 ({len(app.tools)} tools)")
+        lines.append(f"all {counted} examples rank their tool in the top 3 ({count(len(app.tools), 'tool')})")
     return "\n".join(lines), 1 if misses or app.problems else 0
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from ankit.skills.library import Skill, inside, read_skill_file, shorten, skills_listing
 from ankit.tooling.tool import Tool
+from ankit.wording import count
 
 BODY_CAP = 8000
 GROUP_ABOVE = 20  # past this many files, folders are listed as one line each
@@ -112,7 +113,7 @@ def _grouped(root: Path, files: list[str]) -> list[str]:
         others = len(kinds) - KINDS
         shown += f", {others} other kind{'s' if others > 1 else ''}" if others > 0 else ""
         total = sum(_bytes(root / rel) for rel in inner)
-        lines.append(f"{top}/ ({len(inner)} files: {shown}; {_human(total)} in all)")
+        lines.append(f"{top}/ ({count(len(inner), 'file')}: {shown}; {_human(total)} in all)")
     return lines
 
 

@@ -5,6 +5,7 @@ import json
 from ankit.records import TodoList, ToolCall, ToolResult
 from ankit.safety.visible import visible_line
 from ankit.terminal.live import clip
+from ankit.wording import count
 
 HEAD_LINES = 4  # lines of a command's output shown under its result line; /show has the rest
 
@@ -50,7 +51,7 @@ def result_line(result: ToolResult, width: int = 80) -> str:
     if result.is_error:
         return f"  ✗ {clip(line, 200)}"  # the whole reason, wrapped if need be
     if not result.summary and len(lines) > 1:
-        more = f" · {len(lines)} lines"
+        more = f" · {count(len(lines), 'line')}"
     return f"  ⎿ {clip(line, width - 5 - len(more))}{more}"
 
 

@@ -12,6 +12,8 @@ the question, whatever the text holds.
 import re
 import unicodedata
 
+from ankit.wording import count
+
 RUN = 12  # this many invisible characters in a row are counted instead of printed
 MAX_LINE = 4000  # characters of one line shown; its middle is counted beyond that
 _ASCII_RUN = re.compile(r"[ \t]{%d,}" % RUN)
@@ -35,7 +37,7 @@ def _is_blank_line(line: str) -> bool:
 
 
 def _count(n: int, one: str, many: str) -> str:
-    return f"[{n:,} {one if n == 1 else many}]"
+    return f"[{count(n, one, many)}]"
 
 
 def _collapse_line(line: str) -> str:
@@ -95,21 +97,29 @@ def cells(char: str) -> int:
 
 
 def wrap(line: str, width: int, indent: str = "  ", more: str = "  ↪ ") -> list[str]:
-    """A line cut into rows of the width (wide characters counted twice), continuation rows marked."""
+    """A line cut into rows of the width (wide characters counted twice), continuation rows marked; a row ends
+    after its last space or slash when one stands in its second half, so words and path parts stay whole."""
     room = max(width - len(more) - 1, 20)
-    if line.isascii():
-        pieces = [line[i:i + room] for i in range(0, len(line), room)] or [""]
-        return [(indent if n == 0 else more) + piece for n, piece in enumerate(pieces)]
     pieces, piece, used = [], [], 0
     for char in line:
         size = cells(char) if char != "\t" else 8
         if used + size > room:
-            pieces.append("".join(piece))
-            piece, used = [], 0
+            cut = _break_at(piece)
+            pieces.append("".join(piece[:cut]))
+            piece = piece[cut:]
+            used = sum(cells(c) if c != "\t" else 8 for c in piece)
         piece.append(char)
         used += size
     pieces.append("".join(piece))
     return [(indent if n == 0 else more) + piece for n, piece in enumerate(pieces)]
+
+
+def _break_at(piece: list[str]) -> int:
+    """Where a full row ends: after its last space or slash in the second half, else where it is full."""
+    for index in range(len(piece) - 1, len(piece) // 2, -1):
+        if piece[index] in " /":
+            return index + 1
+    return len(piece)
 
 
 def fit(subject: list[str], rest: list[str], rows: int, width: int) -> list[str]:
@@ -117,18 +127,18 @@ def fit(subject: list[str], rest: list[str], rows: int, width: int) -> list[str]
     longer), then the rest's head and tail around a count of what is not shown; `rows` is the budget."""
     rows = max(rows, MIN_ROWS)
     top = [r for line in subject for r in wrap(line, width)]
-    top = _middle_cut(top, max(rows // 2, 4), "rows of it")
+    top = _middle_cut(top, max(rows // 2, 4), ("row of it", "rows of it"))
     below = [r for line in rest for r in wrap(line, width)]
-    return top + _middle_cut(below, rows - len(top), "lines")
+    return top + _middle_cut(below, rows - len(top), ("line", "lines"))
 
 
-def _middle_cut(lines: list[str], room: int, what: str) -> list[str]:
+def _middle_cut(lines: list[str], room: int, what: tuple[str, str]) -> list[str]:
     """Lines cut to `room`, their head and tail kept around "[… N lines not shown …]"."""
     if len(lines) <= room:
         return lines
     if room <= 1:
-        return [f"  [… {len(lines):,} {what} not shown …]"][:max(room, 0)]
+        return [f"  [… {count(len(lines), *what)} not shown …]"][:max(room, 0)]
     head = (room - 1) - (room - 1) // 3
     tail = room - 1 - head
     hidden = len(lines) - head - tail
-    return [*lines[:head], f"  [… {hidden:,} {what} not shown …]", *(lines[-tail:] if tail else [])]
+    return [*lines[:head], f"  [… {count(hidden, *what)} not shown …]", *(lines[-tail:] if tail else [])]

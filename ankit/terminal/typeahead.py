@@ -20,6 +20,7 @@ from ankit.safety.visible import clip, visible_line
 from ankit.terminal.keys import BACKSPACE, ENTER, EOF, read_key
 from ankit.terminal.live import terminal_width
 from ankit.terminal.render import DIM, TerminalView, paint
+from ankit.wording import count
 
 ESC = "\x1b"
 PASTE_START, PASTE_END = "\x1b[200~", "\x1b[201~"
@@ -242,4 +243,4 @@ class TypeAhead:
 def one_line(text: str) -> str:
     """A message on one footer line: controls made visible, a pasted text's further lines counted."""
     first, *rest = text.split("\n")
-    return visible_line(first) + (f" [+{len(rest)} lines]" if rest else "")
+    return visible_line(first) + (f" [+{count(len(rest), 'line')}]" if rest else "")

@@ -12,6 +12,7 @@ from ankit.protocols import Provider
 from ankit.records import Message, Request, TextDelta
 from ankit.safety.scrub import Scrubber
 from ankit.turn.registry import Registry
+from ankit.wording import count
 
 PHRASES_USAGE = "usage: ankit mcp phrases [NAME ...] [--again]"
 PER_QUESTION = 25  # tools per question: eight phrases each fit one answer of MAX_TOKENS
@@ -48,7 +49,7 @@ def write_phrases(provider: Provider, registry: Registry, names: list[str], agai
             continue
         kept = registry.phrases.load(server, label, tools) if registry.phrases else None
         if kept is not None and not again:
-            yield f"{server}: phrases kept for {len(kept)} of {len(tools)} tools (--again asks anew)"
+            yield f"{server}: phrases kept for {len(kept)} of {count(len(tools), 'tool')} (--again asks anew)"
             continue
         found = _phrases_of(provider, server, label, tools, scrubber)
         if not found:
@@ -57,8 +58,8 @@ def write_phrases(provider: Provider, registry: Registry, names: list[str], agai
         if registry.phrases is not None:
             registry.phrases.save(server, label, tools, found)
         registry.reindex()
-        count = sum(map(len, found.values()))
-        yield f"{server}: {count} phrase{'' if count == 1 else 's'} for {len(found)} of {len(tools)} tools"
+        yield (f"{server}: {count(sum(map(len, found.values())), 'phrase')} for {len(found)} of "
+               f"{count(len(tools), 'tool')}")
 
 
 def _phrases_of(provider: Provider, server: str, label: str, tools: list, scrubber: Scrubber) -> dict[str, list[str]]:
