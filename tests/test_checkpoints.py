@@ -22,7 +22,8 @@ def test_undo_restores_bytes_and_mode_and_removes_what_was_created(tmp_path):
     change(keeper, [work / "a.bin", work / "new.txt"],
            lambda: ((work / "a.bin").write_text("replaced"), (work / "new.txt").write_text("made")))
     done = keeper.undo("s1")
-    assert done.turn == 1 and sorted(done.restored) == [str(work / "a.bin"), str(work / "new.txt")]
+    assert done.turn == 1 and done.restored == [str(work / "a.bin")] and done.removed == [str(work / "new.txt")]
+    assert done.lines() == [f"restored {work / 'a.bin'}", f"removed {work / 'new.txt'} (the turn created it)"]
     assert (work / "a.bin").read_bytes() == old and (work / "a.bin").stat().st_mode & 0o777 == 0o751
     assert not (work / "new.txt").exists()
     assert keeper.undo("s1").turn == 0  # used up
@@ -64,7 +65,8 @@ def test_a_deleted_folder_and_a_moved_link_come_back(tmp_path):
     keeper.begin("s1", 1)
     change(keeper, [folder], lambda: shutil.rmtree(folder))
     change(keeper, [tmp_path / "link", tmp_path / "moved"], lambda: os.rename(tmp_path / "link", tmp_path / "moved"))
-    assert len(keeper.undo("s1").restored) == 3
+    done = keeper.undo("s1")
+    assert len(done.restored) == 2 and done.removed == [str(tmp_path / "moved")]
     assert (folder / "sub" / "x.py").read_text() == "x = 1\n" and (folder / "y.py").read_text() == "y = 2\n"
     assert os.readlink(tmp_path / "link") == "pkg/y.py" and not os.path.lexists(tmp_path / "moved")
 
@@ -93,7 +95,7 @@ def test_rewind_restores_every_turn_from_a_message_on_newest_first(tmp_path):
     assert keeper.changed_since("s1", 4) == [str(work / "a.txt"), str(work / "b.txt")]
     keeper.copy("s1", "fork")
     done = keeper.rewind("s1", 4)
-    assert done.turn == 2 and sorted(done.restored) == [str(work / "a.txt"), str(work / "b.txt")]
+    assert done.turn == 2 and done.restored == [str(work / "a.txt")] and done.removed == [str(work / "b.txt")]
     assert (work / "a.txt").read_text() == "v1" and not (work / "b.txt").exists()
     assert keeper.changed_since("s1", 4) == [] and keeper.undo("s1").turn == 1  # turn 1's checkpoint is left
     assert keeper.changed_since("fork", 0) == [str(work / "a.txt"), str(work / "b.txt")]  # the fork kept its own
@@ -108,3 +110,14 @@ def test_rewind_leaves_a_file_changed_outside_ankit_since(tmp_path):
     done = keeper.rewind("s1", 0)
     assert done.restored == [] and done.refused == [f"{path}: changed outside ankit since; left as it is"]
     assert path.read_text() == "edited by hand"
+
+
+def test_a_file_created_then_edited_in_one_turn_is_said_removed(tmp_path):
+    work, keeper = tmp_path / "work", Checkpoints(tmp_path / "sessions")
+    work.mkdir()
+    keeper.begin("s1", 1)
+    change(keeper, [work / "n.txt"], lambda: (work / "n.txt").write_text("one"))
+    change(keeper, [work / "n.txt"], lambda: (work / "n.txt").write_text("two"))
+    done = keeper.undo("s1")
+    assert done.removed == [str(work / "n.txt")] and done.restored == [] and not (work / "n.txt").exists()
+    assert done.told() == f"removed {work / 'n.txt'}, which it had created"

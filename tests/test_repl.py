@@ -844,7 +844,9 @@ def test_undo_restores_the_files_of_the_last_turn_byte_for_byte(run, provider_se
     assert (work / "app.py").read_text() == "print(1)\n"
     terminal.line("/undo")
     terminal.expect("undid the file changes of turn 1:")
-    terminal.expect("restored ")
+    undone = terminal.expect("\n> ")
+    assert "restored " in undone and f"removed {work / 'new.py'} (the turn created it)" in undone
+    assert f"restored {work / 'new.py'}" not in undone
     assert (work / "app.py").read_bytes() == original.encode() and not (work / "new.py").exists()
     terminal.line("/undo")
     terminal.expect("nothing to undo")

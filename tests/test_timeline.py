@@ -32,7 +32,7 @@ def test_rewind_restores_the_conversation_and_the_files(run, provider_server, ho
     term.type("y\r")
     shown = term.expect("\n> ")
     assert "the conversation is back to just before message 2 (4 messages kept)" in shown
-    assert f"restored {work / 'b.txt'}" in shown and f"restored {work / 'a.txt'}" in shown
+    assert f"removed {work / 'b.txt'} (the turn created it)" in shown and f"restored {work / 'a.txt'}" in shown
     assert (work / "a.txt").read_text() == "one" and not (work / "b.txt").exists()
     term.type("third\r")
     term.expect("Back at the start of the second.")

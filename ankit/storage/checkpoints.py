@@ -26,11 +26,24 @@ ABSENT = "absent"
 
 @dataclass
 class Undone:
-    """What /undo did: files put back, and files it left alone with the reason."""
+    """What /undo did: files put back, files removed (the turn created them), and files left alone with the
+    reason."""
 
     turn: int = 0
     restored: list[str] = field(default_factory=list)
     refused: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+
+    def lines(self) -> list[str]:
+        """One line a file: restored, removed, or why it was left alone (paths as given: make them visible)."""
+        return ([f"restored {path}" for path in self.restored] + [f"removed {path} (the turn created it)"
+                                                               for path in self.removed] + self.refused)
+
+    def told(self) -> str:
+        """What the model is told of it, or "" when no file changed."""
+        parts = ([f"restored {', '.join(self.restored)} to what they were before it"] if self.restored else []) + (
+            [f"removed {', '.join(self.removed)}, which it had created"] if self.removed else [])
+        return "; ".join(parts)
 
 
 def _digest(data: bytes) -> str:
@@ -180,8 +193,10 @@ class Checkpoints:
             except OSError as error:
                 done.refused.append(f"{path}: {error.strerror or error}")
                 continue
-            if str(path) not in done.restored:
-                done.restored.append(str(path))
+            for listed in (done.restored, done.removed):  # the earliest entry of a path says where it ends
+                if str(path) in listed:
+                    listed.remove(str(path))
+            (done.removed if self._before_state(entry) == ABSENT else done.restored).append(str(path))
         return done
 
     def _before_state(self, entry: dict) -> str:

@@ -36,7 +36,7 @@ def cmd_rewind(state, arg: str) -> str | None:
     done = session.rewind(at, files)
     lines = [f"the conversation is back to just before message {arg} ({len(session.messages)} messages kept)"]
     if done is not None:
-        lines += [f"  restored {visible(p)}" for p in done.restored] + [f"  {visible(r)}" for r in done.refused]
+        lines += [f"  {visible(line)}" for line in done.lines()]
     view.line(clip("its text was: " + " ".join(text.split()), view.width()), DIM)
     return "\n".join(lines)
 

@@ -39,12 +39,12 @@ def cmd_undo(state, arg: str) -> str:
     done = state.session.undo()
     if not done.turn:
         return "nothing to undo: no file changed by a tool in this session is left to restore"
-    lines = [f"restored {visible(path)}" for path in done.restored] + [visible(line) for line in done.refused]
+    lines = [visible(line) for line in done.lines()]
     head = f"undid the file changes of turn {done.turn}"
-    if done.restored:
+    if done.told():
         state.session.add_context(f"[ankit] The user undid the file changes of turn {done.turn} with /undo: "
-                                  f"restored {', '.join(done.restored)} to what they were before it.")
-    note = "the model is told with your next message" if done.restored else ""
+                                  f"{done.told()}.")
+    note = "the model is told with your next message" if done.told() else ""
     return "\n".join([head + ":", *(f"  {line}" for line in lines), *([note] if note else [])])
 
 
