@@ -15,11 +15,13 @@ class ConfigError(AnkitError):
 class ProviderError(AnkitError):
     """The provider refused or failed a request."""
 
-    def __init__(self, message: str, status: int | None = None, retryable: bool = False, overflow: bool = False):
+    def __init__(self, message: str, status: int | None = None, retryable: bool = False, overflow: bool = False,
+                 detail: str = ""):
         super().__init__(message)
         self.status = status
         self.retryable = retryable
         self.overflow = overflow  # the conversation does not fit the model's context: each front end says its remedy
+        self.detail = detail  # the server's own words (cleaned), which the line may leave out
 
 
 class StreamError(ProviderError):

@@ -148,6 +148,15 @@ def test_overloaded_then_success(provider_server):
     assert len(provider_server.requests) == 2
 
 
+def test_a_prompt_too_long_says_the_fix_in_one_short_line(provider_server):
+    provider_server.push("anthropic_400_prompt_too_long.http")
+    _, error = run(provider_server)
+    assert error.overflow and not error.retryable
+    assert str(error) == ("400 from anthropic: the request (215473 tokens) does not fit the model's context window "
+                          "(200000 tokens): start anew, or set context_window = 200000 to drop the oldest messages")
+    assert len(str(error)) < 200
+
+
 def test_401_is_one_line_without_the_key(provider_server):
     provider_server.push("anthropic_401.http")
     _, error = run(provider_server)

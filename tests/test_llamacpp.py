@@ -95,10 +95,8 @@ def test_a_real_context_overflow_is_one_line_with_the_fix(provider_server):
     events, error = run(provider_server, Request("sys", [Message("user", "hi")], [READ]))
     assert isinstance(error, ProviderError) and not error.retryable and len(provider_server.requests) == 1
     assert str(error) == (
-        "400 from local: the request (2259 tokens) does not fit the model's context window (1024 tokens): give the "
-        "server a larger context or start a new conversation; context_window = 1024 in the config makes "
-        "ankit leave the oldest messages out (request (2259 tokens) exceeds the available context size (1024 "
-        "tokens), try increasing it)")
+        "400 from local: the request (2259 tokens) does not fit the model's context window (1024 tokens): start "
+        "anew, or set context_window = 1024 to drop the oldest messages")
 
 
 def test_the_real_model_list(tmp_path):

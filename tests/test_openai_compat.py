@@ -33,8 +33,7 @@ def test_llamacpp_error_line_mid_stream_keeps_the_text_and_says_the_fix(provider
     events, failure = run(provider_server)
     assert text_of(events) == "Part" and isinstance(failure, StreamError) and not failure.retryable
     assert str(failure).startswith("local: the request (4476 tokens) does not fit the model's context window (4096 "
-                                   "tokens): give the server a larger context or start a new conversation; "
-                                   "context_window = 4096 in the config makes ankit leave the oldest messages out")
+                                   "tokens): start anew, or set context_window = 4096 to drop the oldest messages")
     assert "\n" not in str(failure)
 
 
@@ -60,16 +59,14 @@ def test_vllm_error_object_mid_stream_is_an_error_not_an_empty_answer(provider_s
 @pytest.mark.parametrize("status, body, expected", [
     (400, {"error": {"code": 400, "message": "the request exceeds the available context size, try increasing it",
                      "type": "exceed_context_size_error", "n_prompt_tokens": 2100, "n_ctx": 2048}},
-     "400 from local: the request does not fit the model's context window: give the server a larger context or "
-     "start a new conversation; context_window set to the server's context size in the config makes ankit "
-     "leave the oldest messages out (the request exceeds the available context size, try increasing it)"),
+     "400 from local: the request does not fit the model's context window: start anew, or set context_window to "
+     "the server's context size to drop the oldest messages"),
     (400, {"error": {"message": "This model's maximum context length is 2048 tokens. However, you requested 2301 "
                                 "tokens (2301 in the messages, None in the completion). Please reduce the length of "
                                 "the messages or completion.", "type": "invalid_request_error",
                      "code": "context_length_exceeded"}},
-     "400 from local: the request (2301 tokens) does not fit the model's context window (2048 tokens): give the "
-     "server a larger context or start a new conversation; context_window = 2048 in the config makes "
-     "ankit leave the oldest messages out (This model's maximum"),
+     "400 from local: the request (2301 tokens) does not fit the model's context window (2048 tokens): start "
+     "anew, or set context_window = 2048 to drop the oldest messages"),
     (404, {"error": {"message": "model \"qwen9\" not found, try pulling it first", "type": "api_error"}},
      "404 from local: check the model name (test-model) and the base URL"),
     (400, {"error": "Model unloaded."}, "400 from local: Model unloaded."),

@@ -13,8 +13,10 @@ OVERFLOW = re.compile(
     r"context (length|size|window)|maximum context|n_ctx|prompt is too long|too many tokens|"
     r"exceeds? (the )?(available )?context|input is too long|reduce the length of the (messages|prompt|input)",
     re.IGNORECASE)
-CONTEXT_SIZE = re.compile(r"(?:context (?:length|size|window)|n_ctx)(?: is| of|:)?\s*\(?\s*(\d[\d,]*)", re.IGNORECASE)
-ASKED = re.compile(r"(?:request \(|requested |resulted in )(\d[\d,]*) tokens", re.IGNORECASE)
+# the second form is Anthropic's "prompt is too long: 215000 tokens > 200000 maximum"
+CONTEXT_SIZE = re.compile(r"(?:context (?:length|size|window)|n_ctx)(?: is| of|:)?\s*\(?\s*(\d[\d,]*)|"
+                          r"> (\d[\d,]*) maximum", re.IGNORECASE)
+ASKED = re.compile(r"(?:request \(|requested |resulted in )(\d[\d,]*) tokens|(\d[\d,]*) tokens >", re.IGNORECASE)
 NO_TOOLS = re.compile(
     r"(not|n't) support\w* (the )?(tool|function)|support tool use|"
     r"(tool|function)s?( calling| use| param| choice|_choice)?( is| are)? (not supported|unsupported|requires)|"
@@ -28,13 +30,18 @@ def overflow_fix(message: str, kind: str = "") -> str | None:
     """The fix for an error that says the prompt does not fit the model's context window, else None."""
     if kind not in OVERFLOW_KINDS and not OVERFLOW.search(message):
         return None
-    size, asked = CONTEXT_SIZE.search(message), ASKED.search(message)
-    tokens = size.group(1).replace(",", "") if size else ""
-    what = f"the request ({asked.group(1)} tokens)" if asked else "the request"
+    tokens, asked = _number(CONTEXT_SIZE, message), _number(ASKED, message)
+    what = f"the request ({asked} tokens)" if asked else "the request"
     window = f" ({tokens} tokens)" if tokens else ""
-    setting = f"context_window = {tokens}" if tokens else "context_window set to the server's context size"
-    return (f"{what} does not fit the model's context window{window}: give the server a larger context or start "
-            f"a new conversation; {setting} in the config makes ankit leave the oldest messages out")
+    setting = f"context_window = {tokens}" if tokens else "context_window to the server's context size"
+    return (f"{what} does not fit the model's context window{window}: start anew, or set {setting} to drop the "
+            "oldest messages")
+
+
+def _number(pattern: re.Pattern, message: str) -> str:
+    """The first number a pattern's groups caught, without its commas; "" when none."""
+    found = pattern.search(message)
+    return next((group.replace(",", "") for group in found.groups() if group), "") if found else ""
 
 
 def refuses_tools(message: str) -> bool:

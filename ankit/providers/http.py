@@ -25,6 +25,7 @@ BACKOFF_FIRST = 0.5  # seconds before the first retry without Retry-After; doubl
 BACKOFF_MAX = 8.0
 RETRY_AFTER_MAX = 60.0  # a server asking for a longer wait is not waited for: the user hears about it at once
 MESSAGE_MAX = 300
+OVERFLOW_LINE = 196  # an overflow says its fix in under 200 characters
 BODY_CAP = 64 * 1024 * 1024  # bytes of a whole (not streamed) answer
 ERROR_CAP = 1024 * 1024  # bytes of an error body read for its message
 
@@ -245,8 +246,11 @@ def _http_failure(settings: ProviderSettings, exc: urllib.error.HTTPError) -> Pr
         retryable = False
     if fix is None:
         fix, detail = detail or exc.reason or "the request was refused", ""
-    line = f"{status} from {who}: {fix}" + (f" ({detail})" if detail and status not in (401, 404) else "")
-    return ProviderError(clean(line, settings, MESSAGE_MAX * 2), status=status, retryable=retryable, overflow=overflow)
+    line = f"{status} from {who}: {fix}"
+    if detail and status not in (401, 404) and not (overflow and len(line) + len(detail) > OVERFLOW_LINE):
+        line += f" ({detail})"  # an overflow's own words only while the line stays short
+    return ProviderError(clean(line, settings, MESSAGE_MAX * 2), status=status, retryable=retryable, overflow=overflow,
+                         detail=detail)
 
 
 def _advice(settings: ProviderSettings, status: int, kind: str) -> tuple[str | None, bool]:

@@ -76,7 +76,7 @@ class OpenAIProvider(Provider):
 
     def _fall_back(self, error: ProviderError, body: dict) -> str | None:
         """Leave out what the error refuses, from now on; the line that says so, or None when nothing is."""
-        text, who = str(error), self.settings.preset
+        text, who = f"{error} {error.detail}", self.settings.preset
         if error.status is None or error.status in (401, 403, 404, 429) or error.status >= 502:
             return None
         if "tools" in body and compat.refuses_tools(text):
