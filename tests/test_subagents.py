@@ -1,6 +1,7 @@
 """Subagents: the task tool runs a sub-session against the loopback provider, in a context of its own."""
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -94,6 +95,33 @@ def test_two_task_calls_of_one_reply_run_at_once(provider_server, tmp_path):
     results = [m for m in provider_server.requests[3].json["messages"] if m["role"] == "tool"]
     assert sorted(m["content"] for m in results) == ["answer A", "answer B"]
     assert [m["tool_call_id"] for m in results] == ["c1", "c2"] and out == "Both done.\n"
+
+
+def test_progress_of_task_calls_run_at_once_stays_in_each_call_s_own_block(run, provider_server, home):
+    from tests.helpers import wait_for
+    calls = [("c1", "task", json.dumps({"description": "one", "prompt": "first task"})),
+             ("c2", "task", json.dumps({"description": "two", "prompt": "second task"}))]
+    gate = provider_server.gate()
+    provider_server.push_openai(tool_calls=calls)
+    provider_server.push(fixture_parts(openai_sse(text="answer A")), delay=gate)  # one: held until two has worked
+    provider_server.push_openai(tool_calls=[("s1", "list_directory", json.dumps({"path": "."}))])  # two: a tool
+    provider_server.push_openai(text="answer B")
+    provider_server.push_openai(text="Both done.")
+    term = run()
+    term.line("go")
+    worked = wait_for(lambda: len(provider_server.requests) >= 4, timeout=30)  # two asked again after its tool
+    gate.set()
+    term.expect("Both done.")
+    assert worked and term.finish() == 0
+    blocks, current = {}, None  # each progress line [LABEL] under the task line it was shown in
+    for line in term.seen.splitlines():
+        found = re.search(r'task\(description="(\w+)"', line)
+        current = found.group(1) if found else current
+        label = re.match(r"\s+\[(\w+)\]", line)
+        if label:
+            blocks.setdefault(current, set()).add(label.group(1))
+    assert blocks == {"one": {"one"}, "two": {"two"}}, term.seen  # never inside the other call's block
+    assert "· list_directory" in term.seen
 
 
 def test_the_question_names_the_subagent(tmp_path):

@@ -17,6 +17,7 @@ from ankit.safety.sandbox import COMMAND_TOOLS, EDIT_GROUPS, Sandbox, Verdict
 from ankit.safety.scrub import Scrubber
 from ankit.safety.statefiles import bundled
 from ankit.tooling.hooks import Hooks
+from ankit.tooling.relay import Relay
 from ankit.tooling.limits import MAX_DEPTH, ToolTimeout, call_with_limit, too_deep
 from ankit.tooling.tool import DEFAULT_TIME_LIMIT, Tool, ToolContext, call_flexibly
 from ankit.tooling.schema import validate
@@ -298,7 +299,7 @@ class Runner:
     sandbox: Sandbox | None = None  # the session's sandbox: commands inside it run unasked
     hooks: Hooks | None = None  # PreToolUse and PostToolUse commands
     stop: threading.Event | None = None  # set on Ctrl-C: task calls running at once stop (shared with subagents)
-    _started: dict[str, Future] = field(default_factory=dict, init=False, repr=False)  # task calls run at once
+    _started: dict[str, tuple[Future, Relay]] = field(default_factory=dict, init=False, repr=False)  # tasks at once
 
     def lookup(self, name: str) -> Tool | None:
         """A known tool by name, whether or not its group is active."""
@@ -315,8 +316,9 @@ class Runner:
             self.stop.clear()
         slots = threading.BoundedSemaphore(PARALLEL_TASKS)
         for call in tasks:
-            self._started[call.id] = future = Future()
-            threading.Thread(target=self._run_in_slot, args=(call, output, future, slots), daemon=True,
+            future, relay = Future(), Relay(output)  # its lines wait for its own block on screen
+            self._started[call.id] = (future, relay)
+            threading.Thread(target=self._run_in_slot, args=(call, relay, future, slots), daemon=True,
                              name="ankit-task").start()
 
     def _run_in_slot(self, call: ToolCall, output, future: Future, slots: threading.BoundedSemaphore) -> None:
@@ -335,8 +337,10 @@ class Runner:
         started = self._started.pop(call.id, None)
         if started is None:
             return self._run(call, output)
+        future, relay = started
+        relay.go_live()
         try:
-            return started.result()
+            return future.result()
         except KeyboardInterrupt:  # Ctrl-C while waiting: the others stop at their next step, unwaited for
             if self.stop is not None:
                 self.stop.set()
