@@ -105,7 +105,7 @@ def test_a_rebuild_that_fails_keeps_the_previous_catalog_and_is_told_once(tmp_pa
     registry = Registry([], [])
     before = registry.catalog
     registry.file_tools.append(Tool("broken", None, {"type": "object"}, lambda args: "", group="x"))  # a bad tool
-    threading.Thread(target=registry._post_change).start()  # as an MCP server's thread does
+    threading.Thread(target=registry.post_change).start()  # as an MCP server's thread does
     view = View()
     registry.take_changes()
     registry.before_turn(view)

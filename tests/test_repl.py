@@ -630,7 +630,7 @@ def test_no_provider_prints_the_set_up_lines_and_still_starts(run, home):
     assert not sessions(home)
 
 
-def test_colour_on_a_terminal_and_never_with_no_color(run, provider_server):
+def test_colour_on_a_terminal_and_with_no_color_the_layout_without_colour(run, provider_server):
     provider_server.push_openai(text="# Title\nplain")
     provider_server.push_openai(text="# Title\nplain")
     coloured = run(colour=True)
@@ -642,7 +642,7 @@ def test_colour_on_a_terminal_and_never_with_no_color(run, provider_server):
     plain.line("hi")
     plain.expect("plain")
     assert plain.finish() == 0
-    assert b"# Title" in plain.raw
+    assert b"Title\r\nplain" in plain.raw and b"# Title" not in plain.raw  # NO_COLOR drops colour, not layout
     assert b"\x1b[1;4;35m" not in plain.raw and b"\x1b[2m" not in plain.raw and b"\x1b[0m" not in plain.raw
 
 
@@ -711,7 +711,7 @@ def test_ctrl_c_during_compact_leaves_the_history(run, provider_server):
     term.line("question")
     term.expect("Answer.")
     term.line("/compact")
-    term.expect("- a summary")
+    term.expect("• a summary")
     term.type("\x03")
     term.expect("compaction cancelled; the history is unchanged")
     term.line("next")
@@ -1152,9 +1152,9 @@ def test_a_paste_during_a_turn_is_one_message_and_a_command_waits_for_the_turns_
     term.line("hello")
     term.expect("First")
     term.type("\x1b[200~line one\rline two\x1b[201~")
-    term.footer_is(["› line one [+1 lines]▏"])
+    term.footer_is(["› line one [+1 line]▏"])
     term.type("\r/model\r")
-    term.footer_is(["› line one [+1 lines]", "› /model"])
+    term.footer_is(["› line one [+1 line]", "› /model"])
     slow.set()
     term.expect("Got the paste.")
     term.expect("> /model\n")  # after the turn the paste sent, as if typed then

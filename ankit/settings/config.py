@@ -44,6 +44,8 @@ class Config:
     sandbox: str = "workspace"  # workspace, read-only or off: where commands run unasked (ankit/safety/sandbox.py)
     subagent_max_rounds: int = 15  # rounds one subagent may run before it must answer
     notify: float = 30.0  # a turn longer than this many seconds rings the terminal when it ends (0: never)
+    phrases: bool = True  # the model writes MCP tools' search phrases in the background of a REPL session
+    phrases_model: str = ""  # the model that writes them ("": the session's)
     trusted: bool = False  # this folder's .ankit/ settings and tools apply (trust list or --trust)
     held: dict = field(default_factory=dict)  # project settings waiting for trust (see ankit/settings/layers.py)
     trust_items: list[str] = field(default_factory=list)  # what trusting this folder trusts, one line each
@@ -80,7 +82,7 @@ KEYS: dict[str, type] = {
     "web_search_url": str, "web_search_backend": str, "web_timeout": int, "web_max_bytes": int,
     "github_api_url": str, "memory_fts": bool, "sandbox": str,
     "hooks": dict,  # [[hooks.EVENT]] tables (ankit.tooling.hooks)
-    "notify": float, "subagent_max_rounds": int,  # seconds a turn takes before its end rings the terminal (0: never)
+    "notify": float, "subagent_max_rounds": int, "phrases": bool, "phrases_model": str,  # seconds a turn takes before its end rings the terminal (0: never)
 }
 FIELDS = {key: kind for key, kind in KEYS.items() if key in Config.__dataclass_fields__}
 CHOICES = {"deferred": ("auto", "native", "append"), "api": ("", "responses", "chat"),

@@ -263,6 +263,8 @@ def send(state: ReplState, text: str, mentions: bool = True, typed: bool = True)
     if not fits_or_confirmed(state, text):
         view.line("not sent; Up brings the message back", DIM)
         return
+    if state.phrases is not None:
+        state.phrases.kick()
     started = time.monotonic()
     with model_call(state, f"waiting for {session.provider.model}"):
         try:
@@ -330,7 +332,8 @@ def run_repl(args, config: Config) -> int:
     # an MCP server's question is asked on the line reader, which needs the app first: looked up when asked
     app = build_app(config, elicit=FormElicitor(view, lambda question: reader.ask(question)))
     try:
-        warn(app.problems + app.notices + app.skill_problems + hint(app.registry))  # hint: once, at start
+        # the phrases hint once, at start, only when the model does not write them in the background
+        warn(app.problems + app.notices + app.skill_problems + ([] if config.phrases else hint(app.registry)))
         typeahead = TypeAhead(sys.stdin.fileno(), view, waits) if sys.stdin.isatty() and view.live else None
         state = ReplState(app, None, view, None,
                           send=lambda text, mentions=True, typed=True: send(state, text, mentions, typed),
@@ -346,6 +349,9 @@ def run_repl(args, config: Config) -> int:
             args.resume = _picked(state)
         resume = app.resumed(args)
         open_session(state, resume)
+        state.phrases = app.phrase_writer() if state.session.provider is not None else None
+        if state.phrases is not None:
+            state.phrases.kick()  # servers already listed (from the cache); those still starting: before each turn
         view.line(banner(state), DIM)
         if state.session.provider is None:
             view.line(app.setup_error)

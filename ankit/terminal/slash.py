@@ -23,6 +23,7 @@ from ankit.terminal.overview import resumed_text
 from ankit.terminal.picker import pick_session
 from ankit.usage.ledger import render_usage, status_line, subagent_lines
 from ankit.turn.app import App
+from ankit.turn.phrasing import PhraseWriter
 from ankit.turn.session import Session
 from ankit.usage.pricing import load_prices
 from ankit.terminal.notify import Notifier
@@ -52,6 +53,7 @@ class ReplState:
     prefill: Callable[[str], None] | None = None  # puts text on the next input line (Shift-Tab keeps the line)
     notify: Notifier | None = None  # rings when a long turn ends
     typeahead: TypeAhead | None = None  # the keys typed while a turn runs (on a terminal)
+    phrases: PhraseWriter | None = None  # writes MCP tools' search phrases in the background (None: off)
 
 
 def open_session(state: ReplState, resume=None) -> None:
@@ -204,6 +206,10 @@ def cmd_usage(state: ReplState, arg: str) -> str:
     runs = [(f"{r.turn}. {r.description}" + (f" ({r.agent})" if r.agent else ""), r.rounds) for r in session.runs]
     subagents = subagent_lines(runs, prices, state.view.width())
     text = text + "\n\n" + "\n".join(subagents) if subagents else text
+    writer = state.phrases
+    background = subagent_lines([("search phrases", list(writer.rounds))] if writer and writer.rounds else [], prices,
+                                state.view.width(), head="in the background")
+    text = text + "\n\n" + "\n".join(background) if background else text
     budget = session.budget
     return text + ("\n\n" + budget.line(session.spent_rounds()) if budget else "")
 

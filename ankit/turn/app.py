@@ -272,6 +272,19 @@ class App:
             raise ConfigError(self.setup_error)
         return provider
 
+    def phrase_writer(self):
+        """What writes MCP tools' search phrases in the background (phrases_model, else the session's model); None
+        with phrases = false, no server, or no model."""
+        if not self.config.phrases or self.registry is None or self.registry.mcp is None:
+            return None
+        provider = self._provider("")
+        if provider is None or self.registry.phrases is None:
+            return None
+        if self.config.phrases_model:
+            provider.use_model(self.config.phrases_model)
+        from ankit.turn.phrasing import PhraseWriter
+        return PhraseWriter(provider, self.registry, self.scrubber())
+
     def _provider(self, session_id: str):
         try:
             from ankit.providers import make_provider

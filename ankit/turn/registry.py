@@ -60,13 +60,13 @@ class Registry:
             from ankit.mcp.servers import McpManager
             cache = ToolCache(self.mcp_log_dir / "cache") if self.mcp_log_dir else None
             self.phrases = PhraseStore(self.mcp_log_dir / "phrases") if self.mcp_log_dir else None
-            self.mcp = McpManager(self.mcp_servers, self.mcp_log_dir, on_change=self._post_change, cache=cache,
+            self.mcp = McpManager(self.mcp_servers, self.mcp_log_dir, on_change=self.post_change, cache=cache,
                                   root=self.mcp_root, elicit=self.mcp_elicit)
             self.mcp.start(uncached_only=self.mcp_start != "refresh")
         self.reindex()
 
-    def _post_change(self) -> None:
-        """Called on an MCP server's thread: only say that the tools changed."""
+    def post_change(self) -> None:
+        """Called on another thread (an MCP server's, the phrase writer's): only say that the tools changed."""
         self._changes.put(None)
 
     def take_changes(self) -> None:

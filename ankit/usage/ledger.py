@@ -129,15 +129,17 @@ def render_usage(ledger: Ledger, prices: dict, width: int = 0, every: bool = Fal
     return "\n".join([*lines, "", *fit_lines([header, *body], width), *legend])
 
 
-def subagent_lines(runs: list[tuple[str, list[RoundRecord]]], prices: dict, width: int = 0) -> list[str]:
-    """/usage's subagent table: one row per subagent run (its label, rounds, tokens and cost); [] for none."""
+def subagent_lines(runs: list[tuple[str, list[RoundRecord]]], prices: dict, width: int = 0,
+                   head: str = "subagent") -> list[str]:
+    """/usage's subagent table (or another table of requests beside the turns, under `head`): one row per run
+    (its label, rounds, tokens and cost); [] for none."""
     if not runs:
         return []
     rows = []
     for label, records in runs:
         figures = _figures(records)
         rows.append([label, figures[0], figures[1], figures[4], cost_cell(records, prices)[0]])
-    return fit_lines(table(["subagent", "rounds", "input", "output", "cost"], rows, {1, 2, 3, 4}), width)
+    return fit_lines(table([head, "rounds", "input", "output", "cost"], rows, {1, 2, 3, 4}), width)
 
 
 def _groups(names: list[str], limit: int = 3) -> str:
