@@ -12,8 +12,8 @@ FAKE = Path(__file__).with_name("mcp_fake_server.py")
 
 def configure(home: Path) -> None:
     (home / "config" / "ankit").mkdir(parents=True, exist_ok=True)
-    (home / "config" / "ankit" / "config.toml").write_text(
-        f"[mcp.servers.fake]\ncommand = {json.dumps(sys.executable)}\n"
+    (home / "config" / "ankit" / "config.toml").write_text(  # phrases: no request but the test's own
+        f"phrases = false\n[mcp.servers.fake]\ncommand = {json.dumps(sys.executable)}\n"
         f"args = [{json.dumps(str(FAKE))}, \"--prompts\", \"--asking\"]\nstart_timeout = 60\n")
 
 
@@ -63,7 +63,7 @@ def test_a_servers_question_is_a_short_form(run, provider_server, home):  # noqa
     assert result == 'elicitation answered {"action": "accept", "content": {"date": "2026-12-24"}}'
 
 
-def test_a_session_says_at_start_which_servers_have_no_search_phrases_and_the_model_writes_them(run, provider_server,
+def test_with_phrases_off_a_session_says_at_start_which_servers_have_none_and_the_model_writes_them(run, provider_server,
                                                                                                   home):  # noqa: F811
     configure(home)
     first = run()

@@ -24,7 +24,8 @@ def show(text: str, out: TextIO) -> None:
     terminal = animated(out)
     if terminal:
         size = shutil.get_terminal_size((80, 24))
-        renderer = Markdown(use_colour(out), size.columns, layout=True)
+        # no streaming word wrap: it redraws with cursor moves a pager would garble (the files are wrapped already)
+        renderer = Markdown(use_colour(out), 0, layout=True)
         text = renderer.feed(text) + renderer.end()
         page(text, out, size.lines, terminal=True)
         return
