@@ -3,6 +3,8 @@
 import ast
 from pathlib import Path
 
+import pytest
+
 ANKIT = Path(__file__).resolve().parent.parent / "ankit"
 
 # Layers, lowest first: a module may import its own layer's modules and anything lower, never higher.
@@ -131,6 +133,19 @@ def test_no_two_packages_import_each_other():
     edges = {(unit(name), unit(other)) for name, others in graph().items() for other in others
              if unit(name) != unit(other)}
     assert sorted(f"{a} <-> {b}" for a, b in edges if (b, a) in edges and a < b) == []
+
+
+def methods(path: Path, name: str) -> list[str]:
+    """The functions a class defines in its body (properties and dunder methods count)."""
+    for node in ast.parse(path.read_text()).body:
+        if isinstance(node, ast.ClassDef) and node.name == name:
+            return [f.name for f in node.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    raise AssertionError(f"no class {name} in {path}")
+
+
+@pytest.mark.parametrize("path, name", [("turn/session.py", "Session")])
+def test_the_round_loop_keeps_to_its_role(path, name):
+    assert len(methods(ANKIT / path, name)) <= 20, "split it by role: the conversation, the hooks, ..."
 
 
 def test_the_tool_record_imports_only_records():

@@ -262,7 +262,7 @@ def cmd_model(state: ReplState, arg: str) -> str:
 def cmd_clear(state: ReplState, arg: str) -> str:
     """Start a fresh session id with an empty history; the old one stays saved, the activated groups stay."""
     session = state.session
-    count, old = len(session.messages), session.id
+    count, old = len(session.conversation.messages), session.id
     session.restart()
     active = ", ".join(state.app.activation.active) or "none"
     kept = f"\nthe earlier conversation stays saved: /resume {old}" if count else ""
@@ -272,7 +272,7 @@ def cmd_clear(state: ReplState, arg: str) -> str:
 def cmd_compact(state: ReplState, arg: str) -> str:
     """Go on from a summary the model writes; the earlier messages stay in the session file."""
     from ankit.turn.compaction import compact
-    session, count = state.session, len(state.session.live())
+    session, count = state.session, len(state.session.conversation.live())
     if session.provider is None:
         raise ConfigError(NO_PROVIDER)
     if count:
@@ -310,10 +310,10 @@ def cmd_resume(state: ReplState, arg: str) -> str:
 def cmd_retry(state: ReplState, arg: str) -> None:
     """Drop the last turn and send its text again."""
     from ankit.turn.compaction import SUMMARY_HEAD
-    text = state.session.last_sent()
+    text = state.session.conversation.last_sent()
     if text is None or text.startswith(SUMMARY_HEAD):
         raise AnkitError("nothing to retry: no message sent since the start (or the last /compact)")
-    state.session.drop_last_turn()
+    state.session.conversation.drop_last_turn()
     state.view.line(clip("retrying: " + " ".join(text.split()), state.view.width()), DIM)
     state.send(text, mentions=False)  # the files it mentioned are attached already
 

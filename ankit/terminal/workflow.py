@@ -36,14 +36,17 @@ def cmd_edit(state, arg: str) -> None:
 
 def cmd_undo(state, arg: str) -> str:
     """Put back the files the last turn changed; again for the turn before."""
-    done = state.session.undo()
+    keeper = state.session.checkpoints
+    if keeper is None:
+        raise AnkitError("no checkpoints are kept in this session")
+    done = keeper.undo(state.session.id)
     if not done.turn:
         return "nothing to undo: no file changed by a tool in this session is left to restore"
     lines = [visible(line) for line in done.lines()]
     head = f"undid the file changes of turn {done.turn}"
     if done.told():
-        state.session.add_context(f"[ankit] The user undid the file changes of turn {done.turn} with /undo: "
-                                  f"{done.told()}.")
+        state.session.conversation.add_context(
+            f"[ankit] The user undid the file changes of turn {done.turn} with /undo: {done.told()}.")
     note = "the model is told with your next message" if done.told() else ""
     return "\n".join([head + ":", *(f"  {line}" for line in lines), *([note] if note else [])])
 

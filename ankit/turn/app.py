@@ -213,6 +213,7 @@ class App:
         from ankit.tooling.toolbox import Runner, ToolContext
         from ankit.turn.admin import Admin
         from ankit.turn.session import Session
+        from ankit.turn.turnhooks import SessionHooks
         from ankit.usage.budget import Budget
         sid = resume.id if resume else new_session_id()
         self.hooks.bind(sid)
@@ -239,7 +240,7 @@ class App:
             cwd=Path(resume.cwd) if resume and resume.cwd else self.cwd,  # a session keeps the folder it began in
             max_tokens=self.config.max_tokens, max_rounds=self.config.max_rounds, todos=todos, id=sid,
             resume=resume, budget=Budget(self.config.max_cost, self._prices()), checkpoints=checkpoints,
-            hooks=self.hooks, subagents=subagents, inbox=inbox)
+            hooks=SessionHooks(self.hooks, view), subagents=subagents, inbox=inbox)
 
     def _subagents(self, runner, stop: threading.Event, settings):
         """What runs the task tool's sub-sessions, from the main runner's pieces (its context has no run_task)."""
