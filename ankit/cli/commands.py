@@ -95,7 +95,7 @@ def mcp_login(action: str, rest: list[str], config: Config) -> int:
     if len(rest) != 1:
         raise AnkitError(f"usage: ankit mcp {action} NAME (a server with url = ... in [mcp.servers.NAME])")
     servers = McpManager(config.mcp_servers, paths.state_home() / "mcp")  # nothing is started
-    print(servers.logout(rest[0]) if action == "logout" else servers.login(rest[0], webbrowser.open, print))
+    print(servers.auth.logout(rest[0]) if action == "logout" else servers.auth.login(rest[0], webbrowser.open, print))
     return 0
 
 
@@ -162,5 +162,5 @@ def _with_app(command: str, argv: list[str], app: App) -> int:
         from ankit.terminal.overview import mcp_text
         from ankit.turn.phrasing import hint
         print(mcp_text(app.mcp, hint(app.registry)))
-        return 1 if app.mcp is not None and app.mcp.troubled() else 0
+        return 1 if app.mcp is not None and app.mcp.status.troubled() else 0
     raise AnkitError(f"unknown command {command!r}; see ankit --help")

@@ -170,7 +170,7 @@ def _folder(path: str, width: int = 20) -> str:
 def mcp_text(mcp, after: list[str] | None = None) -> str:
     """`ankit mcp` and /mcp: each server, whether it started or why not, and its tools; then the lines after
     (which servers have no search phrases yet)."""
-    return NO_SERVERS if mcp is None else "\n".join([*mcp.status_lines(), *(after or [])])
+    return NO_SERVERS if mcp is None else "\n".join([*mcp.status.lines(), *(after or [])])
 
 
 def resumed_text(session, title: str = "", width: int = 80) -> str:

@@ -104,7 +104,7 @@ def dispatch(state: ReplState, text: str) -> None:
         return
     if command is None and name in prompt_names(state.app.mcp):
         try:
-            text = state.app.mcp.prompt_text(name, arg.strip())
+            text = state.app.mcp.content.prompt_text(name, arg.strip())
         except AnkitError as exc:
             state.view.error(str(exc))
             return
@@ -166,7 +166,7 @@ def _argument_values(state: ReplState, kind: str) -> list[str]:
     if kind == "session":
         return [s.id for s in app.store().list()]
     if kind == "server":
-        return ["refresh", "login", "logout", *(app.mcp.server_names() if app.mcp is not None else [])]
+        return ["refresh", "login", "logout", *(app.mcp.catalog.server_names() if app.mcp is not None else [])]
     return []
 
 
@@ -334,9 +334,9 @@ def cmd_mcp(state: ReplState, arg: str) -> str:
         if not name.strip():
             raise AnkitError(f"usage: /mcp {action} NAME")
         if action == "logout":
-            return state.app.mcp.logout(name.strip())
+            return state.app.mcp.auth.logout(name.strip())
         import webbrowser
-        return state.app.mcp.login(name.strip(), webbrowser.open, state.view.line)
+        return state.app.mcp.auth.login(name.strip(), webbrowser.open, state.view.line)
     if action == "phrases" and state.app.mcp is not None:
         return _phrases(state, name.split())
     if arg.strip() == "refresh" and state.app.mcp is not None:
@@ -344,7 +344,7 @@ def cmd_mcp(state: ReplState, arg: str) -> str:
         state.app.mcp.wait()  # each server's start_timeout at most
         state.app.registry.take_changes()
     elif arg.strip() and state.app.mcp is not None and arg.strip() != "refresh":
-        return visible(state.app.mcp.server_text(arg.strip()))
+        return visible(state.app.mcp.status.server_text(arg.strip()))
     from ankit.turn.phrasing import hint
     return mcp_text(state.app.mcp, hint(state.app.registry))
 

@@ -30,7 +30,7 @@ def without_phrases(registry: Registry) -> list[str]:
     """The listed servers whose current tool list has no phrases kept."""
     if registry.mcp is None or registry.phrases is None:
         return []
-    return [server for server, label, tools in registry.mcp.listed() if registry.phrases.load(server, label, tools) is None]
+    return [server for server, label, tools in registry.mcp.catalog.listed() if registry.phrases.load(server, label, tools) is None]
 
 
 def write_phrases(provider: Provider, registry: Registry, names: list[str], again: bool,
@@ -38,7 +38,7 @@ def write_phrases(provider: Provider, registry: Registry, names: list[str], agai
     """For each listed server (or those named) without kept phrases (every one, with again), ask the model (the
     question scrubbed of the secrets ankit knows: a description may carry one) and keep its phrases; one line per
     server saying what was kept, as each is done (a slow model takes a while)."""
-    listed = registry.mcp.listed()
+    listed = registry.mcp.catalog.listed()
     unknown = [n for n in names if n not in {server for server, _, _ in listed}]
     if unknown:
         known = ", ".join(server for server, _, _ in listed) or "none has listed its tools"
