@@ -141,6 +141,26 @@ def test_no_module_is_over_500_lines():
     assert long == [], "split it by role"
 
 
+LAZY_IMPORTS = 40  # imports inside functions: only those that keep --version and the listings starting fast
+
+
+def lazy_imports() -> list[str]:
+    """Every import statement inside a function, as path:line."""
+    found = []
+    for path in sorted(ANKIT.rglob("*.py")):
+        for function in ast.walk(ast.parse(path.read_text())):
+            if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                found += [f"{path.relative_to(ANKIT.parent)}:{node.lineno}" for node in ast.walk(function)
+                          if isinstance(node, (ast.Import, ast.ImportFrom))]
+    return sorted(set(found))
+
+
+def test_imports_go_at_the_top_unless_start_up_needs_them_late():
+    found = lazy_imports()
+    assert len(found) <= LAZY_IMPORTS, f"{len(found)} imports inside functions: move those start-up does not need " \
+                                       "to the top (measure with tests/bench/bench_startup.py)"
+
+
 def methods(path: Path, name: str) -> list[str]:
     """The functions a class defines in its body (properties and dunder methods count)."""
     for node in ast.parse(path.read_text()).body:

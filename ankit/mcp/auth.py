@@ -1,7 +1,9 @@
-"""Authorization of the MCP servers over HTTP: OAuth login in the browser, and logout."""
+"""Authorization of the MCP servers over HTTP: OAuth login in the browser, and logout (imported only for them:
+oauth.py loads urllib and http.server)."""
 
 from pathlib import Path
 
+from ankit.mcp import oauth
 from ankit.mcp.server import Server
 from ankit.mcp.settings import ServerConfig
 from ankit.mcp.tokens import TokenStore
@@ -18,7 +20,6 @@ class McpLogin:
     def login(self, name: str, open_url, say) -> str:
         """`ankit mcp login NAME` / `/mcp login NAME`: OAuth in the browser for a server over HTTP; its next start
         (or call) uses the token."""
-        from ankit.mcp import oauth  # urllib and http.server: only when logging in
         cfg = self._http_config(name)
         line = oauth.login(cfg.name, cfg.url, TokenStore(self.log_dir / "auth"), open_url, say,
                            client_id=cfg.oauth_client_id, scope=cfg.oauth_scope)
@@ -29,7 +30,6 @@ class McpLogin:
 
     def logout(self, name: str) -> str:
         """Forget (and revoke) a server's login."""
-        from ankit.mcp import oauth
         cfg = self._http_config(name)
         return oauth.logout(cfg.name, cfg.url, TokenStore(self.log_dir / "auth"))
 

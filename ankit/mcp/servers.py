@@ -11,9 +11,9 @@ import time
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ankit.errors import ConfigError
-from ankit.mcp.auth import McpLogin
 from ankit.mcp.cache import ToolCache, cache_key
 from ankit.mcp.asks import Asks
 from ankit.mcp.catalog import McpCatalog
@@ -26,6 +26,9 @@ from ankit.mcp.settings import launch, server_config
 from ankit.mcp.tools import make_tools
 from ankit.mcp.transport import McpError
 from ankit.protocols import Elicitor
+
+if TYPE_CHECKING:
+    from ankit.mcp.auth import McpLogin
 LIST_CHANGED = "notifications/tools/list_changed"
 RELIST_GAP = 0.5  # seconds between two re-lists of one server (list_changed is throttled to this)
 RELIST_LIMIT, RELIST_WINDOW = 10, 60.0  # more list changes than this within the window: the server is stopped
@@ -49,7 +52,7 @@ class McpManager:
         self._started = False
         self._servers: list[Server] = []
         self.catalog, self.status = McpCatalog(self._servers), McpStatus(self._servers)
-        self.content, self.auth = McpContent(self._servers, self.running), McpLogin(self._servers, self.log_dir)
+        self.content = McpContent(self._servers, self.running)
         for name, label in labels(list(servers)).items():
             server = Server(name, label, self.log_dir / f"mcp-{label}.log")
             try:
@@ -68,6 +71,12 @@ class McpManager:
                                                                partial(self._call, server), server.label, hints=False)
                     server.prompts = [p for p in server.cached.get("prompts") or [] if isinstance(p, dict)]
                     server.resources = [r for r in server.cached.get("resources") or [] if isinstance(r, dict)]
+
+    @property
+    def auth(self) -> "McpLogin":
+        """Logging a server over HTTP in and out."""
+        from ankit.mcp.auth import McpLogin  # OAuth's urllib and http.server: only when logging in or out
+        return McpLogin(self._servers, self.log_dir)
 
     def start(self, uncached_only: bool = False) -> None:
         """Start the servers not started yet (uncached_only: only those never listed) in background threads;

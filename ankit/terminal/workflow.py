@@ -3,6 +3,8 @@
 from ankit.errors import AnkitError
 from ankit.safety.visible import visible
 from ankit.terminal.render import DIM
+from ankit.providers.models import list_models
+from ankit.usage.pricing import load_prices
 
 INIT = ("[ankit /init] Look at this project (its layout, build, test and run set-up, conventions) and write "
         "AGENTS.md at the root of the working folder: the instructions an AI coding assistant needs here: how "
@@ -53,7 +55,6 @@ def cmd_undo(state, arg: str) -> str:
 
 def served_models(state) -> list[str]:
     """The models the provider's server lists (GET {base}/models), asked once per REPL; [] without the endpoint."""
-    from ankit.providers.models import list_models
     if state.served is None:
         provider = state.session.provider
         state.served = (list_models(provider.settings) or []) if provider is not None else []
@@ -65,7 +66,6 @@ def model_names(state) -> list[str]:
     current = [state.session.provider.model] if state.session.provider else []
     names = served_models(state)
     if not names:
-        from ankit.usage.pricing import load_prices
         try:
             names = list(load_prices(state.app.config.prices))
         except AnkitError:

@@ -21,6 +21,7 @@ from ankit.skills.tool import make_skill_tool
 from ankit.tooling.activation import Activation
 from ankit.tooling.tool import Tool
 from ankit.tooling.toolset import Toolset
+from ankit.mcp.cache import ToolCache
 
 BUILT_IN = ("find_tools", "skill", "task")  # ankit's own tools: no module or MCP server may take these names
 
@@ -56,7 +57,6 @@ class Registry:
     def __post_init__(self) -> None:
         self.activation = Activation(self.group_specs, [], all_groups=lambda: list(self.catalog.groups))
         if self.mcp_servers:
-            from ankit.mcp.cache import ToolCache
             from ankit.mcp.servers import McpManager
             cache = ToolCache(self.mcp_log_dir / "cache") if self.mcp_log_dir else None
             self.phrases = PhraseStore(self.mcp_log_dir / "phrases") if self.mcp_log_dir else None
