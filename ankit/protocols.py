@@ -6,7 +6,8 @@ terminal.render.TerminalView and oneshot.PrintView; `Approver` by terminal.appro
 oneshot.PrintApprover; `ToolRunner` by tooling.toolbox.Runner; `SessionStore` by storage.sessions.SessionStore;
 `Prompt` by turn.prompt.Prompt; `Ready` by turn.registry.Registry; `Provider` by providers.base.Provider;
 `Checkpoints` by storage.checkpoints.Checkpoints; `Tool` by tooling.tool.Tool; `Elicitor` by
-terminal.elicit.FormElicitor and cli.oneshot's decline; `Inbox` and `KeyShare` by terminal.typeahead.TypeAhead.
+terminal.elicit.FormElicitor and cli.oneshot's decline; `Inbox` and `KeyShare` by terminal.typeahead.TypeAhead;
+`TurnHooks` by turn.turnhooks.SessionHooks.
 
 It sits at the bottom of the package: it names only records, so every layer may use these shapes.
 """
@@ -163,6 +164,27 @@ class Inbox(Protocol):
 
     def take(self) -> list[str]:
         """The messages typed since the last take, oldest first (none: an empty list)."""
+
+
+class TurnHooks(Protocol):
+    """The hooks a session runs around its turns (turn.turnhooks.SessionHooks); a subclass gets a no-op for each."""
+
+    def prompt(self, session_id: str, text: str, resumed: bool) -> str:
+        """The user's message with what the hooks add to it; raises Cancelled when a hook blocks it."""
+        return text
+
+    def stop(self, session_id: str) -> str | None:
+        """The message that sends the model back to work once its answer is done, or None."""
+
+    def compact(self, session_id: str, trigger: str) -> None:
+        """A summary is about to be asked for ("manual": /compact)."""
+
+    def end(self, session_id: str, reason: str = "other") -> None:
+        """The session is over (ankit exits)."""
+
+
+class NoHooks(TurnHooks):
+    """A session without hooks (subagents, tests)."""
 
 
 class KeyShare(Protocol):

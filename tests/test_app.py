@@ -92,7 +92,7 @@ def test_a_held_back_group_comes_back_byte_identical(xdg_home, provider_server):
     assert "web_fetch" not in tool_names(squeezed) and "git_log" in tool_names(squeezed)
     assert "held back" in squeezed.json["messages"][-1]["content"] and "web" in squeezed.json["messages"][-1]["content"]
     assert session.ledger.rounds[-1].groups_held == ["web"]
-    session.clear()
+    session.conversation.clear()
     provider_server.push_openai(text="c")
     session.turn("hi")
     assert raw_tools(provider_server.requests[-1].body) == reference
@@ -212,7 +212,7 @@ def test_anthropic_plain_tools_never_change_and_a_group_travels_from_the_round_f
     assert answer[0] == {"type": "tool_result", "tool_use_id": "t1",
                          "content": [{"type": "tool_reference", "tool_name": n} for n in group]}
     assert answer[1]["type"] == "text" and answer[1]["text"].startswith("Loaded git:")
-    assert requests[2].json["messages"][-1]["content"][0]["content"] == session.messages[4].results[0].content
+    assert requests[2].json["messages"][-1]["content"][0]["content"] == session.conversation.messages[4].results[0].content
     assert session.ledger.rounds[0].activated == ["git"]
     app.close()
 
@@ -292,7 +292,7 @@ def test_responses_tool_search_loads_a_group_without_touching_the_tools(xdg_home
     assert [t["name"] for t in output["tools"]] == app.catalog.groups["git"].tools
     assert requests[1].json["input"][-1]["content"][0]["text"].startswith("Loaded git:")
     assert requests[2].json["input"][-1] == {"type": "function_call_output", "call_id": "c2",
-                                             "output": session.messages[-2].results[0].content}
+                                             "output": session.conversation.messages[-2].results[0].content}
     assert [r.usage.input_tokens for r in session.ledger.rounds] == [10, 10, 10]
     app.close()
 

@@ -182,3 +182,23 @@ def test_the_search_reads_its_vectors_from_inside_the_archive(pyz, tmp_path):
     done = subprocess.run([sys.executable, "-c", code, str(pyz)], cwd=tmp_path, capture_output=True, text=True,
                           timeout=60, env=clean_env(tmp_path))
     assert done.stdout.split() == ["True", "64"], done.stderr
+
+
+def test_the_archive_carries_the_licence_and_the_notices_of_the_data_it_ships(pyz, tmp_path):
+    import zipfile
+    with zipfile.ZipFile(pyz) as bundle:
+        assert bundle.read("LICENSE") == (ROOT / "LICENSE").read_bytes()
+        assert bundle.read("NOTICE") == (ROOT / "NOTICE").read_bytes()
+    copy = tmp_path / "copy.pyz"  # the archive bundles itself: the copy carries them too
+    assert run(pyz, tmp_path, "bundle", "--output", str(copy)).returncode == 0
+    with zipfile.ZipFile(copy) as bundle:
+        assert {"LICENSE", "NOTICE"} <= set(bundle.namelist())
+
+
+def test_the_notice_names_every_data_file_shipped_and_quotes_the_licences_that_ask_for_it():
+    notice = (ROOT / "NOTICE").read_text()
+    shipped = [p for p in (ROOT / "ankit").rglob("*") if p.is_file() and p.suffix in (".txt", ".bin", ".json")]
+    assert shipped and [p.name for p in shipped if p.name not in notice] == []
+    assert "WordNet 3.0 Copyright 2006 by Princeton University.  All rights reserved." in notice  # on ALL copies
+    assert "Copyright (c) 2024 Lee Miller" in notice and "creativecommons.org/licenses/by/4.0" in notice
+    assert "Llama 2" in notice  # which licence covers the tokenizer vocabulary in vectors.bin

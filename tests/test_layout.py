@@ -3,6 +3,8 @@
 import ast
 from pathlib import Path
 
+import pytest
+
 ANKIT = Path(__file__).resolve().parent.parent / "ankit"
 
 # Layers, lowest first: a module may import its own layer's modules and anything lower, never higher.
@@ -131,6 +133,45 @@ def test_no_two_packages_import_each_other():
     edges = {(unit(name), unit(other)) for name, others in graph().items() for other in others
              if unit(name) != unit(other)}
     assert sorted(f"{a} <-> {b}" for a, b in edges if (b, a) in edges and a < b) == []
+
+
+def test_no_module_is_over_500_lines():
+    long = [f"{p.relative_to(ANKIT.parent)}: {n}" for p in sorted(ANKIT.rglob("*.py"))
+            if (n := len(p.read_text().splitlines())) > 500]
+    assert long == [], "split it by role"
+
+
+LAZY_IMPORTS = 40  # imports inside functions: only those that keep --version and the listings starting fast
+
+
+def lazy_imports() -> list[str]:
+    """Every import statement inside a function, as path:line."""
+    found = []
+    for path in sorted(ANKIT.rglob("*.py")):
+        for function in ast.walk(ast.parse(path.read_text())):
+            if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                found += [f"{path.relative_to(ANKIT.parent)}:{node.lineno}" for node in ast.walk(function)
+                          if isinstance(node, (ast.Import, ast.ImportFrom))]
+    return sorted(set(found))
+
+
+def test_imports_go_at_the_top_unless_start_up_needs_them_late():
+    found = lazy_imports()
+    assert len(found) <= LAZY_IMPORTS, f"{len(found)} imports inside functions: move those start-up does not need " \
+                                       "to the top (measure with tests/bench/bench_startup.py)"
+
+
+def methods(path: Path, name: str) -> list[str]:
+    """The functions a class defines in its body (properties and dunder methods count)."""
+    for node in ast.parse(path.read_text()).body:
+        if isinstance(node, ast.ClassDef) and node.name == name:
+            return [f.name for f in node.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    raise AssertionError(f"no class {name} in {path}")
+
+
+@pytest.mark.parametrize("path, name", [("turn/session.py", "Session"), ("mcp/servers.py", "McpManager")])
+def test_the_round_loop_keeps_to_its_role(path, name):
+    assert len(methods(ANKIT / path, name)) <= 20, "split it by role: the conversation, the hooks, ..."
 
 
 def test_the_tool_record_imports_only_records():

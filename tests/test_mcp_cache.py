@@ -36,7 +36,7 @@ def managers(tmp_path):
 
 
 def echo(manager: McpManager, text: str = "hi") -> str:
-    tool = next(t for t in manager.tools() if t.name.endswith("__echo"))
+    tool = next(t for t in manager.catalog.tools() if t.name.endswith("__echo"))
     return run_call(ToolCall("c1", tool.name, json.dumps({"text": text})), tool, ToolContext(cwd=Path(".")),
                     lambda t, a, p: True).content
 
@@ -68,13 +68,13 @@ def test_a_listed_server_answers_from_the_cache_without_starting(managers):
     first = managers({"slow": fake(delay=0.2)})
     first.start()
     assert first.wait(20)
-    listed = sorted(t.name for t in first.tools())
+    listed = sorted(t.name for t in first.catalog.tools())
     first.close()
     second = managers({"slow": fake(delay=0.2)})
-    assert sorted(t.name for t in second.tools()) == listed  # before any process runs
+    assert sorted(t.name for t in second.catalog.tools()) == listed  # before any process runs
     second.start(uncached_only=True)
     assert second.wait_uncached(0)
-    [line, *_] = second.status_lines()
+    [line, *_] = second.status.lines()
     assert line.startswith("slow: ") and "as listed" in line and "not started" in line
     assert echo(second) == "hi"  # a call starts the server on demand
 
@@ -97,11 +97,11 @@ def test_a_changed_list_updates_the_catalog_and_the_cache(managers, tmp_path):
     assert plain.wait(20)
     plain.close()
     changes = []
-    bigger = managers({"grows": fake()}, on_change=lambda: changes.append(len(bigger.tools())))
-    before = len(bigger.tools())
+    bigger = managers({"grows": fake()}, on_change=lambda: changes.append(len(bigger.catalog.tools())))
+    before = len(bigger.catalog.tools())
     bigger.start()
     assert bigger.wait(20) and changes == []  # the same list: nothing to rebuild
-    tool = next(t for t in bigger.tools() if t.name.endswith("__grow"))
+    tool = next(t for t in bigger.catalog.tools() if t.name.endswith("__grow"))
     run_call(ToolCall("c1", tool.name, "{}"), tool, ToolContext(cwd=Path(".")), lambda t, a, p: True)
     assert wait_for(lambda: changes) and changes[-1] == before + 1  # notifications/tools/list_changed
 
@@ -127,11 +127,11 @@ def test_before_turn_waits_only_for_servers_never_listed(managers):
     both.start()
     view = View()
     both.before_turn(view)
-    known_line, new_line = [line for line in both.status_lines() if not line.startswith("  ")]
+    known_line, new_line = [line for line in both.status.lines() if not line.startswith("  ")]
     assert known_line.startswith("known: starting... (")  # not waited for (it would have failed by now)
     assert new_line.startswith("new: ready")  # waited for
-    assert any(t.name.startswith("mcp__new__") for t in both.tools())
-    assert any(t.name.startswith("mcp__known__") for t in both.tools())
+    assert any(t.name.startswith("mcp__new__") for t in both.catalog.tools())
+    assert any(t.name.startswith("mcp__known__") for t in both.catalog.tools())
 
 
 def test_listings_answer_from_the_cache_and_refresh_waits_for_the_servers(tmp_path):

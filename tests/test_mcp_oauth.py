@@ -177,10 +177,10 @@ def test_login_discovers_registers_exchanges_and_the_server_answers(auth, tmp_pa
     servers = manager(auth, tmp_path)
     try:
         servers.start()
-        assert servers.wait(30), servers.status_lines()
-        assert servers.status_lines()[0].startswith("web: ready (1 tools; guarded 1, protocol 2026-07-28)")
+        assert servers.wait(30), servers.status.lines()
+        assert servers.status.lines()[0].startswith("web: ready (1 tools; guarded 1, protocol 2026-07-28)")
         token = next(iter(auth.access))
-        assert servers.tools()[0].run({}) == f"you hold {token[:4]}…"
+        assert servers.catalog.tools()[0].run({}) == f"you hold {token[:4]}…"
         assert set(auth.bearers) == {"", f"Bearer {token}"}  # the login's probe had none
         assert token in store.secrets()  # the scrubber hides it everywhere
         assert token not in (tmp_path / "mcp" / "mcp-web.log").read_text()
@@ -195,7 +195,7 @@ def test_a_refused_token_is_refreshed_once_and_the_call_goes_on(auth, tmp_path):
     servers = manager(auth, tmp_path)
     try:
         servers.start()
-        assert servers.wait(30) and servers.tools(), servers.status_lines()
+        assert servers.wait(30) and servers.catalog.tools(), servers.status.lines()
         assert auth.grants == ["authorization_code", "refresh_token"]
         assert auth.bearers[0] != auth.bearers[-1]
     finally:
@@ -219,7 +219,7 @@ def test_a_revoked_login_asks_to_log_in_again_and_is_forgotten(auth, tmp_path):
     try:
         servers.start()
         servers.wait(30)
-        line = servers.status_lines()[0]
+        line = servers.status.lines()[0]
         assert line.startswith("web: failed: MCP server 'web': its login expired or was revoked; run ankit mcp login web")
         assert store.load("web", auth.base + "/mcp") == {}
     finally:
@@ -240,7 +240,7 @@ def test_without_a_login_the_server_says_how_to_log_in(auth, tmp_path):
     try:
         servers.start()
         servers.wait(30)
-        assert "it needs you to log in: ankit mcp login web" in servers.status_lines()[0]
+        assert "it needs you to log in: ankit mcp login web" in servers.status.lines()[0]
     finally:
         servers.close()
 

@@ -170,9 +170,9 @@ def test_a_manager_relists_after_the_everything_servers_list_changed(tmp_path):
         assert manager.wait(30)
         got = lambda: [json.loads(line).get("method") for line in record.read_text().splitlines()]  # noqa: E731
         assert wait_for(lambda: got().count("tools/list") == 2)  # the announced change is listed afresh
-        echo = next(t for t in manager.tools() if t.name == "mcp__everything__echo")
+        echo = next(t for t in manager.catalog.tools() if t.name == "mcp__everything__echo")
         assert echo.run({"message": "hi"}) == "Echo: hi"
-        assert not manager.failures()
+        assert not manager.status.failures()
     finally:
         manager.close()
 
@@ -260,9 +260,9 @@ def test_the_python_sdks_prompt_and_resource_reach_the_user_as_a_command_and_a_m
     manager = McpManager({"sdk": {"command": sys.executable, "args": [REPLAY, str(fixture)]}}, tmp_path)
     try:
         manager.start()
-        assert manager.wait(30) and not manager.news()  # prompts and resources listed without a problem
-        assert manager.prompt_text("mcp__sdk__review", "code='x = 1' language=go") == "Please review this go code:\nx = 1"
-        assert manager.read("sdk", "notes://today") == "[resource notes://today (text/plain)]\nbuy milk"
-        assert "    @sdk:notes://today  today" in manager.server_text("sdk")
+        assert manager.wait(30) and not manager.status.news()  # prompts and resources listed without a problem
+        assert manager.content.prompt_text("mcp__sdk__review", "code='x = 1' language=go") == "Please review this go code:\nx = 1"
+        assert manager.content.read("sdk", "notes://today") == "[resource notes://today (text/plain)]\nbuy milk"
+        assert "    @sdk:notes://today  today" in manager.status.server_text("sdk")
     finally:
         manager.close()

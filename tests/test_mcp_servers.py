@@ -41,7 +41,7 @@ def manage(tmp_path):
 
 
 def call(manager: McpManager, name: str, arguments: str = "{}"):
-    tool = next((t for t in manager.tools() if t.name == name), None)
+    tool = next((t for t in manager.catalog.tools() if t.name == name), None)
     return run_call(ToolCall("c1", name, arguments), tool, ToolContext(cwd=Path(".")), lambda t, a, p: True)
 
 
@@ -61,8 +61,8 @@ def test_server_config_checks_each_key_in_one_line():
 
 def test_start_does_not_wait_for_servers(manage):
     manager = manage({"late": fake("--start-delay", "3")})
-    assert manager.tools() == []
-    assert manager.status_lines() == ["late: starting..."]
+    assert manager.catalog.tools() == []
+    assert manager.status.lines() == ["late: starting..."]
     assert manager.wait(0.05) is False
 
 
@@ -71,7 +71,7 @@ def test_tools_arrive_with_safe_unique_names_and_valid_schemas(manage):
     manager = manage({"fake": fake("--tools", "30", "--page-size", "7")}, on_change=changes.set)
     assert manager.wait(10)
     assert changes.is_set()
-    tools = manager.tools()
+    tools = manager.catalog.tools()
     names = [t.name for t in tools]
     assert len(tools) == 45 and len(set(names)) == len(names)
     assert all(VALID.match(n) for n in names)
@@ -112,9 +112,9 @@ def test_a_crashed_server_restarts_on_next_use_at_most_three_times(manage):
         assert crashed.is_error and "exited with code 1: fake server: crashing on request" in crashed.content
         if attempt < MAX_RESTARTS:
             assert "restarts it on the next call" in crashed.content
-            assert "restarts on next use" in manager.status_lines()[0]
+            assert "restarts on next use" in manager.status.lines()[0]
             assert call(manager, "mcp__fake__echo", '{"text": "back"}').content == "back"
-    assert "stays off" in manager.status_lines()[0]
+    assert "stays off" in manager.status.lines()[0]
     off = call(manager, "mcp__fake__echo", '{"text": "x"}')
     assert off.is_error and "stays off for this session" in off.content
 
@@ -130,7 +130,7 @@ def test_a_list_change_re_lists_and_tells_the_listener(manage):
 
     manager = manage({"fake": fake()}, on_change=changed)
     manager.wait(10)
-    assert "mcp__fake__extra" not in [t.name for t in manager.tools()]
+    assert "mcp__fake__extra" not in [t.name for t in manager.catalog.tools()]
     assert call(manager, "mcp__fake__grow").content == "grown"
     assert grown.wait(30)
     assert call(manager, "mcp__fake__extra").content == "called extra"
@@ -148,7 +148,7 @@ def test_failures_are_one_line_each_and_the_others_run(manage):
         "empty": {"args": []},
     })
     assert manager.wait(30)
-    heads = [line for line in manager.status_lines() if not line.startswith("  ")]
+    heads = [line for line in manager.status.lines() if not line.startswith("  ")]
     assert len(heads) == 6
     assert heads[0] == "good: ready (15 tools; fake-server 1.2.3, protocol 2025-06-18)"
     assert "missing: failed: " in heads[1] and "command not found" in heads[1]
@@ -156,8 +156,8 @@ def test_failures_are_one_line_each_and_the_others_run(manage):
     assert "noisy: failed: " in heads[3] and "not JSON-RPC" in heads[3]
     assert "old: failed: " in heads[4] and "'2023-01-01'" in heads[4]
     assert heads[5] == "empty: failed: [mcp.servers.empty] needs command = \"program\" (the server's executable) or url = \"http://...\""
-    assert {t.group for t in manager.tools()} == {"mcp:good"}
-    failures = manager.failures()
+    assert {t.group for t in manager.catalog.tools()} == {"mcp:good"}
+    failures = manager.status.failures()
     assert len(failures) == 5 and all("\n" not in line for line in failures)
     assert "'missing' could not start" in failures[0] and failures[0].endswith(f"mcp-missing.log)")
     assert failures[-1] == "[mcp.servers.empty] needs command = \"program\" (the server's executable) or url = \"http://...\""
@@ -167,19 +167,19 @@ def test_group_meta_and_core_groups(manage):
     manager = manage({"notes": fake("--instructions", "Search and edit the team notes.\n\nMore detail."),
                       "plain": fake(core=True)})
     manager.wait(10)
-    meta = manager.group_meta()
+    meta = manager.catalog.group_meta()
     assert meta["mcp:notes"]["summary"].startswith("Search and edit the team notes.")
     # a server's name is a keyword only as a server's name: 'notes' alone weighs like any other word
     assert meta["mcp:notes"]["keywords"] == ["notes server", "mcp notes"] and meta["mcp:notes"]["core"] is False
     assert meta["mcp:plain"]["core"] is True and meta["mcp:plain"]["keywords"] == ["plain server", "mcp plain"]
     assert meta["mcp:plain"]["summary"].startswith("MCP server plain (fake-server): echo, add")
-    assert manager.core_groups() == ["mcp:plain"]
+    assert manager.catalog.core_groups() == ["mcp:plain"]
 
 
 def test_server_names_that_clean_to_the_same_label_stay_apart(manage):
     manager = manage({"a.b": fake(), "a_b": fake()})
     manager.wait(10)
-    names = [t.name for t in manager.tools()]
+    names = [t.name for t in manager.catalog.tools()]
     assert len(names) == len(set(names)) == 30
     assert "mcp__a_b__echo" in names
     assert call(manager, next(n for n in names if n.endswith("__echo") and n != "mcp__a_b__echo"),
@@ -204,7 +204,7 @@ def test_close_stops_the_servers(manage):
 
 
 def test_no_servers_says_how_to_add_one(tmp_path):
-    assert "[mcp.servers.NAME]" in McpManager({}, tmp_path).status_lines()[0]
+    assert "[mcp.servers.NAME]" in McpManager({}, tmp_path).status.lines()[0]
 
 
 class View:
@@ -220,13 +220,13 @@ def test_a_server_that_does_not_answer_in_its_start_timeout_is_not_answering_and
     manager = manage({"late": fake("--start-delay", "3", start_timeout=0.5)}, on_change=changes.set)
     view = View()
     manager.before_turn(view)  # waits at most the start_timeout
-    assert manager.status_lines()[0].startswith("late: not answering after 0.5s (still waiting up to 30s; log: ")
+    assert manager.status.lines()[0].startswith("late: not answering after 0.5s (still waiting up to 30s; log: ")
     assert view.notices[-1].startswith("MCP server 'late' is not answering after 0.5s: its tools are missing from "
                                        "this turn (they join if it answers later; log: ")
     assert view.notices[:-1] in ([], ["waiting for MCP servers to start…"])  # said unless 0.5 s had passed already
-    assert manager.tools() == [] and manager.troubled()
+    assert manager.catalog.tools() == [] and manager.status.troubled()
     assert manager.wait(30) and changes.is_set()  # the late answer still adds its tools
-    assert manager.status_lines()[0].startswith("late: ready (15 tools;") and not manager.troubled()
+    assert manager.status.lines()[0].startswith("late: ready (15 tools;") and not manager.status.troubled()
     again = View()
     manager.before_turn(again)
     assert again.notices == []  # each line is told once
@@ -245,7 +245,7 @@ def test_a_stubborn_server_and_its_children_are_gone_after_close(manage, tmp_pat
 
 def test_a_server_that_never_answers_and_its_children_are_gone_after_close(manage, tmp_path):
     manager = manage({"mute": {**stubborn_server(tmp_path, FAKE, answers=False), "start_timeout": 0.2}})
-    assert not manager.wait() and "not answering" in manager.status_lines()[0]
+    assert not manager.wait() and "not answering" in manager.status.lines()[0]
     assert wait_for(lambda: (tmp_path / "pids").exists() and len(pids_started(tmp_path)) == 2)
     manager.close()
     assert all(process_gone(pid) for pid in pids_started(tmp_path))
@@ -257,24 +257,24 @@ def test_refresh_ends_the_old_process_groups_and_lists_afresh(manage, tmp_path):
     first = pids_started(tmp_path)
     manager.refresh()
     assert all(process_gone(pid) for pid in first)
-    assert manager.wait(30) and manager.status_lines()[0].startswith("stubborn: ready (15 tools;")
+    assert manager.wait(30) and manager.status.lines()[0].startswith("stubborn: ready (15 tools;")
     assert len(pids_started(tmp_path)) == 4
 
 
 def test_endless_pages_stop_at_the_page_cap(manage):
     manager = manage({"endless": fake("--endless-pages")})
     assert manager.wait(60)
-    assert len(manager.tools()) == PAGE_CAP
-    assert any("offers more tools than ankit takes" in line for line in manager.status_lines())
+    assert len(manager.catalog.tools()) == PAGE_CAP
+    assert any("offers more tools than ankit takes" in line for line in manager.status.lines())
 
 
 def test_a_server_that_announces_a_change_after_every_list_is_throttled_then_stopped(manage):
     manager = manage({"storm": fake("--relist-storm")})
     assert manager.wait(30)
-    assert wait_for(lambda: manager.status_lines()[0].startswith("storm: failed: "), 60)
-    line = manager.status_lines()[0]
+    assert wait_for(lambda: manager.status.lines()[0].startswith("storm: failed: "), 60)
+    line = manager.status.lines()[0]
     assert f"announced a changed tool list more than {RELIST_LIMIT} times" in line
-    assert [n for n in manager.news() if "storm" in n] == ["MCP server 'storm' " + line.removeprefix("storm: failed: ")]
+    assert [n for n in manager.status.news() if "storm" in n] == ["MCP server 'storm' " + line.removeprefix("storm: failed: ")]
     stopped = call(manager, "mcp__storm__echo", '{"text": "x"}')
     assert stopped.is_error and "stays off for this session" in stopped.content
 
@@ -283,10 +283,10 @@ def test_a_ping_flood_from_a_server_that_stops_reading_costs_no_thread_per_messa
     before = threading.active_count()
     manager = manage({"flood": fake("--ping-flood", "20000")})
     manager.wait(60)
-    line = manager.status_lines()[0]
+    line = manager.status.lines()[0]
     assert line.startswith("flood: failed: ") and "so it was stopped" in line
     assert threading.active_count() <= before + 3
-    assert len(manager.failures()) == 1 and "\n" not in manager.failures()[0]
+    assert len(manager.status.failures()) == 1 and "\n" not in manager.status.failures()[0]
 
 
 def test_prompts_and_resources_are_listed_cached_and_used_on_demand(tmp_path):
@@ -295,22 +295,22 @@ def test_prompts_and_resources_are_listed_cached_and_used_on_demand(tmp_path):
     try:
         first.start()
         assert first.wait(30)
-        assert list(first.prompts()) == ["mcp__fake__review"]
-        assert first.prompt_text("mcp__fake__review", 'code="print(1)" language=go') == \
+        assert list(first.content.prompts()) == ["mcp__fake__review"]
+        assert first.content.prompt_text("mcp__fake__review", 'code="print(1)" language=go') == \
             "Please review this go code:\nprint(1)"
-        assert first.prompt_text("mcp__fake__review", "x = 1") == "Please review this python code:\nx = 1"
+        assert first.content.prompt_text("mcp__fake__review", "x = 1") == "Please review this python code:\nx = 1"
         with pytest.raises(ConfigError, match=r"code needed; usage: /mcp__fake__review code \[language\]"):
-            first.prompt_text("mcp__fake__review", "")
-        assert first.read("fake", "notes://today") == "[resource notes://today (text/plain)]\nbuy milk"
+            first.content.prompt_text("mcp__fake__review", "")
+        assert first.content.read("fake", "notes://today") == "[resource notes://today (text/plain)]\nbuy milk"
     finally:
         first.close()
     second = McpManager({"fake": fake("--prompts")}, tmp_path / "logs", cache=cache)
     try:
-        text = second.server_text("fake")  # from the cache: nothing started
+        text = second.status.server_text("fake")  # from the cache: nothing started
         assert text.splitlines()[0].startswith("fake: not started (15 tools as listed")
         assert "    /mcp__fake__review code [language]  Review a piece of code." in text
         assert "    @fake:notes://today  Today's notes" in text
-        assert second.resources() == [("fake", {"uri": "notes://today", "name": "Today's notes", "mimeType": "text/plain"})]
+        assert second.content.resources() == [("fake", {"uri": "notes://today", "name": "Today's notes", "mimeType": "text/plain"})]
     finally:
         second.close()
 
@@ -319,5 +319,5 @@ def test_a_server_that_exits_while_its_child_holds_its_output_is_failed_with_its
     pids = tmp_path / "pids"
     manager = manage({"quitter": {"command": "/bin/sh", "args": ["-c", f"sleep 300 & echo $! > {pids}; exit 4"]}})
     assert manager.wait(30)
-    assert manager.status_lines()[0].startswith("quitter: failed: MCP server 'quitter' exited with code 4")
+    assert manager.status.lines()[0].startswith("quitter: failed: MCP server 'quitter' exited with code 4")
     assert all(process_gone(pid) for pid in pids_started(tmp_path))

@@ -192,8 +192,8 @@ def test_a_manager_runs_a_url_server_and_starts_a_new_session_after_one_ends(ser
     manager = McpManager({"web": {"url": server.url}}, tmp_path)
     try:
         manager.start()
-        assert manager.wait(10) and not manager.failures()
-        echo = next(t for t in manager.tools() if t.name == "mcp__web__echo")
+        assert manager.wait(10) and not manager.status.failures()
+        echo = next(t for t in manager.catalog.tools() if t.name == "mcp__web__echo")
         assert echo.run({"text": "one"}) == "one" and echo.read_only
         server.sessions.clear()
         with pytest.raises(McpError, match="ended the session"):

@@ -64,6 +64,7 @@ def _members(cls) -> dict[str, list[str]]:
     ("Approver", "ankit.cli.oneshot.PrintApprover"), ("Provider", "ankit.providers.base.Provider"),
     ("SubagentSource", "ankit.turn.subagents.Subagents"),
     ("Inbox", "ankit.terminal.typeahead.TypeAhead"), ("KeyShare", "ankit.terminal.typeahead.TypeAhead"),
+    ("TurnHooks", "ankit.turn.turnhooks.SessionHooks"),
 ])
 def test_each_implementation_has_the_methods_its_protocol_declares_with_the_same_parameters(seam, concrete):
     module, _, name = concrete.rpartition(".")

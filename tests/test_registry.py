@@ -44,7 +44,7 @@ def test_servers_listed_before_start_only_when_a_tool_of_theirs_is_activated_or_
     try:
         assert any(t.name.startswith("mcp__known__") for t in registry.tools.values())  # from the cache at once
         assert "mcp:known" in registry.catalog.groups
-        assert registry.mcp.status_lines()[0].startswith("known: not started (15 tools as listed ")
+        assert registry.mcp.status.lines()[0].startswith("known: not started (15 tools as listed ")
         registry.before_turn(View())  # waits for 'new' (never listed) only
         registry.before_turn(View())
         assert any(t.name.startswith("mcp__new__") for t in registry.tools.values())
@@ -53,7 +53,7 @@ def test_servers_listed_before_start_only_when_a_tool_of_theirs_is_activated_or_
         registry.tools["find_tools"].run({"query": "known server echo"}, None)  # activates mcp:known
         assert "mcp:known" in registry.activation.active
         assert registry.mcp.wait(30)
-        assert registry.mcp.status_lines()[0].startswith("known: ready (15 tools;")
+        assert registry.mcp.status.lines()[0].startswith("known: ready (15 tools;")
         assert (tmp_path / "record-known.jsonl").read_text().count('"initialize"') == 1
         assert not (tmp_path / "record-other.jsonl").exists()
         echo = registry.tools["mcp__other__echo"].run({"text": "called by name"}, None)  # starts 'other' first
@@ -70,7 +70,7 @@ def test_refresh_starts_every_server_including_those_listed_before(tmp_path):
     registry = Registry([], [], mcp_servers=config, mcp_log_dir=tmp_path / "mcp", mcp_start="refresh")
     try:
         assert registry.mcp.wait(60)
-        assert all("ready" in line for line in registry.mcp.status_lines() if not line.startswith(" "))
+        assert all("ready" in line for line in registry.mcp.status.lines() if not line.startswith(" "))
         for name in "abcd":
             assert (tmp_path / f"record-{name}.jsonl").read_text().count('"initialize"') == 1
     finally:
@@ -84,7 +84,7 @@ def test_uncached_leaves_servers_listed_before_off(tmp_path):
         registry = Registry([], [], mcp_servers=config, mcp_log_dir=tmp_path / "mcp", mcp_start=mode)
         try:
             registry.before_turn(View())
-            assert registry.mcp.wait(30) and "not started" in registry.mcp.status_lines()[0]
+            assert registry.mcp.wait(30) and "not started" in registry.mcp.status.lines()[0]
             assert not (tmp_path / "record-known.jsonl").exists()
         finally:
             registry.close()

@@ -282,7 +282,7 @@ def test_an_mcp_server_with_sandbox_true_writes_only_in_its_cwd(places):
     try:
         manager.start()
         assert manager.wait(60)
-        heads = [line for line in manager.status_lines() if not line.startswith(" ")]
+        heads = [line for line in manager.status.lines() if not line.startswith(" ")]
         assert heads[0].startswith("inside: ") and heads[2].startswith("plain: "), heads
         assert "failed" not in heads[0] and "failed" not in heads[2], heads
     finally:

@@ -9,6 +9,7 @@ from ankit.tooling.activation import Activation
 from ankit.tooling.toolbox import Runner, Tool, ToolContext
 from ankit.turn.prompt import Prompt
 from ankit.turn.session import Session
+from ankit.turn.turnhooks import SessionHooks
 from tests.scripted import ScriptedProvider, call, text
 
 SCHEMA = {"type": "object", "properties": {"text": {"type": "string"}}}
@@ -56,8 +57,10 @@ def make(rounds, approve=lambda *a: True, window=32_000, provider=True, **kw):
     scripted = ScriptedProvider(rounds)
     runner = Runner(TOOLS, ToolContext(cwd=Path(".")), approve)
     activation = Activation(groups, ["core"], all_groups=lambda: list(dict.fromkeys(t.group for t in TOOLS.values())))
-    session = Session(scripted if provider else None, runner, activation, FixedPrompt(window),
-                      view=Recorder(), **kw)
+    view = Recorder()
+    if "hooks" in kw:
+        kw["hooks"] = SessionHooks(kw["hooks"], view)
+    session = Session(scripted if provider else None, runner, activation, FixedPrompt(window), view=view, **kw)
     return session, scripted
 
 
@@ -68,7 +71,7 @@ def roles(messages):
 def test_two_round_tool_loop_carries_the_result():
     session, provider = make([call("echo", '{"text": "hi"}'), text("done")])
     assert session.turn("go") == "done"
-    assert roles(session.messages) == ["user", "assistant", "tool", "assistant"]
+    assert roles(session.conversation.messages) == ["user", "assistant", "tool", "assistant"]
     second = provider.requests[1]
     assert second.messages[-1].results[0].content == "ran hi"
     assert [s.name for s in second.tools] == ["echo"]
@@ -89,7 +92,7 @@ def test_what_was_typed_during_a_round_is_one_user_message_after_its_results():
     session, provider = make([call("echo", '{"text": "hi"}'), call("echo", '{"text": "again"}'), text("done")],
                              inbox=Typed(["use the", "fast tests"], []))
     assert session.turn("go") == "done"
-    assert roles(session.messages) == ["user", "assistant", "tool", "user", "assistant", "tool", "assistant"]
+    assert roles(session.conversation.messages) == ["user", "assistant", "tool", "user", "assistant", "tool", "assistant"]
     assert roles(provider.requests[1].messages)[-3:] == ["assistant", "tool", "user"]
     assert provider.requests[1].messages[-1].text == "use the\n\nfast tests"
     assert roles(provider.requests[2].messages)[-2:] == ["assistant", "tool"]  # nothing typed the second time
@@ -98,7 +101,7 @@ def test_what_was_typed_during_a_round_is_one_user_message_after_its_results():
 def test_deferred_tool_called_by_name_runs_and_activates_its_group():
     session, provider = make([call("git_log"), text("ok")])
     session.turn("log")
-    assert session.messages[2].results[0].content == "ran "
+    assert session.conversation.messages[2].results[0].content == "ran "
     assert session.activation.active == ["git"]
     assert [s.name for s in provider.requests[1].tools] == ["echo", "git_log"]
     assert session.ledger.rounds[0].activated == ["git"]
@@ -108,7 +111,7 @@ def test_same_call_three_times_stops_the_loop():
     session, provider = make([call("echo"), call("echo"), call("echo"), text("never")])
     session.turn("loop")
     assert ("notice", "stopped: the model made the same call 3 times in a row") in session.view.lines
-    assert roles(session.messages)[-1] == "tool" and len(provider.rounds) == 1
+    assert roles(session.conversation.messages)[-1] == "tool" and len(provider.rounds) == 1
 
 
 def test_round_limit():
@@ -122,7 +125,7 @@ def test_stream_cut_keeps_partial_text_and_drops_unrun_calls():
     session, provider = make([cut, text("fine")])
     with pytest.raises(StreamError):
         session.turn("a")
-    assert session.messages[-1].text == "partial " and session.messages[-1].cut
+    assert session.conversation.messages[-1].text == "partial " and session.conversation.messages[-1].cut
     session.turn("b")
     assert roles(provider.requests[1].messages) == ["user", "assistant", "user"]
 
@@ -142,7 +145,7 @@ def test_ctrl_c_mid_stream_cancels_and_history_stays_valid():
     session, provider = make([[TextDelta("half"), KeyboardInterrupt()], text("next")])
     with pytest.raises(Cancelled):
         session.turn("a")
-    assert session.messages[-1] == Message("assistant", "half", cut=True)
+    assert session.conversation.messages[-1] == Message("assistant", "half", cut=True)
     session.turn("b")
     assert roles(provider.requests[1].messages) == ["user", "assistant", "user"]
 
@@ -155,7 +158,7 @@ def test_quit_at_approval_answers_every_call():
     session, _ = make(rounds, approve=quit_turn)
     with pytest.raises(Cancelled):
         session.turn("x")
-    results = session.messages[-1].results
+    results = session.conversation.messages[-1].results
     assert [(r.call_id, r.is_error) for r in results] == [("a", True), ("b", True)]
 
 
@@ -205,7 +208,7 @@ def test_a_group_find_tools_activates_is_sent_when_it_fits_and_the_request_says_
         del TOOLS["find_tools"]
     batch, note = provider.requests[1].messages[-1], provider.requests[1].note
     assert batch.results[0].content == "Loaded git."  # find_tools' answer is its own: nothing edits it
-    assert batch.activated == sent and session.messages[2].activated == sent  # the request's batch is the one kept
+    assert batch.activated == sent and session.conversation.messages[2].activated == sent  # the request's batch is the one kept
     assert ("held back this round for lack of room in the context window: git" in note) == (not sent)
 
 
@@ -214,10 +217,10 @@ def test_a_group_activated_by_a_direct_call_is_sent_with_that_batch_and_building
     session.turn("log")
     assert provider.requests[1].messages[-1].activated == ["git"]
     assert [s.name for s in provider.requests[1].deferred] == ["git_log", "danger"]
-    before = [m.activated for m in session.messages]
+    before = [m.activated for m in session.conversation.messages]
     request, _ = session.request()
     session.request()
-    assert [m.activated for m in session.messages] == before and request.messages[2].activated == ["git"]
+    assert [m.activated for m in session.conversation.messages] == before and request.messages[2].activated == ["git"]
 
 
 def test_the_view_hears_each_tool_start_before_the_tool_runs():
@@ -272,7 +275,7 @@ def test_ctrl_c_while_a_tool_runs_answers_every_call_records_the_round_and_saves
             session.turn("go")
     finally:
         del TOOLS["slow"]
-    results = session.messages[-1].results
+    results = session.conversation.messages[-1].results
     assert [(r.call_id, r.is_error, r.summary) for r in results] == [
         ("a", False, "ran "), ("b", True, "stopped"), ("c", True, "never started")]
     assert [(r.turn, r.round) for r in session.ledger.rounds] == [(1, 1)]
@@ -306,17 +309,17 @@ def test_compact_is_a_round_like_any_other_and_later_requests_start_at_its_summa
     session.turn("go on")
     assert [m.text for m in provider.requests[2].messages] == [
         SUMMARY_HEAD + "- the user asked; it was answered", ACKNOWLEDGED, "go on"]
-    assert [m.text for m in session.messages[:2]] == ["a question", "an answer"]  # kept in the session
+    assert [m.text for m in session.conversation.messages[:2]] == ["a question", "an answer"]  # kept in the session
 
 
 def test_compact_cut_short_leaves_the_history_as_it_was():
     from ankit.turn.compaction import compact
     session, _ = make([text("an answer"), [TextDelta("- half a sum"), KeyboardInterrupt()]])
     session.turn("a question")
-    before = list(session.messages)
+    before = list(session.conversation.messages)
     with pytest.raises(Cancelled, match="compaction cancelled; the history is unchanged"):
         compact(session)
-    assert session.messages == before and session.live() == before
+    assert session.conversation.messages == before and session.conversation.live() == before
 
 
 def test_user_prompt_submit_and_session_start_hooks_add_context(tmp_path):
@@ -336,7 +339,7 @@ def test_a_user_prompt_submit_hook_exiting_2_stops_the_message(tmp_path):
                                                            tmp_path))
     with pytest.raises(Cancelled, match="the UserPromptSubmit hook blocked this message: no secrets"):
         session.turn("my password is hunter2")
-    assert scripted.requests == [] and session.messages == []
+    assert scripted.requests == [] and session.conversation.messages == []
 
 
 def test_a_stop_hook_sends_the_model_back_to_work_with_its_reason(tmp_path):
@@ -346,15 +349,15 @@ def test_a_stop_hook_sends_the_model_back_to_work_with_its_reason(tmp_path):
     session, scripted = make([text("done"), text("ran them, all pass")], hooks=Hooks([Hook("Stop", command)], tmp_path))
     assert session.turn("fix it") == "ran them, all pass"
     assert scripted.requests[1].messages[-1].text == "[Stop hook] the tests were not run"
-    assert [p[1] for p in session.rewind_points()] == ["fix it"]
+    assert [p[1] for p in session.conversation.rewind_points()] == ["fix it"]
 
 
 def test_rewind_takes_the_history_back_and_fork_changes_only_the_id(tmp_path):
     session, _ = make([text("one"), text("two")])
     session.turn("first")
     session.turn("second")
-    at = session.rewind_points()[1][0]
-    assert session.rewind(at) is None and [m.text for m in session.messages] == ["first", "one"]
+    at = session.conversation.rewind_points()[1][0]
+    assert session.rewind(at) is None and [m.text for m in session.conversation.messages] == ["first", "one"]
     old = session.fork()
     assert session.id != old and session.forked_from == old and session.snapshot().forked_from == old
     with pytest.raises(AnkitError, match="not a message of this conversation"):

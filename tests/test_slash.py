@@ -136,7 +136,7 @@ def test_find_needs_a_query(make_state):
 def test_context_counts_what_the_request_carries(make_state):
     state = make_state(context_window=2500, max_tokens=1000)
     state.app.activation.activate(["web"])
-    state.session.messages.append(Message("user", "x" * 400))
+    state.session.conversation.messages.append(Message("user", "x" * 400))
     text = run(state, "/context")
     request, tools = state.session.request()
     assert tools.held_back == ["web"]
@@ -159,7 +159,7 @@ def test_save_titles_the_session_and_resume_brings_it_back(make_state, provider_
     shown = run(other, f"/resume {first_id}")
     assert f"resumed {first_id}: colour talk (1 turn)" in shown and "last reply: Noted." in shown
     assert other.session.id == first_id and other.app.activation.active == ["git"]
-    assert [m.text for m in other.session.messages] == ["remember teal", "Noted."]
+    assert [m.text for m in other.session.conversation.messages] == ["remember teal", "Noted."]
     assert len(other.session.ledger.rounds) == 1
 
 
@@ -183,7 +183,7 @@ def test_retry_resends_the_last_message_without_its_reply(make_state, provider_s
     send(state, "question")
     assert "retrying: question\n" in run(state, "/retry")
     assert provider_server.requests[0].body == provider_server.requests[1].body
-    assert [m.text for m in state.session.messages] == ["question", "B"]
+    assert [m.text for m in state.session.conversation.messages] == ["question", "B"]
 
 
 def test_compact_appends_the_summary_and_keeps_the_activated_set(make_state, provider_server):
@@ -197,8 +197,8 @@ def test_compact_appends_the_summary_and_keeps_the_activated_set(make_state, pro
     assert "- asked one thing" in shown and "(2 messages → 2)" in shown
     request = provider_server.requests[1].json
     assert request["tools"] and request["messages"][-1]["content"].startswith("[ankit] The conversation")
-    assert [m.text for m in state.session.messages[:2]] == ["first", "one"]  # kept, and saved
-    assert state.session.live()[0].text.endswith("- asked one thing") and state.session.live()[0].summary
+    assert [m.text for m in state.session.conversation.messages[:2]] == ["first", "one"]  # kept, and saved
+    assert state.session.conversation.live()[0].text.endswith("- asked one thing") and state.session.conversation.live()[0].summary
     assert [m.text for m in state.app.store().load(state.session.id).messages[:2]] == ["first", "one"]
     assert state.app.activation.active == ["git"]
     assert [r.usage.input_tokens for r in state.session.ledger.rounds] == [100, 120]  # the summary is counted
@@ -211,7 +211,7 @@ def test_compact_without_a_summary_leaves_the_history(make_state, provider_serve
     provider_server.push_openai(tool_calls=[("c1", "read_file", '{"path": "x"}')])
     send(state, "first")
     assert "the model returned no summary; the history is unchanged" in run(state, "/compact")
-    assert [m.text for m in state.session.messages] == ["first", "one"]
+    assert [m.text for m in state.session.conversation.messages] == ["first", "one"]
 
 
 def test_usage_and_mcp_and_skills(make_state):

@@ -235,7 +235,7 @@ def test_a_tool_list_cache_entry_never_makes_an_mcp_tool_run_unasked(tmp_path, t
         os.chown(file, NOBODY, NOBODY)
     second = McpManager(servers, tmp_path / "logs", None, cache=ToolCache(tmp_path / "cache"))
     try:
-        listed = {t.name.rpartition("__")[2]: t for t in second.tools()}
+        listed = {t.name.rpartition("__")[2]: t for t in second.catalog.tools()}
         if tamper == "same-user":
             assert "crash" in listed  # offered from the cache before the server runs...
             assert listed["crash"].wants_approval({}, ToolContext(cwd=tmp_path))  # ...but it asks
@@ -244,7 +244,7 @@ def test_a_tool_list_cache_entry_never_makes_an_mcp_tool_run_unasked(tmp_path, t
             assert listed == {}  # another user's cache file is no entry at all
         second.start()
         assert second.wait(20)
-        live = {t.name.rpartition("__")[2]: t for t in second.tools()}
+        live = {t.name.rpartition("__")[2]: t for t in second.catalog.tools()}
         assert live["crash"].wants_approval({}, ToolContext(cwd=tmp_path))  # the live server's word
         assert not live["echo"].wants_approval({"text": "x"}, ToolContext(cwd=tmp_path))
     finally:

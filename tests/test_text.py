@@ -188,7 +188,7 @@ def test_lone_surrogates_from_an_mcp_server_are_replaced_where_they_enter(tmp_pa
     try:
         manager.start()
         assert manager.wait(20)
-        [tool] = manager.tools()
+        [tool] = manager.catalog.tools()
         assert tool.description == "Say \ufffd."
         result = run_call(ToolCall("c1", tool.name, "{}"), tool, ToolContext(cwd=tmp_path), lambda *a: True)
         assert result.content == "odd \ufffd text \ufffd"

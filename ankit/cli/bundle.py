@@ -1,5 +1,6 @@
 """`ankit bundle`: ankit, its bundled tools and its bundled skills as one zipapp that `python3 ankit.pyz` runs."""
 
+import importlib.metadata
 import os
 import py_compile
 import shutil
@@ -21,6 +22,7 @@ from ankit.cli import main
 raise SystemExit(main())
 """
 LEAVE_OUT = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info", ".*")
+LEGAL = ("LICENSE", "NOTICE")  # ankit's licence and the notices of the data it ships: every copy carries them
 
 
 def build(output: Path) -> int:
@@ -46,15 +48,33 @@ def build(output: Path) -> int:
 
 
 def _stage(stage: Path) -> Path:
-    """A folder laid out as the archive: __main__.py, the package, its bundled tools and skills beside the code."""
+    """A folder laid out as the archive: __main__.py, LICENSE and NOTICE, the package, its bundled tools and skills
+    beside the code."""
     package = stage / "ankit"
     shutil.copytree(Path(__file__).resolve().parent.parent, package,
                     ignore=lambda folder, names: [*LEAVE_OUT(folder, names), *(n for n in names if n.startswith("bundled_"))])
     for name in ("tools", "skills"):
         shutil.copytree(statefiles.bundled(name), package / f"bundled_{name}", ignore=LEAVE_OUT)
     (stage / "__main__.py").write_text(MAIN, encoding="utf-8")
+    for path in _legal_files():
+        shutil.copyfile(path, stage / path.name)
     _compile(package)
     return stage
+
+
+def _legal_files() -> list[Path]:
+    """LICENSE and NOTICE: from the checkout the package sits in, else from the installed package's metadata."""
+    root = Path(__file__).resolve().parents[2]
+    if all((root / name).is_file() for name in LEGAL):
+        return [root / name for name in LEGAL]
+    try:
+        files = importlib.metadata.distribution("ankit").files or []
+    except importlib.metadata.PackageNotFoundError:
+        files = []
+    found = {f.name: Path(str(f.locate())) for f in files if f.name in LEGAL}
+    if set(found) != set(LEGAL):
+        raise AnkitError("cannot find ankit's LICENSE and NOTICE to put in the archive: build it from a checkout")
+    return [found[name] for name in LEGAL]
 
 
 def _compile(package: Path) -> None:

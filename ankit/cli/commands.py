@@ -9,13 +9,19 @@ from ankit.errors import AnkitError
 from ankit import paths
 from ankit.settings.config import Config
 from ankit.turn.app import App, build_app
+from ankit.discovery.index import check_examples
+from ankit.safety.visible import visible
+from ankit.skills.tool import skills_command
+from ankit.terminal.overview import group_text, mcp_text, sessions_listing, tools_listing
+from ankit.turn.phrasing import PHRASES_USAGE, hint, write_phrases
+from ankit.usage.ledger import usage_summary
+from ankit.usage.pricing import load_prices
 from ankit.wording import count
 
 
 def tools_check(app: App) -> tuple[str, int]:
     """Report every tool example that does not rank its tool in the top 3; exit 1 for a miss or a broken tool
     (a start-up notice, such as a folder with no sandbox, is shown but is not a problem of the tools)."""
-    from ankit.discovery.index import check_examples
     misses = check_examples(app.index, list(app.tools.values()))
     counted = sum(len(t.examples) for t in app.tools.values())
     lines = [*app.problems, *app.notices, *misses]
@@ -55,16 +61,13 @@ def _listing_app(config: Config, refresh: bool) -> App:
 
 def run_command(command: str, argv: list[str], config: Config) -> int:
     """Dispatch a subcommand; print its output; return the exit code."""
-    if command == "usage":
-        from ankit.storage.sessions import SessionStore
-        from ankit.usage.ledger import usage_summary
-        from ankit.usage.pricing import load_prices
-        print(usage_summary(SessionStore(paths.state_home() / "sessions"), load_prices(config.prices), datetime.now(),
-                            output_width()))
+    if command in ("usage", "sessions"):
+        from ankit.storage.sessions import SessionStore  # the listings of tools and skills read no session
+        store = SessionStore(paths.state_home() / "sessions")
+        if command == "sessions":
+            return sessions_command(argv, store)
+        print(usage_summary(store, load_prices(config.prices), datetime.now(), output_width()))
         return 0
-    if command == "sessions":
-        from ankit.storage.sessions import SessionStore
-        return sessions_command(argv, SessionStore(paths.state_home() / "sessions"))
     if command == "routine" and argv[:1] == ["run-due"]:
         from ankit.cli.routines import run_due
         return run_due(argv[1:], config)
@@ -75,7 +78,6 @@ def run_command(command: str, argv: list[str], config: Config) -> int:
         print(Admin(config, Path.cwd())([command, *argv]))
         return 0
     if command == "skills":
-        from ankit.skills.tool import skills_command
         app = App(config, Path.cwd()).load_skills()
         text, code = skills_command(argv, app.skills, app.skill_problems)
         print(text)
@@ -95,7 +97,7 @@ def mcp_login(action: str, rest: list[str], config: Config) -> int:
     if len(rest) != 1:
         raise AnkitError(f"usage: ankit mcp {action} NAME (a server with url = ... in [mcp.servers.NAME])")
     servers = McpManager(config.mcp_servers, paths.state_home() / "mcp")  # nothing is started
-    print(servers.logout(rest[0]) if action == "logout" else servers.login(rest[0], webbrowser.open, print))
+    print(servers.auth.logout(rest[0]) if action == "logout" else servers.auth.login(rest[0], webbrowser.open, print))
     return 0
 
 
@@ -104,9 +106,7 @@ SESSIONS_USAGE = "ankit sessions [show ID | rm ID | export ID [FILE.md]]"
 
 def sessions_command(argv: list[str], store) -> int:
     """`ankit sessions`: list; `show ID` the whole transcript; `rm ID`; `export ID [FILE]` as Markdown."""
-    from ankit.safety.visible import visible
     from ankit.storage.export import export_markdown, show_text
-    from ankit.terminal.overview import sessions_listing
     if not argv:
         print(sessions_listing(store, output_width()))
         return 0
@@ -142,7 +142,6 @@ def _with_app(command: str, argv: list[str], app: App) -> int:
             text, code = tools_check(app)
             print(text)
             return code
-        from ankit.terminal.overview import group_text, tools_listing
         if argv:
             if argv[0] not in app.catalog.groups:
                 raise AnkitError(group_text(app, argv[0]))
@@ -151,7 +150,6 @@ def _with_app(command: str, argv: list[str], app: App) -> int:
         print(tools_listing(app, output_width()))
         return 0
     if command == "mcp" and argv[:1] == ["phrases"]:
-        from ankit.turn.phrasing import PHRASES_USAGE, write_phrases
         names = [a for a in argv[1:] if a != "--again"]
         if app.registry is None or app.registry.mcp is None or any(a.startswith("-") for a in names):
             raise AnkitError(PHRASES_USAGE if app.registry and app.registry.mcp else "no MCP server is configured")
@@ -159,8 +157,6 @@ def _with_app(command: str, argv: list[str], app: App) -> int:
             print(line, flush=True)
         return 0
     if command == "mcp":
-        from ankit.terminal.overview import mcp_text
-        from ankit.turn.phrasing import hint
         print(mcp_text(app.mcp, hint(app.registry)))
-        return 1 if app.mcp is not None and app.mcp.troubled() else 0
+        return 1 if app.mcp is not None and app.mcp.status.troubled() else 0
     raise AnkitError(f"unknown command {command!r}; see ankit --help")

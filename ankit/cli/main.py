@@ -1,15 +1,14 @@
 """Command-line arguments: parse them, wire the pieces, and pick the REPL, -p or a subcommand."""
 
 import argparse
-import contextlib
 import difflib
 import os
+import signal
 import sys
 from pathlib import Path
 
 from ankit import __version__
-from ankit.errors import AnkitError, bug_line
-from ankit import paths
+from ankit.errors import AnkitError
 from ankit.cli.subcommands import SUBCOMMANDS, help_text, split
 
 
@@ -114,55 +113,8 @@ def _unexpected(extra: list[str]) -> str:
 
 def _live_index(refresh: bool):
     """The index a session in this folder would search (for eval-discovery --live)."""
-    from ankit.cli.commands import live_index
-    from ankit.settings.layers import load_config
-    try:
-        return live_index(load_config({}, os.environ, Path.cwd(), paths.config_home()), refresh)
-    except AnkitError as exc:
-        from ankit.discovery.evaluation import InputError
-        raise InputError(f"ankit: {exc}") from None
-
-
-@contextlib.contextmanager
-def _safe_terminal_output():
-    """Subcommands' listings show outside text (tool names, titles, server errors): controls made visible on a
-    terminal; a pipe gets the exact text."""
-    from ankit.safety.visible import VisibleStream
-    saved = sys.stdout, sys.stderr
-    try:
-        if sys.stdout.isatty():
-            sys.stdout = VisibleStream(sys.stdout)
-        if sys.stderr.isatty():
-            sys.stderr = VisibleStream(sys.stderr)
-        yield
-    finally:
-        sys.stdout, sys.stderr = saved
-
-
-def _trusted(config, flags: dict, interactive: bool):
-    """The config with this folder's held-back settings applied if the user trusts the folder as it is now (asked
-    in the REPL, again after it changed, saying what changed); otherwise one line on stderr says what was ignored."""
-    from ankit.settings.layers import load_config
-    from ankit.settings.trust import Fingerprint
-    from ankit.settings import trust
-    if not (config.held or config.held_tools):
-        return config
-    cwd, home = Path.cwd(), paths.config_home()
-    if interactive and sys.stdin.isatty() and sys.stdout.isatty():
-        from ankit.terminal.keys import Keys
-        from ankit.terminal.trusting import ask_trust
-        if ask_trust(cwd, config.trust_items, Keys(sys.stdin.fileno(), sys.stdout), changes=config.trust_changes):
-            trust.remember(cwd, home, Fingerprint(config.trust_items).digest, config.trust_items)
-            return load_config(flags, os.environ, cwd, home)
-        print("ankit: not trusted; this folder's .ankit/ settings and tools are ignored this time", file=sys.stderr)
-        return config
-    from ankit.safety.visible import visible_line  # key names come from the folder's file: shown, never obeyed
-    what = visible_line(", ".join(sorted(config.held))) + (" and " if config.held and config.held_tools else "")
-    what += f"{len(config.held_tools)} tool module(s)" if config.held_tools else ""
-    why = "it changed since you trusted it" if config.trust_changes else "the folder is not trusted"
-    print(f"ankit: ignoring this folder's .ankit/ {what}: {why} (run ankit here to trust it, or pass --trust)",
-          file=sys.stderr)
-    return config
+    from ankit.cli.start import live_index  # the settings and the app: not for --version and --help
+    return live_index(refresh)
 
 
 def _exit_on(signum: int, frame) -> None:
@@ -172,30 +124,9 @@ def _exit_on(signum: int, frame) -> None:
 def exit_cleanly_on_signals() -> None:
     """SIGTERM and SIGHUP (a closed terminal) end ankit as an exit does, so what it started (MCP servers, their
     process groups) is stopped on the way out; a signal ignored when ankit started (nohup) stays ignored."""
-    import signal
     for sig in (signal.SIGTERM, signal.SIGHUP):
         if signal.getsignal(sig) == signal.SIG_DFL:
             signal.signal(sig, _exit_on)
-
-
-def _run(command: str, args, extra: list[str]) -> int:
-    """The settings (this folder's, if trusted), then the subcommand, -p or the REPL."""
-    from ankit.settings.layers import load_config  # here, so --version and --help stay fast
-    config = load_config(vars(args), os.environ, Path.cwd(), paths.config_home())
-    config = _trusted(config, vars(args), interactive=not command and args.prompt is None)
-    if config.problems:
-        from ankit.safety.visible import visible  # names from the files: shown, never obeyed
-        for line in config.problems:
-            print(f"ankit: {visible(line)}", file=sys.stderr)
-    if command:
-        from ankit.cli.commands import run_command
-        with _safe_terminal_output():
-            return run_command(command, extra, config)
-    if args.prompt is not None:
-        from ankit.cli.oneshot import run_once
-        return run_once(args, config)
-    from ankit.terminal.repl import run_repl
-    return run_repl(args, config)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -228,19 +159,5 @@ def main(argv: list[str] | None = None) -> int:
         # -p and the subcommands; the REPL keeps the default (a signal that lands just before readline waits for a
         # key would be handled only at the next key, and a closed terminal sends none)
         exit_cleanly_on_signals()
-    try:
-        return _run(command, args, extra)
-    except AnkitError as exc:
-        from ankit.safety.visible import visible
-        print(f"ankit: {visible(str(exc))}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        print("\nankit: interrupted", file=sys.stderr)
-        return 130
-    except BrokenPipeError:  # output piped into a reader that stopped early, such as head
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 0
-    except Exception as exc:  # a bug in ankit: one line, not a traceback (a turn saved its session already)
-        from ankit.safety.visible import visible
-        print(f"ankit: {visible(bug_line(exc))}", file=sys.stderr)
-        return 70
+    from ankit.cli.start import run  # the settings, the app and the chosen mode: not for --version and --help
+    return run(command, args, extra)

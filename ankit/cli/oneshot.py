@@ -97,7 +97,7 @@ def run_once(args, config: Config) -> int:
             print(f"ankit: {app.setup_error}", file=sys.stderr)
             return 1
         session.turn(*_message(text, app, session))
-        session.end()
+        session.hooks.end(session.id)
     except AnkitError as exc:
         print(f"ankit: {visible(_error_line(exc, args))}", file=sys.stderr)
         return 1
@@ -136,9 +136,9 @@ def _run_json(text: str, args, config: Config, streaming: bool) -> int:
             error = app.setup_error.splitlines()[0]
         else:
             view.emit({"type": "system", "subtype": "init", "cwd": str(app.cwd), "model": session.provider.model,
-                       "tools": session.offered()})
+                       "tools": [s.name for s in session.plan().tools.specs]})
             answer = session.turn(*_message(text, app, session))
-            session.end()
+            session.hooks.end(session.id)
     except AnkitError as exc:
         error = _error_line(exc, args)
     finally:

@@ -19,6 +19,7 @@ from ankit.storage.sessions import SessionData, new_session_id
 from ankit.tooling.tool import Tool, ToolContext
 from ankit.tooling.toolbox import run_call
 from ankit.turn.app import build_app
+from ankit.turn.admin import routines
 
 WATCH_LINES = 200  # lines of a watch's diff shown at most
 
@@ -41,7 +42,6 @@ class RoutineApprover:
 
 def run_due(argv: list[str], config: Config) -> int:
     """Run every routine that is due now (or at --now); 0 when all that ran answered."""
-    from ankit.turn.admin import routines
     now = _now(argv)
     store = routines()
     due = store.due(now)

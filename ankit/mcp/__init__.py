@@ -1,5 +1,7 @@
 """MCP servers: the JSON-RPC stdio and Streamable HTTP transports (jsonrpc.py: what they share), the protocol
-client, server lifecycle (start, restart, stop) and turning a server's tools into ankit tools.
+client, the servers' lifecycle (servers.py: start, restart, stop, wait; server.py: one server's record and state),
+the catalog they feed (catalog.py), what the user hears of them (status.py), their prompts and resources
+(content.py), logging in (auth.py) and turning a server's tools into ankit tools.
 
 May import: ankit.tooling (the Tool record), ankit.safety, ankit.settings, ankit.records, ankit.errors. Never
 discovery, providers or terminal.

@@ -18,7 +18,7 @@ from ankit.safety import text as boundary
 from ankit.safety.scrub import Scrubber, mask_url
 
 # http.client, urllib.request and email load ssl and the email package: they are imported on the first
-# request (_urllib, and locally where an answer is read), so starting ankit never waits for them.
+# request (_client, _urllib, and _retry_after), so starting ankit never waits for them.
 
 RETRY_STATUSES = frozenset({408, 409, 429, 529})
 BACKOFF_FIRST = 0.5  # seconds before the first retry without Retry-After; doubles each time
@@ -43,16 +43,23 @@ class _Idle:
 
 
 @functools.cache
+def _client():
+    """http.client, imported with the first request."""
+    import http.client
+    return http.client
+
+
+@functools.cache
 def _urllib():
     """urllib.request, the HTTP and HTTPS handlers whose connections use the idle timeout, and a handler that
     does not follow the model server's redirects (urllib would send the API key along to the new address)."""
-    import http.client
+    client = _client()
     import urllib.request
 
-    class Connection(_Idle, http.client.HTTPConnection):
+    class Connection(_Idle, client.HTTPConnection):
         pass
 
-    class SecureConnection(_Idle, http.client.HTTPSConnection):
+    class SecureConnection(_Idle, client.HTTPSConnection):
         pass
 
     class Handler(urllib.request.HTTPHandler):
@@ -80,7 +87,7 @@ def _urllib():
 
 def post_stream(settings: ProviderSettings, url: str, body: dict, headers: dict) -> "http.client.HTTPResponse":
     """POST body as JSON and return the open 2xx response, retrying failures worth retrying."""
-    import http.client
+    client = _client()
     request_module, handler, secure_handler, no_redirect = _urllib()
     # a file name that is not UTF-8 reaches text as lone surrogates: they go as "?" rather than fail the round
     data = json.dumps(body, ensure_ascii=False).encode("utf-8", errors="replace")
@@ -107,7 +114,7 @@ def post_stream(settings: ProviderSettings, url: str, body: dict, headers: dict)
             error, wait = _connection_failure(settings, url, exc.reason), None
         except TimeoutError:  # connected, but no answer came within the idle time
             raise idle_error(settings) from None
-        except (OSError, http.client.HTTPException) as exc:  # dropped before any answer
+        except (OSError, client.HTTPException) as exc:  # dropped before any answer
             error, wait = _connection_failure(settings, url, exc), None
         if error.retryable and (wait or 0) > RETRY_AFTER_MAX:
             raise ProviderError(f"{error}; the server asks to wait {wait:.0f} s", error.status, True) from None
@@ -153,7 +160,7 @@ def read_reply(settings: ProviderSettings, response, read_stream, read_whole) ->
 
 def read_json(settings: ProviderSettings, response) -> dict:
     """The whole body of a non-streamed answer as a JSON object."""
-    import http.client
+    client = _client()
     try:
         raw = response.read(BODY_CAP + 1)
         if len(raw) > BODY_CAP:
@@ -161,7 +168,7 @@ def read_json(settings: ProviderSettings, response) -> dict:
                               "reading it (check --base-url)")
     except TimeoutError:
         raise idle_error(settings) from None
-    except (http.client.IncompleteRead, OSError):
+    except (client.IncompleteRead, OSError):
         raw = b""
     finally:
         response.close()
@@ -176,7 +183,7 @@ def read_json(settings: ProviderSettings, response) -> dict:
 
 def stream_events(settings: ProviderSettings, response) -> Iterator[ServerEvent]:
     """Yield the response's server events; a cut connection just ends them, a silent one raises StreamError."""
-    import http.client
+    client = _client()
     try:
         yield from read_events(response)
     except LineTooLong:
@@ -184,7 +191,7 @@ def stream_events(settings: ProviderSettings, response) -> Iterator[ServerEvent]
                           "reading it (a broken or hostile server: check --base-url)") from None
     except TimeoutError:
         raise idle_error(settings) from None
-    except (http.client.IncompleteRead, OSError):
+    except (client.IncompleteRead, OSError):
         return  # the caller sees the stream end without its end marker and reports it
     finally:
         response.close()
@@ -230,11 +237,11 @@ def _retry_after(headers) -> float | None:
 
 def _http_failure(settings: ProviderSettings, exc: urllib.error.HTTPError) -> ProviderError:
     """Turn an HTTP error response into one line naming the provider, the status and the fix."""
-    import http.client
+    client = _client()
     status, who = exc.code, settings.preset
     try:
         raw = exc.read(ERROR_CAP)  # an error body is read only to its first bytes
-    except (OSError, http.client.HTTPException):
+    except (OSError, client.HTTPException):
         raw = b""
     detail, kind = _error_detail(raw)
     detail = clean(detail, settings)
@@ -309,13 +316,13 @@ def _details(detail) -> str:
 
 def _connection_failure(settings: ProviderSettings, url: str, reason) -> ProviderError:
     """Turn a failure to connect, or a connection dropped before any answer, into one retryable line."""
-    import http.client
+    client = _client()
     base = mask_url(settings.base_url or url)
     if isinstance(reason, ConnectionRefusedError):
         line = f"cannot reach {base}: is the server running? (check --base-url)"
     elif isinstance(reason, TimeoutError):
         line = f"cannot reach {base} within {settings.connect_timeout:g} s: is the server up? (check --base-url)"
-    elif isinstance(reason, (ConnectionError, http.client.HTTPException)):
+    elif isinstance(reason, (ConnectionError, client.HTTPException)):
         line = f"{base} dropped the connection before answering ({str(reason) or type(reason).__name__}); try again"
     else:
         line = f"cannot reach {base}: {reason} (check --base-url and the network)"

@@ -2,6 +2,7 @@
 
 import threading
 import urllib.error
+import urllib.parse
 from dataclasses import dataclass
 
 from ankit import __version__
@@ -67,7 +68,6 @@ def _loopback(url: str) -> bool:
 def _listening(url: str, timeout: float) -> bool:
     """Whether something accepts a connection at the URL's host and port."""
     import socket
-    import urllib.parse
     parts = urllib.parse.urlsplit(url)
     try:
         with socket.create_connection((parts.hostname, parts.port or 80), timeout=timeout):

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from ankit.errors import ConfigError
 from ankit.providers.base import ProviderSettings
+from ankit.providers.models import LOCAL_SERVERS, list_models, probe
 
 if TYPE_CHECKING:
     from ankit.settings.config import Config
@@ -72,7 +73,6 @@ def wire_format(config: Config, kind: str, openai_host: bool) -> str:
 def provider_settings(config: Config, session_id: str = "", servers=None) -> ProviderSettings:
     """Build the provider settings; with nothing configured, a local server that answers (of `servers`, by
     default the usual ones); else raise ConfigError with set-up help."""
-    from ankit.providers.models import LOCAL_SERVERS, list_models
     servers = LOCAL_SERVERS if servers is None else servers
     name = choose_preset(config)
     if name is None:
@@ -112,7 +112,6 @@ def _take_served_model(settings: ProviderSettings, served: list[str]) -> None:
 
 def _probed(config: Config, session_id: str, servers) -> ProviderSettings:
     """Settings for the first usual local server that answers; ConfigError with set-up help when none does."""
-    from ankit.providers.models import probe
     found = probe(servers)
     if found is None:
         raise ConfigError(SETUP_HELP)

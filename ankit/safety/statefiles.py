@@ -26,6 +26,11 @@ import shutil
 import stat
 from collections.abc import Iterator
 from pathlib import Path
+import fcntl
+import tempfile
+import time
+import zipfile
+import zlib
 
 from ankit.errors import AnkitError, StateFileError
 from ankit import paths
@@ -226,7 +231,6 @@ def database(path: Path) -> Path:
 @contextlib.contextmanager
 def locked(path: Path) -> Iterator[int]:
     """An exclusive lock on a private lock file, held across processes."""
-    import fcntl
     fd = open_private(path)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
@@ -291,7 +295,6 @@ def unpacked(zipped: Path) -> Path:
     """The archive's bundled tools and skills, unpacked into a private cache folder named after its hash; a
     folder found there is used only when it holds exactly the archive's files (names, sizes, CRCs), all the
     user's and writable by no one else, with no symlink: anything else (planted, tampered) is unpacked afresh."""
-    import zipfile
     root = paths.cache_home()
     try:
         with zipped.open("rb") as file:
@@ -311,7 +314,6 @@ def unpacked(zipped: Path) -> Path:
 def _matches(folder: Path, members: list) -> bool:
     """Whether an unpacked folder holds exactly these zip members, safely (see unpacked); bytecode that Python
     cached there is removed, since nothing vouches for it."""
-    import zlib
     if not os.path.isdir(folder) or os.path.islink(folder) or not owned_tree(folder):
         return False
     want = {m.filename: m for m in members}
@@ -334,8 +336,6 @@ def _matches(folder: Path, members: list) -> bool:
 def _fresh(zipped: Path, root: Path, folder: Path, members: list) -> None:
     """Unpack into a private staging folder, then rename it over any unusable folder of that name: of two ankits
     starting at once, one rename wins and both use a complete, checked folder."""
-    import tempfile
-    import zipfile
     with folder_fd(root):
         staging = Path(tempfile.mkdtemp(prefix=".unpacking-", dir=root))  # readable by the user only
     try:
@@ -362,7 +362,6 @@ def _discard(folder: Path) -> None:
 
 def _prune(root: Path, keep: Path) -> None:
     """Remove the unpacked copies of other archives (older ankit.pyz files) unused for STALE_DAYS."""
-    import time
     cutoff = time.time() - STALE_DAYS * 86400
     for old in root.glob("bundle-*"):
         try:

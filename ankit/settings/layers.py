@@ -1,10 +1,11 @@
 """Configuration layers: how the settings files, the environment and the flags merge into one Config.
 
-`load_config`: defaults < the user's config < the folder's .ankit/config.toml < environment < flags, merged so that a less trusted layer can only tighten. Deny and ask lists are unions (a project adds rules, never
-removes the user's); a project's allow list needs trust; a limit from an untrusted folder applies only when it
-is stricter; an untrusted folder cannot change the model, provider, base URL, prices, cache lifetime or anything
-else that changes what runs, where keys go or what a cap counts (FREE lists the few keys it may set).
-Whether a folder is trusted as it is now is its fingerprint (trust.py) against the one recorded.
+`load_config`: defaults < the user's config < the folder's .ankit/config.toml < environment < flags, merged so
+that a less trusted layer can only tighten. Deny and ask lists are unions (a project adds rules, never removes
+the user's); a project's allow list needs trust; a limit from an untrusted folder applies only when it is
+stricter; an untrusted folder cannot change the model, provider, base URL, prices, cache lifetime or anything
+else that changes what runs, where keys go or what a cap counts (FREE lists the few keys it may set). Whether
+a folder is trusted as it is now is its fingerprint (trust.py) against the one recorded.
 """
 
 from collections.abc import Mapping

@@ -19,19 +19,19 @@ def prompt_rows(mcp) -> list[tuple[str, str]]:
         return []
     return [(visible(usage(command, prompt)), visible(str(prompt.get("description") or f"prompt of {server}")
                                                       .splitlines()[0][:70]))
-            for command, (server, prompt) in mcp.prompts().items()]
+            for command, (server, prompt) in mcp.content.prompts().items()]
 
 
 def prompt_names(mcp) -> list[str]:
     """The prompts' command names (without /)."""
-    return list(mcp.prompts()) if mcp is not None else []
+    return list(mcp.content.prompts()) if mcp is not None else []
 
 
 def resource_completions(word: str, mcp) -> list[str]:
     """Tab candidates for @SERVER:URI."""
     if mcp is None:
         return []
-    return [m for m in (f"@{server}:{r['uri']}" for server, r in mcp.resources()) if m.startswith(word)]
+    return [m for m in (f"@{server}:{r['uri']}" for server, r in mcp.content.resources()) if m.startswith(word)]
 
 
 def attach_resources(text: str, mcp, scrub: Scrubber) -> tuple[str, list[str], list[str]]:
@@ -39,13 +39,13 @@ def attach_resources(text: str, mcp, scrub: Scrubber) -> tuple[str, list[str], l
     without the @, so it is not taken for a path); one-line notices for those that could not be read."""
     if mcp is None:
         return text, [], []
-    names = {server for server, _ in mcp.resources()} | set(mcp.server_names())
+    names = {server for server, _ in mcp.content.resources()} | set(mcp.catalog.server_names())
     blocks, notices, attached = [], [], []
     for name, uri in dict.fromkeys(RESOURCE.findall(text)):
         if name not in names:
             continue
         try:
-            body = scrub.text(mcp.read(name, uri))[:RESOURCE_CAP]
+            body = scrub.text(mcp.content.read(name, uri))[:RESOURCE_CAP]
         except AnkitError as exc:
             notices.append(f"@{name}:{uri}: not attached: {exc}")
             continue

@@ -43,8 +43,8 @@ def context_text(app, session, width: int = 0) -> str:
     at = request.system.find(PROMPT_HEAD)
     skills = len(request.system[at:].encode()) if at >= 0 else 0
     history = sum(message_bytes(m) for m in request.messages)
-    count, left_out = len(request.messages), len(session.live()) - len(request.messages)
-    compacted = len(session.messages) - len(session.live())
+    count, left_out = len(request.messages), len(session.conversation.live()) - len(request.messages)
+    compacted = len(session.conversation.messages) - len(session.conversation.live())
     note = len(request.note.encode())
     used = tokens(system) + tokens(tools.schema_bytes) + tokens(history) + tokens(note)
     rows = [_row("system prompt", system),
@@ -170,17 +170,17 @@ def _folder(path: str, width: int = 20) -> str:
 def mcp_text(mcp, after: list[str] | None = None) -> str:
     """`ankit mcp` and /mcp: each server, whether it started or why not, and its tools; then the lines after
     (which servers have no search phrases yet)."""
-    return NO_SERVERS if mcp is None else "\n".join([*mcp.status_lines(), *(after or [])])
+    return NO_SERVERS if mcp is None else "\n".join([*mcp.status.lines(), *(after or [])])
 
 
 def resumed_text(session, title: str = "", width: int = 80) -> str:
     """The lines that tell which session was resumed and where it stopped (the last reply cut to width)."""
     from ankit.storage.sessions import title_of  # here: listings need neither sessions nor rendering
     from ankit.terminal.render import clip
-    turns = sum(1 for m in session.messages if m.role == "user" and not m.summary)
+    turns = sum(1 for m in session.conversation.messages if m.role == "user" and not m.summary)
     count = f"{turns} turn" + ("" if turns == 1 else "s")
-    head = f"resumed {session.id}: {title or title_of(session.messages) or 'untitled'} ({count})"
-    last = next((m for m in reversed(session.messages) if m.role == "assistant" and m.text.strip()), None)
+    head = f"resumed {session.id}: {title or title_of(session.conversation.messages) or 'untitled'} ({count})"
+    last = next((m for m in reversed(session.conversation.messages) if m.role == "assistant" and m.text.strip()), None)
     if last is None:
         return head
     return head + "\n" + clip("last reply: " + " ".join(last.text.split()), width)

@@ -9,6 +9,7 @@ from typing import TextIO
 
 from ankit.errors import AnkitError
 from ankit.safety.visible import visible
+from ankit.terminal.render import animated
 
 
 def pager_command(environ=os.environ) -> list[str] | None:
@@ -37,7 +38,6 @@ def page(text: str, out: TextIO, rows: int, terminal: bool) -> None:
 
 def show(view, arg: str) -> None:
     """/show [N]: the whole output of the Nth-last tool call the view kept (the last by default)."""
-    from ankit.terminal.render import animated
     outputs = view.outputs
     if not outputs:
         raise AnkitError("no tool has run in this session yet")

@@ -362,8 +362,8 @@ def run_repl(args, config: Config) -> int:
             loop(state, reader)
         finally:
             reader.save()
-            state.session.end("prompt_input_exit")
-        if state.session.messages:
+            state.session.hooks.end(state.session.id, "prompt_input_exit")
+        if state.session.conversation.messages:
             view.line(f"session saved; ankit --resume {state.session.id} goes on with it", DIM)
         return 0
     finally:
@@ -406,7 +406,7 @@ def bang(state: ReplState, command: str) -> None:
         view.write("\n")
     if code:
         view.line("(stopped)" if code == 130 else f"(exit code {code})", DIM)
-    state.session.add_context(context_text(command, output, code))
+    state.session.conversation.add_context(context_text(command, output, code))
     view.line("the command and its output go to the model with your next message", DIM)
 
 

@@ -19,7 +19,7 @@ from ankit.tooling.tool import ToolContext
 from ankit.terminal.mcp_parts import PROMPTS_HEAD, prompt_names, prompt_rows, resource_completions
 from ankit.terminal.workflow import (CUSTOM_HEAD, cmd_edit, cmd_init, cmd_undo, custom_help, custom_rows, model_names,
                                     models_listing, served_models)
-from ankit.terminal.overview import resumed_text
+from ankit.terminal.overview import context_text, group_text, mcp_text, resumed_text, sessions_listing, tools_text
 from ankit.terminal.picker import pick_session
 from ankit.usage.ledger import render_usage, status_line, subagent_lines
 from ankit.turn.app import App
@@ -28,6 +28,16 @@ from ankit.turn.session import Session
 from ankit.usage.pricing import load_prices
 from ankit.terminal.notify import Notifier
 from ankit.terminal.timeline import cmd_fork, cmd_rewind
+from ankit.agents.definitions import agents_text
+from ankit.context.mentions import complete_path
+from ankit.skills.library import skills_listing
+from ankit.skills.tool import load_skill
+from ankit.terminal.calls import todo_lines
+from ankit.terminal.custom import expand_template
+from ankit.terminal.pager import show
+from ankit.tooling.hooks import listing
+from ankit.turn.compaction import SUMMARY_HEAD, compact
+from ankit.turn.phrasing import PHRASES_USAGE, hint, write_phrases
 
 NO_PROVIDER = "no provider is configured: set one up as shown at start, then restart"
 INPUT_HELP = ('Input: end a line with \\ to go on; a line of """ opens and closes a block.\n'
@@ -101,12 +111,11 @@ def dispatch(state: ReplState, text: str) -> None:
     name = ALIASES.get(word[1:], word[1:])
     command = COMMANDS.get(name)
     if command is None and name in state.custom:
-        from ankit.terminal.custom import expand_template
         state.send(expand_template(state.custom[name].body, arg.strip()), typed=False)  # see mentions.expand
         return
     if command is None and name in prompt_names(state.app.mcp):
         try:
-            text = state.app.mcp.prompt_text(name, arg.strip())
+            text = state.app.mcp.content.prompt_text(name, arg.strip())
         except AnkitError as exc:
             state.view.error(str(exc))
             return
@@ -142,7 +151,6 @@ def completions(state: ReplState, before: str) -> list[str]:
     """Candidates for the word being typed, given the line up to the cursor."""
     words = before.split() + ([""] if before[-1:].isspace() or not before else [])
     if words[-1].startswith("@"):
-        from ankit.context.mentions import complete_path
         return resource_completions(words[-1], state.app.mcp) + complete_path(words[-1], state.app.cwd)
     if not words[0].startswith("/"):
         return []
@@ -168,7 +176,7 @@ def _argument_values(state: ReplState, kind: str) -> list[str]:
     if kind == "session":
         return [s.id for s in app.store().list()]
     if kind == "server":
-        return ["refresh", "login", "logout", *(app.mcp.server_names() if app.mcp is not None else [])]
+        return ["refresh", "login", "logout", *(app.mcp.catalog.server_names() if app.mcp is not None else [])]
     return []
 
 
@@ -216,13 +224,11 @@ def cmd_usage(state: ReplState, arg: str) -> str:
 
 def cmd_context(state: ReplState, arg: str) -> str:
     """What the next request carries."""
-    from ankit.terminal.overview import context_text
     return context_text(state.app, state.session, state.view.width())
 
 
 def cmd_tools(state: ReplState, arg: str) -> str:
     """The tool groups, or one group's tools."""
-    from ankit.terminal.overview import group_text, tools_text
     return group_text(state.app, arg, state.view.width()) if arg else tools_text(state.app, state.view.width())
 
 
@@ -241,8 +247,6 @@ def cmd_find(state: ReplState, arg: str) -> str:
 
 def cmd_skills(state: ReplState, arg: str) -> str:
     """The skills found, or one skill's text."""
-    from ankit.skills.library import skills_listing
-    from ankit.skills.tool import load_skill
     if arg:
         return load_skill(state.app.skills, arg)
     return skills_listing(state.app.skills, state.app.skill_problems)
@@ -259,8 +263,8 @@ def cmd_model(state: ReplState, arg: str) -> str:
     served = served_models(state)
     if served and arg not in served:
         close = difflib.get_close_matches(arg, served, n=3, cutoff=0.5)
-        hint = f"did you mean {', '.join(close)}? " if close else ""
-        raise ConfigError(f"this server lists no model {visible(arg)!r}: {visible(hint)}/model lists the {len(served)} it has")
+        guess = f"did you mean {', '.join(close)}? " if close else ""
+        raise ConfigError(f"this server lists no model {visible(arg)!r}: {visible(guess)}/model lists the {len(served)} it has")
     session.switch_model(arg)
     return f"model for the next turns: {arg} (window {session.window:,} tokens)"
 
@@ -268,7 +272,7 @@ def cmd_model(state: ReplState, arg: str) -> str:
 def cmd_clear(state: ReplState, arg: str) -> str:
     """Start a fresh session id with an empty history; the old one stays saved, the activated groups stay."""
     session = state.session
-    count, old = len(session.messages), session.id
+    count, old = len(session.conversation.messages), session.id
     session.restart()
     active = ", ".join(state.app.activation.active) or "none"
     kept = f"\nthe earlier conversation stays saved: /resume {old}" if count else ""
@@ -277,8 +281,7 @@ def cmd_clear(state: ReplState, arg: str) -> str:
 
 def cmd_compact(state: ReplState, arg: str) -> str:
     """Go on from a summary the model writes; the earlier messages stay in the session file."""
-    from ankit.turn.compaction import compact
-    session, count = state.session, len(state.session.live())
+    session, count = state.session, len(state.session.conversation.live())
     if session.provider is None:
         raise ConfigError(NO_PROVIDER)
     if count:
@@ -300,7 +303,6 @@ def cmd_save(state: ReplState, arg: str) -> str | None:
 
 def cmd_sessions(state: ReplState, arg: str) -> str:
     """Saved sessions, newest first; the current one is marked."""
-    from ankit.terminal.overview import sessions_listing
     text = sessions_listing(state.app.store(), state.view.width() - 2)
     marked = [("* " if line.startswith(state.session.id + " ") else "  ") + line for line in text.splitlines()]
     return "\n".join(marked) + "\n\n/resume ID switches to one (a unique start of the id is enough)"
@@ -315,18 +317,16 @@ def cmd_resume(state: ReplState, arg: str) -> str:
 
 def cmd_retry(state: ReplState, arg: str) -> None:
     """Drop the last turn and send its text again."""
-    from ankit.turn.compaction import SUMMARY_HEAD
-    text = state.session.last_sent()
+    text = state.session.conversation.last_sent()
     if text is None or text.startswith(SUMMARY_HEAD):
         raise AnkitError("nothing to retry: no message sent since the start (or the last /compact)")
-    state.session.drop_last_turn()
+    state.session.conversation.drop_last_turn()
     state.view.line(clip("retrying: " + " ".join(text.split()), state.view.width()), DIM)
     state.send(text, mentions=False)  # the files it mentioned are attached already
 
 
 def cmd_todos(state: ReplState, arg: str) -> str:
     """The session's checklist, as the model keeps it with write_todos."""
-    from ankit.terminal.calls import todo_lines
     return "\n".join(todo_lines(state.session.todos, state.view.width()))
 
 
@@ -334,15 +334,14 @@ def cmd_mcp(state: ReplState, arg: str) -> str:
     """MCP servers and their tools; /mcp refresh stops every server and lists its tools afresh; /mcp NAME shows one
     server's prompts and resources; /mcp login NAME and /mcp logout NAME as ankit mcp login/logout; /mcp phrases as
     ankit mcp phrases."""
-    from ankit.terminal.overview import mcp_text
     action, _, name = arg.strip().partition(" ")
     if action in ("login", "logout") and state.app.mcp is not None:
         if not name.strip():
             raise AnkitError(f"usage: /mcp {action} NAME")
         if action == "logout":
-            return state.app.mcp.logout(name.strip())
+            return state.app.mcp.auth.logout(name.strip())
         import webbrowser
-        return state.app.mcp.login(name.strip(), webbrowser.open, state.view.line)
+        return state.app.mcp.auth.login(name.strip(), webbrowser.open, state.view.line)
     if action == "phrases" and state.app.mcp is not None:
         return _phrases(state, name.split())
     if arg.strip() == "refresh" and state.app.mcp is not None:
@@ -350,14 +349,12 @@ def cmd_mcp(state: ReplState, arg: str) -> str:
         state.app.mcp.wait()  # each server's start_timeout at most
         state.app.registry.take_changes()
     elif arg.strip() and state.app.mcp is not None and arg.strip() != "refresh":
-        return visible(state.app.mcp.server_text(arg.strip()))
-    from ankit.turn.phrasing import hint
+        return visible(state.app.mcp.status.server_text(arg.strip()))
     return mcp_text(state.app.mcp, hint(state.app.registry))
 
 
 def _phrases(state: ReplState, words: list[str]) -> None:
     """/mcp phrases [NAME ...] [--again]: the model writes the phrases users type for the servers' tools."""
-    from ankit.turn.phrasing import PHRASES_USAGE, write_phrases
     names = [w for w in words if w != "--again"]
     if any(n.startswith("-") for n in names):
         raise AnkitError(PHRASES_USAGE.replace("ankit mcp", "/mcp"))
@@ -371,7 +368,6 @@ def _phrases(state: ReplState, words: list[str]) -> None:
 
 def cmd_show(state: ReplState, arg: str) -> None:
     """The whole output of the last (or Nth-last) tool call, through a pager when longer than the screen."""
-    from ankit.terminal.pager import show
     show(state.view, arg)
 
 
@@ -389,13 +385,11 @@ def cmd_mode(state: ReplState, arg: str) -> str:
 
 def cmd_hooks(state: ReplState, arg: str) -> str:
     """The active hooks: event, matcher, command, timeout and the file each came from."""
-    from ankit.tooling.hooks import listing
     return listing(state.app.hooks)
 
 
 def cmd_agents(state: ReplState, arg: str) -> str:
     """The named subagents the task tool offers, and where each is defined."""
-    from ankit.agents.definitions import agents_text
     return agents_text(state.app.agents)
 
 

@@ -19,7 +19,7 @@ def rewind_listing(points: list[tuple[int, str]], width: int) -> list[str]:
 def cmd_rewind(state, arg: str) -> str | None:
     """Take the conversation back to just before an earlier message; the files too if the user says so."""
     session, view = state.session, state.view
-    points = session.rewind_points()
+    points = session.conversation.rewind_points()
     if not points:
         raise AnkitError("nothing to rewind: no message sent in this session yet")
     if not arg:
@@ -32,9 +32,11 @@ def cmd_rewind(state, arg: str) -> str | None:
     if not arg.isdigit() or not 1 <= int(arg) <= len(points):
         raise AnkitError(f"say which message: /rewind N, N from 1 to {len(points)} (/rewind lists them)")
     at, text = points[int(arg) - 1]
-    files = _ask_files(state, session.changed_since(at))
+    keeper = session.checkpoints
+    files = _ask_files(state, keeper.changed_since(session.id, at) if keeper is not None else [])
     done = session.rewind(at, files)
-    lines = [f"the conversation is back to just before message {arg} ({len(session.messages)} messages kept)"]
+    kept = len(session.conversation.messages)
+    lines = [f"the conversation is back to just before message {arg} ({kept} messages kept)"]
     if done is not None:
         lines += [f"  {visible(line)}" for line in done.lines()]
     view.line(clip("its text was: " + " ".join(text.split()), view.width()), DIM)
@@ -54,7 +56,7 @@ def _ask_files(state, changed: list[str]) -> bool:
 def cmd_fork(state, arg: str) -> str:
     """Go on with a copy of this session under a new id; the original stays as it was."""
     session = state.session
-    if not session.messages:
+    if not session.conversation.messages:
         raise AnkitError("nothing to fork yet: send a message first")
     old = session.fork()
     return f"forked: this is session {session.id} now; the original stays as it was (ankit --resume {old})"

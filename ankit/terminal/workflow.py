@@ -3,6 +3,8 @@
 from ankit.errors import AnkitError
 from ankit.safety.visible import visible
 from ankit.terminal.render import DIM
+from ankit.providers.models import list_models
+from ankit.usage.pricing import load_prices
 
 INIT = ("[ankit /init] Look at this project (its layout, build, test and run set-up, conventions) and write "
         "AGENTS.md at the root of the working folder: the instructions an AI coding assistant needs here: how "
@@ -36,21 +38,23 @@ def cmd_edit(state, arg: str) -> None:
 
 def cmd_undo(state, arg: str) -> str:
     """Put back the files the last turn changed; again for the turn before."""
-    done = state.session.undo()
+    keeper = state.session.checkpoints
+    if keeper is None:
+        raise AnkitError("no checkpoints are kept in this session")
+    done = keeper.undo(state.session.id)
     if not done.turn:
         return "nothing to undo: no file changed by a tool in this session is left to restore"
     lines = [visible(line) for line in done.lines()]
     head = f"undid the file changes of turn {done.turn}"
     if done.told():
-        state.session.add_context(f"[ankit] The user undid the file changes of turn {done.turn} with /undo: "
-                                  f"{done.told()}.")
+        state.session.conversation.add_context(
+            f"[ankit] The user undid the file changes of turn {done.turn} with /undo: {done.told()}.")
     note = "the model is told with your next message" if done.told() else ""
     return "\n".join([head + ":", *(f"  {line}" for line in lines), *([note] if note else [])])
 
 
 def served_models(state) -> list[str]:
     """The models the provider's server lists (GET {base}/models), asked once per REPL; [] without the endpoint."""
-    from ankit.providers.models import list_models
     if state.served is None:
         provider = state.session.provider
         state.served = (list_models(provider.settings) or []) if provider is not None else []
@@ -62,7 +66,6 @@ def model_names(state) -> list[str]:
     current = [state.session.provider.model] if state.session.provider else []
     names = served_models(state)
     if not names:
-        from ankit.usage.pricing import load_prices
         try:
             names = list(load_prices(state.app.config.prices))
         except AnkitError:

@@ -1,5 +1,6 @@
-"""Tools at run time: loading tool modules by path, checking arguments against their schemas, running a call
-(approval, time limit, output cap, errors as results), and the activated set of groups with its byte budget.
+"""Tools at run time: the Tool record and its context (tool.py, which imports only records), loading tool
+modules by path, checking arguments against their schemas, running a call (approval, time limit, output cap,
+errors as results), and the activated set of groups with its byte budget.
 
 May import: ankit.safety, ankit.settings, ankit.records, ankit.errors. Never discovery, providers, terminal or the
 turn loop.

@@ -6,6 +6,7 @@ import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+import difflib
 
 from ankit.errors import ToolError
 
@@ -97,7 +98,6 @@ def existing_file(ctx, raw: str) -> Path:
 
 def suggest(path: Path) -> str:
     """A ' (did you mean ...?)' hint from similarly named siblings, or ''."""
-    import difflib
 
     parent = path.parent
     if not parent.is_dir():

@@ -4,37 +4,38 @@ from __future__ import annotations
 
 import os
 import sys
-import threading
 from dataclasses import dataclass, field, replace
-from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ankit.agents.definitions import AgentSpec, agent_dirs, load_agents
 from ankit.context.instructions import Instructions, load_instructions
 from ankit.errors import AnkitError, ConfigError
+from ankit.mcp.tokens import TokenStore
 from ankit.safety import statefiles
 from ankit.safety.policy import Policy
 from ankit.safety.sandbox import Sandbox
+from ankit.safety.scrub import Scrubber
 from ankit.safety.visible import visible
 from ankit import paths
 from ankit.settings.config import Config
 from ankit.skills.library import Skill, find_skills, skill_dirs
+from ankit.tooling.activation import habitual
 from ankit.tooling.hooks import Hooks, load_hooks
 from ankit.tooling.loader import load_tools
+from ankit.turn.prompt import Prompt
 from ankit.turn.registry import BUILT_IN, Registry
+from ankit.usage.pricing import load_prices
 
 if TYPE_CHECKING:  # what only a session needs is imported when one is made: listings start faster
     from ankit.discovery.catalog import Catalog
     from ankit.discovery.index import Index
     from ankit.protocols import Approver, Asker, Elicitor, Inbox, View
     from ankit.providers import ProviderSettings
-    from ankit.safety.scrub import Scrubber
     from ankit.storage.sessions import SessionData, SessionStore
     from ankit.tooling.activation import Activation
     from ankit.tooling.tool import Tool
     from ankit.tooling.toolset import Toolset
-    from ankit.turn.prompt import Prompt
     from ankit.turn.session import Session
 
 PRELOAD_SESSIONS, PRELOAD_LEAST = 5, 3  # groups activated in 3 of this folder's last 5 sessions are preloaded
@@ -164,10 +165,8 @@ class App:
         values = [str(v) for server in self.config.mcp_servers.values() if isinstance(server, dict)
                   for v in (server.get("env") or {}).values()] if self.config.mcp_servers else []
         if any(isinstance(s, dict) and s.get("url") for s in self.config.mcp_servers.values()):
-            from ankit.mcp.tokens import TokenStore
             values += TokenStore(paths.state_home() / "mcp" / "auth").secrets()
         from ankit.providers.presets import PRESETS
-        from ankit.safety.scrub import Scrubber
         values += [v for v in (self.config.env.get(p.key_env, "") for p in PRESETS.values()) if v]
         return Scrubber(values=values)
 
@@ -181,24 +180,11 @@ class App:
 
     def resumed(self, args) -> SessionData | None:
         """The session --continue or --resume ID asks for, if any; with --fork-session, a copy under a new id."""
-        found = None
-        if getattr(args, "resume", None):
-            found = self.store().load(args.resume)
-        elif getattr(args, "cont", False):
-            found = self.store().latest(self.cwd)
-            if found is None:
-                raise AnkitError(f"no saved session started in this folder ({self.cwd}) to continue: "
-                                 "start one with ankit, or pick one from ankit sessions with --resume ID")
-        if found is not None and getattr(args, "fork_session", False):
-            from ankit.storage.checkpoints import Checkpoints
-            from ankit.storage.sessions import new_session_id
-            found = replace(found, id=new_session_id(), forked_from=found.id)
-            Checkpoints(paths.state_home() / "sessions").copy(found.forked_from, found.id)
-        return found
+        from ankit.turn.wiring import resumed  # a session is made next: what it needs loads now
+        return resumed(self, args)
 
     def prompt(self) -> Prompt:
         """The system prompt and window for any model, from this folder, its skills and the config."""
-        from ankit.turn.prompt import Prompt
         note = self.sandbox.prompt_note() if self.sandbox is not None else ""
         return Prompt(self.cwd, self.skills, self.config.context_window, self.instructions.text, self.config.system,
                       note)
@@ -206,54 +192,18 @@ class App:
     def session(self, view: View, approve: Approver, ask: Asker = input, resume: SessionData | None = None,
                 inbox: Inbox | None = None) -> Session:
         """A session wired to the provider (None when nothing is configured), resumed if asked."""
-        from ankit.records import TodoList
-        from ankit.skills.tool import load_skill
-        from ankit.storage.checkpoints import Checkpoints
-        from ankit.storage.sessions import new_session_id
-        from ankit.tooling.toolbox import Runner, ToolContext
-        from ankit.turn.admin import Admin
-        from ankit.turn.session import Session
-        from ankit.usage.budget import Budget
-        sid = resume.id if resume else new_session_id()
-        self.hooks.bind(sid)
-        todos = TodoList()
-        confine = {"confine": self.sandbox.confine} if self.sandbox is not None else {}
-        ctx = ToolContext(cwd=self.cwd, config=self.config.raw, data_dir=paths.data_home(), ask=ask,
-                          find_tools=self.tools.search, load_skill=partial(load_skill, self.skills), todos=todos,
-                          admin=Admin(self.config, self.cwd).for_tools, **confine)
-        provider = self._provider(sid)
-        if provider is not None and provider.settings.origin and not self._told_origin:
+        from ankit.turn.wiring import build_session  # what only a session needs loads when one is made
+        session = build_session(self, view, approve, ask, resume, inbox)
+        origin = session.provider.settings.origin if session.provider is not None else ""
+        if origin and not self._told_origin:
             self._told_origin = True
-            view.notice(provider.settings.origin)
-        if resume is None and provider is not None and not provider.defers and self.config.preload:
-            self.activation.preload(self.habits())
-        checkpoints = Checkpoints(paths.state_home() / "sessions", resume.cwd if resume and resume.cwd else self.cwd)
-        stop = threading.Event()
-        runner = Runner(self.tools, ctx, approve, self.config.output_cap, checkpoints, self.policy, self.scrubber(),
-                        self.sandbox, self.hooks, stop)
-        subagents = self._subagents(runner, stop, provider.settings if provider is not None else None)
-        runner = replace(runner, ctx=replace(ctx, run_task=subagents.run))
-        return Session(
-            provider, runner, self.activation, self.prompt(), view=view, store=self.store(),
-            ready=self.registry if self.mcp is not None else None, model=self.config.model,
-            cwd=Path(resume.cwd) if resume and resume.cwd else self.cwd,  # a session keeps the folder it began in
-            max_tokens=self.config.max_tokens, max_rounds=self.config.max_rounds, todos=todos, id=sid,
-            resume=resume, budget=Budget(self.config.max_cost, self._prices()), checkpoints=checkpoints,
-            hooks=self.hooks, subagents=subagents, inbox=inbox)
+            view.notice(origin)
+        return session
 
-    def _subagents(self, runner, stop: threading.Event, settings):
-        """What runs the task tool's sub-sessions, from the main runner's pieces (its context has no run_task)."""
-        from ankit.turn.subagents import SubPrompt, Subagents
-        from ankit.usage.budget import Budget
-        prompt = SubPrompt(self.cwd, "", self.instructions.text, self.config.context_window)
-        return Subagents(self.registry, settings, runner, prompt, self.agents, self.config.subagent_max_rounds,
-                         self.config.max_tokens, Budget(self.config.max_cost, self._prices()), self.hooks, stop)
-
-    def _prices(self) -> dict:
+    def prices(self) -> dict:
         """Prices for max_cost (only loaded when a cap is set); a malformed [prices] table is told by /usage."""
         if self.config.max_cost <= 0:
             return {}
-        from ankit.usage.pricing import load_prices
         try:
             return load_prices(self.config.prices)
         except AnkitError:
@@ -262,12 +212,11 @@ class App:
     def habits(self) -> dict[str, str]:
         """Groups this folder's recent sessions activated (3 of the last 5), to send from the first request."""
         sessions = self.store().recent(str(self.cwd), PRELOAD_SESSIONS)
-        from ankit.tooling.activation import habitual
         return habitual([s.activated for s in sessions], PRELOAD_LEAST) if len(sessions) >= PRELOAD_LEAST else {}
 
     def provider(self):
         """The configured model's provider outside a session (ankit mcp phrases); ConfigError saying the fix."""
-        provider = self._provider("")
+        provider = self.session_provider("")
         if provider is None:
             raise ConfigError(self.setup_error)
         return provider
@@ -277,7 +226,7 @@ class App:
         with phrases = false, no server, or no model."""
         if not self.config.phrases or self.registry is None or self.registry.mcp is None:
             return None
-        provider = self._provider("")
+        provider = self.session_provider("")
         if provider is None or self.registry.phrases is None:
             return None
         if self.config.phrases_model:
@@ -285,7 +234,8 @@ class App:
         from ankit.turn.phrasing import PhraseWriter
         return PhraseWriter(provider, self.registry, self.scrubber())
 
-    def _provider(self, session_id: str):
+    def session_provider(self, session_id: str):
+        """The configured model's provider for a session, or None (setup_error says why)."""
         try:
             from ankit.providers import make_provider
             from ankit.providers.presets import provider_settings

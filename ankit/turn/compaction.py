@@ -22,9 +22,9 @@ def compact(session: Session) -> str:
     """
     if session.provider is None:
         raise ConfigError("no provider is configured, so there is no model to write a summary")
-    if not session.live():
+    if not session.conversation.live():
         raise AnkitError("nothing to compact yet: the history is empty")
-    session.before_compact("manual")
+    session.hooks.compact(session.id, "manual")
     reply, error = session.side_round(Message("user", INSTRUCTION))  # a call in the reply is ignored, never run
     if isinstance(error, Cancelled):
         error = Cancelled("compaction cancelled; the history is unchanged")
@@ -33,7 +33,7 @@ def compact(session: Session) -> str:
     elif not reply.text.strip():
         error = AnkitError("the model returned no summary; the history is unchanged")
     else:  # the title stays the first message's, not the summary's
-        session.append_summary(Message("user", SUMMARY_HEAD + reply.text.strip(), summary=True),
+        session.conversation.append_summary(Message("user", SUMMARY_HEAD + reply.text.strip(), summary=True),
                                Message("assistant", ACKNOWLEDGED))
     session.save()
     if error is not None:

@@ -35,7 +35,7 @@ def without_phrases(registry: Registry) -> list[str]:
     """The listed servers whose current tool list has no phrases kept."""
     if registry.mcp is None or registry.phrases is None:
         return []
-    return [server for server, label, tools in registry.mcp.listed() if registry.phrases.load(server, label, tools) is None]
+    return [server for server, label, tools in registry.mcp.catalog.listed() if registry.phrases.load(server, label, tools) is None]
 
 
 def write_phrases(provider: Provider, registry: Registry, names: list[str], again: bool,
@@ -43,7 +43,7 @@ def write_phrases(provider: Provider, registry: Registry, names: list[str], agai
     """For each listed server (or those named) without kept phrases (every one, with again), ask the model (the
     question scrubbed of the secrets ankit knows: a description may carry one) and keep its phrases: a line when a
     server is asked, and one when it is done (servers side by side; a slow model takes a while)."""
-    listed = registry.mcp.listed()
+    listed = registry.mcp.catalog.listed()
     unknown = [n for n in names if n not in {server for server, _, _ in listed}]
     if unknown:
         known = ", ".join(server for server, _, _ in listed) or "none has listed its tools"
@@ -89,7 +89,7 @@ class PhraseWriter:
     def _background(self) -> None:
         try:
             self.registry.mcp.wait()
-            missing = [(s, label, tools) for s, label, tools in self.registry.mcp.listed()
+            missing = [(s, label, tools) for s, label, tools in self.registry.mcp.catalog.listed()
                        if self.registry.phrases.load(s, label, tools) is None]
             for _ in self.write(missing, keep_empty=True):  # an empty answer is kept: that list is not asked again
                 self.registry.post_change()

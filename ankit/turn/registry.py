@@ -21,6 +21,7 @@ from ankit.skills.tool import make_skill_tool
 from ankit.tooling.activation import Activation
 from ankit.tooling.tool import Tool
 from ankit.tooling.toolset import Toolset
+from ankit.mcp.cache import ToolCache
 
 BUILT_IN = ("find_tools", "skill", "task")  # ankit's own tools: no module or MCP server may take these names
 
@@ -56,7 +57,6 @@ class Registry:
     def __post_init__(self) -> None:
         self.activation = Activation(self.group_specs, [], all_groups=lambda: list(self.catalog.groups))
         if self.mcp_servers:
-            from ankit.mcp.cache import ToolCache
             from ankit.mcp.servers import McpManager
             cache = ToolCache(self.mcp_log_dir / "cache") if self.mcp_log_dir else None
             self.phrases = PhraseStore(self.mcp_log_dir / "phrases") if self.mcp_log_dir else None
@@ -95,16 +95,16 @@ class Registry:
         meta = {}
         if self.mcp is not None:
             if self.phrases is not None:  # what users type for each server's tools, if the model wrote it
-                for server, label, listed in self.mcp.listed():
+                for server, label, listed in self.mcp.catalog.listed():
                     self.phrases.attach(server, label, listed)
-            for tool in self.mcp.tools():
+            for tool in self.mcp.catalog.tools():
                 if tool.name in tools or tool.name in BUILT_IN:
                     where = tools[tool.name].source if tool.name in tools else "built in"
                     self._problem(f"skipped the MCP tool {tool.name!r} ({tool.source}): a tool of that name "
                                   f"already exists ({where})")
                 else:
                     tools[tool.name] = tool
-            meta = self.mcp.group_meta()
+            meta = self.mcp.catalog.group_meta()
         tools.setdefault("skill", make_skill_tool(lambda: self.skills))
         tools.setdefault("task", make_task_tool(self.agents))
         finder = make_find_tools(lambda: self.index, self._activate_found, self.offered, self.catalog_mode)
@@ -151,7 +151,7 @@ class Registry:
     def _core_groups(self) -> list[str]:
         wanted = ["core", *[g.id for g in self.catalog.groups.values() if g.core], *self.core]
         if self.mcp is not None:
-            wanted += self.mcp.core_groups()
+            wanted += self.mcp.catalog.core_groups()
         wanted = [part for g in wanted for part in self.catalog.parts_of(g)]  # an oversized group: its parts
         return [g for g in dict.fromkeys(["core", *sorted(set(wanted) - {"core"})]) if g in self.catalog.groups]
 

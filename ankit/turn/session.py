@@ -10,15 +10,15 @@ from datetime import datetime
 from pathlib import Path
 
 from ankit.errors import AnkitError, Cancelled, ConfigError, StreamError
-from ankit.protocols import (Checkpoints, Inbox, NullView, Prompt, Provider, Ready, SessionStore, SubagentSource,
-                             ToolRunner, View)
+from ankit.protocols import (Checkpoints, Inbox, NoHooks, NullView, Prompt, Provider, Ready, SessionStore,
+                             SubagentSource, ToolRunner, TurnHooks, View)
 from ankit.records import (Image, Message, Notice, OpaqueData, Request, RoundRecord, SessionData, StreamEnd,
                            SubagentRun, TextDelta, TodoList, ToolCall, ToolCallDone, ToolResult, ToolSpec, Usage,
                            UsageReport)
-from ankit.storage.sessions import new_session_id, title_of
+from ankit.storage.sessions import new_session_id
 from ankit.tooling.activation import Activation, RoundTools
-from ankit.tooling.hooks import Hooks
 from ankit.tooling.toolbox import cap_output
+from ankit.turn.conversation import Conversation
 from ankit.turn.window import BYTES_PER_TOKEN, fit_history, history_room, message_bytes, schema_budget
 from ankit.usage.budget import Budget
 from ankit.usage.ledger import Ledger
@@ -116,7 +116,8 @@ def _now() -> str:
 
 @dataclass
 class Session:
-    """One conversation with one provider, built from its seams; nothing outside sets its attributes."""
+    """The round loop of one conversation with one provider, built from its seams; nothing outside sets its
+    attributes. The history and its edits are `conversation`'s; the hooks around a turn are `hooks`'."""
 
     provider: Provider | None
     tools: ToolRunner  # every known tool by name, active or not, and how a call runs
@@ -133,40 +134,32 @@ class Session:
     resume: InitVar[SessionData | None] = None  # a saved session to go on with
     budget: Budget | None = None  # max_cost, checked before each request
     checkpoints: Checkpoints | None = None  # what tool calls changed, for /undo and /rewind
-    hooks: Hooks | None = None  # UserPromptSubmit, Stop, SessionStart, SessionEnd (the runner has the tool events)
+    hooks: TurnHooks = field(default_factory=NoHooks)  # SessionStart, UserPromptSubmit, Stop, PreCompact, SessionEnd
+    # (the runner has the tool events)
     subagents: SubagentSource | None = None  # where the task tool's finished runs wait to be taken
     runs: list[SubagentRun] = field(default_factory=list, init=False)  # this session's subagent runs
     forked_from: str = field(default="", init=False)
     inbox: Inbox | None = None  # what the user types while the turn works, taken at each round boundary
     ledger: Ledger = field(default_factory=Ledger, init=False)
-    messages: list[Message] = field(default_factory=list, init=False)
+    conversation: Conversation = field(default_factory=Conversation, init=False)
     system: str = field(default="", init=False)
     window: int = field(default=0, init=False)
     turn_no: int = field(default=0, init=False)
     id: str = field(default_factory=new_session_id)  # the provider may know it too (a prompt-cache key)
     created: str = field(default_factory=_now, init=False)
-    title: str = field(default="", init=False)
-    _told_overflow: bool = field(default=False, init=False)
-    _context: list[str] = field(default_factory=list, init=False)  # ! command output for the next message
-    _started: bool = field(default=False, init=False)  # SessionStart has run
-    _stop_tries: int = field(default=0, init=False)  # Stop hooks that sent the model back this turn
 
     def __post_init__(self, resume: SessionData | None) -> None:
         if self.provider is not None:
             self.model = self.provider.model
         self.system, self.window = self.prompt.system(self.model), self.prompt.window(self.model)
         if resume is not None:
-            self.id, self.created, self.title = resume.id, resume.created, resume.title
-            self.messages = list(resume.messages)
+            self.id, self.created = resume.id, resume.created
+            self.conversation = Conversation(list(resume.messages), resume.title)
             self.ledger.rounds = list(resume.rounds)
             self.turn_no = max((r.turn for r in resume.rounds), default=0)
             self.activation.reset(resume.activated)  # the resumed session brings its own activated set
             self.todos.replace([{"text": t.text, "status": t.status} for t in resume.todos])
             self.runs, self.forked_from = list(resume.subagents), resume.forked_from
-
-    def add_context(self, text: str) -> None:
-        """Keep text (a ! command and its output, an /undo) to go after the next message's text."""
-        self._context.append(text)
 
     def turn(self, text: str, images: list[Image] | None = None) -> str:
         """Run one user turn to its final answer and return the answer's text."""
@@ -174,64 +167,19 @@ class Session:
             raise ConfigError(NO_PROVIDER)
         if self.ready is not None:
             self.ready.before_turn(self.view)
-        text = self._prompt_hooks(text)
+        text = self.hooks.prompt(self.id, text, bool(self.conversation.messages))
         self.turn_no += 1
         if self.checkpoints is not None:
-            self.checkpoints.begin(self.id, self.turn_no, len(self.messages))
-        if self._context:
-            text = "\n\n".join([text, *self._context])  # the typed text first: it titles the session
-            self._context.clear()
-        self.messages.append(Message("user", text, images=list(images or [])))
+            self.checkpoints.begin(self.id, self.turn_no, len(self.conversation.messages))
+        self.conversation.add_user(text, images)
         try:
             answer = self._rounds()
-            while (more := self._stop_hooks()) is not None:  # a Stop hook sends the model back to work
-                self.messages.append(Message("user", more))
+            while (more := self.hooks.stop(self.id)) is not None:  # a Stop hook sends the model back to work
+                self.conversation.messages.append(Message("user", more))
                 answer = self._rounds()
             return answer
         finally:
             self.save()
-
-    def _prompt_hooks(self, text: str) -> str:
-        """SessionStart (once) and UserPromptSubmit: context they add goes with the message; a block stops it."""
-        if self.hooks is None:
-            return text
-        self.hooks.bind(self.id)
-        added = []
-        if not self._started:
-            self._started = True
-            added += self._hook("SessionStart", {"source": "resume" if self.messages else "startup"}).context
-        outcome = self._hook("UserPromptSubmit", {"prompt": text})
-        if outcome.blocked or outcome.stop:
-            raise Cancelled(f"the UserPromptSubmit hook blocked this message: {outcome.reason or outcome.stop}")
-        return "\n\n".join([text, *added, *outcome.context])
-
-    def _stop_hooks(self, limit: int = 3) -> str | None:
-        """A Stop hook that blocks gives the model its reason to go on (at most `limit` times a turn)."""
-        if self.hooks is None or not self.hooks.active("Stop") or self._stop_tries >= limit:
-            self._stop_tries = 0
-            return None
-        outcome = self._hook("Stop", {"stop_hook_active": self._stop_tries > 0})
-        self._stop_tries = self._stop_tries + 1 if outcome.blocked else 0
-        return f"[Stop hook] {outcome.reason}" if outcome.blocked else None
-
-    def _hook(self, event: str, fields: dict):
-        """Run one event's hooks; their notes are told."""
-        outcome = self.hooks.run(event, fields)
-        for note in outcome.notes:
-            self.view.notice(note)
-        return outcome
-
-    def before_compact(self, trigger: str) -> None:
-        """PreCompact hooks run before a summary is asked for ("manual": /compact)."""
-        if self.hooks is not None and self.hooks.active("PreCompact"):
-            self.hooks.bind(self.id)
-            self._hook("PreCompact", {"trigger": trigger, "custom_instructions": ""})
-
-    def end(self, reason: str = "other") -> None:
-        """The session is over (ankit exits): SessionEnd hooks run."""
-        if self.hooks is not None and self.hooks.active("SessionEnd"):
-            self.hooks.bind(self.id)
-            self._hook("SessionEnd", {"reason": reason})
 
     def _rounds(self) -> str:
         recent: list[str] = []
@@ -255,7 +203,7 @@ class Session:
         """What the user typed while the round ran goes after its results, one message for the next request."""
         typed = self.inbox.take() if self.inbox is not None else []
         if typed:
-            self.messages.append(Message("user", "\n\n".join(typed)))
+            self.conversation.messages.append(Message("user", "\n\n".join(typed)))
 
     def _round(self, number: int, extra: list[Message] | None = None,
                keep: bool = True) -> tuple[Message, Exception | None]:
@@ -266,8 +214,8 @@ class Session:
         """
         plan = self.plan()
         request = build_request(self.system, plan, self.max_tokens, self.activation.catalog(), extra or [])
-        if plan.dropped and not self._told_overflow:
-            self._told_overflow = True
+        if plan.dropped and not self.conversation.told_overflow:
+            self.conversation.told_overflow = True
             self.view.notice(f"the oldest {plan.dropped} messages no longer fit the model's window: left out of "
                              "requests, kept in the session file")
         self.check_budget(request, plan.tools)
@@ -276,7 +224,7 @@ class Session:
         if plan.history and plan.history[-1].role == "tool":  # what the request sent with that batch stays so
             plan.history[-1].activated += newly_sent(plan.history, plan.tools)
         if keep and (reply.text or reply.tool_calls):
-            self.messages.append(reply)
+            self.conversation.messages.append(reply)
         self.ledger.add(RoundRecord(
             turn=self.turn_no, round=number, provider=self.provider.name, model=self.provider.model,
             usage=usage, schema_bytes=plan.tools.schema_bytes, groups_sent=list(plan.tools.sent),
@@ -292,7 +240,8 @@ class Session:
 
     def plan(self) -> Plan:
         """What the next round carries, decided once: the history that fits the window, the tools beside it."""
-        history, dropped = fit_history(self.live(), self._history_room())
+        room = history_room(self.window, self.max_tokens, len(self.system.encode()) + self.activation.core_bytes())
+        history, dropped = fit_history(self.conversation.live(), room)
         prompt_bytes = len(self.system.encode()) + sum(message_bytes(m) for m in history) + self.activation.core_bytes()
         return Plan(history, self.activation.tools_for_round(schema_budget(self.window, self.max_tokens, prompt_bytes)),
                     dropped)
@@ -301,13 +250,6 @@ class Session:
         """The next round's request and the tools decision behind it, as /context shows them; changes nothing."""
         plan = self.plan()
         return build_request(self.system, plan, self.max_tokens, self.activation.catalog()), plan.tools
-
-    def offered(self) -> list[str]:
-        """The names of the tools the next request offers (the -p init line)."""
-        return [s.name for s in self.plan().tools.specs]
-
-    def _history_room(self) -> int:
-        return history_room(self.window, self.max_tokens, len(self.system.encode()) + self.activation.core_bytes())
 
     def check_budget(self, request: Request, tools: RoundTools) -> None:
         """Raise BudgetError when this request would take the session past max_cost."""
@@ -353,7 +295,7 @@ class Session:
             raise Cancelled(cancel_message(head, ran, stopped, [c.name for c in never])) from None
         finally:
             self._take_runs()
-            self.messages.append(Message("tool", results=results))
+            self.conversation.messages.append(Message("tool", results=results))
             if self.ledger.rounds:  # groups that find_tools or a deferred call activated in this round
                 self.ledger.rounds[-1].activated += self.activation.active[before:]
 
@@ -367,84 +309,38 @@ class Session:
         """Every round this session paid for: its own and its subagents' (what max_cost counts)."""
         return [*self.ledger.rounds, *(r for run in self.runs for r in run.rounds)]
 
-    def clear(self) -> None:
-        """Empty the history; the activated set stays."""
-        self.replace_history([])
-
     def restart(self) -> None:
         """Start afresh under a new id, so the earlier conversation stays saved; the activated set stays."""
-        self.clear()
+        self.conversation.clear()
+        self.conversation.title = ""
         self.todos.replace([])
-        self.id, self.created, self.turn_no, self.title = new_session_id(), _now(), 0, ""
+        self.id, self.created, self.turn_no = new_session_id(), _now(), 0
         self.ledger = Ledger()
-
-    def replace_history(self, messages: list[Message]) -> None:
-        """Put messages in place of the history (after /clear or /compact); the title stays the first message's."""
-        self.title = self.title or title_of(self.messages)
-        self.messages[:] = messages
-        self._told_overflow = False
-
-    def undo(self):
-        """Put back the files the last turn that changed any changed (a storage.checkpoints.Undone)."""
-        if self.checkpoints is None:
-            raise AnkitError("no checkpoints are kept in this session")
-        return self.checkpoints.undo(self.id)
 
     def fork(self) -> str:
         """Go on under a new id with a copy of the conversation (and of its checkpoints); the original file stays
         as it is. Returns the original's id."""
         old = self.id
         self.save()
-        self.title = self.title or title_of(self.messages)
+        self.conversation.keep_title()
         self.id, self.created, self.forked_from = new_session_id(), _now(), old
         if self.checkpoints is not None:
             self.checkpoints.copy(old, self.id)
         self.save()
         return old
 
-    def rewind_points(self) -> list[tuple[int, str]]:
-        """The user messages /rewind can go back to: (position in the history, text), oldest first."""
-        return [(i, m.text) for i, m in enumerate(self.messages) if m.role == "user" and not m.summary
-                and not m.text.startswith("[Stop hook] ")]
-
-    def changed_since(self, at: int) -> list[str]:
-        """The files the turns from message `at` on changed, which /rewind can put back."""
-        return self.checkpoints.changed_since(self.id, at) if self.checkpoints is not None else []
-
     def rewind(self, at: int, files: bool = False):
         """Take the conversation back to just before message `at`; with files, put back what the turns since
         changed too (a storage.checkpoints.Undone, or None)."""
-        if not 0 <= at < len(self.messages) or self.messages[at].role != "user":
-            raise AnkitError("that is not a message of this conversation; /rewind lists them")
+        self.conversation.check(at)
         done = None
         if files:
             if self.checkpoints is None:
                 raise AnkitError("no checkpoints are kept in this session: the files stay as they are")
             done = self.checkpoints.rewind(self.id, at)
-        self.replace_history(self.messages[:at])
+        self.conversation.cut(at)
         self.save()
         return done
-
-    def live(self) -> list[Message]:
-        """The messages requests carry: from the last /compact summary on (all of them before any)."""
-        start = next((i for i in range(len(self.messages) - 1, -1, -1) if self.messages[i].summary), 0)
-        return self.messages[start:]
-
-    def append_summary(self, summary: Message, answer: Message) -> None:
-        """Start the requests' history at a summary; every earlier message stays (and stays in the file)."""
-        self.title = self.title or title_of(self.messages)
-        self.messages += [summary, answer]
-        self._told_overflow = False
-
-    def last_sent(self) -> str | None:
-        """The text of the last user message, if any (what /retry sends again)."""
-        return next((m.text for m in reversed(self.messages) if m.role == "user"), None)
-
-    def drop_last_turn(self) -> None:
-        """Remove the last user message and everything after it."""
-        starts = [i for i, m in enumerate(self.messages) if m.role == "user"]
-        if starts:
-            del self.messages[starts[-1]:]
 
     def switch_model(self, model: str) -> None:
         """Ask for another model from the next turn on: its window and system prompt come with it."""
@@ -464,14 +360,15 @@ class Session:
         provider = self.provider
         return SessionData(
             id=self.id, created=self.created, cwd=str(self.cwd), provider=provider.name if provider else "",
-            model=provider.model if provider else "", messages=self.messages, rounds=self.ledger.rounds,
-            activated=list(self.activation.active), title=self.title, todos=list(self.todos.items),
+            model=provider.model if provider else "", messages=self.conversation.messages,
+            rounds=self.ledger.rounds, activated=list(self.activation.active), title=self.conversation.title,
+            todos=list(self.todos.items),
             subagents=list(self.runs), forked_from=self.forked_from)
 
     def save(self, title: str = "") -> Path | None:
         """Write the session file (titled, if a title is given); a failure is told in one line, the old copy stays."""
         if title:
-            self.title = title
+            self.conversation.title = title
         if self.store is None:
             return None
         try:

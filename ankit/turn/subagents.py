@@ -182,7 +182,7 @@ class Subagents:
         if self.hooks is not None and self.hooks.active("SubagentStop"):
             self.hooks.run("SubagentStop", {"stop_hook_active": False, "agent_id": session.id,
                                             "agent_type": spec.name if spec else "general"})
-        run = SubagentRun(session.id, 0, label, spec.name if spec else "", list(session.messages),
+        run = SubagentRun(session.id, 0, label, spec.name if spec else "", list(session.conversation.messages),
                           list(session.ledger.rounds), answer)
         with self._lock:
             self.finished.append(run)

@@ -24,14 +24,14 @@ def main() -> None:
         returned = time.perf_counter() - began
         manager.wait(30)
         listed = time.perf_counter() - began
-        echo = next(t for t in manager.tools() if t.name == "mcp__s0__echo")
+        echo = next(t for t in manager.catalog.tools() if t.name == "mcp__s0__echo")
         rounds = []
         for _ in range(200):
             start = time.perf_counter()
             echo.run({"text": "x"}, None)
             rounds.append(time.perf_counter() - start)
         print(f"start() returned after      {returned * 1000:8.2f} ms")
-        print(f"4 servers x 214 tools listed {listed * 1000:8.1f} ms ({len(manager.tools())} tools)")
+        print(f"4 servers x 214 tools listed {listed * 1000:8.1f} ms ({len(manager.catalog.tools())} tools)")
         print(f"tools/call round trip        median {statistics.median(rounds) * 1000:.3f} ms, "
               f"max {max(rounds) * 1000:.3f} ms over {len(rounds)} calls")
         manager.close()

@@ -1,0 +1,97 @@
+"""After the arguments: the settings (this folder's, once trusted), then a subcommand, -p or the REPL, and the one
+line an error ends in. Imported by cli/main.py once it knows it needs them, so --version and --help stay fast."""
+
+import contextlib
+import os
+import sys
+from pathlib import Path
+
+from ankit import paths
+from ankit.cli import commands
+from ankit.errors import AnkitError, bug_line
+from ankit.safety.visible import VisibleStream, visible, visible_line
+from ankit.settings import trust
+from ankit.settings.layers import load_config
+from ankit.settings.trust import Fingerprint
+from ankit.terminal.keys import Keys
+from ankit.terminal.trusting import ask_trust
+
+
+def run(command: str, args, extra: list[str]) -> int:
+    """Run the subcommand, -p or the REPL; an error ends in one line (exit 1, 130 on Ctrl-C, 70 for a bug)."""
+    try:
+        return _run(command, args, extra)
+    except AnkitError as exc:
+        print(f"ankit: {visible(str(exc))}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("\nankit: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # output piped into a reader that stopped early, such as head
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    except Exception as exc:  # a bug in ankit: one line, not a traceback (a turn saved its session already)
+        print(f"ankit: {visible(bug_line(exc))}", file=sys.stderr)
+        return 70
+
+
+def live_index(refresh: bool):
+    """The index a session in this folder would search (for eval-discovery --live)."""
+    try:
+        return commands.live_index(load_config({}, os.environ, Path.cwd(), paths.config_home()), refresh)
+    except AnkitError as exc:
+        from ankit.discovery.evaluation import InputError
+        raise InputError(f"ankit: {exc}") from None
+
+
+@contextlib.contextmanager
+def _safe_terminal_output():
+    """Subcommands' listings show outside text (tool names, titles, server errors): controls made visible on a
+    terminal; a pipe gets the exact text."""
+    saved = sys.stdout, sys.stderr
+    try:
+        if sys.stdout.isatty():
+            sys.stdout = VisibleStream(sys.stdout)
+        if sys.stderr.isatty():
+            sys.stderr = VisibleStream(sys.stderr)
+        yield
+    finally:
+        sys.stdout, sys.stderr = saved
+
+
+def _trusted(config, flags: dict, interactive: bool):
+    """The config with this folder's held-back settings applied if the user trusts the folder as it is now (asked
+    in the REPL, again after it changed, saying what changed); otherwise one line on stderr says what was ignored."""
+    if not (config.held or config.held_tools):
+        return config
+    cwd, home = Path.cwd(), paths.config_home()
+    if interactive and sys.stdin.isatty() and sys.stdout.isatty():
+        if ask_trust(cwd, config.trust_items, Keys(sys.stdin.fileno(), sys.stdout), changes=config.trust_changes):
+            trust.remember(cwd, home, Fingerprint(config.trust_items).digest, config.trust_items)
+            return load_config(flags, os.environ, cwd, home)
+        print("ankit: not trusted; this folder's .ankit/ settings and tools are ignored this time", file=sys.stderr)
+        return config
+    # key names come from the folder's file: shown, never obeyed
+    what = visible_line(", ".join(sorted(config.held))) + (" and " if config.held and config.held_tools else "")
+    what += f"{len(config.held_tools)} tool module(s)" if config.held_tools else ""
+    why = "it changed since you trusted it" if config.trust_changes else "the folder is not trusted"
+    print(f"ankit: ignoring this folder's .ankit/ {what}: {why} (run ankit here to trust it, or pass --trust)",
+          file=sys.stderr)
+    return config
+
+
+def _run(command: str, args, extra: list[str]) -> int:
+    """The settings (this folder's, if trusted), then the subcommand, -p or the REPL."""
+    config = load_config(vars(args), os.environ, Path.cwd(), paths.config_home())
+    config = _trusted(config, vars(args), interactive=not command and args.prompt is None)
+    if config.problems:
+        for line in config.problems:
+            print(f"ankit: {visible(line)}", file=sys.stderr)  # names from the files: shown, never obeyed
+    if command:
+        with _safe_terminal_output():
+            return commands.run_command(command, extra, config)
+    if args.prompt is not None:
+        from ankit.cli.oneshot import run_once
+        return run_once(args, config)
+    from ankit.terminal.repl import run_repl
+    return run_repl(args, config)

@@ -1,0 +1,105 @@
+"""What the MCP manager knows of one configured server, and what it says of it (its state, its summary)."""
+
+import hashlib
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ankit.mcp.client import McpClient
+from ankit.mcp.settings import ServerConfig
+from ankit.mcp.tools import clean_name
+from ankit.tooling.tool import Tool
+
+MAX_RESTARTS = 3
+
+
+@dataclass
+class Server:
+    """What the manager knows of one configured server."""
+
+    name: str
+    label: str
+    log_path: Path
+    config: ServerConfig | None = None
+    error: str = ""
+    client: McpClient | None = None
+    booting: McpClient | None = None  # a process being started, so close() can stop it too
+    tools: list[Tool] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    restarts: int = 0
+    ready: threading.Event = field(default_factory=threading.Event)
+    lock: threading.RLock = field(default_factory=threading.RLock)
+    key: str = ""  # the cache key of how it is started
+    cached: dict | None = None  # its tool list as last seen, from the cache
+    started: bool = False  # a process was asked for (in the background or by a call)
+    since: float = 0.0  # when the current start began (time.monotonic)
+    generation: int = 0  # bumped by refresh: a start begun before it reports nothing
+    relists: deque = field(default_factory=deque)  # when its recent list changes came
+    stays_off: str = ""  # why it is not restarted for the rest of the session
+    prompts: list[dict] = field(default_factory=list)  # its prompts (slash commands), live or cached
+    resources: list[dict] = field(default_factory=list)  # its resources (@NAME:URI), live or cached
+
+    def starting(self) -> bool:
+        """Whether a start is under way (its tools not listed yet)."""
+        return self.started and not self.ready.is_set()
+
+    def overdue(self) -> bool:
+        """Whether a start under way has taken longer than start_timeout."""
+        return self.starting() and time.monotonic() - self.since > self.config.start_timeout
+
+
+def labels(names: list[str]) -> dict[str, str]:
+    """A short provider-safe label per server name, unique in config order."""
+    labels, used = {}, set()
+    for name in names:
+        label = clean_name(name)
+        if len(label) > 24 or label in used:
+            label = f"{label[:17]}_{hashlib.sha1(name.encode()).hexdigest()[:6]}"
+        labels[name] = label
+        used.add(label)
+    return labels
+
+
+def state(server: Server) -> str:
+    """Where the server is: not started, starting, ready, not answering, stopped or failed, and why."""
+    client, cfg = server.client, server.config
+    if cfg is None:
+        return f"failed: {server.error}"
+    if not server.started and server.cached is not None:
+        listed = server.cached.get("listed") or "earlier"
+        return (f"not started ({len(server.tools)} tools as listed {listed}; it starts when one is used, or "
+                f"with /mcp refresh or ankit mcp list --refresh)")
+    if server.overdue():
+        return (f"not answering after {cfg.start_timeout:g}s (still waiting up to {cfg.startup_timeout:g}s; "
+                f"log: {server.log_path})")
+    if server.starting():
+        return "starting..." + (f" ({len(server.tools)} tools as last listed)" if server.cached else "")
+    if server.stays_off or (client is not None and client.fatal):
+        return f"failed: {server.stays_off or client.failure} (log: {server.log_path})"
+    if client is None or (server.error and not client.alive):
+        return f"failed: {server.error} (log: {server.log_path})"
+    if client.alive:
+        info = client.server_info
+        who = f"{info.get('name', '?')} {info.get('version', '')}".strip()
+        core = ", core" if cfg.core else ""
+        return f"ready ({len(server.tools)} tools; {who}, protocol {client.protocol_version}{core})"
+    left = MAX_RESTARTS - server.restarts
+    then = f"restarts on next use ({left} left)" if left > 0 else "stays off for this session"
+    return f"stopped: {client.failure}; {then} (log: {server.log_path})"
+
+
+def summary(server: Server) -> str:
+    """What the catalog says of a server: its instructions, else its title and first tools."""
+    client, cached = server.client, server.cached or {}
+    said = client.instructions if client else str(cached.get("instructions") or "")
+    text = said[:2000].strip()  # the catalog makes it one clean sentence
+    if text:
+        return text
+    info = client.server_info if client else cached.get("server_info")
+    info = info if isinstance(info, dict) else {}
+    title = info.get("title") or info.get("name") or ""
+    head = f"MCP server {server.name}" + (f" ({title})" if title and title != server.name else "")
+    names = [t.name.removeprefix(f"mcp__{server.label}__") for t in server.tools[:6]]
+    return head + (": " + ", ".join(names) if names else "")
