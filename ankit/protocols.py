@@ -158,6 +158,9 @@ class Ready(Protocol):
 
     def before_turn(self, view: View) -> None: ...
 
+    def before_calls(self, names: list[str], view: View) -> None:
+        """Make the tools these calls name callable if they are on their way (a server still listing them)."""
+
 
 class Inbox(Protocol):
     """What the user typed while the turn worked: the session takes it at each round boundary."""

@@ -225,6 +225,38 @@ def test_the_first_turn_waits_for_mcp_servers_still_starting(provider_server, tm
     assert any("mcp:fake" in t["function"]["description"] for t in provider_server.requests[0].json["tools"])
 
 
+def slow_server_config(tmp_path: Path) -> None:
+    """A server slower than its start_timeout (the first turn gives up on it) within its startup_timeout."""
+    config = tmp_path / "config" / "ankit"
+    config.mkdir(parents=True)
+    server = ROOT / "tests" / "mcp_fake_server.py"
+    (config / "config.toml").write_text(f"[mcp.servers.fake]\ncommand = {json.dumps(sys.executable)}\n"
+                                        f"args = [{json.dumps(str(server))}, \"--start-delay\", \"4\"]\n"
+                                        "start_timeout = 0.2\nstartup_timeout = 60\n")
+
+
+def test_find_tools_in_a_one_shot_run_waits_for_a_server_still_listing(provider_server, tmp_path):
+    slow_server_config(tmp_path)
+    provider_server.push_openai(tool_calls=[("c1", "find_tools", '{"query": "echo the text back"}')])
+    provider_server.push_openai(text="ok")
+    done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "-p", "echo")
+    assert done.returncode == 0, done.stderr
+    assert "is not answering after 0.2s" in done.stderr  # the first request did not wait for it
+    assert "waiting for the MCP server fake to list its tools…" in done.stderr
+    found = provider_server.requests[1].json["messages"][-1]["content"]
+    assert "mcp__fake__echo" in found, found
+
+
+def test_a_call_by_name_to_a_server_still_listing_waits_for_it(provider_server, tmp_path):
+    slow_server_config(tmp_path)
+    provider_server.push_openai(tool_calls=[("c1", "mcp__fake__echo", '{"text": "ready"}')])
+    provider_server.push_openai(text="ok")
+    done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "--yes", "-p", "echo")
+    assert done.returncode == 0, done.stderr
+    assert "waiting for the MCP server fake to list its tools" in done.stderr
+    assert provider_server.requests[1].json["messages"][-1]["content"] == "ready"
+
+
 def test_servers_listed_before_start_for_neither_hello_nor_tools(provider_server, tmp_path):
     config = tmp_path / "config" / "ankit"
     config.mkdir(parents=True)

@@ -51,10 +51,10 @@ def output_width() -> int:
 
 def _listing_app(config: Config, refresh: bool) -> App:
     """An app for a listing: servers answer from their cached tool lists; the others (or all, with refresh)
-    start and are waited for."""
+    start and are waited for, each up to its whole startup_timeout, so a slow one gets listed and cached."""
     app = build_app(config, mcp_start="refresh" if refresh else "uncached")
     if app.mcp is not None:
-        app.mcp.wait() if refresh else app.mcp.wait_uncached()  # each server's start_timeout at most
+        app.mcp.wait(patient=True) if refresh else app.mcp.wait_uncached(patient=True)
         app.registry.take_changes()
     return app
 

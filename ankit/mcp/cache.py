@@ -14,6 +14,7 @@ from pathlib import Path
 from ankit.safety import statefiles
 
 FORMAT = 1  # bump when what is stored changes
+FAILED_FOR = 600  # seconds a server that did not start is not waited for again (it still starts in the background)
 
 
 def cache_key(command: str, args: list[str], env: dict, cwd: str | None) -> str:
@@ -55,4 +56,30 @@ class ToolCache:
         try:
             statefiles.write(self.folder / f"{key}.json", json.dumps(entry, ensure_ascii=False))
         except (OSError, TypeError, ValueError):
+            pass
+
+    def remember_failure(self, key: str, reason: str) -> None:
+        """Note that the server started this way did not start (nothing waits for it for a while)."""
+        entry = {"at": time.time(), "when": time.strftime("%H:%M"), "reason": reason[:300]}
+        try:
+            statefiles.write(self.folder / f"{key}.failed.json", json.dumps(entry, ensure_ascii=False))
+        except (OSError, TypeError, ValueError):
+            pass
+
+    def failure(self, key: str, now: float | None = None) -> dict | None:
+        """The recent failure noted for this key {at, when, reason}, or None (none, or older than FAILED_FOR)."""
+        try:
+            data = json.loads(statefiles.read_cache(self.folder / f"{key}.failed.json") or "null")
+        except (ValueError, RecursionError):
+            return None
+        if not isinstance(data, dict) or not isinstance(data.get("at"), (int, float)):
+            return None
+        age = (time.time() if now is None else now) - data["at"]
+        return data if 0 <= age < FAILED_FOR else None
+
+    def forget_failure(self, key: str) -> None:
+        """The server started: nothing to remember."""
+        try:
+            (self.folder / f"{key}.failed.json").unlink()
+        except OSError:
             pass

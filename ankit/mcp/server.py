@@ -40,6 +40,7 @@ class Server:
     stays_off: str = ""  # why it is not restarted for the rest of the session
     prompts: list[dict] = field(default_factory=list)  # its prompts (slash commands), live or cached
     resources: list[dict] = field(default_factory=list)  # its resources (@NAME:URI), live or cached
+    failed_before: dict | None = None  # a start that failed lately (the cache's note): nothing waits for this one
 
     def starting(self) -> bool:
         """Whether a start is under way (its tools not listed yet)."""
@@ -71,9 +72,16 @@ def state(server: Server) -> str:
         listed = server.cached.get("listed") or "earlier"
         return (f"not started ({len(server.tools)} tools as listed {listed}; it starts when one is used, or "
                 f"with /mcp refresh or ankit mcp list --refresh)")
+    if server.starting() and server.failed_before is not None:
+        return (f"starting in the background; it did not start at {server.failed_before.get('when', '?')}, so "
+                f"nothing waits for it for now (/mcp refresh waits; log: {server.log_path})")
     if server.overdue():
-        return (f"not answering after {cfg.start_timeout:g}s (still waiting up to {cfg.startup_timeout:g}s; "
-                f"log: {server.log_path})")
+        left = server.since + cfg.startup_timeout - time.monotonic()
+        if left <= 0:
+            return (f"did not answer within its startup_timeout of {cfg.startup_timeout:g}s: stopping it "
+                    f"(log: {server.log_path})")
+        return (f"not answering after {cfg.start_timeout:g}s (it has {left:.0f}s more of its startup_timeout "
+                f"{cfg.startup_timeout:g}s; log: {server.log_path})")
     if server.starting():
         return "starting..." + (f" ({len(server.tools)} tools as last listed)" if server.cached else "")
     if server.stays_off or (client is not None and client.fatal):

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from ankit.mcp.auth import McpLogin
 LIST_CHANGED = "notifications/tools/list_changed"
 RELIST_GAP = 0.5  # seconds between two re-lists of one server (list_changed is throttled to this)
+FAILING = 5.0  # seconds past a startup_timeout for a start that timed out to stop its process and say so
 RELIST_LIMIT, RELIST_WINDOW = 10, 60.0  # more list changes than this within the window: the server is stopped
 
 
@@ -65,6 +66,7 @@ class McpManager:
                 cfg = server.config
                 server.key = cache_key(cfg.url or cfg.command, cfg.args, cfg.env, cfg.cwd)
                 server.cached = cache.load(server.key)
+                server.failed_before = cache.failure(server.key)  # did not start lately: not waited for
                 if server.cached is not None:  # answer from the last list until the server lists again; every
                     # call asks until then: a cached readOnlyHint is no permission
                     server.tools, server.problems = make_tools(server.name, server.cached["tools"],
@@ -82,6 +84,12 @@ class McpManager:
         """Start the servers not started yet (uncached_only: only those never listed) in background threads;
         never blocks."""
         self._start([s for s in self._servers if not (uncached_only and s.cached is not None)])
+
+    def unlisted(self) -> list[tuple[str, str]]:
+        """(name, label) of the servers configured whose tools have never been listed (none cached), leaving out
+        those that did not start lately."""
+        return [(s.name, s.label) for s in self._servers if s.config is not None and not s.tools
+                and s.failed_before is None]
 
     def wake(self, groups: list[str]) -> None:
         """Start, in the background, the servers of these groups (mcp:NAME or a part mcp:NAME/WORD) not started yet."""
@@ -113,6 +121,7 @@ class McpManager:
                     continue
                 stale += [c for c in (server.client, server.booting) if c is not None]
                 server.client, server.error, server.restarts, server.stays_off = None, "", 0, ""
+                server.failed_before = None  # asked for: waited for again
                 server.started, server.generation = False, server.generation + 1
                 server.ready.clear()
         _close_all([(client, 0.5) for client in stale])
@@ -126,6 +135,8 @@ class McpManager:
         except McpError as exc:
             if server.generation == generation:
                 server.error = str(exc)
+                if self.cache is not None and server.key:
+                    self.cache.remember_failure(server.key, server.error)
         except Exception as exc:  # a bug or an odd OS error must not print a traceback over the REPL
             if server.generation == generation:
                 server.error = f"MCP server {server.name!r} failed to start: {type(exc).__name__}: {exc}"
@@ -147,10 +158,11 @@ class McpManager:
             server.booting = client
         try:
             last = str((server.cached or {}).get("protocol") or "")
+            deadline = time.monotonic() + cfg.startup_timeout  # one budget for the whole start, not one per step
             client.start(cfg.startup_timeout, era="legacy" if last in LEGACY else "")
-            specs = client.list_tools(cfg.startup_timeout)
+            specs = client.list_tools(_left(deadline))
             note = client.list_note
-            extras = self._extras(server, client)
+            extras = self._extras(server, client, deadline)
         except McpError:
             client.close(0.5)
             raise
@@ -163,17 +175,19 @@ class McpManager:
             if stale is not None:
                 stale.close()
         if not closed:
-            server.error = ""
+            server.error, server.failed_before = "", None
+            if self.cache is not None and server.key:
+                self.cache.forget_failure(server.key)
             server.prompts, server.resources = extras
             self._set_tools(server, specs, note)
             if self.cache is not None and server.key:
                 self.cache.save(server.key, specs, client.instructions, client.server_info, client.protocol_version,
                                 *extras)
 
-    def _extras(self, server: Server, client: McpClient) -> tuple[list[dict], list[dict]]:
+    def _extras(self, server: Server, client: McpClient, deadline: float) -> tuple[list[dict], list[dict]]:
         """The server's prompts and resources; a server that fails to list them keeps its tools all the same."""
         try:
-            return client.list_prompts(server.config.startup_timeout), client.list_resources(server.config.startup_timeout)
+            return client.list_prompts(_left(deadline)), client.list_resources(_left(deadline))
         except McpError as exc:
             self.status.queue(f"MCP server {server.name!r} could not list its prompts or resources: {exc}")
             return [], []
@@ -272,29 +286,35 @@ class McpManager:
                 raise
             raise McpError(f"{exc} (ankit restarts it on the next call)") from None
 
-    def wait(self, timeout: float | None = None) -> bool:
-        """Wait until every started server has listed its tools or failed, at most timeout seconds (default: each
-        server's start_timeout from when it started); return whether all are done."""
-        return self._wait([s for s in self._servers if s.started or s.config is None], timeout)
+    def wait(self, timeout: float | None = None, patient: bool = False, names: list[str] | None = None) -> bool:
+        """Wait until every started server (or those named) has listed its tools or failed, at most timeout
+        seconds (default: each server's start_timeout from when it started, its whole startup_timeout when
+        patient); return whether all are done."""
+        servers = [s for s in self._servers if (s.started or s.config is None) and (names is None or s.name in names)]
+        return self._wait(servers, timeout, patient)
 
-    def wait_uncached(self, timeout: float | None = None) -> bool:
+    def wait_uncached(self, timeout: float | None = None, patient: bool = False) -> bool:
         """Wait for the started servers that have no cached list (the others answer from the cache meanwhile)."""
-        return self._wait([s for s in self._servers if s.started and s.cached is None], timeout)
+        return self._wait([s for s in self._servers if s.started and s.cached is None], timeout, patient)
 
-    def _wait(self, servers: list[Server], timeout: float | None) -> bool:
+    def _wait(self, servers: list[Server], timeout: float | None, patient: bool = False) -> bool:
         began, done = time.monotonic(), True
         for server in servers:
             if timeout is not None:
                 end = began + timeout
+            elif server.config is not None:
+                cfg = server.config
+                end = server.since + (cfg.startup_timeout + FAILING if patient else cfg.start_timeout)
             else:
-                end = server.since + server.config.start_timeout if server.config is not None else began
+                end = began
             done = server.ready.wait(max(0.0, end - time.monotonic())) and done
         return done
 
     def before_turn(self, view) -> None:
         """Wait (up to each one's start_timeout) for started servers never listed, then tell view.notice what the
         user has not heard yet: failures, servers not answering, changed tool lists."""
-        pending = [s for s in self._servers if s.started and s.cached is None and s.starting() and not s.overdue()]
+        pending = [s for s in self._servers if s.started and s.cached is None and s.starting() and not s.overdue()
+                   and s.failed_before is None]  # one that did not start lately taxes no turn
         if pending and not self.wait_uncached(0):
             view.notice("waiting for MCP servers to start…")
             self._wait(pending, None)
@@ -308,6 +328,11 @@ class McpManager:
             clients = [(c, 1.0) for s in self._servers if (c := s.client) is not None]
             clients += [(c, 0.1) for s in self._servers if (c := s.booting) is not None]  # nothing to finish
         _close_all(clients)
+
+
+def _left(deadline: float) -> float:
+    """The seconds left before a deadline (a moment at least, so a step already due fails as a time-out)."""
+    return max(0.1, deadline - time.monotonic())
 
 
 def _close_all(clients: list[tuple[McpClient, float]]) -> None:

@@ -346,7 +346,8 @@ def cmd_mcp(state: ReplState, arg: str) -> str:
         return _phrases(state, name.split())
     if arg.strip() == "refresh" and state.app.mcp is not None:
         state.app.mcp.refresh()
-        state.app.mcp.wait()  # each server's start_timeout at most
+        with model_call(state, "waiting for MCP servers to list their tools"):
+            state.app.mcp.wait(patient=True)  # asked for: each server's whole startup_timeout at most
         state.app.registry.take_changes()
     elif arg.strip() and state.app.mcp is not None and arg.strip() != "refresh":
         return visible(state.app.mcp.status.server_text(arg.strip()))

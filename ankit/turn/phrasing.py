@@ -88,7 +88,7 @@ class PhraseWriter:
 
     def _background(self) -> None:
         try:
-            self.registry.mcp.wait()
+            self.registry.mcp.wait(patient=True)  # nobody waits for this thread
             missing = [(s, label, tools) for s, label, tools in self.registry.mcp.catalog.listed()
                        if self.registry.phrases.load(s, label, tools) is None]
             for _ in self.write(missing, keep_empty=True):  # an empty answer is kept: that list is not asked again

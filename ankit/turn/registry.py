@@ -127,6 +127,29 @@ class Registry:
             self._index = Index(self.catalog, list(self.tools.values()))
         return self._index
 
+    def before_calls(self, names: list[str], view) -> None:
+        """Servers that have not listed their tools yet and that a call needs are waited for (each up to its
+        startup_timeout), so a one-shot run does not lose a slow server: every one for a find_tools call (a
+        search must not answer without them), its own for a call to mcp__LABEL__TOOL (deferred tools stay callable
+        by name instead of "unknown tool")."""
+        if self.mcp is None:
+            return
+        unknown = [n for n in names if n.startswith("mcp__") and n not in self.tools]
+        servers = [name for name, label in self.mcp.unlisted()
+                   if "find_tools" in names or any(n.startswith(f"mcp__{label}__") for n in unknown)]
+        if servers:
+            many = len(servers) > 1
+            what = f"servers {', '.join(servers)} to list their" if many else f"server {servers[0]} to list its"
+            view.notice(f"waiting for the MCP {what} tools…")
+            self._await(servers)
+
+    def _await(self, servers: list[str]) -> None:
+        """Start these servers if need be and wait for their lists; the main thread takes them in."""
+        if servers:
+            self.mcp.wake([f"mcp:{name}" for name in servers])
+            self.mcp.wait(patient=True, names=servers)
+            self.take_changes()
+
     def _problem(self, line: str) -> None:
         if line not in self.problems and line not in self.late_problems:
             self.late_problems.append(line)

@@ -265,6 +265,8 @@ class Session:
         results: list[ToolResult] = []
         stopped: list[str] = []
         before = len(self.activation.active)
+        if self.ready is not None:
+            self.ready.before_calls([call.name for call in calls], self.view)  # a server still listing a named tool
         try:
             self.tools.start(calls, self.view.tool_output)  # task calls of one reply run at once
             for call in calls:
