@@ -156,6 +156,22 @@ def test_core_is_configurable_by_tool_or_group(xdg_home, provider_server):
     assert "git_log" in second and second.count("git_status") == 1
 
 
+def test_with_every_group_core_the_request_has_no_find_tools_and_the_prompt_does_not_speak_of_it(
+        xdg_home, provider_server):
+    app = make_app(xdg_home, provider_server, 'preload = false\n')
+    groups = [g for g in app.registry.catalog.groups if g != "core"]
+    app.close()
+    app = make_app(xdg_home, provider_server, f'preload = false\ncore = {json.dumps(groups)}\n')  # eager
+    session = app.session(View(), lambda *a: True)
+    provider_server.push_openai(text="ok")
+    session.turn("hi")
+    [first] = provider_server.requests
+    assert "find_tools" not in tool_names(first) and {"git_log", "web_fetch", "read_file"} <= set(tool_names(first))
+    system = first.json["messages"][0]["content"]
+    assert "find_tools" not in system and "Only a few tools" not in system
+    app.close()
+
+
 def test_an_mcp_server_token_never_reaches_the_session_file(xdg_home, provider_server):
     server = ROOT / "tests" / "mcp_fake_server.py"
     config = (f'[mcp.servers.fake]\ncommand = {json.dumps(sys.executable)}\nargs = [{json.dumps(str(server))}]\n'

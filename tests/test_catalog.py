@@ -73,10 +73,10 @@ def test_bad_entries_in_a_group_toml_are_reported_and_skipped(tmp_path):
 
 def test_extra_groups_supply_metadata_without_a_file(tmp_path):
     write_tool(tmp_path, "", "mcp__time__now", "Current time in a zone.", group_export="mcp:time")
-    meta = {"mcp:time": {"summary": "MCP server time", "keywords": ["clock"], "core": True}}
+    meta = {"mcp:time": {"summary": "Time in any zone", "keywords": ["clock"], "core": True}}
     catalog, problems = build_catalog(load(tmp_path), meta)
     group = catalog.groups["mcp:time"]
-    assert problems == [] and group.summary == "MCP server time" and group.keywords == ["clock"] and group.core
+    assert problems == [] and group.summary == "Time in any zone" and group.keywords == ["clock"] and group.core
 
 
 def test_tools_arriving_later_join_their_group(tmp_path):
@@ -157,3 +157,22 @@ def test_an_oversized_group_is_split_into_parts_that_keep_its_keywords():
     assert all(p.startswith("mcp:db/") and catalog.groups[p].parent == "mcp:db" for p in parts)
     assert all(catalog.groups[p].keywords == ["db server"] for p in parts)
     assert catalog.group_of("mcp__db__drop-index") in parts and catalog.parts_of("core") == ["core"]
+
+
+def test_a_server_part_and_a_server_whose_instructions_tell_nothing_are_named_by_what_their_tools_do():
+    from ankit.tooling.toolbox import Tool
+    big = {"type": "object", "properties": {"filter": {"type": "string", "description": "x" * 3000}}}
+    names = ["create-collection", "drop-collection", "list-collections", "create-index", "drop-index",
+             "list-indexes", "insert-many", "update-many", "delete-many"]
+    tools = [Tool(f"mcp__db__{n}", f"Run the {n} command of the database.", big, lambda a, c=None: "",
+                  group="mcp:db") for n in names]
+    tools += [Tool(f"mcp__gh__{n}", "Calls the API.", {}, lambda a, c=None: "", group="mcp:gh")
+              for n in ("create_issue", "list_issues", "get_pull_request", "merge_pull_request", "create_issue_comment")]
+    vague = "Audience: these instructions are written for an LLM integrating with the gh MCP server"
+    catalog, _ = build_catalog(tools, {"mcp:gh": {"summary": vague}})
+    summaries = {g: catalog.groups[g].summary for g in catalog.parts_of("mcp:db")}
+    assert summaries["mcp:db/collection"] == "collection; create, drop, list"  # not the first tool's description
+    assert summaries["mcp:db/index"] == "index; create, drop, list"
+    assert catalog.groups["mcp:gh"].summary == "issue, pull request, issue comment; create, get, list, merge"
+    told = build_catalog(tools, {"mcp:gh": {"summary": "Issues and pull requests of GitHub repositories."}})[0]
+    assert told.groups["mcp:gh"].summary == "Issues and pull requests of GitHub repositories"

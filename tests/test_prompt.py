@@ -3,7 +3,7 @@
 from pathlib import Path
 
 from ankit.context.instructions import load_instructions
-from ankit.turn.prompt import INTRO, Prompt
+from ankit.turn.prompt import Prompt
 
 INTRO_TEXT = """You are ankit, a coding and terminal assistant working in the folder /work/app.
 Answer concisely. Use tools to look at real files and run real commands rather than guessing.
@@ -13,8 +13,11 @@ describing the need; the tools it loads can be called from the next step on."""
 
 
 def test_a_folder_without_agents_md_gets_the_prompt_unchanged():
-    assert INTRO.format(cwd="/work/app") == INTRO_TEXT
     assert Prompt(Path("/work/app")).system("gpt-4o") == INTRO_TEXT
+
+
+def test_with_every_tool_offered_the_prompt_does_not_speak_of_find_tools():
+    assert Prompt(Path("/work/app"), finder=False).system("gpt-4o") == INTRO_TEXT.split("\nOnly a few")[0]
 
 
 def test_agents_md_and_the_system_flag_follow_the_intro_exactly(tmp_path):

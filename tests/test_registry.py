@@ -50,7 +50,7 @@ def test_servers_listed_before_start_only_when_a_tool_of_theirs_is_activated_or_
         assert any(t.name.startswith("mcp__new__") for t in registry.tools.values())
         assert (tmp_path / "record-new.jsonl").read_text().count('"initialize"') == 1
         assert not (tmp_path / "record-known.jsonl").exists() and not (tmp_path / "record-other.jsonl").exists()
-        registry.tools["find_tools"].run({"query": "known server echo"}, None)  # activates mcp:known
+        registry.tools["find_tools"].run({"query": "mcp__known__echo"}, None)  # activates mcp:known
         assert "mcp:known" in registry.activation.active
         assert registry.mcp.wait(30)
         assert registry.mcp.status.lines()[0].startswith("known: ready (15 tools;")
@@ -94,7 +94,7 @@ def test_a_server_listing_its_tools_changes_nothing_until_the_main_thread_takes_
     registry = Registry([], [], mcp_servers=servers(tmp_path, "new"), mcp_log_dir=tmp_path / "mcp")
     try:
         assert registry.mcp.wait(30)  # listed on the server's own thread, which only posted the change
-        assert "mcp__new__echo" not in registry.tools and not registry.catalog.groups["mcp:new"].tools
+        assert "mcp__new__echo" not in registry.tools and "mcp:new" not in registry.catalog.groups
         registry.before_turn(View())
         assert "mcp__new__echo" in registry.tools and "mcp__new__echo" in registry.catalog.groups["mcp:new"].tools
     finally:
@@ -113,3 +113,19 @@ def test_a_rebuild_that_fails_keeps_the_previous_catalog_and_is_told_once(tmp_pa
     assert registry.catalog is before
     assert len(view.notices) == 1 and view.notices[0].startswith(
         "could not take in the MCP servers' new tool lists (AttributeError: ")
+
+
+def test_with_every_group_sent_find_tools_is_left_out_and_lists_only_groups_not_loaded():
+    def tool(name: str, group: str) -> Tool:
+        return Tool(name, f"The {name} tool.", {}, lambda args, ctx=None: "", group=group)
+
+    tools = [tool("read_file", "core"), tool("git_log", "git"), tool("web_fetch", "web")]
+    some = Registry(tools, [], core=["git"])
+    [finder] = [s for s in some.group_specs("core") if s.name == "find_tools"]
+    assert "- web:" in finder.description and "- git:" not in finder.description  # git is sent already
+    assert not some.everything_offered()
+    every = Registry(tools, [], core=["git", "web", "agents"])  # eager: every group always sent
+    assert every.everything_offered()
+    assert [s.name for s in every.group_specs("core")] == ["read_file", "skill"]
+    some.activation.activate(["web", "agents"])  # everything activated: nothing left to find from now on
+    assert some.everything_offered()

@@ -68,12 +68,11 @@ def test_a_related_word_rescues_a_miss_and_ranks_below_an_exact_match():
     assert 0 < scores["delete_row"] - scores["show_row"] < scores["delete_row"]
 
 
-def test_the_thesaurus_stands_in_for_a_missing_word_and_beside_a_present_one_only_breaks_ties():
+def test_the_thesaurus_stands_in_for_a_missing_word_only():
     index = _index(("cancel_order", "Cancel an order."), ("delete_order", "Delete an order."))
-    weights = index.weights
-    # delete is in the catalog: cancel, its relative, counts far below it
-    assert index.expansions(stem("delete"))[stem("cancel")] == weights.thesaurus_beside < weights.thesaurus
-    assert index.expansions(stem("erase")).keys() >= {stem("delete")}
+    # delete is in the catalog: its thesaurus relatives (cancel) are not searched
+    assert stem("cancel") not in index.expansions(stem("delete"))
+    assert index.expansions(stem("erase"))[stem("delete")] > 0  # erase is in no tool: delete stands in
     assert index.rank_tools("delete the order")[0][0] == "delete_order"
 
 
@@ -92,4 +91,3 @@ def test_a_light_verb_first_asks_for_its_action_and_is_no_search_term():
     assert "make" not in terms("make a todo list")  # 'make' alone names no tool ('make_directory' is mkdir)
     index = _index(("list_branches", "Branches of a repository."), ("create_branch", "Branches of a repository."))
     assert index.rank_tools("please make a branch")[0][0] == "create_branch"
-    assert index.rank_tools("the branch")[0][0] == "list_branches"

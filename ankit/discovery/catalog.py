@@ -6,7 +6,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ankit.discovery.parts import spec_size, split_group
-from ankit.discovery.terms import name_terms, split_name, terms
+from ankit.discovery.synonyms import is_verb
+from ankit.discovery.terms import name_terms, split_name, stem, terms
 from ankit.tooling.tool import Tool
 
 METADATA_FILE = "group.toml"
@@ -42,17 +43,22 @@ class Group:
 
 @dataclass
 class ToolTerms:
-    """The keywords derived from one tool: its name, description and parameters, stemmed."""
+    """The search fields of one tool, stemmed: its own name's words, description, parameters, the phrases users
+    type for it (if a model wrote them), and the server it comes from (mcp__SERVER__name)."""
 
     name: list[str]
     description: list[str]
     parameters: list[str]
+    phrases: list[str] = field(default_factory=list)
+    server: list[str] = field(default_factory=list)
 
 
 def derive_terms(tool: Tool) -> ToolTerms:
-    """Derive search terms from a tool's name, description (with the phrases users type for it, if a model wrote
-    them), and parameter names, descriptions and enums."""
-    return ToolTerms(name_terms(tool.name), terms(described(tool)), terms(" ".join(_parameter_text(tool.parameters))))
+    """Derive search terms from a tool's name, description, parameter names, descriptions and enums, phrases,
+    and the server named in its name."""
+    *prefix, own = tool.name.split("__") if tool.name.count("__") >= 2 else [tool.name]
+    return ToolTerms(name_terms(own), terms(tool.description), terms(" ".join(_parameter_text(tool.parameters))),
+                     terms(". ".join(tool.phrases)), name_terms(" ".join(prefix[1:])))
 
 
 def described(tool: Tool) -> str:
@@ -106,6 +112,32 @@ def _derived_summary(descriptions: list[str]) -> str:
     """A summary made from the tools' own descriptions: their first sentences joined, capped."""
     parts = [clean_summary(d) for d in descriptions if d.strip()]
     return _cap("; ".join(dict.fromkeys(p for p in parts if p)))
+
+
+def words_summary(names: list[str], drop: set[str]) -> str:
+    """What a set of tools does, from their names: the words all of them share, then the things they act on,
+    most tools first, then their actions ('index: create, drop'; 'issue, pull request; create, get, list');
+    the words in drop (the server's) left out."""
+    own = [split_name(n.rsplit("__", 1)[-1]) for n in names]
+    split = [[w for w in words if w not in drop and not w.isdigit()] or words for words in own]
+    shared = [w for w in split[0] if all(w in words for words in split)] if len(split) > 1 else []
+    found: tuple[dict[str, list[str]], dict[str, list[str]]] = ({}, {})  # stem -> the words said for it
+    for said in ([w for w in words if w not in shared] for words in split):
+        if len(said) > 1 and is_verb(stem(said[0])) and not said[0].endswith(("ion", "ions", "s")):
+            found[1].setdefault(stem(said[0]), []).append(said[0])
+            said = said[1:]
+        if said:
+            found[0].setdefault(" ".join(map(stem, said)), []).append(" ".join(said))
+    ranked = [[min(d[k], key=len) for k in sorted(d, key=lambda k: (-len(d[k]), k))] for d in found]
+    listed = "; ".join(", ".join(words) for words in ranked if words)
+    return _cap(f"{' '.join(shared)}: {listed}" if shared and listed else " ".join(shared) or listed)
+
+
+def _tells(summary: str, tools: list[Tool], drop: set[str]) -> bool:
+    """Whether a server's own summary says what its tools do: a word of their names or descriptions beyond
+    the server's name and 'MCP server' ('Audience: these instructions are for an LLM ...' tells nothing)."""
+    said = {t for tool in tools for t in [*name_terms(tool.name), *terms(tool.description)]}
+    return bool(said & set(terms(summary)) - {stem(w) for w in drop | {"mcp", "server"}})
 
 
 class _Terms(dict):
@@ -162,7 +194,11 @@ class Catalog:
         for group in self.groups.values():
             group.core = group.core or group.id == CORE_GROUP
             group.tools.sort()  # the same order whatever the load order, so schema bytes stay stable
-            if not group.curated:
+            served = _server_words(group.id)
+            members = [self.tools[n] for n in group.tools]
+            if served and members and not (group.curated and _tells(group.summary, members, served)):
+                group.summary, group.curated = words_summary(group.tools, served), False
+            elif not group.curated:
                 group.summary = _derived_summary([self.tools[n].description for n in group.tools])
 
     def group_of(self, tool_name: str) -> str | None:
@@ -187,7 +223,7 @@ class Catalog:
             self.split[group.id] = self.groups.pop(group.id)
             for label, members in parts.items():
                 part = Group(f"{group.id}/{label}", keywords=list(group.keywords), tools=members, parent=group.id)
-                part.summary = _derived_summary([self.tools[n].description for n in members])
+                part.summary = words_summary(members, _server_words(group.id) | {"mcp"})
                 self.groups[part.id] = part
                 self.part_of.update(dict.fromkeys(members, part.id))
         self.groups = dict(sorted(self.groups.items()))
@@ -195,6 +231,11 @@ class Catalog:
     def rules(self) -> list[Rule]:
         """Every disambiguation rule of every group."""
         return [rule for group in self.groups.values() for rule in group.rules]
+
+
+def _server_words(group_id: str) -> set[str]:
+    """The words of an MCP server's name (group mcp:NAME), which its tools' names repeat; none for others."""
+    return set(split_name(group_id.removeprefix("mcp:").split("/")[0])) | {"mcp"} if group_id.startswith("mcp:") else set()
 
 
 def _string_list(value) -> list[str] | None:
@@ -293,15 +334,15 @@ def build_catalog(tools: list[Tool], extra_groups: dict[str, dict] | None = None
     return catalog, problems
 
 
-def catalog_text(catalog: Catalog, mode: str = "first") -> str:
-    """One line per non-core group: 'names' (tool names), 'first' (summary's first sentence) or 'full'.
+def catalog_text(catalog: Catalog, mode: str = "first", loaded: set[str] | frozenset = frozenset()) -> str:
+    """One line per group not loaded: 'names' (tool names), 'first' (summary's first sentence) or 'full'.
 
-    Core groups are left out: their tools are always sent, so the model already has their full
+    Core and loaded groups are left out: their tools are sent, so the model already has their full
     schemas and listing them would only invite a needless find_tools call.
     """
     lines = []
     for group in catalog.groups.values():
-        if group.core or not group.tools:
+        if group.core or not group.tools or group.id in loaded:
             continue
         names = ", ".join(group.tools[:_NAMES_CAP])
         if len(group.tools) > _NAMES_CAP:

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from ankit.discovery.catalog import Catalog, catalog_text, first_sentence
 from ankit.discovery.index import GroupHit, Index
 from ankit.records import ToolSpec
-from ankit.discovery.terms import GENERIC_VERBS, keyword_terms, name_key, phrase_terms, stem, terms
+from ankit.discovery.terms import GENERIC_VERBS, name_key, phrase_terms, stem, terms
 from ankit.tooling.tool import Tool
 
 CLOSE = 0.6  # groups scoring at least this share of the best are listed as candidates
@@ -64,15 +64,14 @@ def _exact(catalog: Catalog, query: str) -> list[str]:
 
 
 def group_vocabulary(index: Index, group_id: str) -> set[str]:
-    """Every term of a group: its tools' names, descriptions and parameters, its keywords and its id."""
+    """Every term of a group: its tools' search fields (and those of the bundled tools they stand in for), its id."""
     found = set(phrase_terms(group_id.split(":")[-1]))
     group = index.catalog.groups.get(group_id)
-    for name in group.tools if group else ():
-        doc = index.catalog.terms.get(name)
-        if doc:
-            found.update(doc.name, doc.description, doc.parameters)
-    for keyword in group.keywords if group else ():
-        found.update(keyword_terms(keyword))
+    names = set(group.tools if group else ())
+    names.update(bundled for server, bundled in index.doubles() if server in names)  # one answer, one vocabulary
+    for name in names:
+        if name in index.catalog.tools:
+            found.update(*index.fields(name).values())
     return found
 
 
@@ -107,17 +106,43 @@ def find(index: Index, query: str, phrasings: list[str] | None = None) -> Outcom
     return Outcome("close", tied, close)
 
 
+def effect(tool: Tool | None) -> str:
+    """What calling a tool does, as find_tools marks it: read-only, asks first, or nothing said."""
+    if tool is None:
+        return ""
+    if tool.read_only and not callable(tool.needs_approval):
+        return "read-only"
+    return "asks first" if tool.needs_approval or tool.lasting else ""
+
+
 def _names(catalog: Catalog, group_id: str, best: list[str]) -> str:
+    """The group's matched tools first, each with its effect, then what else it holds, in one line."""
     group = catalog.groups.get(group_id)
     names = list(group.tools) if group else []
-    shown = ", ".join(names[:MAX_NAMES]) + (f", and {len(names) - MAX_NAMES} more" if len(names) > MAX_NAMES else "")
-    top = [n for n in best if n in names][:2]
-    return shown + (f" (best match: {', '.join(top)})" if top and len(names) > 1 else "")
+    matched = [n for n in best if n in names][:MAX_NAMES] or names[:MAX_NAMES]
+    marked = [f"{n} ({effect(catalog.tools.get(n))})" if effect(catalog.tools.get(n)) else n for n in matched]
+    rest = [n for n in names if n not in matched]
+    shown = ", ".join(rest[:MAX_NAMES]) + (f", and {len(rest) - MAX_NAMES} more" if len(rest) > MAX_NAMES else "")
+    return ", ".join(marked) + (f"; also in {group_id}: {shown}" if rest else "")
 
 
-def result_text(outcome: Outcome, catalog: Catalog, newly: list[str], loaded: list[str], query: str) -> str:
-    """The text find_tools returns: what it activated, what was already loaded, other candidates. Whether an
-    activated group fits the next request is the round's plan to say, once, in that request."""
+def doubles(index: Index, groups: list[str]) -> list[tuple[str, str]]:
+    """(server tool, bundled tool) pairs doing the same job among these groups' tools: the server's is preferred."""
+    catalog = index.catalog
+    names = {n for g in groups if g in catalog.groups for n in catalog.groups[g].tools}
+    return sorted((server, bundled) for server, bundled in index.doubles() if server in names or bundled in names)
+
+
+def _prefer_line(pairs: list[tuple[str, str]]) -> list[str]:
+    said = ", ".join(f"{server} over {bundled}" for server, bundled in pairs[:MAX_NAMES])
+    return [f"Same job, prefer the configured server's tool: {said}."] if pairs else []
+
+
+def result_text(outcome: Outcome, catalog: Catalog, newly: list[str], loaded: list[str], query: str,
+                pairs: list[tuple[str, str]] | None = None) -> str:
+    """The text find_tools returns: what it activated, what was already loaded, other candidates, and which of
+    two tools doing the same job to prefer. Whether an activated group fits the next request is the round's
+    plan to say, once, in that request."""
     if outcome.kind == "catalog":
         return _catalog_answer(catalog, loaded, "Tool groups you can load")
     if outcome.kind == "nothing":
@@ -126,6 +151,7 @@ def result_text(outcome: Outcome, catalog: Catalog, newly: list[str], loaded: li
     best = {h.group: h.tools for h in outcome.hits}
     lines = [f"{'Loaded' if g in newly else 'Already loaded'} {g}: {_names(catalog, g, best.get(g, []))}."
              for g in outcome.activate]
+    lines += _prefer_line(pairs or [])
     if newly:
         lines.append("These tools can be called from your next step.")
     others = [h for h in outcome.hits if h.group not in outcome.activate and h.group not in loaded]
@@ -181,11 +207,12 @@ def user_line(outcome: Outcome, catalog: Catalog, newly: list[str]) -> str:
     return f"loaded {', '.join(newly)} ({count} tool{'' if count == 1 else 's'})"
 
 
-def describe(catalog: Catalog | None, mode: str) -> str:
-    """find_tools' description: the base text and the generated one-line-per-group catalog."""
-    listing = catalog_text(catalog, mode) if catalog is not None else ""
+def describe(catalog: Catalog | None, mode: str, loaded: list[str] | None = None) -> str:
+    """find_tools' description: the base text and the generated one-line-per-group catalog of the groups not
+    loaded yet."""
+    listing = catalog_text(catalog, mode, set(loaded or ())) if catalog is not None else ""
     text = f"{BASE_DESCRIPTION} {GUIDANCE}"
-    return f"{text}\nGroups (core tools are always loaded and not listed):\n{listing}" if listing else text
+    return f"{text}\nGroups not loaded yet:\n{listing}" if listing else text
 
 
 @dataclass
@@ -194,12 +221,14 @@ class FinderTool(Tool):
 
     index_of: Callable[[], Index | None] = field(default=lambda: None)  # the session's index as it is now
     mode: str = "first"
+    loaded: Callable[[], list[str]] = field(default=list)  # the groups whose tools are sent already
     searchable = False  # the index leaves find_tools out: a query never needs to find the finder
 
     def spec(self) -> ToolSpec:
-        """The part the model sees, with the catalog as it is now."""
+        """The part the model sees, with the catalog of the groups not loaded, as it is now."""
         index = self.index_of()
-        return ToolSpec(self.name, describe(index.catalog if index else None, self.mode), self.parameters, self.group)
+        text = describe(index.catalog if index else None, self.mode, self.loaded())
+        return ToolSpec(self.name, text, self.parameters, self.group)
 
 
 def make_find_tools(
@@ -225,7 +254,7 @@ def make_find_tools(
         newly = activate(wanted) if wanted else []
         if hasattr(ctx, "summarize"):
             ctx.summarize(user_line(outcome, index.catalog, newly))
-        return result_text(outcome, index.catalog, newly, loaded, query)
+        return result_text(outcome, index.catalog, newly, loaded, query, doubles(index, outcome.activate))
 
     return FinderTool("find_tools", BASE_DESCRIPTION, PARAMETERS, run, group="core", read_only=True, source="ankit",
-                      index_of=index_getter, mode=mode)
+                      index_of=index_getter, mode=mode, loaded=active)

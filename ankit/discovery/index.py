@@ -1,34 +1,31 @@
-"""The search index over the catalog: BM25F-style field weighting of the tools' text, ranked results.
+"""The search index over the catalog: one scoring function, every number in ankit.discovery.weights.
 
-Score of a tool for a part of a request (every term counted once):
-  sum over terms t of  max over expansions e of t (t itself, a synonym, a prefix match)
+Score of a tool for a request (every term counted once; the request's quoted words and identifiers at `weak`):
+  sum over terms t of  max over relatives e of t (t itself, an abbreviation's words, slang, a synonym, a
+      thesaurus word for a word no tool uses, a longer word's start)
       factor(e) * idf(e) * (k1 + 1) * tf(e) / (k1 + tf(e)),
-  where tf(e) = sum over fields f of  W_f * count_f(e) / (1 - b_f + b_f * len_f / avglen_f)
-  over the fields name tokens, description, and parameter names and descriptions;
-  + for query bigrams found in the tool's name or description:  bigram * mean idf of the pair;
-  + name coverage:  coverage * share^power * matched, where matched is the idf of the tool's name words
-    found in the request and share is matched / the idf of all its name words (short, fully named tools win).
-A request with several parts ("find the rooms, then book one") is scored whole and part by part; each tool
-gains clause * top * (its best part score / that part's top), so the best tool for every part ranks high.
-Then meaning: the tools nearest the request by the subword vectors of ankit.discovery.vectors gain up to
-meaning * top * (the share of the request's words no leading tool has), so a request in the user's words
-reaches a tool described in the author's. Then the bonuses for tool names, group ids and curated keywords, and
-the disambiguation rules (ankit.discovery.boosts). A server's tool stands in for the bundled tool it doubles.
+  tf(e) = sum over fields f of  W_f * count_f(e) / (1 - b_f + b_f * len_f / avglen_f),
+  over the fields: the tool's name as words, description, parameters, phrases, its group's keywords, its server;
++ a request of several parts ("find the rooms, then book one"): clause * top * (the tool's best part score over
+  that part's top), so the best tool for every part ranks high;
++ meaning: the reached tools nearest the request by the subword vectors of ankit.discovery.vectors gain
+  meaning * top * (their cosine over the next nearest's); meaning reorders what the words reached, adds no tool.
+Then the groups' rules (data: a real collision between two groups, ankit.discovery.rules), and a server's tool
+stands in for the bundled tool it doubles.
 """
 
 import bisect
 import heapq
 import math
-import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from ankit.discovery.boosts import Boosts
 from ankit.discovery.catalog import Catalog, described
-from ankit.discovery.synonyms import is_verb, light_verb, relatives, spelled_out
-from ankit.discovery.terms import RequestPart, clauses, name_key, name_terms, request_parts, split_name, stem
+from ankit.discovery.rules import Rules
+from ankit.discovery.synonyms import light_verb, relatives, spelled_out
+from ankit.discovery.terms import RequestPart, keyword_terms, name_key, name_terms, phrase_terms, request_parts, split_name
 from ankit.discovery.vectors import Meanings, shipped
-from ankit.discovery.weights import Weights
+from ankit.discovery.weights import FIELDS, MIN_PREFIX, Weights
 from ankit.tooling.tool import Tool
 
 
@@ -41,15 +38,9 @@ class GroupHit:
     tools: list[str] = field(default_factory=list)
 
 
-_FIELDS = ("name", "description", "parameters")
-_READING = frozenset(stem(w) for w in "get list show read describe search find view".split())
-# A question asks to be told, so its first verb ("which issues have labels") is no action to prefer
-_QUESTION = re.compile(r"\s*(what|which|who|whose|how|when|where|why|is|are|was|were|do|does|did|has|have)\b",
-                       re.IGNORECASE)
 TWIN = 0.6  # how close in meaning a server tool and a bundled one of like names must be to be one answer
-_LEADING = 5  # the tools whose texts count as explaining a request's words
-_MEANING_PARTS = 8  # parts of a request compared in meaning (each is a pass over the catalog)
 _MATCH_CACHE = 20_000  # term matches kept between searches (each refers to postings the index holds anyway)
+_SHORT = ("name", "server")  # fields normalised by b_name
 Postings = list[tuple[int, float]]
 
 
@@ -64,216 +55,150 @@ class Index:
         # a tool may opt out of search (find_tools: finding the finder helps no one)
         self.names = [n for n in dict.fromkeys(listed) if n in known and getattr(known[n], "searchable", True)]
         self._unmatched = [(name, 0.0) for name in self.names]
-        self._matched: dict[tuple[str, float], tuple[Postings, Postings] | None] = {}  # term matches, kept
+        self._matched: dict[str, Postings | None] = {}  # term matches, kept
         self._build_postings()
         vectors = shipped() if self.weights.meaning else None
         self.meanings = Meanings(vectors, [_text(known[n]) for n in self.names]) if vectors else None
         self._twins = _twins(catalog, self.names, self.meanings)
-        self.boosts = Boosts(catalog, self.names, self.weights, self._idf, self._name_idf, self._kin())
+        self.rules = Rules(catalog, self.names)
+
+    def fields(self, name: str) -> dict[str, list[str]]:
+        """A tool's search fields as terms: its own, and its group's keywords and server."""
+        doc = self.catalog.terms[name]
+        group = self.catalog.groups.get(self.catalog.group_of(name) or "")
+        keywords = [t for k in group.keywords for t in keyword_terms(k)] if group else []
+        root = group.parent or group.id if group else name
+        server = doc.server or (phrase_terms(root.split(":")[-1]) if root != name else [])
+        return {"name": doc.name, "description": doc.description, "parameters": doc.parameters,
+                "phrases": doc.phrases, "keywords": keywords, "server": server}
 
     def _build_postings(self) -> None:
         w = self.weights
-        docs = [self.catalog.terms[n] for n in self.names]
+        docs = [self.fields(n) for n in self.names]
         count = max(len(docs), 1)
-        avg = {f: (sum(len(getattr(d, f)) for d in docs) / count) or 1.0 for f in _FIELDS}
-        weight = {"name": w.name, "description": w.description, "parameters": w.parameters}
-        b = {"name": w.b_name, "description": w.b_text, "parameters": w.b_text}
+        avg = {f: (sum(len(d[f]) for d in docs) / count) or 1.0 for f in FIELDS}
         raw: dict[str, dict[int, float]] = defaultdict(dict)
         for i, doc in enumerate(docs):
-            for f in _FIELDS:
-                values = getattr(doc, f)
-                norm = weight[f] / (1 - b[f] + b[f] * len(values) / avg[f])
-                for term in values:
+            for f in FIELDS:
+                b = w.b_name if f in _SHORT else w.b
+                norm = getattr(w, f) / (1 - b + b * len(doc[f]) / avg[f])
+                for term in doc[f]:
                     raw[term][i] = raw[term].get(i, 0.0) + norm
         self.idf = {t: math.log(1 + (count - len(p) + 0.5) / (len(p) + 0.5)) for t, p in raw.items()}
         self._postings: dict[str, Postings] = {
-            t: [(i, self.idf[t] * tf * (w.k1 + 1) / (w.k1 + tf)) for i, tf in p.items()] for t, p in raw.items()
+            t: [(i, self.idf[t] * tf * (w.k1 + 1) / (w.k1 + tf)) for i, tf in p.items() if tf > 0]
+            for t, p in raw.items()
         }
         self._vocabulary = sorted(raw)
-        self._in_name: dict[str, list[int]] = defaultdict(list)
-        self._name_idf: list[float] = []
-        self._bigrams: dict[tuple[str, str], set[int]] = defaultdict(set)
-        for i, doc in enumerate(docs):
-            for term in set(doc.name):
-                self._in_name[term].append(i)
-            self._name_idf.append(sum(self.idf[t] for t in set(doc.name)) or 1.0)
-            for seq in (doc.name, doc.description):
-                for pair in zip(seq, seq[1:]):
-                    self._bigrams[pair].add(i)
 
     def _idf(self, term: str) -> float:
         return self.idf.get(term, math.log(1 + len(self.names)))
 
     def expansions(self, term: str) -> dict[str, float]:
-        """The indexed terms a query term stands for, with their factor: itself, synonyms, prefix matches."""
+        """The indexed terms a query term stands for, with their factor: itself, relatives, prefix matches."""
         w = self.weights
         found = {term: 1.0} if term in self._postings else {}
         for other, kind in relatives(term):
-            if other not in self._postings:
-                continue
-            if kind != "thesaurus" or term not in found:
+            if other in self._postings and (kind != "thesaurus" or term not in found):
                 found.setdefault(other, getattr(w, kind))
-            elif self.idf[other] >= self.idf[term]:
-                # the thesaurus rescues misses; beside a word the catalog has it only breaks ties, and only
-                # by a rarer word (a common one would reach most of the catalog for a tenth of a point)
-                found.setdefault(other, w.thesaurus_beside)
-        if not found and len(term) >= w.min_prefix and term.isascii():
+        if not found and len(term) >= MIN_PREFIX and term.isascii():
             start = bisect.bisect_left(self._vocabulary, term)
             for other in self._vocabulary[start : start + 5]:
                 if other.startswith(term):
                     found.setdefault(other, w.prefix)
-            for cut in range(len(term) - 1, w.min_prefix - 1, -1):
+            for cut in range(len(term) - 1, MIN_PREFIX - 1, -1):
                 if term[:cut] in self._postings:
                     found.setdefault(term[:cut], w.prefix)
                     break
-        return found
+        return {t: f for t, f in found.items() if f > 0}
 
     def forget(self) -> None:
         """Drop the term matches kept between searches (they are rebuilt as queries need them)."""
         self._matched.clear()
 
-    def _term_match(self, term: str, floor: float) -> tuple[Postings, Postings] | None:
-        """The tools a term reaches through its expansions of idf >= floor, with scores; and its name matches."""
-        expanded = self.expansions(term)
-        beside = term in expanded and self.idf[term] < floor  # a common word: its tie-breakers wait too
-        found = {t: f for t, f in expanded.items()
-                 if self.idf[t] >= floor and not (beside and f == self.weights.thesaurus_beside)}
-        if not found:
-            return None
-        if list(found.values()) == [1.0]:
-            return self._postings[term], [(i, self.idf[term]) for i in self._in_name.get(term, ())]
+    def _term_match(self, term: str) -> Postings | None:
+        """The tools a term reaches through its expansions, each with its best score."""
+        cache = self._matched
+        if term in cache:
+            return cache[term]
+        if len(cache) > _MATCH_CACHE:
+            cache.clear()
+        found = self.expansions(term)
+        if found == {term: 1.0}:
+            cache[term] = self._postings[term]
+            return cache[term]
         best: dict[int, float] = {}
-        named: dict[int, float] = {}
         for other, factor in found.items():
             for i, value in self._postings[other]:
                 if factor * value > best.get(i, 0.0):
                     best[i] = factor * value
-            for i in self._in_name.get(other, ()):
-                named[i] = max(named.get(i, 0.0), factor * self.idf[other])
-        return list(best.items()), list(named.items())
-
-    def _matches(self, part: list[str]) -> list[tuple[Postings, Postings]]:
-        """Matches of a part's terms; words found in most tools say little and count only when nothing else does."""
-        unique = list(dict.fromkeys(part))
-        cache = self._matched
-        if len(cache) > _MATCH_CACHE:
-            cache.clear()
-        for floor in (self.weights.idf_floor, 0.0):
-            found = []
-            for term in unique:
-                match = cache.get((term, floor), False)
-                if match is False:
-                    match = cache[term, floor] = self._term_match(term, floor)
-                if match:
-                    found.append(match)
-            if found:
-                return found
-        return []
+        cache[term] = list(best.items()) or None
+        return cache[term]
 
     def _score_part(self, request: RequestPart) -> dict[int, float]:
-        w = self.weights
-        part = request.strong
-        scores: dict[int, float] = defaultdict(float)
-        named: dict[int, float] = defaultdict(float)
-        get = scores.get  # faster than defaultdict's += in the loops below
-        for postings, in_name in self._matches(part):
-            for i, value in postings:
-                scores[i] = get(i, 0.0) + value
-            for i, value in in_name:
-                named[i] += value
-        weak = w.weak
-        for postings, _ in self._matches(request.weak):
-            for i, value in postings:
-                scores[i] = get(i, 0.0) + weak * value
-        for pair in set(zip(part, part[1:])):
-            docs = self._bigrams.get(pair)
-            if docs:
-                bonus = w.bigram * (self._idf(pair[0]) + self._idf(pair[1])) / 2
-                for i in docs:
-                    scores[i] = get(i, 0.0) + bonus
-        name_idf, power, coverage = self._name_idf, w.coverage_power, w.coverage
-        for i, matched in named.items():
-            share = matched / name_idf[i]
-            scores[i] = get(i, 0.0) + coverage * (share if share < 1.0 else 1.0) ** power * matched
+        """The BM25F sum over a part's terms (strong at 1, weak at weights.weak)."""
+        scores: dict[int, float] = {}
+        get = scores.get
+        strong = list(dict.fromkeys(request.strong))
+        for factor, words in ((1.0, strong), (self.weights.weak, [t for t in dict.fromkeys(request.weak)
+                                                                  if t not in strong])):
+            for term in words if factor else ():
+                for i, value in self._term_match(term) or ():
+                    scores[i] = get(i, 0.0) + factor * value
         return scores
 
     def score_tools(self, query: str) -> dict[int, float]:
         """Scores of the tools that match the query at all, by position in the index."""
         requested = [_spell_out(p) for p in request_parts(query)]
-        parts = [p.strong for p in requested if p.strong]
+        if requested and light_verb(query):  # 'make a branch': make, no search term, says create
+            requested[0] = RequestPart([*light_verb(query), *requested[0].strong], requested[0].weak)
         whole = RequestPart([t for p in requested for t in p.strong], [t for p in requested for t in p.weak])
         scores = self._score_part(whole)
         if len(requested) > 1 and scores and self.weights.clause:
-            best: dict[int, float] = {}
-            get = best.get
-            for part in requested:
-                part_scores = self._score_part(part)
-                part_top = max(part_scores.values(), default=0.0)
-                for i, value in part_scores.items():
-                    if value > get(i, 0.0) * part_top:
-                        best[i] = value / part_top
-            lift = self.weights.clause * max(scores.values())
-            for i, share in best.items():
-                scores[i] += lift * share
-        self._add_meaning(query, [t for p in parts for t in p], scores)
-        if requested and scores:
-            self._prefer_action(requested[0].strong, scores, bool(_QUESTION.match(query)), light_verb(query))
-        self.boosts.apply(query, parts, scores)  # the rules come last: they decide between groups
+            self._add_clauses(requested, scores)
+        self._add_meaning(query, scores)
+        self.rules.apply(" ".join(whole.strong), scores)
         self._pair_twins(scores)
         return scores
 
-    def _add_meaning(self, query: str, words: list[str], scores: dict[int, float]) -> None:
-        """Lift the matched tools nearest the request in meaning (per part, by their closeness over the next
-        one's) by up to weights.meaning of the top score, times the share of the request its words leave
-        unexplained: a tool described in other words than the user's comes near, a request in the author's
-        words keeps its ranking. Meaning reorders what the words reached and adds no tool; the top score stays
-        what the words earned, so phrasings of a request still compare by their words' evidence."""
+    def _add_clauses(self, requested: list[RequestPart], scores: dict[int, float]) -> None:
+        """Each tool gains clause * top * its best share of one part's top: the best tool for every part."""
+        best: dict[int, float] = {}
+        get = best.get
+        for part in requested:
+            part_scores = self._score_part(part)
+            part_top = max(part_scores.values(), default=0.0)
+            for i, value in part_scores.items():
+                if value > get(i, 0.0) * part_top:
+                    best[i] = value / part_top
+        lift = self.weights.clause * max(scores.values())
+        for i, share in best.items():
+            scores[i] += lift * share
+
+    def _add_meaning(self, query: str, scores: dict[int, float]) -> None:
+        """The reached tools nearest the request in meaning gain weights.meaning * top * their cosine over the
+        next nearest's; the top is then scaled back to what the words earned, so phrasings still compare."""
         top = max(scores.values(), default=0.0)
         if self.meanings is None or top <= 0:
             return
-        best: dict[int, float] = {}
-        get = best.get
-        for part in clauses(query)[:_MEANING_PARTS]:
-            near = self.meanings.cosines(part, scores)
-            nearest = heapq.nlargest(self.weights.nearest + 1, near, key=lambda pair: pair[1])
-            floor = nearest[-1][1] if len(nearest) > self.weights.nearest else 0.0
-            for i, closeness in nearest:
-                if closeness - floor > get(i, 0.0):
-                    best[i] = closeness - floor
-        lift = self.weights.meaning * top * self._unexplained(words, scores)
-        for i, closeness in best.items():
+        near = heapq.nlargest(self.weights.nearest + 1, self.meanings.cosines(query, scores), key=lambda p: p[1])
+        floor = near[-1][1] if len(near) > self.weights.nearest else 0.0
+        lift = self.weights.meaning * top
+        for i, closeness in near:
             # in hundredths: tools told apart only by a digit in their names ('planner_0', 'planner_1') stay tied
-            scores[i] += lift * round(closeness, 2)
-        scale = top / max(scores.values())  # the request's top stays what its words earned: phrasings compare
+            scores[i] += lift * round(closeness - floor, 2)
+        scale = top / max(scores.values())
         for i in scores:
             scores[i] *= scale
-
-    def _unexplained(self, words: list[str], scores: dict[int, float]) -> float:
-        """The idf share of the request's words that none of the leading tools' texts has: meaning counts as
-        far as the words leave the request unexplained (a request in the author's words needs none)."""
-        words = list(dict.fromkeys(words))
-        total = sum(self._idf(t) for t in words)
-        if not total:
-            return 0.0
-        leading = heapq.nlargest(_LEADING, scores, key=scores.__getitem__)
-        docs = [self.catalog.terms[self.names[i]] for i in leading]
-        found = sum(self._idf(t) for t in words if any(t in d.name or t in d.description or t in d.parameters
-                                                          for d in docs))
-        return 1.0 - found / total
-
-    def _kin(self) -> dict[str, set[str]]:
-        """Each bundled group with the servers that double its tools: one domain."""
-        kin: dict[str, set[str]] = defaultdict(set)
-        group_of = self.catalog.group_of
-        for i, bundled in self._twins.items():
-            for j in bundled:
-                kin[group_of(self.names[j]) or ""].add(group_of(self.names[i]) or "")
-        return kin
 
     def stand_in(self, name: str) -> str:
         """The server tool that stands in for a bundled tool in the ranking (its twin), or the name itself."""
         at = {self.names[j]: self.names[i] for i, bundled in self._twins.items() for j in bundled}
         return at.get(name, name)
+
+    def doubles(self) -> list[tuple[str, str]]:
+        """(server tool, bundled tool) for each bundled tool a configured server's tool stands in for."""
+        return [(self.names[i], self.names[j]) for i, bundled in self._twins.items() for j in bundled]
 
     def _pair_twins(self, scores: dict[int, float]) -> None:
         """A server's tool with the name of a bundled one (mcp__git__git_status, git_status) stands in for it:
@@ -285,41 +210,6 @@ class Index:
                 scores[i] = best
                 for j in bundled:
                     scores.pop(j, None)
-
-    def _prefer_action(self, part: list[str], scores: dict[int, float], question: bool,
-                       light: tuple[str, ...] = ()) -> None:
-        """Break near-ties by what the request asks to do: its first verb (of its first two words) and the
-        word after it; a tool whose name says the verb gains most, one whose name says the object less. A
-        question, or a request that starts with no verb, asks to be told: reading is its verb, at half weight.
-        A light verb first ('make a branch') asks for its action (create) on the first word."""
-        at = None if question else next((n for n, term in enumerate(part[:2]) if is_verb(term)), None)
-        if light and not question:
-            action, weight = dict.fromkeys(light, 1.0), 1.0
-            thing = self._sayings(part[0]) if part else {}
-        elif at is None:
-            action, weight = dict.fromkeys(_READING, 1.0), 0.5
-            thing = self._sayings(part[0]) if part else {}
-        else:
-            action, weight = self._sayings(part[at]), 1.0
-            thing = self._sayings(part[at + 1]) if at + 1 < len(part) else {}
-        top = max(scores.values())
-        lift, floor = self.weights.action * top, (1 - self.weights.near) * top
-        terms = self.catalog.terms
-        for i, value in list(scores.items()):
-            if value >= floor:
-                name = terms[self.names[i]].name
-                does = max((action.get(t, 0.0) for t in name), default=0.0)
-                names = max((thing.get(t, 0.0) for t in name), default=0.0)
-                scores[i] = value + lift * (weight * does + 0.5 * names)
-
-    def _sayings(self, term: str) -> dict[str, float]:
-        """A term and the words that say the same, by how closely: itself, its spelled-out words and its
-        slang fully, synonyms by half (the thesaurus not at all)."""
-        found = dict.fromkeys([term, *spelled_out(term)], 1.0)
-        for other, kind in relatives(term):
-            if kind != "thesaurus":
-                found.setdefault(other, 1.0 if kind == "slang" else 0.5)
-        return found
 
     def rank_tools(self, query: str, limit: int | None = None) -> list[tuple[str, float]]:
         """Tools ranked for the query, best first; without a limit the whole catalog (non-matches last)."""

@@ -1,37 +1,32 @@
-"""The knobs of the search score, shared by the index and the bonuses."""
+"""Every number of the search score, in one place (fitted by tests/bench/fit_ranking.py on training sets only)."""
 
 from dataclasses import dataclass
+
+FIELDS = ("name", "description", "parameters", "phrases", "keywords", "server")
 
 
 @dataclass
 class Weights:
-    """The knobs of the score; general choices, not fitted to one catalog."""
+    """The numbers of the one scoring function (see ankit.discovery.index): BM25F field weights and length
+    normalisation, what a word's relatives count for, and the meaning term's weight."""
 
-    k1: float = 1.2
+    k1: float = 1.197
+    b: float = 0.562  # length normalisation of the text fields
+    b_name: float = 0.45  # ... and of the short ones (name, server)
     name: float = 2.5
     description: float = 1.0
-    parameters: float = 0.7
-    b_name: float = 0.3
-    b_text: float = 0.75
-    bigram: float = 0.5
-    coverage: float = 1.0
-    coverage_power: float = 2.0
-    clause: float = 1.0
-    exact_name: float = 3.0
-    name_phrase: float = 1.0
-    group_id: float = 3.0
-    keyword: float = 2.0
-    synonym: float = 0.5  # the hand-made synonym map
-    slang: float = 0.6  # software_words.txt: a user's word for what authors call otherwise
-    thesaurus: float = 0.35  # thesaurus.txt: general English, below the others: it only rescues misses
-    thesaurus_beside: float = 0.1  # ... and beside a word the catalog has, far below: it only breaks ties
-    prefix: float = 0.5
-    min_prefix: int = 5
-    idf_floor: float = 1.0
-    share_power: float = 0.5  # a group bonus lifts a tool by (its text score / the group's best) ** this
-    action: float = 0.25  # near-ties: a tool named for what the request asks to do gains this share of the top
-    near: float = 0.15  # ... among the tools within this share of the top score
-    meaning: float = 2.0  # a tool whose text means what the request says (cosine 1 over the 31st nearest) gains
-    # this share of the top, times the share of the request its words leave unexplained
-    nearest: int = 30  # ... among the request's nearest tools in meaning that its words reached
-    weak: float = 0.7  # words inside quotes, identifiers and paths, and the pieces of a mixed-case word
+    parameters: float = 0.525
+    phrases: float = 2.353  # the requests a model wrote for a tool (ankit mcp phrases)
+    keywords: float = 1.0  # the curated keywords of the tool's group
+    server: float = 1.0  # the server's name (or a bundled group's id)
+    weak: float = 0.262  # words inside quotes, identifiers and paths, and the pieces of a mixed-case word
+    synonym: float = 0.375  # the hand-made synonym map
+    slang: float = 1.2  # software_words.txt: a user's word for what authors call otherwise
+    thesaurus: float = 0.175  # thesaurus.txt, for a word no tool uses
+    prefix: float = 0.5  # a longer word no tool uses, matched by its start
+    clause: float = 1.0  # a request of several parts: each tool also gains its best part's share of the top
+    meaning: float = 2.0  # the reached tools nearest in meaning gain this share of the top times their closeness
+    nearest: int = 30  # ... over the closeness of the next nearest
+
+
+MIN_PREFIX = 5  # a word shorter than this is never matched by its start

@@ -19,12 +19,9 @@ class McpCatalog:
         return [(server.name, server.label, server.tools) for server in self._servers if server.tools]
 
     def group_meta(self) -> dict[str, dict]:
-        """Catalog metadata per group mcp:NAME: summary, keywords and core flag.
-
-        The server's name is a keyword only as a server is named ('the everything server', 'mcp:everything'):
-        alone, a name that is an ordinary word ('time', 'everything') weighs like any other word.
-        """
-        return {f"mcp:{s.name}": {"summary": summary(s), "keywords": [f"{s.name} server", f"mcp {s.name}"],
+        """Catalog metadata per group mcp:NAME: summary (the server's instructions, if any) and core flag; the
+        search has the server's name as a field of its tools (ankit.discovery.index)."""
+        return {f"mcp:{s.name}": {**({"summary": summary(s)} if summary(s) else {}),
                                   "core": bool(s.config and s.config.core)} for s in self._servers}
 
     def core_groups(self) -> list[str]:

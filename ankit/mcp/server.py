@@ -99,15 +99,8 @@ def state(server: Server) -> str:
 
 
 def summary(server: Server) -> str:
-    """What the catalog says of a server: its instructions, else its title and first tools."""
+    """What the catalog says of a server: its instructions ("" without any: the catalog then says what its tools
+    do, from their names)."""
     client, cached = server.client, server.cached or {}
     said = client.instructions if client else str(cached.get("instructions") or "")
-    text = said[:2000].strip()  # the catalog makes it one clean sentence
-    if text:
-        return text
-    info = client.server_info if client else cached.get("server_info")
-    info = info if isinstance(info, dict) else {}
-    title = info.get("title") or info.get("name") or ""
-    head = f"MCP server {server.name}" + (f" ({title})" if title and title != server.name else "")
-    names = [t.name.removeprefix(f"mcp__{server.label}__") for t in server.tools[:6]]
-    return head + (": " + ", ".join(names) if names else "")
+    return said[:2000].strip()  # the catalog makes it one clean sentence

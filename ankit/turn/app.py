@@ -187,7 +187,7 @@ class App:
         """The system prompt and window for any model, from this folder, its skills and the config."""
         note = self.sandbox.prompt_note() if self.sandbox is not None else ""
         return Prompt(self.cwd, self.skills, self.config.context_window, self.instructions.text, self.config.system,
-                      note)
+                      note, finder=not self.registry.everything_offered())
 
     def session(self, view: View, approve: Approver, ask: Asker = input, resume: SessionData | None = None,
                 inbox: Inbox | None = None) -> Session:

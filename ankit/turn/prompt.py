@@ -7,16 +7,18 @@ from ankit.skills.library import Skill, skills_prompt
 from ankit.turn.window import context_window, skills_budget
 
 INTRO = """You are ankit, a coding and terminal assistant working in the folder {cwd}.
-Answer concisely. Use tools to look at real files and run real commands rather than guessing.
-Only a few tools are offered at first. When a task needs something else (editing files, running
+Answer concisely. Use tools to look at real files and run real commands rather than guessing."""
+FINDING = """Only a few tools are offered at first. When a task needs something else (editing files, running
 shell commands, git, the web, processes, memory, GitHub, ...), call find_tools with a few plain words
 describing the need; the tools it loads can be called from the next step on."""
 
 
-def system_prompt(cwd: Path, skills_list: str, instructions: str = "", extra: str = "", mode: str = "") -> str:
-    """Build the system prompt: the working folder, the sandbox mode, project instructions, --system text, the
-    skills list."""
-    parts = [INTRO.format(cwd=cwd), mode.strip(), instructions.strip(), extra.strip(), skills_list.strip()]
+def system_prompt(cwd: Path, skills_list: str, instructions: str = "", extra: str = "", mode: str = "",
+                  finder: bool = True) -> str:
+    """Build the system prompt: the working folder, how tools are found (unless every tool is offered), the
+    sandbox mode, project instructions, --system text, the skills list."""
+    intro = INTRO.format(cwd=cwd) + ("\n" + FINDING if finder else "")
+    parts = [intro, mode.strip(), instructions.strip(), extra.strip(), skills_list.strip()]
     return "\n\n".join(part for part in parts if part)
 
 
@@ -30,6 +32,7 @@ class Prompt:
     instructions: str = ""  # AGENTS.md / CLAUDE.md text (ankit.context.instructions)
     extra: str = ""  # -s/--system text for this run
     mode: str = ""  # what the sandbox mode in force means for the model (plan mode says so)
+    finder: bool = True  # False when every tool is offered from the start: no find_tools to tell of
 
     def window(self, model: str) -> int:
         """The model's context window in tokens."""
@@ -38,4 +41,4 @@ class Prompt:
     def system(self, model: str) -> str:
         """The system prompt for a model (the skills list gets about 1% of its window)."""
         skills = skills_prompt(self.skills, skills_budget(self.window(model)))
-        return system_prompt(self.cwd, skills, self.instructions, self.extra, self.mode)
+        return system_prompt(self.cwd, skills, self.instructions, self.extra, self.mode, self.finder)

@@ -179,12 +179,19 @@ class Registry:
         return [g for g in dict.fromkeys(["core", *sorted(set(wanted) - {"core"})]) if g in self.catalog.groups]
 
     def group_specs(self, group: str) -> list[ToolSpec]:
-        """A group's current specs, from the catalog."""
+        """A group's current specs, from the catalog; find_tools only while a group is left to load."""
         found = self.catalog.groups.get(group)
         names = list(found.tools if found else [])
         if group == "core":  # tools named one by one in the config's core list travel with the core group
             names += [n for n in self.core if n in self.tools and n not in names]
+            if self.everything_offered():
+                names = [n for n in names if n != "find_tools"]
         return [self.tools[n].spec() for n in names if n in self.tools]
+
+    def everything_offered(self) -> bool:
+        """Whether every group with tools is sent already (core, or activated): nothing is left to find."""
+        offered = set(self.offered())
+        return all(g.id in offered for g in self.catalog.groups.values() if g.tools and not g.core)
 
     def offered(self) -> list[str]:
         """Groups whose tools are sent: core, then activated."""

@@ -1,6 +1,8 @@
 """Benchmark of discovery on a real MCP fleet: eval-discovery on the exported catalog and --live, beside BM25.
 
-usage: python3 tests/bench/bench_fleet.py [--fleet DIR] [--export] [--k 5] [--queries FILE] [--no-phrases]
+usage: python3 tests/bench/bench_fleet.py [--fleet DIR] [--export] [--k 5] [--queries FILE] [--no-phrases] [--all]
+--all prints every request set below on the cached catalog, with and without phrases, beside BM25 given the
+same text, in one table.
 Without --fleet it reads the catalog cached in tests/bench/fleet/catalog.jsonl (the fleet's bundled tools, MCP
 tools and group metadata, as `ankit eval-discovery --live --export` wrote it) and needs no server. With --fleet
 DIR (installed by tests/bench/fleet/install.sh) it also runs `ankit eval-discovery --live` in a session whose
@@ -79,9 +81,41 @@ def row(label: str, figures: dict) -> str:
             f"{figures['recall_at_k']:>8.3f} {figures['mrr']:>6.3f} {shown} {figures['ms_per_query']:>8.2f}")
 
 
+SETS = ("queries", "user_requests_dev", "user_requests_dev2", "user_requests_heldout", "user_requests_blind",
+        "user_requests_blind2", "bundled_guard")
+
+
+def every_set(k: int) -> int:
+    """--all: each request set of the fleet on the cached catalog, with and without the phrases, beside BM25
+    given the same text: recall@1 / recall@k / MRR (loaded recall for ankit)."""
+    tools, groups = read_catalog(CATALOG)
+    bare = [replace(t, phrases=[]) for t in tools]
+    rankers = []
+    for label, listed in (("phrases", tools), ("no phrases", bare)):
+        catalog, _ = build_catalog(listed, groups)
+        index = Index(catalog, listed)
+        said = [replace(t, description=described(t)) for t in listed if t.name in set(index.names)]
+        rankers.append((label, index, BM25(said)))
+    print(f"fleet catalog {CATALOG.relative_to(ROOT)}, k = {k}; recall@1 / recall@{k} / MRR (ankit: / loaded)")
+    print(f"{'set':<28} {'ankit +phrases':>28} {'BM25 +phrases':>22} {'ankit':>28} {'BM25':>22}")
+    for name in SETS:
+        cells = []
+        for _, index, bm25 in rankers:
+            queries = load_queries(HERE / f"{name}.jsonl", set(index.names))
+            mine = evaluate(index, queries, k)
+            base = measure(bm25.rank, queries, len(index.names), k)
+            cells.append(f"{mine.recall_at_1:.3f} / {mine.recall_at_k:.3f} / {mine.mrr:.3f} / {mine.loaded_recall:.3f}")
+            cells.append(f"{base.recall_at_1:.3f} / {base.recall_at_k:.3f} / {base.mrr:.3f}")
+        print(f"{name + f' ({len(queries)})':<28} " + " ".join(f"{c:>{28 if n % 2 == 0 else 22}}"
+                                                          for n, c in enumerate(cells)))
+    return 0
+
+
 def main(argv: list[str]) -> int:
     """Print the fleet figures."""
     k = int(argv[argv.index("--k") + 1]) if "--k" in argv else 5
+    if "--all" in argv:
+        return every_set(k)
     fleet = Path(argv[argv.index("--fleet") + 1]) if "--fleet" in argv else None
     path = Path(argv[argv.index("--queries") + 1]).resolve() if "--queries" in argv else QUERIES
     results = []

@@ -1,13 +1,14 @@
 """Discovery with the model in the loop: score the first find_tools call a model makes for each fleet request.
 
-usage: python3 tests/bench/bench_model_calls.py --calls FILE [FILE ...]
+usage: python3 tests/bench/bench_model_calls.py --calls FILE [FILE ...] [--no-phrases]
        python3 tests/bench/bench_model_calls.py --view
        python3 tests/bench/bench_model_calls.py --ask URL --model NAME [--provider openai|responses|anthropic]
                                                 [--key-env VAR] --queries FILE --out FILE
 In a session the user's words never reach the search as typed: the model reads find_tools' description (the
 groups of the session, one line each) and writes the call, often a group id or the task in a tool author's
 words, with phrasings. This scores such calls on the fleet's catalog (tests/bench/fleet/catalog.jsonl), beside
-the same requests as typed, and beside BM25 given the same text.
+the same requests as typed, and beside BM25 given the same text (the catalog's phrases too; --no-phrases
+leaves them out of both).
 
 --calls: JSON lines {"id": "SET:ID", "query": ..., "phrasings": [...]} for a find_tools call, or {"id": ...,
 "core": TOOL} when the model would call an always-loaded tool directly (--ask writes {"id": ..., "answer": TEXT}
@@ -29,7 +30,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from ankit.discovery.catalog import Catalog, build_catalog  # noqa: E402
+from dataclasses import replace  # noqa: E402
+
+from ankit.discovery.catalog import Catalog, build_catalog, described  # noqa: E402
 from ankit.discovery.evaluation import InputError, read_catalog  # noqa: E402
 from ankit.discovery.finder import PARAMETERS, describe, find  # noqa: E402
 from ankit.discovery.index import Index  # noqa: E402
@@ -41,12 +44,14 @@ FLEET = Path(__file__).resolve().parent / "fleet"
 K = 5
 
 
-def fleet_index() -> tuple[Catalog, Index, BM25]:
-    """The fleet's catalog, its index and BM25 over the same searchable tools."""
+def fleet_index(phrases: bool = True) -> tuple[Catalog, Index, BM25]:
+    """The fleet's catalog (with the phrases a model wrote for the servers' tools, or without), its index and
+    BM25 over the same searchable tools, given the same text (the phrases in each description)."""
     tools, groups = read_catalog(FLEET / "catalog.jsonl")
+    tools = tools if phrases else [replace(t, phrases=[]) for t in tools]
     catalog, _ = build_catalog(tools, groups)
     index = Index(catalog, tools)
-    return catalog, index, BM25([t for t in tools if t.name in set(index.names)])
+    return catalog, index, BM25([replace(t, description=described(t)) for t in tools if t.name in set(index.names)])
 
 
 def core_tools(catalog: Catalog) -> list[str]:
@@ -112,9 +117,9 @@ def score(request: dict, call: dict, catalog: Catalog, index: Index, bm25: BM25)
                   share(gold, other[:1]), share(gold, other[:K])]
 
 
-def report(calls: dict[str, dict]) -> str:
+def report(calls: dict[str, dict], phrases: bool = True) -> str:
     """One line per request set: the requests as typed, then the model's calls."""
-    catalog, index, bm25 = fleet_index()
+    catalog, index, bm25 = fleet_index(phrases)
     head = (f"{'set':<9} {'reqs':>4} {'direct':>6} | as typed: ankit r@1  r@5 loaded  BM25 r@1  r@5 | "
             f"model's call: ankit r@1  r@5 loaded  BM25 r@1  r@5")
     lines = [head]
@@ -192,7 +197,7 @@ def main(argv: list[str]) -> int:
         print(__doc__.splitlines()[2])
         return 2
     paths = [Path(p) for p in argv[argv.index("--calls") + 1:] if not p.startswith("--")]
-    print(report(read_calls(paths)))
+    print(report(read_calls(paths), "--no-phrases" not in argv))
     return 0
 
 
