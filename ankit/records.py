@@ -101,6 +101,14 @@ class Request:
     note: str = ""  # per-round text placed after the last cache breakpoint (e.g. held-back groups)
     max_tokens: int = 4096
     deferred: list[ToolSpec] = field(default_factory=list)  # every other catalog tool, in a grow-only order
+    top_logprobs: int = 0  # ask for the likeliest first tokens and their log-probabilities (decision mode)
+
+
+@dataclass
+class TokenChoices:
+    """The likeliest first tokens of a reply with their log-probabilities (asked with Request.top_logprobs)."""
+
+    logprobs: dict[str, float]
 
 
 @dataclass
@@ -146,7 +154,7 @@ class StreamEnd:
     stop_reason: str = ""
 
 
-Event = TextDelta | ToolCallDone | UsageReport | OpaqueData | Notice | StreamEnd
+Event = TextDelta | ToolCallDone | UsageReport | OpaqueData | Notice | StreamEnd | TokenChoices
 
 
 TODO_STATES = ("pending", "in_progress", "done")

@@ -148,6 +148,24 @@ def openai_sse(text: str = "", tool_calls=(), usage: dict | None = None, finish:
     return out + (b"data: [DONE]\n\n" if done else b"")
 
 
+def logprobs_sse(tops: dict[str, float], usage: dict | None = None) -> bytes:
+    """A one-token Chat Completions stream with logprobs, as llama.cpp's server and OpenAI send it: the first chunk
+    carries the role and an empty logprobs.content, the token's chunk its top_logprobs (token, logprob, bytes)."""
+    base = {"id": "chatcmpl-lp", "object": "chat.completion.chunk", "created": 1700000000, "model": "lp-test"}
+    best = max(tops, key=tops.get)
+    entries = [{"token": t, "logprob": lp, "bytes": list(t.encode())} for t, lp in tops.items()]
+    first = {"index": 0, "delta": {"role": "assistant", "content": ""}, "logprobs": {"content": []},
+             "finish_reason": None}
+    token = {"index": 0, "delta": {"content": best}, "finish_reason": None,
+             "logprobs": {"content": [{"token": best, "logprob": tops[best], "bytes": list(best.encode()),
+                                       "top_logprobs": entries}]}}
+    end = {"index": 0, "delta": {}, "logprobs": None, "finish_reason": "length"}
+    out = b"".join(_sse(None, {**base, "choices": [c]}) for c in (first, token, end))
+    if usage is not None:
+        out += _sse(None, {**base, "choices": [], "usage": usage})
+    return out + b"data: [DONE]\n\n"
+
+
 def anthropic_sse(text: str = "", tool_calls=(), usage: dict | None = None, stop: str | None = None,
                   model: str = "claude-test") -> bytes:
     """A Messages stream: a text block, then tool_use blocks (id, name, arguments JSON) in two pieces each."""

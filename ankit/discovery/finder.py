@@ -6,6 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ankit.discovery.catalog import Catalog, catalog_text, first_sentence
+from ankit.discovery.decision import Decision
 from ankit.discovery.index import GroupHit, Index
 from ankit.records import ToolSpec
 from ankit.discovery.terms import GENERIC_VERBS, name_key, phrase_terms, stem, terms
@@ -24,11 +25,14 @@ _GENERIC = frozenset(stem(w) for w in GENERIC_VERBS)
 
 @dataclass
 class Outcome:
-    """What a find_tools query found: kind is catalog, exact, winner, close or nothing."""
+    """What a find_tools query found: kind is catalog, exact, winner, close or nothing; mode is how it was
+    ranked (words, or decision: the model's choice) and fallback_reason why decision mode was not used."""
 
     kind: str
     activate: list[str] = field(default_factory=list)
     hits: list[GroupHit] = field(default_factory=list)
+    mode: str = "words"
+    fallback_reason: str = ""
 
 
 _KEYS: "weakref.WeakKeyDictionary[Catalog, dict[str, str]]" = weakref.WeakKeyDictionary()
@@ -82,9 +86,10 @@ def telling_match(index: Index, query: str, group_id: str) -> bool:
     return any(t in vocabulary or not vocabulary.isdisjoint(index.expansions(t)) for t in telling)
 
 
-def find(index: Index, query: str, phrasings: list[str] | None = None) -> Outcome:
-    """Decide what a find_tools query activates (see the issue's behaviour by query); other phrasings of the
-    same task count by their best evidence."""
+def find(index: Index, query: str, phrasings: list[str] | None = None,
+         decide: Callable[[Index, str], Decision] | None = None) -> Outcome:
+    """Decide what a find_tools query activates; other phrasings of the same task count by their best evidence.
+    With decide (decision mode), the model's choice among the lexical top tools ranks them, unless it falls back."""
     query = query if isinstance(query, str) else ""
     also = [p for p in phrasings or [] if isinstance(p, str) and p.strip()][:MAX_PHRASINGS]
     if query.strip().strip("`'\"").lower() in CATALOG_WORDS:
@@ -93,6 +98,31 @@ def find(index: Index, query: str, phrasings: list[str] | None = None) -> Outcom
     if named:
         hits = {h.group: h for h in index.search_groups(query)}
         return Outcome("exact", named, [hits.get(g) or GroupHit(g, 0.0, []) for g in named])
+    decision = decide(index, query) if decide is not None else None
+    if decision is not None and decision.mode == "decision":
+        return decided(index.catalog, decision)
+    outcome = _by_words(index, query, also)
+    outcome.fallback_reason = decision.fallback_reason if decision is not None else ""
+    return outcome
+
+
+def decided(catalog: Catalog, decision: Decision) -> Outcome:
+    """What the model's choice activates: the group of its best tool, and those as likely (three at most)."""
+    hits: dict[str, GroupHit] = {}
+    for name, probability in decision.ranked:
+        group = catalog.group_of(name) or name
+        hit = hits.setdefault(group, GroupHit(group, 0.0, []))
+        hit.score += probability
+        hit.tools.append(name)
+    ranked = sorted(hits.values(), key=lambda h: h.score, reverse=True)[:MAX_LISTED]
+    if not ranked:
+        return Outcome("nothing", mode="decision")
+    tied = [h.group for h in ranked if h.score >= TIED * ranked[0].score][:MAX_ACTIVATED]
+    return Outcome("winner" if len(ranked) == 1 else "close", tied, ranked, mode="decision")
+
+
+def _by_words(index: Index, query: str, also: list[str]) -> Outcome:
+    """The lexical ranking's outcome."""
     said = " ".join([query, *also])
     found = index.search_groups(query, also)[: 2 * MAX_LISTED]
     hits = [h for h in found if telling_match(index, said, h.group)]
@@ -147,7 +177,8 @@ def result_text(outcome: Outcome, catalog: Catalog, newly: list[str], loaded: li
         return _catalog_answer(catalog, loaded, "Tool groups you can load")
     if outcome.kind == "nothing":
         shown = " ".join(query.split())[:80]
-        return _catalog_answer(catalog, loaded, f"Nothing matched {shown!r}, so nothing was loaded. Tool groups")
+        return _catalog_answer(catalog, loaded, f"Nothing matched {shown!r}, so nothing was loaded. Tool groups") + (
+            _mode_line(outcome))
     best = {h.group: h.tools for h in outcome.hits}
     lines = [f"{'Loaded' if g in newly else 'Already loaded'} {g}: {_names(catalog, g, best.get(g, []))}."
              for g in outcome.activate]
@@ -159,7 +190,14 @@ def result_text(outcome: Outcome, catalog: Catalog, newly: list[str], loaded: li
         lines.append("Other close matches (call find_tools with a group id to load one):")
         groups = catalog.groups
         lines += [f"- {h.group}: {first_sentence(groups[h.group].summary)}" for h in others if h.group in groups]
-    return "\n".join(lines)
+    return "\n".join(lines) + _mode_line(outcome)
+
+
+def _mode_line(outcome: Outcome) -> str:
+    """How the answer was ranked, when decision mode was asked for: the model's choice, or why not."""
+    if outcome.mode == "decision":
+        return "\n(mode: decision: ranked by the model's choice)"
+    return f"\n(mode: words; fallback_reason: {outcome.fallback_reason})" if outcome.fallback_reason else ""
 
 
 def _catalog_answer(catalog: Catalog, loaded: list[str], heading: str) -> str:
@@ -236,6 +274,7 @@ def make_find_tools(
     activate: Callable[[list[str]], list[str]],
     active: Callable[[], list[str]],
     mode: str = "first",
+    decide: Callable[[Index, str], Decision] | None = None,
 ) -> Tool:
     """Build the find_tools tool; activate(groups) returns the groups newly activated, active() those loaded.
     find_tools only activates: what reaches the model, and when, is the round's plan and the provider's."""
@@ -247,7 +286,7 @@ def make_find_tools(
         query = args.get("query", "") if isinstance(args, dict) else ""
         query = query if isinstance(query, str) else ""
         phrasings = args.get("phrasings") if isinstance(args, dict) else None
-        outcome = find(index, query, phrasings if isinstance(phrasings, list) else None)
+        outcome = find(index, query, phrasings if isinstance(phrasings, list) else None, decide)
         core = [g.id for g in index.catalog.groups.values() if g.core]
         loaded = list(dict.fromkeys([*active(), *core]))
         wanted = [g for g in outcome.activate if g not in loaded]

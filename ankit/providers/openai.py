@@ -7,6 +7,7 @@ tool-calling turn's reasoning_content back in every later request (a 400 otherwi
 assistant turns with tool calls, is kept in Message.opaque["openai"] and sent back; plain answers keep none.
 """
 
+import math
 import json
 import secrets
 from collections.abc import Iterable, Iterator
@@ -16,7 +17,7 @@ from ankit.errors import ProviderError, StreamError
 from ankit.providers import compat, http
 from ankit.providers.base import Provider, ProviderSettings, ShapeError, part
 from ankit.records import (ARGUMENTS_CAP, Event, Message, Notice, OpaqueData, Request, StreamEnd, TextDelta,
-                           ToolCall, ToolCallDone, Usage, UsageReport, bounded_arguments)
+                           TokenChoices, ToolCall, ToolCallDone, Usage, UsageReport, bounded_arguments)
 from ankit.providers.sse import ServerEvent
 from ankit.safety import text as boundary
 
@@ -107,6 +108,8 @@ def build_body(settings: ProviderSettings, request: Request) -> dict:
         ]
     body["stream"] = True
     body["stream_options"] = {"include_usage": True}
+    if request.top_logprobs:
+        body["logprobs"], body["top_logprobs"] = True, min(request.top_logprobs, 20)
     if settings.preset == "openai" and settings.native:  # OpenAI's own API only: others may reject these fields
         body["max_completion_tokens"] = request.max_tokens
         if settings.session_id:
@@ -169,6 +172,7 @@ class _Reply:
     reasoning: list[str] | None = None  # reasoning_content pieces, when the server sends that field
     finish: str | None = None
     inline: compat.InlineThinking = field(default_factory=compat.InlineThinking)
+    choices_told: bool = False  # the first token's alternatives, once
 
     def take(self, chunk: dict) -> Iterator[Event]:
         """Fold one chunk in, yielding its reply text; reasoning is never shown (delta.reasoning is ignored)."""
@@ -181,6 +185,9 @@ class _Reply:
             if isinstance(delta.get("reasoning_content"), str):
                 self.reasoning = self.reasoning if self.reasoning is not None else []
                 self.reasoning.append(delta["reasoning_content"])
+            if not self.choices_told and (first := first_token_choices(choice)) is not None:
+                self.choices_told = True
+                yield first
             if isinstance(delta.get("content"), str) and (text := self.inline.feed(delta["content"])):
                 yield TextDelta(text)
             for call in part(delta, "tool_calls", list, []):
@@ -210,6 +217,20 @@ def read_stream(settings: ProviderSettings, events: Iterable[ServerEvent]) -> It
     if rest := reply.inline.flush():
         yield TextDelta(rest)
     yield from finish_events(reply.calls, reply.usage, reply.finish, reply.reasoning)
+
+
+def first_token_choices(choice: dict) -> TokenChoices | None:
+    """The first token's top_logprobs of a choice (Chat Completions' logprobs.content[0]), as one event; None
+    when the choice carries none (an empty list comes with the role-only first chunk)."""
+    content = part(part(choice, "logprobs", dict, {}), "content", list, [])
+    first = content[0] if content and isinstance(content[0], dict) else {}
+    tops = part(first, "top_logprobs", list, [])
+    found: dict[str, float] = {}
+    for top in tops:
+        token, logprob = (top.get("token"), top.get("logprob")) if isinstance(top, dict) else (None, None)
+        if isinstance(token, str) and isinstance(logprob, (int, float)) and not isinstance(logprob, bool):
+            found[token] = max(found.get(token, -math.inf), float(logprob))
+    return TokenChoices(found) if found else None
 
 
 def merge_call(calls: dict[int, _Call], delta: dict, moved: dict[int, int] | None = None) -> None:
@@ -286,6 +307,8 @@ def read_whole(settings: ProviderSettings, body: dict) -> Iterator[Event]:
     if not isinstance(choice, dict):
         raise ShapeError(f"choices[0] is {type(choice).__name__}")
     message = part(choice, "message", dict, {})
+    if (first := first_token_choices(choice)) is not None:
+        yield first
     inline = compat.InlineThinking()
     if isinstance(message.get("content"), str) and (text := inline.feed(message["content"]) + inline.flush()):
         yield TextDelta(text)

@@ -46,6 +46,9 @@ class Config:
     notify: float = 30.0  # a turn longer than this many seconds rings the terminal when it ends (0: never)
     phrases: bool = True  # the model writes MCP tools' search phrases in the background of a REPL session
     phrases_model: str = ""  # the model that writes them ("": the session's)
+    search: str = "words"  # find_tools ranks by words, or by the model's choice among the top tools (decision)
+    decision_model: str = ""  # the model decision mode asks ("": the session's)
+    min_probability: float = 0.05  # decision mode drops tools the model gives less than this
     trusted: bool = False  # this folder's .ankit/ settings and tools apply (trust list or --trust)
     held: dict = field(default_factory=dict)  # project settings waiting for trust (see ankit/settings/layers.py)
     trust_items: list[str] = field(default_factory=list)  # what trusting this folder trusts, one line each
@@ -82,11 +85,13 @@ KEYS: dict[str, type] = {
     "web_search_url": str, "web_search_backend": str, "web_timeout": int, "web_max_bytes": int,
     "github_api_url": str, "memory_fts": bool, "sandbox": str,
     "hooks": dict,  # [[hooks.EVENT]] tables (ankit.tooling.hooks)
-    "notify": float, "subagent_max_rounds": int, "phrases": bool, "phrases_model": str,  # seconds a turn takes before its end rings the terminal (0: never)
+    "notify": float, "subagent_max_rounds": int, "phrases": bool, "phrases_model": str,
+    "search": str, "decision_model": str, "min_probability": float,  # seconds a turn takes before its end rings the terminal (0: never)
 }
 FIELDS = {key: kind for key, kind in KEYS.items() if key in Config.__dataclass_fields__}
 CHOICES = {"deferred": ("auto", "native", "append"), "api": ("", "responses", "chat"),
-           "catalog_mode": ("names", "first", "full"), "sandbox": ("workspace", "read-only", "off")}
+           "catalog_mode": ("names", "first", "full"), "sandbox": ("workspace", "read-only", "off"),
+           "search": ("words", "decision")}
 ALIASES = {"sandbox": sandbox.ALIASES}  # /mode's names (ask, plan) are the setting's too
 ENV_KEYS = {"ANKIT_PROVIDER": "provider", "ANKIT_MODEL": "model", "ANKIT_BASE_URL": "base_url"}
 

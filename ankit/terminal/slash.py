@@ -26,6 +26,7 @@ from ankit.turn.app import App
 from ankit.turn.phrasing import PhraseWriter
 from ankit.turn.session import Session
 from ankit.usage.pricing import load_prices
+from ankit.wording import count
 from ankit.terminal.notify import Notifier
 from ankit.terminal.timeline import cmd_fork, cmd_rewind
 from ankit.agents.definitions import agents_text
@@ -214,12 +215,20 @@ def cmd_usage(state: ReplState, arg: str) -> str:
     runs = [(f"{r.turn}. {r.description}" + (f" ({r.agent})" if r.agent else ""), r.rounds) for r in session.runs]
     subagents = subagent_lines(runs, prices, state.view.width())
     text = text + "\n\n" + "\n".join(subagents) if subagents else text
-    writer = state.phrases
-    background = subagent_lines([("search phrases", list(writer.rounds))] if writer and writer.rounds else [], prices,
-                                state.view.width(), head="in the background")
-    text = text + "\n\n" + "\n".join(background) if background else text
+    text += "".join("\n\n" + "\n".join(part) for part in _beside_turns(state, prices) if part)
     budget = session.budget
     return text + ("\n\n" + budget.line(session.spent_rounds()) if budget else "")
+
+
+def _beside_turns(state: ReplState, prices: dict) -> list[list[str]]:
+    """/usage's requests beside the turns: search phrases written in the background, decision mode's questions
+    (and how often it kept the lexical ranking, and why)."""
+    writer, chooser = state.phrases, state.app.chooser
+    runs = [("search phrases", list(writer.rounds))] if writer and writer.rounds else []
+    runs += [("find_tools decisions", list(chooser.rounds))] if chooser and chooser.rounds else []
+    fell = [f"decision mode kept the lexical ranking {count(len(chooser.fallbacks), 'time')}: "
+            f"{visible(chooser.fallbacks[-1])}"] if chooser and chooser.fallbacks else []
+    return [subagent_lines(runs, prices, state.view.width(), head="beside the turns"), fell]
 
 
 def cmd_context(state: ReplState, arg: str) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+from functools import partial
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -23,6 +24,9 @@ from ankit.skills.library import Skill, find_skills, skill_dirs
 from ankit.tooling.activation import habitual
 from ankit.tooling.hooks import Hooks, load_hooks
 from ankit.tooling.loader import load_tools
+from ankit.discovery.decision import decide
+from ankit.turn.deciding import ModelChooser
+from ankit.turn.phrasing import PhraseWriter
 from ankit.turn.prompt import Prompt
 from ankit.turn.registry import BUILT_IN, Registry
 from ankit.usage.pricing import load_prices
@@ -64,6 +68,7 @@ class App:
     mcp_start: str = "all"  # "uncached" for listings, "deferred" for -p: see Registry.mcp_start
     elicit: Elicitor | None = None  # asks the user an MCP server's question: a form in the REPL, declined in -p
     _store: SessionStore | None = field(default=None, repr=False)
+    chooser: ModelChooser | None = None  # decision mode's questions (search = "decision"), for /usage
 
     def load(self) -> "App":
         """Load tools, skills and the catalog; MCP servers start in the background."""
@@ -79,7 +84,7 @@ class App:
         self.registry = Registry(file_tools, self.skills, self.config.core, self.config.catalog_mode,
                                  self.config.mcp_servers, paths.state_home() / "mcp", self.mcp_start,
                                  self.problems, mcp_root=self.cwd, mcp_elicit=self.elicit,
-                                 agents=self.agents)
+                                 agents=self.agents, decide=self._decider())
         self.policy = Policy.from_rules(self.config.allow, self.config.deny, self.cwd, self.config.ask, self.config.yes)
         self.sandbox = Sandbox.for_setting(self.config.sandbox, self.cwd)
         self.notices += [line for line in [self.sandbox.unavailable()] if line]
@@ -221,6 +226,21 @@ class App:
             raise ConfigError(self.setup_error)
         return provider
 
+    def _decider(self):
+        """Decision mode's ranking (search = "decision"): the model's choice among a search's top tools; None
+        with search = "words"."""
+        if self.config.search != "decision":
+            return None
+        self.chooser = ModelChooser(self.decision_provider)
+        return partial(decide, chooser=self.chooser, min_probability=self.config.min_probability)
+
+    def decision_provider(self):
+        """The provider decision mode asks (decision_model, else the session's model), or None."""
+        provider = self.session_provider("")
+        if provider is not None and self.config.decision_model:
+            provider.use_model(self.config.decision_model)
+        return provider
+
     def phrase_writer(self):
         """What writes MCP tools' search phrases in the background (phrases_model, else the session's model); None
         with phrases = false, no server, or no model."""
@@ -231,7 +251,6 @@ class App:
             return None
         if self.config.phrases_model:
             provider.use_model(self.config.phrases_model)
-        from ankit.turn.phrasing import PhraseWriter
         return PhraseWriter(provider, self.registry, self.scrubber())
 
     def session_provider(self, session_id: str):

@@ -6,10 +6,10 @@ configured provider (or `phrases_model`) and takes the answer into the registry,
 phrases with its description from then on. Servers are asked side by side.
 """
 
+import queue
 import threading
 import time
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor, as_completed
 
 from ankit.discovery.phrases import SYSTEM, original_name, question, read_answer
 from ankit.protocols import Provider
@@ -98,23 +98,29 @@ class PhraseWriter:
                 self.running = False
 
     def write(self, servers: list, keep_empty: bool = False) -> Iterator[str]:
-        """Ask about each server (side by side) and keep what comes back (an answer without phrases too, with
-        keep_empty); a line per server as each is done."""
-        if not servers:
-            return
-        with ThreadPoolExecutor(max_workers=SIDE_BY_SIDE, thread_name_prefix="ankit-phrases") as pool:
-            futures = {pool.submit(self._phrases_of, server, label, tools): (server, label, tools)
-                       for server, label, tools in servers}
-            for future in as_completed(futures):
-                server, label, tools = futures[future]
-                yield self._keep(server, label, tools, future, keep_empty)
+        """Ask about each server (SIDE_BY_SIDE at once) and keep what comes back (an answer without phrases too,
+        with keep_empty); a line per server as each is done."""
+        done: queue.SimpleQueue = queue.SimpleQueue()
+        slots = threading.BoundedSemaphore(SIDE_BY_SIDE)
+        for server in servers:
+            threading.Thread(target=self._one, args=(server, slots, done), daemon=True, name="ankit-phrases").start()
+        for _ in servers:
+            server, label, tools, found = done.get()
+            yield self._keep(server, label, tools, found, keep_empty)
 
-    def _keep(self, server: str, label: str, tools: list, future, keep_empty: bool) -> str:
+    def _one(self, server: tuple, slots: threading.BoundedSemaphore, done: queue.SimpleQueue) -> None:
+        """One server's phrases (or the exception that stopped them), posted to `done`."""
+        with slots:
+            try:
+                found = self._phrases_of(*server)
+            except Exception as exc:  # handed to the caller's thread, which says it in one line
+                found = exc
+        done.put((*server, found))
+
+    def _keep(self, server: str, label: str, tools: list, found: dict | Exception, keep_empty: bool) -> str:
         """Keep one server's phrases; the line that says what came of it."""
-        try:
-            found = future.result()
-        except Exception as exc:  # a failed request: nothing kept, asked again next time
-            return f"{server}: the model was not reached ({self.scrubber.text(str(exc))}); nothing kept"
+        if isinstance(found, Exception):  # a failed request: nothing kept, asked again next time
+            return f"{server}: the model was not reached ({self.scrubber.text(str(found))}); nothing kept"
         if self.registry.phrases is not None and (found or keep_empty):
             self.registry.phrases.save(server, label, tools, found)
         if not found:

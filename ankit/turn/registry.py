@@ -6,11 +6,13 @@ the main thread drains before a turn (or after waiting for servers, for a listin
 
 import queue
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ankit.agents.tool import make_task_tool
 from ankit.discovery.catalog import Catalog, build_catalog
+from ankit.discovery.decision import Decision
 from ankit.discovery.finder import make_find_tools
 from ankit.discovery.index import Index
 from ankit.discovery.phrases import PhraseStore
@@ -44,6 +46,7 @@ class Registry:
     mcp_root: Path | None = None  # the working folder, offered as the root when a server asks
     mcp_elicit: Elicitor | None = None  # asks the user a server's question (None: not offered)
     agents: dict = field(default_factory=dict)  # named subagents (agents.definitions.AgentSpec by name)
+    decide: Callable[[Index, str], Decision] | None = None  # decision mode: the model's choice ranks a search
     tools: Toolset = field(default_factory=Toolset, init=False)
     activation: Activation = field(init=False)
     catalog: Catalog | None = field(default=None, init=False)
@@ -107,7 +110,8 @@ class Registry:
             meta = self.mcp.catalog.group_meta()
         tools.setdefault("skill", make_skill_tool(lambda: self.skills))
         tools.setdefault("task", make_task_tool(self.agents))
-        finder = make_find_tools(lambda: self.index, self._activate_found, self.offered, self.catalog_mode)
+        finder = make_find_tools(lambda: self.index, self._activate_found, self.offered, self.catalog_mode,
+                                 self.decide)
         tools.setdefault(finder.name, finder)
         catalog, problems = build_catalog(list(tools.values()), meta)
         if self.catalog is not None and _outline(catalog) != _outline(self.catalog):
