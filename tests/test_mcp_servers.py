@@ -348,3 +348,14 @@ def test_a_server_that_did_not_start_is_remembered_and_taxes_no_turn_for_a_while
         second.close()
     assert cache.failure(first._servers[0].key, now=time.time() + 601) is None  # forgotten after ten minutes
 
+
+
+def test_two_servers_whose_names_read_alike_are_told_apart_and_it_is_said(tmp_path):
+    manager = McpManager({"my.srv": fake(), "my_srv": fake()}, tmp_path / "logs")
+    try:
+        view = View()
+        manager.before_turn(view)
+        assert any(line.startswith("MCP server 'my_srv''s tools are named mcp__my_srv_") for line in view.notices)
+        assert [s.label for s in manager._servers][0] == "my_srv" and manager._servers[1].label != "my_srv"
+    finally:
+        manager.close()

@@ -23,7 +23,7 @@ from ankit.mcp.server import MAX_RESTARTS, Server, labels
 from ankit.mcp.status import McpStatus
 from ankit.mcp.tokens import TokenStore
 from ankit.mcp.settings import launch, server_config
-from ankit.mcp.tools import make_tools
+from ankit.mcp.tools import clean_name, make_tools
 from ankit.mcp.transport import McpError
 from ankit.protocols import Elicitor
 
@@ -55,6 +55,9 @@ class McpManager:
         self.catalog, self.status = McpCatalog(self._servers), McpStatus(self._servers)
         self.content = McpContent(self._servers, self.running)
         for name, label in labels(list(servers)).items():
+            if label != clean_name(name):  # two names that read alike: told apart by a hash, and said so
+                self.status.queue(f"MCP server {name!r}'s tools are named mcp__{label}__... ({clean_name(name)!r} "
+                                  "is another server's, or too long)")
             server = Server(name, label, self.log_dir / f"mcp-{label}.log")
             try:
                 server.config = server_config(name, servers[name])
