@@ -54,7 +54,9 @@ def test_a_servers_question_is_a_short_form(run, provider_server, home):  # noqa
     terminal = run("--yes")
     terminal.line("book a table")
     terminal.expect("MCP server fake asks: Which date?")
-    terminal.line("y", prompt="[c]ancel: ")
+    terminal.expect("[c]ancel: ")
+    terminal.answer("y")  # one key, as at every question offering letters: no Enter to forget before the date
+    terminal.expect("accept\n")
     terminal.expect("YYYY-MM-DD")
     terminal.line("2026-12-24", prompt="date: ")
     terminal.expect("Booked.")

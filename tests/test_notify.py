@@ -37,7 +37,7 @@ def test_an_approval_waiting_rings_the_terminal(run, provider_server):
     term.line("write x.txt")
     term.expect("[y]es / [N]o")
     assert b"\a\x1b]9;ankit needs your approval: write_file\a\x1b]777;notify;ankit;" in term.raw
-    term.type("n")
+    term.answer("n")
     term.expect("why not?")
     term.type("\r")
     term.expect("Not written.")

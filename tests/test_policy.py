@@ -279,10 +279,12 @@ def test_always_covers_the_subcommand_after_global_options_and_never_git_c(run, 
     term.line("go")
     term.expect("[a]lways covers: run_command: git log … (any arguments, but no option that runs code")
     term.expect("[y]es / [N]o / [a]lways")  # the next ones are answered once asked (a key typed sooner is type-ahead)
-    term.type("a")
+    term.answer("a")
     for _ in range(2):  # each git -c call is asked, and declined
         term.expect("[y]es / [N]o / [a]lways")
-        term.type("n\r")
+        term.answer("n")
+        term.expect("why not?")
+        term.type("\r")
     term.expect("done")
     term.finish()
     assert not (home / "work" / "PWNED").exists() and not (home / "work" / "PWNED2").exists()
@@ -302,10 +304,12 @@ def test_always_for_a_get_never_covers_a_post_or_a_secret(run, provider_server, 
         term.line("go")
         term.expect("[a]lways covers: http_request: GET, HEAD and OPTIONS requests to " + target.url.lower())
         term.expect("[y]es / [N]o / [a]lways")
-        term.type("a")
+        term.answer("a")
         for _ in range(2):
             term.expect("[y]es / [N]o / [a]lways")
-            term.type("n\r")
+            term.answer("n")
+            term.expect("why not?")
+            term.type("\r")
         term.expect("done")
         term.finish()
         assert term.seen.count("[y]es / [N]o / [a]lways") == 3
@@ -368,14 +372,14 @@ def test_a_pull_that_changes_a_trusted_mcp_command_asks_again_saying_what_change
     (home / "work" / ".ankit" / "config.toml").write_text(benign)
     term = run()
     term.expect("[y/N] ")
-    term.type("y")  # one key answers
+    term.answer("y")  # one key answers
     term.expect("ankit ")
     term.finish()
     evil = json.dumps(["-c", f"open({str(marker)!r}, 'w')"])
     (home / "work" / ".ankit" / "config.toml").write_text(benign.replace('["-c", "pass"]', evil))
     term = run()
     shown = term.expect("Trust this folder and apply them? [y/N] ")
-    term.type("n")
+    term.answer("n")
     term.expect("ignored this time")
     term.finish()
     assert "changed since you trusted it" in shown and f"now: start the MCP server s: {sys.executable} -c open(" in shown

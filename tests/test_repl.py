@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from ankit.safety.sandbox import support
+from ankit.terminal.keys import QUIET
 from ankit.terminal.render import ERASE_LINE
 from conftest import anthropic_sse, fixture_parts, openai_sse, responses_sse
 from tests.helpers import local_model_server
@@ -142,6 +143,12 @@ class Terminal:
         """Send keys as typed."""
         self.typed_at = len(self.seen)
         os.write(self.fd, text.encode())
+
+    def answer(self, key: str) -> None:
+        """Press one key for the question on screen, as a person does: after a pause (terminal/keys.py takes no
+        key that comes within QUIET of the question or of another key)."""
+        time.sleep(QUIET + 0.1)
+        self.type(key)
 
     def prompt(self, prompt: str = "> ", timeout: float = WAIT) -> None:
         """Wait until ankit waits for input: the screen ends with a prompt shown since the last keys."""
@@ -450,7 +457,7 @@ def test_approval_is_one_key_and_a_no_can_carry_a_reason(run, provider_server, h
     term.line("write a")
     shown = term.expect(QUESTION)
     assert "write_file wants to run:" in shown and "+++ b/a.txt" in shown and "+hello" in shown
-    term.type("n")  # one key: no Enter needed; what follows is the reason, with line editing
+    term.answer("n")  # one key: no Enter needed; what follows is the reason, with line editing
     term.expect("no\nwhy not? (told to the model; Enter to skip) ")
     term.type("use a dir\x1b[D\x1b[D\x1b[Dtemp \x1b[F!\r")  # arrows move the cursor: "use a temp dir!"
     term.expect("Declined, fine.")
@@ -461,27 +468,27 @@ def test_approval_is_one_key_and_a_no_can_carry_a_reason(run, provider_server, h
 
     term.line("write b")
     term.expect(QUESTION)
-    term.type("m")
+    term.answer("m")
     term.expect("press y, n, a, q or r (Enter: no)")
     term.expect(QUESTION)
-    term.type("\r")  # Enter: the default, no, at once
+    term.answer("\r")  # Enter: the default, no, at once
     term.expect("  ✗ declined\n")
     term.expect(QUESTION)
-    term.type("y")
+    term.answer("y")
     term.expect("Wrote b.")
     assert (work / "b.txt").read_text() == "hello\n"
     assert server.requests[3].json["messages"][-1]["content"] == "Error: the user declined this call; do not retry it, ask the user what to do instead"
 
     term.line("write c and d")
     term.expect(QUESTION)
-    term.type("a")
+    term.answer("a")
     term.expect("Wrote c and d.")
     assert (work / "c.txt").exists() and (work / "d.txt").exists()
     assert term.seen.count(QUESTION) == 5  # d.txt was not asked about
 
     term.line("make a folder")
     assert "create folder newdir/" in term.expect(QUESTION)  # "always" covered write_file only
-    term.type("q")
+    term.answer("q")
     term.expect("cancelled at the approval prompt (never started: make_directory)")
     term.line("never mind")
     term.expect("Stopped, fine.")
@@ -966,7 +973,7 @@ def test_shift_tab_cycles_the_mode_keeps_the_line_and_plan_mode_runs_commands_un
     term.expect("mode: ask (no sandbox: every command asks)")
     term.line("touch it")
     term.expect(QUESTION)
-    term.type("n")
+    term.answer("n")
     term.expect("why not?")
     term.type("\r")
     term.expect("Asked.")
@@ -998,11 +1005,11 @@ def test_a_message_larger_than_the_context_window_asks_before_it_is_sent(run, pr
     term.line("summarize " + "lorem ipsum dolor " * 300)  # about 1,350 tokens
     term.expect("this message is about 1,353 tokens, more than the context window of gpt-4o (1,000 tokens)")
     term.expect("send it anyway? [y/N] ")
-    term.type("n")
+    term.answer("n")
     term.expect("not sent; Up brings the message back")
     term.line("summarize " + "lorem ipsum dolor " * 300)
     term.expect("send it anyway? [y/N] ")
-    term.type("y")
+    term.answer("y")
     term.expect("Read it.")
     assert term.finish() == 0
     assert len(provider_server.requests) == 1  # the first was kept back
@@ -1106,7 +1113,7 @@ def test_a_line_typed_during_a_tool_round_reaches_the_model_in_the_next_request(
     term.footer_is(["› mind the tests"])
     slow.set()
     term.expect(QUESTION)  # the approval owns the keys meanwhile: its y is an answer, not type-ahead
-    term.type("y")
+    term.answer("y")
     term.expect("› mind the tests\n")  # shown where it joined the conversation
     term.expect("Wrote it, tests noted.")
     assert term.finish() == 0

@@ -20,7 +20,9 @@ def asked(run, provider_server, command: str):
     term.line("go")
     term.expect(QUESTION)
     screen = term.screen()
-    term.type("n\r")
+    term.answer("n")
+    term.expect("why not?")
+    term.type("\r")
     term.expect("ok")
     term.finish()
     return screen
@@ -52,7 +54,7 @@ def test_the_trust_question_shows_what_a_folder_would_start(run, home):
     term = run()
     term.expect("Trust this folder and apply them? [y/N] ")
     screen = term.screen()
-    term.type("n")  # one key answers
+    term.answer("n")  # one key answers
     term.expect("ignored this time")
     term.finish()
     shown = "\n".join(screen)

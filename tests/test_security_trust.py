@@ -65,14 +65,14 @@ def test_the_repl_asks_once_per_folder_and_remembers(run, provider_server, attac
     term = run()
     shown = term.expect("Trust this folder and apply them? [y/N] ")
     assert "start the MCP server evil" in shown and "load the tool module" in shown and attacker.url in shown
-    term.type("n")  # one key answers, as at an approval: no Enter needed
+    term.answer("n")  # one key answers, as at an approval: no Enter needed
     term.expect("no\n")
     term.expect("ignored this time")
     term.finish()
     assert not (home / "TOOL_RAN").exists() and not (home / "config" / "ankit" / "trusted.json").exists()
     term = run()
     term.expect("[y/N] ")
-    term.type("y")
+    term.answer("y")
     term.expect("ankit ")
     term.finish()
     assert (home / "TOOL_RAN").exists()

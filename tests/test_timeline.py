@@ -29,7 +29,7 @@ def test_rewind_restores_the_conversation_and_the_files(run, provider_server, ho
     assert "1  first: write one" in listed and "2  second: write two" in listed
     term.type("2\r")
     term.expect("put back the 2 file(s) changed since then too")
-    term.type("y\r")
+    term.answer("y")
     shown = term.expect("\n> ")
     assert "the conversation is back to just before message 2 (4 messages kept)" in shown
     assert f"removed {work / 'b.txt'} (the turn created it)" in shown and f"restored {work / 'a.txt'}" in shown
@@ -53,7 +53,7 @@ def test_rewind_without_files_keeps_them(run, provider_server, home):
     term.expect("Wrote one.")
     term.line("/rewind 1")
     term.expect("put back the 1 file(s) changed since then too")
-    term.type("\r")
+    term.answer("\r")
     assert "back to just before message 1 (0 messages kept)" in term.expect("\n> ")
     assert (home / "work" / "a.txt").read_text() == "one"
     assert term.finish() == 0

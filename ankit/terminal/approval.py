@@ -117,20 +117,13 @@ class Approver:
         return ("no" if answer == "reason" else answer), reason or ""
 
     def _key(self) -> tuple[str, str | None]:
-        """A single key; after n, a further key other than Enter starts the reason."""
-        while True:
-            with self.keys.cbreak():
-                self.view.write(paint(QUESTION, BOLD, self.view.colour))
-                key = self.keys.key()
-            answer = KEYS.get(key.lower())
-            if answer is None:
-                self.view.write("\n")
-                self.view.line("press y, n, a, q or r (Enter: no)", DIM)
-                continue
-            self.view.write(("refuse" if answer == "reason" else answer) + "\n")
-            if key.lower() != "n":
-                return answer, ""
-            return answer, None  # a reason may follow
+        """A single key meant for the question (keys.answer); after n, a further key other than Enter starts the
+        reason."""
+        self.view.at_line_start = False  # the question is on the line until it is answered
+        key = self.keys.answer(paint(QUESTION, BOLD, self.view.colour), KEYS, "press y, n, a, q or r (Enter: no)")
+        answer = KEYS[key]
+        self.view.write(("refuse" if answer == "reason" else answer) + "\n")
+        return answer, (None if key == "n" else "")  # after n a reason may follow
 
     def _typed(self) -> tuple[str, str]:
         """A typed line (not a terminal): "n because ..." carries its reason."""

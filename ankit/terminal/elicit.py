@@ -1,8 +1,9 @@
 """An MCP server's question to the user (elicitation) as a short form in the REPL, built from its schema.
 
 The server is named on the first line, its message shown with controls made visible; the user answers, declines
-(n) or cancels (c, Ctrl-C); then one line per field, Enter taking the default. Only flat schemas of strings,
-numbers, integers, booleans and enums exist in the protocol; anything else is asked as a string.
+(n) or cancels (c, Ctrl-C) with one key meant for the question (terminal/keys.py); then one line per field, Enter
+taking the default. Only flat schemas of strings, numbers, integers, booleans and enums exist in the protocol;
+anything else is asked as a string.
 """
 
 import threading
@@ -10,11 +11,13 @@ import threading
 from ankit.errors import Cancelled
 from ankit.protocols import Asker
 from ankit.safety.visible import visible
+from ankit.terminal.keys import EOF, Keys
 from ankit.terminal.render import BOLD, DIM, TerminalView
 
 FIRST = "answer it? [Y]es / [n]o (decline) / [c]ancel: "
 CHOICES = {"": "accept", "y": "accept", "yes": "accept", "n": "decline", "no": "decline", "c": "cancel",
            "cancel": "cancel"}
+KEYS = {"\r": "accept", "\n": "accept", "y": "accept", "n": "decline", "c": "cancel", EOF: "cancel"}
 
 
 def field_value(raw: str, prop: dict, required: bool) -> tuple[object, str]:
@@ -44,9 +47,10 @@ def field_value(raw: str, prop: dict, required: bool) -> tuple[object, str]:
 class FormElicitor:
     """Asks an MCP server's question on the terminal, one form at a time (servers may ask from several threads)."""
 
-    def __init__(self, view: TerminalView, ask: Asker):
+    def __init__(self, view: TerminalView, ask: Asker, keys: Keys | None = None):
         self.view = view
         self.ask = ask
+        self.keys = keys  # on a terminal the first question takes one key meant for it; the fields are lines
         self._lock = threading.Lock()
 
     def __call__(self, server: str, message: str, schema: dict) -> dict:
@@ -58,9 +62,7 @@ class FormElicitor:
 
     def _form(self, server: str, message: str, schema: dict) -> dict:
         self.view.line(f"MCP server {visible(server)} asks: {visible(message)}", BOLD)
-        action = None
-        while action is None:
-            action = CHOICES.get(self.ask(FIRST).strip().lower())
+        action = self._action()
         if action != "accept":
             return {"action": action}
         props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
@@ -71,6 +73,18 @@ class FormElicitor:
             if value is not None:
                 content[name] = value
         return {"action": "accept", "content": content}
+
+    def _action(self) -> str:
+        """accept, decline or cancel: one key meant for the question on a terminal, else a typed line."""
+        if self.keys is not None:
+            self.view.at_line_start = False  # the question is on the line until it is answered
+            action = KEYS[self.keys.answer(FIRST, KEYS, "press y, n or c (Enter: yes)")]
+            self.view.write(action + "\n")
+            return action
+        action = None
+        while action is None:
+            action = CHOICES.get(self.ask(FIRST).strip().lower())
+        return action
 
     def _field(self, name: str, prop: dict, required: bool):
         label = visible(str(prop.get("title") or name))

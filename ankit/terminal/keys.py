@@ -1,4 +1,8 @@
-"""Keys from the terminal for questions asked mid-turn: one key at a time, or a line with editing.
+"""Keys from the terminal for questions asked mid-turn: one key meant for the question, or a line with editing.
+
+A question that offers letters takes one key, and only a key meant for it: keys that arrive in a burst (a
+sentence being typed, a paste) or within QUIET of the question appearing are not answers, and after a key that is
+not an answer the next one needs a pause of QUIET; the screen says so. Ctrl-D (or a closed terminal) always counts.
 
 The terminal is put in cbreak mode (no echo, no line buffering) only while a question waits, and put back
 whatever happens; Ctrl-C still interrupts (ISIG stays on). Readline is not used here on purpose: a Ctrl-D
@@ -10,11 +14,14 @@ import os
 import select
 import sys
 import termios
+import time
+from collections.abc import Container
 from contextlib import contextmanager, nullcontext
 from typing import TextIO
 
-from ankit.protocols import KeyShare
+from ankit.protocols import Asker, KeyShare
 from ankit.terminal.live import terminal_width
+from ankit.terminal.render import DIM, paint
 from ankit.terminal.wordwrap import columns
 
 ENTER = ("\r", "\n")
@@ -22,13 +29,17 @@ EOF = "\x04"
 LEFT, RIGHT = ("\x1b[D", "\x1bOD", "\x02"), ("\x1b[C", "\x1bOC", "\x06")
 HOME, END = ("\x1b[H", "\x1bOH", "\x1b[1~", "\x01"), ("\x1b[F", "\x1bOF", "\x1b[4~", "\x05")
 BACKSPACE, DELETE = ("\x7f", "\x08"), ("\x1b[3~",)
+QUIET = 0.5  # seconds without a key before one answers: after the question appears, and after any other key
+SETTLE = 0.3  # a key followed by another this soon starts a burst (typing, a paste), not an answer
+TOO_SOON = ("(keys typed quickly, or as the question appeared, are not answers: pause a moment, then press one "
+            "key)")
 
 
 class Keys:
     """Reads keys from a terminal's file descriptor and draws the line being edited on `out`."""
 
-    def __init__(self, fd: int = 0, out: TextIO | None = None, share: KeyShare | None = None):
-        self.fd, self.out = fd, out or sys.stdout
+    def __init__(self, fd: int = 0, out: TextIO | None = None, share: KeyShare | None = None, colour: bool = False):
+        self.fd, self.out, self.colour = fd, out or sys.stdout, colour
         self.share = share  # the turn's type-ahead reader, paused while a question reads keys
 
     @contextmanager
@@ -58,6 +69,33 @@ class Keys:
 
     def _read_key(self) -> str:
         return read_key(self.fd)
+
+    def answer(self, question: str, valid: Container[str], hint: str) -> str:
+        """Show the question and return the first key meant for it, lowercased (EOF for Ctrl-D or a closed
+        terminal): a key in a burst or within QUIET of the question or of the last key is not one; a key not in
+        `valid` shows `hint` and the question again."""
+        with self.cbreak():
+            self._say(question)
+            last, told = time.monotonic(), False
+            while True:
+                key = self._read_key()
+                since = time.monotonic() - last
+                if key == EOF:
+                    return EOF
+                burst = since < QUIET or bool(select.select([self.fd], [], [], SETTLE)[0])
+                last = time.monotonic()
+                if burst:
+                    if not told:
+                        self._say("\n" + paint(TOO_SOON, DIM, self.colour) + "\n" + question)
+                    told = True
+                    continue
+                if key.lower() in valid:
+                    return key.lower()
+                self._say("\n" + paint(hint, DIM, self.colour) + "\n" + question)
+
+    def _say(self, text: str) -> None:
+        self.out.write(text)
+        self.out.flush()
 
     def line(self, prompt: str, text: str = "", width: int = 0) -> str:
         """A line typed with editing (arrows, Home/End, Backspace, Delete, Ctrl-U, Ctrl-W); Ctrl-D on an empty
@@ -127,3 +165,13 @@ def edit(buffer: list[str], cursor: int, key: str) -> tuple[list[str], int]:
     if len(key) == 1 and key.isprintable():
         return buffer[:cursor] + [key] + buffer[cursor:], cursor + 1
     return buffer, cursor  # other keys and sequences do nothing
+
+
+def confirm(question: str, keys: Keys | None, ask: Asker) -> bool:
+    """A [y/N] question: on a terminal one key meant for it (only y says yes), else a typed line (y or yes)."""
+    if keys is None:
+        return ask(question).strip().lower() in ("y", "yes")
+    said = keys.answer(question, ("y", "n", "\r", "\n"), "press y or n (Enter: no)") == "y"
+    keys.out.write(("yes" if said else "no") + "\n")
+    keys.out.flush()
+    return said

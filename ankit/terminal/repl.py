@@ -21,7 +21,7 @@ from ankit.terminal.approval import Approver
 from ankit.terminal.bang import context_text, run_shell
 from ankit.terminal.custom import command_dirs, load_commands
 from ankit.terminal.elicit import FormElicitor
-from ankit.terminal.keys import Keys
+from ankit.terminal.keys import Keys, confirm
 from ankit.terminal.live import terminal_width
 from ankit.terminal.mcp_parts import attach_resources
 from ankit.terminal.notify import Notifier
@@ -46,13 +46,13 @@ class LineReader:
     """Reads one message at a time: readline editing, persistent history, Tab completion, continued lines."""
 
     def __init__(self, history: Path, colour: bool, complete=None, scrub: Scrubber | None = None,
-                 typeahead: TypeAhead | None = None):
+                 typeahead: TypeAhead | None = None, keys: Keys | None = None):
         self.history = history
         self.scrub = scrub or Scrubber()
         self.colour = colour
         self.readline = _readline() if sys.stdin.isatty() else None
         self.typeahead = typeahead  # what was typed while the last turn ran comes first
-        self.keys = Keys(sys.stdin.fileno(), sys.stdout, typeahead) if sys.stdin.isatty() else None
+        self.keys = keys  # on a terminal: the questions' keys (the type-ahead lets go of them meanwhile)
         self.saved_length = 0
         self.matches: list[str] = []
         self.complete = complete  # before-cursor text -> candidates
@@ -307,14 +307,10 @@ def fits_or_confirmed(state: ReplState, text: str) -> bool:
     view = state.view
     view.line(f"this message is about {size:,} tokens, more than the context window of "
               f"{state.session.provider.model} ({window:,} tokens): the provider will likely refuse it", YELLOW)
-    question = "send it anyway? [y/N] "
     keys = state.approve.keys if state.approve is not None else None
-    if keys is None:
-        return state.approve.ask(question).strip().lower() in ("y", "yes")
-    with keys.cbreak():
-        view.write(question)
-        sent = keys.key().lower() == "y"
-    view.write(("yes" if sent else "no") + "\n")
+    view.at_line_start = keys is None  # the question is on the line until it is answered
+    sent = confirm("send it anyway? [y/N] ", keys, state.approve.ask)
+    view.at_line_start = True
     return sent
 
 
@@ -329,18 +325,19 @@ def banner(state: ReplState) -> str:
 def run_repl(args, config: Config) -> int:
     """The interactive REPL; returns the exit code."""
     view = TerminalView(sys.stdout)
+    typeahead = TypeAhead(sys.stdin.fileno(), view, waits) if sys.stdin.isatty() and view.live else None
+    keys = Keys(sys.stdin.fileno(), sys.stdout, typeahead, view.colour) if sys.stdin.isatty() else None
     # an MCP server's question is asked on the line reader, which needs the app first: looked up when asked
-    app = build_app(config, elicit=FormElicitor(view, lambda question: reader.ask(question)))
+    app = build_app(config, elicit=FormElicitor(view, lambda question: reader.ask(question), keys))
     try:
         # the phrases hint once, at start, only when the model does not write them in the background
         warn(app.problems + app.notices + app.skill_problems + ([] if config.phrases else hint(app.registry)))
-        typeahead = TypeAhead(sys.stdin.fileno(), view, waits) if sys.stdin.isatty() and view.live else None
         state = ReplState(app, None, view, None,
                           send=lambda text, mentions=True, typed=True: send(state, text, mentions, typed),
                           compose=compose, typeahead=typeahead)
         warn(refresh_commands(state))
         reader = LineReader(paths.state_home() / "history", view.colour, lambda before: completions(state, before),
-                            app.scrubber(), typeahead)
+                            app.scrubber(), typeahead, keys)
         state.notify = Notifier(sys.stdout, config.notify, app.hooks, terminal=sys.stdout.isatty())
         state.approve = Approver(view, reader.ask, yes=config.yes, keys=reader.keys,
                                  policy=app.policy, notify=state.notify)

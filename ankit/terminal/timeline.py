@@ -2,6 +2,7 @@
 and going on with a copy of the session under a new id."""
 
 from ankit.errors import AnkitError
+from ankit.terminal.keys import confirm
 from ankit.terminal.render import DIM, clip
 from ankit.safety.visible import visible, visible_line
 
@@ -48,9 +49,11 @@ def _ask_files(state, changed: list[str]) -> bool:
     if not changed:
         return False
     shown = ", ".join(visible(p) for p in changed[:5]) + (f" and {len(changed) - 5} more" if len(changed) > 5 else "")
-    answer = state.approve.ask(f"put back the {len(changed)} file(s) changed since then too ({shown})? [y/N] ")
+    question = f"put back the {len(changed)} file(s) changed since then too ({shown})? [y/N] "
+    state.view.at_line_start = state.approve.keys is None  # the question is on the line until it is answered
+    said = confirm(question, state.approve.keys, state.approve.ask)
     state.view.at_line_start = True
-    return answer.strip().lower() in ("y", "yes")
+    return said
 
 
 def cmd_fork(state, arg: str) -> str:

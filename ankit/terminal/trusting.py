@@ -9,7 +9,7 @@ import shutil
 import sys
 
 from ankit.safety.visible import visible_line
-from ankit.terminal.keys import Keys
+from ankit.terminal.keys import Keys, confirm
 from ankit.terminal.screen import collapse, fit
 
 QUESTION = "Trust this folder and apply them? [y/N] "
@@ -40,7 +40,8 @@ def trust_lines(cwd, lines: list[str], changes: list[str], width: int, rows: int
 
 def ask_trust(cwd, lines: list[str], keys: Keys | None = None, ask=input, changes: list[str] = ()) -> bool:
     """Show what the folder's .ankit/ would add (and what changed) and ask; only y trusts it (Enter, n, Ctrl-C or
-    Ctrl-D do not). On a terminal one key answers, as approvals do; otherwise a typed line (y or yes)."""
+    Ctrl-D do not). On a terminal one key meant for it answers, as approvals do; otherwise a typed line (y or
+    yes)."""
     out = sys.stdout
     size = shutil.get_terminal_size((80, 24))
     for row in trust_lines(cwd, lines, list(changes), size.columns, size.lines - 2):
@@ -48,14 +49,7 @@ def ask_trust(cwd, lines: list[str], keys: Keys | None = None, ask=input, change
         out.write("\n")
     out.flush()
     try:
-        if keys is None:
-            return ask(QUESTION).strip().lower() in ("y", "yes")
-        with keys.cbreak():
-            out.write(QUESTION)
-            out.flush()
-            trusted = keys.key().lower() == "y"
-        out.write(("yes" if trusted else "no") + "\n")
-        return trusted
+        return confirm(QUESTION, keys, ask)
     except (EOFError, KeyboardInterrupt):
         out.write("\n")
         return False
