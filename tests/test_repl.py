@@ -501,6 +501,23 @@ def test_approval_is_one_key_and_a_no_can_carry_a_reason(run, provider_server, h
     assert "cancelled by the user" in last[-2]["content"]
 
 
+def test_a_sentence_typed_as_the_approval_appears_does_not_answer_it(run, provider_server, home):
+    provider_server.push_openai(tool_calls=[write_call("c1", "a.txt")])
+    provider_server.push_openai(text="Not written.")
+    term = run()
+    term.line("write a")
+    term.expect(QUESTION)
+    term.type("show markdown")  # meant for the next message: its "a" was taken as [a]lways
+    term.expect("(keys typed quickly, or as the question appeared, are not answers: pause a moment, then press one key)")
+    term.expect(QUESTION)
+    term.answer("n")
+    term.expect("why not?")
+    term.type("\r")
+    term.expect("Not written.")
+    assert term.finish() == 0
+    assert not (home / "work" / "a.txt").exists() and "approved for the rest of this session" not in term.seen
+
+
 def test_ctrl_c_and_ctrl_d_at_the_approval_prompt_stop_the_turn_and_leave_the_screen_tidy(run, provider_server, home):
     provider_server.push_openai(tool_calls=[write_call("c1", "a.txt")])
     provider_server.push_openai(tool_calls=[write_call("c2", "b.txt")])
