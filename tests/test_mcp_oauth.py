@@ -159,6 +159,11 @@ def log_in(auth, store: TokenStore, said: list | None = None) -> str:
     return oauth.login("web", auth.base + "/mcp", store, browser, (said if said is not None else []).append, wait=30)
 
 
+def logins(folder: Path) -> list[Path]:
+    """The login files kept (tokens), the registered clients' files aside."""
+    return [p for p in folder.glob("*.json") if not p.name.startswith("client-")] if folder.is_dir() else []
+
+
 def manager(auth, tmp_path) -> McpManager:
     return McpManager({"web": {"url": auth.base + "/mcp", "start_timeout": 30}}, tmp_path / "mcp")
 
@@ -167,13 +172,16 @@ def test_login_discovers_registers_exchanges_and_the_server_answers(auth, tmp_pa
     store, said = TokenStore(tmp_path / "mcp" / "auth"), []
     line = log_in(auth, store, said)
     assert line.startswith("logged in to MCP server web (authorized by http://127.0.0.1:")
-    assert said[0].startswith("log in to MCP server 'web' in your browser; if none opens, open this address by hand:\n")
-    assert "code_challenge_method=S256" in said[0] and "client_id=client-1" in said[0]
+    assert said[0] == "log in to MCP server 'web' in your browser; if none opens, open this address by hand:"
+    assert said[1].startswith(auth.base + "/as/authorize?")  # alone on its line, whole, to copy
+    assert "code_challenge_method=S256" in said[1] and "client_id=client-1" in said[1]
     assert auth.clients["client-1"]["redirect_uris"][0].startswith("http://127.0.0.1:")
     assert auth.clients["client-1"]["token_endpoint_auth_method"] == "none"
     assert auth.grants == ["authorization_code"]
-    [saved] = list((tmp_path / "mcp" / "auth").iterdir())
+    [saved] = logins(tmp_path / "mcp" / "auth")
+    [client] = (tmp_path / "mcp" / "auth").glob("client-*.json")  # kept apart: it outlives a logout
     assert stat.S_IMODE(saved.stat().st_mode) == 0o600 and stat.S_IMODE(saved.parent.stat().st_mode) == 0o700
+    assert stat.S_IMODE(client.stat().st_mode) == 0o600
     servers = manager(auth, tmp_path)
     try:
         servers.start()
@@ -232,7 +240,7 @@ def test_a_wrong_state_stores_nothing(auth, tmp_path):
     with pytest.raises(McpError, match="wrong state") as caught:
         log_in(auth, store)
     assert "\n" not in str(caught.value)
-    assert auth.grants == [] and not list((tmp_path / "mcp").rglob("*.json"))  # the code was never redeemed
+    assert auth.grants == [] and not logins(tmp_path / "mcp" / "auth")  # the code was never redeemed
 
 
 def test_without_a_login_the_server_says_how_to_log_in(auth, tmp_path):
@@ -248,7 +256,7 @@ def test_without_a_login_the_server_says_how_to_log_in(auth, tmp_path):
 def test_a_token_file_others_could_read_is_not_used(auth, tmp_path):
     store = TokenStore(tmp_path / "auth")
     log_in(auth, store)
-    [saved] = list((tmp_path / "auth").iterdir())
+    [saved] = logins(tmp_path / "auth")
     os.chmod(saved, 0o644)
     assert store.load("web", auth.base + "/mcp") == {}
 

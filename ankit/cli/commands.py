@@ -91,14 +91,28 @@ def run_command(command: str, argv: list[str], config: Config) -> int:
 
 
 def mcp_login(action: str, rest: list[str], config: Config) -> int:
-    """`ankit mcp login NAME` (OAuth in the browser) and `ankit mcp logout NAME` for a server over HTTP."""
+    """`ankit mcp login NAME [--device]` (OAuth in the browser, a pasted address, or the device flow) and `ankit mcp
+    logout NAME` for a server over HTTP."""
     import webbrowser
     from ankit.mcp.servers import McpManager
+    from ankit.terminal.keys import PastedLines
+    device = action == "login" and "--device" in rest
+    rest = [a for a in rest if a != "--device"] if action == "login" else rest
     if len(rest) != 1:
-        raise AnkitError(f"usage: ankit mcp {action} NAME (a server with url = ... in [mcp.servers.NAME])")
+        raise AnkitError(f"usage: ankit mcp {action} NAME{' [--device]' if action == 'login' else ''} (a server with "
+                         "url = ... in [mcp.servers.NAME])")
     servers = McpManager(config.mcp_servers, paths.state_home() / "mcp")  # nothing is started
-    print(servers.auth.logout(rest[0]) if action == "logout" else servers.auth.login(rest[0], webbrowser.open, print))
+    if action == "logout":
+        print(servers.auth.logout(rest[0]))
+    else:
+        print(servers.auth.login(rest[0], webbrowser.open, say, PastedLines(sys.stdin.fileno()), device))
     return 0
+
+
+def say(line: str) -> None:
+    """A login's line, whole (an address is never broken: it is copied), controls made visible."""
+    from ankit.safety.visible import visible_line
+    print(visible_line(line), flush=True)
 
 
 SESSIONS_USAGE = "ankit sessions [show ID | rm ID | export ID [FILE.md]]"

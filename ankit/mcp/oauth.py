@@ -1,18 +1,20 @@
 """OAuth 2.1 for MCP servers over HTTP: discovery, registration, the browser login with PKCE, tokens, refresh.
 
 `login` runs the whole flow for `ankit mcp login NAME`: the server's protected-resource metadata (RFC 9728, found
-from its 401's WWW-Authenticate or the well-known address), its authorization server's metadata (RFC 8414, else
-OpenID discovery), a client id (configured, or dynamic registration, RFC 7591), then the authorization code with
-PKCE (S256) through the browser and a loopback redirect on 127.0.0.1 (the address is printed too, to open by hand),
-checking state (and iss when sent) before the code is redeemed. `Tokens` gives an HTTP transport its bearer token
-and refreshes it; a refused refresh asks the user to log in again. Tokens live in one file per server under
-ankit's private state (tokens.py), never in config, sessions or logs.
+from its 401's WWW-Authenticate or the well-known address; its `resource` must be the server's URL), its
+authorization server's metadata (RFC 8414, else OpenID discovery; its `issuer` must be the one named, every
+endpoint https: oauthweb.py), a client id (configured, or registered once per authorization server, RFC 7591,
+and kept), then the authorization code with PKCE (S256) through the browser and a loopback redirect on 127.0.0.1.
+The address is printed whole on a line of its own; when the browser runs on another machine the user pastes the
+address it ends on instead. State (and iss, RFC 9207) are checked before the code is redeemed. `device.py` logs
+in without a browser here (RFC 8628). `Tokens` gives an HTTP transport its bearer token, only for the resource it
+was issued for, and refreshes it; a refused refresh asks the user to log in again. Tokens live in one file per
+server under ankit's private state (tokens.py), never in config, sessions or logs.
 """
 
 import base64
 import hashlib
 import http.server
-import json
 import re
 import secrets
 import threading
@@ -23,48 +25,26 @@ import urllib.request
 from collections.abc import Callable
 
 from ankit.mcp.jsonrpc import McpError
+from ankit.mcp.oauthweb import exchange, LOOPBACK, said, same_resource, secure, shown
 from ankit.mcp.tokens import TokenStore
 
-LOGIN_WAIT = 300.0  # seconds the loopback address waits for the browser
+LOGIN_WAIT = 300.0  # seconds the loopback address waits for the browser (or a pasted address)
+PASTE_POLL = 0.2  # seconds between looks at what was pasted
 HTTP_TIMEOUT = 30.0
 _RESOURCE_METADATA = re.compile(r'resource_metadata="([^"]+)"')
+ENDPOINTS = ("authorization_endpoint", "token_endpoint", "registration_endpoint", "revocation_endpoint",
+             "device_authorization_endpoint")
+DEVICE_GRANT = "urn:ietf:params:oauth:grant-type:device_code"
 
 
 class _NoRedirect(urllib.request.HTTPRedirectHandler):
-    """Discovery and token requests follow no redirect: a token must never be sent to another address."""
+    """The probe follows no redirect: the server's own answer names its metadata."""
 
     def redirect_request(self, req, fp, code, msg, headers, newurl):
         return None
 
 
 _NO_REDIRECT = urllib.request.build_opener(_NoRedirect())
-
-
-def _json(url: str, data: dict | None = None, form: dict | None = None) -> tuple[int, dict]:
-    """GET (or POST JSON / a form) and read a JSON object back: (status, object); never follows a redirect."""
-    body, headers = None, {"Accept": "application/json"}
-    if data is not None:
-        body, headers["Content-Type"] = json.dumps(data).encode(), "application/json"
-    elif form is not None:
-        body, headers["Content-Type"] = urllib.parse.urlencode(form).encode(), "application/x-www-form-urlencoded"
-    request = urllib.request.Request(url, body, headers, method="POST" if body is not None else "GET")
-    try:
-        with _NO_REDIRECT.open(request, timeout=HTTP_TIMEOUT) as answer:
-            status, raw = answer.status, answer.read(1024 * 1024)
-    except urllib.error.HTTPError as exc:
-        status, raw = exc.code, exc.read(1024 * 1024)
-    except (urllib.error.URLError, OSError) as exc:
-        raise McpError(f"cannot reach {_shown(url)}: {getattr(exc, 'reason', exc)}") from None
-    try:
-        parsed = json.loads(raw or b"{}")
-    except ValueError:
-        parsed = {}
-    return status, parsed if isinstance(parsed, dict) else {}
-
-
-def _shown(url: str) -> str:
-    parts = urllib.parse.urlsplit(url)
-    return urllib.parse.urlunsplit((parts.scheme, parts.netloc.rpartition("@")[2], parts.path, "", ""))
 
 
 def _well_known(base: str, name: str) -> str:
@@ -82,48 +62,76 @@ def challenge(url: str, headers: dict) -> str:
 
 def probe(url: str) -> str:
     """POST nothing useful to the MCP endpoint to learn where its metadata is (from the 401)."""
-    request = urllib.request.Request(url, b"{}", {"Content-Type": "application/json",
-                                                 "Accept": "application/json, text/event-stream"}, method="POST")
+    request = urllib.request.Request(secure(url, "MCP server's url"), b"{}", {
+        "Content-Type": "application/json", "Accept": "application/json, text/event-stream"}, method="POST")
     try:
         with _NO_REDIRECT.open(request, timeout=HTTP_TIMEOUT):
             return _well_known(url, "oauth-protected-resource")
     except urllib.error.HTTPError as exc:
         return challenge(url, dict(exc.headers))
     except (urllib.error.URLError, OSError) as exc:
-        raise McpError(f"cannot reach {_shown(url)}: {getattr(exc, 'reason', exc)}") from None
+        raise McpError(f"cannot reach {shown(url)}: {said(getattr(exc, 'reason', exc))}") from None
 
 
 def discover(url: str) -> tuple[dict, dict]:
-    """The server's protected-resource metadata and its authorization server's metadata."""
-    status, resource = _json(probe(url))
-    if status != 200 or not resource.get("authorization_servers"):
-        raise McpError(f"{_shown(url)} publishes no OAuth protected-resource metadata (RFC 9728); give it a token "
+    """The server's protected-resource metadata (for this very URL) and its authorization server's metadata."""
+    status, resource = exchange(probe(url), what="protected-resource metadata address")
+    servers = resource.get("authorization_servers")
+    if status != 200 or not isinstance(servers, list) or not servers or not isinstance(servers[0], str):
+        raise McpError(f"{shown(url)} publishes no OAuth protected-resource metadata (RFC 9728); give it a token "
                        "in headers instead")
-    issuer = str(resource["authorization_servers"][0])
+    if not same_resource(resource.get("resource"), url):
+        raise McpError(f"the OAuth metadata found for {shown(url)} is for another resource "
+                       f"({shown(resource.get('resource') or 'none named')}); not used (RFC 9728)")
+    issuer = secure(servers[0], "authorization server")
     for name in ("oauth-authorization-server", "openid-configuration"):
-        status, meta = _json(_well_known(issuer, name))
+        status, meta = exchange(_well_known(issuer, name), what="authorization server metadata address")
         if status == 200 and meta.get("authorization_endpoint") and meta.get("token_endpoint"):
-            if meta.get("issuer", issuer).rstrip("/") != issuer.rstrip("/"):
-                raise McpError(f"the authorization server at {_shown(issuer)} names another issuer; not used")
-            if "S256" not in (meta.get("code_challenge_methods_supported") or ["S256"]):
-                raise McpError(f"the authorization server at {_shown(issuer)} does not offer PKCE S256; not used")
-            return resource, {**meta, "issuer": issuer}
-    raise McpError(f"no authorization server metadata at {_shown(issuer)} (RFC 8414 or OpenID discovery)")
+            return {**resource, "resource": url}, _checked_metadata(meta, issuer)
+    raise McpError(f"no authorization server metadata at {shown(issuer)} (RFC 8414 or OpenID discovery)")
 
 
-def register(meta: dict, redirect: str, client_id: str = "") -> dict:
-    """The client: the configured client id, or one from dynamic registration (RFC 7591)."""
+def _checked_metadata(meta: dict, issuer: str) -> dict:
+    """The authorization server's metadata once its issuer is the one named, it offers S256, and every endpoint
+    is https (RFC 8414 §3.3, OAuth 2.1 §1.5)."""
+    named = meta.get("issuer")
+    if not isinstance(named, str) or named.rstrip("/") != issuer.rstrip("/"):
+        raise McpError(f"the authorization server at {shown(issuer)} names "
+                       f"{'another issuer' if isinstance(named, str) else 'no issuer'} in its metadata; not used")
+    if "S256" not in (meta.get("code_challenge_methods_supported") or ["S256"]):
+        raise McpError(f"the authorization server at {shown(issuer)} does not offer PKCE S256; not used")
+    for key in ENDPOINTS:
+        if meta.get(key) is not None:
+            secure(meta[key], f"{key.replace('_', ' ')} of {shown(issuer)}")
+    return {**meta, "issuer": issuer}
+
+
+def credentials(client: dict) -> dict:
+    """What identifies the client in a form: its id, and its secret when it has one."""
+    return {k: client[k] for k in ("client_id", "client_secret") if client.get(k)}
+
+
+def register(meta: dict, redirect: str, store: TokenStore, client_id: str = "") -> dict:
+    """The client: the configured client id, the one kept from an earlier registration with this authorization
+    server, or a new one (RFC 7591), kept for every later login."""
     if client_id:
         return {"client_id": client_id}
+    kept = store.client(meta["issuer"])
+    if kept.get("client_id"):
+        return kept
     if not meta.get("registration_endpoint"):
-        raise McpError(f"the authorization server at {_shown(meta['issuer'])} has no dynamic registration: set "
+        raise McpError(f"the authorization server at {shown(meta['issuer'])} has no dynamic registration: set "
                        "oauth_client_id in the server's table")
-    status, client = _json(meta["registration_endpoint"], data={
-        "client_name": "ankit", "redirect_uris": [redirect], "grant_types": ["authorization_code", "refresh_token"],
-        "response_types": ["code"], "token_endpoint_auth_method": "none", "application_type": "native"})
-    if status not in (200, 201) or not client.get("client_id"):
-        raise McpError(f"registration at {_shown(meta['issuer'])} failed (HTTP {status})")
-    return {k: client[k] for k in ("client_id", "client_secret") if client.get(k)}
+    grants = ["authorization_code", "refresh_token"] + ([DEVICE_GRANT] if meta.get("device_authorization_endpoint") else [])
+    status, client = exchange(meta["registration_endpoint"], data={
+        "client_name": "ankit", "redirect_uris": [redirect], "grant_types": grants,
+        "response_types": ["code"], "token_endpoint_auth_method": "none", "application_type": "native"},
+        what="registration endpoint")
+    if status not in (200, 201) or not isinstance(client.get("client_id"), str) or not client["client_id"]:
+        raise McpError(f"registration at {shown(meta['issuer'])} failed (HTTP {status})")
+    kept = {**credentials(client), "redirect_uri": redirect}
+    store.keep_client(meta["issuer"], kept)
+    return kept
 
 
 class _Callback(http.server.BaseHTTPRequestHandler):
@@ -152,67 +160,138 @@ def _pkce() -> tuple[str, str]:
     return verifier, base64.urlsafe_b64encode(digest).rstrip(b"=").decode()
 
 
+def _listen(kept: dict) -> http.server.HTTPServer:
+    """The loopback redirect's listener: on the port the client was registered with when it is free, else on
+    any (RFC 8252 §7.3: any port goes for a loopback redirect)."""
+    registered = urllib.parse.urlsplit(kept.get("redirect_uri") or "")
+    for port in ([registered.port] if registered.hostname in LOOPBACK and registered.port else []) + [0]:
+        try:
+            server = http.server.HTTPServer(("127.0.0.1", port), _Callback)
+        except OSError:
+            continue
+        server.answer, server.done = {}, threading.Event()
+        return server
+    raise McpError("cannot listen on 127.0.0.1 for the login's redirect")
+
+
 def login(name: str, url: str, store: TokenStore, open_url: Callable[[str], object], say: Callable[[str], None],
-          client_id: str = "", scope: str = "", wait: float = LOGIN_WAIT) -> str:
-    """The whole login for one server; returns a line saying it worked (McpError in one line otherwise)."""
+          client_id: str = "", scope: str = "", wait: float = LOGIN_WAIT,
+          paste: Callable[[float], str | None] | None = None) -> str:
+    """The whole browser login for one server; returns a line saying it worked (McpError in one line otherwise).
+    `paste(seconds)` gives a line the user pasted meanwhile (the address the browser ended on), if any."""
     resource, meta = discover(url)
-    loopback = http.server.HTTPServer(("127.0.0.1", 0), _Callback)
-    loopback.answer, loopback.done = {}, threading.Event()
+    loopback = _listen(store.client(meta["issuer"]) if not client_id else {})
     redirect = f"http://127.0.0.1:{loopback.server_address[1]}/callback"
     threading.Thread(target=loopback.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
     try:
-        client = register(meta, redirect, client_id)
+        client = credentials(register(meta, redirect, store, client_id))
         verifier, code_challenge = _pkce()
         state = secrets.token_urlsafe(24)
         query = {"response_type": "code", "client_id": client["client_id"], "redirect_uri": redirect,
                  "code_challenge": code_challenge, "code_challenge_method": "S256", "state": state,
-                 "resource": resource.get("resource") or url}
-        scope = scope or " ".join(resource.get("scopes_supported") or [])
+                 "resource": resource["resource"]}
+        scope = scope or " ".join(str(s) for s in resource.get("scopes_supported") or [])
         if scope:
             query["scope"] = scope
-        address = meta["authorization_endpoint"] + ("&" if "?" in meta["authorization_endpoint"] else "?") + \
-            urllib.parse.urlencode(query)
-        say(f"log in to MCP server {name!r} in your browser; if none opens, open this address by hand:\n{address}")
+        endpoint = meta["authorization_endpoint"]
+        address = secure(endpoint + ("&" if "?" in endpoint else "?") + urllib.parse.urlencode(query), "login address")
+        _guide(name, address, redirect, meta, paste is not None, say)
         threading.Thread(target=open_url, args=(address,), daemon=True).start()
-        if not loopback.done.wait(wait):
+        answer = _answer(loopback, redirect, wait, paste, say) or {}
+        if not answer:
             raise McpError(f"no answer from the browser within {wait:g}s; run ankit mcp login {name} again")
-        answer = loopback.answer
     finally:
         loopback.shutdown()
         loopback.server_close()
-    code = _checked(answer, state, meta["issuer"], name)
-    tokens = _token(meta, client, {"grant_type": "authorization_code", "code": code, "redirect_uri": redirect,
-                                   "code_verifier": verifier, "resource": query["resource"]}, name)
-    store.save(name, url, {"issuer": meta["issuer"], "token_endpoint": meta["token_endpoint"],
-                           "revocation_endpoint": meta.get("revocation_endpoint", ""), "client": client,
-                           "resource": query["resource"], "tokens": tokens})
-    return f"logged in to MCP server {name} (authorized by {_shown(meta['issuer'])}); ankit mcp logout {name} forgets it"
+    code = _checked(answer, state, meta, name)
+    tokens = redeem(meta, client, {"grant_type": "authorization_code", "code": code, "redirect_uri": redirect,
+                                   "code_verifier": verifier, "resource": resource["resource"]}, name, store)
+    return keep(store, name, url, meta, client, tokens)
 
 
-def _checked(answer: dict, state: str, issuer: str, name: str) -> str:
-    """The code from the redirect, once its state (and iss, when sent) are the ones this login expects."""
+def _guide(name: str, address: str, redirect: str, meta: dict, pasting: bool, say: Callable[[str], None]) -> None:
+    """What the user does: the address alone on its line (whole, to copy), the paste, the device login."""
+    say(f"log in to MCP server {name!r} in your browser; if none opens, open this address by hand:")
+    say(address)
+    if pasting:
+        say(f"if the browser runs on another machine, it ends on an address starting {redirect}?... that does "
+            "not load there: copy that address, paste it here and press Enter")
+    if meta.get("device_authorization_endpoint"):
+        say(f"without a browser at hand: ankit mcp login {name} --device")
+
+
+def _answer(loopback, redirect: str, wait: float, paste, say: Callable[[str], None]) -> dict | None:
+    """The redirect's query: from the browser on this machine, or from the address the user pasted."""
+    deadline = time.monotonic() + wait
+    while time.monotonic() < deadline:
+        if loopback.done.wait(0.05 if paste is not None else max(0.0, deadline - time.monotonic())):
+            return loopback.answer
+        line = paste(PASTE_POLL) if paste is not None else None
+        if line is None or not line.strip():
+            continue
+        query = pasted(line, redirect)
+        if query is not None:
+            return query
+        say(f"that is not the address the login ended on (it starts {redirect}?): paste it whole, or press Ctrl-C")
+    return None
+
+
+def pasted(line: str, redirect: str) -> dict | None:
+    """The query of a pasted address when it is this login's redirect (scheme, host, port and path), else None."""
+    try:
+        parts, expected = urllib.parse.urlsplit(line.strip()), urllib.parse.urlsplit(redirect)
+        same = (parts.scheme, parts.hostname, parts.port, parts.path) == \
+            (expected.scheme, expected.hostname, expected.port, expected.path)
+    except ValueError:
+        return None
+    return dict(urllib.parse.parse_qsl(parts.query)) if same and parts.query else None
+
+
+def _checked(answer: dict, state: str, meta: dict, name: str) -> str:
+    """The code from the redirect, once its state and iss are the ones this login expects (RFC 9207: iss must
+    come when the authorization server says it sends it, and be its issuer when it comes)."""
+    issuer = meta["issuer"]
     if answer.get("state") != state:
         raise McpError(f"the login answer for {name!r} carried the wrong state (not from this login); nothing was "
                        "stored: run ankit mcp login again")
     if "iss" in answer and answer["iss"].rstrip("/") != issuer.rstrip("/"):
         raise McpError(f"the login answer for {name!r} came from another issuer; nothing was stored")
+    if "iss" not in answer and meta.get("authorization_response_iss_parameter_supported") is True:
+        raise McpError(f"the login answer for {name!r} did not say which issuer sent it, though "
+                       f"{shown(issuer)} always does; nothing was stored")
     if answer.get("error"):
-        said = " ".join(str(answer.get("error_description") or answer["error"]).split())[:200]
-        raise McpError(f"the authorization server refused the login for {name!r}: {said}")
+        raise McpError(f"the authorization server refused the login for {name!r}: "
+                       f"{said(answer.get('error_description') or answer['error'])}")
     if not answer.get("code"):
         raise McpError(f"the login answer for {name!r} had no code; run ankit mcp login {name} again")
     return answer["code"]
 
 
-def _token(meta: dict, client: dict, form: dict, name: str) -> dict:
-    """POST to the token endpoint; the tokens with their expiry time."""
-    status, tokens = _json(meta["token_endpoint"], form={**form, **client})
-    if status != 200 or not tokens.get("access_token"):
-        said = tokens.get("error_description") or tokens.get("error") or f"HTTP {status}"
-        raise McpError(f"the authorization server refused the token for {name!r}: {str(said)[:200]}")
+def redeem(meta: dict, client: dict, form: dict, name: str, store: TokenStore | None = None) -> dict:
+    """POST to the token endpoint; the tokens with their expiry time. A client the server no longer knows is
+    forgotten, so the next login registers afresh."""
+    status, tokens = exchange(meta["token_endpoint"], form={**form, **credentials(client)}, what="token endpoint")
+    if status != 200 or not isinstance(tokens.get("access_token"), str) or not tokens["access_token"]:
+        if tokens.get("error") == "invalid_client" and store is not None:
+            store.forget_client(meta["issuer"])
+        error = tokens.get("error_description") or tokens.get("error") or f"HTTP {status}"
+        raise McpError(f"the authorization server refused the token for {name!r}: {said(error)}")
+    return stamped(tokens)
+
+
+def stamped(tokens: dict) -> dict:
+    """The tokens with the time their access token expires (0: not said)."""
     expires = tokens.get("expires_in")
-    tokens["expires_at"] = time.time() + float(expires) if isinstance(expires, (int, float)) else 0
-    return tokens
+    good = isinstance(expires, (int, float)) and not isinstance(expires, bool)
+    return {**tokens, "expires_at": time.time() + float(expires) if good else 0}
+
+
+def keep(store: TokenStore, name: str, url: str, meta: dict, client: dict, tokens: dict) -> str:
+    """Store a login's tokens for the server (for this URL as the resource) and say so."""
+    store.save(name, url, {"issuer": meta["issuer"], "token_endpoint": meta["token_endpoint"],
+                           "revocation_endpoint": meta.get("revocation_endpoint", ""), "client": credentials(client),
+                           "resource": url, "tokens": tokens})
+    return f"logged in to MCP server {name} (authorized by {shown(meta['issuer'])}); ankit mcp logout {name} forgets it"
 
 
 def logout(name: str, url: str, store: TokenStore) -> str:
@@ -221,8 +300,9 @@ def logout(name: str, url: str, store: TokenStore) -> str:
     tokens = data.get("tokens") or {}
     if data.get("revocation_endpoint") and tokens.get("refresh_token"):
         try:
-            _json(data["revocation_endpoint"], form={"token": tokens["refresh_token"],
-                                                     "token_type_hint": "refresh_token", **(data.get("client") or {})})
+            exchange(data["revocation_endpoint"], form={"token": tokens["refresh_token"], "token_type_hint":
+                                                        "refresh_token", **credentials(data.get("client") or {})},
+                     what="revocation endpoint")
         except McpError:
             pass  # forgotten here whatever the server says
     if not store.forget(name, url):
@@ -238,9 +318,10 @@ class Tokens:
         self._lock = threading.Lock()
 
     def header(self) -> str:
-        """'Bearer TOKEN', refreshed first when it has expired; empty when the server has no login."""
+        """'Bearer TOKEN', refreshed first when it has expired; empty when the server has no login, or its token
+        was issued for another resource than this URL (it is never sent there)."""
         with self._lock:
-            data = self.store.load(self.name, self.url)
+            data = self._load()
             tokens = data.get("tokens") or {}
             if tokens.get("expires_at") and time.time() > tokens["expires_at"] - 30 and tokens.get("refresh_token"):
                 tokens = self._refresh(data)
@@ -249,18 +330,22 @@ class Tokens:
     def refused(self) -> bool:
         """The server refused the token (401): refresh it; return whether there is a new one to try."""
         with self._lock:
-            data = self.store.load(self.name, self.url)
+            data = self._load()
             if not (data.get("tokens") or {}).get("refresh_token"):
                 return False
             self._refresh(data)
             return True
 
+    def _load(self) -> dict:
+        """The server's login, when it was made for this very URL (RFC 8707: a token goes to its resource only)."""
+        data = self.store.load(self.name, self.url)
+        return data if same_resource(data.get("resource"), self.url) else {}
+
     def _refresh(self, data: dict) -> dict:
-        meta = {"token_endpoint": data["token_endpoint"]}
-        form = {"grant_type": "refresh_token", "refresh_token": data["tokens"]["refresh_token"],
-                "resource": data.get("resource") or self.url}
+        meta = {"token_endpoint": data["token_endpoint"], "issuer": data.get("issuer", "")}
+        form = {"grant_type": "refresh_token", "refresh_token": data["tokens"]["refresh_token"], "resource": self.url}
         try:
-            tokens = _token(meta, data.get("client") or {}, form, self.name)
+            tokens = redeem(meta, data.get("client") or {}, form, self.name)
         except McpError:
             self.store.forget(self.name, self.url)
             raise McpError(f"MCP server {self.name!r}: its login expired or was revoked; run ankit mcp login "

@@ -20,6 +20,7 @@ from contextlib import contextmanager, nullcontext
 from typing import TextIO
 
 from ankit.protocols import Asker, KeyShare
+from ankit.safety import text as boundary
 from ankit.terminal.live import terminal_width
 from ankit.terminal.render import DIM, paint
 from ankit.terminal.wordwrap import columns
@@ -175,3 +176,26 @@ def confirm(question: str, keys: Keys | None, ask: Asker) -> bool:
     keys.out.write(("yes" if said else "no") + "\n")
     keys.out.flush()
     return said
+
+
+class PastedLines:
+    """Lines typed or pasted on standard input while something else waits (a login's redirect), each read within
+    a time limit and cut to LINE bytes; None until a whole line is there."""
+
+    LINE = 16 * 1024
+
+    def __init__(self, fd: int):
+        self.fd, self.held, self.closed = fd, b"", False
+
+    def __call__(self, seconds: float) -> str | None:
+        if self.closed:
+            time.sleep(seconds)
+            return None
+        if b"\n" not in self.held and select.select([self.fd], [], [], seconds)[0]:
+            data = os.read(self.fd, 4096)
+            self.closed = not data
+            self.held = (self.held + (data or b"\n"))[-self.LINE:]
+        if b"\n" not in self.held:
+            return None
+        line, _, self.held = self.held.partition(b"\n")
+        return boundary.decode(line).strip()

@@ -1,6 +1,7 @@
 """Slash commands: a table of commands dispatched by name, their completions, and a suggestion for typos."""
 
 import difflib
+import sys
 import textwrap
 import time
 from collections.abc import Callable, Iterator
@@ -11,7 +12,7 @@ from ankit import docs
 from ankit.errors import AnkitError, Cancelled, ConfigError
 from ankit.terminal import guide
 from ankit.safety.sandbox import parse_mode
-from ankit.safety.visible import visible
+from ankit.safety.visible import visible, visible_line
 from ankit.terminal.approval import Approver
 from ankit.terminal.render import DIM, TerminalView, clip
 from ankit.terminal.typeahead import TypeAhead
@@ -350,7 +351,15 @@ def cmd_mcp(state: ReplState, arg: str) -> str:
         if action == "logout":
             return state.app.mcp.auth.logout(name.strip())
         import webbrowser
-        return state.app.mcp.auth.login(name.strip(), webbrowser.open, state.view.line)
+        from ankit.terminal.keys import PastedLines
+        device = "--device" in name.split()
+        name = " ".join(w for w in name.split() if w != "--device")
+
+        def say(line: str) -> None:  # whole, never broken at the width: an address is copied from here
+            state.view.newline()
+            state.view.write(visible_line(line) + "\n")
+
+        return state.app.mcp.auth.login(name, webbrowser.open, say, PastedLines(sys.stdin.fileno()), device)
     if action == "phrases" and state.app.mcp is not None:
         return _phrases(state, name.split())
     if arg.strip() == "refresh" and state.app.mcp is not None:

@@ -1,0 +1,109 @@
+"""What OAuth reads from and sends to the web, under the rules the specifications' security sections set.
+
+- Every endpoint ankit talks to or hands to the browser is https; plain http only on the loopback (127.0.0.1,
+  ::1, localhost), for a server under development (OAuth 2.1 §1.5, RFC 8414 §2, RFC 9728 §7.1). An address
+  with anything but printable ASCII in it (a space, a line break, a control) is refused, so the line the user
+  copies is the address that is opened.
+- A JSON answer (metadata, a registration, tokens, an error) is read in pieces up to SIZE bytes and within
+  DEADLINE seconds whatever its Content-Length says, then parsed through the text boundary (safety/text.py).
+- What a server says is shown through said(): one line, controls made visible, secrets scrubbed, cut to 200.
+- No redirect is followed: a code, a token or a secret is never sent to another address.
+"""
+
+import json
+import socket
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+
+from ankit.mcp.jsonrpc import McpError
+from ankit.safety import text as boundary
+from ankit.safety.scrub import Scrubber
+from ankit.safety.visible import visible_line
+
+SIZE = 256 * 1024  # bytes of one JSON answer
+DEADLINE = 30.0  # seconds for one exchange, however slowly the answer trickles in
+LOOPBACK = ("127.0.0.1", "::1", "localhost")
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, req, fp, code, msg, headers, newurl):
+        return None
+
+
+_OPENER = urllib.request.build_opener(_NoRedirect())
+
+
+def shown(url: str) -> str:
+    """The URL fit for a message: no user, password or query (they may hold secrets), controls made visible."""
+    parts = urllib.parse.urlsplit(str(url))
+    return visible_line(urllib.parse.urlunsplit((parts.scheme, parts.netloc.rpartition("@")[2], parts.path, "", "")))
+
+
+def said(value, scrub: Scrubber | None = None) -> str:
+    """A server's words (an error description) as one short line: scrubbed, controls visible, 200 characters."""
+    return visible_line((scrub or Scrubber()).text(" ".join(str(value).split())))[:200]
+
+
+def secure(url, what: str) -> str:
+    """url when it is https (or http on the loopback) and plain printable ASCII; McpError saying what to do else."""
+    text = url if isinstance(url, str) else ""
+    try:
+        parts = urllib.parse.urlsplit(text)
+        host = (parts.hostname or "").lower()
+    except ValueError:
+        parts, host = None, ""
+    plain = bool(text) and all("!" <= c <= "~" for c in text)
+    if plain and parts is not None and host and (parts.scheme == "https" or parts.scheme == "http" and host in LOOPBACK):
+        return text
+    raise McpError(f"the {what} {visible_line(str(url))[:200]!r} is not an https address (plain http only on "
+                   "127.0.0.1 or localhost); not used")
+
+
+def same_resource(a, b) -> bool:
+    """Whether two URLs name the same resource (RFC 9728 §3.3): scheme and host without case, a path's last
+    slash aside."""
+    try:
+        x, y = urllib.parse.urlsplit(str(a)), urllib.parse.urlsplit(str(b))
+    except ValueError:
+        return False
+    return (x.scheme.lower(), x.netloc.lower(), x.path.rstrip("/"), x.query) == \
+        (y.scheme.lower(), y.netloc.lower(), y.path.rstrip("/"), y.query)
+
+
+def exchange(url: str, data: dict | None = None, form: dict | None = None, what: str = "endpoint") -> tuple[int, dict]:
+    """GET (or POST JSON / a form) to a secure address and read a JSON object back: (status, object)."""
+    body, headers = None, {"Accept": "application/json"}
+    if data is not None:
+        body, headers["Content-Type"] = json.dumps(data).encode(), "application/json"
+    elif form is not None:
+        body, headers["Content-Type"] = urllib.parse.urlencode(form).encode(), "application/x-www-form-urlencoded"
+    request = urllib.request.Request(secure(url, what), body, headers, method="POST" if body is not None else "GET")
+    deadline = time.monotonic() + DEADLINE
+    try:
+        with _OPENER.open(request, timeout=DEADLINE) as answer:
+            status, raw = answer.status, bounded(answer, deadline)
+    except urllib.error.HTTPError as exc:
+        status, raw = exc.code, bounded(exc, deadline)
+    except (urllib.error.URLError, OSError) as exc:
+        raise McpError(f"cannot reach {shown(url)}: {said(getattr(exc, 'reason', exc))}") from None
+    try:
+        parsed = boundary.loads(raw or b"{}")
+    except ValueError:
+        parsed = {}
+    return status, parsed if isinstance(parsed, dict) else {}
+
+
+def bounded(answer, deadline: float) -> bytes:
+    """The body read in pieces: at most SIZE bytes and until the deadline (a slow trickle is cut, not waited out)."""
+    data = bytearray()
+    try:
+        while len(data) < SIZE and time.monotonic() < deadline:
+            piece = (getattr(answer, "read1", None) or answer.read)(min(65536, SIZE - len(data)))
+            if not piece:
+                break
+            data += piece
+    except (OSError, socket.timeout):
+        pass  # what came is all there is
+    return bytes(data)
