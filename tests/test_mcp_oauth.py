@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from ankit.mcp import oauth
+from ankit.mcp import oauth, oauthweb
 from ankit.mcp.servers import McpManager
 from ankit.mcp.tokens import TokenStore
 from ankit.mcp.transport import McpError
@@ -39,7 +39,13 @@ class Auth(http.server.ThreadingHTTPServer):
         self.grants: list[str] = []  # grant types redeemed at /as/token
         self.bearers: list[str] = []  # Authorization headers the MCP endpoint saw
         self.revoked: list[str] = []
-        self.lifetime, self.forge_state = 3600, False
+        self.lifetime, self.forge_state, self.reject_client = 3600, False, False
+        self.resource_changes: dict = {}  # changes to the protected-resource metadata
+        self.meta_changes: dict = {}  # changes to the authorization server's metadata (None removes a key)
+        self.iss: str | None = ""  # the redirect's iss: "" the right one, None left out, else this value
+        self.devices: dict = {}  # device_code -> [user_code, state: pending/approved/denied, client_id]
+        self.device_errors: list[str] = []  # errors the token endpoint gives device polls first (slow_down...)
+        self.polls: list[float] = []  # when device polls came
         threading.Thread(target=self.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True).start()
 
     def issue(self) -> dict:
@@ -47,6 +53,12 @@ class Auth(http.server.ThreadingHTTPServer):
         self.access[access] = time.time() + self.lifetime
         self.refresh.add(refresh)
         return {"access_token": access, "refresh_token": refresh, "token_type": "Bearer", "expires_in": self.lifetime}
+
+    def approve(self, user_code: str, state: str = "approved") -> None:
+        """What the user does on the other device: enter the code and approve (or deny) the login."""
+        for entry in self.devices.values():
+            if entry[0] == user_code:
+                entry[1] = state
 
     def revoke_all(self) -> None:
         self.access.clear()
@@ -70,11 +82,25 @@ class AuthHandler(http.server.BaseHTTPRequestHandler):
         s, path = self.server, urllib.parse.urlsplit(self.path)
         if path.path == "/.well-known/oauth-protected-resource/mcp":
             return self.send(200, {"resource": s.base + "/mcp", "authorization_servers": [s.base + "/as"],
-                                   "scopes_supported": ["mcp"]})
+                                   "scopes_supported": ["mcp"], **s.resource_changes})
         if path.path == "/.well-known/oauth-authorization-server/as":
-            return self.send(200, {"issuer": s.base + "/as", "authorization_endpoint": s.base + "/as/authorize",
-                                   "token_endpoint": s.base + "/as/token", "registration_endpoint": s.base + "/as/register",
-                                   "revocation_endpoint": s.base + "/as/revoke", "code_challenge_methods_supported": ["S256"]})
+            meta = {"issuer": s.base + "/as", "authorization_endpoint": s.base + "/as/authorize",
+                    "token_endpoint": s.base + "/as/token", "registration_endpoint": s.base + "/as/register",
+                    "revocation_endpoint": s.base + "/as/revoke", "code_challenge_methods_supported": ["S256"],
+                    **s.meta_changes}
+            return self.send(200, {k: v for k, v in meta.items() if v is not None})
+        if path.path == "/trickle":  # a body that comes a byte at a time, for as long as anyone waits
+            self.send_response(200)
+            self.send_header("Content-Length", "100")
+            self.end_headers()
+            for _ in range(100):
+                try:
+                    self.wfile.write(b" ")
+                    self.wfile.flush()
+                except OSError:
+                    return
+                time.sleep(0.2)
+            return
         if path.path == "/as/authorize":
             return self.authorize(dict(urllib.parse.parse_qsl(path.query)))
         self.send(404, {"error": "not_found"})
@@ -88,7 +114,10 @@ class AuthHandler(http.server.BaseHTTPRequestHandler):
         code = secrets.token_urlsafe(8)
         s.codes[code] = (q["client_id"], q["redirect_uri"], q["code_challenge"])
         state = "forged-state" if s.forge_state else q["state"]
-        where = q["redirect_uri"] + "?" + urllib.parse.urlencode({"code": code, "state": state, "iss": s.base + "/as"})
+        answer = {"code": code, "state": state, "iss": s.iss or s.base + "/as"}
+        if s.iss is None:
+            del answer["iss"]
+        where = q["redirect_uri"] + "?" + urllib.parse.urlencode(answer)
         self.send(302, None, {"Location": where})
 
     def do_POST(self):
@@ -102,6 +131,11 @@ class AuthHandler(http.server.BaseHTTPRequestHandler):
         form = dict(urllib.parse.parse_qsl(raw.decode()))
         if self.path == "/as/token":
             return self.token(form)
+        if self.path == "/as/hostile":  # an error description that would clear the screen and carries a key
+            return self.send(400, {"error": "invalid_grant", "error_description":
+                                   "\x1b[2J\x1b[31mno \u202e" + "sk-ant-api03-" + "Q" * 40 + " x" * 500})
+        if self.path == "/as/device":
+            return self.device(form)
         if self.path == "/as/revoke":
             s.revoked.append(form.get("token", ""))
             s.refresh.discard(form.get("token", ""))
@@ -113,6 +147,8 @@ class AuthHandler(http.server.BaseHTTPRequestHandler):
     def token(self, form: dict) -> None:
         s = self.server
         s.grants.append(form.get("grant_type", ""))
+        if s.reject_client or form.get("client_id") not in s.clients:
+            return self.send(401, {"error": "invalid_client"})
         if form.get("grant_type") == "authorization_code":
             client_id, redirect, challenge = s.codes.pop(form.get("code"), (None, None, None))
             verifier = form.get("code_verifier", "").encode()
@@ -120,10 +156,34 @@ class AuthHandler(http.server.BaseHTTPRequestHandler):
             if client_id != form.get("client_id") or redirect != form.get("redirect_uri") or proof != challenge:
                 return self.send(400, {"error": "invalid_grant"})
             return self.send(200, s.issue())
+        if form.get("grant_type") == "urn:ietf:params:oauth:grant-type:device_code":
+            return self.device_token(form)
         if form.get("grant_type") == "refresh_token" and form.get("refresh_token") in s.refresh:
             s.refresh.discard(form["refresh_token"])
             return self.send(200, s.issue())
         self.send(400, {"error": "invalid_grant", "error_description": "the refresh token is not valid"})
+
+    def device(self, form: dict) -> None:
+        s = self.server
+        if form.get("client_id") not in s.clients or form.get("resource") != s.base + "/mcp":
+            return self.send(400, {"error": "invalid_client"})
+        code, user = secrets.token_urlsafe(16), f"WDJB-{len(s.devices) + 1:04d}"
+        s.devices[code] = [user, "pending", form["client_id"]]
+        self.send(200, {"device_code": code, "user_code": user, "verification_uri": s.base + "/device",
+                        "verification_uri_complete": s.base + "/device?user_code=" + user, "expires_in": 60,
+                        "interval": 1})
+
+    def device_token(self, form: dict) -> None:
+        s = self.server
+        s.polls.append(time.monotonic())
+        user, state, client_id = s.devices.get(form.get("device_code"), (None, "expired", None))
+        if s.device_errors:
+            return self.send(400, {"error": s.device_errors.pop(0)})
+        if state == "approved" and client_id == form.get("client_id") and form.get("resource") == s.base + "/mcp":
+            del s.devices[form["device_code"]]
+            return self.send(200, s.issue())
+        error = {"pending": "authorization_pending", "denied": "access_denied"}.get(state, "expired_token")
+        self.send(400, {"error": error, "error_description": f"the device login is {state}"})
 
     def mcp(self, message: dict) -> None:
         s = self.server
@@ -302,3 +362,101 @@ def test_mcp_login_in_the_repl_then_the_server_starts(auth, run, home, tmp_path)
     terminal.expect("web: ready (1 tools; guarded 1, protocol 2026-07-28)")
     assert terminal.finish() == 0
     assert next(iter(auth.access)) not in terminal.seen
+
+
+def never(url: str) -> None:
+    """A browser that must never be handed the address."""
+    raise AssertionError(f"the browser was handed {url!r}")
+
+
+def refused(auth, store: TokenStore, match: str, open_url=never) -> McpError:
+    with pytest.raises(McpError, match=match) as caught:
+        oauth.login("web", auth.base + "/mcp", store, open_url, [].append, wait=30)
+    assert "\n" not in str(caught.value) and not logins(store.folder)
+    return caught.value
+
+
+def test_metadata_for_another_resource_is_not_used(auth, tmp_path):
+    # a server publishing another server's metadata would get that server's tokens sent to it at every call
+    auth.resource_changes = {"resource": auth.base + "/other"}
+    refused(auth, TokenStore(tmp_path / "auth"), r"is for another resource \(http://127\.0\.0\.1:\d+/other\); not used")
+    auth.resource_changes = {"resource": None}
+    refused(auth, TokenStore(tmp_path / "auth"), "is for another resource")
+    auth.resource_changes = {"resource": auth.base.replace("127.0.0.1", "localhost") + "/mcp"}  # another host name
+    refused(auth, TokenStore(tmp_path / "auth"), "is for another resource")
+    assert auth.clients == {}  # nothing registered
+
+
+def test_the_issuer_in_the_metadata_must_be_the_one_named(auth, tmp_path):
+    auth.meta_changes = {"issuer": auth.base + "/elsewhere"}
+    refused(auth, TokenStore(tmp_path / "auth"), "names another issuer in its metadata; not used")
+    auth.meta_changes = {"issuer": None}  # RFC 8414: the issuer is required, and the same
+    refused(auth, TokenStore(tmp_path / "auth"), "names no issuer in its metadata; not used")
+    auth.meta_changes = {"issuer": auth.base + "/as/"}  # a last slash is the same issuer
+    assert log_in(auth, TokenStore(tmp_path / "auth")).startswith("logged in")
+
+
+def test_the_redirects_issuer_is_checked_before_the_code_is_redeemed(auth, tmp_path):
+    auth.iss = auth.base + "/evil"  # a mix-up: the answer of another authorization server
+    refused(auth, TokenStore(tmp_path / "auth"), "came from another issuer; nothing was stored", browser)
+    auth.iss = None  # left out: taken, as RFC 9207 allows for a server that does not say it sends it
+    assert log_in(auth, TokenStore(tmp_path / "one")).startswith("logged in")
+    auth.meta_changes = {"authorization_response_iss_parameter_supported": True}
+    refused(auth, TokenStore(tmp_path / "two"), "did not say which issuer sent it", browser)
+    assert auth.grants == ["authorization_code"]  # only the login without a wrong issuer redeemed its code
+
+
+@pytest.mark.parametrize("endpoint, address", [
+    ("authorization_endpoint", "http://auth.example/authorize"), ("authorization_endpoint", "javascript:alert(1)//"),
+    ("authorization_endpoint", "file:///etc/passwd"), ("authorization_endpoint", "https://auth.example/a b"),
+    ("authorization_endpoint", "https://auth.example/a\nb"), ("token_endpoint", "http://10.0.0.1/token"),
+    ("registration_endpoint", "http://auth.example/register"), ("revocation_endpoint", "ftp://auth.example/"),
+    ("device_authorization_endpoint", "http://127.0.0.1.evil.example/device"),
+])
+def test_only_https_endpoints_are_used_or_handed_to_the_browser(auth, tmp_path, endpoint, address):
+    auth.meta_changes = {endpoint: address}
+    refused(auth, TokenStore(tmp_path / "auth"), r"is not an https address \(plain http only on 127\.0\.0\.1 or "
+                                                 r"localhost\); not used")
+    assert auth.clients == {}  # refused before anything was sent
+
+
+def test_metadata_and_error_bodies_are_read_bounded_and_shown_as_one_clean_line(auth, tmp_path):
+    auth.resource_changes = {"padding": " " * (oauthweb.SIZE + 10)}  # the JSON is cut: no metadata
+    refused(auth, TokenStore(tmp_path / "auth"), "publishes no OAuth protected-resource metadata")
+    auth.resource_changes = {}
+    auth.meta_changes = {"token_endpoint": auth.base + "/as/hostile"}
+    error = refused(auth, TokenStore(tmp_path / "auth"), "refused the token", browser)
+    assert "\x1b" not in str(error) and "^[[2J" in str(error) and "<U+202E>" in str(error) and "sk-ant-" not in str(error)
+    assert len(str(error)) < 300
+
+
+def test_a_slow_trickle_is_cut_at_the_deadline(auth):
+    started = time.monotonic()
+    with urllib.request.urlopen(auth.base + "/trickle", timeout=30) as answer:
+        got = oauthweb.bounded(answer, time.monotonic() + 1.0)
+    assert time.monotonic() - started < 5 and 0 < len(got) < 20
+
+
+def test_a_client_is_registered_once_and_kept_across_logouts(auth, tmp_path):
+    store = TokenStore(tmp_path / "auth")
+    log_in(auth, store)
+    log_in(auth, store)
+    oauth.logout("web", auth.base + "/mcp", store)
+    log_in(auth, store)
+    assert list(auth.clients) == ["client-1"] and auth.grants == ["authorization_code"] * 3
+    auth.reject_client = True  # the authorization server forgot it: the token endpoint says invalid_client
+    with pytest.raises(McpError, match="refused the token"):
+        log_in(auth, store)
+    assert store.client(auth.base + "/as") == {}  # forgotten, so the next login registers again
+    auth.reject_client = False
+    log_in(auth, store)
+    assert list(auth.clients) == ["client-1", "client-2"]
+
+
+def test_a_token_goes_only_to_the_resource_it_was_issued_for(auth, tmp_path):
+    store = TokenStore(tmp_path / "auth")
+    log_in(auth, store)
+    data = store.load("web", auth.base + "/mcp")
+    assert oauth.Tokens("web", auth.base + "/mcp", store).header().startswith("Bearer ")
+    store.save("web", auth.base + "/mcp", {**data, "resource": auth.base + "/other"})  # kept by an older ankit
+    assert oauth.Tokens("web", auth.base + "/mcp", store).header() == ""
