@@ -8,11 +8,13 @@ import http.server
 import json
 import os
 import secrets
+import select
 import stat
 import subprocess
 import sys
 import threading
 import time
+import urllib.error
 import urllib.parse
 import urllib.request
 from pathlib import Path
@@ -460,3 +462,137 @@ def test_a_token_goes_only_to_the_resource_it_was_issued_for(auth, tmp_path):
     assert oauth.Tokens("web", auth.base + "/mcp", store).header().startswith("Bearer ")
     store.save("web", auth.base + "/mcp", {**data, "resource": auth.base + "/other"})  # kept by an older ankit
     assert oauth.Tokens("web", auth.base + "/mcp", store).header() == ""
+
+
+def configured(auth, tmp_path) -> dict:
+    """A config naming the guarded server, and the environment of an ankit whose browser opens nothing here (the
+    session runs over SSH, say)."""
+    (tmp_path / "config" / "ankit").mkdir(parents=True, exist_ok=True)
+    (tmp_path / "config" / "ankit" / "config.toml").write_text(f'[mcp.servers.web]\nurl = "{auth.base}/mcp"\n')
+    return {**{k: v for k, v in os.environ.items() if not k.endswith(("_API_KEY", "_TOKEN"))}, **xdg_env(tmp_path),
+            "PYTHONPATH": str(ROOT), "BROWSER": "true %s"}
+
+
+class Login:
+    """`ankit mcp login ...` running, its output read line by line as it comes and its input written to."""
+
+    def __init__(self, env: dict, cwd: Path, *args: str):
+        self.process = subprocess.Popen([sys.executable, "-m", "ankit", "mcp", "login", *args], cwd=cwd, env=env,
+                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        self.lines: list[str] = []
+        self.held = b""
+
+    def until(self, start: str, timeout: float = 30) -> str:
+        """The first line starting with `start` (waiting for it)."""
+        deadline = time.monotonic() + timeout
+        while not any(line.startswith(start) for line in self.lines):
+            assert time.monotonic() < deadline, self.lines
+            if select.select([self.process.stdout], [], [], 0.2)[0]:
+                data = os.read(self.process.stdout.fileno(), 65536)
+                assert data, self.lines
+                self.held += data
+                *whole, self.held = self.held.split(b"\n")
+                self.lines += [line.decode() for line in whole]
+        return next(line for line in self.lines if line.startswith(start))
+
+    def paste(self, text: str) -> None:
+        self.process.stdin.write(text.encode() + b"\n")
+        self.process.stdin.flush()
+
+    def end(self) -> tuple[int, str, str]:
+        out, err = self.process.communicate(timeout=60)
+        return self.process.returncode, "\n".join(self.lines) + "\n" + (self.held + out).decode(), err.decode()
+
+
+def redirected(address: str) -> str:
+    """What a browser on another machine ends on: the authorization server's redirect to the loopback address
+    (which does not load there)."""
+    request = urllib.request.Request(address)
+    try:
+        oauth._NO_REDIRECT.open(request, timeout=30)
+    except urllib.error.HTTPError as exc:
+        assert exc.code == 302
+        return exc.headers["Location"]
+    raise AssertionError("no redirect")
+
+
+def test_a_login_without_a_browser_here_finishes_with_the_pasted_address(auth, tmp_path):
+    login = Login(configured(auth, tmp_path), tmp_path, "web")
+    address = login.until(auth.base + "/as/authorize?")  # whole, alone on its line
+    login.until("if the browser runs on another machine, it ends on an address starting http://127.0.0.1:")
+    back = redirected(address)
+    port = urllib.parse.urlsplit(back).port
+    query = urllib.parse.urlsplit(back).query
+    for wrong in (f"http://127.0.0.1:{port + 1}/callback?{query}", f"http://localhost:{port}/callback?{query}",
+                  f"https://127.0.0.1:{port}/callback?{query}", f"http://127.0.0.1:{port}/elsewhere?{query}",
+                  "just some words", f"http://127.0.0.1:{port}/callback"):
+        login.paste(wrong)  # another address is not the answer, whatever its query says
+        login.until("that is not the address the login ended on")
+        login.lines.clear()
+    login.paste("  " + back + "  ")
+    code, out, err = login.end()
+    assert code == 0, err
+    assert "logged in to MCP server web" in out and auth.grants == ["authorization_code"]
+
+
+def test_a_pasted_address_from_another_login_is_refused(auth, tmp_path):
+    login = Login(configured(auth, tmp_path), tmp_path, "web")
+    back = redirected(login.until(auth.base + "/as/authorize?"))
+    forged = urllib.parse.urlsplit(back)._replace(query=urllib.parse.urlencode(
+        {**dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(back).query)), "state": "an attacker's"})).geturl()
+    login.paste(forged)
+    code, out, err = login.end()
+    assert code != 0 and "carried the wrong state" in err and auth.grants == []
+
+
+def test_the_device_login_shows_the_code_and_polls_until_approved(auth, tmp_path):
+    auth.meta_changes = {"device_authorization_endpoint": auth.base + "/as/device"}
+    env = configured(auth, tmp_path)
+    login = Login(env, tmp_path, "web", "--device")
+    assert login.until("and enter the code ") == "and enter the code WDJB-0001"
+    login.until("waiting for the login to be approved")
+    assert auth.base + "/device" in login.lines and auth.base + "/device?user_code=WDJB-0001" in login.lines
+    time.sleep(1.5)  # a poll or so, still pending
+    auth.approve("WDJB-0001")
+    code, out, err = login.end()
+    assert code == 0, err
+    assert "logged in to MCP server web" in out
+    assert auth.clients["client-1"]["grant_types"][-1] == "urn:ietf:params:oauth:grant-type:device_code"
+    assert all(b - a >= 0.9 for a, b in zip(auth.polls, auth.polls[1:]))  # at the server's interval
+    listed = subprocess.run([sys.executable, "-m", "ankit", "mcp", "list"], cwd=tmp_path, env=env,
+                            capture_output=True, text=True, timeout=60)
+    assert listed.stdout.startswith("web: ready (1 tools; guarded 1, protocol 2026-07-28)"), listed.stdout
+
+
+def test_a_device_login_refused_or_told_to_slow_down(auth, tmp_path):
+    auth.meta_changes = {"device_authorization_endpoint": auth.base + "/as/device"}
+    auth.device_errors = ["slow_down"]
+    env = configured(auth, tmp_path)
+    login = Login(env, tmp_path, "web", "--device")
+    login.until("and enter the code ")
+    while len(auth.polls) < 2:
+        time.sleep(0.2)
+    auth.approve("WDJB-0001", "denied")
+    code, out, err = login.end()
+    assert code != 0 and "the login for 'web' was refused on the other device; nothing was stored" in err
+    assert auth.polls[1] - auth.polls[0] >= 5.9  # slow_down: five seconds more between polls
+    auth.meta_changes = {}
+    done = subprocess.run([sys.executable, "-m", "ankit", "mcp", "login", "web", "--device"], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode != 0 and "offers no device login (RFC 8628): run ankit mcp login web and paste" in done.stderr
+
+
+def test_mcp_login_in_a_narrow_repl_prints_the_address_whole_and_takes_a_pasted_one(auth, run, home):  # noqa: F811
+    (home / "config" / "ankit").mkdir(parents=True, exist_ok=True)
+    (home / "config" / "ankit" / "config.toml").write_text(f'[mcp.servers.web]\nurl = "{auth.base}/mcp"\n')
+    terminal = run(BROWSER="true %s")
+    terminal.prompt()
+    terminal.resize(60)
+    terminal.line("/mcp login web")
+    terminal.expect("open this address by hand:\n")
+    address = terminal.expect("\n")  # one line however narrow the terminal: copied whole
+    assert address.startswith(auth.base + "/as/authorize?") and "&state=" in address and len(address) > 200
+    terminal.expect("paste it here and press Enter")
+    terminal.type(redirected(address) + "\r")
+    terminal.expect("logged in to MCP server web")
+    assert terminal.finish() == 0
