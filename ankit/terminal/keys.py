@@ -16,7 +16,7 @@ import sys
 import termios
 import time
 from collections.abc import Container
-from contextlib import contextmanager, nullcontext
+from contextlib import contextmanager, nullcontext, suppress
 from typing import TextIO
 
 from ankit.protocols import Asker, KeyShare
@@ -61,7 +61,8 @@ class Keys:
         try:
             yield
         finally:
-            termios.tcsetattr(self.fd, termios.TCSANOW, saved)
+            with suppress(termios.error):  # a closed terminal: nothing left to put back
+                termios.tcsetattr(self.fd, termios.TCSANOW, saved)
 
     def key(self) -> str:
         """One key press: a character, or a whole escape sequence such as an arrow key."""
@@ -126,7 +127,10 @@ class Keys:
 
 def read_key(fd: int) -> str:
     """One key press from a terminal in cbreak mode: a character, a whole escape sequence, or a lone Esc."""
-    data = os.read(fd, 1)
+    try:
+        data = os.read(fd, 1)
+    except OSError:  # a closed terminal (EIO): no more keys
+        return EOF
     if not data:  # end of input (a closed terminal, or a Ctrl-D the line discipline took before cbreak)
         return EOF
     if data == b"\x1b":  # an escape sequence arrives at once; a lone Esc does not

@@ -14,7 +14,7 @@ import signal
 import termios
 import threading
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 
 from ankit.safety.visible import clip, visible_line
 from ankit.terminal.keys import BACKSPACE, ENTER, EOF, read_key
@@ -96,7 +96,8 @@ class TypeAhead:
             for end in wake:
                 os.close(end)
         if self._saved is not None:
-            termios.tcsetattr(self.fd, termios.TCSANOW, self._saved)
+            with suppress(termios.error):  # a closed terminal: nothing left to put back
+                termios.tcsetattr(self.fd, termios.TCSANOW, self._saved)
             self._saved = None
             self.view.footer([])
             self.view.control(PASTE_OFF)
