@@ -9,7 +9,7 @@ HELP = {
     "skills": ("ankit skills [list | show NAME]", "List the skills found, or print one skill's SKILL.md."),
     "usage": ("ankit usage", "Tokens and cost of the saved sessions: today, this week, this month, by model."),
     "mcp": ("ankit mcp [list [--refresh] | add NAME [--env KEY=VALUE]... [--project] -- COMMAND [ARGS...] |\n"
-            "          remove NAME [--project] | get NAME | login NAME | logout NAME | phrases [NAME...] [--again]]",
+            "          remove NAME [--project] | get NAME | login NAME [--device] | logout NAME | phrases [NAME...] [--again]]",
             "The MCP servers: their state and tools, adding and removing one in config.toml, signing in to one\n"
             "over OAuth, and having the model write search phrases for their tools. See ankit help mcp."),
     "eval-discovery": ("ankit eval-discovery --catalog FILE --queries FILE [...]",
