@@ -414,6 +414,8 @@ def test_the_redirects_issuer_is_checked_before_the_code_is_redeemed(auth, tmp_p
     ("authorization_endpoint", "https://auth.example/a\nb"), ("token_endpoint", "http://10.0.0.1/token"),
     ("registration_endpoint", "http://auth.example/register"), ("revocation_endpoint", "ftp://auth.example/"),
     ("device_authorization_endpoint", "http://127.0.0.1.evil.example/device"),
+    ("authorization_endpoint", "http://127.0.0.1@evil.example/authorize"), ("token_endpoint", "https://аuth.example/t"),
+    ("authorization_endpoint", "https:///no-host"), ("authorization_endpoint", 42),
 ])
 def test_only_https_endpoints_are_used_or_handed_to_the_browser(auth, tmp_path, endpoint, address):
     auth.meta_changes = {endpoint: address}
@@ -525,7 +527,7 @@ def test_a_login_without_a_browser_here_finishes_with_the_pasted_address(auth, t
     query = urllib.parse.urlsplit(back).query
     for wrong in (f"http://127.0.0.1:{port + 1}/callback?{query}", f"http://localhost:{port}/callback?{query}",
                   f"https://127.0.0.1:{port}/callback?{query}", f"http://127.0.0.1:{port}/elsewhere?{query}",
-                  "just some words", f"http://127.0.0.1:{port}/callback"):
+                  f"http://127.0.0.1:{port}/%63allback?{query}", "just some words", f"http://127.0.0.1:{port}/callback"):
         login.paste(wrong)  # another address is not the answer, whatever its query says
         login.until("that is not the address the login ended on")
         login.lines.clear()
