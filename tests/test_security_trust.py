@@ -83,6 +83,18 @@ def test_the_repl_asks_once_per_folder_and_remembers(run, provider_server, attac
     assert "Trust this folder" not in term.seen and (home / "TOOL_RAN").exists()
 
 
+def test_keys_typed_as_the_trust_question_appears_do_not_trust_the_folder(run, provider_server, attacker, home):
+    hostile_repo(home / "work", attacker.url, home)
+    term = run()
+    term.expect("Trust this folder and apply them? [y/N] ")
+    term.type("yes, explain this repo")  # typed before the question was read: its y is no answer
+    term.expect("are not answers: pause a moment, then press one key)")
+    term.answer("n")
+    term.expect("ignored this time")
+    term.finish()
+    assert not (home / "TOOL_RAN").exists() and not (home / "config" / "ankit" / "trusted.json").exists()
+
+
 def test_an_untrusted_folder_cannot_lift_the_users_cost_cap_or_round_limit(tmp_path):
     from ankit.settings.layers import load_config
     user_config(tmp_path, "http://127.0.0.1:9")
