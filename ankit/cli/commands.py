@@ -10,8 +10,9 @@ from ankit import paths
 from ankit.settings.config import Config
 from ankit.turn.app import App, build_app
 from ankit.discovery.index import check_examples
-from ankit.safety.visible import visible
+from ankit.safety.visible import visible, visible_line
 from ankit.skills.tool import skills_command
+from ankit.terminal.keys import PastedLines
 from ankit.terminal.overview import group_text, mcp_text, sessions_listing, tools_listing
 from ankit.turn.phrasing import PHRASES_USAGE, hint, write_phrases
 from ankit.usage.ledger import usage_summary
@@ -95,7 +96,6 @@ def mcp_login(action: str, rest: list[str], config: Config) -> int:
     logout NAME` for a server over HTTP."""
     import webbrowser
     from ankit.mcp.servers import McpManager
-    from ankit.terminal.keys import PastedLines
     device = action == "login" and "--device" in rest
     rest = [a for a in rest if a != "--device"] if action == "login" else rest
     if len(rest) != 1:
@@ -111,7 +111,6 @@ def mcp_login(action: str, rest: list[str], config: Config) -> int:
 
 def say(line: str) -> None:
     """A login's line, whole (an address is never broken: it is copied), controls made visible."""
-    from ankit.safety.visible import visible_line
     print(visible_line(line), flush=True)
 
 

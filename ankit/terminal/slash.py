@@ -14,6 +14,7 @@ from ankit.terminal import guide
 from ankit.safety.sandbox import parse_mode
 from ankit.safety.visible import visible, visible_line
 from ankit.terminal.approval import Approver
+from ankit.terminal.keys import PastedLines
 from ankit.terminal.render import DIM, TerminalView, clip
 from ankit.terminal.typeahead import TypeAhead
 from ankit.tooling.tool import ToolContext
@@ -351,7 +352,6 @@ def cmd_mcp(state: ReplState, arg: str) -> str:
         if action == "logout":
             return state.app.mcp.auth.logout(name.strip())
         import webbrowser
-        from ankit.terminal.keys import PastedLines
         device = "--device" in name.split()
         name = " ".join(w for w in name.split() if w != "--device")
 
