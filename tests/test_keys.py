@@ -170,3 +170,15 @@ def test_a_single_key_after_a_pause_answers_and_ctrl_d_always_does(question):
     at_once = question()
     at_once.type("\x04")  # Ctrl-D: never an approval, so never held back
     assert at_once.result() == EOF
+
+
+def test_look_alike_letters_are_no_answers(question):
+    asked = question()
+    for key in ("ａ", "у", "Ａ"):  # a fullwidth a, a Cyrillic u (looks like y), a fullwidth A: each after a pause
+        time.sleep(QUIET + 0.1)
+        asked.type(key)
+        asked.read_until(b"press y, n or a")
+        asked.shown = b""
+    time.sleep(QUIET + 0.1)
+    asked.type("n")
+    assert asked.result() == "n"
