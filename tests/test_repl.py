@@ -397,14 +397,14 @@ def test_resume_without_an_id_offers_the_newest_sessions_and_one_key_picks(run, 
     second = run("--resume")
     second.expect("resume which? [1-2] (Enter: 1, Esc: none) ")
     assert "1  " in second.seen and "the fruit is pear" in second.seen.split("1  ", 1)[1].split("\n", 1)[0]
-    second.type("2")
+    second.answer("2")
     second.expect("resumed ")
     second.expect("the fruit is apple (1 turn)")
     second.line("which fruit?")
     second.expect("It was apple.")
     second.line("/resume")
     second.expect("resume which? [1-2]")
-    second.type("\x1b")
+    second.answer("\x1b")
     second.expect("no session resumed")
     assert second.finish() == 0
     assert [m["content"] for m in provider_server.requests[2].json["messages"][1:]] == [

@@ -18,10 +18,9 @@ def pick_session(store, approve, view) -> str:
     keys = approve.keys
     if keys is None:
         answer = approve.ask(question).strip() or "1"
-    else:
-        with keys.cbreak():
-            view.write(question)
-            answer = keys.key()
+    else:  # one key meant for the question (keys.answer: none in a burst or as it appears)
+        valid = [str(n) for n in range(1, len(rows) + 1)] + ["\r", "\n", "\x1b", "q"]
+        answer = keys.answer(question, valid, f"press 1 to {len(rows)} (Enter: 1, Esc: none)")
         answer = "1" if answer in ("\r", "\n") else answer
         view.write((answer if answer.isdigit() else "none") + "\n")
     if not (answer.isdigit() and 1 <= int(answer) <= len(rows)):
