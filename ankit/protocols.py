@@ -38,6 +38,9 @@ class View(Protocol):
     def tool_end(self, result: ToolResult) -> None:
         """A tool call finished."""
 
+    def inner_call(self, call: ToolCall, result: ToolResult) -> None:
+        """A call a run_code program made finished (shown under the running call)."""
+
     def notice(self, line: str) -> None:
         """A one-line message from ankit itself."""
 

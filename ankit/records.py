@@ -34,6 +34,9 @@ class ToolResult:
     content: str
     is_error: bool = False
     summary: str = ""  # one plain line for the user ("declined", "loaded git (7 tools)"); never sent
+    refused: bool = False  # the policy, a hook or the user refused it (a run_code program gets ToolRefused); never sent
+    structured: bool = False  # content is the tool's data as JSON, whole (a run_code program gets it parsed)
+    inner: list[str] = field(default_factory=list)  # a run_code program's calls, one line each: saved, never sent
 
 
 @dataclass
@@ -210,11 +213,14 @@ class RoundRecord:
     duration: float
     activated: list[str] = field(default_factory=list)  # groups newly activated by this round's tool calls
     at: str = field(default_factory=_now_text)  # when the round ended
+    code_calls: int = 0  # calls run_code programs made in this round's tool batch
 
     def to_dict(self) -> dict:
         """A JSON-ready dict."""
         data = dict(self.__dict__)
         data["usage"] = dict(self.usage.__dict__)
+        if not self.code_calls:
+            del data["code_calls"]  # most rounds run no program: their lines stay as they were
         return data
 
     @classmethod
@@ -227,7 +233,7 @@ class RoundRecord:
                 int(data["turn"]), int(data["round"]), str(data["provider"]), str(data["model"]), usage,
                 int(data.get("schema_bytes", 0)), [str(g) for g in data.get("groups_sent", [])],
                 [str(g) for g in data.get("groups_held", [])], float(data.get("duration", 0.0)),
-                [str(g) for g in data.get("activated", [])], str(data.get("at", "")),
+                [str(g) for g in data.get("activated", [])], str(data.get("at", "")), int(data.get("code_calls", 0)),
             )
         except (KeyError, TypeError, ValueError, AttributeError) as error:
             raise ValueError(f"malformed round record: {error!r}") from None

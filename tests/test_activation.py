@@ -85,3 +85,13 @@ def test_preloaded_groups_are_activated_with_their_reason():
     act = make()
     act.preload({"git": "habit", "core": "never"})
     assert act.active == ["git"] and act.preloaded == {"git": "habit"}
+
+
+def test_code_mode_only_sends_the_named_tools_and_declares_no_catalog():
+    groups = {**GROUPS, "core": [spec("read_file", 10), spec("find_tools"), spec("run_code")]}
+    activation = Activation(lambda g: groups[g], ["core"], all_groups=lambda: list(groups),
+                            only=("find_tools", "run_code"))
+    activation.activate(["git", "web"])
+    plan = activation.tools_for_round(10_000)
+    assert names(plan) == ["find_tools", "run_code"] and plan.sent == [] and plan.held_back == []
+    assert activation.catalog() == []

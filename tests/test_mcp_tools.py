@@ -118,3 +118,13 @@ def test_an_error_result_reaches_the_model_as_an_error():
     result = run_call(ToolCall("c1", tools[0].name, '{"where": "x"}'), tools[0], ToolContext(cwd="."),
                       approve=lambda tool, args, preview: True)
     assert result.is_error and "disk full" in result.content
+
+
+def test_a_result_that_is_all_structured_content_is_data_for_run_code_programs():
+    from ankit.mcp.tools import result_value
+    assert result_value({"content": [], "structuredContent": {"t": 1}}) == {"t": 1}
+    same = {"content": [{"type": "text", "text": '{"t": 1}'}], "structuredContent": {"t": 1}}
+    assert result_value(same) == {"t": 1}
+    told = {"content": [{"type": "text", "text": "It is warm."}], "structuredContent": {"t": 1}}
+    assert result_value(told) == "It is warm."  # text that says more than the data stays the answer
+    assert result_value({"content": [{"type": "text", "text": "plain"}]}) == "plain"

@@ -40,6 +40,9 @@ class PrintView(View):
     def tool_end(self, result: ToolResult) -> None:
         print(result_line(result, 200), file=sys.stderr)
 
+    def inner_call(self, call: ToolCall, result: ToolResult) -> None:
+        print(f"  · {call_summary(call, 200)}\n  {result_line(result, 200)}", file=sys.stderr)
+
     def notice(self, line: str) -> None:
         print(f"ankit: {visible(line)}", file=sys.stderr)
 

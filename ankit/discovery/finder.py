@@ -10,6 +10,7 @@ from ankit.discovery.decision import Decision
 from ankit.discovery.index import GroupHit, Index
 from ankit.records import ToolSpec
 from ankit.discovery.terms import GENERIC_VERBS, name_key, phrase_terms, stem, terms
+from ankit.tooling.stubs import stubs
 from ankit.tooling.tool import Tool
 
 CLOSE = 0.6  # groups scoring at least this share of the best are listed as candidates
@@ -168,11 +169,21 @@ def _prefer_line(pairs: list[tuple[str, str]]) -> list[str]:
     return [f"Same job, prefer the configured server's tool: {said}."] if pairs else []
 
 
+def code_text(outcome: Outcome, catalog: Catalog) -> str:
+    """find_tools' answer in code mode: the found groups' tools as Python stubs for run_code programs."""
+    names = [n for g in outcome.activate for n in (catalog.groups[g].tools if g in catalog.groups else [])]
+    specs = [catalog.tools[n].spec() for n in dict.fromkeys(names) if n in catalog.tools]
+    if not specs:
+        return ""
+    return ("In run_code, `import tools` gives each of them as a function (keyword arguments; it returns the "
+            "result, and raises tools.ToolError on failure):\n```python\n" + stubs(specs) + "\n```")
+
+
 def result_text(outcome: Outcome, catalog: Catalog, newly: list[str], loaded: list[str], query: str,
-                pairs: list[tuple[str, str]] | None = None) -> str:
-    """The text find_tools returns: what it activated, what was already loaded, other candidates, and which of
-    two tools doing the same job to prefer. Whether an activated group fits the next request is the round's
-    plan to say, once, in that request."""
+                pairs: list[tuple[str, str]] | None = None, code: str = "off") -> str:
+    """The text find_tools returns: what it activated, what was already loaded, other candidates, which of two
+    tools doing the same job to prefer, and in code mode the found tools' Python stubs. Whether an activated
+    group fits the next request is the round's plan to say, once, in that request."""
     if outcome.kind == "catalog":
         return _catalog_answer(catalog, loaded, "Tool groups you can load")
     if outcome.kind == "nothing":
@@ -183,14 +194,16 @@ def result_text(outcome: Outcome, catalog: Catalog, newly: list[str], loaded: li
     lines = [f"{'Loaded' if g in newly else 'Already loaded'} {g}: {_names(catalog, g, best.get(g, []))}."
              for g in outcome.activate]
     lines += _prefer_line(pairs or [])
-    if newly:
+    if newly and code != "only":
         lines.append("These tools can be called from your next step.")
     others = [h for h in outcome.hits if h.group not in outcome.activate and h.group not in loaded]
     if others:
         lines.append("Other close matches (call find_tools with a group id to load one):")
         groups = catalog.groups
         lines += [f"- {h.group}: {first_sentence(groups[h.group].summary)}" for h in others if h.group in groups]
-    return "\n".join(lines) + _mode_line(outcome)
+    if code != "off":
+        lines.append(code_text(outcome, catalog))
+    return "\n".join(line for line in lines if line) + _mode_line(outcome)
 
 
 def _mode_line(outcome: Outcome) -> str:
@@ -275,6 +288,7 @@ def make_find_tools(
     active: Callable[[], list[str]],
     mode: str = "first",
     decide: Callable[[Index, str], Decision] | None = None,
+    code: str = "off",
 ) -> Tool:
     """Build the find_tools tool; activate(groups) returns the groups newly activated, active() those loaded.
     find_tools only activates: what reaches the model, and when, is the round's plan and the provider's."""
@@ -293,7 +307,7 @@ def make_find_tools(
         newly = activate(wanted) if wanted else []
         if hasattr(ctx, "summarize"):
             ctx.summarize(user_line(outcome, index.catalog, newly))
-        return result_text(outcome, index.catalog, newly, loaded, query, doubles(index, outcome.activate))
+        return result_text(outcome, index.catalog, newly, loaded, query, doubles(index, outcome.activate), code)
 
     return FinderTool("find_tools", BASE_DESCRIPTION, PARAMETERS, run, group="core", read_only=True, source="ankit",
                       index_of=index_getter, mode=mode, loaded=active)

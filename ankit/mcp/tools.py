@@ -89,6 +89,19 @@ def result_text(result: dict) -> str:
     return text or "(no output)"
 
 
+def result_value(result: dict):
+    """A CallToolResult as the tool's value: its structured content where that is all it says (no text, or text
+    that is the same JSON), so a run_code program gets data; else its text (result_text)."""
+    data = result.get("structuredContent")
+    text = result_text(result)
+    if not isinstance(data, dict) or not result.get("content"):
+        return data if isinstance(data, dict) else text
+    try:
+        return data if json.loads(text) == data else text
+    except ValueError:
+        return text
+
+
 def make_tool(server: str, spec: dict, exposed: str, call: Caller, hints: bool = True) -> Tool:
     """One MCP tool definition as an ankit Tool that calls the server under its original name; hints False
     (a list from the cache, not from the live server): its annotations grant nothing, every call asks."""
@@ -99,8 +112,8 @@ def make_tool(server: str, spec: dict, exposed: str, call: Caller, hints: bool =
     read_only = notes.get("readOnlyHint") is True and notes.get("openWorldHint") is False
     description = str(spec.get("description") or spec.get("title") or notes.get("title") or original).strip()
 
-    def run(args: dict, ctx=None) -> str:
-        return result_text(call(original, args))
+    def run(args: dict, ctx=None) -> str | dict:
+        return result_value(call(original, args))
 
     def preview(args: dict, ctx=None) -> str:
         shown = json.dumps(args, ensure_ascii=False)  # whole: an approval shows everything the call will send

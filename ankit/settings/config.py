@@ -43,6 +43,8 @@ class Config:
     tool_timeout: float = 600.0  # seconds a tool's run() may take unless the tool says otherwise
     sandbox: str = "workspace"  # workspace, read-only or off: where commands run unasked (ankit/safety/sandbox.py)
     subagent_max_rounds: int = 15  # rounds one subagent may run before it must answer
+    code_mode: str = "off"  # run_code: off, on (beside the tools) or only (run_code and find_tools alone)
+    code_mode_catalog: str = "first-sentence"  # what the system prompt says of each tool in code mode
     notify: float = 30.0  # a turn longer than this many seconds rings the terminal when it ends (0: never)
     phrases: bool = True  # the model writes MCP tools' search phrases in the background of a REPL session
     phrases_model: str = ""  # the model that writes them ("": the session's)
@@ -87,11 +89,14 @@ KEYS: dict[str, type] = {
     "hooks": dict,  # [[hooks.EVENT]] tables (ankit.tooling.hooks)
     "notify": float, "subagent_max_rounds": int, "phrases": bool, "phrases_model": str,
     "search": str, "decision_model": str, "min_probability": float,  # seconds a turn takes before its end rings the terminal (0: never)
+    "code_mode": str, "code_mode_catalog": str, "code_mode_timeout": float, "code_mode_max_calls": int,
+    "code_mode_output_cap": int, "code_mode_memory_mb": int,  # run_code's limits (ankit.tooling.codemode)
 }
 FIELDS = {key: kind for key, kind in KEYS.items() if key in Config.__dataclass_fields__}
 CHOICES = {"deferred": ("auto", "native", "append"), "api": ("", "responses", "chat"),
            "catalog_mode": ("names", "first", "full"), "sandbox": ("workspace", "read-only", "off"),
-           "search": ("words", "decision")}
+           "search": ("words", "decision"), "code_mode": ("off", "on", "only"),
+           "code_mode_catalog": ("none", "first-sentence", "full")}
 ALIASES = {"sandbox": sandbox.ALIASES}  # /mode's names (ask, plan) are the setting's too
 ENV_KEYS = {"ANKIT_PROVIDER": "provider", "ANKIT_MODEL": "model", "ANKIT_BASE_URL": "base_url"}
 

@@ -48,7 +48,7 @@ def _shown(message: Message) -> list[str]:
         body = result.content.splitlines() or ["(no output)"]
         more = [f"    [... {len(body) - RESULT_LINES} more lines]"] if len(body) > RESULT_LINES else []
         out += [f"  ⎿ {result.name}{' (error)' if result.is_error else ''}:",
-                *(f"    {line}" for line in body[:RESULT_LINES]), *more]
+                *(f"    · {line}" for line in result.inner), *(f"    {line}" for line in body[:RESULT_LINES]), *more]
     return out
 
 
@@ -79,5 +79,8 @@ def _markdown(message: Message) -> list[str]:
     out = []
     for result in message.results:
         fence = _fence(result.content)
-        out += [f"**Result** of `{result.name}`{' (error)' if result.is_error else ''}", "", fence, result.content, fence, ""]
+        calls = [f"- `{line.replace('`', chr(39))}`" for line in result.inner]
+        calls = ["Calls from the program:", "", *calls, ""] if calls else []
+        out += [f"**Result** of `{result.name}`{' (error)' if result.is_error else ''}", "", *calls, fence,
+                result.content, fence, ""]
     return out

@@ -25,6 +25,9 @@ def message_entry(message: Message) -> dict:
         del entry["opaque"]  # most messages carry no provider data: keep their lines as they were
     for result in entry["results"]:
         del result["summary"]  # the user's line about a call is for the screen only
+        del result["refused"], result["structured"]  # what a run_code program was told: in the content already
+        if not result["inner"]:
+            del result["inner"]  # only run_code's result lists the calls its program made
     if not entry["images"]:
         del entry["images"]
     if not entry["summary"]:
@@ -39,7 +42,8 @@ def message_from(entry: dict) -> Message:
     if entry.get("role") not in ("user", "assistant", "tool"):
         raise ValueError(f"unknown role {entry.get('role')!r}")
     calls = [ToolCall(str(c["id"]), str(c["name"]), str(c.get("arguments", "{}"))) for c in entry.get("tool_calls", [])]
-    results = [ToolResult(str(r["call_id"]), str(r["name"]), str(r.get("content", "")), bool(r.get("is_error", False)))
+    results = [ToolResult(str(r["call_id"]), str(r["name"]), str(r.get("content", "")), bool(r.get("is_error", False)),
+                          inner=[str(line) for line in r.get("inner") or [] if isinstance(line, str)])
                for r in entry.get("results", [])]  # an older file's "loaded" names: its groups are sent again
     activated = entry.get("activated")
     activated = [str(g) for g in activated if isinstance(g, str)] if isinstance(activated, list) else []

@@ -192,6 +192,12 @@ class TerminalView(View):
                 self.line(line, DIM)
         self.waiting()  # the next round, or the next tool
 
+    def inner_call(self, call: ToolCall, result: ToolResult) -> None:
+        """A call a run_code program made: its two lines, as a direct call's, indented under the running call."""
+        self.line(f"  · {call_summary(call, self.width() - 4)}", DIM)
+        self.line("  " + result_line(result, self.width() - 2), RED if result.is_error else DIM)
+        self.waiting()
+
     def todos(self, todos: TodoList) -> None:
         """The checklist after write_todos changed it, dim and compact."""
         for line in todo_lines(todos, self.width()):

@@ -39,6 +39,7 @@ class Activation:
     active: list[str] = field(default_factory=list)
     all_groups: Callable[[], list[str]] = list  # every group of the catalog, for deferred declarations
     preloaded: dict[str, str] = field(default_factory=dict)  # group -> why it was sent from the first request
+    only: tuple[str, ...] = ()  # code_mode "only": these tools alone are sent; the rest are called from run_code
     _frozen: dict[str, _Frozen] = field(default_factory=dict)
     _order: list[str] = field(default_factory=list)  # groups in the order first declared: grow-only
 
@@ -79,6 +80,9 @@ class Activation:
         """What fits this round, decided here alone: core first, then activated groups in activation order; a
         group that does not fit the budget waits whole."""
         specs = [s for g in self.core for s in self.frozen(g).specs]
+        if self.only:
+            specs = [s for s in specs if s.name in self.only]
+            return RoundTools(specs, [], [], len(canonical(specs)))
         sent, held, used = [], [], 0
         for group in self.active:
             item = self.frozen(group)
@@ -104,6 +108,8 @@ class Activation:
         A group that appears later (an MCP server that finished starting) goes at the end, so what was
         declared before keeps its bytes and its place.
         """
+        if self.only:
+            return []
         self._order += [g for g in self.all_groups() if g not in self._order and self.frozen(g).specs]
         specs, seen = [], self.core_names()
         for group in self._order:

@@ -39,6 +39,8 @@ class ToolContext:
     admin: Callable[[list[str]], str] = _no_admin  # runs `ankit mcp add ...` or `ankit routine ...` argv, returns its text
     confine: Callable[[list[str], dict], list[str]] = _unconfined  # a command tool's argv, inside the sandbox in force
     run_task: Callable[[dict, Callable[[str], None]], str] = _no_subagents  # the task tool: a subagent's answer
+    run_code: Callable[[dict, "ToolContext"], str] | None = None  # runs run_code's program (None: not here)
+    inner: Callable[[str], None] = lambda line: None  # one line per call a run_code program makes
 
 
 @dataclass

@@ -75,9 +75,10 @@ def run_call(call: ToolCall, tool: Tool | None, ctx: ToolContext, approve: Appro
     error = partial(_error, call, scrub, cap)
     if tool is None:
         return error(f"unknown tool {call.name!r}; call find_tools to discover tools", f"unknown tool {call.name}")
-    told: list[str] = []
+    told, inner = [], []
     live, stream = output or (lambda text: None), scrub.stream()  # live output: whole lines, scrubbed
-    ctx = replace(ctx, output=lambda text: live(stream.feed(boundary.clean(text))), summarize=told.append)
+    ctx = replace(ctx, output=lambda text: live(stream.feed(boundary.clean(text))), summarize=told.append,
+                  inner=inner.append)
     limit = DEFAULT_TIME_LIMIT
     try:
         args = _checked_arguments(call, tool)
@@ -87,15 +88,17 @@ def run_call(call: ToolCall, tool: Tool | None, ctx: ToolContext, approve: Appro
             return refused
         limit = tool.limit(args, ctx)
         try:
-            output_text = scrub.text(_run(tool, args, ctx, keeper, limit, verdict, sandbox))
+            output_text, structured = _run(tool, args, ctx, keeper, limit, verdict, sandbox)
+            output_text = scrub.text(output_text)
         finally:
             live(stream.end())  # the live output's last unfinished line
     except (Cancelled, KeyboardInterrupt):
         raise
     except BaseException as exc:  # SystemExit and RecursionError too: a tool's failure is information, not a crash
-        return error(*_failure_of(exc, tool, limit))
+        return replace(error(*_failure_of(exc, tool, limit)), inner=[scrub.text(line) for line in inner])
     content = cap_output(output_text + LASTING_MARK if tool.outlives(args, ctx) else output_text, cap)
-    return ToolResult(call.id, call.name, content, summary=scrub.text(_summary(told, output_text, cap)))
+    return ToolResult(call.id, call.name, content, summary=scrub.text(_summary(told, output_text, cap)),
+                      structured=structured and content == output_text, inner=[scrub.text(line) for line in inner])
 
 
 def _error(call: ToolCall, scrub: Scrubber, cap: int, text: str, summary: str = "") -> ToolResult:
@@ -115,23 +118,25 @@ def _failure_of(exc: BaseException, tool: Tool, limit: float) -> tuple[str, str]
 
 
 def _run(tool: Tool, args: dict, ctx: ToolContext, keeper: Checkpoints | None, limit: float, verdict: Verdict,
-         sandbox: Sandbox | None) -> str:
-    """The call's output; a sandboxed call's says what the sandbox may have stopped and what it set aside."""
+         sandbox: Sandbox | None) -> tuple[str, bool]:
+    """The call's output, and whether it is structured data (JSON); a sandboxed call's says what the sandbox may
+    have stopped and what it set aside."""
     if verdict.action != "sandboxed":
-        return _as_text(_execute(tool, args, ctx, keeper, limit))
+        output = _execute(tool, args, ctx, keeper, limit)
+        return _as_text(output), isinstance(output, (dict, list))
     before = sandbox.protected_now()
     try:
         text = _as_text(_execute(tool, args, ctx, keeper, limit))
     finally:
         moved = sandbox.set_aside(before)
-    return text + sandbox.stopped_note(text, tool.name) + moved
+    return text + sandbox.stopped_note(text, tool.name) + moved, False
 
 
 def _sandbox_step(tool: Tool, args: dict, ctx: ToolContext, sandbox: Sandbox | None) -> Verdict:
     """The sandbox's say on this call (none without a sandbox)."""
     if sandbox is None:
         return Verdict()
-    confines = tool.name in COMMAND_TOOLS and _bundled(tool)
+    confines = (tool.name in COMMAND_TOOLS and _bundled(tool)) or (tool.name == "run_code" and tool.source == "ankit")
     edits = not tool.read_only and (tool.changes is not None or tool.group in EDIT_GROUPS)
     return sandbox.verdict(tool.name, confines, edits, args)
 
@@ -150,11 +155,11 @@ def _gate(call: ToolCall, tool: Tool, args: dict, ctx: ToolContext, approve: App
     the tool wants it or the policy asks; None lets the call run."""
     verdict = policy.decide(tool.name, args, _changed_paths(tool, args, ctx), tool.outlives(args, ctx), step)
     if verdict.decision == "deny" and not verdict.rule:  # the sandbox refused it (plan mode)
-        return error(verdict.why, verdict.why.split(":")[0])
+        return replace(error(verdict.why, verdict.why.split(":")[0]), refused=True)
     if verdict.decision == "deny":
         why = f" ({verdict.why})" if verdict.why else ""
-        return error(f"refused by the rule {verdict.rule!r} in the settings{why}; do not retry it, ask the user",
-                     f"refused by the rule {verdict.rule!r}")
+        return replace(error(f"refused by the rule {verdict.rule!r} in the settings{why}; do not retry it, ask the "
+                             "user", f"refused by the rule {verdict.rule!r}"), refused=True)
     if verdict.decision == "ask" and (verdict.rule or tool.wants_approval(args, ctx)):
         text = call_flexibly(tool.preview, args, ctx) if tool.preview else ""
         text = f"{step.reason}\n{text}" if step.reason else text
@@ -223,7 +228,7 @@ def declined(call: ToolCall, answer) -> ToolResult:
     """The result of a call the user refused; a reason the user gave (a non-empty string answer) goes along."""
     reason = answer.strip() if isinstance(answer, str) else ""
     text = f"Error: {DECLINED}" + (f". The user said: {reason}" if reason else "")
-    return ToolResult(call.id, call.name, text, True, f"declined: {reason}" if reason else "declined")
+    return ToolResult(call.id, call.name, text, True, f"declined: {reason}" if reason else "declined", refused=True)
 
 
 def _summary(told: list[str], text: str, cap: int) -> str:
@@ -357,7 +362,8 @@ class Runner:
             if verdict.blocked:  # exit 2 or a deny: under --yes too
                 reason = self.scrub.text(verdict.reason)
                 return ToolResult(call.id, call.name, cap_output(f"Error: blocked by a PreToolUse hook: {reason}",
-                                                                 self.cap), True, f"blocked by a hook: {reason}")
+                                                                 self.cap), True, f"blocked by a hook: {reason}",
+                                  refused=True)
             call, tool, approve = _as_decided(verdict, call, tool, approve)
         result = run_call(call, tool, self.ctx, approve, self.cap, output, self.keeper, self.policy, self.scrub,
                           self.sandbox)

@@ -24,6 +24,7 @@ from ankit.skills.library import Skill, find_skills, skill_dirs
 from ankit.tooling.activation import habitual
 from ankit.tooling.hooks import Hooks, load_hooks
 from ankit.tooling.loader import load_tools
+from ankit.tooling.stubs import code_prompt
 from ankit.discovery.decision import decide
 from ankit.turn.deciding import ModelChooser
 from ankit.turn.phrasing import PhraseWriter
@@ -84,7 +85,7 @@ class App:
         self.registry = Registry(file_tools, self.skills, self.config.core, self.config.catalog_mode,
                                  self.config.mcp_servers, paths.state_home() / "mcp", self.mcp_start,
                                  self.problems, mcp_root=self.cwd, mcp_elicit=self.elicit,
-                                 agents=self.agents, decide=self._decider())
+                                 agents=self.agents, decide=self._decider(), code_mode=self.config.code_mode)
         self.policy = Policy.from_rules(self.config.allow, self.config.deny, self.cwd, self.config.ask, self.config.yes)
         self.sandbox = Sandbox.for_setting(self.config.sandbox, self.cwd)
         self.notices += [line for line in [self.sandbox.unavailable()] if line]
@@ -192,7 +193,14 @@ class App:
         """The system prompt and window for any model, from this folder, its skills and the config."""
         note = self.sandbox.prompt_note() if self.sandbox is not None else ""
         return Prompt(self.cwd, self.skills, self.config.context_window, self.instructions.text, self.config.system,
-                      note, finder=not self.registry.everything_offered())
+                      note, finder=not self.registry.everything_offered(), code=self._code_prompt())
+
+    def _code_prompt(self) -> str:
+        """Code mode's part of the system prompt ("" when it is off)."""
+        if self.config.code_mode not in ("on", "only"):
+            return ""
+        specs = [tool.spec() for tool in self.tools.values()]
+        return code_prompt(specs, self.config.code_mode_catalog, self.config.code_mode == "only")
 
     def session(self, view: View, approve: Approver, ask: Asker = input, resume: SessionData | None = None,
                 inbox: Inbox | None = None) -> Session:

@@ -14,11 +14,11 @@ describing the need; the tools it loads can be called from the next step on."""
 
 
 def system_prompt(cwd: Path, skills_list: str, instructions: str = "", extra: str = "", mode: str = "",
-                  finder: bool = True) -> str:
+                  finder: bool = True, code: str = "") -> str:
     """Build the system prompt: the working folder, how tools are found (unless every tool is offered), the
-    sandbox mode, project instructions, --system text, the skills list."""
+    sandbox mode, code mode's tools, project instructions, --system text, the skills list."""
     intro = INTRO.format(cwd=cwd) + ("\n" + FINDING if finder else "")
-    parts = [intro, mode.strip(), instructions.strip(), extra.strip(), skills_list.strip()]
+    parts = [intro, mode.strip(), code.strip(), instructions.strip(), extra.strip(), skills_list.strip()]
     return "\n\n".join(part for part in parts if part)
 
 
@@ -33,6 +33,7 @@ class Prompt:
     extra: str = ""  # -s/--system text for this run
     mode: str = ""  # what the sandbox mode in force means for the model (plan mode says so)
     finder: bool = True  # False when every tool is offered from the start: no find_tools to tell of
+    code: str = ""  # code mode: how run_code works and the tools it can call (tooling.stubs.code_prompt)
 
     def window(self, model: str) -> int:
         """The model's context window in tokens."""
@@ -41,4 +42,4 @@ class Prompt:
     def system(self, model: str) -> str:
         """The system prompt for a model (the skills list gets about 1% of its window)."""
         skills = skills_prompt(self.skills, skills_budget(self.window(model)))
-        return system_prompt(self.cwd, skills, self.instructions, self.extra, self.mode, self.finder)
+        return system_prompt(self.cwd, skills, self.instructions, self.extra, self.mode, self.finder, self.code)

@@ -21,11 +21,12 @@ from ankit.records import ToolSpec
 from ankit.skills.library import Skill
 from ankit.skills.tool import make_skill_tool
 from ankit.tooling.activation import Activation
+from ankit.tooling.codemode import make_run_code_tool
 from ankit.tooling.tool import Tool
 from ankit.tooling.toolset import Toolset
 from ankit.mcp.cache import ToolCache
 
-BUILT_IN = ("find_tools", "skill", "task")  # ankit's own tools: no module or MCP server may take these names
+BUILT_IN = ("find_tools", "skill", "task", "run_code")  # ankit's own tools: no module or MCP server may take these names
 
 
 @dataclass
@@ -47,6 +48,7 @@ class Registry:
     mcp_elicit: Elicitor | None = None  # asks the user a server's question (None: not offered)
     agents: dict = field(default_factory=dict)  # named subagents (agents.definitions.AgentSpec by name)
     decide: Callable[[Index, str], Decision] | None = None  # decision mode: the model's choice ranks a search
+    code_mode: str = "off"  # run_code: off, on (beside the tools), only (run_code and find_tools alone)
     tools: Toolset = field(default_factory=Toolset, init=False)
     activation: Activation = field(init=False)
     catalog: Catalog | None = field(default=None, init=False)
@@ -58,7 +60,8 @@ class Registry:
     phrases: PhraseStore | None = field(default=None, init=False)  # the phrases models wrote for MCP servers' tools
 
     def __post_init__(self) -> None:
-        self.activation = Activation(self.group_specs, [], all_groups=lambda: list(self.catalog.groups))
+        only = ("find_tools", "run_code") if self.code_mode == "only" else ()
+        self.activation = Activation(self.group_specs, [], all_groups=lambda: list(self.catalog.groups), only=only)
         if self.mcp_servers:
             from ankit.mcp.servers import McpManager
             cache = ToolCache(self.mcp_log_dir / "cache") if self.mcp_log_dir else None
@@ -110,8 +113,10 @@ class Registry:
             meta = self.mcp.catalog.group_meta()
         tools.setdefault("skill", make_skill_tool(lambda: self.skills))
         tools.setdefault("task", make_task_tool(self.agents))
+        if self.code_mode in ("on", "only"):
+            tools.setdefault("run_code", make_run_code_tool())
         finder = make_find_tools(lambda: self.index, self._activate_found, self.offered, self.catalog_mode,
-                                 self.decide)
+                                 self.decide, self.code_mode)
         tools.setdefault(finder.name, finder)
         catalog, problems = build_catalog(list(tools.values()), meta)
         if self.catalog is not None and _outline(catalog) != _outline(self.catalog):

@@ -300,6 +300,7 @@ class Session:
             self.conversation.messages.append(Message("tool", results=results))
             if self.ledger.rounds:  # groups that find_tools or a deferred call activated in this round
                 self.ledger.rounds[-1].activated += self.activation.active[before:]
+                self.ledger.rounds[-1].code_calls += sum(len(r.inner) for r in results)
 
     def _take_runs(self) -> None:
         """The subagent runs this round's task calls finished join the session (its usage and its file)."""

@@ -17,6 +17,7 @@ from ankit.records import SessionData, TodoList
 from ankit.skills.tool import load_skill
 from ankit.storage.checkpoints import Checkpoints
 from ankit.storage.sessions import new_session_id
+from ankit.tooling.codemode import CodeLimits, CodeMode
 from ankit.tooling.toolbox import Runner, ToolContext
 from ankit.turn.admin import Admin
 from ankit.turn.session import Session
@@ -61,6 +62,8 @@ def build_session(app, view: View, approve: Approver, ask: Asker = input, resume
                     app.sandbox, app.hooks, stop)
     subagents = _subagents(app, runner, stop, provider.settings if provider is not None else None)
     runner = replace(runner, ctx=replace(ctx, run_task=subagents.run))
+    if app.config.code_mode in ("on", "only"):
+        runner = replace(runner, ctx=replace(runner.ctx, run_code=_code_mode(app, runner, view).run))
     return Session(
         provider, runner, app.activation, app.prompt(), view=view, store=app.store(),
         ready=app.registry if app.mcp is not None else None, model=app.config.model,
@@ -68,6 +71,11 @@ def build_session(app, view: View, approve: Approver, ask: Asker = input, resume
         max_tokens=app.config.max_tokens, max_rounds=app.config.max_rounds, todos=todos, id=sid,
         resume=resume, budget=Budget(app.config.max_cost, app.prices()), checkpoints=checkpoints,
         hooks=SessionHooks(app.hooks, view), subagents=subagents, inbox=inbox)
+
+
+def _code_mode(app, runner: Runner, view: View) -> CodeMode:
+    """run_code's programs, whose calls go through `runner` (a program's own run_code call is refused)."""
+    return CodeMode(runner, app.tools, app.cwd, app.sandbox, CodeLimits.from_config(app.config.raw), view.inner_call)
 
 
 def _subagents(app, runner: Runner, stop: threading.Event, settings) -> Subagents:

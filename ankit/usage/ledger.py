@@ -162,6 +162,8 @@ def _round_table(records: list[RoundRecord]) -> list[str]:
         counts = [getattr(usage, n) for n in USAGE_FIELDS]
         cells = [number(c) if usage.reported else "n/a" for c in counts]
         note = " ".join(f"+{g}" for g in record.activated)
+        if record.code_calls:
+            note = f"{note} run_code: {record.code_calls} call{'' if record.code_calls == 1 else 's'}".strip()
         if reason:
             note = f"! rewrite: {reason} {note}".rstrip()
             marks.add("rewrite")

@@ -1,0 +1,297 @@
+"""Code mode (ankit/tooling/codemode.py) as a user runs it: `ankit -p` and the REPL against the loopback provider,
+programs run by a real Python child in the real sandbox, calling real tools on real files and a real MCP server."""
+
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from ankit.safety.sandbox import support
+from tests.helpers import process_gone
+from tests.test_oneshot import ROOT, ankit
+from tests.test_repl import QUESTION, home, run  # noqa: F401  (the pty fixtures)
+
+SANDBOXED = pytest.mark.skipif(not support().kind, reason="this machine has no sandbox")
+FAKE = ROOT / "tests" / "mcp_fake_server.py"
+
+
+def configure(tmp_path: Path, text: str = "") -> None:
+    """config.toml with code mode on, and whatever else the test needs."""
+    config = tmp_path / "config" / "ankit"
+    config.mkdir(parents=True, exist_ok=True)
+    (config / "config.toml").write_text('code_mode = "on"\n' + text)
+
+
+def program(code: str, call_id: str = "c1") -> tuple:
+    """A run_code call the model makes."""
+    return (call_id, "run_code", json.dumps({"code": code}))
+
+
+def answered(provider_server, code: str, *args: str, tmp_path: Path, **env) -> tuple[str, object]:
+    """Run `ankit -p` where the model sends one program; what the model got back, and the run."""
+    provider_server.push_openai(tool_calls=[program(code)])
+    provider_server.push_openai(text="done")
+    done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "--model", "gpt-4o", *args, "-p", "go", **env)
+    assert done.returncode == 0, done.stderr
+    tool = [m for m in provider_server.requests[1].json["messages"] if m["role"] == "tool"]
+    return tool[-1]["content"], done
+
+
+def test_a_program_reads_real_files_and_only_what_it_prints_reaches_the_model(provider_server, tmp_path):
+    configure(tmp_path)
+    work = tmp_path / "work"
+    work.mkdir()
+    for i in range(3):
+        (work / f"part{i}.txt").write_text("line\n" * (i + 1))
+    content, done = answered(provider_server, (
+        "import tools\n"
+        "total = 0\n"
+        "for i in range(3):\n"
+        "    text = tools.read_file(path=f'part{i}.txt')\n"
+        "    total += text.count('\\tline')\n"
+        "print('lines:', total)\n"), tmp_path=tmp_path)
+    assert content == "lines: 6\n"  # no file content, no call went to the model
+    assert len(provider_server.requests) == 2
+    assert done.stderr.count("  · read_file(path=\"part") == 3  # each inner call has its line, as a direct one
+    sessions = list((tmp_path / "state" / "ankit" / "sessions").glob("*.jsonl"))
+    shown = ankit(tmp_path, "sessions", "show", _id(sessions[0]))
+    assert shown.returncode == 0, shown.stderr
+    assert '  ⎿ run_code:\n    · read_file(path="part0.txt")\n    · read_file(path="part1.txt")\n' in shown.stdout
+    exported = ankit(tmp_path, "sessions", "export", _id(sessions[0])).stdout
+    assert 'Calls from the program:\n\n- `read_file(path="part0.txt")`\n' in exported
+
+
+def _id(path: Path) -> str:
+    """A session's id, from the first line of its file."""
+    return json.loads(path.read_text().splitlines()[0])["id"]
+
+
+def test_results_are_python_data_where_the_tool_gives_data_and_mcp_tools_are_bound_unloaded(provider_server, tmp_path):
+    configure(tmp_path, f"[mcp.servers.fake]\ncommand = {json.dumps(sys.executable)}\n"
+                        f"args = [{json.dumps(str(FAKE))}]\nstart_timeout = 60\n")
+    content, _ = answered(provider_server, (
+        "import tools\n"
+        "weather = tools.mcp__fake__structured()\n"
+        "echo = tools.mcp__fake__echo(text='hi')\n"
+        "print(type(weather).__name__, weather['temperature'], type(echo).__name__, echo)\n"), "--yes",
+        tmp_path=tmp_path)
+    assert content == "dict 21.5 str hi\n"
+    tools = {t["function"]["name"] for t in provider_server.requests[0].json["tools"]}
+    assert "run_code" in tools and "mcp__fake__structured" not in tools  # never loaded, still callable
+
+
+def test_a_call_a_rule_refuses_raises_inside_the_program_and_says_why(provider_server, tmp_path):
+    configure(tmp_path, 'deny = ["write_file"]\n')
+    content, _ = answered(provider_server, (
+        "import tools\n"
+        "try:\n"
+        "    tools.write_file(path='x.txt', content='no')\n"
+        "except tools.ToolRefused as exc:\n"
+        "    print('refused:', exc)\n"), "--yes", tmp_path=tmp_path)
+    assert content.startswith("refused: refused by the rule 'write_file'")
+    assert not (tmp_path / "work" / "x.txt").exists()
+
+
+def test_a_pretooluse_hook_sees_an_inner_call_and_can_block_it_under_yes(provider_server, tmp_path):
+    hook = tmp_path / "hook.py"
+    hook.write_text("import json, sys\n"
+                    "event = json.load(sys.stdin)\n"
+                    "open(sys.argv[1], 'a').write(event['tool_name'] + ' ' + json.dumps(event['tool_input']) + '\\n')\n"
+                    "if event['tool_name'] == 'write_file':\n"
+                    "    print('no writes from programs', file=sys.stderr)\n"
+                    "    sys.exit(2)\n")
+    seen = tmp_path / "seen.txt"
+    configure(tmp_path, f"[[hooks.PreToolUse]]\nmatcher = \"read_file|write_file\"\n"
+                        f"command = {json.dumps(f'{sys.executable} {hook} {seen}')}\n")
+    (tmp_path / "work").mkdir()
+    (tmp_path / "work" / "a.txt").write_text("a\n")
+    content, _ = answered(provider_server, (
+        "import tools\n"
+        "tools.read_file(path='a.txt')\n"
+        "try:\n"
+        "    tools.write_file(path='b.txt', content='b')\n"
+        "except tools.ToolRefused as exc:\n"
+        "    print(exc)\n"), "--yes", tmp_path=tmp_path)
+    assert content == "blocked by a PreToolUse hook: no writes from programs\n"
+    assert seen.read_text().splitlines() == ['read_file {"path": "a.txt"}',
+                                             'write_file {"path": "b.txt", "content": "b"}']
+    assert not (tmp_path / "work" / "b.txt").exists()
+
+
+def test_p_refuses_an_inner_write_without_yes_and_runs_it_with_yes(provider_server, tmp_path):
+    configure(tmp_path)
+    code = ("import tools\n"
+            "try:\n"
+            "    print(tools.write_file(path='x.txt', content='yes\\n'))\n"
+            "except tools.ToolRefused as exc:\n"
+            "    print('refused:', exc)\n")
+    content, _ = answered(provider_server, code, "--sandbox", "off", tmp_path=tmp_path)
+    assert content.startswith("Error: the user declined") or "refused" in content  # run_code itself is asked
+    assert not (tmp_path / "work" / "x.txt").exists()
+    provider_server.requests.clear()
+    content, _ = answered(provider_server, code, "--sandbox", "off", "--yes", tmp_path=tmp_path)
+    assert "created x.txt" in content
+    assert (tmp_path / "work" / "x.txt").read_text() == "yes\n"
+
+
+@SANDBOXED
+def test_p_in_the_workspace_sandbox_runs_the_program_unasked_but_asks_for_its_write(provider_server, tmp_path):
+    configure(tmp_path)
+    content, _ = answered(provider_server, (
+        "import tools\n"
+        "print(tools.get_time()[:5])\n"
+        "try:\n"
+        "    tools.write_file(path='x.txt', content='no')\n"
+        "except tools.ToolRefused as exc:\n"
+        "    print('refused:', exc)\n"), "--sandbox", "workspace", tmp_path=tmp_path)
+    assert content.startswith("local") and "refused: the user declined this call" in content
+    assert not (tmp_path / "work" / "x.txt").exists()
+
+
+@SANDBOXED
+def test_read_only_mode_refuses_an_inner_write_and_the_program_cannot_write_itself(provider_server, tmp_path):
+    configure(tmp_path)
+    content, _ = answered(provider_server, (
+        "import tools, socket\n"
+        "try:\n"
+        "    tools.write_file(path='x.txt', content='no')\n"
+        "except tools.ToolRefused as exc:\n"
+        "    print('inner:', exc)\n"
+        "try:\n"
+        "    open('y.txt', 'w')\n"
+        "except OSError as exc:\n"
+        "    print('direct:', type(exc).__name__)\n"
+        "try:\n"
+        "    socket.create_connection(('127.0.0.1', 9), timeout=2)\n"
+        "except OSError as exc:\n"
+        "    print('network:', exc.errno)\n"), "--sandbox", "read-only", "--yes", tmp_path=tmp_path)
+    lines = content.splitlines()
+    assert lines[0].startswith("inner: write_file is refused in read-only plan mode")
+    assert lines[1] == "direct: PermissionError" and lines[2] == "network: 1"
+    assert not (tmp_path / "work" / "x.txt").exists() and not (tmp_path / "work" / "y.txt").exists()
+
+
+def test_limits_time_calls_output_and_memory(provider_server, tmp_path):
+    configure(tmp_path, "code_mode_timeout = 2\ncode_mode_max_calls = 2\ncode_mode_output_cap = 200\n"
+                        "code_mode_memory_mb = 256\n")
+    content, _ = answered(provider_server, "while True:\n    pass\n", "--yes", tmp_path=tmp_path)
+    assert content.startswith("Error: stopped: the program ran past code_mode_timeout (2 s")
+    provider_server.requests.clear()
+    content, _ = answered(provider_server, (
+        "import tools\n"
+        "for i in range(3):\n"
+        "    try:\n"
+        "        tools.get_time()\n"
+        "    except tools.LimitReached as exc:\n"
+        "        print(i, exc)\n"), "--yes", tmp_path=tmp_path)
+    assert content.startswith("2 this program made more than 2 tool calls (code_mode_max_calls)")
+    provider_server.requests.clear()
+    content, _ = answered(provider_server, "print('a' * 100_000)\nprint('the end')\n", "--yes", tmp_path=tmp_path)
+    assert len(content) < 400 and "characters cut" in content and content.endswith("the end\n")
+    provider_server.requests.clear()
+    content, _ = answered(provider_server, "block = bytearray(1024 * 1024 * 1024)\n", "--yes", tmp_path=tmp_path)
+    assert content.startswith("Error: the program exited with code 1 (0 tool calls)") and "MemoryError" in content
+
+
+def test_a_failing_program_returns_its_output_and_a_short_traceback(provider_server, tmp_path):
+    configure(tmp_path)
+    content, _ = answered(provider_server, "print('before')\ndef f():\n    return 1 / 0\nf()\n", "--yes",
+                          tmp_path=tmp_path)
+    assert content == ("Error: the program exited with code 1 (0 tool calls); it printed:\nbefore\n"
+                       "Traceback (most recent call last, the program's lines):\n  line 4, in <module>\n    f()\n"
+                       "  line 3, in f\n    return 1 / 0\nZeroDivisionError: division by zero\n")
+
+
+def test_what_the_program_sends_on_the_pipe_is_data_and_bounded(provider_server, tmp_path):
+    configure(tmp_path, "code_mode_timeout = 20\n")
+    content, _ = answered(provider_server, (
+        "import os, sys\n"
+        "os.write(int(sys.argv[2]), b'{\"not\": \"a call\"}\\n')\n"
+        "import time; time.sleep(30)\n"), "--yes", tmp_path=tmp_path)
+    assert content.startswith("Error: stopped: the program wrote something other than a tool call")
+    provider_server.requests.clear()
+    content, _ = answered(provider_server, (
+        "import os, sys\n"
+        "os.write(int(sys.argv[2]), b'x' * (2 * 1024 * 1024))\n"), "--yes", tmp_path=tmp_path)
+    assert content.startswith("Error: stopped: the program sent a tool call over 1,048,576 bytes")
+
+
+def test_a_program_cannot_start_another_program(provider_server, tmp_path):
+    configure(tmp_path)
+    content, _ = answered(provider_server, (
+        "import tools\n"
+        "try:\n"
+        "    tools.run_code(code='print(1)')\n"
+        "except tools.ToolError as exc:\n"
+        "    print(exc)\n"), "--yes", tmp_path=tmp_path)
+    assert content == "run_code is not available here (a program cannot start another)\n"
+
+
+def test_only_mode_sends_run_code_and_find_tools_alone_and_find_tools_answers_with_stubs(provider_server, tmp_path):
+    configure(tmp_path)
+    (tmp_path / "config" / "ankit" / "config.toml").write_text('code_mode = "only"\ncode_mode_catalog = "none"\n')
+    provider_server.push_openai(tool_calls=[("c1", "find_tools", json.dumps({"query": "edit files"}))])
+    provider_server.push_openai(text="done")
+    done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "--model", "gpt-4o", "-p", "go")
+    assert done.returncode == 0, done.stderr
+    for request in provider_server.requests:
+        assert sorted(t["function"]["name"] for t in request.json["tools"]) == ["find_tools", "run_code"]
+    system = provider_server.requests[0].json["messages"][0]["content"]
+    assert "Code mode: run_code runs a Python program" in system and "read_file, " in system
+    answer = provider_server.requests[1].json["messages"][-1]["content"]
+    assert "```python\ndef apply_patch(" in answer and "\ndef write_file(path: str, content: str" in answer
+    assert "These tools can be called from your next step" not in answer
+
+
+def test_the_approval_for_an_inner_call_is_shown_on_screen(run, provider_server, home):  # noqa: F811
+    configure(home, "")
+    provider_server.push_openai(tool_calls=[program(
+        "import tools\nprint(tools.write_file(path='a.txt', content='from code\\n'))\n")])
+    provider_server.push_openai(text="Written.")
+    term = run("--sandbox", "workspace" if support().kind else "off")
+    term.line("write a")
+    if not support().kind:  # no sandbox: the program itself is asked first
+        term.expect("run this Python program (outside a sandbox)")
+        term.expect(QUESTION)
+        term.type("y")
+    term.expect("write_file")
+    term.expect(QUESTION)
+    term.type("y")
+    term.expect("Written.")
+    term.line("/usage")
+    term.expect("run_code: 1 call")
+    assert (home / "work" / "a.txt").read_text() == "from code\n"
+    term.line("/undo")  # the program's write was kept for /undo, as a direct one is
+    term.expect("undid the file changes of turn 1:")
+    assert term.finish() == 0
+    assert not (home / "work" / "a.txt").exists()
+    tool = [m for m in provider_server.requests[1].json["messages"] if m["role"] == "tool"]
+    assert tool[-1]["content"].startswith("created a.txt")
+
+
+def test_ctrl_c_stops_the_program_and_everything_it_started(run, provider_server, home):  # noqa: F811
+    configure(home, "")
+    provider_server.push_openai(tool_calls=[program(
+        "import os, subprocess, sys, time\n"
+        "child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(120)'])\n"
+        "open('pids', 'w').write(f'{os.getpid()} {child.pid}')\n"
+        "print('started', flush=True)\n"
+        "time.sleep(120)\n")])
+    provider_server.push_openai(text="Going on.")
+    term = run("--sandbox", "workspace", "--yes")
+    term.line("run it")
+    term.expect("started")
+    term.type("\x03")
+    term.expect("cancelled")
+    pids = [int(p) for p in (home / "work" / "pids").read_text().split()]
+    deadline = time.monotonic() + 10
+    while not all(process_gone(p) for p in pids) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert all(process_gone(p) for p in pids)
+    term.line("go on")
+    term.expect("Going on.")
+    assert term.finish() == 0
+    assert "stopped by the user" in provider_server.requests[1].json["messages"][-2]["content"]
