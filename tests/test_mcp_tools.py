@@ -122,9 +122,11 @@ def test_an_error_result_reaches_the_model_as_an_error():
 
 def test_a_result_that_is_all_structured_content_is_data_for_run_code_programs():
     from ankit.mcp.tools import result_value
-    assert result_value({"content": [], "structuredContent": {"t": 1}}) == {"t": 1}
-    same = {"content": [{"type": "text", "text": '{"t": 1}'}], "structuredContent": {"t": 1}}
-    assert result_value(same) == {"t": 1}
-    told = {"content": [{"type": "text", "text": "It is warm."}], "structuredContent": {"t": 1}}
-    assert result_value(told) == "It is warm."  # text that says more than the data stays the answer
-    assert result_value({"content": [{"type": "text", "text": "plain"}]}) == "plain"
+    from ankit.tooling.tool import JsonText
+    only = result_value({"content": [], "structuredContent": {"t": 1}})
+    assert only == '{"t": 1}' and isinstance(only, JsonText)  # the model's text as before, marked as data
+    same = result_value({"content": [{"type": "text", "text": '{"t":1}'}], "structuredContent": {"t": 1}})
+    assert same == '{"t":1}' and isinstance(same, JsonText)
+    told = result_value({"content": [{"type": "text", "text": "It is warm."}], "structuredContent": {"t": 1}})
+    assert told == "It is warm." and not isinstance(told, JsonText)  # text that says more stays text
+    assert not isinstance(result_value({"content": [{"type": "text", "text": "plain"}]}), JsonText)

@@ -6,7 +6,7 @@ import re
 from collections.abc import Callable
 
 from ankit.errors import ToolError
-from ankit.tooling.tool import Tool
+from ankit.tooling.tool import JsonText, Tool
 
 NAME_LIMIT = 64
 _BAD_CHARS = re.compile(r"[^a-zA-Z0-9_-]")
@@ -89,15 +89,14 @@ def result_text(result: dict) -> str:
     return text or "(no output)"
 
 
-def result_value(result: dict):
-    """A CallToolResult as the tool's value: its structured content where that is all it says (no text, or text
-    that is the same JSON), so a run_code program gets data; else its text (result_text)."""
-    data = result.get("structuredContent")
-    text = result_text(result)
-    if not isinstance(data, dict) or not result.get("content"):
-        return data if isinstance(data, dict) else text
+def result_value(result: dict) -> str:
+    """A CallToolResult as the tool's text (result_text), marked JsonText where it is the structured content as
+    JSON (no other text, or text that says the same), so a run_code program gets the data."""
+    data, text = result.get("structuredContent"), result_text(result)
+    if not isinstance(data, dict):
+        return text
     try:
-        return data if json.loads(text) == data else text
+        return JsonText(text) if json.loads(text) == data else text
     except ValueError:
         return text
 
@@ -112,7 +111,7 @@ def make_tool(server: str, spec: dict, exposed: str, call: Caller, hints: bool =
     read_only = notes.get("readOnlyHint") is True and notes.get("openWorldHint") is False
     description = str(spec.get("description") or spec.get("title") or notes.get("title") or original).strip()
 
-    def run(args: dict, ctx=None) -> str | dict:
+    def run(args: dict, ctx=None) -> str:
         return result_value(call(original, args))
 
     def preview(args: dict, ctx=None) -> str:

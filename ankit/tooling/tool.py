@@ -10,6 +10,11 @@ from ankit.records import TodoList, ToolSpec
 DEFAULT_TIME_LIMIT = 600.0  # seconds a tool's run() may take unless it or the config says otherwise
 
 
+class JsonText(str):
+    """A tool's text that is its structured result as JSON (an MCP tool's structuredContent): the model reads the
+    text as ever, a run_code program gets the data."""
+
+
 def _no_admin(argv: list[str]) -> str:
     raise ToolError("ankit's settings commands are not available here")
 

@@ -19,7 +19,7 @@ from ankit.safety.statefiles import bundled
 from ankit.tooling.hooks import Hooks
 from ankit.tooling.relay import Relay
 from ankit.tooling.limits import MAX_DEPTH, ToolTimeout, call_with_limit, too_deep
-from ankit.tooling.tool import DEFAULT_TIME_LIMIT, Tool, ToolContext, call_flexibly
+from ankit.tooling.tool import DEFAULT_TIME_LIMIT, JsonText, Tool, ToolContext, call_flexibly
 from ankit.tooling.schema import validate
 
 DEFAULT_OUTPUT_CAP = 64 * 1024
@@ -123,7 +123,7 @@ def _run(tool: Tool, args: dict, ctx: ToolContext, keeper: Checkpoints | None, l
     have stopped and what it set aside."""
     if verdict.action != "sandboxed":
         output = _execute(tool, args, ctx, keeper, limit)
-        return _as_text(output), isinstance(output, (dict, list))
+        return _as_text(output), isinstance(output, (dict, list, JsonText))
     before = sandbox.protected_now()
     try:
         text = _as_text(_execute(tool, args, ctx, keeper, limit))
