@@ -1,0 +1,35 @@
+"""The run_code tool: its spec and preview; its run is the session's code mode (ankit/tooling/codemode.py), handed
+in through ToolContext.run_code. Kept apart from the bridge so listing tools starts no process machinery."""
+
+from ankit.errors import ToolError
+from ankit.tooling.tool import Tool
+
+RUN_CODE_DESCRIPTION = (
+    "Run a Python program that calls tools as functions: `import tools`, then e.g. `text = tools.read_file("
+    "path=\"a.txt\")`. Every tool of the catalog is there, loaded or not (find_tools gives their Python "
+    "signatures). A call returns the tool's result as Python data (a dict or list where the tool gives data, "
+    "else its text) and raises tools.ToolError when it fails (tools.ToolRefused when the user or a rule refused "
+    "it: do not retry it). Each call is checked and approved as a direct call would be. Only what the program "
+    "prints comes back to you: print just what you need. Use it for tasks of many calls (reading or changing "
+    "many files, pages or records) instead of one call per step. The program runs in the sandbox, without "
+    "network, and is stopped past its time limit."
+)
+
+
+def make_run_code_tool() -> Tool:
+    """The run_code tool; its run is the session's code mode (ToolContext.run_code)."""
+
+    def run(args: dict, ctx) -> str:
+        if ctx.run_code is None:
+            raise ToolError("run_code is not available here (a program cannot start another)")
+        return ctx.run_code(args, ctx)
+
+    def preview(args: dict) -> str:
+        return f"run this Python program (outside a sandbox):\n{args.get('code', '')}"
+
+    parameters = {"type": "object", "properties": {"code": {
+        "type": "string", "description": "The Python program; `import tools` gives the tools as functions"}},
+        "required": ["code"], "additionalProperties": False}
+    return Tool("run_code", RUN_CODE_DESCRIPTION, parameters, run, group="core", needs_approval=True,
+                preview=preview, source="ankit", time_limit=0,
+                examples=["read many files and summarise them", "run a program that calls tools"])
