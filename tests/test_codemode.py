@@ -174,6 +174,19 @@ def test_read_only_mode_refuses_an_inner_write_and_the_program_cannot_write_itse
     assert not (tmp_path / "work" / "x.txt").exists() and not (tmp_path / "work" / "y.txt").exists()
 
 
+@SANDBOXED
+def test_the_program_gets_no_secret_from_the_environment_and_what_it_prints_is_scrubbed(provider_server, tmp_path):
+    configure(tmp_path)
+    key = "sk-proj-" + "a1b2c3d4" * 5
+    content, done = answered(provider_server, (
+        "import os\n"
+        "print('env:', os.environ.get('MY_SERVICE_TOKEN'))\n"
+        f"print('printed:', {key!r})\n"), "--sandbox", "workspace", "--yes", tmp_path=tmp_path,
+        MY_SERVICE_TOKEN="hunter2-secret-value")
+    assert content.startswith("env: None\nprinted: ") and key not in content
+    assert key not in done.stdout + done.stderr
+
+
 def test_limits_time_calls_output_and_memory(provider_server, tmp_path):
     configure(tmp_path, "code_mode_timeout = 2\ncode_mode_max_calls = 2\ncode_mode_output_cap = 200\n"
                         "code_mode_memory_mb = 256\n")
