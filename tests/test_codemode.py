@@ -219,7 +219,7 @@ def test_a_failing_program_returns_its_output_and_a_short_traceback(provider_ser
 
 
 def test_what_the_program_sends_on_the_pipe_is_data_and_bounded(provider_server, tmp_path):
-    configure(tmp_path, "code_mode_timeout = 20\n")
+    configure(tmp_path, "code_mode_timeout = 5\ncode_mode_max_calls = 5000\n")
     content, _ = answered(provider_server, (
         "import os, sys\n"
         "os.write(int(sys.argv[2]), b'{\"not\": \"a call\"}\\n')\n"
@@ -230,6 +230,13 @@ def test_what_the_program_sends_on_the_pipe_is_data_and_bounded(provider_server,
         "import os, sys\n"
         "os.write(int(sys.argv[2]), b'x' * (2 * 1024 * 1024))\n"), "--yes", tmp_path=tmp_path)
     assert content.startswith("Error: stopped: the program sent a tool call over 1,048,576 bytes")
+    provider_server.requests.clear()
+    content, _ = answered(provider_server, (  # calls whose answers it never reads
+        "import json, os, sys, time\n"
+        "for i in range(3000):\n"
+        "    os.write(int(sys.argv[2]), json.dumps({'id': i, 'tool': 'get_time', 'args': {}}).encode() + b'\\n')\n"
+        "time.sleep(60)\n"), "--yes", tmp_path=tmp_path)
+    assert content.startswith("Error: stopped: the program did not read the answers to its tool calls")
 
 
 def test_a_program_cannot_start_another_program(provider_server, tmp_path):

@@ -10,6 +10,7 @@ confine() with the pipe's two ends as its only channel back, in its own process 
 import codecs
 import json
 import os
+import select
 import selectors
 import subprocess
 import sys
@@ -157,7 +158,8 @@ class ProgramRun:
             raise ToolError(f"could not start Python for the program: {exc.strerror or exc}") from None
         os.close(down_r)
         os.close(up_w)
-        self.down = os.fdopen(down_w, "wb")
+        self.down = down_w
+        os.set_blocking(down_w, False)  # a program that stops reading its answers cannot hold ankit up
         try:
             self._send({"code": code, "tools": self.mode.bindings()})
             self._serve(proc, up_r)
@@ -168,7 +170,7 @@ class ProgramRun:
             return -1, str(stop)
         finally:
             end_group(proc, 0.2)
-            self.down.close()
+            os.close(self.down)
             os.close(up_r)
             proc.stdout.close()
 
@@ -242,11 +244,18 @@ class ProgramRun:
         return {"id": call.number, "ok": True, "value": _value(result)}
 
     def _send(self, message: dict) -> None:
-        try:
-            self.down.write(json.dumps(message, ensure_ascii=False).encode("utf-8", "replace") + b"\n")
-            self.down.flush()
-        except (BrokenPipeError, ValueError):
-            pass  # the program ended without reading its answer: what it printed says the rest
+        """Write one line to the program, waiting at most code_mode_timeout for it to read what it asked for."""
+        data = json.dumps(message, ensure_ascii=False).encode("utf-8", "replace") + b"\n"
+        deadline = time.monotonic() + self.mode.limits.seconds
+        while data:
+            try:
+                data = data[os.write(self.down, data):]
+            except BlockingIOError:
+                left = deadline - time.monotonic()
+                if left <= 0 or not select.select([], [self.down], [], left)[1]:
+                    raise Stopped("stopped: the program did not read the answers to its tool calls") from None
+            except BrokenPipeError:
+                return  # the program ended without reading its answer: what it printed says the rest
 
 
 def _line(call: Call, result: ToolResult) -> str:
