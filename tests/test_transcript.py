@@ -69,3 +69,20 @@ def test_a_scripted_run_prints_exactly_the_golden_stdout_and_stderr(folder, prov
     assert done.returncode == 0, done.stderr
     check("oneshot_stdout.txt", stdout)
     check("oneshot_stderr.txt", stderr)
+
+
+def test_a_code_mode_run_prints_its_inner_calls_as_golden_lines(folder, provider_server):
+    config = folder / "config" / "ankit"
+    config.mkdir(parents=True)
+    (config / "config.toml").write_text('code_mode = "on"\ncode_mode_catalog = "none"\n')
+    code = ("import tools\nprint(tools.read_file(path='notes.txt').splitlines()[0])\n"
+            "try:\n    tools.read_file(path='missing/notes.txt')\nexcept tools.ToolError as exc:\n    print('no:', exc)\n")
+    provider_server.push_openai(tool_calls=[("call_1", "run_code", json.dumps({"code": code}))])
+    provider_server.push_openai(text="Your notes say the answer is 42.")
+    done, stdout, stderr = run(folder, provider_server, "--yes", "-p", "what do my notes say?")
+    assert done.returncode == 0, done.stderr
+    check("codemode_stderr.txt", stderr)
+    system = provider_server.requests[0].json["messages"][0]["content"].replace(str(folder / "work"), "<work>")
+    check("codemode_system_prompt.txt", system)
+    result = provider_server.requests[1].json["messages"][-1]["content"]
+    check("codemode_result.txt", result.replace(str(folder / "work"), "<work>"))
