@@ -151,3 +151,18 @@ def test_ctrl_c_stops_subagents_running_at_once_without_waiting_for_them(run, pr
     assert term.finish() == 0
     sent = provider_server.requests[3].json["messages"]
     assert [m["role"] for m in sent[1:]] == ["user", "assistant", "tool", "tool", "user"]
+
+
+def test_a_subagent_is_not_offered_run_code_in_code_mode(provider_server, tmp_path):
+    config = tmp_path / "config" / "ankit"
+    config.mkdir(parents=True)
+    (config / "config.toml").write_text('code_mode = "on"\n')
+    task = json.dumps({"description": "look", "prompt": "Look around."})
+    provider_server.push_openai(tool_calls=[("c1", "task", task)])
+    provider_server.push_openai(text="Nothing here.")
+    provider_server.push_openai(text="The subagent found nothing.")
+    done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "-p", "go")
+    assert done.returncode == 0, done.stderr
+    main = [t["function"]["name"] for t in provider_server.requests[0].json["tools"]]
+    sub = [t["function"]["name"] for t in provider_server.requests[1].json["tools"]]
+    assert "run_code" in main and "run_code" not in sub and "read_file" in sub

@@ -226,7 +226,7 @@ def _allowed(spec: AgentSpec | None):
     """Which tools a subagent may call: every tool, or its agent's list (names or groups), read-only ones only
     for an untrusted project's agent."""
     def allowed(tool: Tool | None) -> bool:
-        if tool is None or tool.name == "task":
+        if tool is None or tool.name in ("task", "run_code"):  # no subagent of a subagent; programs: the main session's
             return False
         if spec is None:
             return True
