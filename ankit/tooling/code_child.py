@@ -13,6 +13,11 @@ import sys
 import traceback
 import types
 
+try:
+    import resource
+except ImportError:  # not POSIX: the time limit still holds
+    resource = None
+
 PROGRAM = "<program>"
 
 
@@ -105,14 +110,13 @@ def short_traceback(exc: BaseException) -> str:
 
 
 def _limit_memory(megabytes: int) -> None:
-    if megabytes <= 0:
+    if megabytes <= 0 or resource is None:
         return
     try:
-        import resource
         size = megabytes * 1024 * 1024
         resource.setrlimit(resource.RLIMIT_AS, (size, size))
-    except (ImportError, ValueError, OSError):
-        pass  # no resource module (not POSIX) or a lower hard limit already: the time limit still holds
+    except (ValueError, OSError):
+        pass  # a lower hard limit already: the time limit still holds
 
 
 def main(argv: list[str]) -> int:
