@@ -276,10 +276,10 @@ def test_the_approval_for_an_inner_call_is_shown_on_screen(run, provider_server,
     if not support().kind:  # no sandbox: the program itself is asked first
         term.expect("run this Python program (outside a sandbox)")
         term.expect(QUESTION)
-        term.type("y")
+        term.answer("y")
     term.expect("write_file")
     term.expect(QUESTION)
-    term.type("y")
+    term.answer("y")
     term.expect("Written.")
     term.line("/usage")
     term.expect("run_code: 1 call")

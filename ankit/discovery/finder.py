@@ -201,9 +201,8 @@ def result_text(outcome: Outcome, catalog: Catalog, newly: list[str], loaded: li
         lines.append("Other close matches (call find_tools with a group id to load one):")
         groups = catalog.groups
         lines += [f"- {h.group}: {first_sentence(groups[h.group].summary)}" for h in others if h.group in groups]
-    if code != "off":
-        lines.append(code_text(outcome, catalog))
-    return "\n".join(line for line in lines if line) + _mode_line(outcome)
+    stubs_text = code_text(outcome, catalog) if code != "off" else ""
+    return "\n".join(lines + ([stubs_text] if stubs_text else [])) + _mode_line(outcome)
 
 
 def _mode_line(outcome: Outcome) -> str:
