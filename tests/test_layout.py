@@ -174,8 +174,8 @@ def test_the_round_loop_keeps_to_its_role(path, name):
     assert len(methods(ANKIT / path, name)) <= 20, "split it by role: the conversation, the hooks, ..."
 
 
-def test_the_tool_record_imports_only_records():
-    assert graph()["ankit.tooling.tool"] <= {"ankit.records"}
+def test_the_tool_record_imports_only_the_bottom_vocabulary():
+    assert graph()["ankit.tooling.tool"] <= {"ankit.records", "ankit.errors"}
 
 
 def test_discovery_and_mcp_name_the_tool_without_the_runner():
