@@ -27,7 +27,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ankit.safety import sandbox
-from ankit.safety.shellwords import command_key, normalized, runs_code, scan
+from ankit.safety.programs import command_key, normalized, runs_code
+from ankit.safety.shellwords import scan
 
 SUBJECT_KEYS = ("command", "url", "path", "query", "name")
 SHELL_KEY = "command"
@@ -186,6 +187,9 @@ class Policy:
         asked = self._matches(self.ask, tool, forms[-1], deny=True)
         if asked is not None:
             return Verdict("ask", str(asked))
+        doubt = self._doubted(self.ask, tool, forms[-1])
+        if doubt is not None:
+            return doubt
         if step.action == "sandboxed":
             return Verdict("allow", "", "it runs confined in the sandbox")
         if self.cwd is not None and outside(args, self.cwd, paths):
@@ -202,14 +206,21 @@ class Policy:
         rule = self._matches(self.deny, tool, args, deny=True)
         if rule is not None:
             return Verdict("deny", str(rule))
-        rules = [r for r in self.deny if r.tool == tool and r.pattern]
+        return self._doubted(self.deny, tool, args)
+
+    def _doubted(self, rules: list[Rule], tool: str, args: dict) -> Verdict | None:
+        """For a command these deny or ask rules could apply to without ankit being able to tell (a line it
+        cannot read surely): asked, or refused under --yes, saying why; None otherwise."""
+        rules = [r for r in rules if r.tool == tool and r.pattern]
         text = subject(args)
         if not rules or SHELL_KEY not in args or not isinstance(text, str):
             return None
-        doubt = _doubt(text, rules)
+        found = scan(text)
+        doubt = _doubt(found, text, rules)
         if doubt is None:
             return None
         why = f"ankit cannot tell for sure whether the rule {doubt!r} applies to this command"
+        why += f" ({found.why})" if found.why else ""
         if self.yes:
             return Verdict("deny", doubt, why + "; write it plainly (no expansions, quoting tricks or inline code)")
         return Verdict("ask", doubt, why)
@@ -273,7 +284,7 @@ class Policy:
                     and f"{method_class(args)} {origin(url)}" == grant.value)
         text = args.get(SHELL_KEY)
         found = scan(text) if isinstance(text, str) else None
-        if found is None or not found.plain or not found.sure or found.assignments or len(found.top) != 1:
+        if found is None or not _single(found):
             return False
         words = found.top[0]
         if self.cwd is not None and any(_leaves(word, self.cwd) for word in words[1:]):
@@ -290,8 +301,7 @@ class Policy:
             return Grant(tool, "exact", _canonical(args))
         if SHELL_KEY in args and isinstance(text, str):
             found = scan(text)
-            plain = found.plain and found.sure and not found.assignments and len(found.top) == 1
-            key = command_key(found.top[0]) if plain and not runs_code(found.top[0]) else None
+            key = command_key(found.top[0]) if _single(found) and not runs_code(found.top[0]) else None
             return Grant(tool, "command", key) if key else Grant(tool, "exact", _canonical(args))
         if "url" in args and isinstance(text, str):
             where = origin(text)
@@ -314,7 +324,8 @@ class Policy:
 def describe(grant: Grant) -> str:
     """One line saying what a grant covers."""
     if grant.kind == "command":
-        return f"{grant.tool}: {grant.value} … (any arguments, but no option that runs code, no substitution)"
+        return (f"{grant.tool}: {grant.value} … (any arguments, but no option that runs code, no expansion, "
+                "no path outside)")
     if grant.kind == "origin":
         kind, where = grant.value.split(" ", 1)
         methods = "GET, HEAD and OPTIONS" if kind == "read" else "POST, PUT, PATCH and DELETE"
@@ -350,6 +361,11 @@ def _leaves(word: str, cwd: Path) -> bool:
     return real is None or not real.is_relative_to(cwd.resolve())
 
 
+def _single(found) -> bool:
+    """Whether a scanned line is one simple command read surely, its words all as written (no $x, glob or ~)."""
+    return found.plain and found.sure and not found.assignments and len(found.top) == 1 and not found.loose
+
+
 def _canonical(args: dict) -> str:
     return json.dumps(args, sort_keys=True, ensure_ascii=False)
 
@@ -359,10 +375,10 @@ def _plain_enough(text: str) -> bool:
     return "<<" not in text and "\n" not in text.strip()
 
 
-def _doubt(text: str, rules: list[Rule]) -> str | None:
-    """The deny rule ankit cannot rule out: the line was not read surely, or a denied program's name appears
-    in it as a word somewhere a scanner cannot follow (inline code of another language, an eval'd string)."""
-    found = scan(text)
+def _doubt(found, text: str, rules: list[Rule]) -> str | None:
+    """The rule ankit cannot rule out: the line was not read surely, or a named program's name appears in it
+    as a word somewhere a scanner cannot follow (a wrapper it does not know), or the named program is run with
+    options that could hide its subcommand or with words the shell expands (`git $x` for `git push *`)."""
     names = {r.pattern.split()[0].rsplit("/", 1)[-1]: r for r in rules if r.pattern.split()}
     if not found.sure:
         return str(next(iter(names.values()), rules[0]))
@@ -373,7 +389,8 @@ def _doubt(text: str, rules: list[Rule]) -> str | None:
             return str(rule)
     for words in found.commands:  # the denied program, with options that could hide its subcommand or run code
         program = words[0].rsplit("/", 1)[-1]
-        if program in names and (runs_code(words) or _hidden_subcommand(words, names[program])):
+        if program in names and (runs_code(words) or _hidden_subcommand(words, names[program])
+                                 or (len(names[program].pattern.split()) > 1 and words in found.loose)):
             return str(names[program])
     return None
 

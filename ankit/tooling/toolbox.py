@@ -163,6 +163,7 @@ def _gate(call: ToolCall, tool: Tool, args: dict, ctx: ToolContext, approve: App
     if verdict.decision == "ask" and (verdict.rule or tool.wants_approval(args, ctx)):
         text = call_flexibly(tool.preview, args, ctx) if tool.preview else ""
         text = f"{step.reason}\n{text}" if step.reason else text
+        text = f"{verdict.why}\n{text}" if verdict.rule and verdict.why else text  # why a line was not read surely
         answer = approve(tool, args, str(text or ""))
         if isinstance(answer, str) or not answer:  # False, or the reason the user gave for the no
             return declined(call, answer)
