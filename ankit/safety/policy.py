@@ -387,8 +387,10 @@ def _doubt(found, text: str, rules: list[Rule]) -> str | None:
     for name, rule in names.items():
         if "*" not in name and name not in seen and name in tokens:
             return str(rule)
-    for words in found.commands:  # the denied program, with options that could hide its subcommand or run code
+    for words in found.commands:  # the named program, with options that could hide its subcommand or run code
         program = words[0].rsplit("/", 1)[-1]
+        if program != "find" and runs_code(words):  # `git -c alias.x='!...'`: code on the line no scanner reads
+            return str(next(iter(names.values()), rules[0]))
         if program in names and (runs_code(words) or _hidden_subcommand(words, names[program])
                                  or (len(names[program].pattern.split()) > 1 and words in found.loose)):
             return str(names[program])

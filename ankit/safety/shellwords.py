@@ -128,6 +128,8 @@ class _Parser:
             self.result.doubt(f"{two!r}, which bash and sh read differently (or a case statement)")
             self.at += 2
             return self._finish(command, top) or True
+        elif two == "&>":
+            self._redirect(command)
         elif char in ";&|\n":
             self._finish(command, top)
             self.result.plain = False
@@ -140,7 +142,7 @@ class _Parser:
         elif char == ")":
             self.result.doubt("an unmatched )")
             self.at += 1
-        elif char in "<>" or two == "&>" or FD_REDIRECT.match(self.text, self.at):
+        elif char in "<>" or FD_REDIRECT.match(self.text, self.at):
             self._redirect(command)
         else:
             self._place(command, self._word(), top)
@@ -317,7 +319,7 @@ class _Parser:
     def _word(self) -> _Word:
         """One word, up to a blank or an operator."""
         word, out = _Word(), []
-        prefix, bracket, brace, prev = True, False, False, ""
+        prefix, bracket, brace, prev = True, False, 0, ""
         while self.at < len(self.text) and self.text[self.at] not in BREAK:
             char, start = self.text[self.at], self.at
             if char == "'":
@@ -342,8 +344,8 @@ class _Parser:
                 if char in "*?" or (char == "]" and bracket) or (char == "~" and (not out or prev in ("=", ":"))):
                     word.exact = False
                 bracket |= char == "["
-                brace |= char == "{"
-                word.brace |= brace and (char == "," or self.text.startswith("..", self.at))
+                brace = brace + 1 if char == "{" else max(brace - (char == "}"), 0)
+                word.brace |= brace > 0 and (char == "," or self.text.startswith("..", self.at))
                 if prefix and char == "=" and re.fullmatch(r"[A-Za-z_]\w*\+?", "".join(out)):
                     word.name = "".join(out).rstrip("+")
                 elif prefix and char == "[" and NAME.fullmatch("".join(out)):

@@ -1,0 +1,212 @@
+"""A real shell as the oracle of ankit's shell scanner (ankit/safety/shellwords.py).
+
+`generate` makes command lines from a small grammar with obfuscations (quoting, escapes, expansions, wrappers,
+separators, groups, heredocs, Unicode, stray characters); `disagreements` runs each under the real bash and dash,
+in a temporary folder, inside the OS sandbox where there is one, with PATH holding stub programs that only log
+their argv (and the real env, nice, timeout, xargs, find, sh and bash, so what those start is logged too). Every
+program a shell started must be one the scanner reported, for each line it called sure.
+
+Run as a script (`python3 tests/shell_oracle.py DRIVE JOBS OUT`) it is the driver started inside the sandbox.
+"""
+
+import ctypes
+import json
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+STUBS = ("rm", "ls", "cat", "git", "touch", "curl", "grep", "mv", "chmod", "wc", "id", "echo", "printf", "python3",
+         "sudo", "ssh", "perl", "awk", "sed", "setsid", "tee", "head")
+REAL = ("env", "nice", "timeout", "xargs", "find", "sh", "bash", "nohup")
+SHELLS = ("bash", "dash")
+STUB = '#!/bin/sh\nprintf \'%s\\0\' "$#" "${0##*/}" "$@" >> {log}\n'
+WORDS = ("x", "-rf", "-la", "push", "status", "a b", "--", "-c", "f.txt", "*.txt", "$HOME", "~", "-n", "1", ";",
+         "&&", "q'q", 'q"q', "é", "{}", "-exec", "log", "--oneline", "a=b", "BASH_ENV=f")
+WRAPPERS = ("env", "env A=1", "env LANG=C", "env -i", "env --", "nice", "nice -n 5", "timeout 5", "xargs",
+            "xargs -n1", "sudo", "sudo -u root", "nohup", "command", "exec", "builtin", "time", "time -p",
+            "env -S", "xargs -I{}", "find . -maxdepth 0 -exec", "setsid")
+ASSIGNMENTS = ("A=1 ", "LANG=C ", "BASH_ENV=f ", "PATH=bin:$PATH ", "x=rm; ", "IFS=/ ", "a[$(rm y)]=1 ")
+SEPARATORS = (";", " ; ", "&&", "||", "|", "&", "\n", "|&", ";;", " & ", "\n\n")
+JUNK = "'\"\\$`(){}[];&|#\n *?~=<>!,.\u00a0\u200b\uff52"
+UNICODE = ("\uff52\uff4d", "r\u200bm", "r\u00a0m", "rm\u0301")
+
+
+def _word(rng: random.Random, word: str) -> tuple[str, str]:
+    """A word spelled one of many ways: (what must run first, the spelling)."""
+    head, tail = word[:1], word[1:]
+    forms = [word, f"'{word}'", f'"{word}"', f"{head}'{tail}'", f'{head}""{tail}', f"\\{word}", f"{head}\\{tail}",
+             f"$'{word}'", f"$'\\x{ord(head):02x}{tail}'" if head else "''", f'$"{word}"', f"$(printf {word})",
+             f"`printf {word}`", f'"$(printf %s {word})"', f"{head}*", f"[{head}]{tail}", f"{{{word},}}",
+             f"{head}?{tail[1:]}", f"./bin/{word}", f"bin/{word}", f"~/{word}", f"{head}\\\n{tail}",
+             f"{word}$'\\''", f"$'\\''{word}", f"{head}${{x}}{tail}"]
+    if rng.random() < 0.15:
+        return f"w={word}; ", rng.choice(["$w", "${w}", '"$w"', "${w:-x}", "${!w}"])
+    if rng.random() < 0.05:
+        return "", rng.choice(UNICODE)
+    return "", rng.choice(forms) if rng.random() < 0.3 else word
+
+
+def _command(rng: random.Random, depth: int) -> str:
+    """One simple command, perhaps with assignments, wrappers, a spelled program and redirections."""
+    before, program = _word(rng, rng.choice(STUBS[:14]))
+    args = []
+    for _ in range(rng.randint(0, 3)):
+        first, spelled = _word(rng, rng.choice(WORDS))
+        before += first
+        args.append(spelled)
+    line = " ".join([program, *args])
+    if rng.random() < 0.3:
+        line = f"{rng.choice(WRAPPERS)} {line}" + (" \\;" if "exec" in line.split()[0:6] else "")
+    if rng.random() < 0.1 and depth < 2:
+        inner = _line(rng, depth + 1).replace("'", "'\\''")
+        line = f"{rng.choice(['sh', 'bash'])} -c '{inner}'"
+    if rng.random() < 0.15:
+        line = rng.choice(ASSIGNMENTS) + line
+    if rng.random() < 0.2:
+        line += rng.choice([" >f", " 2>&1", " >/dev/null", " <f", " &>f", " >|f", " 2>e", " <<<x", " >&2"])
+    return before + line
+
+
+def _line(rng: random.Random, depth: int = 0) -> str:
+    """Commands joined by separators, some in groups, substitutions, loops or heredocs."""
+    parts = [_command(rng, depth) for _ in range(rng.randint(1, 3))]
+    line = parts[0]
+    for part in parts[1:]:
+        line += rng.choice(SEPARATORS) + part
+    roll = rng.random()
+    if roll < 0.25 and depth < 2:
+        inner = _line(rng, depth + 1)
+        line = rng.choice([f"( {inner} )", f"{{ {inner}; }}", f"echo $( {inner} )", f"echo \"$({inner})\"",
+                           f"if true; then {inner}; fi", f"! {inner}", f"for i in a b; do {inner}; done",
+                           f"while false; do {inner}; done", f"case x in x) {inner};; esac", f"f() {{ {inner}; }}; f",
+                           f"alias ls=rm; {inner}", f"eval '{inner}'", f"cat <<E\n{inner}\nE", f"sh <<E\n{inner}\nE",
+                           f"cat <(rm y); {inner}", f"trap 'rm y' EXIT; {inner}", f"cat <<'E'\n$(rm y)\nE\n{inner}",
+                           f"{line} # {inner}", f"echo $'';{inner};echo \\'", f"echo $'\\'';{inner};echo \\'"])
+    if rng.random() < 0.2:
+        at = rng.randint(0, len(line))
+        line = line[:at] + "".join(rng.choice(JUNK) for _ in range(rng.randint(1, 2))) + line[at:]
+    return line
+
+
+def generate(count: int, seed: int) -> list[str]:
+    """Command lines from the grammar, the same ones for the same seed."""
+    rng = random.Random(seed)
+    return [_line(rng) for _ in range(count)]
+
+
+def reported(argv: list[str], found) -> bool:
+    """Whether the scanner named this started program: the same program and, for a command whose words the shell
+    passes as written, the same arguments."""
+    for words in found.commands:
+        if words and words[0].rsplit("/", 1)[-1] == argv[0]:
+            if words in found.loose or words[1:] == argv[1:]:
+                return True
+    return False
+
+
+def disagreements(lines: list[str], shells: tuple[str, ...] = SHELLS) -> tuple[list[tuple], int]:
+    """(shell, line, argv) for each program a shell started that the scanner did not report for a line it
+    called sure; and how many lines were sure."""
+    from ankit.safety.shellwords import scan
+    found = [scan(line) for line in lines]
+    sure = [i for i, f in enumerate(found) if f.sure]
+    shells = tuple(s for s in shells if shutil.which(s))
+    jobs = [(shell, lines[i], i) for i in sure for shell in shells]
+    bad = []
+    for shell, index, argv in run(jobs):
+        if not reported(argv, found[index]):
+            bad.append((shell, lines[index], argv))
+    return bad, len(sure)
+
+
+def run(jobs: list[tuple[str, str, int]]) -> list[tuple[str, int, list[str]]]:
+    """Run each (shell, line, index) in a folder of its own; (shell, index, argv) of every stub started."""
+    from ankit.safety import sandbox
+    with tempfile.TemporaryDirectory(prefix="ankit-oracle-") as temp:
+        root = Path(temp)
+        _stubs(root)
+        (root / "jobs.json").write_text(json.dumps(jobs))
+        argv = [sys.executable, "-I", "-S", str(Path(__file__).resolve()), str(root), "jobs.json", "out.json"]
+        kind = sandbox.support().kind
+        if kind:
+            argv = sandbox.command(kind, argv, [str(root)], [], network=False)
+        subprocess.run(argv, check=True, stdin=subprocess.DEVNULL, timeout=600)
+        return [(s, i, a) for s, i, a in json.loads((root / "out.json").read_text())]
+
+
+def _stubs(root: Path) -> None:
+    """The stub programs (logging their argv to root/log) and links to the real wrappers, in root/bin."""
+    folder = root / "bin"
+    folder.mkdir()
+    for name in STUBS:
+        (folder / name).write_text(STUB.replace("{log}", str(root / "log")))
+        (folder / name).chmod(0o755)
+    for name in REAL:
+        where = shutil.which(name)
+        if where and not (folder / name).exists():
+            (folder / name).symlink_to(where)
+    dash = shutil.which("dash")
+    if dash:
+        (folder / "dash").symlink_to(dash)
+
+
+def _drive(root: Path, jobs_name: str, out_name: str) -> None:
+    """Inside the sandbox: run every job, reap what it left behind, read the log."""
+    ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER: orphans of a line come back to be reaped
+    env = {"PATH": str(root / "bin"), "HOME": str(root / "home"), "LANG": "C.UTF-8"}
+    log, out = root / "log", []
+    for number, (shell, line, index) in enumerate(json.loads((root / jobs_name).read_text())):
+        work = root / "w" / str(number)
+        work.mkdir(parents=True)
+        (work / "bin").symlink_to(root / "bin")
+        started = subprocess.Popen([str(root / "bin" / shell), "-c", line], cwd=work, env=env, start_new_session=True,
+                                   stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        _settle(started)
+        out += [(shell, index, argv) for argv in _records(log)]
+        log.unlink(missing_ok=True)
+    (root / out_name).write_text(json.dumps(out))
+
+
+def _settle(started: subprocess.Popen) -> None:
+    """Wait for the shell and everything it started (3 s at most, then the group is killed)."""
+    deadline = time.monotonic() + 3
+    while time.monotonic() < deadline:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            time.sleep(0.002)
+    try:
+        os.killpg(started.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    while True:
+        try:
+            os.waitpid(-1, 0)
+        except ChildProcessError:
+            return
+
+
+def _records(log: Path) -> list[list[str]]:
+    """The argv records of the log: a count, the program's name, then its arguments, each ending in NUL."""
+    try:
+        fields = log.read_bytes().decode("utf-8", "surrogateescape").split("\0")
+    except FileNotFoundError:
+        return []
+    records, at = [], 0
+    while at + 1 < len(fields) and fields[at].isdigit():
+        count = int(fields[at])
+        records.append(fields[at + 1:at + 2 + count])
+        at += 2 + count
+    return records
+
+
+if __name__ == "__main__":
+    _drive(Path(sys.argv[1]), sys.argv[2], sys.argv[3])
