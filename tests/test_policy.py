@@ -395,3 +395,77 @@ def test_the_sandbox_step_comes_after_deny_rules_and_doubt_and_ask_rules():
     assert decide("git push", Step("sandboxed")).decision == "ask"
     refused = decide("ls", Step("refuse", "run_command is refused in read-only plan mode: present the plan"))
     assert (refused.decision, refused.rule) == ("deny", "") and refused.why.startswith("run_command is refused")
+
+
+# --- issue #29: the shell policy accepts only what it fully understands; [a]lways widens only over inert programs --
+
+@pytest.mark.parametrize("command, why", [
+    ("x='a[$(r''m -rf victim)]'; echo $((x))", "arithmetic"), ("{r''m,-rf,victim}", "brace expansion"),
+    ('trap "r""m -rf victim" EXIT', "trap"), ("shopt -s expand_aliases\nalias x='r''m -rf victim'\nx", "shopt"),
+    ("printf -v 'a[$(r''m -rf victim)]' 1", "printf"), ("printf 'r''m -rf victim' > f; BASH_ENV=f bash -c true", "BASH_ENV"),
+    ("printf 'r''m -rf victim' > f; env ENV=f sh -i -c true", "ENV"),
+])
+def test_a_deny_rule_is_not_walked_around_by_spelling_under_yes(provider_server, tmp_path, command, why):
+    user_config(tmp_path, f'provider = "local"\nbase_url = "{provider_server.url}/v1"\ndeny = ["run_command: rm *"]\n')
+    (tmp_path / "work" / "victim").mkdir(parents=True)
+    provider_server.push_openai(tool_calls=[("c1", "run_command", json.dumps({"command": command}))])
+    provider_server.push_openai(text="ok")
+    done = ankit(tmp_path, "--yes", "-p", "go")  # in the workspace sandbox, where the rm could run
+    assert done.returncode == 0, done.stderr
+    result = results(provider_server)["c1"]
+    assert "refused by the rule 'run_command: rm *'" in result and why in result, result
+    assert (tmp_path / "work" / "victim").is_dir()
+
+
+def test_an_ask_rule_holds_for_a_line_it_cannot_read_surely_also_in_the_sandbox(provider_server, tmp_path):
+    user_config(tmp_path, f'provider = "local"\nbase_url = "{provider_server.url}/v1"\nask = ["run_command: rm *"]\n')
+    (tmp_path / "work" / "victim").mkdir(parents=True)
+    provider_server.push_openai(tool_calls=[("c1", "run_command", json.dumps({"command": "{r''m,-rf,victim}"}))])
+    provider_server.push_openai(text="ok")
+    done = ankit(tmp_path, "--yes", "-p", "go")
+    assert done.returncode == 0, done.stderr
+    assert "cannot tell for sure whether the rule 'run_command: rm *'" in results(provider_server)["c1"]
+    assert "brace expansion" in results(provider_server)["c1"] and (tmp_path / "work" / "victim").is_dir()
+
+
+@pytest.mark.parametrize("command", ["echo $'';rm -rf victim;echo \\'", "echo $'\\'';rm -rf victim;echo \\'"])
+def test_an_allow_rule_never_covers_a_command_hidden_after_ansi_c_quoting(provider_server, tmp_path, command):
+    """Issue #34 item 8: bash runs the rm; an allow rule for `echo *` must not let it run unasked."""
+    user_config(tmp_path, f'provider = "local"\nbase_url = "{provider_server.url}/v1"\nallow = ["run_command: echo *"]\n')
+    (tmp_path / "work" / "victim").mkdir(parents=True)
+    provider_server.push_openai(tool_calls=[("c1", "run_command", json.dumps({"command": command}))])
+    provider_server.push_openai(text="ok")
+    done = ankit(tmp_path, "--sandbox", "off", "-p", "go")
+    assert done.returncode == 0, done.stderr
+    assert "declined" in results(provider_server)["c1"] and (tmp_path / "work" / "victim").is_dir()
+
+
+def test_always_widens_only_over_inert_programs(tmp_path):
+    rules = Policy(cwd=tmp_path)
+    assert rules.remember("run_command", {"command": "ls -la"}).startswith("run_command: ls …")
+    for command in ("sed -n 1p notes.txt", "find . -name x", "awk '{print $1}' f", "python3 x.py", "pytest -q",
+                    "make test", "git grep foo", "less f", "tar -tf a.tar", "sort f"):
+        assert rules.remember("run_command", {"command": command}) == "this exact run_command call only", command
+    decide = lambda command: rules.decide("run_command", {"command": command}).decision  # noqa: E731
+    assert decide("ls src") == "allow" and decide("sed -n 1p notes.txt") == "allow"
+    for command in ("sed -n '1e touch p' notes.txt", "find . -delete", "find . -fprint x", "python3 evil.py",
+                    "awk 'BEGIN{system(\"touch p\")}'", "pytest -p evil", "ls $HOME/.ssh", "ls ~/.ssh", "ls *"):
+        assert decide(command) == "ask", command
+
+
+def test_always_for_sed_never_covers_a_script_that_runs_a_command(run, provider_server, home):
+    (home / "work" / "notes.txt").write_text("one\n")
+    calls = [("c1", "sed -n 1p notes.txt"), ("c2", "sed -n '1e touch PWNED' notes.txt"), ("c3", "sed -n 1p notes.txt")]
+    for call_id, command in calls:
+        provider_server.push_openai(tool_calls=[(call_id, "run_command", json.dumps({"command": command}))])
+    provider_server.push_openai(text="done")
+    term = run("--sandbox", "off")
+    term.line("go")
+    term.expect("[a]lways covers: this exact run_command call only")
+    term.expect("[y]es / [N]o / [a]lways")
+    term.type("a")
+    term.expect("[y]es / [N]o / [a]lways")  # the sed script running a command is asked
+    term.type("n\r")
+    term.expect("done")
+    term.finish()
+    assert not (home / "work" / "PWNED").exists() and term.seen.count("[y]es / [N]o / [a]lways") == 2

@@ -207,10 +207,10 @@ class _Parser:
             self.result.top.append(texts)
         if not all(w.exact for w in words):
             self.result.loose.append(texts)
-        if not first.exact or first.escaped or first.brace:
-            self.result.doubt(f"the program {first.text!r} is named by an expansion, an escape or a glob")
         if any(w.brace for w in words):
             self.result.doubt("brace expansion")
+        if not first.exact or first.escaped:
+            self.result.doubt(f"the program {first.text!r} is named by an expansion, an escape or a glob")
         reason = unmodeled(program, texts[1:]) if "/" not in texts[0] or program in SHELLS | INTERPRETERS else ""
         if reason:
             self.result.doubt(reason)
