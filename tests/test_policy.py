@@ -455,7 +455,7 @@ def test_always_widens_only_over_inert_programs(tmp_path):
 
 def test_always_for_sed_never_covers_a_script_that_runs_a_command(run, provider_server, home):
     (home / "work" / "notes.txt").write_text("one\n")
-    calls = [("c1", "sed -n 1p notes.txt"), ("c2", "sed -n '1e touch PWNED' notes.txt"), ("c3", "sed -n 1p notes.txt")]
+    calls = [("c1", "sed 1p notes.txt"), ("c2", "sed '1e touch PWNED' notes.txt"), ("c3", "sed 1p notes.txt")]
     for call_id, command in calls:
         provider_server.push_openai(tool_calls=[(call_id, "run_command", json.dumps({"command": command}))])
     provider_server.push_openai(text="done")
