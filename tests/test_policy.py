@@ -341,7 +341,9 @@ def test_trust_covers_a_servers_environment_and_the_tools_helper_files(tmp_path)
     ("git -C . push origin", "deny"), ("kubectl -n prod delete pod x", "deny"), ("busybox rm -rf x", "deny"),
     ("printf cm0gLXJmIHg= | base64 -d | sh", "ask"), ("source ./s.sh", "ask"), ("bash script.sh", "ask"),
     ("git -c alias.p=push p", "ask"), ("{rm,-rf,x}", "ask"), ("a=rm; $a -rf x", "ask"), ("$'\\x72m' -rf x", "ask"),
-    ("ssh host rm -rf x", "ask"), ("git log", "allow"),
+    ("ssh host rm -rf x", "ask"), ("git log", "allow"), ("env -iu X r''m -rf x", "deny"),
+    ("sudo -Eu root r''m x", "deny"), ("cp /bin/r? ./x; ./x -rf x", "ask"), ("toybox r''m x", "ask"),
+    ("git -c alias.x='!r''m x' x", "ask"), ("/usr/bin/git log", "allow"),
 ])
 def test_deny_rules_against_variants(command, rule):
     rules = Policy.from_rules(["run_command"], ["run_command: rm *", "run_command: git push *",

@@ -216,11 +216,10 @@ class Policy:
         if not rules or SHELL_KEY not in args or not isinstance(text, str):
             return None
         found = scan(text)
-        doubt = _doubt(found, text, rules)
+        doubt, reason = _doubt(found, text, rules)
         if doubt is None:
             return None
-        why = f"ankit cannot tell for sure whether the rule {doubt!r} applies to this command"
-        why += f" ({found.why})" if found.why else ""
+        why = f"ankit cannot tell for sure whether the rule {doubt!r} applies to this command ({reason})"
         if self.yes:
             return Verdict("deny", doubt, why + "; write it plainly (no expansions, quoting tricks or inline code)")
         return Verdict("ask", doubt, why)
@@ -375,26 +374,33 @@ def _plain_enough(text: str) -> bool:
     return "<<" not in text and "\n" not in text.strip()
 
 
-def _doubt(found, text: str, rules: list[Rule]) -> str | None:
-    """The rule ankit cannot rule out: the line was not read surely, or a named program's name appears in it
-    as a word somewhere a scanner cannot follow (a wrapper it does not know), or the named program is run with
-    options that could hide its subcommand or with words the shell expands (`git $x` for `git push *`)."""
+def _doubt(found, text: str, rules: list[Rule]) -> tuple[str | None, str]:
+    """The rule ankit cannot rule out, and why: the line was not read surely; a named program's name is a word of
+    the line that no command runs as far as ankit can tell (a wrapper it does not know); a program is run by
+    its path (what runs is that file, which the line may have made); an option runs code; or the named program
+    is run with options that could hide its subcommand, or words the shell expands (`git $x` for `git push *`)."""
     names = {r.pattern.split()[0].rsplit("/", 1)[-1]: r for r in rules if r.pattern.split()}
+    first = str(next(iter(names.values()), rules[0]))
     if not found.sure:
-        return str(next(iter(names.values()), rules[0]))
+        return first, found.why
     seen = {words[0].rsplit("/", 1)[-1] for words in found.commands if words}
-    tokens = set(re.split(r"[^\w.+-]+", text))
+    tokens = set(re.split(r"[^\w.+-]+", text)) | {w.rsplit("/", 1)[-1] for c in found.commands for w in c}
     for name, rule in names.items():
         if "*" not in name and name not in seen and name in tokens:
-            return str(rule)
-    for words in found.commands:  # the named program, with options that could hide its subcommand or run code
+            return str(rule), f"{name} is a word of the line but not a command ankit sees it run"
+    for words in found.commands:
         program = words[0].rsplit("/", 1)[-1]
+        if "/" in words[0] and not words[0].startswith(SYSTEM_BIN):
+            return first, f"{words[0]} runs whatever that file is"
         if program != "find" and runs_code(words):  # `git -c alias.x='!...'`: code on the line no scanner reads
-            return str(next(iter(names.values()), rules[0]))
-        if program in names and (runs_code(words) or _hidden_subcommand(words, names[program])
+            return first, f"{program} with an option that runs code"
+        if program in names and (_hidden_subcommand(words, names[program])
                                  or (len(names[program].pattern.split()) > 1 and words in found.loose)):
-            return str(names[program])
-    return None
+            return str(names[program]), f"the words after {program} are not all as written"
+    return None, ""
+
+
+SYSTEM_BIN = ("/bin/", "/usr/bin/", "/usr/local/bin/", "/sbin/", "/usr/sbin/")
 
 
 def _hidden_subcommand(words: list[str], rule: Rule) -> bool:

@@ -125,9 +125,20 @@ def options_end(rest: list[str], valued: set[str]) -> int:
         index += 1
         if word == "--":
             break
-        if word in valued:
+        if word in valued or _takes_next(word, valued):
             index += 1
     return index
+
+
+def _takes_next(word: str, valued: set[str]) -> bool:
+    """Whether grouped short options (`-iu NAME`) end with one that takes the next word as its value, read
+    as getopt does: the first option taking a value takes the rest of the word, or the next word."""
+    if word.startswith("--") or len(word) < 3:
+        return False
+    for index, char in enumerate(word[1:], 1):
+        if "-" + char in valued:
+            return index == len(word) - 1
+    return False
 
 
 def shell_code(rest: list[str]) -> int | None:
