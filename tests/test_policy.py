@@ -451,7 +451,8 @@ def test_always_widens_only_over_inert_programs(tmp_path):
     decide = lambda command: rules.decide("run_command", {"command": command}).decision  # noqa: E731
     assert decide("ls src") == "allow" and decide("sed -n 1p notes.txt") == "allow"
     for command in ("sed -n '1e touch p' notes.txt", "find . -delete", "find . -fprint x", "python3 evil.py",
-                    "awk 'BEGIN{system(\"touch p\")}'", "pytest -p evil", "ls $HOME/.ssh", "ls ~/.ssh", "ls *"):
+                    "awk 'BEGIN{system(\"touch p\")}'", "pytest -p evil", "ls $HOME/.ssh", "ls ~/.ssh", "ls *",
+                    "grep -f/etc/shadow x", "cat -- /etc/passwd"):
         assert decide(command) == "ask", command
 
 

@@ -69,7 +69,10 @@ def test_a_line_of_modelled_constructs_is_sure(line):
 
 TRICKY = ["echo 'a;rm x' \"b;rm x\" c\\;rm", "e''cho \"$(l's' -l)\"", "ls #; rm x", "ls '#'; c\"at\" x", "{ ls; } | wc",
           "( cd bin && ls ) && id", "echo a\\ b 'c\\' \"d\\\"e\"", "env -- id -u", "timeout -s KILL 5 ls -la",
-          "xargs -n1 rm -f", "nice -n 5 env LANG=C id", "sh -c 'ls; \"r\"m x; `cat y`'", "for i in a b; do ls $i; done"]
+          "xargs -n1 rm -f", "nice -n 5 env LANG=C id", "sh -c 'ls; \"r\"m x; `cat y`'", "for i in a b; do ls $i; done",
+          "find . -maxdepth 0 -exec rm v {} \\;", "echo `echo \\`rm v\\``", "echo $( # )\nrm v\n)", "ls 2>f rm v",
+          "cat <<E; rm v\nbody\nE", "cat <<-E\n\trm v\n\tE\nls", "echo a\\\"; rm v", "env -iu X rm v", ">f rm v",
+          "echo \"`echo \\\"\\`rm v\\`\\\"`\"", "ls ; ; rm v", "echo a#b; rm v", "rm\u00a0v", "for x; do rm v; done"]
 
 
 def test_a_real_shell_starts_only_what_the_scanner_reports_for_a_line_it_is_sure_of():

@@ -352,12 +352,15 @@ def _runs_later(path: str, cwd: Path | None = None) -> bool:
 
 
 def _leaves(word: str, cwd: Path) -> bool:
-    """Whether a command's word names a path outside the working folder (`/etc/x`, `~/.ssh`, `../x`)."""
-    value = word.split("=", 1)[1] if word.startswith("-") and "=" in word else word
-    if not value.startswith(("/", "~")) and ".." not in Path(value).parts:
-        return False
-    real = _real(value, cwd)
-    return real is None or not real.is_relative_to(cwd.resolve())
+    """Whether a command's word names a path outside the working folder (`/etc/x`, `~/.ssh`, `../x`), also as an
+    option's value (`--file=/etc/x`, `-f/etc/x`)."""
+    values = {word, word.split("=", 1)[-1]} | ({word[2:]} if word[:1] == "-" and word[1:2] != "-" else set())
+    for value in values:
+        if value.startswith(("/", "~")) or ".." in Path(value).parts:
+            real = _real(value, cwd)
+            if real is None or not real.is_relative_to(cwd.resolve()):
+                return True
+    return False
 
 
 def _single(found) -> bool:

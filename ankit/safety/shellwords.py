@@ -224,6 +224,7 @@ class _Parser:
                     self.result.doubt(f"{word} running what file names spell")
                 if rest[:end]:
                     self._command(rest[:end], False, depth + 1)
+                    self.result.loose.append([w.text for w in rest[:end]])  # {} becomes file names
 
     def _wrapped(self, program: str, rest: list[_Word], depth: int) -> None:
         """Read what a wrapper, a shell's -c or a string runner runs."""
@@ -257,6 +258,8 @@ class _Parser:
         start += TAKES_FIRST.get(program, 0)
         if start < len(rest):
             self._command(rest[start:], False, depth + 1)
+            if program == "xargs":
+                self.result.loose.append(texts[start:])  # its input's words are added to the arguments
         elif program == "xargs":
             self.result.commands.append(["echo"])  # xargs alone runs echo
         return None
