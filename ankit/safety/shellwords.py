@@ -431,6 +431,9 @@ class _Parser:
             self.at = simple.end()
             return simple.group(0)
         self.result.doubt("a parameter expansion other than ${NAME}")
+        self.nest += 1
+        if self.nest > 40:
+            self.at = len(self.text)
         self.at, depth = self.at + 2, 1
         while self.at < len(self.text) and depth:
             char = self.text[self.at]
@@ -439,6 +442,7 @@ class _Parser:
                 continue
             depth += {"{": 1, "}": -1}.get(char, 0)
             self.at += 2 if char == "\\" else 1
+        self.nest -= 1
         return self.text[start:self.at]
 
     def _backticks(self, quoted: bool) -> None:
