@@ -443,6 +443,7 @@ def test_an_allow_rule_never_covers_a_command_hidden_after_ansi_c_quoting(provid
 
 
 def test_always_widens_only_over_inert_programs(tmp_path):
+    (tmp_path / "h").symlink_to(tmp_path.parent)  # a link out of the working folder, made by an earlier command
     rules = Policy(cwd=tmp_path)
     assert rules.remember("run_command", {"command": "ls -la"}).startswith("run_command: ls …")
     for command in ("sed -n 1p notes.txt", "find . -name x", "awk '{print $1}' f", "python3 x.py", "pytest -q",
@@ -452,7 +453,7 @@ def test_always_widens_only_over_inert_programs(tmp_path):
     assert decide("ls src") == "allow" and decide("sed -n 1p notes.txt") == "allow"
     for command in ("sed -n '1e touch p' notes.txt", "find . -delete", "find . -fprint x", "python3 evil.py",
                     "awk 'BEGIN{system(\"touch p\")}'", "pytest -p evil", "ls $HOME/.ssh", "ls ~/.ssh", "ls *",
-                    "grep -f/etc/shadow x", "cat -- /etc/passwd"):
+                    "grep -f/etc/shadow x", "cat -- /etc/passwd", "cat h/secret", "ls -la h"):
         assert decide(command) == "ask", command
 
 

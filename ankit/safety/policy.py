@@ -355,11 +355,10 @@ def _leaves(word: str, cwd: Path) -> bool:
     """Whether a command's word names a path outside the working folder (`/etc/x`, `~/.ssh`, `../x`), also as an
     option's value (`--file=/etc/x`, `-f/etc/x`)."""
     values = {word, word.split("=", 1)[-1]} | ({word[2:]} if word[:1] == "-" and word[1:2] != "-" else set())
-    for value in values:
-        if value.startswith(("/", "~")) or ".." in Path(value).parts:
-            real = _real(value, cwd)
-            if real is None or not real.is_relative_to(cwd.resolve()):
-                return True
+    for value in values:  # resolved whatever its spelling: `h/.ssh/id_rsa` where h is a link to the home folder
+        real = _real(value, cwd) if value else cwd
+        if real is None or not real.is_relative_to(cwd.resolve()):
+            return True
     return False
 
 
