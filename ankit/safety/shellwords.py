@@ -326,12 +326,8 @@ class _Parser:
         while self.at < len(self.text) and self.text[self.at] not in BREAK:
             char, start = self.text[self.at], self.at
             if char == "'":
-                end = self.text.find("'", self.at + 1)
-                if end < 0:
-                    self.result.doubt("an unclosed quote")
-                    end = len(self.text)
-                out.append(self.text[self.at + 1:end])
-                self.at, word.quoted = end + 1, True
+                out.append(self._single())
+                word.quoted = True
             elif char == '"':
                 out.append(self._double(word))
                 word.quoted = True
@@ -360,6 +356,15 @@ class _Parser:
             prev = char if self.at == start + 1 else ""
         word.text = "".join(out)
         return word
+
+    def _single(self) -> str:
+        """The inside of a single-quoted string."""
+        end = self.text.find("'", self.at + 1)
+        if end < 0:
+            self.result.doubt("an unclosed quote")
+            end = len(self.text)
+        piece, self.at = self.text[self.at + 1:end], end + 1
+        return piece
 
     def _double(self, word: _Word) -> str:
         """The inside of a double-quoted string."""
