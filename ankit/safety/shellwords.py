@@ -405,6 +405,9 @@ class _Parser:
         if nxt == "{":
             word.exact = False
             return self._parameter()
+        if nxt == "[":  # bash's old arithmetic $[...]
+            self.result.doubt("arithmetic $[...]")
+            word.exact = False
         if nxt in ("'", '"') and not quoted:
             self.result.doubt("ANSI-C or locale quoting ($'...', $\"...\")")
             self.at += 1
