@@ -27,11 +27,12 @@ REAL = ("env", "nice", "timeout", "xargs", "find", "sh", "bash", "nohup")
 SHELLS = ("bash", "dash")
 STUB = '#!/bin/sh\nprintf \'%s\\0\' "$#" "${0##*/}" "$@" >> {log}\n'
 WORDS = ("x", "-rf", "-la", "push", "status", "a b", "--", "-c", "f.txt", "*.txt", "$HOME", "~", "-n", "1", ";",
-         "&&", "q'q", 'q"q', "é", "{}", "-exec", "log", "--oneline", "a=b", "BASH_ENV=f")
+         "&&", "q'q", 'q"q', "é", "{}", "-exec", "log", "--oneline", "a=b", "BASH_ENV=f", "$[x]", "$((x))", "${x:0:1}")
 WRAPPERS = ("env", "env A=1", "env LANG=C", "env -i", "env --", "nice", "nice -n 5", "timeout 5", "xargs",
             "xargs -n1", "sudo", "sudo -u root", "nohup", "command", "exec", "builtin", "time", "time -p",
             "env -S", "xargs -I{}", "find . -maxdepth 0 -exec", "setsid")
-ASSIGNMENTS = ("A=1 ", "LANG=C ", "BASH_ENV=f ", "PATH=bin:$PATH ", "x=rm; ", "IFS=/ ", "a[$(rm y)]=1 ")
+ASSIGNMENTS = ("A=1 ", "LANG=C ", "BASH_ENV=f ", "PATH=bin:$PATH ", "x=rm; ", "IFS=/ ", "a[$(rm y)]=1 ",
+               "x='a[$(rm y)]'; ")
 SEPARATORS = (";", " ; ", "&&", "||", "|", "&", "\n", "|&", ";;", " & ", "\n\n")
 JUNK = "'\"\\$`(){}[];&|#\n *?~=<>!,.\u00a0\u200b\uff52"
 UNICODE = ("\uff52\uff4d", "r\u200bm", "r\u00a0m", "rm\u0301")
