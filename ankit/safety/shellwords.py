@@ -219,7 +219,7 @@ class _Parser:
             if word in FIND_EXEC:
                 rest = words[index + 1:]
                 end = next((i for i, w in enumerate(rest) if w.text in (";", "+")), len(rest))
-                if rest[:end] and (rest[0].text == "{}" or _program(rest[0].text) in SHELLS | INTERPRETERS
+                if rest[:end] and (rest[0].text == "{}" or _runs_arguments(rest[0].text)
                                    and any("{}" in w.text for w in rest[1:end])):
                     self.result.doubt(f"{word} running what file names spell")
                 if rest[:end]:
@@ -260,6 +260,8 @@ class _Parser:
             self._command(rest[start:], False, depth + 1)
             if program == "xargs":
                 self.result.loose.append(texts[start:])  # its input's words are added to the arguments
+                if _runs_arguments(texts[start]):
+                    self.result.doubt(f"xargs giving its input to {texts[start]}, which runs its arguments")
         elif program == "xargs":
             self.result.commands.append(["echo"])  # xargs alone runs echo
         return None
@@ -472,3 +474,10 @@ class _Parser:
 
 def _program(word: str) -> str:
     return word.rsplit("/", 1)[-1]
+
+
+def _runs_arguments(word: str) -> bool:
+    """Whether a program runs (some of) its arguments: a wrapper, a shell, a string runner, an interpreter."""
+    program = _program(word)
+    return program in WRAPPERS or program in SHELLS or program in STRING_RUNNERS or program in INTERPRETERS \
+        or program in ("find", "xargs")
