@@ -386,7 +386,7 @@ def _doubt(found, text: str, rules: list[Rule]) -> tuple[str | None, str]:
     if not found.sure:
         return first, found.why
     seen = {words[0].rsplit("/", 1)[-1] for words in found.commands if words}
-    tokens = set(re.split(r"[^\w.+-]+", text)) | {w.rsplit("/", 1)[-1] for c in found.commands for w in c}
+    tokens = {t for piece in [text, *(w for c in found.commands for w in c)] for t in re.split(r"[^\w.+-]+", piece)}
     for name, rule in names.items():
         if "*" not in name and name not in seen and name in tokens:
             return str(rule), f"{name} is a word of the line but not a command ankit sees it run"
