@@ -345,6 +345,7 @@ def test_trust_covers_a_servers_environment_and_the_tools_helper_files(tmp_path)
     ("sudo -Eu root r''m x", "deny"), ("cp /bin/r? ./x; ./x -rf x", "ask"), ("toybox r''m x", "ask"),
     ("git -c alias.x='!r''m x' x", "ask"), ("/usr/bin/git log", "allow"), ("flock l -c 'r''m -rf x'", "ask"),
     ("sg users 'r''m -rf x'", "deny"), ("printf 'r''m\\nx' | xargs env", "ask"),
+    ("/usr/bin/../../tmp/x -rf x", "ask"),
 ])
 def test_deny_rules_against_variants(command, rule):
     rules = Policy.from_rules(["run_command"], ["run_command: rm *", "run_command: git push *",

@@ -392,7 +392,7 @@ def _doubt(found, text: str, rules: list[Rule]) -> tuple[str | None, str]:
             return str(rule), f"{name} is a word of the line but not a command ankit sees it run"
     for words in found.commands:
         program = words[0].rsplit("/", 1)[-1]
-        if "/" in words[0] and not words[0].startswith(SYSTEM_BIN):
+        if "/" in words[0] and (not words[0].startswith(SYSTEM_BIN) or ".." in words[0].split("/")):
             return first, f"{words[0]} runs whatever that file is"
         if program != "find" and runs_code(words):  # `git -c alias.x='!...'`: code on the line no scanner reads
             return first, f"{program} with an option that runs code"
