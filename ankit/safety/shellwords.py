@@ -297,8 +297,11 @@ class _Parser:
                 self.result.doubt("a here-document inside a substitution or subshell")
             command.heredoc, self.result.plain, self.result.writes = True, False, True
             self.heredocs.append((target.text, op == "<<-", not (target.quoted or target.escaped)))
-        elif op in ("<&", ">&") and SAFE_TARGET.fullmatch(target.text):
+        elif op in ("<&", ">&") and re.fullmatch(r"\d+-?|-", target.text) and target.exact:
             return None
+        elif op in ("<&", ">&"):
+            self.result.doubt(f"{op} followed by something other than a file descriptor ({target.text!r})")
+            self.result.plain, self.result.writes = False, True
         elif not (SAFE_TARGET.fullmatch(target.text) and op != "<<<"):
             self.result.plain, self.result.writes = False, True
         return None
