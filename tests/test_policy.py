@@ -406,7 +406,8 @@ def test_the_sandbox_step_comes_after_deny_rules_and_doubt_and_ask_rules():
 @pytest.mark.parametrize("command, why", [
     ("x='a[$(r''m -rf victim)]'; echo $((x))", "arithmetic"), ("{r''m,-rf,victim}", "brace expansion"),
     ('trap "r""m -rf victim" EXIT', "trap"), ("shopt -s expand_aliases\nalias x='r''m -rf victim'\nx", "shopt"),
-    ("printf -v 'a[$(r''m -rf victim)]' 1", "printf"), ("printf 'r''m -rf victim' > f; BASH_ENV=f bash -c true", "BASH_ENV"),
+    ("printf -v 'a[$(r''m -rf victim)]' 1", "printf"),
+    ("printf 'r''m -rf victim' > f; BASH_ENV=f bash -c true", "BASH_ENV"),
     ("printf 'r''m -rf victim' > f; env ENV=f sh -i -c true", "ENV"),
 ])
 def test_a_deny_rule_is_not_walked_around_by_spelling_under_yes(provider_server, tmp_path, command, why):
@@ -435,7 +436,8 @@ def test_an_ask_rule_holds_for_a_line_it_cannot_read_surely_also_in_the_sandbox(
 @pytest.mark.parametrize("command", ["echo $'';rm -rf victim;echo \\'", "echo $'\\'';rm -rf victim;echo \\'"])
 def test_an_allow_rule_never_covers_a_command_hidden_after_ansi_c_quoting(provider_server, tmp_path, command):
     """Issue #34 item 8: bash runs the rm; an allow rule for `echo *` must not let it run unasked."""
-    user_config(tmp_path, f'provider = "local"\nbase_url = "{provider_server.url}/v1"\nallow = ["run_command: echo *"]\n')
+    allow = 'allow = ["run_command: echo *"]\n'
+    user_config(tmp_path, f'provider = "local"\nbase_url = "{provider_server.url}/v1"\n{allow}')
     (tmp_path / "work" / "victim").mkdir(parents=True)
     provider_server.push_openai(tool_calls=[("c1", "run_command", json.dumps({"command": command}))])
     provider_server.push_openai(text="ok")

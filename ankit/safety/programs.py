@@ -44,7 +44,8 @@ WRAPPERS = {
     "proxychains": set(), "proxychains4": set(), "firejail": set(), "systemd-run": set(), "runuser": {"-u", "-g"},
     "catchsegv": set(), "valgrind": set(), "script": set(), "watch": {"-n", "-d", "--interval"},
     "fakeroot": set(), "unshare": set(), "nsenter": set(), "prlimit": set(), "setpriv": set(), "numactl": set(),
-    "faketime": set(), "chronic": set(), "pkexec": {"--user"}, "sg": set(), "xvfb-run": set(), "dbus-run-session": set(),
+    "faketime": set(), "chronic": set(), "pkexec": {"--user"}, "sg": set(), "xvfb-run": set(),
+    "dbus-run-session": set(),
 }
 TAKES_FIRST = {"timeout": 1, "chroot": 1, "flock": 1, "taskset": 1, "chrt": 1, "faketime": 1, "sg": 1}
 STRING_RUNNERS = {"eval", "watch", "ssh", "su", "script"}  # their words are joined and run as a shell line
