@@ -75,7 +75,7 @@ TRICKY = ["echo 'a;rm x' \"b;rm x\" c\\;rm", "e''cho \"$(l's' -l)\"", "ls #; rm 
           "( cd bin && ls ) && id", "echo a\\ b 'c\\' \"d\\\"e\"", "env -- id -u", "timeout -s KILL 5 ls -la",
           "xargs -n1 rm -f", "nice -n 5 env LANG=C id", "sh -c 'ls; \"r\"m x; `cat y`'", "for i in a b; do ls $i; done",
           "find . -maxdepth 0 -exec rm v {} \\;", "echo `echo \\`rm v\\``", "echo $( # )\nrm v\n)", "ls 2>f rm v",
-          "cat <<E; rm v\nbody\nE", "cat <<-E\n\trm v\n\tE\nls", "echo a\\\"; rm v", "env -iu X rm v", ">f rm v",
+          "cat <<E; rm v\nbody\nE", "xargs <<E\nrm\nE", "cat <<-E\n\trm v\n\tE\nls", "echo a\\\"; rm v", "env -iu X rm v", ">f rm v",
           "echo \"`echo \\\"\\`rm v\\`\\\"`\"", "ls ; ; rm v", "echo a#b; rm v", "rm\u00a0v", "for x; do rm v; done"]
 
 

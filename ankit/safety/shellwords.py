@@ -262,7 +262,8 @@ class _Parser:
                 if _runs_arguments(texts[start]):
                     self.result.doubt(f"xargs giving its input to {texts[start]}, which runs its arguments")
         elif program == "xargs":
-            self.result.commands.append(["echo"])  # xargs alone runs echo
+            self.result.commands.append(["echo"])  # xargs alone runs echo, with its input's words
+            self.result.loose.append(["echo"])
         return None
 
     def _code(self, word: _Word, depth: int) -> None:
