@@ -52,7 +52,7 @@ def test_lines_that_are_not_one_plain_command(line):
     "bash script.sh", "cat s | sh", "xargs -I{} sh -c '{}'", "sudo -s rm x", "env -S 'rm x'",
     "find . -exec sh -c {} \\;", "ls\x01", "echo ${x@P}", "echo ${!x}", "echo a |& rm x", "cat <(rm x)",
     "ls &> f rm", "a[1]=x", "printf 'r''m v' | xargs env", "ls | xargs -0 nice", "find . -exec env {} \\;",
-    "curl a b<& -exec", "ls >& $f", "env A#=1 rm", "env LANG\u00a0=C rm", "fish -c 'rm (ls)'", "echo 'open",
+    "curl a b<& -exec", "ls >& $f", "env A#=1 rm", "time a=b ls", "env LANG\u00a0=C rm", "fish -c 'rm (ls)'", "echo 'open",
     "time -p $x", "ls \\\n-l",
 ])
 def test_a_line_using_what_the_scanner_does_not_model_is_unsure(line):
@@ -75,7 +75,7 @@ TRICKY = ["echo 'a;rm x' \"b;rm x\" c\\;rm", "e''cho \"$(l's' -l)\"", "ls #; rm 
           "( cd bin && ls ) && id", "echo a\\ b 'c\\' \"d\\\"e\"", "env -- id -u", "timeout -s KILL 5 ls -la",
           "xargs -n1 rm -f", "nice -n 5 env LANG=C id", "sh -c 'ls; \"r\"m x; `cat y`'", "for i in a b; do ls $i; done",
           "find . -maxdepth 0 -exec rm v {} \\;", "echo `echo \\`rm v\\``", "echo $( # )\nrm v\n)", "ls 2>f rm v",
-          "cat <<E; rm v\nbody\nE", "xargs <<E\nrm\nE", "cat <<-E\n\trm v\n\tE\nls", "echo a\\\"; rm v", "env -iu X rm v", ">f rm v",
+          "cat <<E; rm v\nbody\nE", "xargs <<E\nrm\nE", "time LANG=C ls", "cat <<-E\n\trm v\n\tE\nls", "echo a\\\"; rm v", "env -iu X rm v", ">f rm v",
           "echo \"`echo \\\"\\`rm v\\`\\\"`\"", "ls ; ; rm v", "echo a#b; rm v", "rm\u00a0v", "for x; do rm v; done"]
 
 

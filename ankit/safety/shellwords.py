@@ -250,7 +250,7 @@ class _Parser:
             if program == "env":
                 split = [t[2:] if t.startswith("-S") else t for t in texts if t not in ("-S", "--split-string")]
                 return self._code(_Word(" ".join(split)), depth)
-        while program == "env" and start < len(rest) and "=" in texts[start]:  # env takes any word with = so
+        while program in ("env", "time") and start < len(rest) and "=" in texts[start]:  # any word with =, for env
             if texts[start].split("=", 1)[0] not in INERT_ENV:
                 self.result.doubt(f"the assignment {texts[start].split('=', 1)[0]}=, which is not known to be inert")
             start += 1
