@@ -95,10 +95,22 @@ def _line(rng: random.Random, depth: int = 0) -> str:
     return line
 
 
+SOUP = ("rm", "ls", "cat", "git", "'a b'", '"c;d"', "x\\ y", ";", "&&", "||", "|", "&", "\n", "(", ")", "{", "}", "if",
+        "then", "fi", "do", "done", "while", "for", "in", ">f", "2>&1", "<f", "#", "$(", "`", "!", "time", "env", "nice",
+        "xargs", "timeout 1", "sh -c", "'", '"', "=", "x=1", "LANG=C", "-rf", "--", "{}", ",", "*", "~", "\\", "$x",
+        "<<E\nrm\nE\n", "<<'E'\n$(rm)\nE\n", "else", "until", "true", ":", "echo", "\t", "rm'", '"r"m', ">", "2>",
+        "&>", "-exec", "find .", "\\;", "command", "exec", "env -i", "a=b", "export LANG=C", "set -e", "read -r x", "[")
+
+
+def _soup(rng: random.Random) -> str:
+    """Tokens strung together at random: what the grammar does not think of (time a=b ls, xargs <<E)."""
+    return "".join(rng.choice(SOUP) + rng.choice(("", " ", " ", "\t")) for _ in range(rng.randint(1, 10)))
+
+
 def generate(count: int, seed: int) -> list[str]:
-    """Command lines from the grammar, the same ones for the same seed."""
+    """Command lines from the grammar (two in three) and token soup, the same ones for the same seed."""
     rng = random.Random(seed)
-    return [_line(rng) for _ in range(count)]
+    return [_soup(rng) if rng.random() < 1 / 3 else _line(rng) for _ in range(count)]
 
 
 def reported(argv: list[str], found) -> bool:

@@ -52,7 +52,7 @@ def test_lines_that_are_not_one_plain_command(line):
     "bash script.sh", "cat s | sh", "xargs -I{} sh -c '{}'", "sudo -s rm x", "env -S 'rm x'",
     "find . -exec sh -c {} \\;", "ls\x01", "echo ${x@P}", "echo ${!x}", "echo a |& rm x", "cat <(rm x)",
     "ls &> f rm", "a[1]=x", "printf 'r''m v' | xargs env", "ls | xargs -0 nice", "find . -exec env {} \\;",
-    "curl a b<& -exec", "ls >& $f", "env A#=1 rm", "time a=b ls", "env LANG\u00a0=C rm", "fish -c 'rm (ls)'", "echo 'open",
+    "curl a b<& -exec", "ls >& $f", "env A#=1 rm", "time a=b ls", "ls 12>&1", "env LANG\u00a0=C rm", "fish -c 'rm (ls)'", "echo 'open",
     "time -p $x", "ls \\\n-l",
 ])
 def test_a_line_using_what_the_scanner_does_not_model_is_unsure(line):

@@ -276,8 +276,8 @@ class _Parser:
         """A redirection: its operator and target; a heredoc's text is read after the line ends."""
         fd = FD_REDIRECT.match(self.text, self.at)
         if fd:
-            if fd.group(1).startswith("{"):
-                self.result.doubt("a named file descriptor")
+            if fd.group(1).startswith("{") or len(fd.group(1)) > 1:
+                self.result.doubt("a named file descriptor or one above 9 (sh reads 12>f as the word 12 and >f)")
             self.at = fd.end()
         op = REDIRECT.match(self.text, self.at).group(0)
         self.at += len(op)
