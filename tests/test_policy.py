@@ -471,9 +471,11 @@ def test_always_for_sed_never_covers_a_script_that_runs_a_command(run, provider_
     term.line("go")
     term.expect("[a]lways covers: this exact run_command call only")
     term.expect("[y]es / [N]o / [a]lways")
-    term.type("a")
+    term.answer("a")
     term.expect("[y]es / [N]o / [a]lways")  # the sed script running a command is asked
-    term.type("n\r")
+    term.answer("n")
+    term.expect("why not?")
+    term.type("\r")
     term.expect("done")
     term.finish()
     assert not (home / "work" / "PWNED").exists() and term.seen.count("[y]es / [N]o / [a]lways") == 2
