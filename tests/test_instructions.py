@@ -2,8 +2,10 @@
 
 import json
 import os
+import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -33,12 +35,80 @@ def test_user_file_then_root_down_to_the_working_folder(tmp_path):
     assert "never read" not in text
 
 
-def test_agents_md_wins_over_claude_md_in_the_same_folder(tmp_path):
+FIXTURES = Path(__file__).parent / "fixtures" / "claude_code"
+
+
+def test_agents_md_and_claude_md_are_both_read_and_an_import_of_one_by_the_other_once(tmp_path):
     root = repo(tmp_path)
-    (root / "AGENTS.md").write_text("agents\n")
-    (root / "CLAUDE.md").write_text("claude\n")
-    found = load_instructions(root, tmp_path / "none")
-    assert "agents" in found.text and "claude" not in found.text
+    (root / "AGENTS.md").write_text("agents rule\n")
+    (root / "CLAUDE.md").write_text("@AGENTS.md\n\nclaude rule\n")
+    found = load_instructions(root, tmp_path / "none", home=tmp_path / "home")
+    assert found.files == [root / "AGENTS.md", root / "CLAUDE.md"]
+    assert found.text.count("agents rule") == 1 and "claude rule" in found.text
+    (root / "AGENTS.md").write_text("@CLAUDE.md\nagents rule\n")  # the other way round: still once each
+    (root / "CLAUDE.md").write_text("claude rule\n")
+    found = load_instructions(root, tmp_path / "none", home=tmp_path / "home")
+    assert found.files == [root / "AGENTS.md", root / "CLAUDE.md"]
+    assert found.text.count("claude rule") == 1 and "## CLAUDE.md (imported by AGENTS.md)" in found.text
+
+
+def test_the_claude_code_family_from_home_and_the_root_down(tmp_path):
+    """A real CLAUDE.md (VoltAgent's) at the root, the user's ~/.claude/CLAUDE.md, .claude/CLAUDE.md and
+    CLAUDE.local.md, as Claude Code reads them."""
+    root, home = repo(tmp_path), tmp_path / "home"
+    (home / ".claude").mkdir(parents=True)
+    (home / ".claude" / "CLAUDE.md").write_text("user claude rule\n")
+    shutil.copy(FIXTURES / "voltagent" / "CLAUDE.md", root / "CLAUDE.md")
+    (root / ".claude").mkdir()
+    (root / ".claude" / "CLAUDE.md").write_text("dot-claude rule\n")
+    (root / "CLAUDE.local.md").write_text("my local rule\n")
+    (root / "pkg" / "CLAUDE.md").write_text("pkg rule\n")
+    (root / "pkg" / "sub" / "other.md").write_text("not an instruction file\n")
+    found = load_instructions(root / "pkg" / "sub", tmp_path / "none", home=home)
+    assert found.files == [home / ".claude" / "CLAUDE.md", root / "CLAUDE.md", root / ".claude" / "CLAUDE.md",
+                           root / "CLAUDE.local.md", root / "pkg" / "CLAUDE.md"]
+    text = found.text
+    assert text.index("user claude rule") < text.index("curated collection of Claude Code subagent") \
+        < text.index("dot-claude rule") < text.index("my local rule") < text.index("pkg rule")
+    assert "not an instruction file" not in text
+
+
+def test_imports_relative_home_nested_five_deep_without_loops_or_code(tmp_path):
+    root, home = repo(tmp_path), tmp_path / "home"
+    (root / "docs").mkdir()
+    (root / "CLAUDE.md").write_text("See @docs/style.md and `@docs/code-span.md`, mail a@docs/x.md\n"
+                                    "```\n@docs/fenced.md\n```\n@docs/missing.md @someone\n")
+    (root / "docs" / "style.md").write_text("style rule @chain1.md\n")
+    for n in range(1, 8):
+        (root / "docs" / f"chain{n}.md").write_text(f"chain {n} @chain{n + 1}.md @../CLAUDE.md\n")
+    for name in ("code-span.md", "fenced.md", "x.md"):
+        (root / "docs" / name).write_text(f"never {name}\n")
+    found = load_instructions(root, tmp_path / "none", home=home)
+    assert "style rule" in found.text and "chain 4" in found.text and "never" not in found.text
+    assert "chain 5" not in found.text  # CLAUDE.md -> style -> 1 -> 2 -> 3 -> 4: five hops
+    assert found.text.count("See @docs/style.md") == 1  # the loop back to CLAUDE.md reads it once
+    assert found.skipped == [f"skipped @chain5.md in {root / 'docs' / 'chain4.md'}: it is more than 5 imports deep"]
+    assert "## docs/style.md (imported by CLAUDE.md)" in found.text
+
+
+def test_a_projects_import_stays_in_the_project_and_the_users_own_may_import_home(tmp_path):
+    """A cloned repository's CLAUDE.md importing @~/.ssh/id_rsa would put the key in every request."""
+    root, home = repo(tmp_path), tmp_path / "home"
+    (home / ".ssh").mkdir(parents=True)
+    (home / ".ssh" / "id_rsa").write_text("PRIVATE KEY MATERIAL\n")
+    (home / "notes.md").write_text("my own notes\n")
+    (home / ".claude").mkdir()
+    (home / ".claude" / "CLAUDE.md").write_text("@~/notes.md\n")
+    (root / "CLAUDE.md").write_text("@~/.ssh/id_rsa\n@../outside.md\n")
+    (tmp_path / "outside.md").write_text("outside the repository\n")
+    found = load_instructions(root, tmp_path / "none", home=home)
+    assert "my own notes" in found.text and home / "notes.md" in found.files
+    assert "PRIVATE KEY" not in found.text and "outside the repository" not in found.text
+    assert found.skipped == [
+        f"skipped @~/.ssh/id_rsa in {root / 'CLAUDE.md'}: it is outside {root.resolve()} (a project's instructions "
+        "import only the project's files)",
+        f"skipped @../outside.md in {root / 'CLAUDE.md'}: it is outside {root.resolve()} (a project's instructions "
+        "import only the project's files)"]
 
 
 def test_outside_a_repository_only_the_working_folder_counts(tmp_path):
@@ -139,3 +209,24 @@ def test_context_names_the_skipped_file_in_one_line(run, home):
     term.line("/context")
     term.expect(f"instructions skipped {home / 'AGENTS.md'}: it is owned by user id {OTHER}, not by you")
     term.finish()
+
+
+def test_context_lists_every_file_read_and_the_request_carries_the_imported_text(run, home, provider_server):
+    work = home / "work"
+    subprocess.run(["git", "init", "-q", str(work)], check=True)
+    (home / ".claude").mkdir()
+    (home / ".claude" / "CLAUDE.md").write_text("user rule\n")
+    (work / "CLAUDE.md").write_text("@AGENTS.md\n@docs/testing.md\n")
+    (work / "AGENTS.md").write_text("agents rule\n")
+    (work / "docs").mkdir()
+    (work / "docs" / "testing.md").write_text("run make check before you say done\n")
+    provider_server.push_openai(text="ok")
+    term = run()
+    term.line("/context")
+    for path in (home / ".claude" / "CLAUDE.md", work / "AGENTS.md", work / "CLAUDE.md", work / "docs" / "testing.md"):
+        term.expect(f"instructions read: {path}")
+    term.line("hello")
+    term.expect("ok")
+    term.finish()
+    system = json.dumps(provider_server.requests[0].json["messages"][0])
+    assert "run make check before you say done" in system and system.count("agents rule") == 1

@@ -1,4 +1,6 @@
-"""Project instructions: AGENTS.md (or CLAUDE.md) files from the user's config and the repository, capped.
+"""Project instructions as Claude Code reads them: ~/.config/ankit/AGENTS.md, ~/.claude/CLAUDE.md, then in each
+folder from the repository root down to the working folder AGENTS.md, CLAUDE.md, .claude/CLAUDE.md and
+CLAUDE.local.md, each followed by the files it imports (ankit/context/imports.py); capped.
 
 Instructions from others' files are not instructions: a file is read only when it and its folder belong to the
 user (or to root, for system locations) and nobody else could have put it there (a folder others may write to
@@ -10,9 +12,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ankit import paths
+from ankit.context import imports
 
 CAP = 16_000  # characters of instructions in all; the head is kept
-NAMES = ("AGENTS.md", "CLAUDE.md")  # CLAUDE.md only where a folder has no AGENTS.md
+NAMES = ("AGENTS.md", "CLAUDE.md", ".claude/CLAUDE.md", "CLAUDE.local.md")  # in each folder, in this order
+USER_CLAUDE = Path(".claude") / "CLAUDE.md"  # under the home folder; ~/.config/ankit/AGENTS.md comes first
 HEAD = ("Project instructions from AGENTS.md files (outermost first; a later, more specific file wins "
         "where they disagree):")
 
@@ -35,23 +39,31 @@ def repository_root(cwd: Path) -> Path | None:
     return None
 
 
-def instruction_files(cwd: Path, config_home: Path, skipped: list[str] | None = None) -> list[Path]:
-    """The user-level file, then the repository root's down to cwd's: outermost first; files that are not the
+def instruction_files(cwd: Path, config_home: Path, skipped: list[str] | None = None,
+                      home: Path | None = None) -> list[Path]:
+    """The user-level files, then the repository root's down to cwd's: outermost first; files that are not the
     user's (see others_file) are left out, with a line each in `skipped`."""
-    cwd = cwd.resolve()
-    root = repository_root(cwd) or cwd
-    folders = [cwd, *cwd.parents]
-    folders = list(reversed(folders[: folders.index(root) + 1]))
-    found = [p for p in (_in(config_home),) if p]
-    found += [p for p in map(_in, folders) if p and paths.lies_in(p, root)]  # a link out is not the project's
     kept = []
-    for path in found:
+    for path, _ in _top_files(cwd, config_home, home or Path.home()):
         why = others_file(path)
         if why:
             (skipped if skipped is not None else []).append(f"skipped {path}: {why}")
         else:
             kept.append(path)
     return kept
+
+
+def _top_files(cwd: Path, config_home: Path, home: Path) -> list[tuple[Path, Path | None]]:
+    """Each instruction file that exists, with the folder its imports must stay in (None: the user's own)."""
+    cwd = cwd.resolve()
+    root = repository_root(cwd) or cwd
+    folders = [cwd, *cwd.parents]
+    folders = list(reversed(folders[: folders.index(root) + 1]))
+    found: list[tuple[Path, Path | None]] = [(p, None) for p in (config_home / "AGENTS.md", home / USER_CLAUDE)
+                                             if p.is_file()]
+    for folder in folders:  # a link out is not the project's
+        found += [(folder / n, root) for n in NAMES if (folder / n).is_file() and paths.lies_in(folder / n, root)]
+    return found
 
 
 def others_file(path: Path, uid: int | None = None) -> str:
@@ -70,33 +82,66 @@ def others_file(path: Path, uid: int | None = None) -> str:
     return ""
 
 
-def _in(folder: Path) -> Path | None:
-    for name in NAMES:
-        path = folder / name
-        if path.is_file():
-            return path
-    return None
+class _Reader:
+    """Reads instruction files and what they import, each file once, into sections of text."""
 
+    def __init__(self, home: Path, cap: int):
+        self.home, self.cap = home, cap
+        self.seen: set[str] = set()
+        self.sections: list[tuple[Path, str, Path | None]] = []  # (file, text, the file importing it)
+        self.skipped: list[str] = []
+        self.unread = 0
 
-def load_instructions(cwd: Path, config_home: Path, cap: int = CAP) -> Instructions:
-    """Read the instruction files into one text of at most `cap` characters, saying what was cut."""
-    files, parts, unread, skipped = [], [], 0, []
-    for path in instruction_files(cwd, config_home, skipped):
+    def take(self, path: Path, scope: Path | None, importer: Path | None = None, depth: int = 0) -> None:
+        """Read one file, then the files it imports (depth hops from a top-level file)."""
+        if imports.key(path) in self.seen:
+            return
+        why = others_file(path)
+        if why:
+            self.skipped.append(f"skipped {path}: {why}")
+            return
+        self.seen.add(imports.key(path))
         try:
-            body = paths.read_head(path, 4 * cap).strip()  # a huge file is not read whole: its rest is counted
-            unread += max(0, path.stat().st_size - 16 * cap)
+            body = paths.read_head(path, 4 * self.cap).strip()  # a huge file is not read whole: its rest is counted
+            self.unread += max(0, path.stat().st_size - 16 * self.cap)
         except OSError:
-            continue
-        if body:
-            files.append(path)
-            parts.append(f"## {_shown(path, cwd)}\n{body}")
+            return
+        self.sections.append((path, body, importer))
+        for word in imports.imported(body):
+            self._follow(word, path, scope, depth)
+
+    def _follow(self, word: str, path: Path, scope: Path | None, depth: int) -> None:
+        target = imports.resolve(word, path, self.home)
+        try:
+            if not target.is_file() or imports.key(target) in self.seen:  # not a file: a mention of someone
+                return
+        except OSError:
+            return
+        why = imports.allowed(target, scope)
+        if not why and depth + 1 > imports.DEPTH:
+            why = f"it is more than {imports.DEPTH} imports deep"
+        if why:
+            self.skipped.append(f"skipped @{word} in {path}: {why}")
+        else:
+            self.take(target, scope, path, depth + 1)
+
+
+def load_instructions(cwd: Path, config_home: Path, cap: int = CAP, home: Path | None = None) -> Instructions:
+    """Read the instruction files and their imports into one text of at most `cap` characters, saying what was
+    cut; /context lists every file read."""
+    reader = _Reader(home or Path.home(), cap)
+    for path, scope in _top_files(cwd, config_home, reader.home):
+        reader.take(path, scope)
+    parts = [f"## {_shown(path, cwd)}" + (f" (imported by {_shown(by, cwd)})" if by else "") + f"\n{body}"
+             for path, body, by in reader.sections if body]
+    files = [path for path, body, _ in reader.sections if body]
     if not parts:
-        return Instructions([], "", skipped=skipped)
+        return Instructions([], "", skipped=reader.skipped)
     text = "\n\n".join(parts)
-    cut = max(0, len(text) - cap) + unread
+    cut = max(0, len(text) - cap) + reader.unread
     if cut:
         text = text[:cap] + f"\n[ankit: {cut:,} more characters of instructions were cut (cap {cap:,})]"
-    return Instructions(files, f"{HEAD}\n\n{text}", cut, skipped)
+    return Instructions(files, f"{HEAD}\n\n{text}", cut, reader.skipped)
 
 
 def _shown(path: Path, cwd: Path) -> str:

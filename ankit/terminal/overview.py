@@ -64,8 +64,9 @@ def context_text(app, session, width: int = 0) -> str:
              f"{bar(used, session.max_tokens, session.window)} {share}% (# prompt, + reply reserve, . free)"]
     preloaded = [f"preloaded {group}: {why} (preload = false turns this off)"
                  for group, why in app.activation.preloaded.items()]
+    read = [f"instructions read: {path}" for path in app.instructions.files]
     skipped = [f"instructions {line}" for line in app.instructions.skipped]  # not the user's: never in the prompt
-    return "\n".join(fit_lines(lines + preloaded + skipped + _last_reported(session), width))
+    return "\n".join(fit_lines(lines + preloaded + read + skipped + _last_reported(session), width))
 
 
 def _instructions_row(app) -> list[str]:
@@ -73,7 +74,8 @@ def _instructions_row(app) -> list[str]:
     found = app.instructions
     if not found.files:
         return _row("  of which project instructions", 0, "no AGENTS.md or CLAUDE.md")
-    names = ", ".join(str(p) for p in found.files) + (f" (cut by {number(found.cut)} chars)" if found.cut else "")
+    count = f"{len(found.files)} file{'s' if len(found.files) != 1 else ''}, listed below"
+    names = count + (f" (cut by {number(found.cut)} chars)" if found.cut else "")
     return _row("  of which project instructions", len(found.text.encode()), names)
 
 
