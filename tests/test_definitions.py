@@ -1,8 +1,10 @@
 """Named subagents' definitions: Claude Code's Markdown format, precedence, and what an untrusted project's may do."""
 
 import os
+import shutil
+from pathlib import Path
 
-from ankit.agents.definitions import agent_dirs, agents_text, load_agents, read_agent
+from ankit.agents.definitions import agent_dirs, agents_text, load_agents, read_agent, tools_given, unknown_tools
 
 REVIEWER = """---
 name: reviewer
@@ -66,3 +68,44 @@ def test_the_project_wins_a_name_and_a_link_out_of_the_project_is_skipped(tmp_pa
     found, problems = load_agents(agent_dirs(work, config, tmp_path / "home"), trusted=True, root=work)
     assert found["helper"].description == "project's" and "leak" not in found
     assert problems == [f"agent {work / '.ankit' / 'agents' / 'leak.md'} skipped: it links to a file outside {work}"]
+
+
+FIXTURES = Path(__file__).parent / "fixtures" / "claude_code"
+
+
+def test_a_collection_copied_in_with_its_subfolders_and_readme_is_read_as_claude_code_does(tmp_path):
+    """VoltAgent's category folder and wshobson's plugin agents, copied into ~/.claude/agents/ as people do."""
+    home = tmp_path / "home"
+    shutil.copytree(FIXTURES / "voltagent" / "04-quality-security", home / ".claude" / "agents" / "quality")
+    shutil.copytree(FIXTURES / "wshobson" / "agent-teams" / "agents", home / ".claude" / "agents" / "teams" / "x")
+    found, problems = load_agents(agent_dirs(tmp_path / "work", tmp_path / "config", home), trusted=False)
+    assert problems == []  # the README is no agent, and says nothing
+    assert sorted(found) == ["code-reviewer", "debugger", "team-debugger", "team-implementer", "team-lead",
+                             "team-reviewer", "ui-ux-tester"]
+    assert found["code-reviewer"].tools == ["read_file", "write_file", "edit_file", "run_command", "find_files",
+                                            "search_text"]
+    assert found["team-debugger"].model == "opus" and found["debugger"].model == "sonnet"
+
+
+def test_unknown_tool_names_and_what_an_agent_really_gets(tmp_path):
+    shutil.copy(FIXTURES / "wshobson" / "agent-teams" / "agents" / "team-lead.md", tmp_path / "team-lead.md")
+    spec, _ = read_agent(tmp_path / "team-lead.md")
+    here = {"read_file": "files", "write_file": "files", "find_files": "files", "search_text": "search",
+            "run_command": "shell", "task": "agents", "find_tools": "core"}
+    assert unknown_tools(spec, here) == ["Agent", "TeamCreate", "TeamDelete", "TaskCreate", "TaskList", "TaskGet",
+                                         "TaskUpdate", "SendMessage"]
+    assert tools_given(spec, here) == "read_file, find_files, search_text, run_command"
+    spec.tools = ["read_file", "find_tools"]
+    assert tools_given(spec, here) == "read_file, find_tools and what find_tools finds"
+    spec.tools, spec.asked = ["files", "mcp__github__get_issue"], ["files", "mcp__github__get_issue"]
+    assert unknown_tools(spec, here) == [] and tools_given(spec, here) == "read_file, write_file, find_files"
+    text = agents_text({"team-lead": spec}, here, "claude-sonnet-5-5", ["claude-fable-5-1", "claude-sonnet-5-5"])
+    assert "model: claude-fable-5-1 (fable)" in text
+
+
+def test_crlf_bom_and_a_tools_list_are_read(tmp_path):
+    path = tmp_path / "win.md"
+    path.write_bytes("\ufeff---\r\nname: win\r\ndescription: From Windows.\r\ntools:\r\n  - Read\r\n  - Grep\r\n---\r\n"
+                     "Body.\r\n".encode())
+    spec, problem = read_agent(path)
+    assert problem == "" and spec.tools == ["read_file", "search_text"] and spec.system == "Body."

@@ -290,8 +290,9 @@ def test_hooks_and_agents_list_what_is_active_and_where_it_comes_from(make_state
     (config / "agents" / "helper.md").write_text("---\ndescription: Helps.\ntools: Read\n---\nYou help.\n")
     state = make_state()
     assert run(state, "/hooks").strip() == f"Stop  say done  (timeout 60 s; {config / 'config.toml'})"
-    assert run(state, "/agents").splitlines()[:2] == ["helper: Helps.",
-                                                     f"  read_file · model inherited · {config / 'agents' / 'helper.md'}"]
+    assert run(state, "/agents").splitlines()[:3] == ["helper: Helps.", "  tools: read_file",
+                                                     f"  model: {state.session.provider.model} (inherited) · "
+                                                     f"{config / 'agents' / 'helper.md'}"]
 
 
 def test_mcp_phrases_asks_the_model_and_the_listing_tells_which_servers_have_none(make_state, provider_server, xdg_home):

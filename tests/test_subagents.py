@@ -2,6 +2,7 @@
 
 import json
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -166,3 +167,48 @@ def test_a_subagent_is_not_offered_run_code_in_code_mode(provider_server, tmp_pa
     main = [t["function"]["name"] for t in provider_server.requests[0].json["tools"]]
     sub = [t["function"]["name"] for t in provider_server.requests[1].json["tools"]]
     assert "run_code" in main and "run_code" not in sub and "read_file" in sub
+
+
+FIXTURES = Path(__file__).parent / "fixtures" / "claude_code"
+
+
+def test_a_real_agent_with_an_alias_runs_on_that_family_and_its_unknown_tools_are_told_once(provider_server, tmp_path):
+    """wshobson's team-debugger (model: opus; Claude Code's team tools) from a subfolder of ~/.claude/agents/."""
+    folder = tmp_path / "home" / ".claude" / "agents" / "agent-teams"
+    folder.mkdir(parents=True)
+    shutil.copy(FIXTURES / "wshobson" / "agent-teams" / "agents" / "team-debugger.md", folder)
+    task = json.dumps({"description": "debug", "prompt": "Why does main.py crash?", "agent": "team-debugger"})
+    provider_server.push_openai(tool_calls=[("c1", "task", task)])
+    provider_server.push_openai(text="A typo.")
+    provider_server.push_openai(text="It is a typo.")
+    done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "--model", "claude-sonnet-5-5", "-p", "debug")
+    assert done.returncode == 0, done.stderr
+    sub = provider_server.requests[1].json
+    assert sub["model"] == "claude-opus-5-5" and provider_server.requests[0].json["model"] == "claude-sonnet-5-5"
+    assert sorted(t["function"]["name"] for t in sub["tools"]) == ["find_files", "read_file", "run_command",
+                                                                   "search_text"]
+    assert done.stderr.count("TaskList, TaskGet, TaskUpdate, SendMessage are not a tool here and left out") == 1
+
+
+def test_an_alias_the_provider_has_no_family_for_runs_on_the_session_model_said_in_one_line(run, provider_server,
+                                                                                          home):
+    agents = home / "config" / "ankit" / "agents"
+    agents.mkdir(parents=True)
+    agents.joinpath("scout.md").write_text("---\nname: scout\ndescription: Looks around.\ntools: Read, find_tools\n"
+                                           "model: haiku\n---\nYou look around.\n")
+    task = json.dumps({"description": "look", "prompt": "Look around", "agent": "scout"})
+    provider_server.push_openai(tool_calls=[("c1", "task", task)])
+    provider_server.push_openai(text="Seen.")
+    provider_server.push_openai(text="Done.")
+    term = run()  # the session's model is gpt-4o
+    term.line("/agents")
+    term.expect("tools: find_tools, read_file and what find_tools finds")
+    term.expect("model: gpt-4o (haiku: the session's model; no haiku model here)")
+    term.line("look")
+    term.expect("[look] ankit: the agent scout: model 'haiku' is a Claude family and gpt-4o has none: it runs on "
+                "the session's model")
+    term.expect("Done.")
+    assert term.finish() == 0
+    sub = provider_server.requests[1].json
+    assert sub["model"] == "gpt-4o"
+    assert sorted(t["function"]["name"] for t in sub["tools"]) == ["find_tools", "read_file"]

@@ -6,17 +6,20 @@ Looked for in ~/.config/ankit/agents/, ~/.claude/agents/, then the project's .cl
 `model` is ignored and its tools are limited to read-only ones (it may narrow what a subagent gets, never widen it).
 """
 
+import itertools
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ankit import paths
+from ankit.agents.families import model_shown
 from ankit.skills.frontmatter import read_frontmatter
 from ankit.tooling.hooks import CLAUDE_NAMES
 
 NAME = re.compile(r"[A-Za-z0-9][\w.-]{0,63}")
 AGENT_CAP = 100_000  # characters of one definition read
 COUNT_CAP = 200  # definitions read from one folder
+NOT_AGENTS = {"README.MD", "CHANGELOG.MD", "CONTRIBUTING.MD", "LICENSE.MD"}  # what a collection's folder also holds
 
 
 @dataclass
@@ -32,6 +35,7 @@ class AgentSpec:
     project: bool = False  # from the working folder (not the user's own folders)
     read_only: bool = False  # an untrusted project's agent: read-only tools only
     notes: list[str] = field(default_factory=list)  # what was ignored for want of trust
+    asked: list[str] = field(default_factory=list)  # the tools field as written (Claude Code's names)
 
 
 def agent_dirs(cwd: Path, config_home: Path, home: Path) -> list[tuple[Path, bool]]:
@@ -49,7 +53,7 @@ def load_agents(folders: list[tuple[Path, bool]], trusted: bool,
     for folder, project in folders:
         if not folder.is_dir():
             continue
-        for path in sorted(folder.glob("*.md"))[:COUNT_CAP]:
+        for path in agent_files(folder):
             if project and root is not None and not paths.lies_in(path, root):
                 problems.append(f"agent {path} skipped: it links to a file outside {root}")
                 continue
@@ -59,6 +63,12 @@ def load_agents(folders: list[tuple[Path, bool]], trusted: bool,
             else:
                 found[spec.name] = spec
     return found, problems
+
+
+def agent_files(folder: Path) -> list[Path]:
+    """The definitions in a folder and its subfolders (as a collection is copied in), READMEs left out."""
+    found = (p for p in sorted(folder.rglob("*.md")) if p.name.upper() not in NOT_AGENTS and p.is_file())
+    return list(itertools.islice(found, COUNT_CAP))
 
 
 def read_agent(path: Path, project: bool = False, trusted: bool = True) -> tuple[AgentSpec | None, str]:
@@ -76,8 +86,9 @@ def read_agent(path: Path, project: bool = False, trusted: bool = True) -> tuple
     description = _line(fields.get("description"))
     if not description or not body.strip():
         return None, f"agent {path} skipped: it needs a description: line and a system prompt below the frontmatter"
-    spec = AgentSpec(name, description, body.strip(), _tools(fields.get("tools")), _line(fields.get("model")),
-                     path, project)
+    asked = _names(fields.get("tools"))
+    spec = AgentSpec(name, description, body.strip(), _tools(asked), _line(fields.get("model")), path, project,
+                     asked=asked)
     if project and not trusted:
         _restrict(spec)
     return spec, ""
@@ -92,13 +103,35 @@ def _restrict(spec: AgentSpec) -> None:
     spec.notes.append("it gets read-only tools only")
 
 
-def _tools(value) -> list[str] | None:
-    """The tools field: "Read, Grep" or a list; Claude Code's names become ankit's; empty or "*": every tool."""
+def _names(value) -> list[str]:
+    """The tools field as written: "Read, Grep" or a list."""
     items = value if isinstance(value, list) else str(value or "").split(",")
-    names = [str(item).strip() for item in items if str(item).strip()]
+    return [str(item).strip() for item in items if str(item).strip()]
+
+
+def _tools(names: list[str]) -> list[str] | None:
+    """The tools an agent asks for as ankit's names (Claude Code's become ankit's); none or "*": every tool."""
     if not names or "*" in names:
         return None
     return list(dict.fromkeys(CLAUDE_NAMES.get(n, n) for n in names))
+
+
+def unknown_tools(spec: AgentSpec, tools: dict[str, str]) -> list[str]:
+    """The names in an agent's tools field that are no tool or group here (tools: name -> group); an MCP
+    server's tools (mcp__...) are not told: they are known once the server has listed them."""
+    groups = set(tools.values())
+    return [n for n in spec.asked if n != "*" and not n.startswith("mcp__")
+            and CLAUDE_NAMES.get(n, n) not in tools and CLAUDE_NAMES.get(n, n) not in groups]
+
+
+def tools_given(spec: AgentSpec, tools: dict[str, str]) -> str:
+    """What an agent really gets, as /agents says it."""
+    if spec.tools is None:
+        return "read-only tools (find_tools finds them)" if spec.read_only else "all tools (find_tools finds them)"
+    names = [n for n, group in tools.items() if n != "task" and (n in spec.tools or group in spec.tools)]
+    given = ", ".join(names) or "no tools"
+    given += " and what find_tools finds" if "find_tools" in spec.tools else ""
+    return f"{given}{' (read-only ones only)' if spec.read_only else ''}"
 
 
 def _line(value) -> str:
@@ -110,14 +143,16 @@ def agents_listing(agents: dict[str, AgentSpec]) -> str:
     return "\n".join(f"- {a.name}: {a.description}" for a in agents.values())
 
 
-def agents_text(agents: dict[str, AgentSpec]) -> str:
-    """/agents: each named agent, its tools and model, and its file."""
+def agents_text(agents: dict[str, AgentSpec], tools: dict[str, str] | None = None, model: str = "",
+                known: list[str] | None = None) -> str:
+    """/agents: each named agent, the tools it really gets (tools: name -> group) and its model, and its file."""
     if not agents:
         return ("no named agents: write one as ~/.config/ankit/agents/NAME.md or .ankit/agents/NAME.md "
                 "(see ankit help subagents); the task tool runs a general subagent meanwhile")
     lines = []
     for spec in agents.values():
-        tools = ", ".join(spec.tools) if spec.tools is not None else "all tools"
-        tools = "read-only tools" if spec.read_only and spec.tools is None else tools
-        lines.append(f"{spec.name}: {spec.description}\n  {tools} · model {spec.model or 'inherited'} · {spec.source}")
+        missing = unknown_tools(spec, tools or {})
+        lines.append(f"{spec.name}: {spec.description}\n  tools: {tools_given(spec, tools or {})}"
+                     + (f" (not here: {', '.join(missing)})" if missing else "")
+                     + f"\n  model: {model_shown(spec.model, model, known or [])} · {spec.source}")
     return "\n".join(lines)

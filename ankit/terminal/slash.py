@@ -32,6 +32,7 @@ from ankit.wording import count
 from ankit.terminal.notify import Notifier
 from ankit.terminal.timeline import cmd_fork, cmd_rewind
 from ankit.agents.definitions import agents_text
+from ankit.agents.families import known_models
 from ankit.context.mentions import complete_path
 from ankit.skills.library import skills_listing
 from ankit.skills.tool import load_skill
@@ -409,7 +410,8 @@ def cmd_hooks(state: ReplState, arg: str) -> str:
 
 def cmd_agents(state: ReplState, arg: str) -> str:
     """The named subagents the task tool offers, and where each is defined."""
-    return agents_text(state.app.agents)
+    model = state.session.provider.model if state.session and state.session.provider else ""
+    return agents_text(state.app.agents, state.app.tool_groups(), model, known_models())
 
 
 def cmd_exit(state: ReplState, arg: str) -> None:

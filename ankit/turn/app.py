@@ -9,7 +9,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ankit.agents.definitions import AgentSpec, agent_dirs, load_agents
+from ankit.agents.definitions import AgentSpec, agent_dirs, load_agents, unknown_tools
 from ankit.context.instructions import Instructions, load_instructions
 from ankit.errors import AnkitError, ConfigError
 from ankit.mcp.tokens import TokenStore
@@ -81,11 +81,11 @@ class App:
         self.problems += [f"{flag} {p} is not a folder; check the path" for flag, p in given if p and not p.is_dir()]
         self.load_skills()
         self.instructions = load_instructions(self.cwd, paths.config_home())
-        self.notices += self.refresh_agents()
         self.registry = Registry(file_tools, self.skills, self.config.core, self.config.catalog_mode,
                                  self.config.mcp_servers, paths.state_home() / "mcp", self.mcp_start,
                                  self.problems, mcp_root=self.cwd, mcp_elicit=self.elicit,
                                  agents=self.agents, decide=self._decider(), code_mode=self.config.code_mode)
+        self.notices += self.refresh_agents()  # the dict the task tool holds is filled in place
         self.policy = Policy.from_rules(self.config.allow, self.config.deny, self.cwd, self.config.ask, self.config.yes)
         self.sandbox = Sandbox.for_setting(self.config.sandbox, self.cwd)
         self.notices += [line for line in [self.sandbox.unavailable()] if line]
@@ -96,17 +96,27 @@ class App:
         """Read the agent definitions again when their files changed (at start, and before each prompt); the
         dict is updated in place, so the task tool and the subagents see the same one; the problems found."""
         folders = agent_dirs(self.cwd, paths.config_home(), Path.home())
-        now = paths.stamp([folder for folder, _ in folders])
+        now = paths.stamp([folder for folder, _ in folders], "**/*.md")
         if now == self._agents_stamp:
             return []
         self._agents_stamp = now
         agents, problems = load_agents(folders, self.config.trusted, self.cwd)
+        known = self.tool_groups()
+        problems += [f"agent {spec.name} ({spec.source}): {', '.join(missing)} {'is' if len(missing) == 1 else 'are'} "
+                     "not a tool here and left out; /agents shows what it gets"
+                     for spec in agents.values() if (missing := unknown_tools(spec, known))]
         self.agents.clear()
         self.agents.update(agents)
         if self.registry is not None:  # the task tool's description lists them
             self.registry.reindex()
             self.registry.activation.forget_frozen("agents")
         return problems
+
+    def tool_groups(self) -> dict[str, str]:
+        """Every tool's name and group (find_tools too), for what a named agent's tools field means here."""
+        if self.registry is None:
+            return {}
+        return {"find_tools": "core", **{name: tool.group for name, tool in self.registry.tools.items()}}
 
     def load_hooks(self) -> "App":
         """The hooks of config.toml, ~/.claude/settings.json and (trusted folders only) the project's .claude/."""

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ankit.agents.definitions import AgentSpec
+from ankit.agents.families import agent_model, known_models
 from ankit.discovery.finder import make_find_tools
 from ankit.errors import AnkitError, Cancelled, ToolError
 from ankit.providers import ProviderSettings, make_provider
@@ -155,6 +156,9 @@ class Subagents:
         session = self.session_for(spec, label, output)
         for note in spec.notes if spec else []:
             output(f"[{label}] ankit: the project agent {spec.name}: {note} (the folder is not trusted)\n")
+        note = self.model_for(spec)[1] if spec else ""
+        if note:
+            output(f"[{label}] ankit: the agent {spec.name}: {note}\n")
         output(f"[{label}] started" + (f" ({spec.name})" if spec else "") + "\n")
         answer, error, started = "", None, time.monotonic()
         try:
@@ -187,24 +191,32 @@ class Subagents:
         with self._lock:
             self.finished.append(run)
 
+    def model_for(self, spec: AgentSpec | None) -> tuple[str, str]:
+        """The model a subagent runs on (a named agent's alias mapped to this provider's), and a line when its
+        alias had no counterpart here."""
+        session_model = self.settings.model if self.settings is not None else ""
+        return agent_model(spec.model if spec else "", session_model, known_models())
+
     def session_for(self, spec: AgentSpec | None, label: str, output) -> Session:
         """A fresh sub-session for one task."""
-        sid = new_session_id()
-        allowed = _allowed(spec)
+        sid, found = new_session_id(), set()  # found: the groups its find_tools activated
+        allowed = _allowed(spec, found)
         core = self.registry.activation.core
         activation = Activation(lambda g: [s for s in self.registry.group_specs(g) if allowed(self.registry.tools.get(s.name))],
                                 list(core), all_groups=self.registry.activation.all_groups)
-        finder = make_find_tools(lambda: self.registry.index, _activator(self.registry, activation),
+        finder = make_find_tools(lambda: self.registry.index, _activator(self.registry, activation, found),
                                  lambda: [*activation.core, *activation.active], self.registry.catalog_mode)
-        tools = SubTools(self.registry.tools, finder if spec is None or spec.tools is None else None, allowed)
-        if spec is not None and spec.tools is not None:  # a fixed list: all of it sent from the first round
-            activation.activate(list(dict.fromkeys(t.group for t in tools.values() if t.group)))
+        finds = spec is None or spec.tools is None or "find_tools" in spec.tools
+        tools = SubTools(self.registry.tools, finder if finds else None, allowed)
+        if spec is not None and spec.tools is not None:  # a list: all of it sent from the first round
+            listed = [t for t in tools.values() if t.name in spec.tools or t.group in spec.tools]
+            activation.activate(list(dict.fromkeys(t.group for t in listed if t.group)))
         ctx = replace(self.runner.ctx, todos=TodoList())
         approve = NamedApprover(self.runner.approve, label, self._asking, self.stop)
         runner = replace(self.runner, tools=tools, ctx=ctx, approve=approve)
         provider, model = None, spec.model if spec and spec.model not in ("", "inherit") else ""
         if self.settings is not None:
-            model = model or self.settings.model
+            model = self.model_for(spec)[0]
             provider = make_provider(replace(self.settings, session_id=sid, model=model, origin=""))
         prompt = replace(self.prompt, own=spec.system if spec else "")
         return Session(provider, runner, activation, prompt, view=SubView(label, output, self.stop), model=model,
@@ -212,9 +224,11 @@ class Subagents:
                        budget=self.budget)
 
 
-def _activator(registry: Registry, activation: Activation):
-    """A subagent's find_tools activation: into its own set, the MCP servers behind the groups woken."""
+def _activator(registry: Registry, activation: Activation, found: set[str]):
+    """A subagent's find_tools activation: into its own set (the groups noted in found), the MCP servers behind
+    the groups woken."""
     def activate(groups: list[str]) -> list[str]:
+        found.update(groups)
         added = activation.activate(groups)
         if registry.mcp is not None:
             registry.mcp.wake(groups)
@@ -222,9 +236,9 @@ def _activator(registry: Registry, activation: Activation):
     return activate
 
 
-def _allowed(spec: AgentSpec | None):
-    """Which tools a subagent may call: every tool, or its agent's list (names or groups), read-only ones only
-    for an untrusted project's agent."""
+def _allowed(spec: AgentSpec | None, found: set[str]):
+    """Which tools a subagent may call: every tool, or its agent's list (names or groups) and, when the list has
+    find_tools, the groups it found; read-only ones only for an untrusted project's agent."""
     def allowed(tool: Tool | None) -> bool:
         if tool is None or tool.name in ("task", "run_code"):  # no subagent of a subagent; programs: the main session's
             return False
@@ -232,5 +246,7 @@ def _allowed(spec: AgentSpec | None):
             return True
         if spec.read_only and not tool.read_only:
             return False
-        return spec.tools is None or tool.name in spec.tools or tool.group in spec.tools
+        if spec.tools is None or tool.name in spec.tools or tool.group in spec.tools:
+            return True
+        return "find_tools" in spec.tools and tool.group in found
     return allowed
