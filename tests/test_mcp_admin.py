@@ -1,5 +1,6 @@
 """`ankit mcp add/remove/get` as a user runs them: real subprocesses, real config files, the fake MCP server."""
 
+import json
 import sys
 import tomllib
 from pathlib import Path
@@ -75,3 +76,18 @@ def test_a_server_written_inline_is_left_for_the_user_to_edit(tmp_path):
     removed = ankit(tmp_path, "mcp", "remove", "fake")
     assert removed.returncode == 1 and "in a form ankit cannot edit" in removed.stderr
     assert config.read_text() == original
+
+
+def test_add_json_takes_claude_codes_json_and_bad_json_writes_nothing(tmp_path):
+    entry = {"type": "stdio", "command": sys.executable, "args": [str(FAKE)], "env": {"FAKE_GREETING": "${G:-hi}"}}
+    added = ankit(tmp_path, "mcp", "add-json", "fake", json.dumps(entry))
+    assert added.returncode == 0, added.stderr
+    assert tomllib.loads(user_config(tmp_path).read_text())["mcp"]["servers"]["fake"] == {
+        "command": sys.executable, "args": [str(FAKE)], "env": {"FAKE_GREETING": "${G:-hi}"}}
+    assert "mcp__fake__echo" in ankit(tmp_path, "mcp", "list").stdout
+    before = user_config(tmp_path).read_text()
+    bad = ankit(tmp_path, "mcp", "add-json", "other", '{"command": ')
+    assert bad.returncode == 1 and bad.stderr.startswith("ankit: the server's JSON is not valid (")
+    sse = ankit(tmp_path, "mcp", "add-json", "old", '{"type": "sse", "url": "http://127.0.0.1:9/sse"}')
+    assert sse.returncode == 1 and "uses the SSE transport, which ankit does not speak" in sse.stderr
+    assert user_config(tmp_path).read_text() == before and "Traceback" not in bad.stderr + sse.stderr

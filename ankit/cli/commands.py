@@ -74,7 +74,7 @@ def run_command(command: str, argv: list[str], config: Config) -> int:
         return run_due(argv[1:], config)
     if command == "mcp" and argv[:1] in (["login"], ["logout"]):
         return mcp_login(argv[0], argv[1:], config)
-    if command == "routine" or (command == "mcp" and argv[:1] in (["add"], ["remove"], ["get"])):
+    if command == "routine" or (command == "mcp" and argv[:1] in (["add"], ["add-json"], ["import"], ["remove"], ["get"])):
         from ankit.turn.admin import Admin
         print(Admin(config, Path.cwd())([command, *argv]))
         return 0

@@ -1,5 +1,6 @@
 """`ankit mcp add/remove/get`: one [mcp.servers.NAME] table written to or read from a config file."""
 
+import json
 import os
 import re
 import shlex
@@ -10,6 +11,7 @@ from pathlib import Path
 from ankit.errors import ConfigError
 from ankit.mcp.settings import server_config
 from ankit.settings import tomledit
+from ankit.settings.claude_mcp import server_table
 
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,39}")
 ENV_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -60,15 +62,34 @@ def add(path: Path, name: str, command: str, args: list[str], env: dict[str, str
     check_name(name)
     if not command.strip():
         raise ConfigError("give the server's command after --, e.g. ankit mcp add files -- npx -y @modelcontextprotocol/server-filesystem .")
-    if find_program(command, cwd) is None:
+    table = {"command": command, **({"args": args} if args else {}), **({"env": env} if env else {})}
+    return add_table(path, name, table, cwd)
+
+
+def add_table(path: Path, name: str, table: dict, cwd: Path) -> str:
+    """Write one server table (checked as ankit checks it when it starts the server) into the config at path."""
+    check_name(name)
+    command = str(table.get("command") or "")
+    if command and "${" not in command and find_program(command, cwd) is None:
         raise ConfigError(f"no program {command!r} found (on PATH or as a file); install it or give its full path")
     text, tables = tomledit.read(path)
     if name in servers_in(tables):
         raise ConfigError(f"an MCP server named {name!r} is already in {path}; ankit mcp remove {name} first")
-    table = {"command": command, **({"args": args} if args else {}), **({"env": env} if env else {})}
-    server_config(name, table)  # the same checks ankit makes when it starts the server
+    if "${" not in json.dumps(table):  # with ${VAR} it is checked when it starts, the variables filled
+        server_config(name, table)  # the same checks ankit makes when it starts the server
     _save(path, text, tables, name, table)
     return f"added MCP server {name} to {path}: {command_line(table)}"
+
+
+def add_json(path: Path, name: str, text: str, cwd: Path) -> str:
+    """`ankit mcp add-json NAME JSON`: one server as Claude Code's JSON ({"command", "args", "env"} or
+    {"type": "http", "url", "headers"})."""
+    try:
+        entry = json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        raise ConfigError(f"the server's JSON is not valid ({exc}); quote it for the shell: "
+                          "ankit mcp add-json NAME '{\"command\": \"npx\", \"args\": [\"-y\", \"pkg\"]}'") from None
+    return add_table(path, name, server_table(name, entry), cwd)
 
 
 def remove(path: Path, name: str, elsewhere: Path | None = None) -> str:

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from ankit.errors import ConfigError
 from ankit.mcp.jsonrpc import McpError
 from ankit.safety.sandbox import server_command
+from ankit.settings.claude_mcp import expand
 
 
 @dataclass
@@ -29,11 +30,13 @@ class ServerConfig:
     network: bool = True  # with sandbox: whether it may reach the network
 
 
-def server_config(name: str, raw) -> ServerConfig:
-    """Check one server table; raise ConfigError with one line saying what to fix."""
+def server_config(name: str, raw, env=None) -> ServerConfig:
+    """Check one server table, ${VAR} and ${VAR:-default} filled from env (the environment); raise ConfigError
+    with one line saying what to fix."""
     where = f"[mcp.servers.{name}]"
     if not isinstance(raw, dict):
         raise ConfigError(f"{where} must be a table with command = \"program\"")
+    raw = _expanded(where, raw, os.environ if env is None else env)
     url, headers = _http(where, raw)
     command = raw.get("command", "" if url else None)
     if url and command:
@@ -85,3 +88,25 @@ def _http(where: str, raw: dict) -> tuple[str | None, dict[str, str]]:
     if not isinstance(headers, dict) or not all(isinstance(v, str) for v in headers.values()):
         raise ConfigError(f"{where} headers must be a table of strings, e.g. headers = {{ Authorization = \"Bearer ${{TOKEN}}\" }}")
     return url, {str(k): v for k, v in headers.items()}
+
+
+def _expanded(where: str, raw: dict, env) -> dict:
+    """The table with ${VAR} and ${VAR:-default} filled in its command, args, env values, cwd and url (headers are
+    filled as each request is sent); a variable that is unset and has no default is a ConfigError."""
+    missing: list[str] = []
+
+    def fill(value):
+        return expand(value, env, missing) if isinstance(value, str) else value
+    out = dict(raw)
+    for key in ("command", "cwd", "url"):
+        if key in raw:
+            out[key] = fill(raw[key])
+    if isinstance(raw.get("args"), list):
+        out["args"] = [fill(a) for a in raw["args"]]
+    if isinstance(raw.get("env"), dict):
+        out["env"] = {k: fill(v) for k, v in raw["env"].items()}
+    if missing:
+        names = ", ".join(dict.fromkeys(missing))
+        raise ConfigError(f"{where} uses ${{{missing[0]}}}, which is not set ({names}); set it, or write "
+                          f"${{{missing[0]}:-default}} for a default")
+    return out

@@ -16,11 +16,11 @@ from ankit.mcp.jsonrpc import (
 )
 from ankit.mcp.oauth import Tokens
 from ankit.safety import text as boundary
+from ankit.settings.claude_mcp import expand
 
 MODERN = "2026-07-28"  # stateless: no session, no cancel notification (closing the stream cancels)
 _HEADER_SAFE = re.compile(r"[!-~](?:[ -~]*[!-~])?")
 
-_VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
 class _NoRedirect(urllib.request.HTTPRedirectHandler):
@@ -166,7 +166,7 @@ class HttpTransport:
     def _headers(self, message: dict | None = None) -> dict:
         """The configured headers with ${NAME} taken from the environment, the session's own, and the message's
         method and name (Mcp-Method, Mcp-Name: 2026-07-28 asks for them, older servers ignore them)."""
-        out = {k: _VARIABLE.sub(lambda m: os.environ.get(m[1], ""), str(v)) for k, v in self.headers.items()}
+        out = {k: expand(str(v), os.environ) for k, v in self.headers.items()}
         out.update({"Content-Type": "application/json", "Accept": "application/json, text/event-stream"})
         if self.auth is not None and not any(k.lower() == "authorization" for k in out):
             bearer = self.auth.header()

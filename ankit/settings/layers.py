@@ -14,6 +14,7 @@ from pathlib import Path
 from ankit.errors import ConfigError
 from ankit.settings import config as settings
 from ankit.settings import trust
+from ankit.settings.claude_mcp import with_project_servers
 from ankit.settings.trust import fingerprint
 
 FREE = frozenset({"catalog_mode", "deferred", "preload", "memory_fts"})  # change nothing that runs, goes out or is counted
@@ -81,10 +82,12 @@ def _read_layer(config: settings.Config, path: Path) -> dict:
 
 
 def _project_layer(config: settings.Config, flags: dict, cwd: Path, config_home: Path) -> None:
-    """The folder's .ankit/: all of it when trusted as it is now, else its safe part (the rest held)."""
+    """The folder's .ankit/ and .mcp.json: all of it when trusted as it is now, else its safe part (the rest held)."""
     path = cwd / ".ankit" / "config.toml"
     tools = trust.project_tools(cwd)
     values = _read_layer(config, path) if path.is_file() else {}
+    values, problems = with_project_servers(values, cwd)  # Claude Code's .mcp.json: project servers like these
+    config.problems += problems
     if not values and not tools:
         return
     safe, held = split(values, {k: getattr(config, k, config.raw.get(k)) for k in LIMITS})

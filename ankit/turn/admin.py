@@ -14,6 +14,7 @@ from pathlib import Path
 
 from ankit.errors import AnkitError, ToolError
 from ankit.mcp import admin as mcp_admin
+from ankit.mcp.claude_import import import_servers
 from ankit.routines.schedule import parse as parse_schedule
 from ankit.routines.store import Routine, RoutineStore
 from ankit.safety import statefiles
@@ -21,7 +22,8 @@ from ankit.settings.layers import load_config
 from ankit import paths
 from ankit.settings.config import Config
 
-MCP_USAGE = "ankit mcp add NAME [--env KEY=VALUE]... [--project] -- COMMAND [ARGS...] | remove NAME [--project] | get NAME | list | login NAME | logout NAME"
+MCP_USAGE = ("ankit mcp add NAME [--env KEY=VALUE]... [--project] -- COMMAND [ARGS...] | add-json NAME JSON [--project] | "
+             "import [--project] | remove NAME [--project] | get NAME | list | login NAME | logout NAME")
 ROUTINE_USAGE = ('ankit routine add "SCHEDULE" "PROMPT" [--allow TOOL]... [--watch URL] | list | remove ID | '
                  'run-due [--now YYYY-MM-DDTHH:MM] | install [--systemd]')
 CRON_EVERY = 15  # minutes between two run-due calls from cron or the timer
@@ -67,6 +69,13 @@ class Admin:
             env, project = _mcp_options(options)
             added = mcp_admin.add(self.config_file(project), name, command[0], command[1:], env, self.cwd)
             return added + "\n" + self._next_step(project)
+        if action == "add-json" and len(rest) >= 2:
+            _, project = _mcp_options(rest[2:])
+            return mcp_admin.add_json(self.config_file(project), rest[0], rest[1], self.cwd) + "\n" + \
+                self._next_step(project)
+        if action == "import":
+            _, project = _mcp_options(rest)
+            return import_servers(self.config_file(project), Path.home(), self.cwd, self.config.env or os.environ)
         if action == "remove" and rest:
             _, project = _mcp_options(rest[1:])
             return mcp_admin.remove(self.config_file(project), rest[0], self.config_file(not project))
