@@ -1,5 +1,7 @@
 """The frontmatter reader against the shapes real SKILL.md files use, and against what it must refuse."""
 
+from pathlib import Path
+
 import pytest
 
 from ankit.skills.frontmatter import parse_yaml, read_frontmatter
@@ -173,3 +175,14 @@ def test_unreadable_frontmatter_names_the_line(fields, line, message):
 def test_absurd_nesting_is_refused_in_one_line(fields):
     with pytest.raises(ValueError, match="nested too deeply"):
         read_frontmatter(doc(fields + "\n"))
+
+
+def test_a_flow_list_or_text_on_the_line_below_its_key_as_real_command_files_write_it():
+    """wshobson's business-case.md writes `allowed-tools:` and its list on the next line."""
+    path = Path(__file__).parent / "fixtures" / "claude_code" / "wshobson" / "commands" / "startup-business-analyst" \
+        / "business-case.md"
+    fields, body = read_frontmatter(path.read_text())
+    assert fields["allowed-tools"] == ["Read", "Write", "Edit", "Glob", "Grep", "Bash", "WebSearch", "WebFetch"]
+    assert body.lstrip().startswith("# Business Case Generator")
+    fields, _ = read_frontmatter("---\ntags:\n  [\n    database,\n    sql,\n  ]\nsummary:\n  a plain\n  text\n---\n")
+    assert fields == {"tags": ["database", "sql"], "summary": "a plain text"}

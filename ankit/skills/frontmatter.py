@@ -134,9 +134,18 @@ class _Reader:
         if rest and not rest.startswith("#"):
             return self.plain(strip_comment(rest), indent)
         following = self.next_indent()
+        if following > indent and self.content()[:1] in ('"', "'", "[", "{"):
+            return self.bracketed(self.content())  # `tools:` then `  ["Read", "Bash"]` on the next line
+        if following > indent and not _is_item(self.content()) and not _KEY.match(self.content()):
+            self.i += 1
+            return self.plain(strip_comment(self.content_at(self.i - 1)), indent)  # a plain scalar below its key
         if following > indent or (in_map and following == indent and _is_item(self.content())):
             return self.parse_node(following)
         return None
+
+    def content_at(self, index: int) -> str:
+        """A line without its indentation."""
+        return self.lines[index].strip(" ")
 
     def plain(self, first: str, indent: int) -> str:
         """A plain scalar, folded over its continuation lines."""

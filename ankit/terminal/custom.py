@@ -1,8 +1,10 @@
-"""Custom slash commands: Markdown prompt templates from .ankit/commands/, the user's and .claude/commands/."""
+"""Custom slash commands: Markdown prompt templates from .ankit/commands/, the user's, and Claude Code's
+.claude/commands/ and ~/.claude/commands/ (subfolders too, namespaced as Claude Code does)."""
 
+import itertools
 import re
 import shlex
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ankit import paths
@@ -11,45 +13,52 @@ from ankit.skills.frontmatter import read_frontmatter
 NAME = re.compile(r"[A-Za-z0-9][\w.-]*")
 PLACEHOLDER = re.compile(r"\$(ARGUMENTS|[1-9])")
 COMMAND_CAP = 100_000  # characters of one command file read
+COUNT_CAP = 500  # command files read from one folder
+SNIPPET = re.compile(r"!`([^`\n]+)`")  # Claude Code's !`git status`: run, and its output put in its place
 
 
 @dataclass
 class CustomCommand:
-    """One /name command read from NAME.md."""
+    """One /name command read from NAME.md (in a subfolder: Claude Code's namespace, shown in /help)."""
 
     name: str
     body: str
     description: str
     hint: str  # argument-hint
     source: Path
+    project: bool = False  # from the working folder: its !`command` lines wait for trust
+    tools: list[str] = field(default_factory=list)  # allowed-tools, as written
+    model: str = ""  # the model field, as written
 
 
-def command_dirs(cwd: Path, config_home: Path) -> list[Path]:
+def command_dirs(cwd: Path, config_home: Path, home: Path | None = None) -> list[Path]:
     """Where custom commands are looked for, first one winning on a name clash."""
-    return [cwd / ".ankit" / "commands", config_home / "commands", cwd / ".claude" / "commands"]
+    home = home or Path.home()
+    return [cwd / ".ankit" / "commands", config_home / "commands", cwd / ".claude" / "commands",
+            home / ".claude" / "commands"]
 
 
 def load_commands(folders: list[Path], builtin: set[str],
                   root: Path | None = None) -> tuple[dict[str, CustomCommand], list[str]]:
-    """Read every NAME.md in the folders; clashes and unreadable files are told in one line each. A file in a
-    folder under root (the working folder) must lie in root itself: a link out of a cloned repository is skipped."""
+    """Read every NAME.md in the folders and their subfolders; clashes and unreadable files are told in one line
+    each. A file in a folder under root (the working folder) must lie in root itself: a link out of a cloned
+    repository is skipped."""
     found: dict[str, CustomCommand] = {}
     problems: list[str] = []
     for folder in folders:
-        if not folder.is_dir():
-            continue
-        for path in sorted(folder.glob("*.md")):
-            name = path.stem
-            if not NAME.fullmatch(name):
+        project = root is not None and paths.lies_in(folder, root)
+        for path in _files(folder):
+            name, namespace = _name(path, folder, found)
+            if not NAME.fullmatch(path.stem):
                 problems.append(f"custom command {path} skipped: use letters, digits, '-', '_' in its name")
             elif name in builtin:
                 problems.append(f"custom command {path} skipped: /{name} is a built-in command; rename the file")
             elif name in found:
                 problems.append(f"custom command {path} skipped: /{name} is already defined by {found[name].source}")
-            elif root is not None and paths.lies_in(folder, root) and not paths.lies_in(path, root):
+            elif project and not paths.lies_in(path, root):
                 problems.append(f"custom command {path} skipped: it links to a file outside {root}")
             else:
-                command, problem = _read(path, name)
+                command, problem = _read(path, name, namespace, project)
                 if command:
                     found[name] = command
                 else:
@@ -57,19 +66,49 @@ def load_commands(folders: list[Path], builtin: set[str],
     return found, problems
 
 
-def _read(path: Path, name: str) -> tuple[CustomCommand | None, str]:
+def _files(folder: Path) -> list[Path]:
+    """The command files of a folder and its subfolders, READMEs left out, at most COUNT_CAP."""
+    if not folder.is_dir():
+        return []
+    found = (p for p in sorted(folder.rglob("*.md")) if p.name.upper() != "README.MD" and p.is_file())
+    return list(itertools.islice(found, COUNT_CAP))
+
+
+def _name(path: Path, folder: Path, found: dict) -> tuple[str, str]:
+    """A file's command name and namespace: ci/build.md is /build "(ci)", or /ci:build when /build is taken."""
+    namespace = ":".join(path.relative_to(folder).parent.parts)
+    if namespace and path.stem in found:
+        return f"{namespace}:{path.stem}", namespace
+    return path.stem, namespace
+
+
+def _read(path: Path, name: str, namespace: str = "", project: bool = False) -> tuple[CustomCommand | None, str]:
     try:
         text = paths.read_head(path, COMMAND_CAP)
     except OSError as exc:
         return None, f"custom command {path} skipped: {exc.strerror or exc}"
-    fields, body = {}, text
-    if text.lstrip("\ufeff").startswith("---"):
+    fields, body = {}, text.lstrip("\ufeff").replace("\r\n", "\n")
+    if body.startswith("---"):
         try:
             fields, body = read_frontmatter(text)
         except ValueError as exc:
             return None, f"custom command {path} skipped: {exc}"
     description = _line(fields.get("description")) or _first_line(body) or f"prompt from {path.name}"
-    return CustomCommand(name, body.strip(), description, _line(fields.get("argument-hint")), path), ""
+    if namespace:
+        description += f" ({'project' if project else 'user'}:{namespace})"
+    return CustomCommand(name, body.strip(), description, _line(fields.get("argument-hint")), path, project,
+                         _list(fields.get("allowed-tools")), _line(fields.get("model"))), ""
+
+
+def _list(value) -> list[str]:
+    """allowed-tools: "Bash(git add:*), Read" or a list."""
+    items = value if isinstance(value, list) else str(value or "").split(",") if isinstance(value, str) else []
+    return [str(item).strip() for item in items if str(item).strip()]
+
+
+def snippets(body: str) -> list[str]:
+    """The !`command` parts of a command's text, in order."""
+    return [match.group(1) for match in SNIPPET.finditer(body)]
 
 
 def _line(value) -> str:

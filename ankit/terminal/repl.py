@@ -380,7 +380,7 @@ def refresh_commands(state: ReplState) -> list[str]:
     """Read the custom commands and agent definitions again when their files changed since the last prompt; the
     problems found."""
     folders = command_dirs(state.app.cwd, paths.config_home())
-    now = paths.stamp(folders)
+    now = paths.stamp(folders, "**/*.md")
     problems = state.app.refresh_agents()  # a definition written during the session: /agents and task know it
     if now != state.custom_stamp:
         state.custom_stamp = now

@@ -37,7 +37,7 @@ from ankit.context.mentions import complete_path
 from ankit.skills.library import skills_listing
 from ankit.skills.tool import load_skill
 from ankit.terminal.calls import todo_lines
-from ankit.terminal.custom import expand_template
+from ankit.terminal.command_run import command_text
 from ankit.terminal.pager import show
 from ankit.tooling.hooks import listing
 from ankit.turn.compaction import SUMMARY_HEAD, compact
@@ -115,7 +115,9 @@ def dispatch(state: ReplState, text: str) -> None:
     name = ALIASES.get(word[1:], word[1:])
     command = COMMANDS.get(name)
     if command is None and name in state.custom:
-        state.send(expand_template(state.custom[name].body, arg.strip()), typed=False)  # see mentions.expand
+        text = command_text(state, state.custom[name], arg.strip())
+        if text is not None:
+            state.send(text, typed=False)  # see mentions.expand
         return
     if command is None and name in prompt_names(state.app.mcp):
         try:

@@ -1,0 +1,61 @@
+"""A custom command's !`command` lines as a user meets them on a pty: run through the tool runner (policy,
+sandbox, approval), their output in the message the loopback provider receives; a project's command in an
+untrusted folder and a declined command send nothing."""
+
+import subprocess
+
+from tests.test_repl import home, run  # noqa: F401  (fixtures)
+
+
+def user_command(home, text: str, name: str = "report") -> None:
+    folder = home / ".claude" / "commands" / "git"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"{name}.md").write_text(text)
+
+
+def last_user_message(provider_server) -> str:
+    return provider_server.requests[-1].json["messages"][-1]["content"]
+
+
+def test_a_commands_lines_run_and_their_output_is_inlined(run, provider_server, home):
+    work = home / "work"
+    subprocess.run(["git", "init", "-q", str(work)], check=True)
+    (work / "alpha.txt").write_text("a\n")
+    user_command(home, "---\ndescription: Report\nargument-hint: FOCUS\n---\n"
+                       "Untracked: !`git status --short`\nFocus: $ARGUMENTS\n")
+    provider_server.push_openai(text="Reported.")
+    term = run("--yes")
+    term.line("/help report")
+    term.expect("Report (user:git)")
+    term.line("/report tests")
+    term.expect("Reported.")
+    assert term.finish() == 0
+    sent = last_user_message(provider_server)
+    assert "Untracked: exit code 0" in sent and "?? alpha.txt" in sent and "Focus: tests" in sent and "!`" not in sent
+
+
+def test_an_untrusted_projects_command_runs_nothing_and_sends_nothing(run, provider_server, home):
+    folder = home / "work" / ".claude" / "commands"
+    folder.mkdir(parents=True)
+    marker = home / "RAN"
+    (folder / "setup.md").write_text(f"Set up: !`touch {marker}`\n")
+    term = run("--yes")
+    term.line("/setup")
+    term.expect("/setup runs 1 command(s) (touch ")
+    term.expect("this folder is not trusted: not sent; run ankit here and trust the folder")
+    assert term.finish() == 0
+    assert not marker.exists() and provider_server.requests == []
+
+
+def test_a_declined_command_sends_nothing(run, provider_server, home):
+    user_command(home, "Now: !`date`\n", name="now")
+    term = run("--sandbox", "ask")
+    term.line("/now")
+    term.expect("date")
+    term.expect("[N]o")
+    term.type("n")
+    term.expect("why not?")
+    term.type("\r")
+    term.expect("/now not sent: its command date was declined")
+    assert term.finish() == 0
+    assert provider_server.requests == []
