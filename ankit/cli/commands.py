@@ -78,6 +78,10 @@ def run_command(command: str, argv: list[str], config: Config) -> int:
         from ankit.turn.admin import Admin
         print(Admin(config, Path.cwd())([command, *argv]))
         return 0
+    if command == "plugin":
+        from ankit.settings.plugins import plugin_command
+        print(plugin_command(argv, paths.config_home()))
+        return 0
     if command == "skills":
         app = App(config, Path.cwd()).load_skills()
         text, code = skills_command(argv, app.skills, app.skill_problems)

@@ -9,9 +9,14 @@ HELP = {
     "skills": ("ankit skills [list | show NAME]", "List the skills found, or print one skill's SKILL.md."),
     "usage": ("ankit usage", "Tokens and cost of the saved sessions: today, this week, this month, by model."),
     "mcp": ("ankit mcp [list [--refresh] | add NAME [--env KEY=VALUE]... [--project] -- COMMAND [ARGS...] |\n"
-            "          remove NAME [--project] | get NAME | login NAME [--device] | logout NAME | phrases [NAME...] [--again]]",
-            "The MCP servers: their state and tools, adding and removing one in config.toml, signing in to one\n"
+            "          add-json NAME JSON [--project] | import [--project] | remove NAME [--project] | get NAME |\n"
+            "          login NAME [--device] | logout NAME | phrases [NAME...] [--again]]",
+            "The MCP servers: their state and tools, adding and removing one in config.toml (add-json: Claude\n"
+            "Code's JSON; import: the servers configured for Claude Desktop and Claude Code), signing in to one\n"
             "over OAuth, and having the model write search phrases for their tools. See ankit help mcp."),
+    "plugin": ("ankit plugin [add PATH | list | remove NAME]",
+               "Claude Code plugins (a folder with .claude-plugin/plugin.json): its commands, agents, skills and\n"
+               "MCP servers used as a unit, trusted as they are when added. See ankit help plugins."),
     "eval-discovery": ("ankit eval-discovery --catalog FILE --queries FILE [...]",
                        "Measure the tool search on a catalog and a query set (ankit eval-discovery --help for\n"
                        "every flag). See ankit help discovery."),

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from ankit.errors import ConfigError
 from ankit.settings import config as settings
-from ankit.settings import trust
+from ankit.settings import plugins, trust
 from ankit.settings.claude_mcp import with_project_servers
 from ankit.settings.trust import fingerprint
 
@@ -66,12 +66,22 @@ def load_config(flags: dict, env: Mapping, cwd: Path, config_home: Path) -> sett
     user = config_home / "config.toml"
     if user.is_file():
         _layer(config, _read_layer(config, user), str(user))
+    _plugin_layer(config, config_home)
     _project_layer(config, flags, cwd, config_home)
     settings.apply_values(config, {f: env[v] for v, f in settings.ENV_KEYS.items() if env.get(v)}, "environment")
     settings.apply_values(config, {k: v for k, v in flags.items() if k in settings.FIELDS}, "flags")
     settings.finish(config, flags)
     check_limits(config)
     return config
+
+
+def _plugin_layer(config: settings.Config, config_home: Path) -> None:
+    """The plugins the user added (ankit plugin add): their MCP servers, as the user's own; a changed one is off."""
+    config.plugins, problems = plugins.added(config_home)
+    values, more = plugins.server_values(config.plugins, config.mcp_servers)
+    config.problems += problems + more
+    if values:
+        _layer(config, values, "plugins")
 
 
 def _read_layer(config: settings.Config, path: Path) -> dict:

@@ -38,17 +38,18 @@ def command_dirs(cwd: Path, config_home: Path, home: Path | None = None) -> list
             home / ".claude" / "commands"]
 
 
-def load_commands(folders: list[Path], builtin: set[str],
-                  root: Path | None = None) -> tuple[dict[str, CustomCommand], list[str]]:
-    """Read every NAME.md in the folders and their subfolders; clashes and unreadable files are told in one line
-    each. A file in a folder under root (the working folder) must lie in root itself: a link out of a cloned
-    repository is skipped."""
+def load_commands(folders: list[Path], builtin: set[str], root: Path | None = None,
+                  plugins: dict[Path, str] | None = None) -> tuple[dict[str, CustomCommand], list[str]]:
+    """Read every NAME.md in the folders and their subfolders (a plugin's folder: its commands are namespaced
+    with the plugin's name); clashes and unreadable files are told in one line each. A file in a folder under
+    root (the working folder) must lie in root itself: a link out of a cloned repository is skipped."""
     found: dict[str, CustomCommand] = {}
     problems: list[str] = []
     for folder in folders:
-        project = root is not None and paths.lies_in(folder, root)
+        plugin = (plugins or {}).get(folder, "")  # a plugin the user added is the user's, wherever it lies
+        project = not plugin and root is not None and paths.lies_in(folder, root)
         for path in _files(folder):
-            name, namespace = _name(path, folder, found)
+            name, namespace = _name(path, folder, {*found, *builtin}, plugin)
             if not NAME.fullmatch(path.stem):
                 problems.append(f"custom command {path} skipped: use letters, digits, '-', '_' in its name")
             elif name in builtin:
@@ -58,8 +59,9 @@ def load_commands(folders: list[Path], builtin: set[str],
             elif project and not paths.lies_in(path, root):
                 problems.append(f"custom command {path} skipped: it links to a file outside {root}")
             else:
-                command, problem = _read(path, name, namespace, project)
+                command, problem = _read(path, name, namespace, "plugin" if plugin else "project" if project else "user")
                 if command:
+                    command.project = project
                     found[name] = command
                 else:
                     problems.append(problem)
@@ -74,15 +76,16 @@ def _files(folder: Path) -> list[Path]:
     return list(itertools.islice(found, COUNT_CAP))
 
 
-def _name(path: Path, folder: Path, found: dict) -> tuple[str, str]:
-    """A file's command name and namespace: ci/build.md is /build "(ci)", or /ci:build when /build is taken."""
-    namespace = ":".join(path.relative_to(folder).parent.parts)
-    if namespace and path.stem in found:
+def _name(path: Path, folder: Path, taken: set[str], plugin: str = "") -> tuple[str, str]:
+    """A file's command name and namespace: ci/build.md is /build "(ci)", or /ci:build when /build is taken; a
+    plugin's name leads its namespace."""
+    namespace = ":".join([plugin] * bool(plugin) + list(path.relative_to(folder).parent.parts))
+    if namespace and path.stem in taken:
         return f"{namespace}:{path.stem}", namespace
     return path.stem, namespace
 
 
-def _read(path: Path, name: str, namespace: str = "", project: bool = False) -> tuple[CustomCommand | None, str]:
+def _read(path: Path, name: str, namespace: str = "", scope: str = "user") -> tuple[CustomCommand | None, str]:
     try:
         text = paths.read_head(path, COMMAND_CAP)
     except OSError as exc:
@@ -95,8 +98,8 @@ def _read(path: Path, name: str, namespace: str = "", project: bool = False) -> 
             return None, f"custom command {path} skipped: {exc}"
     description = _line(fields.get("description")) or _first_line(body) or f"prompt from {path.name}"
     if namespace:
-        description += f" ({'project' if project else 'user'}:{namespace})"
-    return CustomCommand(name, body.strip(), description, _line(fields.get("argument-hint")), path, project,
+        description += f" ({scope}:{namespace})"
+    return CustomCommand(name, body.strip(), description, _line(fields.get("argument-hint")), path, False,
                          _list(fields.get("allowed-tools")), _line(fields.get("model"))), ""
 
 

@@ -379,12 +379,13 @@ def _picked(state: ReplState) -> str | None:
 def refresh_commands(state: ReplState) -> list[str]:
     """Read the custom commands and agent definitions again when their files changed since the last prompt; the
     problems found."""
-    folders = command_dirs(state.app.cwd, paths.config_home())
+    plugins = {folder: plugin.name for plugin in state.app.plugins() for folder in plugin.folders("commands")}
+    folders = command_dirs(state.app.cwd, paths.config_home()) + list(plugins)
     now = paths.stamp(folders, "**/*.md")
     problems = state.app.refresh_agents()  # a definition written during the session: /agents and task know it
     if now != state.custom_stamp:
         state.custom_stamp = now
-        state.custom, found = load_commands(folders, {*COMMANDS, *ALIASES}, state.app.cwd)
+        state.custom, found = load_commands(folders, {*COMMANDS, *ALIASES}, state.app.cwd, plugins)
         problems += found
     return [visible(p) for p in problems]
 

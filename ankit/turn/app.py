@@ -96,6 +96,7 @@ class App:
         """Read the agent definitions again when their files changed (at start, and before each prompt); the
         dict is updated in place, so the task tool and the subagents see the same one; the problems found."""
         folders = agent_dirs(self.cwd, paths.config_home(), Path.home())
+        folders += [(folder, False) for plugin in self.plugins() for folder in plugin.folders("agents")]
         now = paths.stamp([folder for folder, _ in folders], "**/*.md")
         if now == self._agents_stamp:
             return []
@@ -111,6 +112,10 @@ class App:
             self.registry.reindex()
             self.registry.activation.forget_frozen("agents")
         return problems
+
+    def plugins(self) -> list:
+        """The plugins the user added that are as they were when added (settings/plugins.py)."""
+        return [plugin for plugin in self.config.plugins if plugin.current]
 
     def tool_groups(self) -> dict[str, str]:
         """Every tool's name and group (find_tools too), for what a named agent's tools field means here."""
@@ -135,6 +140,7 @@ class App:
     def load_skills(self) -> "App":
         """Find the skills (all `ankit skills` needs: no tools, no MCP servers)."""
         dirs = skill_dirs(self.cwd, self.config.skills_dir, Path.home(), paths.config_home(), statefiles.bundled("skills"))
+        dirs += [plugin.root / "skills" for plugin in self.plugins() if (plugin.root / "skills").is_dir()]
         self.skills, self.skill_problems = find_skills(dirs)
         return self
 

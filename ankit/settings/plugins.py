@@ -1,0 +1,203 @@
+"""Claude Code plugins added with `ankit plugin add PATH`: a folder with .claude-plugin/plugin.json and its
+commands/, agents/, skills/, hooks/hooks.json and .mcp.json, used as one unit.
+
+Adding a plugin is trusting it as it is: what it would run (its MCP servers, hooks and the digest of every file)
+is recorded in $XDG_CONFIG_HOME/ankit/plugins.json through the state-file layer. A plugin whose files changed
+since is off, all of it, until it is added again (the same rule as a folder's trust and its digest).
+"""
+
+import hashlib
+import itertools
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ankit.errors import ConfigError
+from ankit.safety import statefiles
+from ankit.settings.claude_mcp import read_json, servers_of
+
+PLUGINS_FILE = "plugins.json"
+MANIFEST = Path(".claude-plugin") / "plugin.json"
+NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+FILES_CAP = 5000  # files of one plugin hashed
+ROOT_VARIABLE = "${CLAUDE_PLUGIN_ROOT}"
+
+
+@dataclass
+class Plugin:
+    """One plugin: its name, folder and manifest, and whether it is as it was when added."""
+
+    name: str
+    root: Path
+    description: str = ""
+    version: str = ""
+    manifest: dict = field(default_factory=dict)
+    current: bool = True  # its files are as they were when it was added
+
+    def folders(self, kind: str) -> list[Path]:
+        """Its commands/ or agents/ folders: the default one, and any the manifest names (a path or a list)."""
+        named = self.manifest.get(kind)
+        extra = named if isinstance(named, list) else [named] if isinstance(named, str) else []
+        found = [self.root / kind, *(self.root / str(p) for p in extra)]
+        return [p for p in dict.fromkeys(found) if p.is_dir() and _inside(p, self.root)]
+
+    def servers(self) -> tuple[dict, list[str]]:
+        """Its .mcp.json servers (${CLAUDE_PLUGIN_ROOT} filled), and one line per server left out."""
+        path = self.root / ".mcp.json"
+        if not path.is_file():
+            return {}, []
+        data, problem = read_json(path)
+        if problem:
+            return {}, [problem]
+        text = json.dumps(data).replace(ROOT_VARIABLE, str(self.root).replace("\\", "\\\\").replace('"', '\\"'))
+        return servers_of(json.loads(text), f"plugin {self.name}, {path}")
+
+
+def _inside(path: Path, root: Path) -> bool:
+    try:
+        return path.resolve().is_relative_to(root.resolve())
+    except (OSError, ValueError):
+        return False
+
+
+def read_plugin(root: Path) -> Plugin:
+    """The plugin in a folder; ConfigError with one line when it is none."""
+    root = Path(root).expanduser().resolve()
+    if not (root / MANIFEST).is_file():
+        raise ConfigError(f"{root} has no {MANIFEST}: give the folder of a Claude Code plugin")
+    data, problem = read_json(root / MANIFEST)
+    if problem or not isinstance(data, dict):
+        raise ConfigError(problem or f"{root / MANIFEST} must be a JSON object with \"name\"")
+    name = str(data.get("name") or root.name).strip()
+    if not NAME.fullmatch(name):
+        raise ConfigError(f"the plugin's name {name!r} needs letters, digits, '-', '_' or '.'; fix {root / MANIFEST}")
+    return Plugin(name, root, " ".join(str(data.get("description") or "").split()), str(data.get("version") or ""),
+                  data)
+
+
+def trust_items(plugin: Plugin) -> list[str]:
+    """What adding the plugin trusts, one line each: the servers it starts, the hooks it runs, its files' digest."""
+    servers, _ = plugin.servers()
+    lines = [f"start the MCP server {name}: " + " ".join([str(t.get("command", t.get("url", "?"))),
+                                                         *map(str, t.get("args") or [])]) for name, t in servers.items()]
+    hooks, _ = read_json(plugin.root / "hooks" / "hooks.json") if (plugin.root / "hooks" / "hooks.json").is_file() \
+        else ({}, "")
+    events = hooks.get("hooks") if isinstance(hooks, dict) and isinstance(hooks.get("hooks"), dict) else {}
+    for event, groups in events.items():
+        for group in groups if isinstance(groups, list) else []:
+            for hook in group.get("hooks") or [] if isinstance(group, dict) else []:
+                if isinstance(hook, dict) and hook.get("command"):
+                    lines.append(f"run on {event}: {hook['command']}")
+    files = sorted(p for p in itertools.islice(plugin.root.rglob("*"), FILES_CAP) if p.is_file()
+                   and "__pycache__" not in p.parts and ".git" not in p.parts)
+    whole = hashlib.sha256("\n".join(f"{p.relative_to(plugin.root)} {_digest(p)}" for p in files).encode())
+    return lines + [f"use its {len(files)} files (sha256 {whole.hexdigest()[:16]})"]
+
+
+def _digest(path: Path) -> str:
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+    except OSError:
+        return "unreadable"
+
+
+def _read(config_home: Path) -> dict:
+    try:
+        data = json.loads(statefiles.read_cache(config_home / PLUGINS_FILE) or "{}")
+    except (ValueError, RecursionError):
+        return {}
+    found = data.get("plugins") if isinstance(data, dict) else None
+    return {k: v for k, v in found.items() if isinstance(v, dict) and isinstance(v.get("path"), str)} \
+        if isinstance(found, dict) else {}
+
+
+def _write(config_home: Path, plugins: dict) -> None:
+    statefiles.write(config_home / PLUGINS_FILE, json.dumps({"version": 1, "plugins": plugins}, indent=1))
+
+
+def add(config_home: Path, path: Path) -> str:
+    """Record the plugin in a folder as trusted as it is now; what it brings, one line each."""
+    plugin = read_plugin(path)
+    items = trust_items(plugin)
+    plugins = _read(config_home)
+    again = plugin.name in plugins
+    plugins[plugin.name] = {"path": str(plugin.root), "items": items}
+    _write(config_home, plugins)
+    head = f"{'updated' if again else 'added'} plugin {plugin.name}" + (f" {plugin.version}" if plugin.version else "")
+    return "\n".join([f"{head} from {plugin.root}: " + (plugin.description or "no description"),
+                      *(f"  {line}" for line in items + contents(plugin))])
+
+
+def contents(plugin: Plugin) -> list[str]:
+    """What the plugin holds, as counts."""
+    count = {kind: sum(1 for f in plugin.folders(kind) for _ in f.rglob("*.md")) for kind in ("commands", "agents")}
+    skills = len(list((plugin.root / "skills").glob("*/SKILL.md"))) if (plugin.root / "skills").is_dir() else 0
+    return [f"{count['commands']} commands, {count['agents']} agents, {skills} skills"]
+
+
+def remove(config_home: Path, name: str) -> str:
+    """Forget a plugin (its folder is left as it is)."""
+    plugins = _read(config_home)
+    if name not in plugins:
+        raise ConfigError(f"no plugin named {name!r}; ankit plugin list shows them")
+    path = plugins.pop(name)["path"]
+    _write(config_home, plugins)
+    return f"removed plugin {name} (its folder {path} is left as it is)"
+
+
+def added(config_home: Path) -> tuple[list[Plugin], list[str]]:
+    """The plugins added, each marked current or not, and one line per plugin that is off and why."""
+    found, problems = [], []
+    for name, entry in _read(config_home).items():
+        try:
+            plugin = read_plugin(Path(entry["path"]))
+        except ConfigError as exc:
+            problems.append(f"plugin {name} is off: {exc}")
+            continue
+        plugin.current = trust_items(plugin) == entry.get("items")
+        if not plugin.current:
+            problems.append(f"plugin {name} is off: its files changed since you added it; run ankit plugin add "
+                            f"{plugin.root} to trust it as it is now")
+        found.append(plugin)
+    return found, problems
+
+
+def listing(config_home: Path) -> str:
+    """`ankit plugin list`."""
+    plugins, problems = added(config_home)
+    if not plugins and not problems:
+        return "no plugins; add one with ankit plugin add PATH (a folder holding .claude-plugin/plugin.json)"
+    lines = [f"{p.name}{' ' + p.version if p.version else ''}: {p.description or 'no description'} ({p.root}; "
+             f"{contents(p)[0]}{'' if p.current else '; off: changed since added'})" for p in plugins]
+    return "\n".join(lines + [p for p in problems if "changed since" not in p])
+
+
+def server_values(plugins: list[Plugin], configured: dict) -> tuple[dict, list[str]]:
+    """The current plugins' MCP servers as a config layer ({"mcp": {"servers": ...}}); a name already configured
+    (or taken by an earlier plugin) keeps its first definition."""
+    servers, problems = {}, []
+    for plugin in (p for p in plugins if p.current):
+        found, lines = plugin.servers()
+        problems += lines
+        for name, table in found.items():
+            if name in configured or name in servers:
+                problems.append(f"plugin {plugin.name}: its MCP server {name} is left out: the name is taken")
+            else:
+                servers[name] = table
+    return ({"mcp": {"servers": servers}} if servers else {}), problems
+
+
+USAGE = "ankit plugin add PATH | list | remove NAME"
+
+
+def plugin_command(argv: list[str], config_home: Path) -> str:
+    """`ankit plugin ...`: what it prints; ConfigError with the usage when the words are wrong."""
+    action, rest = (argv[0], argv[1:]) if argv else ("list", [])
+    if action == "add" and len(rest) == 1:
+        return add(config_home, Path(rest[0]))
+    if action == "remove" and len(rest) == 1:
+        return remove(config_home, rest[0])
+    if action == "list" and not rest:
+        return listing(config_home)
+    raise ConfigError(f"usage: {USAGE}")

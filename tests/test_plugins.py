@@ -1,0 +1,77 @@
+"""Claude Code plugins as a user adds them (`ankit plugin add PATH`): wshobson's accessibility-compliance plugin,
+real, with an .mcp.json added in a copy; its commands, agents, skills and servers used as one unit, and off as a
+unit once its files change."""
+
+import json
+import shutil
+import sys
+from pathlib import Path
+
+from tests.test_oneshot import ankit
+from tests.test_repl import home, run  # noqa: F401  (fixtures)
+
+PLUGIN = Path(__file__).parent / "fixtures" / "claude_code" / "wshobson" / "plugins" / "accessibility-compliance"
+FAKE = Path(__file__).resolve().parent / "mcp_fake_server.py"
+
+
+def plugin_copy(tmp_path: Path) -> Path:
+    """The plugin, with an MCP server of its own started through ${CLAUDE_PLUGIN_ROOT} as Claude Code does."""
+    root = tmp_path / "plugins" / "a11y"
+    shutil.copytree(PLUGIN, root)
+    shutil.copy(FAKE, root / "server.py")
+    (root / ".mcp.json").write_text(json.dumps({"mcpServers": {"a11y-check": {
+        "command": sys.executable, "args": ["${CLAUDE_PLUGIN_ROOT}/server.py"]}}}))
+    return root
+
+
+def test_add_lists_what_it_brings_and_its_server_and_skills_work(tmp_path):
+    root = plugin_copy(tmp_path)
+    added = ankit(tmp_path, "plugin", "add", str(root))
+    assert added.returncode == 0, added.stderr
+    lines = added.stdout.splitlines()
+    assert lines[0].startswith(f"added plugin accessibility-compliance 1.2.3 from {root}: WCAG accessibility")
+    assert f"  start the MCP server a11y-check: {sys.executable} {root}/server.py" in lines
+    assert "  1 commands, 1 agents, 2 skills" in lines
+    assert ankit(tmp_path, "plugin", "list").stdout.startswith("accessibility-compliance 1.2.3: WCAG")
+    listed = ankit(tmp_path, "mcp", "list")
+    assert "a11y-check: ready" in listed.stdout and "mcp__a11y-check__echo" in listed.stdout.replace("_check", "-check")
+    skills = ankit(tmp_path, "skills")
+    assert "wcag-audit-patterns" in skills.stdout and "screen-reader-testing" in skills.stdout
+
+
+def test_a_changed_plugin_is_off_as_a_unit_until_added_again(tmp_path):
+    root = plugin_copy(tmp_path)
+    ankit(tmp_path, "plugin", "add", str(root))
+    (root / "server.py").write_text("import os\nos.system('echo changed')\n")
+    listed = ankit(tmp_path, "mcp", "list")
+    assert "a11y-check" not in listed.stdout
+    assert (f"ankit: plugin accessibility-compliance is off: its files changed since you added it; run ankit plugin "
+            f"add {root} to trust it as it is now") in listed.stderr
+    assert "wcag-audit-patterns" not in ankit(tmp_path, "skills").stdout
+    assert "off: changed since added" in ankit(tmp_path, "plugin", "list").stdout
+    shutil.copy(FAKE, root / "server.py")
+    assert "a11y-check: ready" in ankit(tmp_path, "mcp", "list").stdout  # as it was: on again
+
+
+def test_what_is_not_a_plugin_is_one_line_and_nothing_is_written(tmp_path):
+    (tmp_path / "empty").mkdir()
+    done = ankit(tmp_path, "plugin", "add", str(tmp_path / "empty"))
+    assert done.returncode == 1 and done.stderr == (f"ankit: {tmp_path / 'empty'} has no .claude-plugin/plugin.json: "
+                                                   "give the folder of a Claude Code plugin\n")
+    (tmp_path / "bad" / ".claude-plugin").mkdir(parents=True)
+    (tmp_path / "bad" / ".claude-plugin" / "plugin.json").write_text("{not json")
+    done = ankit(tmp_path, "plugin", "add", str(tmp_path / "bad"))
+    assert done.returncode == 1 and "is not valid JSON" in done.stderr and "Traceback" not in done.stderr
+    assert not (tmp_path / "config" / "ankit" / "plugins.json").exists()
+    assert ankit(tmp_path, "plugin", "remove", "nope").stderr == "ankit: no plugin named 'nope'; ankit plugin list shows them\n"
+
+
+def test_its_command_and_agent_show_in_the_repl(run, home):
+    root = plugin_copy(home)
+    assert ankit(home, "plugin", "add", str(root)).returncode == 0
+    term = run()
+    term.line("/help accessibility-audit")
+    term.expect("Accessibility Audit and Testing (plugin:accessibility-compliance)")
+    term.line("/agents")
+    term.expect("ui-visual-validator: Rigorous visual validation expert")
+    assert term.finish() == 0
