@@ -230,3 +230,33 @@ def test_context_lists_every_file_read_and_the_request_carries_the_imported_text
     term.finish()
     system = json.dumps(provider_server.requests[0].json["messages"][0])
     assert "run make check before you say done" in system and system.count("agents rule") == 1
+
+
+def test_a_subfolders_claude_md_joins_the_result_when_the_model_reads_there_once(provider_server, tmp_path):
+    work = tmp_path / "work"
+    (work / "pkg" / "sub").mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(work)], check=True)
+    (work / "CLAUDE.md").write_text("root rule\n")
+    (work / "pkg" / "CLAUDE.md").write_text("pkg rule: @notes.md\n")
+    (work / "pkg" / "notes.md").write_text("imported pkg note\n")
+    (work / "pkg" / "sub" / "AGENTS.md").write_text("sub rule\n")
+    (work / "pkg" / "sub" / "main.py").write_text("print('hi')\n")
+    (work / "other.py").write_text("x = 1\n")
+    read = json.dumps({"path": "pkg/sub/main.py"})
+    provider_server.push_openai(tool_calls=[("c1", "read_file", json.dumps({"path": "other.py"})),
+                                            ("c2", "read_file", read)])
+    provider_server.push_openai(tool_calls=[("c3", "read_file", read)])
+    provider_server.push_openai(text="done")
+    (tmp_path / "config" / "ankit").mkdir(parents=True)
+    (tmp_path / "config" / "ankit" / "config.toml").write_text(
+        f'provider = "local"\nbase_url = "{provider_server.url}/v1"\n')
+    done = subprocess.run([sys.executable, "-m", "ankit", "-p", "read it"], cwd=work, text=True,
+                          capture_output=True, timeout=60, env=env_for(tmp_path))
+    assert done.returncode == 0, done.stderr
+    first = [m["content"] for m in provider_server.requests[1].json["messages"] if m["role"] == "tool"]
+    assert "pkg rule" not in first[0] and "root rule" not in first[0]  # other.py is in the working folder
+    assert "print('hi')" in first[1] and "## pkg/CLAUDE.md\npkg rule" in first[1]
+    assert "imported pkg note" in first[1] and "## pkg/sub/AGENTS.md\nsub rule" in first[1]
+    assert "root rule" not in first[1]  # it is in the system prompt already
+    again = [m["content"] for m in provider_server.requests[2].json["messages"] if m["role"] == "tool"][-1]
+    assert "print('hi')" in again and "pkg rule" not in again  # once a session

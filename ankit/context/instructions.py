@@ -15,6 +15,7 @@ from ankit import paths
 from ankit.context import imports
 
 CAP = 16_000  # characters of instructions in all; the head is kept
+NESTED_CAP = 8_000  # characters of a subfolder's instructions added to a tool's result
 NAMES = ("AGENTS.md", "CLAUDE.md", ".claude/CLAUDE.md", "CLAUDE.local.md")  # in each folder, in this order
 USER_CLAUDE = Path(".claude") / "CLAUDE.md"  # under the home folder; ~/.config/ankit/AGENTS.md comes first
 HEAD = ("Project instructions from AGENTS.md files (outermost first; a later, more specific file wins "
@@ -142,6 +143,30 @@ def load_instructions(cwd: Path, config_home: Path, cap: int = CAP, home: Path |
     if cut:
         text = text[:cap] + f"\n[ankit: {cut:,} more characters of instructions were cut (cap {cap:,})]"
     return Instructions(files, f"{HEAD}\n\n{text}", cut, reader.skipped)
+
+
+def nested_instructions(target: Path, cwd: Path, seen: set[str], home: Path | None = None,
+                        cap: int = NESTED_CAP) -> Instructions:
+    """The instruction files of the folders below cwd down to target's (a file the model reads there), each
+    not in seen (which they join), with their imports: Claude Code's subfolder CLAUDE.md."""
+    cwd = cwd.resolve()
+    folder = (cwd / target).resolve()
+    folder = folder if folder.is_dir() else folder.parent
+    if folder == cwd or not folder.is_relative_to(cwd):
+        return Instructions([], "")
+    root = repository_root(cwd) or cwd
+    reader = _Reader(home or Path.home(), cap)
+    reader.seen = seen
+    for step in reversed([folder, *folder.parents][: len(folder.parts) - len(cwd.parts)]):
+        for name in NAMES:
+            if (step / name).is_file() and paths.lies_in(step / name, root):
+                reader.take(step / name, root)
+    sections = [(p, body, by) for p, body, by in reader.sections if body]
+    text = "\n\n".join(f"## {_shown(p, cwd)}" + (f" (imported by {_shown(by, cwd)})" if by else "") + f"\n{body}"
+                         for p, body, by in sections)
+    cut = max(0, len(text) - cap)
+    text = text[:cap] + (f"\n[ankit: {cut:,} more characters of instructions were cut]" if cut else "")
+    return Instructions([p for p, _, _ in sections], text, cut, reader.skipped)
 
 
 def _shown(path: Path, cwd: Path) -> str:
