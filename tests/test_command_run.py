@@ -59,3 +59,21 @@ def test_a_declined_command_sends_nothing(run, provider_server, home):
     term.expect("/now not sent: its command date was declined")
     assert term.finish() == 0
     assert provider_server.requests == []
+
+
+def test_a_commands_model_runs_that_turn_only_and_an_alias_maps_to_the_family(run, provider_server, home):
+    user_command(home, "---\nmodel: claude-haiku-5-5\n---\nQuick answer: $ARGUMENTS\n", name="quick")
+    user_command(home, "---\nmodel: opus\n---\nThink hard.\n", name="deep")
+    for text in ("Quick.", "Next.", "Deep."):
+        provider_server.push_openai(text=text)
+    term = run()  # the session's model is gpt-4o: opus has no counterpart there
+    term.line("/quick 2+2?")
+    term.expect("/quick runs on claude-haiku-5-5 (its model field); the next turns on gpt-4o")
+    term.expect("Quick.")
+    term.line("and then?")
+    term.expect("Next.")
+    term.line("/deep")
+    term.expect("/deep: model 'opus' is a Claude family and gpt-4o has none: it runs on the session's model")
+    term.expect("Deep.")
+    assert term.finish() == 0
+    assert [r.json["model"] for r in provider_server.requests] == ["claude-haiku-5-5", "gpt-4o", "gpt-4o"]

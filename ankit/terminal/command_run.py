@@ -4,12 +4,46 @@ its place. A project's command runs them only in a trusted folder; a declined on
 
 import json
 
+from ankit.agents.families import agent_model, known_models
 from ankit.records import ToolCall
 from ankit.safety.visible import visible_line
 from ankit.terminal.custom import SNIPPET, CustomCommand, expand_template, snippets
 
 NOT_TRUSTED = ("/{name} runs {count} command(s) ({first}) and this folder is not trusted: not sent; run ankit here "
                "and trust the folder, or pass --trust")
+
+
+def send_command(state, command: CustomCommand, arguments: str) -> None:
+    """Send a custom command's message, on the model its model field names (for this turn only)."""
+    text = command_text(state, command, arguments)
+    if text is None:
+        return
+    session = state.session
+    model = command_model(state, command)
+    before = session.provider.model if session.provider is not None else ""
+    if not model or model == before:
+        state.send(text, typed=False)  # see mentions.expand
+        return
+    session.switch_model(model)
+    state.view.notice(f"/{command.name} runs on {model} (its model field); the next turns on {before}")
+    try:
+        state.send(text, typed=False)
+    finally:
+        session.switch_model(before)
+
+
+def command_model(state, command: CustomCommand) -> str:
+    """The model a command asks for as this provider's model name ("" for the session's); an untrusted project's
+    command gets the session's, and an alias without a counterpart is said in one line."""
+    if not command.model or state.session.provider is None:
+        return ""
+    if command.project and not state.app.config.trusted:
+        state.view.notice(f"/{command.name}: its model {command.model!r} is ignored (the folder is not trusted)")
+        return ""
+    model, note = agent_model(command.model, state.session.provider.model, known_models())
+    if note:
+        state.view.notice(f"/{command.name}: {note}")
+    return model
 
 
 def command_text(state, command: CustomCommand, arguments: str) -> str | None:

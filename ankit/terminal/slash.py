@@ -37,7 +37,7 @@ from ankit.context.mentions import complete_path
 from ankit.skills.library import skills_listing
 from ankit.skills.tool import load_skill
 from ankit.terminal.calls import todo_lines
-from ankit.terminal.command_run import command_text
+from ankit.terminal.command_run import send_command
 from ankit.terminal.pager import show
 from ankit.tooling.hooks import listing
 from ankit.turn.compaction import SUMMARY_HEAD, compact
@@ -115,9 +115,7 @@ def dispatch(state: ReplState, text: str) -> None:
     name = ALIASES.get(word[1:], word[1:])
     command = COMMANDS.get(name)
     if command is None and name in state.custom:
-        text = command_text(state, state.custom[name], arg.strip())
-        if text is not None:
-            state.send(text, typed=False)  # see mentions.expand
+        send_command(state, state.custom[name], arg.strip())
         return
     if command is None and name in prompt_names(state.app.mcp):
         try:
