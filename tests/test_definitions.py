@@ -109,3 +109,18 @@ def test_crlf_bom_and_a_tools_list_are_read(tmp_path):
                      "Body.\r\n".encode())
     spec, problem = read_agent(path)
     assert problem == "" and spec.tools == ["read_file", "search_text"] and spec.system == "Body."
+
+
+def test_a_description_running_over_unindented_example_lines_is_read_as_claude_code_reads_it(tmp_path):
+    """Not YAML, but how many published agents are written (Claude Code reads them)."""
+    path = tmp_path / "creator.md"
+    path.write_text("---\nname: creator\ndescription: Use this agent when the user asks to \"create an agent\". "
+                    "Examples:\n\n<example>\nContext: User wants a reviewer\nuser: \"Create an agent\"\n"
+                    "assistant: \"I'll use the creator agent.\"\n</example>\n\nmodel: sonnet\ncolor: magenta\n"
+                    "tools: [\"Write\", \"Read\"]\n---\n\nYou create agents.\n")
+    spec, problem = read_agent(path)
+    assert problem == "" and spec.name == "creator" and spec.model == "sonnet"
+    assert spec.description.startswith('Use this agent when the user asks to "create an agent". Examples: <example>')
+    assert 'user: "Create an agent"' in spec.description and spec.tools == ["write_file", "read_file"]
+    path.write_text("---\nname: x\ndescription: never closed\nbody\n")
+    assert read_agent(path)[1].endswith("skipped: frontmatter is not closed: add a '---' line after the last field")

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from ankit.skills.frontmatter import parse_yaml, read_frontmatter
+from ankit.skills.frontmatter import lenient_frontmatter, parse_yaml, read_fields, read_frontmatter
 
 
 def doc(fields: str, body: str = "# Body\n") -> str:
@@ -186,3 +186,13 @@ def test_a_flow_list_or_text_on_the_line_below_its_key_as_real_command_files_wri
     assert body.lstrip().startswith("# Business Case Generator")
     fields, _ = read_frontmatter("---\ntags:\n  [\n    database,\n    sql,\n  ]\nsummary:\n  a plain\n  text\n---\n")
     assert fields == {"tags": ["database", "sql"], "summary": "a plain text"}
+
+
+def test_lenient_fields_for_files_that_are_not_yaml():
+    keys = frozenset({"name", "description", "tools"})
+    text = "---\nname: x\ndescription: first line\n\nContext: not a key\n  indented\ntools: [\"Read\", \"Grep\"]\n---\nbody"
+    assert lenient_frontmatter(text, keys) == ({"name": "x", "description": "first line\n\nContext: not a key\n  indented",
+                                                "tools": ["Read", "Grep"]}, "body")
+    with pytest.raises(ValueError, match="no frontmatter"):
+        lenient_frontmatter("no frontmatter", keys)
+    assert read_fields("---\nname: 'ok'\n---\nb", keys) == ({"name": "ok"}, "b")  # YAML first

@@ -13,12 +13,13 @@ from pathlib import Path
 
 from ankit import paths
 from ankit.agents.families import model_shown
-from ankit.skills.frontmatter import read_frontmatter
+from ankit.skills.frontmatter import read_fields
 from ankit.tooling.hooks import CLAUDE_NAMES
 
 NAME = re.compile(r"[A-Za-z0-9][\w.-]{0,63}")
 AGENT_CAP = 100_000  # characters of one definition read
 COUNT_CAP = 200  # definitions read from one folder
+AGENT_KEYS = frozenset({"name", "description", "tools", "model", "color", "permissionMode", "skills"})
 NOT_AGENTS = {"README.MD", "CHANGELOG.MD", "CONTRIBUTING.MD", "LICENSE.MD"}  # what a collection's folder also holds
 
 
@@ -74,8 +75,7 @@ def agent_files(folder: Path) -> list[Path]:
 def read_agent(path: Path, project: bool = False, trusted: bool = True) -> tuple[AgentSpec | None, str]:
     """One definition file, or None and the line saying why it was skipped."""
     try:
-        text = paths.read_head(path, AGENT_CAP)
-        fields, body = read_frontmatter(text)
+        fields, body = read_fields(paths.read_head(path, AGENT_CAP), AGENT_KEYS)
     except OSError as exc:
         return None, f"agent {path} skipped: {exc.strerror or exc}"
     except ValueError as exc:

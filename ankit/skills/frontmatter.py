@@ -11,6 +11,7 @@ import re
 
 from ankit.skills.yaml_flow import flow_end, flow_value, quote_end, strip_comment, unquote
 
+_LENIENT_KEY = re.compile(r"([A-Za-z_][\w-]*)[ \t]*:(?:[ \t]+(.*)|[ \t]*)$")
 _KEY = re.compile(r"""^("(?:[^"\\]|\\.)*"|'(?:[^']|'')*'|[^\s#'"\[\]{},:-][^#]*?|-[^\s#][^#]*?)\s*:(?:[ \t]|$)""")
 
 
@@ -24,6 +25,54 @@ def read_frontmatter(text: str) -> tuple[dict, str]:
         if lines[end].rstrip() in ("---", "..."):
             return parse_yaml("\n".join(lines[1:end]), first_line=2), "\n".join(lines[end + 1:])
     raise ValueError("frontmatter is not closed: add a '---' line after the last field")
+
+
+def read_fields(text: str, keys: frozenset[str]) -> tuple[dict, str]:
+    """The frontmatter as YAML, or, when it is not YAML, as lenient_frontmatter reads it for these keys;
+    ValueError (YAML's own message) when neither can."""
+    try:
+        return read_frontmatter(text)
+    except ValueError as exc:
+        try:
+            fields, body = lenient_frontmatter(text, keys)
+        except ValueError:
+            raise exc from None
+        if not fields:
+            raise
+        return fields, body
+
+
+def lenient_frontmatter(text: str, keys: frozenset[str]) -> tuple[dict, str]:
+    """The fields of frontmatter that is not YAML, as real agent files write it (a description running over
+    unindented lines holding `<example>` and `user: ...`): each unindented `key:` line of a known key starts a
+    field, every other line continues the field before it. ValueError when there is no frontmatter at all."""
+    text = text.lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+    lines = text.split("\n")
+    end = next((i for i in range(1, len(lines)) if lines[i].rstrip() in ("---", "...")), None)
+    if lines[0].rstrip() != "---" or end is None:
+        raise ValueError("no frontmatter: the file must start with a '---' line and end it with another")
+    fields: dict = {}
+    key = None
+    for line in lines[1:end]:
+        match = _LENIENT_KEY.match(line)
+        if match and match.group(1) in keys:
+            key = match.group(1)
+            fields[key] = match.group(2) or ""
+        elif key is not None:
+            fields[key] += "\n" + line
+    return {k: _lenient_value(v.strip()) for k, v in fields.items()}, "\n".join(lines[end + 1:])
+
+
+def _lenient_value(value: str):
+    """A lenient field's value: a flow list or a quoted scalar read as YAML would, anything else as text."""
+    try:
+        if value[:1] in ("[", "{") and flow_end(value) == len(value):
+            return flow_value(value)
+        if value[:1] in ("'", '"') and quote_end(value, 0) == len(value):
+            return unquote(value)
+    except ValueError:
+        pass
+    return value or None
 
 
 def parse_yaml(text: str, first_line: int = 1) -> dict:

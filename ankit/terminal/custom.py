@@ -8,11 +8,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ankit import paths
-from ankit.skills.frontmatter import read_frontmatter
+from ankit.skills.frontmatter import read_fields
 
 NAME = re.compile(r"[A-Za-z0-9][\w.-]*")
 PLACEHOLDER = re.compile(r"\$(ARGUMENTS|[1-9])")
 COMMAND_CAP = 100_000  # characters of one command file read
+COMMAND_KEYS = frozenset({"description", "argument-hint", "allowed-tools", "model", "disable-model-invocation"})
 COUNT_CAP = 500  # command files read from one folder
 SNIPPET = re.compile(r"!`([^`\n]+)`")  # Claude Code's !`git status`: run, and its output put in its place
 
@@ -93,7 +94,7 @@ def _read(path: Path, name: str, namespace: str = "", scope: str = "user") -> tu
     fields, body = {}, text.lstrip("\ufeff").replace("\r\n", "\n")
     if body.startswith("---"):
         try:
-            fields, body = read_frontmatter(text)
+            fields, body = read_fields(text, COMMAND_KEYS)
         except ValueError as exc:
             return None, f"custom command {path} skipped: {exc}"
     description = _line(fields.get("description")) or _first_line(body) or f"prompt from {path.name}"
