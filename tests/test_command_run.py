@@ -77,3 +77,15 @@ def test_a_commands_model_runs_that_turn_only_and_an_alias_maps_to_the_family(ru
     term.expect("Deep.")
     assert term.finish() == 0
     assert [r.json["model"] for r in provider_server.requests] == ["claude-haiku-5-5", "gpt-4o", "gpt-4o"]
+
+
+def test_trust_lets_a_projects_command_run_its_lines_through_the_runner(run, provider_server, home):
+    folder = home / "work" / ".claude" / "commands"
+    folder.mkdir(parents=True)
+    (folder / "where.md").write_text("Folder: !`pwd`\n")
+    provider_server.push_openai(text="Here.")
+    term = run("--trust", "--yes")
+    term.line("/where")
+    term.expect("Here.")
+    assert term.finish() == 0
+    assert str(home / "work") in last_user_message(provider_server)

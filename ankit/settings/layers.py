@@ -98,6 +98,7 @@ def _project_layer(config: settings.Config, flags: dict, cwd: Path, config_home:
     values = _read_layer(config, path) if path.is_file() else {}
     values, problems = with_project_servers(values, cwd)  # Claude Code's .mcp.json: project servers like these
     config.problems += problems
+    config.trusted = bool(flags.get("trust"))  # --trust: a folder holding only agents or commands too
     if not values and not tools:
         return
     safe, held = split(values, {k: getattr(config, k, config.raw.get(k)) for k in LIMITS})
