@@ -42,3 +42,14 @@ def test_desktop_and_claude_code_servers_are_added_once_and_what_cannot_run_is_o
 def test_nothing_to_import_says_where_it_looked(tmp_path):
     done = ankit(tmp_path, "mcp", "import")
     assert done.returncode == 0 and done.stdout.startswith("no MCP servers found in Claude Desktop's")
+
+
+def test_a_claude_json_grown_large_with_history_is_still_read(tmp_path):
+    (tmp_path / "home").mkdir()
+    (tmp_path / "work").mkdir()
+    history = [{"display": "x" * 1000, "pastedContents": {}} for _ in range(3000)]  # about 3 MB
+    (tmp_path / "home" / ".claude.json").write_text(json.dumps({
+        "projects": {"/old": {"history": history}},
+        "mcpServers": {"big-fake": {"command": sys.executable, "args": [str(FAKE)]}}}))
+    done = ankit(tmp_path, "mcp", "import")
+    assert done.returncode == 0 and "added MCP server big-fake" in done.stdout, done.stdout + done.stderr

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from ankit.errors import ConfigError
 from ankit.mcp.admin import add_table
-from ankit.settings.claude_mcp import read_json, servers_of
+from ankit.settings.claude_mcp import USER_FILE_CAP, read_json, servers_of
 
 
 def claude_files(home: Path, env: Mapping) -> list[tuple[str, Path]]:
@@ -24,7 +24,7 @@ def claude_servers(home: Path, cwd: Path, env: Mapping) -> tuple[list[tuple[str,
     """Every server found as (name, table, where from), and one line per file or server that cannot be used."""
     found, problems = [], []
     for label, path in claude_files(home, env):
-        data, problem = read_json(path)
+        data, problem = read_json(path, USER_FILE_CAP)
         if problem:
             problems.append(problem)
             continue

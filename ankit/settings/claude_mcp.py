@@ -12,6 +12,7 @@ from pathlib import Path
 from ankit.errors import ConfigError
 
 FILE_CAP = 1_000_000  # bytes of one JSON file read
+USER_FILE_CAP = 64_000_000  # Claude Code's ~/.claude.json keeps each project's history and grows large
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,39}")
 VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 STDIO_KEYS = ("command", "args", "env", "cwd")
@@ -71,15 +72,15 @@ def servers_of(data, origin: str) -> tuple[dict, list[str]]:
     return tables, problems
 
 
-def read_json(path: Path) -> tuple[object, str]:
+def read_json(path: Path, cap: int = FILE_CAP) -> tuple[object, str]:
     """A JSON file read with a size cap (a BOM allowed), or None and the line saying why not."""
     try:
         with open(path, "rb") as handle:
-            raw = handle.read(FILE_CAP + 1)
+            raw = handle.read(cap + 1)
     except OSError as exc:
         return None, f"{path}: {exc.strerror or exc}"
-    if len(raw) > FILE_CAP:
-        return None, f"{path}: larger than {FILE_CAP:,} bytes; not read"
+    if len(raw) > cap:
+        return None, f"{path}: larger than {cap:,} bytes; not read"
     try:
         return json.loads(raw.decode("utf-8-sig", errors="replace")), ""
     except (ValueError, RecursionError) as exc:
