@@ -2,6 +2,7 @@
 and the trust question on a pty, the fake MCP server started from a file Claude Code would read."""
 
 import json
+import shutil
 import sys
 from pathlib import Path
 
@@ -91,3 +92,19 @@ def test_the_trust_question_lists_the_mcp_json_servers_as_written_and_a_change_i
     assert "changed since you trusted it" in shown and "--tools=3" in shown
     term.type("n")
     term.finish()
+
+
+def test_a_real_mcp_json_is_asked_about_as_written_and_started_only_once_trusted(run, home):
+    """microsoft/playwright-mcp's .mcp.json (serena through uvx, "type": "stdio", an empty env)."""
+    shutil.copy(Path(__file__).parent / "fixtures" / "claude_code" / "playwright-mcp" / ".mcp.json",
+                home / "work" / ".mcp.json")
+    term = run()
+    shown = term.expect("Trust this folder and apply them? [y/N] ")
+    assert ("start the MCP server serena: uvx --from git+https://github.com/oraios/serena serena start-mcp-server "
+            "--context ide-assistant --project /Users/tomohiko/fast-playwright-mcp --enable-web-dashboard False") \
+        in " ".join(shown.replace("↪", "").split())  # a long line wraps with a marker
+    term.type("n")
+    term.expect("ignored this time")
+    term.line("/mcp")
+    term.expect("no MCP servers")
+    assert term.finish() == 0
