@@ -8,6 +8,7 @@ from pathlib import Path
 from ankit.errors import AnkitError
 from ankit import paths
 from ankit.settings.config import Config
+from ankit.settings.plugins import plugin_command
 from ankit.turn.app import App, build_app
 from ankit.discovery.index import check_examples
 from ankit.safety.visible import visible, visible_line
@@ -79,7 +80,6 @@ def run_command(command: str, argv: list[str], config: Config) -> int:
         print(Admin(config, Path.cwd())([command, *argv]))
         return 0
     if command == "plugin":
-        from ankit.settings.plugins import plugin_command
         print(plugin_command(argv, paths.config_home()))
         return 0
     if command == "skills":
