@@ -237,7 +237,7 @@ def test_a_subfolders_claude_md_joins_the_result_when_the_model_reads_there_once
     (work / "pkg" / "sub").mkdir(parents=True)
     subprocess.run(["git", "init", "-q", str(work)], check=True)
     (work / "CLAUDE.md").write_text("root rule\n")
-    (work / "pkg" / "CLAUDE.md").write_text("pkg rule: @notes.md\n")
+    (work / "pkg" / "CLAUDE.md").write_text("pkg rule: @notes.md\nthe key is sk-ankit-test-0123456789abcdef\n")
     (work / "pkg" / "notes.md").write_text("imported pkg note\n")
     (work / "pkg" / "sub" / "AGENTS.md").write_text("sub rule\n")
     (work / "pkg" / "sub" / "main.py").write_text("print('hi')\n")
@@ -250,9 +250,10 @@ def test_a_subfolders_claude_md_joins_the_result_when_the_model_reads_there_once
     (tmp_path / "config" / "ankit").mkdir(parents=True)
     (tmp_path / "config" / "ankit" / "config.toml").write_text(
         f'provider = "local"\nbase_url = "{provider_server.url}/v1"\n')
-    done = subprocess.run([sys.executable, "-m", "ankit", "-p", "read it"], cwd=work, text=True,
-                          capture_output=True, timeout=60, env=env_for(tmp_path))
+    done = subprocess.run([sys.executable, "-m", "ankit", "-p", "read it"], cwd=work, text=True, capture_output=True,
+                          timeout=60, env=env_for(tmp_path, ANKIT_API_KEY="sk-ankit-test-0123456789abcdef"))
     assert done.returncode == 0, done.stderr
+    assert "sk-ankit-test-0123456789abcdef" not in json.dumps(provider_server.requests[1].json["messages"][2:])
     first = [m["content"] for m in provider_server.requests[1].json["messages"] if m["role"] == "tool"]
     assert "pkg rule" not in first[0] and "root rule" not in first[0]  # other.py is in the working folder
     assert "print('hi')" in first[1] and "## pkg/CLAUDE.md\npkg rule" in first[1]

@@ -18,8 +18,9 @@ HEAD = "[ankit: the folder of this path has instructions of its own, which apply
 class NestedInstructions(ToolRunner):
     """A tool runner that adds a subfolder's instruction files to the result of a call reaching into it."""
 
-    def __init__(self, runner: ToolRunner, cwd: Path, loaded: Instructions, home: Path | None = None):
-        self.runner, self.cwd, self.loaded, self.home = runner, Path(cwd), loaded, home
+    def __init__(self, runner: ToolRunner, cwd: Path, loaded: Instructions, scrub: Callable[[str], str] = str,
+                 home: Path | None = None):
+        self.runner, self.cwd, self.loaded, self.scrub, self.home = runner, Path(cwd), loaded, scrub, home
         self.seen = {key(p) for p in loaded.files}
 
     def lookup(self, name: str):
@@ -42,5 +43,5 @@ class NestedInstructions(ToolRunner):
         found = nested_instructions(Path(path), self.cwd, self.seen, self.home)
         if found.text:
             self.loaded.files += found.files  # /context lists them
-            result.content = f"{result.content}\n\n{HEAD}\n{found.text}"
+            result.content = f"{result.content}\n\n{HEAD}\n{self.scrub(found.text)}"  # as tool output is
         return result

@@ -64,7 +64,7 @@ def context_text(app, session, width: int = 0) -> str:
              f"{bar(used, session.max_tokens, session.window)} {share}% (# prompt, + reply reserve, . free)"]
     preloaded = [f"preloaded {group}: {why} (preload = false turns this off)"
                  for group, why in app.activation.preloaded.items()]
-    read = [f"instructions read: {path}" for path in app.instructions.files]
+    read = [f"instructions read: {visible_line(str(path))}" for path in app.instructions.files]
     skipped = [f"instructions {line}" for line in app.instructions.skipped]  # not the user's: never in the prompt
     return "\n".join(fit_lines(lines + preloaded + read + skipped + _last_reported(session), width))
 

@@ -66,8 +66,8 @@ def build_session(app, view: View, approve: Approver, ask: Asker = input, resume
     if app.config.code_mode in ("on", "only"):
         runner = replace(runner, ctx=replace(runner.ctx, run_code=_code_mode(app, runner, view).run))
     return Session(
-        provider, NestedInstructions(runner, app.cwd, app.instructions), app.activation, app.prompt(), view=view,
-        store=app.store(),
+        provider, NestedInstructions(runner, app.cwd, app.instructions, app.scrubber().text), app.activation,
+        app.prompt(), view=view, store=app.store(),
         ready=app.registry if app.mcp is not None else None, model=app.config.model,
         cwd=Path(resume.cwd) if resume and resume.cwd else app.cwd,  # a session keeps the folder it began in
         max_tokens=app.config.max_tokens, max_rounds=app.config.max_rounds, todos=todos, id=sid,
