@@ -99,7 +99,9 @@ def test_a_projects_import_stays_in_the_project_and_the_users_own_may_import_hom
     (home / "notes.md").write_text("my own notes\n")
     (home / ".claude").mkdir()
     (home / ".claude" / "CLAUDE.md").write_text("@~/notes.md\n")
-    (root / "CLAUDE.md").write_text("@~/.ssh/id_rsa\n@../outside.md\n")
+    (root / "CLAUDE.md").write_text("@~/.ssh/id_rsa\n@../outside.md\n@.env\n@package.json\n")
+    (root / ".env").write_text("API_TOKEN=hunter2\n")
+    (root / "package.json").write_text('{"scripts": {"test": "vitest"}}\n')
     (tmp_path / "outside.md").write_text("outside the repository\n")
     found = load_instructions(root, tmp_path / "none", home=home)
     assert "my own notes" in found.text and home / "notes.md" in found.files
@@ -108,7 +110,11 @@ def test_a_projects_import_stays_in_the_project_and_the_users_own_may_import_hom
         f"skipped @~/.ssh/id_rsa in {root / 'CLAUDE.md'}: it is outside {root.resolve()} (a project's instructions "
         "import only the project's files)",
         f"skipped @../outside.md in {root / 'CLAUDE.md'}: it is outside {root.resolve()} (a project's instructions "
-        "import only the project's files)"]
+        "import only the project's files)",
+        f"skipped @.env in {root / 'CLAUDE.md'}: a project's instructions import only text files (.json, .markdown, "
+        ".md, .mdc, .rst, .toml, .txt, .yaml, .yml), none hidden; attach it with @ in a message if it is meant to be "
+        "sent"]
+    assert "hunter2" not in found.text and '"test": "vitest"' in found.text
 
 
 def test_outside_a_repository_only_the_working_folder_counts(tmp_path):
