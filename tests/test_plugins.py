@@ -10,7 +10,8 @@ from pathlib import Path
 from tests.test_oneshot import ankit
 from tests.test_repl import home, run  # noqa: F401  (fixtures)
 
-PLUGIN = Path(__file__).parent / "fixtures" / "claude_code" / "wshobson" / "plugins" / "accessibility-compliance"
+FIXTURES_ROOT = Path(__file__).parent / "fixtures" / "claude_code"
+PLUGIN = FIXTURES_ROOT / "wshobson" / "plugins" / "accessibility-compliance"
 FAKE = Path(__file__).resolve().parent / "mcp_fake_server.py"
 
 
@@ -75,3 +76,17 @@ def test_its_command_and_agent_show_in_the_repl(run, home):
     term.line("/agents")
     term.expect("ui-visual-validator: Rigorous visual validation expert")
     assert term.finish() == 0
+
+
+def test_a_marketplace_says_what_it_lists_and_adds_one_by_name(tmp_path):
+    """wshobson/agents' own marketplace.json, with one of its plugins beside it."""
+    market = FIXTURES_ROOT / "wshobson"
+    listed = ankit(tmp_path, "plugin", "add", str(market))
+    assert listed.returncode == 1
+    assert listed.stderr.startswith(f"ankit: {market} is a marketplace of 92 plugins (documentation-standards, "
+                                    "code-documentation, ")
+    assert f"add one by name, e.g. ankit plugin add {market} documentation-standards" in listed.stderr
+    added = ankit(tmp_path, "plugin", "add", str(market), "accessibility-compliance")
+    assert added.returncode == 0 and added.stdout.startswith("added plugin accessibility-compliance 1.2.3"), added.stderr
+    remote = ankit(tmp_path, "plugin", "add", str(market), "pensyve")
+    assert remote.returncode == 1 and "is not a folder of this marketplace" in remote.stderr

@@ -19,6 +19,7 @@ from ankit.settings.claude_mcp import read_json, servers_of
 
 PLUGINS_FILE = "plugins.json"
 MANIFEST = Path(".claude-plugin") / "plugin.json"
+MARKETPLACE = Path(".claude-plugin") / "marketplace.json"
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 FILES_CAP = 5000  # files of one plugin hashed
 ROOT_VARIABLE = "${CLAUDE_PLUGIN_ROOT}"
@@ -61,9 +62,31 @@ def _inside(path: Path, root: Path) -> bool:
         return False
 
 
+def in_marketplace(root: Path, name: str | None) -> Path:
+    """The folder of a marketplace's plugin by name (its source a folder inside the marketplace); ConfigError
+    naming the plugins it lists when no name is given or the name is not there."""
+    data, problem = read_json(root / MARKETPLACE)
+    listed = data.get("plugins") if isinstance(data, dict) else None
+    entries = {str(p.get("name")): p.get("source") for p in listed or [] if isinstance(p, dict)}
+    if problem or not entries:
+        raise ConfigError(problem or f"{root / MARKETPLACE} lists no plugins")
+    shown = ", ".join(list(entries)[:5]) + (", ..." if len(entries) > 5 else "")
+    if name not in entries:
+        what = f"lists no plugin {name!r}" if name else f"is a marketplace of {len(entries)} plugins"
+        raise ConfigError(f"{root} {what} ({shown}): add one by name, e.g. ankit plugin add {root} {next(iter(entries))}")
+    source = entries[name]
+    folder = (root / source).resolve() if isinstance(source, str) and source.startswith(".") else None
+    if folder is None or not folder.is_relative_to(root):
+        raise ConfigError(f"the plugin {name} is not a folder of this marketplace ({json.dumps(source)}): clone it and "
+                          "add its folder with ankit plugin add PATH")
+    return folder
+
+
 def read_plugin(root: Path) -> Plugin:
     """The plugin in a folder; ConfigError with one line when it is none."""
     root = Path(root).expanduser().resolve()
+    if not (root / MANIFEST).is_file() and (root / MARKETPLACE).is_file():
+        in_marketplace(root, None)  # says which plugins it lists
     if not (root / MANIFEST).is_file():
         raise ConfigError(f"{root} has no {MANIFEST}: give the folder of a Claude Code plugin")
     data, problem = read_json(root / MANIFEST)
@@ -188,7 +211,7 @@ def server_values(plugins: list[Plugin], configured: dict) -> tuple[dict, list[s
     return ({"mcp": {"servers": servers}} if servers else {}), problems
 
 
-USAGE = "ankit plugin add PATH | list | remove NAME"
+USAGE = "ankit plugin add PATH | add MARKETPLACE NAME | list | remove NAME"
 
 
 def plugin_command(argv: list[str], config_home: Path) -> str:
@@ -196,6 +219,8 @@ def plugin_command(argv: list[str], config_home: Path) -> str:
     action, rest = (argv[0], argv[1:]) if argv else ("list", [])
     if action == "add" and len(rest) == 1:
         return add(config_home, Path(rest[0]))
+    if action == "add" and len(rest) == 2:
+        return add(config_home, in_marketplace(Path(rest[0]).expanduser().resolve(), rest[1]))
     if action == "remove" and len(rest) == 1:
         return remove(config_home, rest[0])
     if action == "list" and not rest:
