@@ -11,7 +11,7 @@ from pathlib import Path
 from ankit.errors import ConfigError
 from ankit.mcp.settings import server_config
 from ankit.settings import tomledit
-from ankit.settings.claude_mcp import server_table
+from ankit.settings.claude_mcp import project_servers, server_table
 
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,39}")
 ENV_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -138,11 +138,14 @@ def _empty_mcp(expected: dict) -> dict:
     return trimmed
 
 
-def describe(name: str, files: list[Path]) -> str:
-    """Where [mcp.servers.NAME] is set and what it runs; env values are never shown."""
+def describe(name: str, files: list[Path], cwd: Path | None = None) -> str:
+    """Where [mcp.servers.NAME] (or a server of cwd's .mcp.json) is set and what it runs; env values are never
+    shown."""
     check_name(name)
-    for path in files:
-        table = servers_in(tomledit.read(path)[1]).get(name)
+    found = [(path, servers_in(tomledit.read(path)[1]).get(name)) for path in files]
+    if cwd is not None:
+        found.append((cwd / ".mcp.json", project_servers(cwd)[0].get(name)))
+    for path, table in found:
         if isinstance(table, dict):
             lines = [f"{name} (in {path})", f"  command: {command_line(table)}"]
             env = table.get("env") or {}
@@ -150,4 +153,5 @@ def describe(name: str, files: list[Path]) -> str:
                 lines.append(f"  env: {', '.join(f'{k}=…' for k in env)} (values not shown)")
             lines += [f"  {k}: {table[k]}" for k in ("cwd", "core", "timeout", "startup_timeout", "start_timeout") if k in table]
             return "\n".join(lines)
-    raise ConfigError(f"no MCP server named {name!r} in {' or '.join(str(p) for p in files)}; see ankit mcp list")
+    where = " or ".join(str(path) for path, _ in found)
+    raise ConfigError(f"no MCP server named {name!r} in {where}; see ankit mcp list")

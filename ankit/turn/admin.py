@@ -80,7 +80,7 @@ class Admin:
             _, project = _mcp_options(rest[1:])
             return mcp_admin.remove(self.config_file(project), rest[0], self.config_file(not project))
         if action == "get" and len(rest) == 1:
-            return mcp_admin.describe(rest[0], [self.config_file(True), self.config_file(False)])
+            return mcp_admin.describe(rest[0], [self.config_file(True), self.config_file(False)], self.cwd)
         raise AnkitError(f"usage: {MCP_USAGE}")
 
     def _next_step(self, project: bool) -> str:
