@@ -14,7 +14,7 @@ HELP = {
             "The MCP servers: their state and tools, adding and removing one in config.toml (add-json: Claude\n"
             "Code's JSON; import: the servers configured for Claude Desktop and Claude Code), signing in to one\n"
             "over OAuth, and having the model write search phrases for their tools. See ankit help mcp."),
-    "plugin": ("ankit plugin [add PATH | list | remove NAME]",
+    "plugin": ("ankit plugin [add PATH | add MARKETPLACE NAME | list | remove NAME]",
                "Claude Code plugins (a folder with .claude-plugin/plugin.json): its commands, agents, skills and\n"
                "MCP servers used as a unit, trusted as they are when added. See ankit help plugins."),
     "eval-discovery": ("ankit eval-discovery --catalog FILE --queries FILE [...]",
