@@ -85,7 +85,7 @@ def test_the_trust_question_lists_the_mcp_json_servers_as_written_and_a_change_i
     shown = term.expect("Trust this folder and apply them? [y/N] ")
     assert "start the MCP server fake: ${FAKE_PY} ${FAKE_DIR:-/nowhere}/mcp_fake_server.py" in shown
     assert "connect to the MCP server docs at ${DOCS_URL:-http://127.0.0.1:9/mcp}" in shown
-    term.type("y")
+    term.answer("y")
     term.expect("ankit ")
     term.finish()
     changed = json.loads(json.dumps(MCP_JSON))
@@ -94,7 +94,7 @@ def test_the_trust_question_lists_the_mcp_json_servers_as_written_and_a_change_i
     term = run()
     shown = term.expect("[y/N] ")
     assert "changed since you trusted it" in shown and "--tools=3" in shown
-    term.type("n")
+    term.answer("n")
     term.finish()
 
 
@@ -107,7 +107,7 @@ def test_a_real_mcp_json_is_asked_about_as_written_and_started_only_once_trusted
     assert ("start the MCP server serena: uvx --from git+https://github.com/oraios/serena serena start-mcp-server "
             "--context ide-assistant --project /Users/tomohiko/fast-playwright-mcp --enable-web-dashboard False") \
         in " ".join(shown.replace("↪", "").split())  # a long line wraps with a marker
-    term.type("n")
+    term.answer("n")
     term.expect("ignored this time")
     term.line("/mcp")
     term.expect("no MCP servers")

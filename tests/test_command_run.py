@@ -53,7 +53,7 @@ def test_a_declined_command_sends_nothing(run, provider_server, home):
     term.line("/now")
     term.expect("date")
     term.expect("[N]o")
-    term.type("n")
+    term.answer("n")
     term.expect("why not?")
     term.type("\r")
     term.expect("/now not sent: its command date was declined")
