@@ -79,7 +79,7 @@ class Index:
         avg = {f: (sum(len(d[f]) for d in docs) / count) or 1.0 for f in FIELDS}
         raw: dict[str, dict[int, float]] = defaultdict(dict)
         for i, doc in enumerate(docs):
-            for f in FIELDS:
+            for f in (f for f in FIELDS if doc[f]):
                 b = w.b_name if f in _SHORT else w.b
                 norm = getattr(w, f) / (1 - b + b * len(doc[f]) / avg[f])
                 for term in doc[f]:
