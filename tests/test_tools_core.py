@@ -349,7 +349,8 @@ def test_get_time_unknown_zone(tmp_path):
 # Missed since the ranking became one BM25F function fitted on data outside the bundled tools (issue 31): a
 # group's keywords no longer outweigh another group's words ('changed' is edit's as much as git's). Listed, so a
 # new miss (or a fixed one) shows.
-MISSED = {("apply_patch", "apply this diff to the repository"), ("write_file", "write a .gitignore for a python project"),
+MISSED = {("apply_patch", "apply this diff to the repository"),
+          ("write_file", "write a .gitignore for a python project"),
           ("write_file", "save these notes to notes.md"), ("git_log", "who changed this file last"),
           ("git_status", "which files have I changed"), ("git_status", "show uncommitted changes in the repo"),
           ("routine_list", "list my recurring tasks"), ("job_output", "show the dev server logs"),

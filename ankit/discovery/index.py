@@ -23,7 +23,8 @@ from dataclasses import dataclass, field
 from ankit.discovery.catalog import Catalog, described
 from ankit.discovery.rules import Rules
 from ankit.discovery.synonyms import light_verb, relatives, spelled_out
-from ankit.discovery.terms import RequestPart, keyword_terms, name_key, name_terms, phrase_terms, request_parts, split_name
+from ankit.discovery.terms import (RequestPart, keyword_terms, name_key, name_terms, phrase_terms, request_parts,
+                                   split_name)
 from ankit.discovery.vectors import Meanings, shipped
 from ankit.discovery.weights import FIELDS, MIN_PREFIX, Weights
 from ankit.tooling.tool import Tool
