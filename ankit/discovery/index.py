@@ -23,7 +23,8 @@ from dataclasses import dataclass, field
 from ankit.discovery.catalog import Catalog, described
 from ankit.discovery.rules import Rules
 from ankit.discovery.synonyms import light_verb, relatives, spelled_out
-from ankit.discovery.terms import RequestPart, keyword_terms, name_key, name_terms, phrase_terms, request_parts, split_name
+from ankit.discovery.terms import (RequestPart, keyword_terms, name_key, name_terms, phrase_terms, request_parts,
+                                   split_name)
 from ankit.discovery.vectors import Meanings, shipped
 from ankit.discovery.weights import FIELDS, MIN_PREFIX, Weights
 from ankit.tooling.tool import Tool
@@ -79,7 +80,7 @@ class Index:
         avg = {f: (sum(len(d[f]) for d in docs) / count) or 1.0 for f in FIELDS}
         raw: dict[str, dict[int, float]] = defaultdict(dict)
         for i, doc in enumerate(docs):
-            for f in FIELDS:
+            for f in (f for f in FIELDS if doc[f]):
                 b = w.b_name if f in _SHORT else w.b
                 norm = getattr(w, f) / (1 - b + b * len(doc[f]) / avg[f])
                 for term in doc[f]:
