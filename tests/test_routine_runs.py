@@ -59,8 +59,9 @@ def test_a_routine_runs_when_due_with_read_only_tools_only_and_its_answer_is_a_s
     added = ankit(tmp_path, "routine", "add", "every day 09:00", "what do my notes say?")
     assert added.returncode == 0 and added.stdout.startswith("added routine #1 every day 09:00"), added.stderr
     store = tmp_path / "data" / "ankit" / "routines.json"
-    added_on = datetime.fromisoformat(json.loads(store.read_text())["routines"][0]["created"]).date()
-    created = (added_on + timedelta(days=1)).isoformat()  # the next morning
+    added_at = datetime.fromisoformat(json.loads(store.read_text())["routines"][0]["created"])
+    first_day = added_at.date() + timedelta(days=0 if added_at.hour < 9 else 1)  # the first 09:00 after adding it
+    created = first_day.isoformat()
     command = cron_command(tmp_path)
     log = run_cron(tmp_path, command, f"{created}T08:59")
     assert "no routine is due" in log and provider_server.requests == []
