@@ -14,7 +14,9 @@ from ankit.mcp.jsonrpc import (  # noqa: F401 (McpError, METHOD_NOT_FOUND, LINE_
     redact, reply_to, request_message, rpc_error,
 )
 from ankit.safety import text as boundary
-from ankit.safety.processes import end_group
+from ankit.safety.processes import contained, end_group
+
+
 
 
 class StdioTransport:
@@ -71,10 +73,11 @@ class StdioTransport:
         cwd = os.path.expanduser(self.cwd) if self.cwd else None
         if cwd and not os.path.isdir(cwd):
             raise McpError(f"MCP server {self.name!r}: cwd {self.cwd!r} is not a folder; fix it in [mcp.servers.{self.name}]")
+        env = {**os.environ, **self.env}
         try:
-            self._proc = subprocess.Popen(
-                [os.path.expanduser(self.command), *self.args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                stderr=self._log if self._log else subprocess.DEVNULL, cwd=cwd, env={**os.environ, **self.env},
+            self._proc = subprocess.Popen(  # nothing it starts outlives it (safety/processes.py: contained)
+                contained([os.path.expanduser(self.command), *self.args], env, cwd), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                stderr=self._log if self._log else subprocess.DEVNULL, cwd=cwd, env=env,
                 start_new_session=True,  # its own process group: Ctrl-C does not reach it, close ends all of it
             )
         except OSError as exc:

@@ -1,6 +1,6 @@
 """The sandbox trampoline: `python3 -m ankit.safety.confine [--write DIR]... [--protect PATH]... [--hide PATH]...
-[--no-network] [--landlock-only] -- COMMAND...` confines itself (Linux: namespaces where they work, Landlock,
-seccomp) and then execs COMMAND.
+[--no-network] [--landlock-only] [--contain-only] -- COMMAND...` confines itself (Linux: namespaces where they
+work, Landlock, seccomp) and then runs COMMAND so that nothing it starts outlives it.
 
 It runs as a process of its own, never as preexec_fn of ankit's threaded process. What it cannot apply it does
 not skip: it exits with code 126 and one line on stderr instead of running COMMAND unconfined. Only the standard
@@ -19,13 +19,20 @@ library is imported here, and ankit starts it by its file path with `python3 -I 
   proxy, a database, an agent in the home folder) covered like --hide: a socket outside is reached through its
   path, which Landlock does not guard. Abstract unix sockets made outside and signals to processes outside are
   refused in every case (Landlock scopes, ABI 6+).
+- containment (always, --contain-only alone for a process ankit starts outside the sandbox): COMMAND runs in a new
+  PID namespace where the user namespace could be made, under a small init that ends with it, so the kernel ends
+  everything left in it (a `setsid cmd &`, a double-forked daemon); elsewhere this process becomes a child
+  subreaper: every orphaned descendant, setsid or not, is reparented to it and ended once COMMAND exits. Its
+  exit status is COMMAND's; SIGTERM, SIGINT, SIGHUP and SIGQUIT are passed on to COMMAND.
 """
 
 import ctypes
 import os
+import signal
 import stat
 import struct
 import sys
+import time
 
 SYS_CREATE_RULESET, SYS_ADD_RULE, SYS_RESTRICT_SELF = 444, 445, 446  # the same on every architecture
 CREATE_RULESET_VERSION = 1
@@ -35,7 +42,10 @@ FS_EXECUTE, FS_WRITE_FILE, FS_READ_FILE, FS_READ_DIR = 1, 2, 4, 8
 FS_TRUNCATE, FS_IOCTL_DEV = 1 << 14, 1 << 15
 NET_BIND_TCP, NET_CONNECT_TCP = 1, 2
 SCOPE_ABSTRACT_UNIX, SCOPE_SIGNAL = 1, 2
-CLONE_NEWNS, CLONE_NEWUSER, CLONE_NEWNET = 0x20000, 0x10000000, 0x40000000
+CLONE_NEWNS, CLONE_NEWUSER, CLONE_NEWNET, CLONE_NEWPID = 0x20000, 0x10000000, 0x40000000, 0x20000000
+PR_SET_PDEATHSIG, PR_SET_CHILD_SUBREAPER = 1, 36
+PASSED_ON = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGQUIT)
+SWEEP_GRACE, SWEEP_LIMIT = 0.3, 5.0  # seconds leftovers get after SIGTERM; seconds before giving up
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 1, 2, 4, 8, 32, 4096, 16384, 1 << 18
 MS_NOATIME, MS_NODIRATIME, MS_RELATIME, ST_RELATIME = 1024, 2048, 1 << 21, 4096
 EXIT_REFUSED = 126
@@ -95,11 +105,11 @@ def _mount(source: str | None, target: str, flags: int) -> None:
 
 
 def enter_namespaces(protect: list[str], hide: list[str], network: bool) -> bool:
-    """A new user and mount namespace (and network namespace without network) with the protected paths
+    """A new user, mount and PID namespace (and network namespace without network) with the protected paths
     bind-mounted read-only and the hidden ones covered; False where namespaces are not allowed (nothing changed
-    then)."""
+    then). The PID namespace is the next child's (contained() starts its init there)."""
     uid, gid = os.geteuid(), os.getegid()
-    flags = CLONE_NEWUSER | CLONE_NEWNS | (0 if network else CLONE_NEWNET)
+    flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | (0 if network else CLONE_NEWNET)
     if _libc.unshare(flags) < 0:
         return False
     try:
@@ -219,7 +229,7 @@ def parse(argv: list[str]) -> tuple[dict[str, list[str]], set[str], list[str]]:
     switches, index = set(), 0
     while index < len(options):
         flag = options[index]
-        if flag in ("--no-network", "--landlock-only"):
+        if flag in ("--no-network", "--landlock-only", "--contain-only"):
             switches.add(flag)
         elif flag in ("--write", "--protect", "--hide") and index + 1 < len(options):
             index += 1
@@ -261,7 +271,8 @@ def _is_socket(path: str) -> bool:
 
 
 def confine(writes: list[str], protect: list[str], hide: list[str], network: bool, namespaces: bool = True) -> str:
-    """Apply every restriction to this process; returns how .git and the network were handled."""
+    """Apply every restriction to this process; returns how .git and the network were handled ("namespaces":
+    the next child starts a new PID namespace too)."""
     abi = landlock_abi()
     if abi < 1:
         raise Refused("Landlock is not available in this kernel")
@@ -269,28 +280,134 @@ def confine(writes: list[str], protect: list[str], hide: list[str], network: boo
         raise Refused("seccomp is not available here, so the network cannot be shut off")
     existing, covered = [p for p in protect if os.path.lexists(p)], [p for p in hide if os.path.exists(p)]
     covered += [] if network else bound_sockets(covered)
-    wanted = namespaces and (existing or covered or not network)
-    mounted = enter_namespaces(existing, covered, network) if wanted else not existing
-    landlock(abi, writes, existing, mounted, network)
+    entered = enter_namespaces(existing, covered, network) if namespaces else False  # PID namespace: always
+    landlock(abi, writes, existing, entered or not existing, network)
     if not network:
         seccomp_no_network()
-    return "namespaces" if mounted else "landlock"
+    return "namespaces" if entered else "landlock"
 
 
-def main(argv: list[str]) -> int:
-    """Confine, then exec the command; 126 with one line on stderr when confinement fails."""
-    try:
-        lists, switches, command = parse(argv)
-        confine(lists["--write"], lists["--protect"], lists["--hide"], "--no-network" not in switches,
-                "--landlock-only" not in switches)
-    except Refused as exc:
-        print(f"ankit sandbox: {exc}; the command did not run", file=sys.stderr)
-        return EXIT_REFUSED
+def contained(command: list[str], pid_namespace: bool) -> int:
+    """Run command to its end so that nothing it started outlives it (see the module's docstring); its status.
+    pid_namespace: this process unshared a PID namespace, which its next child (an init) enters."""
+    if not pid_namespace and _libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0:
+        raise Refused(f"cannot become a child subreaper: {os.strerror(ctypes.get_errno())}")
+    parent = os.getpid()
+    child = os.fork()
+    if child == 0:
+        _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # this process killed: its child goes too
+        if not pid_namespace and os.getppid() != parent:
+            os._exit(EXIT_REFUSED)
+        os._exit(_init(command) if pid_namespace else _run(command))
+    _pass_on(child)
+    status = _wait_for(child)
+    if not pid_namespace:
+        _sweep()
+    return _exit_like(status)
+
+
+def _run(command: list[str]) -> int:
+    """Exec command with the signals Python ignores back to their defaults; 127 when it cannot run."""
+    for sig in (signal.SIGPIPE, signal.SIGXFSZ):
+        signal.signal(sig, signal.SIG_DFL)
     try:
         os.execvp(command[0], command)
     except OSError as exc:
         print(f"ankit sandbox: cannot run {command[0]!r}: {exc.strerror or exc}", file=sys.stderr)
-        return 127
+    return 127
+
+
+def _init(command: list[str]) -> int:
+    """PID 1 of the new namespace: start command, reap every orphan, end when command ends (the kernel then
+    kills whatever is left in the namespace); 128 + N for a command ended by signal N."""
+    child = os.fork()
+    if child == 0:
+        os._exit(_run(command))
+    _pass_on(child)
+    status = _wait_for(child, anyone=True)
+    return 128 + os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
+
+
+def _pass_on(child: int) -> None:
+    """The signals that ask a command to stop reach it (an init ignores what it has no handler for)."""
+    for sig in PASSED_ON:
+        signal.signal(sig, lambda number, frame: _kill(child, number))
+
+
+def _kill(pid: int, sig: int) -> None:
+    try:
+        os.kill(pid, sig)
+    except OSError:
+        pass
+
+
+def _wait_for(child: int, anyone: bool = False) -> int:
+    """The child's wait status; with anyone, every other child ended meanwhile is reaped on the way."""
+    while True:
+        pid, status = os.waitpid(-1 if anyone else child, 0)
+        if pid == child:
+            return status
+
+
+def _sweep() -> None:
+    """End every descendant left behind (reparented here, the subreaper): SIGTERM, a short grace, SIGKILL."""
+    start = time.monotonic()
+    while (left := _children()) and time.monotonic() - start < SWEEP_LIMIT:
+        late = time.monotonic() - start > SWEEP_GRACE
+        for pid in left:
+            _kill(pid, signal.SIGKILL if late else signal.SIGTERM)
+        time.sleep(0.02)
+        _reap()
+
+
+def _reap() -> None:
+    try:
+        while os.waitpid(-1, os.WNOHANG)[0] > 0:
+            pass
+    except ChildProcessError:
+        pass
+
+
+def _children() -> list[int]:
+    """This process's live children, from /proc (zombies are reaped, not listed)."""
+    _reap()
+    found, me = [], str(os.getpid()).encode()
+    for entry in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as handle:
+                fields = handle.read().rpartition(b")")[2].split()
+        except (OSError, ValueError):
+            continue
+        if len(fields) > 1 and fields[1] == me and fields[0] != b"Z":
+            found.append(int(entry))
+    return found
+
+
+def _exit_like(status: int) -> int:
+    """End the way the command ended: by the same signal, or with its exit code."""
+    if os.WIFSIGNALED(status):
+        sig = os.WTERMSIG(status)
+        try:
+            signal.signal(sig, signal.SIG_DFL)
+            os.kill(os.getpid(), sig)
+        except (OSError, ValueError):
+            pass
+        return 128 + sig
+    return os.WEXITSTATUS(status)
+
+
+def main(argv: list[str]) -> int:
+    """Confine (unless --contain-only), then run the command contained; 126 with one line on stderr when
+    confinement fails."""
+    try:
+        lists, switches, command = parse(argv)
+        entered = "--contain-only" not in switches and confine(
+            lists["--write"], lists["--protect"], lists["--hide"], "--no-network" not in switches,
+            "--landlock-only" not in switches) == "namespaces"
+        return contained(command, entered)
+    except Refused as exc:
+        print(f"ankit sandbox: {exc}; the command did not run", file=sys.stderr)
+        return EXIT_REFUSED
 
 
 if __name__ == "__main__":

@@ -8,18 +8,44 @@ Every group ankit starts (MCP servers, background jobs, command runs, `!command`
 (`track`): when ankit exits (normally, on an error, or on SIGTERM/SIGHUP, which the CLI turns into an orderly
 exit) `end_all` ends each tracked group that still has a member, the same way: SIGTERM, a short grace, SIGKILL.
 A group whose leader already exited but whose children live on (a `cmd &` inside a command) is ended too.
+
+A process that leaves its group (`setsid cmd &`, a double-forked daemon) is not reached by the group's signals, so
+every command ankit starts goes through `contained`: the trampoline (confine.py) runs it under a child subreaper
+that ends every descendant left when it exits (sandboxed commands get a PID namespace there instead).
 """
 
 import atexit
 import os
+import shutil
 import signal
 import subprocess
+import sys
 import threading
 import time
+from pathlib import Path
 
 _TRACKED: set[int] = set()  # process group ids ankit started and has not ended yet
 _LOCK = threading.Lock()
 EXIT_GRACE = 0.5  # seconds the groups still alive at exit get between SIGTERM and SIGKILL
+TRAMPOLINE = Path(__file__).with_name("confine.py")
+
+
+def trampoline() -> list[str]:
+    """How the trampoline starts: by its file path with -I -S (nothing from the working folder runs first)."""
+    return [sys.executable, "-I", "-S", str(TRAMPOLINE)]
+
+
+def contained(argv: list[str], env: dict | None = None, cwd=None) -> list[str]:
+    """argv started so that nothing it starts outlives it (Linux: under the trampoline's subreaper); argv already
+    started through the trampoline (the sandbox's) and argv elsewhere stay as they are. FileNotFoundError, as
+    Popen raises it, when argv[0] is no program (PATH from env, a relative path from cwd)."""
+    if not sys.platform.startswith("linux") or argv[:4] == trampoline():
+        return argv
+    found = shutil.which(argv[0], path=(env or os.environ).get("PATH")) if os.sep not in argv[0] else argv[0]
+    where = os.path.join(cwd or ".", found or "")
+    if not found or not os.access(where, os.X_OK) or os.path.isdir(where):
+        raise FileNotFoundError(2, "No such file or directory", argv[0])
+    return [*trampoline(), "--contain-only", "--", *argv]
 
 
 def group_alive(pgid: int) -> bool:

@@ -24,7 +24,7 @@ def run_shell(command: str, cwd: Path, write: Callable[[str], None], scrub: Scru
     """
     decoder, stream = codecs.getincrementaldecoder("utf-8")("replace"), (scrub or Scrubber()).stream()
     chunks: list[str] = []
-    proc = processes.track(subprocess.Popen(command, shell=True, cwd=cwd, stdin=subprocess.DEVNULL,
+    proc = processes.track(subprocess.Popen(processes.contained(["/bin/sh", "-c", command]), cwd=cwd, stdin=subprocess.DEVNULL,
                                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True))
     try:  # nothing between the start and here: a Ctrl-C must find the command under the handler below
         while chunk := os.read(proc.stdout.fileno(), 4096):

@@ -154,7 +154,8 @@ def _run(ctx, argv: list[str], timeout: float, args: tuple) -> subprocess.Comple
     env.pop("GIT_EXTERNAL_DIFF", None)
     try:  # its own process group, tracked: a hook or helper git starts never outlives the call or ankit
         proc = processes.track(subprocess.Popen(
-            argv, cwd=ctx.cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, env=env,
+            processes.contained(argv, env, ctx.cwd), cwd=ctx.cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            stdin=subprocess.DEVNULL, env=env,
             encoding="utf-8", errors="replace", start_new_session=True))
         try:
             out, err = proc.communicate(timeout=timeout)
