@@ -34,8 +34,9 @@ def escapes(tag: str, tmp_path: Path) -> str:
     """A shell line that leaves behind three sleeps marked with tag: one setsid in the background, one double-forked
     by a subshell, one by a real daemon (setsid, its own stdio)."""
     (tmp_path / "daemon.py").write_text(DAEMON)
-    return (f"setsid sleep {tag}1 & (setsid sh -c 'sleep {tag}2 &' &); {sys.executable} {tmp_path}/daemon.py {tag}3; "
-            "echo started")
+    quiet = ">/dev/null 2>&1 </dev/null"  # none holds the output pipe: a reader waiting for its end would hang
+    return (f"setsid sleep {tag}1 {quiet} & (setsid sh -c 'sleep {tag}2 {quiet} &' &); "
+            f"{sys.executable} {tmp_path}/daemon.py {tag}3; echo started")
 
 
 def left(tag: str) -> list[int]:
