@@ -7,6 +7,10 @@ from datetime import datetime, timezone
 
 ARGUMENTS_CAP = 8 * 1024 * 1024  # characters of one call's arguments taken from a model (MCP's lines: 32 MB)
 TOO_LONG = "ankit_arguments_too_long"  # the one key of the arguments kept for a call past ARGUMENTS_CAP
+# What a tool may do (its declared effects, ankit/safety/effects.py): reads, writes in the working folder, writes
+# elsewhere, lasting state (memory, notes, routines, MCP and hook settings), the network, runs programs.
+EFFECTS = ("read", "write", "write-elsewhere", "lasting", "network", "run")
+ASKED_EFFECTS = ("write-elsewhere", "run")  # a call whose tool may do these is asked first, whatever the tool says
 
 
 @dataclass

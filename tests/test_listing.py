@@ -18,6 +18,7 @@ name = "{name}"
 description = "{description}"
 group = "things"
 read_only = False
+effects = ["read"]
 parameters = {{"type": "object", "properties": {{"text": {{"type": "string", "enum": ["a", "b"]}}}}}}
 examples = ["say a thing"]
 time_limit = 7
@@ -42,7 +43,7 @@ def imports(marker: Path) -> int:
 
 
 def fields(tool) -> tuple:
-    return (tool.spec(), tool.group, tool.read_only, tool.examples, tool.source, callable(tool.needs_approval),
+    return (tool.spec(), tool.group, tool.read_only, tool.declared_effects(), tool.examples, tool.source, callable(tool.needs_approval),
             callable(tool.preview), tool.changes, tool.limit({}, ToolContext(cwd=Path("."))))
 
 

@@ -32,6 +32,7 @@ def make_task_tool(agents: dict[str, AgentSpec]) -> Tool:
             raise ToolError("the prompt is empty: write the whole task for the subagent")
         return ctx.run_task(args, ctx.output)
 
-    return Tool("task", text, PARAMETERS, run, group="agents", source="ankit",
+    # no effect of its own: each call its subagent makes is decided as the session's own calls are
+    return Tool("task", text, PARAMETERS, run, group="agents", source="ankit", effects=frozenset(),
                 examples=["delegate a task to a subagent", "run a side investigation in a separate context",
                           "several research tasks at once with subagents"], time_limit=24 * 3600)

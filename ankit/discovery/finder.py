@@ -309,4 +309,4 @@ def make_find_tools(
         return result_text(outcome, index.catalog, newly, loaded, query, doubles(index, outcome.activate), code)
 
     return FinderTool("find_tools", BASE_DESCRIPTION, PARAMETERS, run, group="core", read_only=True, source="ankit",
-                      index_of=index_getter, mode=mode, loaded=active)
+                      effects=frozenset({"read"}), index_of=index_getter, mode=mode, loaded=active)

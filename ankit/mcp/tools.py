@@ -6,6 +6,7 @@ import re
 from collections.abc import Callable
 
 from ankit.errors import ToolError
+from ankit.safety.effects import from_annotations
 from ankit.tooling.tool import JsonText, Tool
 
 NAME_LIMIT = 64
@@ -120,7 +121,8 @@ def make_tool(server: str, spec: dict, exposed: str, call: Caller, hints: bool =
 
     return Tool(name=exposed, description=description, parameters=object_schema(spec.get("inputSchema")),
                 run=run, group=f"mcp:{server}", read_only=read_only, needs_approval=not read_only,
-                preview=preview, source=f"MCP server {server}")
+                preview=preview, source=f"MCP server {server}",
+                effects=from_annotations(spec.get("annotations") if hints else None))
 
 
 def _task_only(spec: dict) -> bool:

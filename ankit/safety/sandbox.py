@@ -37,7 +37,6 @@ COMMAND_TOOLS = ("run_command", "job_start")
 CREDENTIALS = (".ssh", ".gnupg", ".aws", ".azure", ".config/gcloud", ".config/gh", ".kube", ".docker", ".netrc",
                ".git-credentials", ".pypirc", ".npmrc")  # in the home folder: hidden from the model's commands
 ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-EDIT_GROUPS = ("edit", "git")
 SEATBELT = "/usr/bin/sandbox-exec"
 NO_LANDLOCK = {38: "the kernel has no Landlock: it needs Linux 5.13+ built with it",
                95: "Landlock is in the kernel but not enabled: add landlock to the lsm= boot parameter",

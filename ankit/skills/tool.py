@@ -156,6 +156,7 @@ def make_skill_tool(get_skills: Callable[[], list[Skill]]) -> Tool:
         run=run,
         group="core",
         read_only=True,
+        effects=frozenset({"read"}),
         examples=["use a skill", "load the review-commit skill", "follow the procedure for this task"],
         source=__file__,
     )

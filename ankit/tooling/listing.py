@@ -14,9 +14,10 @@ from pathlib import Path
 
 from ankit import __version__
 from ankit.safety import statefiles
+from ankit.safety.effects import declared
 from ankit.tooling.tool import Tool, call_flexibly
 
-FORMAT = 1  # bump when what is stored changes
+FORMAT = 2  # bump when what is stored changes
 HOOKS = ("needs_approval", "preview", "changes", "time_limit")  # a module's functions, called through the module
 _DEPTH = 3  # folder/*.py, folder/GROUP/*.py and helpers one level further down
 
@@ -49,7 +50,7 @@ def describe(tool: Tool) -> dict | None:
     if tool.preview is not None and "preview" not in hooks or tool.changes is not None and "changes" not in hooks:
         return None
     entry = {"name": tool.name, "description": tool.description, "parameters": tool.parameters, "group": tool.group,
-             "read_only": tool.read_only, "examples": tool.examples, "hooks": hooks,
+             "read_only": tool.read_only, "effects": sorted(tool.declared_effects()), "examples": tool.examples, "hooks": hooks,
              "needs_approval": None if "needs_approval" in hooks else tool.needs_approval,
              "time_limit": None if "time_limit" in hooks else tool.time_limit}
     try:
@@ -106,7 +107,8 @@ def lazy_tool(entry: dict, path: Path, load) -> Tool:
                 needs_approval=_Asks(module, hook.get("needs_approval", entry["needs_approval"])),
                 preview=hook.get("preview"),
                 examples=entry["examples"], source=str(path), changes=hook.get("changes"),
-                time_limit=hook.get("time_limit", entry["time_limit"]), lasting=_Lasting(module))
+                time_limit=hook.get("time_limit", entry["time_limit"]), lasting=_Lasting(module),
+                effects=_Effects(module))
 
 
 class _Lasting:
@@ -116,8 +118,21 @@ class _Lasting:
         self.module = module
 
     def __call__(self, args, ctx=None):
-        lasting = getattr(self.module.get(), "lasting", False)
+        module = self.module.get()
+        if not hasattr(module, "lasting"):
+            return hasattr(module, "effects") and "lasting" in declared(module.effects)
+        lasting = module.lasting
         return bool(call_flexibly(lasting, args, ctx)) if callable(lasting) else bool(lasting)
+
+
+class _Effects:
+    """effects of a cached tool: what the module declares now (imported for it), never what the file says."""
+
+    def __init__(self, module: _Module):
+        self.module = module
+
+    def __call__(self) -> frozenset[str]:
+        return declared(getattr(self.module.get(), "effects", None))
 
 
 class ListingCache:

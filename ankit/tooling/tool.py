@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ankit.errors import ToolError
-from ankit.records import TodoList, ToolSpec
+from ankit.records import ASKED_EFFECTS, EFFECTS, TodoList, ToolSpec
 
 DEFAULT_TIME_LIMIT = 600.0  # seconds a tool's run() may take unless it or the config says otherwise
 
@@ -66,6 +66,8 @@ class Tool:
     changes: Callable | None = None  # changes(args, ctx) -> the paths a call will change (for checkpoints)
     time_limit: float | Callable | None = None  # seconds run() may take: a number, or a function of the args
     lasting: bool | Callable = False  # its effect outlives the session (memory, notes, routines, MCP settings)
+    effects: frozenset[str] | Callable = frozenset(EFFECTS)  # what it may do (safety/effects.py): everything unless
+    # declared; a function (a cached listing's tool) asks its module when a call needs it
     phrases: list[str] = field(default_factory=list)  # what users type for it, written by a model: searched, never sent
 
     def spec(self) -> ToolSpec:
@@ -74,7 +76,7 @@ class Tool:
 
     def wants_approval(self, args: dict, ctx: ToolContext) -> bool:
         """Whether this call must be approved by the user before it runs."""
-        if self.outlives(args, ctx):
+        if self.outlives(args, ctx) or self.declared_effects() & set(ASKED_EFFECTS):
             return True
         if self.read_only and not callable(self.needs_approval):
             return False
@@ -85,6 +87,10 @@ class Tool:
     def outlives(self, args: dict, ctx: ToolContext) -> bool:
         """Whether this call's effect outlives the session: it is always asked and its result marked."""
         return bool(call_flexibly(self.lasting, args, ctx)) if callable(self.lasting) else bool(self.lasting)
+
+    def declared_effects(self) -> frozenset[str]:
+        """What the tool declares it may do (everything when it declares nothing)."""
+        return frozenset(self.effects()) if callable(self.effects) else self.effects
 
     def limit(self, args: dict, ctx: ToolContext) -> float:
         """The seconds this call may run: the tool's own limit, else the config's tool_timeout, else the default."""

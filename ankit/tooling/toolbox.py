@@ -12,8 +12,9 @@ from ankit.errors import Cancelled, ToolError
 from ankit.protocols import Approver, Checkpoints
 from ankit.records import ARGUMENTS_CAP, TOO_LONG, ToolCall, ToolResult
 from ankit.safety import text as boundary
+from ankit.safety.effects import changes
 from ankit.safety.policy import Policy
-from ankit.safety.sandbox import COMMAND_TOOLS, EDIT_GROUPS, Sandbox, Verdict
+from ankit.safety.sandbox import COMMAND_TOOLS, Sandbox, Verdict
 from ankit.safety.scrub import Scrubber
 from ankit.safety.statefiles import bundled
 from ankit.tooling.hooks import Hooks
@@ -137,7 +138,7 @@ def _sandbox_step(tool: Tool, args: dict, ctx: ToolContext, sandbox: Sandbox | N
     if sandbox is None:
         return Verdict()
     confines = (tool.name in COMMAND_TOOLS and _bundled(tool)) or (tool.name == "run_code" and tool.source == "ankit")
-    edits = not tool.read_only and (tool.changes is not None or tool.group in EDIT_GROUPS)
+    edits = changes(tool.declared_effects())  # a tool without a declaration changes everything
     return sandbox.verdict(tool.name, confines, edits, args)
 
 

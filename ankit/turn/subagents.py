@@ -21,6 +21,7 @@ from ankit.turn.registry import Registry
 from ankit.protocols import View
 from ankit.turn.session import Session
 from ankit.records import SubagentRun
+from ankit.safety.effects import reads_only
 from ankit.storage.sessions import new_session_id
 from ankit.tooling.activation import Activation
 from ankit.tooling.hooks import Hooks
@@ -238,13 +239,13 @@ def _activator(registry: Registry, activation: Activation, found: set[str]):
 
 def _allowed(spec: AgentSpec | None, found: set[str]):
     """Which tools a subagent may call: every tool, or its agent's list (names or groups) and, when the list has
-    find_tools, the groups it found; read-only ones only for an untrusted project's agent."""
+    find_tools, the groups it found; for an untrusted project's agent only those whose declared effects are reads."""
     def allowed(tool: Tool | None) -> bool:
         if tool is None or tool.name in ("task", "run_code"):  # no subagent of a subagent; programs: the main session's
             return False
         if spec is None:
             return True
-        if spec.read_only and not tool.read_only:
+        if spec.read_only and not reads_only(tool.declared_effects()):
             return False
         if spec.tools is None or tool.name in spec.tools or tool.group in spec.tools:
             return True

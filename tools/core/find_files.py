@@ -25,6 +25,7 @@ parameters = {
     "additionalProperties": False,
 }
 read_only = True
+effects = ["read"]
 needs_approval = paths.needs_approval
 examples = [
     "find all python files in the project",

@@ -17,6 +17,7 @@ parameters = {
     "additionalProperties": False,
 }
 read_only = True
+effects = ["read"]
 needs_approval = False
 examples = [
     "what time is it",

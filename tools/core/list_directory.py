@@ -21,6 +21,7 @@ parameters = {
     "additionalProperties": False,
 }
 read_only = True
+effects = ["read"]
 needs_approval = paths.needs_approval
 examples = [
     "what files are in this project",

@@ -27,6 +27,7 @@ parameters = {
     "additionalProperties": False,
 }
 read_only = True
+effects = ["read"]
 needs_approval = paths.needs_approval
 examples = [
     "show me the contents of setup.py",

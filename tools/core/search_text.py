@@ -38,6 +38,7 @@ parameters = {
     "additionalProperties": False,
 }
 read_only = True
+effects = ["read"]
 needs_approval = paths.needs_approval
 examples = [
     "where is the function parse_config defined",

@@ -33,6 +33,7 @@ parameters = {
     "additionalProperties": False,
 }
 read_only = False
+effects = []  # only the session's own checklist
 needs_approval = False  # it changes only the session's own checklist
 examples = [
     "make a todo list for this refactoring",

@@ -22,6 +22,7 @@ parameters = {
     "additionalProperties": False,
 }
 read_only = False
+effects = ["read", "write", "write-elsewhere"]  # outside the working folder after a question
 needs_approval = True
 examples = [
     "apply this diff to the repository",

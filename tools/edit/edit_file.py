@@ -21,6 +21,7 @@ parameters = {
     "additionalProperties": False,
 }
 read_only = False
+effects = ["read", "write", "write-elsewhere"]  # outside the working folder after a question
 needs_approval = True
 examples = [
     "rename the variable count to total in utils.py",

@@ -25,6 +25,7 @@ parameters = {
     "additionalProperties": False,
 }
 read_only = False
+effects = ["read", "write", "write-elsewhere"]  # outside the working folder after a question
 needs_approval = True
 examples = [
     "replace lines 10 to 12 of app.py",

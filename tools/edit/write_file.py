@@ -17,6 +17,7 @@ parameters = {
     "additionalProperties": False,
 }
 read_only = False
+effects = ["read", "write", "write-elsewhere"]  # outside the working folder after a question
 needs_approval = True
 examples = [
     "create a file hello.py that prints hello world",

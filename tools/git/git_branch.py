@@ -17,6 +17,7 @@ parameters = {
     "additionalProperties": False,
 }
 read_only = False
+effects = ["read", "write"]
 examples = ["which branch am I on", "list all git branches", "create a new branch called feature/login"]
 
 

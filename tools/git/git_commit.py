@@ -18,6 +18,7 @@ parameters = {
     "additionalProperties": False,
 }
 read_only = False
+effects = ["read", "write", "run"]  # git runs the repository's hooks
 needs_approval = True
 examples = ["commit my changes with the message fix login bug", "git commit the staged files", "stage app.py and commit it"]
 

@@ -19,6 +19,7 @@ parameters = {
     "additionalProperties": False,
 }
 read_only = True
+effects = ["read"]
 needs_approval = False
 examples = ["show me the diff of my changes", "what is staged for commit", "diff against the main branch"]
 

@@ -19,6 +19,7 @@ parameters = {
     "additionalProperties": False,
 }
 read_only = True
+effects = ["read"]
 needs_approval = False
 examples = ["show the recent commits", "git log for src/app.py", "who changed this file last"]
 

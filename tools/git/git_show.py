@@ -19,6 +19,7 @@ parameters = {
     "additionalProperties": False,
 }
 read_only = True
+effects = ["read"]
 needs_approval = False
 examples = ["show the last commit", "what changed in commit abc123", "show me config.py as it was in HEAD~3"]
 

@@ -10,6 +10,7 @@ description = (
 )
 parameters = {"type": "object", "properties": {}, "additionalProperties": False}
 read_only = True
+effects = ["read"]
 needs_approval = False
 examples = ["what is the git status", "which files have I changed", "show uncommitted changes in the repo"]
 

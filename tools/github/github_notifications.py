@@ -27,6 +27,7 @@ parameters = {
     "additionalProperties": False,
 }
 read_only = False
+effects = ["read", "network"]
 examples = [
     "check my github notifications",
     "do I have any unread GitHub notifications for this repo",

@@ -41,6 +41,7 @@ parameters = {
     "additionalProperties": False,
 }
 read_only = False
+effects = ["read", "network"]
 examples = [
     "call the REST API endpoint https://api.example.com/v1/users",
     "send a POST request with a JSON body to the webhook",

@@ -22,6 +22,7 @@ parameters = {
     "additionalProperties": False,
 }
 read_only = False
+effects = ["read", "lasting"]
 examples = [
     "add the playwright MCP server to ankit",
     "install an MCP server for the filesystem",

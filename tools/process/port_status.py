@@ -16,6 +16,7 @@ parameters = {
     "additionalProperties": False,
 }
 read_only = True
+effects = ["read"]
 needs_approval = False
 examples = [
     "what is running on port 8000",

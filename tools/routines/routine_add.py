@@ -21,6 +21,7 @@ parameters = {
     "additionalProperties": False,
 }
 read_only = False
+effects = ["lasting"]
 needs_approval = True
 lasting = True  # kept beyond this session: asked every time, refused in -p without --yes
 examples = [

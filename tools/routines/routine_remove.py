@@ -11,6 +11,7 @@ parameters = {
     "additionalProperties": False,
 }
 read_only = False
+effects = ["lasting"]
 needs_approval = True
 lasting = True  # kept beyond this session: asked every time, refused in -p without --yes
 examples = ["remove routine 2", "stop the scheduled daily report routine"]

@@ -25,6 +25,7 @@ parameters = {
     "additionalProperties": False,
 }
 read_only = False
+effects = ["run"]
 needs_approval = True
 examples = [
     "answer yes to the prompt in job 1",

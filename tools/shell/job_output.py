@@ -17,6 +17,7 @@ parameters = {
     "additionalProperties": False,
 }
 read_only = True
+effects = ["read"]
 needs_approval = False
 examples = ["show the dev server logs", "what has the background job printed", "tail the output of job 1"]
 

@@ -23,6 +23,7 @@ parameters = {
     "additionalProperties": False,
 }
 read_only = False
+effects = ["run"]
 needs_approval = True
 examples = [
     "start the dev server in the background",

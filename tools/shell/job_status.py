@@ -13,6 +13,7 @@ parameters = {
     "additionalProperties": False,
 }
 read_only = True
+effects = ["read"]
 needs_approval = False
 examples = ["is the dev server still running", "check on my background jobs", "did the background build finish"]
 

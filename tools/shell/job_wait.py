@@ -26,6 +26,7 @@ parameters = {
     "additionalProperties": False,
 }
 read_only = True
+effects = ["read"]
 needs_approval = False
 examples = [
     "wait until the dev server says it is ready",

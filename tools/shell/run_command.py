@@ -25,6 +25,7 @@ parameters = {
     "additionalProperties": False,
 }
 read_only = False
+effects = ["run"]
 needs_approval = True
 examples = [
     "run the tests with pytest",

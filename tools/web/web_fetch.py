@@ -29,6 +29,7 @@ parameters = {
     "additionalProperties": False,
 }
 read_only = True
+effects = ["network"]
 examples = [
     "fetch https://docs.python.org/3/library/json.html and summarise it",
     "read this web page for me",

@@ -23,6 +23,7 @@ parameters = {
     "additionalProperties": False,
 }
 read_only = True
+effects = ["network"]
 examples = [
     "search the web for python asyncio tutorials",
     "look up online what the latest version of Django is",
