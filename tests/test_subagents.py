@@ -212,3 +212,42 @@ def test_an_alias_the_provider_has_no_family_for_runs_on_the_session_model_said_
     sub = provider_server.requests[1].json
     assert sub["model"] == "gpt-4o"
     assert sorted(t["function"]["name"] for t in sub["tools"]) == ["find_tools", "read_file"]
+
+
+def test_a_subagent_calls_a_tool_and_its_steps_are_shown_as_progress_lines(run, provider_server, home):
+    """Every other scripted subagent answers in text: this one reads a file first, seen on screen as it goes."""
+    (home / "work" / "notes.txt").write_text("one\ntwo\nthree\n")
+    task = json.dumps({"description": "count the notes", "prompt": "How many lines does notes.txt have?"})
+    provider_server.push_openai(tool_calls=[("c1", "task", task)])
+    provider_server.push_openai(tool_calls=[("s1", "read_file", json.dumps({"path": "notes.txt"}))])
+    provider_server.push_openai(text="notes.txt has 3 lines.")
+    provider_server.push_openai(text="The subagent says 3.")
+    term = run()
+    term.line("use a subagent")
+    term.expect("[count the notes] started")
+    term.expect('[count the notes] · read_file {"path": "notes.txt"}')
+    term.expect("[count the notes] done: ")
+    term.expect("The subagent says 3.")
+    assert term.finish() == 0
+    read = provider_server.requests[2].json["messages"]
+    assert read[-1]["role"] == "tool" and "three" in read[-1]["content"]
+    assert provider_server.requests[3].json["messages"][-1]["content"] == "notes.txt has 3 lines."
+
+
+KEY = "sk-test-0123456789abcdefghijklmnop"
+
+
+def test_a_subagent_answer_carrying_a_secret_reaches_no_model_screen_or_file(provider_server, tmp_path):
+    task = json.dumps({"description": "leak", "prompt": "find the key"})
+    provider_server.push_openai(tool_calls=[("c1", "task", task)])
+    provider_server.push_openai(tool_calls=[("s1", "get_time", json.dumps({"note": f"\x1b]0;{KEY}\x07"}))])
+    provider_server.push_openai(text=f"The key is {KEY} \x1b[2J\x1b]8;;http://evil\x07click\x1b]8;;\x07")
+    provider_server.push_openai(text="Done.")
+    done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "-p", "go", OPENAI_API_KEY=KEY,
+                 ANKIT_API_KEY=KEY)
+    assert done.returncode == 0, done.stderr
+    back = provider_server.requests[3].json["messages"][-1]["content"]
+    assert KEY not in back and "[redacted]" in back and "\x1b" not in back, back
+    assert KEY not in done.stdout + done.stderr and "\x1b" not in done.stderr, done.stderr
+    saved = "".join(p.read_text() for p in sessions(tmp_path))
+    assert KEY not in saved and "\\u001b]8" not in saved
