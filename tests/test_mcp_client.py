@@ -177,3 +177,23 @@ def test_a_crash_on_start_says_why(make):
     client = make("--crash-on-start")
     with pytest.raises(McpError, match="exited with code 3: fake server: cannot open the database"):
         client.start(10)
+
+SECRET = "sk-fake-0123456789abcdefghijklmnopqrstu"
+
+
+def test_a_hostile_elicitation_reaches_the_user_capped_scrubbed_and_visible(make, tmp_path, monkeypatch):
+    """4 MB of question with escape sequences and a secret ankit knows (it is in ankit's environment)."""
+    monkeypatch.setenv("FAKE_API_KEY", SECRET)
+    asked = []
+
+    def elicit(server, message, schema):
+        asked.append((message, schema["properties"]["date"]["description"]))
+        return {"action": "decline"}
+
+    client = make("--asking", "--hostile", env={"FAKE_TOKEN": SECRET}, asks=Asks("fake", tmp_path, elicit))
+    client.start(10)
+    assert client.call_tool("book", {}, 30)["content"][0]["text"] == 'elicitation answered {"action": "decline"}'
+    [(message, about)] = asked
+    assert message.startswith("Which date? ^[]0;owned^G^[[2J^[]8;;http://evil^Gclick^[]8;;^G key [redacted] AAA")
+    assert len(message) < 2100 and message.endswith(" more characters cut]") and "\x1b" not in message
+    assert len(about) < 400 and about.startswith("YYYY-MM-DD ^[]0;owned^G") and SECRET not in about

@@ -130,3 +130,30 @@ def test_a_result_that_is_all_structured_content_is_data_for_run_code_programs()
     told = result_value({"content": [{"type": "text", "text": "It is warm."}], "structuredContent": {"t": 1}})
     assert told == "It is warm." and not isinstance(told, JsonText)  # text that says more stays text
     assert not isinstance(result_value({"content": [{"type": "text", "text": "plain"}]}), JsonText)
+
+
+def test_a_hostile_listing_from_a_real_server_is_capped_scrubbed_and_visible(tmp_path, monkeypatch):
+    """A server whose tool description is 4 MB with escape sequences and a secret ankit knows."""
+    from ankit.mcp.client import McpClient
+    from tests.test_mcp_client import FAKE, SECRET
+    import sys
+    monkeypatch.setenv("FAKE_API_KEY", SECRET)
+    client = McpClient("fake", sys.executable, [FAKE, "--hostile"], env={"FAKE_TOKEN": SECRET},
+                       log_path=tmp_path / "fake.log")
+    try:
+        client.start(10)
+        tools, problems = make_tools("fake", client.list_tools(30), lambda name, args: {})
+    finally:
+        client.close()
+    echo = next(t for t in tools if t.name == "mcp__fake__echo")
+    assert echo.description.startswith("Echo the text back. ^[]0;owned^G^[[2J^[]8;;http://evil^Gclick")
+    assert "[redacted]" in echo.description and SECRET not in echo.description and "\x1b" not in echo.description
+    assert len(echo.description) < 2100 and echo.description.endswith(" more characters cut]")
+
+
+def test_a_tool_with_an_enormous_schema_is_left_out_in_one_line():
+    specs = [{"name": "big", "inputSchema": {"type": "object", "properties": {
+        f"p{i}": {"type": "string", "description": "x" * 100} for i in range(1000)}}}, {"name": "small"}]
+    tools, problems = make_tools("srv", specs, lambda name, args: {})
+    assert [t.name for t in tools] == ["mcp__srv__small"]
+    assert problems == ["skipped tool 'big' of MCP server 'srv': its inputSchema is over 65,536 characters"]

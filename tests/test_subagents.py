@@ -250,4 +250,5 @@ def test_a_subagent_answer_carrying_a_secret_reaches_no_model_screen_or_file(pro
     assert KEY not in back and "[redacted]" in back and "\x1b" not in back, back
     assert KEY not in done.stdout + done.stderr and "\x1b" not in done.stderr, done.stderr
     saved = "".join(p.read_text() for p in sessions(tmp_path))
-    assert KEY not in saved and "\\u001b]8" not in saved
+    run = next(json.loads(line) for line in saved.splitlines() if json.loads(line)["type"] == "subagent")
+    assert KEY not in saved and run["answer"].startswith("The key is [redacted] ^[[2J^[]8;;http://evil^Gclick")

@@ -8,6 +8,10 @@ its own (`answer`); a 2026-07-28 server returns them as inputRequests of an Inpu
 from pathlib import Path
 
 from ankit.protocols import Elicitor
+from ankit.safety.text import outside
+
+MESSAGE_CAP = 2000  # characters of a server's question shown
+FIELD_CAP, FIELDS_CAP = 300, 20  # characters of a field's title, description or choice; fields asked
 
 
 class Asks:
@@ -50,6 +54,22 @@ class Asks:
         if params.get("mode", "form") != "form":  # URL mode would send the user to a page: not offered
             return {"action": "decline"}
         schema = params.get("requestedSchema") if isinstance(params.get("requestedSchema"), dict) else {}
-        result = self.elicit(self.name, str(params.get("message") or ""), schema)
+        result = self.elicit(self.name, outside(params.get("message") or "", MESSAGE_CAP), bounded(schema))
         return result if isinstance(result, dict) and result.get("action") in ("accept", "decline", "cancel") \
             else {"action": "cancel"}
+
+
+def bounded(schema: dict) -> dict:
+    """An elicitation's schema with what is shown of it through the text boundary: its first FIELDS_CAP fields,
+    each name, title, description and choice capped."""
+    props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+    kept = {}
+    for name, prop in list(props.items())[:FIELDS_CAP]:
+        prop = dict(prop) if isinstance(prop, dict) else {}
+        for key in ("title", "description"):
+            if key in prop:
+                prop[key] = outside(prop[key], FIELD_CAP, line=True)
+        if isinstance(prop.get("enum"), list):
+            prop["enum"] = [outside(c, FIELD_CAP, line=True) if isinstance(c, str) else c for c in prop["enum"][:50]]
+        kept[outside(name, FIELD_CAP, line=True)] = prop
+    return {**schema, "properties": kept}

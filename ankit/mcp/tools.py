@@ -7,9 +7,13 @@ from collections.abc import Callable
 
 from ankit.errors import ToolError
 from ankit.safety.effects import from_annotations
+from ankit.safety.scrub import Scrubber
+from ankit.safety.text import outside
 from ankit.tooling.tool import JsonText, Tool
 
 NAME_LIMIT = 64
+DESCRIPTION_CAP = 2048  # characters of a server's tool description kept: it goes to the model in every request
+SCHEMA_CAP = 64 * 1024  # characters of a tool's inputSchema (as JSON): past it the tool is left out
 _BAD_CHARS = re.compile(r"[^a-zA-Z0-9_-]")
 
 Caller = Callable[[str, dict], dict]  # (original tool name, arguments) -> CallToolResult
@@ -102,15 +106,18 @@ def result_value(result: dict) -> str:
         return text
 
 
-def make_tool(server: str, spec: dict, exposed: str, call: Caller, hints: bool = True) -> Tool:
+def make_tool(server: str, spec: dict, exposed: str, call: Caller, hints: bool = True,
+              scrub: Scrubber | None = None) -> Tool:
     """One MCP tool definition as an ankit Tool that calls the server under its original name; hints False
-    (a list from the cache, not from the live server): its annotations grant nothing, every call asks."""
+    (a list from the cache, not from the live server): its annotations grant nothing, every call asks. Its
+    description passes the text boundary (capped, scrubbed, escapes made visible)."""
     original = spec["name"]
     notes = spec.get("annotations") if hints and isinstance(spec.get("annotations"), dict) else {}
     # Read-only is not enough to run unasked: a tool that may reach the open world (the spec's default) sends its
     # arguments off the machine, as web_search does, so only a server's read-only, closed-world tools run freely.
     read_only = notes.get("readOnlyHint") is True and notes.get("openWorldHint") is False
-    description = str(spec.get("description") or spec.get("title") or notes.get("title") or original).strip()
+    description = outside(str(spec.get("description") or spec.get("title") or notes.get("title") or original).strip(),
+                          DESCRIPTION_CAP, scrub)
 
     def run(args: dict, ctx=None) -> str:
         return result_value(call(original, args))
@@ -132,10 +139,10 @@ def _task_only(spec: dict) -> bool:
 
 
 def make_tools(server: str, specs: list[dict], call: Caller, label: str = "",
-               hints: bool = True) -> tuple[list[Tool], list[str]]:
+               hints: bool = True, scrub: Scrubber | None = None) -> tuple[list[Tool], list[str]]:
     """Tools for a server's list, in its order; label (default: the server name) prefixes exposed names; hints
     False for a cached list (see make_tool)."""
-    tools, problems, taken, originals = [], [], set(), set()
+    tools, problems, taken, originals, scrub = [], [], set(), set(), scrub or Scrubber()
     for spec in specs:
         original = spec.get("name") if isinstance(spec, dict) else None
         if not isinstance(original, str) or not original:
@@ -144,12 +151,16 @@ def make_tools(server: str, specs: list[dict], call: Caller, label: str = "",
         if original in originals:
             problems.append(f"skipped a second tool named {original!r} from MCP server {server!r}")
             continue
+        if len(json.dumps(spec.get("inputSchema"), ensure_ascii=False, default=str)) > SCHEMA_CAP:
+            problems.append(f"skipped tool {outside(original, 80, scrub, True)!r} of MCP server {server!r}: its "
+                            f"inputSchema is over {SCHEMA_CAP:,} characters")
+            continue
         if _task_only(spec):
             problems.append(f"skipped tool {original!r} of MCP server {server!r}: it runs only as an MCP task, "
                             f"which ankit does not support")
             continue
         originals.add(original)
-        tool = make_tool(server, spec, exposed_name(label or server, original, taken), call, hints)
+        tool = make_tool(server, spec, exposed_name(label or server, original, taken), call, hints, scrub)
         taken.add(tool.name)
         tools.append(tool)
     return tools, problems

@@ -11,14 +11,35 @@ screen, a session file, the next request) meets text it cannot encode.
   cannot cut a line in two.
 Edges that go through here: the providers' streams, error bodies and model lists, MCP messages, tool
 results (tooling/toolbox.py), @file names and contents (context/mentions.py), `!command` output.
+
+Words another program wrote for the user or the model to read (an MCP server's tool descriptions and titles, its
+elicitation questions, a login server's metadata and error texts, a subagent's answer) go through outside(): cut
+to a cap before anything else works on them, scrubbed of the secrets ankit knows, controls and escapes made
+visible.
 """
 
 import json
 import os
 import re
 
+from ankit.safety.scrub import Scrubber
+from ankit.safety.visible import visible, visible_line
+
 _SURROGATE = re.compile("[\\ud800-\\udfff]")
 REPLACEMENT = "\ufffd"
+CUT = " [... {:,} more characters cut]"
+_SLACK = 512  # characters kept past the cap until the scrubber has seen them: a secret cut in two is still found
+
+
+def outside(text, cap: int, scrub: Scrubber | None = None, line: bool = False) -> str:
+    """Text another program wrote, fit to show, keep and send: at most cap characters (the rest counted, never
+    worked on), the secrets the scrubber knows hidden, every control and escape made visible (on one line with
+    line: newlines and tabs shown too)."""
+    text = text if isinstance(text, str) else str(text)
+    unseen = max(0, len(text) - cap - _SLACK)
+    shown = (scrub or Scrubber()).text(clean(text[:cap + _SLACK]))
+    shown = (visible_line if line else visible)(shown)
+    return shown[:cap] + CUT.format(len(shown) - cap + unseen) if len(shown) > cap or unseen else shown
 
 
 def clean(text: str) -> str:

@@ -22,6 +22,8 @@ from ankit.protocols import View
 from ankit.turn.session import Session
 from ankit.records import SubagentRun
 from ankit.safety.effects import reads_only
+from ankit.safety.text import outside
+from ankit.safety.visible import visible_line
 from ankit.storage.sessions import new_session_id
 from ankit.tooling.activation import Activation
 from ankit.tooling.hooks import Hooks
@@ -115,8 +117,8 @@ class SubView(View):
 
     def tool_start(self, call: ToolCall) -> None:
         self._check()
-        arguments = " ".join(call.arguments.split())
-        self.output(f"[{self.label}] · {call.name} {arguments[:100]}\n")
+        arguments = visible_line(" ".join(call.arguments.split())[:100])
+        self.output(f"[{self.label}] · {call.name} {arguments}\n")
 
     def tool_end(self, result: ToolResult) -> None:
         if result.is_error:
@@ -166,14 +168,15 @@ class Subagents:
             answer = session.turn(str(args["prompt"]))
         except AnkitError as exc:  # Cancelled too: the partial work is kept in the file all the same
             error = exc
-        finally:
+        finally:  # another model's words: through the text boundary before anyone reads or keeps them
+            answer = outside(answer.strip(), ANSWER_CAP, self.runner.scrub)
             self._finish(session, label, spec, answer)
         output(f"[{label}] {'stopped' if error else 'done'}: {status_line(session.ledger.rounds, time.monotonic() - started)}\n")
         if isinstance(error, Cancelled):
             raise error
         if error is not None:
             return f"Error: the subagent stopped: {error}"
-        return cap_output(answer.strip() or "(the subagent gave no final answer)", ANSWER_CAP)
+        return answer or "(the subagent gave no final answer)"
 
     def _spec(self, name: str) -> AgentSpec | None:
         if not name:
