@@ -322,3 +322,29 @@ def test_help_names_the_guide_s_topics_and_reads_one(make_state):
     assert usage.lstrip("\n").startswith("/usage [all]\n  ") and "\n# Usage and cost\n" in usage
     assert "/help TOPIC reads the guide" in run(state, "/help zzz")
     assert "/usage [all]\n  " in run(state, "/help /usage") and "# Usage" not in run(state, "/help /usage")
+
+
+def test_mode_workspace_in_a_session_started_with_the_sandbox_off_confines_the_next_command(make_state,
+                                                                                            provider_server, tmp_path,
+                                                                                            monkeypatch):
+    """Started with --sandbox off (no sandbox looked for), /mode workspace must find this machine's and use it."""
+    import tempfile
+    from ankit.safety.sandbox import support
+    if support().kind != "landlock":
+        pytest.skip(f"no Linux sandbox here: {support().detail}")
+    outside, temp = tmp_path / "outside", tmp_path / "temp"  # the system's temporary folder is writable inside
+    outside.mkdir()
+    temp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))  # as TMPDIR would: /tmp, which holds tmp_path, is not it
+    state = make_state(sandbox="off")
+    assert state.app.sandbox.label() == "ask"
+    assert run(state, "/mode workspace").strip().endswith("mode: workspace sandbox")
+    command = f"touch inside && touch {outside}/escaped; echo finished"
+    provider_server.push_openai(tool_calls=[("c1", "run_command", json.dumps({"command": command}))])
+    provider_server.push_openai(text="Ran it.")
+    start = len(state.view.out.getvalue())
+    state.send("run it")
+    shown = state.view.out.getvalue()[start:]
+    assert "Ran it." in shown and "exit code 0" in provider_server.requests[1].json["messages"][-1]["content"]
+    assert (state.app.cwd / "inside").exists() and not (outside / "escaped").exists()
+    assert "run in a sandbox" in provider_server.requests[0].json["messages"][0]["content"]

@@ -28,6 +28,12 @@ def declared(value) -> frozenset[str]:
     return EVERYTHING if "run" in found else found  # a program it runs can do anything
 
 
+def names_lasting(value) -> bool:
+    """Whether a module's `effects` names "lasting" itself: its calls outlive the session (always asked, results
+    marked). One declaring nothing, or "run", is asked first anyway, its results unmarked."""
+    return isinstance(value, (list, tuple, set, frozenset)) and "lasting" in value
+
+
 def from_annotations(notes) -> frozenset[str]:
     """An MCP tool's effects from its annotations, defaulted as the spec does (readOnlyHint false, openWorldHint
     true); a tool without annotations does everything. destructiveHint and idempotentHint narrow nothing: an

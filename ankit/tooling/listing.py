@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ankit import __version__
 from ankit.safety import statefiles
-from ankit.safety.effects import declared
+from ankit.safety.effects import declared, names_lasting
 from ankit.tooling.tool import Tool, call_flexibly
 
 FORMAT = 2  # bump when what is stored changes
@@ -120,7 +120,7 @@ class _Lasting:
     def __call__(self, args, ctx=None):
         module = self.module.get()
         if not hasattr(module, "lasting"):
-            return hasattr(module, "effects") and "lasting" in declared(module.effects)
+            return names_lasting(getattr(module, "effects", None))
         lasting = module.lasting
         return bool(call_flexibly(lasting, args, ctx)) if callable(lasting) else bool(lasting)
 

@@ -6,7 +6,7 @@ import re
 import sys
 from pathlib import Path
 
-from ankit.safety.effects import declared
+from ankit.safety.effects import declared, names_lasting
 from ankit.safety.visible import visible_line
 from ankit.tooling.limits import import_with_limit
 from ankit.tooling.listing import ListingCache, describe, lazy_tool
@@ -38,7 +38,7 @@ def tool_from_module(module, path: Path, group: str) -> Tool:
         group=str(getattr(module, "group", group) or group),
         read_only=bool(getattr(module, "read_only", False)),
         needs_approval=getattr(module, "needs_approval", False),
-        lasting=getattr(module, "lasting", None) if hasattr(module, "lasting") else own_lasting(module),
+        lasting=module.lasting if hasattr(module, "lasting") else names_lasting(getattr(module, "effects", None)),
         effects=declared(getattr(module, "effects", None)),
         preview=getattr(module, "preview", None),
         examples=list(getattr(module, "examples", []) or []),
@@ -46,12 +46,6 @@ def tool_from_module(module, path: Path, group: str) -> Tool:
         changes=getattr(module, "changes", None) if callable(getattr(module, "changes", None)) else None,
         time_limit=getattr(module, "time_limit", None),
     )
-
-
-def own_lasting(module) -> bool:
-    """Whether a module without its own `lasting` declares "lasting" among its effects (one declaring none is
-    asked first anyway: it does everything, running programs among it)."""
-    return hasattr(module, "effects") and "lasting" in declared(module.effects)
 
 
 def load_module(path: Path):
