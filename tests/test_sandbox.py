@@ -357,3 +357,31 @@ def test_where_landlock_is_refused_ankit_says_so_once_and_commands_ask(provider_
     assert not (tmp_path / "work" / "made").exists()  # off: it needed approval, which -p without --yes refuses
     assert "Plan mode" not in provider_server.requests[0].json["messages"][0]["content"]
     assert "run in a sandbox" not in provider_server.requests[0].json["messages"][0]["content"]
+
+
+@needs_landlock
+def test_a_kernel_with_landlock_and_no_seccomp_filter_for_its_architecture_starts_and_commands_ask(provider_server,
+                                                                                                  tmp_path):
+    """This kernel's Landlock with an architecture ankit builds no seccomp filter for (handed in as riscv64):
+    start-up says so once, nothing crashes, commands ask, and /mode cannot turn a sandbox on."""
+    import io
+    from ankit.settings.layers import load_config
+    from ankit.terminal.render import TerminalView
+    from ankit.turn.app import App
+    work = tmp_path / "work"
+    work.mkdir()
+    flags = {"provider": "local", "base_url": provider_server.url + "/v1", "model": "gpt-4o", "sandbox": "workspace"}
+    app = App(load_config(flags, {}, work, tmp_path / "config"), work, arch="riscv64").load()
+    try:
+        assert "no sandbox here (seccomp filters are not available for riscv64): commands ask before they run" \
+            in app.notices
+        assert app.sandbox.mode == "off" and app.sandbox.machine.detail.endswith("riscv64")
+        previews: list[str] = []
+        session = app.session(TerminalView(io.StringIO(), colour=False), Approver(False, previews))
+        provider_server.push_openai(tool_calls=[("c1", "run_command", json.dumps({"command": "touch made"}))])
+        provider_server.push_openai(text="Declined.")
+        session.turn("touch it")
+        assert len(previews) == 1 and "touch made" in previews[0] and not (work / "made").exists()
+        assert "mode stays ask" in app.sandbox.switch("workspace") and app.sandbox.mode == "off"
+    finally:
+        app.close()

@@ -78,9 +78,9 @@ def landlock_abi() -> int:
     return int(version) if version >= 0 else -(ctypes.get_errno() or 38)
 
 
-def seccomp_ready() -> bool:
-    """Whether seccomp filters can be installed here (kernel support and a known architecture)."""
-    if os.uname().machine not in ARCHES:
+def seccomp_ready(machine: str = "") -> bool:
+    """Whether seccomp filters can be installed here (kernel support and a filter for the architecture)."""
+    if (machine or os.uname().machine) not in ARCHES:
         return False
     return _libc.prctl(PR_GET_SECCOMP, 0, 0, 0, 0) >= 0
 

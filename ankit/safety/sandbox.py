@@ -62,17 +62,19 @@ class Support:
     detail: str
 
 
-_support: list[Support] = []
+_support: dict[str, Support] = {}
 
 
-def support() -> Support:
-    """What this machine offers, found once per process."""
-    if not _support:
-        _support.append(_detect())
-    return _support[0]
+def support(arch: str = "") -> Support:
+    """What this machine offers, found once per process; arch: the architecture the seccomp filter is built for
+    (this machine's unless handed in: a kernel with Landlock and no filter for its architecture is one case)."""
+    arch = arch or os.uname().machine
+    if arch not in _support:
+        _support[arch] = _detect(arch)
+    return _support[arch]
 
 
-def _detect() -> Support:
+def _detect(arch: str) -> Support:
     """Look for sandbox-exec (macOS) or Landlock and seccomp (Linux), and say why not when they are missing."""
     if sys.platform == "darwin":
         if os.access(SEATBELT, os.X_OK):
@@ -84,8 +86,8 @@ def _detect() -> Support:
     abi = confine.landlock_abi()
     if abi < 1:
         return Support("", NO_LANDLOCK.get(-abi, f"Landlock answers {os.strerror(-abi)}"))
-    if not confine.seccomp_ready():
-        return Support("", f"seccomp filters are not available for {os.uname().machine}")
+    if not confine.seccomp_ready(arch):
+        return Support("", f"seccomp filters are not available for {arch}")
     return Support("landlock", f"Landlock ABI {abi} and seccomp")
 
 
@@ -130,12 +132,13 @@ class Sandbox:
     asked: str = "workspace"  # the setting, the flag or /mode
     machine: Support = field(default_factory=lambda: Support("", "not checked"))
     temp: Path | None = None  # the temporary folder commands may write (None: the system's)
+    arch: str = ""  # the architecture seccomp filters are built for ("": this machine's)
 
     @classmethod
-    def for_setting(cls, mode: str, cwd: Path) -> "Sandbox":
+    def for_setting(cls, mode: str, cwd: Path, arch: str = "") -> "Sandbox":
         """The sandbox for a configured mode; the machine is checked only when a sandbox is asked for."""
-        machine = support() if mode != "off" else Support("", "off")
-        return cls(Path(cwd), mode, machine)
+        machine = support(arch) if mode != "off" else Support("", "off")
+        return cls(Path(cwd), mode, machine, arch=arch)
 
     @property
     def mode(self) -> str:
@@ -163,7 +166,7 @@ class Sandbox:
     def switch(self, mode: str) -> str:
         """Use another mode from now on; returns a line saying what is in force."""
         if mode != "off" and not self.machine.kind:
-            self.machine = support()
+            self.machine = support(self.arch)
         self.asked = mode
         if mode != "off" and self.mode == "off":
             return f"{self.unavailable()}; mode stays ask"

@@ -68,6 +68,7 @@ class App:
     _told_origin: bool = False
     mcp_start: str = "all"  # "uncached" for listings, "deferred" for -p: see Registry.mcp_start
     elicit: Elicitor | None = None  # asks the user an MCP server's question: a form in the REPL, declined in -p
+    arch: str = ""  # the architecture the sandbox's seccomp filter is built for ("": this machine's)
     _store: SessionStore | None = field(default=None, repr=False)
     chooser: ModelChooser | None = None  # decision mode's questions (search = "decision"), for /usage
 
@@ -87,7 +88,7 @@ class App:
                                  agents=self.agents, decide=self._decider(), code_mode=self.config.code_mode)
         self.notices += self.refresh_agents()  # the dict the task tool holds is filled in place
         self.policy = Policy.from_rules(self.config.allow, self.config.deny, self.cwd, self.config.ask, self.config.yes)
-        self.sandbox = Sandbox.for_setting(self.config.sandbox, self.cwd)
+        self.sandbox = Sandbox.for_setting(self.config.sandbox, self.cwd, self.arch)
         self.notices += [line for line in [self.sandbox.unavailable()] if line]
         self.load_hooks()
         return self
