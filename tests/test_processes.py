@@ -133,3 +133,18 @@ def test_the_command_ends_as_it_ended_and_hears_a_stop(tmp_path):
     time.sleep(0.1)
     proc.send_signal(signal.SIGTERM)
     assert proc.stdout.readline() == "heard\n" and proc.wait(5) == 3
+
+
+@pytest.mark.parametrize("mode", ["workspace", "off"])
+def test_a_command_stopped_at_its_timeout_leaves_no_daemon_that_ignores_the_stop(places, tag, mode):
+    """The call's own stop (SIGINT, SIGTERM, then SIGKILL to the group) never reaches what left the group, and
+    its SIGKILL ends the trampoline too: what escaped must be ended before that."""
+    if mode == "workspace" and MACHINE.kind != "landlock":
+        pytest.skip(f"no Linux sandbox here: {MACHINE.detail}")
+    work, temp, _ = places
+    stubborn = "trap '' INT TERM HUP"
+    command = (f"setsid sh -c \"{stubborn}; sleep {tag}1\" >/dev/null 2>&1 </dev/null & "
+               f"{stubborn}; echo up; sleep 100")
+    result, _previews = run(command, work, temp, mode=mode, timeout=2)
+    assert "timed out after 2 s" in result.content, result.content
+    assert gone(tag), f"still running after the call was stopped: {left(tag)}"

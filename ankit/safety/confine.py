@@ -299,7 +299,7 @@ def contained(command: list[str], pid_namespace: bool) -> int:
         if not pid_namespace and os.getppid() != parent:
             os._exit(EXIT_REFUSED)
         os._exit(_init(command) if pid_namespace else _run(command))
-    _pass_on(child)
+    _pass_on(child, escaped=not pid_namespace)
     status = _wait_for(child)
     if not pid_namespace:
         _sweep()
@@ -328,10 +328,17 @@ def _init(command: list[str]) -> int:
     return 128 + os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
 
 
-def _pass_on(child: int) -> None:
-    """The signals that ask a command to stop reach it (an init ignores what it has no handler for)."""
+def _pass_on(child: int, escaped: bool = False) -> None:
+    """The signals that ask a command to stop reach it (an init ignores what it has no handler for); with
+    escaped, every descendant that left this process group is killed then: the group's own signals never reach
+    it, and the group's SIGKILL would end this subreaper before it could (orphans would go to init)."""
+    def stop(number, frame) -> None:
+        _kill(child, number)
+        for pid in _descendants() if escaped else []:
+            _kill(pid, signal.SIGKILL)
+
     for sig in PASSED_ON:
-        signal.signal(sig, lambda number, frame: _kill(child, number))
+        signal.signal(sig, stop)
 
 
 def _kill(pid: int, sig: int) -> None:
@@ -371,16 +378,32 @@ def _reap() -> None:
 def _children() -> list[int]:
     """This process's live children, from /proc (zombies are reaped, not listed)."""
     _reap()
-    found, me = [], str(os.getpid()).encode()
+    return [pid for pid, (parent, _group) in _table().items() if parent == os.getpid()]
+
+
+def _descendants() -> list[int]:
+    """This process's live descendants outside its process group, found by walking /proc's parent links."""
+    table, found, todo = _table(), [], [os.getpid()]
+    while todo:
+        parent = todo.pop()
+        kids = [pid for pid, (ppid, _group) in table.items() if ppid == parent]
+        todo += kids
+        found += [pid for pid in kids if table[pid][1] != os.getpgrp()]
+    return found
+
+
+def _table() -> dict[int, tuple[int, int]]:
+    """Every live process's (parent, process group), from /proc."""
+    table = {}
     for entry in os.listdir("/proc"):
         try:
             with open(f"/proc/{entry}/stat", "rb") as handle:
                 fields = handle.read().rpartition(b")")[2].split()
         except (OSError, ValueError):
             continue
-        if len(fields) > 1 and fields[1] == me and fields[0] != b"Z":
-            found.append(int(entry))
-    return found
+        if len(fields) > 2 and fields[0] != b"Z" and entry.isdigit():
+            table[int(entry)] = (int(fields[1]), int(fields[2]))
+    return table
 
 
 def _exit_like(status: int) -> int:
