@@ -197,3 +197,11 @@ def test_a_hostile_elicitation_reaches_the_user_capped_scrubbed_and_visible(make
     assert message.startswith("Which date? ^[]0;owned^G^[[2J^[]8;;http://evil^Gclick^[]8;;^G key [redacted] AAA")
     assert len(message) < 2100 and message.endswith(" more characters cut]") and "\x1b" not in message
     assert len(about) < 400 and about.startswith("YYYY-MM-DD ^[]0;owned^G") and SECRET not in about
+
+
+def test_a_servers_instructions_pass_the_text_boundary(make, monkeypatch):
+    monkeypatch.setenv("FAKE_API_KEY", SECRET)
+    client = make("--instructions", f"Use me.\x1b]0;owned\x07 key {SECRET} " + "B" * 100_000)
+    client.start(10)
+    assert client.instructions.startswith("Use me.^[]0;owned^G key [redacted] BBB")
+    assert len(client.instructions) < 2100 and client.instructions.endswith(" more characters cut]")

@@ -10,6 +10,7 @@ from ankit import __version__
 from ankit.mcp.asks import Asks
 from ankit.mcp.tokens import TokenStore
 from ankit.mcp.transport import METHOD_NOT_FOUND, McpError, Notice, StdioTransport
+from ankit.safety.text import outside
 
 MODERN = "2026-07-28"  # stateless: every request carries its version and capabilities in _meta
 LEGACY = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")  # an initialize handshake opens a session
@@ -21,6 +22,8 @@ INPUT_ROUNDS = 4  # a tools/call that asks for input more often than this is sto
 PAGE_CAP = 100  # tools/list pages followed; a server that always gives a new cursor stops here
 TOOLS_CAP = 2000  # tools taken from one server in all
 TOOLS_BYTES_CAP = 8 * 1024 * 1024  # their definitions' JSON in all
+
+INSTRUCTIONS_CAP = 2000  # characters of a server's instructions kept (its catalog summary)
 
 
 class McpClient:
@@ -149,7 +152,7 @@ class McpClient:
         info = result.get("serverInfo") or meta.get("io.modelcontextprotocol/serverInfo")
         self.server_info = info if isinstance(info, dict) else {}
         text = result.get("instructions")
-        self.instructions = text.strip() if isinstance(text, str) else ""
+        self.instructions = outside(text.strip(), INSTRUCTIONS_CAP) if isinstance(text, str) else ""
         caps = result.get("capabilities")
         self.capabilities = caps if isinstance(caps, dict) else {}
 
