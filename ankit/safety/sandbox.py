@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ankit.errors import ConfigError
-from ankit.safety.processes import trampoline
 from ankit.safety.scrub import secret_name
 from ankit import paths
 
@@ -37,6 +36,7 @@ COMMAND_TOOLS = ("run_command", "job_start")
 CREDENTIALS = (".ssh", ".gnupg", ".aws", ".azure", ".config/gcloud", ".config/gh", ".kube", ".docker", ".netrc",
                ".git-credentials", ".pypirc", ".npmrc")  # in the home folder: hidden from the model's commands
 ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+TRAMPOLINE = Path(__file__).with_name("confine.py")  # processes.TRAMPOLINE: sandbox.py loads no subprocess
 SEATBELT = "/usr/bin/sandbox-exec"
 NO_LANDLOCK = {38: "the kernel has no Landlock: it needs Linux 5.13+ built with it",
                95: "Landlock is in the kernel but not enabled: add landlock to the lsm= boot parameter",
@@ -287,7 +287,7 @@ def command(kind: str, argv: list[str], writes: list[str], protect: list[str], n
     covered = [p for p in hidden(private) if not any(Path(w).is_relative_to(p) for w in writes)]  # never the folder itself
     options += [part for path in covered for part in ("--hide", path)]
     options += [] if network else ["--no-network"]
-    return [*trampoline(), *options, "--", *argv]
+    return [sys.executable, "-I", "-S", str(TRAMPOLINE), *options, "--", *argv]  # processes.trampoline()
 
 
 def seatbelt_profile(writes: list[str], protect: list[str], network: bool) -> str:

@@ -97,8 +97,7 @@ class Hooks:
 
 def run_command(hook: Hook, payload: dict, cwd: Path) -> tuple[int | None, str, str, str]:
     """Run one hook: (exit code or None, stdout, stderr, a failure line or "")."""
-    import subprocess  # here: listings that run no hook start faster
-    from ankit.safety.processes import contained
+    from ankit.safety.processes import contained, subprocess  # here: listings that run no hook start faster
     env = {**os.environ, "CLAUDE_PROJECT_DIR": str(cwd), "ANKIT_PROJECT_DIR": str(cwd)}
     try:
         process = subprocess.Popen(contained(["/bin/sh", "-c", hook.command]), cwd=cwd, env=env, stdin=subprocess.PIPE,
