@@ -359,3 +359,11 @@ def test_two_servers_whose_names_read_alike_are_told_apart_and_it_is_said(tmp_pa
         assert [s.label for s in manager._servers][0] == "my_srv" and manager._servers[1].label != "my_srv"
     finally:
         manager.close()
+
+
+def test_a_tool_description_carrying_the_servers_own_secret_is_scrubbed(manage):
+    secret = "not-shaped-like-a-key-but-given-in-env-7f3a9"
+    manager = manage({"fake": fake("--leaky-description", env={"FAKE_TOKEN": secret})})
+    assert manager.wait(10)
+    echo = next(t for t in manager.catalog.tools() if t.name == "mcp__fake__echo")
+    assert secret not in echo.description and "[redacted]" in echo.description, echo.description

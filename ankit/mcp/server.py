@@ -42,6 +42,11 @@ class Server:
     resources: list[dict] = field(default_factory=list)  # its resources (@NAME:URI), live or cached
     failed_before: dict | None = None  # a start that failed lately (the cache's note): nothing waits for this one
 
+    def secrets(self) -> list[str]:
+        """The values its configuration hands it (env, headers): scrubbed from whatever it writes."""
+        cfg = self.config
+        return [str(v) for v in [*cfg.env.values(), *cfg.headers.values()] if v] if cfg is not None else []
+
     def starting(self) -> bool:
         """Whether a start is under way (its tools not listed yet)."""
         return self.started and not self.ready.is_set()

@@ -26,6 +26,7 @@ from ankit.mcp.settings import launch, server_config
 from ankit.mcp.tools import clean_name, make_tools
 from ankit.mcp.transport import McpError
 from ankit.protocols import Elicitor
+from ankit.safety.scrub import Scrubber
 
 if TYPE_CHECKING:
     from ankit.mcp.auth import McpLogin
@@ -73,7 +74,8 @@ class McpManager:
                 if server.cached is not None:  # answer from the last list until the server lists again; every
                     # call asks until then: a cached readOnlyHint is no permission
                     server.tools, server.problems = make_tools(server.name, server.cached["tools"],
-                                                               partial(self._call, server), server.label, hints=False)
+                                                               partial(self._call, server), server.label, hints=False,
+                                                               scrub=Scrubber(values=server.secrets()))
                     server.prompts = [p for p in server.cached.get("prompts") or [] if isinstance(p, dict)]
                     server.resources = [r for r in server.cached.get("resources") or [] if isinstance(r, dict)]
 
@@ -197,7 +199,8 @@ class McpManager:
 
     def _set_tools(self, server: Server, specs: list[dict], note: str = "") -> None:
         before = [t.spec() for t in server.tools]
-        tools, server.problems = make_tools(server.name, specs, partial(self._call, server), server.label)
+        tools, server.problems = make_tools(server.name, specs, partial(self._call, server), server.label,
+                                            scrub=Scrubber(values=server.secrets()))
         server.problems += [note] if note else []
         server.tools = tools
         if [t.spec() for t in tools] == before:
