@@ -376,9 +376,14 @@ def _reap() -> None:
 
 
 def _children() -> list[int]:
-    """This process's live children, from /proc (zombies are reaped, not listed)."""
+    """This process's live children, from /proc (zombies are reaped, not listed): the kernel's list of them
+    where it keeps one (this process has one thread), else every process's parent."""
     _reap()
-    return [pid for pid, (parent, _group) in _table().items() if parent == os.getpid()]
+    try:
+        with open(f"/proc/self/task/{os.getpid()}/children", "rb") as handle:
+            return [int(pid) for pid in handle.read().split()]
+    except OSError:
+        return [pid for pid, (parent, _group) in _table().items() if parent == os.getpid()]
 
 
 def _descendants() -> list[int]:

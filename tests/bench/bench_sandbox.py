@@ -1,5 +1,7 @@
 """What the sandbox adds to the start of a command (target: under 20 ms): `true` started plainly and inside the
-workspace sandbox (the trampoline: Python, namespaces, Landlock, seccomp, exec), median of many runs.
+workspace sandbox (the trampoline: Python, namespaces, Landlock, seccomp, exec, and the PID namespace's init),
+median of many runs; also what containment alone adds to a command run outside the sandbox (the trampoline
+as a child subreaper, safety/processes.py: contained).
 
     python3 tests/bench/bench_sandbox.py [--runs 50]
 """
@@ -14,6 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
+from ankit.safety.processes import contained  # noqa: E402
 from ankit.safety.sandbox import Sandbox, command, protected, support, writable_folders  # noqa: E402
 
 
@@ -51,6 +54,7 @@ def main() -> int:
         rows = [
             ("true, no sandbox", true),
             ("python -I -S alone (the trampoline's interpreter)", python),
+            ("true contained, outside the sandbox (subreaper)", contained(true)),
             ("true in the workspace sandbox", sandbox.confine(true, {})),
             ("true in the read-only sandbox", Sandbox(work, "read-only", machine).confine(true, {})),
             ("true, Landlock and seccomp without namespaces",
@@ -63,6 +67,8 @@ def main() -> int:
         print(f"  {label:<52} {statistics.median(ms):7.1f} ms ({min(ms):.1f})")
     added = figures["true in the workspace sandbox"] - figures["true, no sandbox"]
     print(f"the sandbox adds {added:.1f} ms to a command's start (target: under 20 ms)")
+    alone = figures["true contained, outside the sandbox (subreaper)"] - figures["true, no sandbox"]
+    print(f"containment alone adds {alone:.1f} ms to a command started outside the sandbox")
     return 0
 
 
