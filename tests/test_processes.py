@@ -15,7 +15,7 @@ from ankit.mcp.transport import StdioTransport
 from ankit.safety import processes
 from ankit.terminal.bang import run_shell
 from ankit.tooling.hooks import Hook, run_command
-from tests.helpers import wait_for
+from tests.helpers import sleeps_left, wait_for
 from tests.test_mcp_client import FAKE
 from tests.test_oneshot import ankit
 from tests.test_sandbox import MACHINE, places, run  # noqa: F401 (places is a fixture)
@@ -39,18 +39,7 @@ def escapes(tag: str, tmp_path: Path) -> str:
             f"{sys.executable} {tmp_path}/daemon.py {tag}3; echo started")
 
 
-def left(tag: str) -> list[int]:
-    """The pids of the sleeps still running whose length is marked with tag (zombies count as gone)."""
-    found = []
-    for entry in os.listdir("/proc"):
-        try:
-            line = Path(f"/proc/{entry}/cmdline").read_bytes()
-            state = Path(f"/proc/{entry}/stat").read_bytes().rpartition(b")")[2].split()[0]
-        except (OSError, IndexError):
-            continue
-        if line.startswith(b"sleep\0" + tag.encode()) and state != b"Z":
-            found.append(int(entry))
-    return found
+left = sleeps_left
 
 
 @pytest.fixture
