@@ -295,9 +295,11 @@ def test_the_approval_for_an_inner_call_is_shown_on_screen(run, provider_server,
 def test_ctrl_c_stops_the_program_and_everything_it_started(run, provider_server, home):  # noqa: F811
     configure(home, "")
     provider_server.push_openai(tool_calls=[program(
-        "import os, subprocess, sys, time\n"
-        "child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(120)'])\n"
-        "open('pids', 'w').write(f'{os.getpid()} {child.pid}')\n"
+        "import os, subprocess, sys, time\n"  # pids as /proc names them: the sandbox's own PID namespace numbers
+        "child = subprocess.Popen([sys.executable, '-c', 'import os, time; '\n"  # differ from those outside
+        "                          'open(\"child.pid\", \"w\").write(os.readlink(\"/proc/self\")); time.sleep(120)'])\n"
+        "while not os.path.exists('child.pid') or not open('child.pid').read(): time.sleep(0.05)\n"
+        "open('pids', 'w').write(os.readlink('/proc/self') + ' ' + open('child.pid').read())\n"
         "print('started', flush=True)\n"
         "time.sleep(120)\n")])
     provider_server.push_openai(text="Going on.")
