@@ -198,3 +198,9 @@ class KeyShare(Protocol):
 
     def paused(self) -> AbstractContextManager[None]:
         """Inside, the keys are the question's alone."""
+
+
+class Judge(Protocol):
+    """Answers a `"type": "prompt"` hook: the model's reply to one question, as text (turn.judge.ModelJudge)."""
+
+    def __call__(self, prompt: str, timeout: float) -> str: ...

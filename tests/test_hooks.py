@@ -6,7 +6,8 @@ import sys
 from pathlib import Path
 
 from ankit.records import ToolCall
-from ankit.tooling.hooks import Hook, Hooks, from_claude_settings, from_config, listing, load_hooks
+from ankit.tooling.hookconfig import from_claude_settings, from_config, listing, load_hooks
+from ankit.tooling.hooks import Hook, Hooks
 from ankit.tooling.toolbox import Runner, Tool, ToolContext
 from tests.test_oneshot import ankit
 
@@ -40,7 +41,7 @@ def test_exit_2_blocks_the_call_and_its_stderr_is_the_reason(tmp_path):
     assert ran == [] and result.is_error
     assert result.content == "Error: blocked by a PreToolUse hook: no rm -rf here"
     event = json.loads(seen.read_text())
-    assert event["hook_event_name"] == "PreToolUse" and event["tool_name"] == "run_command"
+    assert event["hook_event_name"] == "PreToolUse" and event["tool_name"] == "Bash"
     assert event["tool_input"] == {"command": "rm -rf /"} and event["session_id"] == "20261201-120000-abcd"
     assert event["cwd"] == str(tmp_path) and event["tool_use_id"] == "c1"
 
@@ -75,7 +76,7 @@ def test_json_deny_allow_and_updated_input(tmp_path):
 
 
 def test_post_tool_use_sees_the_response_and_a_block_reaches_the_model(tmp_path):
-    command = script(tmp_path, "post", 'print(json.dumps({"decision": "block", "reason": "saw " + event["tool_response"]}))\n')
+    command = script(tmp_path, "post", 'print(json.dumps({"decision": "block", "reason": "saw " + event["tool_response"]["stdout"]}))\n')
     ran = []
     result = runner(Hooks([Hook("PostToolUse", command)], tmp_path), ran).run(
         ToolCall("c1", "run_command", '{"command": "ls"}'))
@@ -120,7 +121,7 @@ def test_config_tables_and_claude_settings_json(tmp_path):
         {"type": "command", "command": "guard.sh", "timeout": 30}]}], "PermissionRequest": []}}))
     assert from_claude_settings(settings)[0] == [Hook("PreToolUse", "guard.sh", "Bash", 30.0, str(settings))]
     settings.write_text("{not json")
-    assert from_claude_settings(settings)[1] == [f"{settings}: not read (JSONDecodeError); its hooks are off"]
+    assert from_claude_settings(settings)[1] == [f"{settings}: not read (JSONDecodeError); its hooks and permissions are off"]
     loaded = load_hooks({"Stop": [{"command": "say done"}]}, "config.toml", [tmp_path / "none.json"], tmp_path)
     assert listing(loaded) == "Stop  say done  (timeout 60 s; config.toml)"
     assert listing(Hooks()).startswith("no hooks are active")

@@ -1,46 +1,62 @@
 """Hooks: the user's commands run at points of a session, with Claude Code's events and protocol.
 
-Each hook gets one JSON object on stdin (session_id, transcript_path, cwd, hook_event_name and the event's
-fields: tool_name, tool_input, tool_response, prompt, ...). Exit 0 goes on (stdout may hold JSON with the
-documented decision fields); exit 2 blocks and its stderr is the reason; any other exit, a timeout or a
-command that cannot start is one line for the user and changes nothing. A hook runs in its own process group,
-killed whole at its timeout. Hooks come from config.toml ([[hooks.EVENT]] tables) and Claude Code's
-settings.json files (~/.claude/, and a trusted project's .claude/).
+Each hook gets one JSON object on stdin (session_id, transcript_path, cwd, permission_mode, hook_event_name and
+the event's fields). Tool events name tools as Claude Code does (tooling/claude_tools.py: `Bash` with
+`command`, `Read` with an absolute `file_path`, ...). The hooks of one event run side by side; their answers
+are merged in the order they were configured. Exit 0 goes on (stdout may hold JSON with Claude Code's decision
+fields); exit 2 blocks where Claude Code's event can be blocked, its stderr the reason (elsewhere it is shown to
+the user); any other exit, a timeout or a command that cannot start is one line for the user and changes
+nothing. Everything a hook prints passes the text boundary: capped as it is read (tooling/hookproc.py),
+control characters made visible and known secrets scrubbed before anyone sees it. A `"type": "prompt"` hook
+is answered by the model through the Judge seam. Loading: tooling/hookconfig.py.
 """
 
 import json
-import os
-import re
-import signal
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
-EVENTS = ("PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop", "SubagentStop", "SessionStart", "SessionEnd",
-          "PreCompact", "Notification")
+from ankit.protocols import Judge
+from ankit.safety.sandbox import Sandbox
+from ankit.safety.scrub import Scrubber
+from ankit.safety.text import deep
+from ankit.safety.visible import visible
+from ankit.tooling import claude_tools, hookproc
+from ankit.tooling.claude_tools import CLAUDE_NAMES  # noqa: F401  (agents read it from here)
+
+EVENTS = ("PreToolUse", "PermissionRequest", "PostToolUse", "PostToolUseFailure", "UserPromptSubmit",
+          "Notification", "Stop", "SubagentStart", "SubagentStop", "PreCompact", "SessionStart", "SessionEnd")
+TOOL_EVENTS = ("PreToolUse", "PermissionRequest", "PostToolUse", "PostToolUseFailure")
+BLOCKING = ("PreToolUse", "PermissionRequest", "PostToolUse", "PostToolUseFailure", "UserPromptSubmit", "Stop",
+            "SubagentStop")  # where exit 2 or a "block" changes what happens; elsewhere stderr is shown
+CONTEXT_EVENTS = ("UserPromptSubmit", "SessionStart", "SubagentStart")  # plain stdout of exit 0 is context
 DEFAULT_TIMEOUT = 60.0
-OUTPUT_CAP = 64 * 1024  # characters of a hook's stdout or stderr that are read into a decision
-# Claude Code's tool names, so a settings.json matcher such as "Bash|Write" finds ankit's tools too
-CLAUDE_NAMES = {"Bash": "run_command", "Write": "write_file", "Edit": "edit_file", "MultiEdit": "edit_file",
-                "Read": "read_file", "Glob": "find_files", "Grep": "search_text", "LS": "list_directory",
-                "WebFetch": "web_fetch", "WebSearch": "web_search", "Task": "task", "TodoWrite": "write_todos"}
-_ALIASES = {ankit: claude for claude, ankit in reversed(CLAUDE_NAMES.items())}
+KNOWN_OUTPUT = {"continue", "stopReason", "suppressOutput", "systemMessage", "decision", "reason",
+                "hookSpecificOutput"}
+KNOWN_SPECIFIC = {"hookEventName", "permissionDecision", "permissionDecisionReason", "updatedInput",
+                  "additionalContext", "decision"}
+MODES = {"read-only": "plan", "workspace": "default", "off": "default"}
 
 
 @dataclass
 class Hook:
-    """One configured command for one event."""
+    """One configured hook for one event: a command, or (kind "prompt") a question the model answers."""
 
     event: str
     command: str
     matcher: str = ""  # a regular expression over the tool name (or source, trigger); "" and "*" match all
     timeout: float = DEFAULT_TIMEOUT
     origin: str = ""  # the file it came from
+    kind: str = "command"
+    env: dict[str, str] = field(default_factory=dict)  # the settings file's env, CLAUDE_PLUGIN_ROOT
 
     def matches(self, subject: str) -> bool:
-        """Whether this hook runs for a tool name (or an event's source); a bad pattern matches by equality."""
+        """Whether this hook runs for a tool (by any of its names) or an event's source; a bad pattern matches
+        by equality."""
+        import re
         if self.matcher in ("", "*") or not subject:
             return True
-        names = [subject] + ([_ALIASES[subject]] if subject in _ALIASES else [])
+        names = claude_tools.names(subject)
         try:
             return any(re.fullmatch(self.matcher, name) for name in names)
         except re.error:
@@ -53,8 +69,8 @@ class Outcome:
 
     blocked: bool = False
     reason: str = ""  # why it was blocked (exit 2's stderr or the JSON reason): told to the model
-    decision: str = ""  # PreToolUse: allow, deny or ask
-    updated_input: dict | None = None  # PreToolUse: the arguments to run with instead
+    decision: str = ""  # PreToolUse: allow, deny or ask; PermissionRequest: allow or deny
+    updated_input: dict | None = None  # the arguments to run with instead (in ankit's terms for tool events)
     context: list[str] = field(default_factory=list)  # text for the model (additionalContext, stdout)
     stop: str = ""  # {"continue": false}: the turn stops, with this reason
     notes: list[str] = field(default_factory=list)  # one line each for the user (failures, systemMessage)
@@ -66,9 +82,14 @@ class Hooks:
 
     hooks: list[Hook] = field(default_factory=list)
     cwd: Path = field(default_factory=Path.cwd)
-    problems: list[str] = field(default_factory=list)  # malformed entries skipped while loading
+    problems: list[str] = field(default_factory=list)  # malformed or unsupported entries, said at start
     transcripts: Path | None = None  # the sessions folder: transcript_path is <folder>/<session id>.jsonl
     session_id: str = ""
+    scrub: Scrubber = field(default_factory=Scrubber)
+    mode: Sandbox | None = None  # the session's sandbox: its mode is the permission_mode hooks see
+    yes: bool = False  # --yes: permission_mode bypassPermissions
+    judge: Judge | None = None  # answers prompt hooks; None: they are skipped, said once
+    _told: set[str] = field(default_factory=set, init=False, repr=False)
 
     def bind(self, session_id: str) -> None:
         """The session the next events belong to."""
@@ -79,170 +100,165 @@ class Hooks:
         """The session file of the bound session."""
         return str(self.transcripts / f"{self.session_id}.jsonl") if self.transcripts and self.session_id else ""
 
+    @property
+    def permission_mode(self) -> str:
+        """Claude Code's name for the mode ankit is in."""
+        if self.yes:
+            return "bypassPermissions"
+        return MODES.get(getattr(self.mode, "mode", "off"), "default")
+
     def active(self, event: str) -> bool:
         """Whether any hook listens to the event."""
         return any(h.event == event for h in self.hooks)
 
     def run(self, event: str, fields: dict, subject: str = "") -> Outcome:
-        """Run the event's hooks that match `subject` (a tool name, a source) one after another."""
+        """Run the event's hooks that match `subject` (a tool name, a source) side by side; merge their answers."""
+        chosen = list({(h.kind, h.command): h for h in self.hooks if h.event == event and h.matches(subject)}.values())
+        payload = {"session_id": self.session_id, "transcript_path": self.transcript_path, "cwd": str(self.cwd),
+                   "permission_mode": self.permission_mode, "hook_event_name": event, **fields}
+        data = json.dumps(payload, ensure_ascii=False, default=str).encode("utf-8", "replace")
+        results: list = [None] * len(chosen)
+        threads = [threading.Thread(target=self._one, args=(hook, data, results, i), daemon=True, name="ankit-hook")
+                   for i, hook in enumerate(chosen)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
         outcome = Outcome()
-        for hook in [h for h in self.hooks if h.event == event and h.matches(subject)]:
-            payload = {"session_id": self.session_id, "transcript_path": self.transcript_path,
-                       "cwd": str(self.cwd), "hook_event_name": event, **fields}
-            _merge(outcome, hook, *run_command(hook, payload, self.cwd))
-            if outcome.blocked or outcome.stop:
-                break
+        for hook, finished in zip(chosen, results):
+            _merge(outcome, hook, finished, self)
+        return outcome
+
+    def _one(self, hook: Hook, data: bytes, results: list, index: int) -> None:
+        if hook.kind == "prompt":
+            results[index] = self._ask(hook, data)
+            return
+        env = hookproc.environment(self.cwd, hook.env)
+        results[index] = hookproc.run(hook.command, data, self.cwd, env, hook.timeout)
+
+    def _ask(self, hook: Hook, data: bytes) -> hookproc.Finished:
+        """A prompt hook: the model reads the question and the event, and answers Claude Code's JSON."""
+        if self.judge is None:
+            return hookproc.Finished(None, failure="prompt hooks need a model, and none is set up here")
+        question = hook.command.replace("$ARGUMENTS", data.decode("utf-8", "replace"))
+        try:
+            answer = self.judge(question, hook.timeout)
+        except Exception as exc:  # a provider failure is the hook's failure, one line
+            return hookproc.Finished(None, failure=f"the model did not answer ({exc})")
+        verdict = _answer(answer)
+        if verdict is None:
+            return hookproc.Finished(None, failure="the model's answer was not the JSON a prompt hook asks for")
+        ok, reason = verdict
+        return hookproc.Finished(0, json.dumps({} if ok else {"decision": "block", "reason": reason}))
+
+    def once(self, line: str) -> list[str]:
+        """[line] the first time it is said in this session, [] after."""
+        if line in self._told:
+            return []
+        self._told.add(line)
+        return [line]
+
+    def shown(self, text: str) -> str:
+        """A hook's text as it may be shown or sent: escapes visible, known secrets scrubbed."""
+        return self.scrub.text(visible(text)).strip()
+
+    def tool(self, event: str, tool: str, args: dict, call_id: str, content: str | None = None,
+             failed: bool = False) -> Outcome:
+        """A tool event, told in Claude Code's terms; updatedInput comes back in ankit's."""
+        name, shown = claude_tools.to_claude(tool, args, self.cwd)
+        fields = {"tool_name": name, "tool_input": shown, "tool_use_id": call_id}
+        if event == "PostToolUse":
+            fields["tool_response"] = claude_tools.response(tool, shown, content or "", failed)
+        elif event == "PostToolUseFailure":
+            fields.update(error=content or "", is_interrupt=False)
+        elif event == "PermissionRequest":
+            fields["permission_suggestions"] = []
+        outcome = self.run(event, fields, tool)
+        if outcome.updated_input is not None:
+            outcome.updated_input = claude_tools.from_claude(tool, outcome.updated_input, shown, args, self.cwd)
         return outcome
 
 
-def run_command(hook: Hook, payload: dict, cwd: Path) -> tuple[int | None, str, str, str]:
-    """Run one hook: (exit code or None, stdout, stderr, a failure line or "")."""
-    from ankit.safety.processes import contained, subprocess  # here: listings that run no hook start faster
-    env = {**os.environ, "CLAUDE_PROJECT_DIR": str(cwd), "ANKIT_PROJECT_DIR": str(cwd)}
+def _answer(text: str) -> tuple[bool, str] | None:
+    """A prompt hook's answer: {"ok": true} or {"ok": false, "reason": ...} (or the older "decision" form)."""
+    start, end = text.find("{"), text.rfind("}")
     try:
-        process = subprocess.Popen(contained(["/bin/sh", "-c", hook.command]), cwd=cwd, env=env, stdin=subprocess.PIPE,
-                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
-    except OSError as exc:
-        return None, "", "", f"could not start ({exc.strerror or exc})"
-    data = json.dumps(payload, ensure_ascii=False, default=str).encode()
-    try:
-        out, err = process.communicate(data, timeout=hook.timeout)
-    except subprocess.TimeoutExpired:
-        _kill(process)
-        return None, "", "", f"stopped after {hook.timeout:g} s (its timeout)"
-    except BaseException:  # Ctrl-C: the hook's whole group goes too
-        _kill(process)
-        raise
-    return process.returncode, _text(out), _text(err), ""
+        data = json.loads(text[start:end + 1]) if start >= 0 else None
+    except ValueError:
+        return None
+    if not isinstance(data, dict):
+        return None
+    if "ok" in data:
+        return bool(data["ok"]), str(data.get("reason") or "")
+    if data.get("decision") in ("approve", "block"):
+        return data["decision"] == "approve", str(data.get("reason") or "")
+    return None
 
 
-def _text(raw: bytes) -> str:
-    return raw.decode("utf-8", "replace")[:OUTPUT_CAP].strip()
-
-
-def _kill(process) -> None:
-    try:
-        os.killpg(process.pid, signal.SIGKILL)
-    except OSError:
-        pass
-    process.communicate()
-
-
-def _merge(outcome: Outcome, hook: Hook, code: int | None, out: str, err: str, failure: str) -> None:
+def _merge(outcome: Outcome, hook: Hook, finished: hookproc.Finished, hooks: Hooks) -> None:
     """Fold one hook's exit code and output into the event's outcome."""
     name = f"{hook.event} hook {_short(hook.command)}"
-    if failure:
-        outcome.notes.append(f"{name}: {failure}; going on")
-    elif code == 2:
-        outcome.blocked, outcome.reason = True, err or f"blocked by the {name}"
-    elif code != 0:
-        outcome.notes.append(f"{name} exited with {code}: {_first_line(err) or 'no message'}; going on")
+    err = hooks.shown(finished.err)
+    if finished.dropped:
+        outcome.notes += hooks.once(f"{name} printed more than {hookproc.OUTPUT_CAP:,} bytes; the rest was dropped")
+    if finished.failure:
+        outcome.notes.append(f"{name}: {finished.failure}; going on")
+    elif finished.code == 2 and hook.event in BLOCKING:
+        if not outcome.blocked:
+            outcome.blocked, outcome.reason = True, err or f"blocked by the {name}"
+    elif finished.code == 2:
+        outcome.notes.append(f"{name}: {_first_line(err) or 'exit 2'}")
+    elif finished.code != 0:
+        outcome.notes.append(f"{name} exited with {finished.code}: {_first_line(err) or 'no message'}; going on")
     else:
-        _read_json(outcome, hook, name, out)
+        _read_json(outcome, hook, name, finished.out.strip(), hooks)
 
 
-def _read_json(outcome: Outcome, hook: Hook, name: str, out: str) -> None:
+def _read_json(outcome: Outcome, hook: Hook, name: str, out: str, hooks: Hooks) -> None:
     """Exit 0: JSON on stdout carries decisions; other text is context for the events that take it."""
     try:
-        data = json.loads(out) if out.startswith("{") else None
-    except ValueError:
+        data = deep(json.loads(out)) if out.startswith("{") else None
+    except (ValueError, RecursionError):
         data = None
     if not isinstance(data, dict):
-        if out and hook.event in ("UserPromptSubmit", "SessionStart"):
-            outcome.context.append(out)
+        if out and hook.event in CONTEXT_EVENTS:
+            outcome.context.append(hooks.shown(out))
         return
     specific = data.get("hookSpecificOutput") if isinstance(data.get("hookSpecificOutput"), dict) else {}
+    unknown = sorted((set(data) - KNOWN_OUTPUT) | (set(specific) - KNOWN_SPECIFIC))
+    if unknown:
+        outcome.notes += hooks.once(f"{name}: ankit does not support the output field(s) {', '.join(unknown)}; "
+                                    "they are ignored")
     if data.get("continue") is False:
-        outcome.stop = str(data.get("stopReason") or f"stopped by the {name}")
+        outcome.stop = hooks.shown(str(data.get("stopReason") or f"stopped by the {name}"))
     if isinstance(data.get("systemMessage"), str):
-        outcome.notes.append(data["systemMessage"])
+        outcome.notes.append(hooks.shown(data["systemMessage"]))
     if isinstance(specific.get("additionalContext"), str):
-        outcome.context.append(specific["additionalContext"])
-    reason = str(specific.get("permissionDecisionReason") or data.get("reason") or "")
-    decision = specific.get("permissionDecision") or {"approve": "allow", "block": "deny"}.get(data.get("decision"))
-    if decision == "deny" or data.get("decision") == "block":
-        outcome.blocked, outcome.reason = True, reason or f"blocked by the {name}"
-    elif decision in ("allow", "ask"):
+        outcome.context.append(hooks.shown(specific["additionalContext"]))
+    _decide(outcome, name, data, specific, hooks)
+
+
+def _decide(outcome: Outcome, name: str, data: dict, specific: dict, hooks: Hooks) -> None:
+    """The decision fields: permissionDecision (PreToolUse), decision.behavior (PermissionRequest), decision."""
+    request = specific.get("decision") if isinstance(specific.get("decision"), dict) else {}
+    reason = hooks.shown(str(specific.get("permissionDecisionReason") or request.get("message")
+                             or data.get("reason") or ""))
+    decision = (specific.get("permissionDecision") or request.get("behavior")
+                or {"approve": "allow", "block": "deny"}.get(data.get("decision")))
+    if decision == "deny":
+        if not outcome.blocked:
+            outcome.blocked, outcome.reason = True, reason or f"blocked by the {name}"
+    elif decision in ("allow", "ask") and outcome.decision != "ask":
         outcome.decision, outcome.reason = decision, reason
-    if isinstance(specific.get("updatedInput"), dict):
-        outcome.updated_input = specific["updatedInput"]
+    updated = specific.get("updatedInput", request.get("updatedInput"))
+    if isinstance(updated, dict):
+        outcome.updated_input = updated
 
 
 def _short(command: str) -> str:
-    line = " ".join(command.split())
+    line = " ".join(visible(command).split())
     return repr(line if len(line) <= 40 else line[:39] + "…")
 
 
 def _first_line(text: str) -> str:
     return next((line.strip() for line in text.splitlines() if line.strip()), "")[:200]
-
-
-def from_config(tables: dict, origin: str) -> tuple[list[Hook], list[str]]:
-    """Hooks from config.toml's [[hooks.EVENT]] tables (matcher, command, timeout); problems one line each."""
-    hooks, problems = [], []
-    for event, entries in (tables or {}).items():
-        if event not in EVENTS:
-            problems.append(f"{origin}: unknown hook event {event!r}; events are {', '.join(EVENTS)}")
-            continue
-        for entry in entries if isinstance(entries, list) else [entries]:
-            hook = _hook(event, entry, entry, origin) if isinstance(entry, dict) else None
-            if hook is None:
-                problems.append(f"{origin}: a [[hooks.{event}]] entry needs command = \"...\" (and may have matcher, timeout)")
-            else:
-                hooks.append(hook)
-    return hooks, problems
-
-
-def from_claude_settings(path: Path) -> tuple[list[Hook], list[str]]:
-    """Hooks from a Claude Code settings.json: {"hooks": {EVENT: [{"matcher", "hooks": [{"type": "command", ...}]}]}}."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return [], []
-    except (OSError, ValueError, RecursionError) as exc:
-        return [], [f"{path}: not read ({type(exc).__name__}); its hooks are off"]
-    tables = data.get("hooks") if isinstance(data, dict) else None
-    hooks, problems = [], []
-    for event, groups in (tables if isinstance(tables, dict) else {}).items():
-        if event not in EVENTS:
-            continue  # Claude Code has events ankit does not fire (PermissionRequest, ...)
-        for group in groups if isinstance(groups, list) else []:
-            for entry in (group.get("hooks") if isinstance(group, dict) else None) or []:
-                if isinstance(entry, dict) and entry.get("type", "command") == "command":
-                    hook = _hook(event, group, entry, str(path))
-                    hooks += [hook] if hook else []
-                    problems += [] if hook else [f"{path}: a {event} hook without a command is skipped"]
-    return hooks, problems
-
-
-def _hook(event: str, group: dict, entry: dict, origin: str) -> Hook | None:
-    command = entry.get("command")
-    if not isinstance(command, str) or not command.strip():
-        return None
-    try:
-        timeout = float(entry.get("timeout") or DEFAULT_TIMEOUT)
-    except (TypeError, ValueError):
-        timeout = DEFAULT_TIMEOUT
-    return Hook(event, command, str(group.get("matcher") or ""), max(timeout, 0.1), origin)
-
-
-def load_hooks(config_tables: dict, config_origin: str, settings_files: list[Path], cwd: Path) -> Hooks:
-    """Every active hook: config.toml's first, then each settings.json in order."""
-    hooks, problems = from_config(config_tables, config_origin)
-    for path in settings_files:
-        found, more = from_claude_settings(path)
-        hooks, problems = hooks + found, problems + more
-    return Hooks(hooks, cwd, problems=problems)
-
-
-def listing(hooks: Hooks) -> str:
-    """/hooks: each active hook with its event, matcher, timeout and where it came from."""
-    if not hooks.hooks:
-        return ("no hooks are active: add [[hooks.PreToolUse]] tables to config.toml, or hooks to "
-                "~/.claude/settings.json (see ankit help hooks)")
-    lines = []
-    for event in EVENTS:
-        for hook in (h for h in hooks.hooks if h.event == event):
-            where = f" [{hook.matcher}]" if hook.matcher else ""
-            lines.append(f"{event}{where}  {hook.command}  (timeout {hook.timeout:g} s; {hook.origin})")
-    return "\n".join(lines + hooks.problems)

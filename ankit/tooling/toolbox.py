@@ -17,6 +17,7 @@ from ankit.safety.policy import Policy
 from ankit.safety.sandbox import COMMAND_TOOLS, Sandbox, Verdict
 from ankit.safety.scrub import Scrubber
 from ankit.safety.statefiles import bundled
+from ankit.tooling import toolhooks
 from ankit.tooling.hooks import Hooks
 from ankit.tooling.relay import Relay
 from ankit.tooling.limits import MAX_DEPTH, ToolTimeout, call_with_limit, too_deep
@@ -357,52 +358,31 @@ class Runner:
     def _run(self, call: ToolCall, output: Callable[[str], None] | None = None) -> ToolResult:
         tool, approve = self.lookup(call.name), self.approve
         args = _arguments_or_none(call)
-        if self.hooks is not None and tool is not None and args is not None and self.hooks.active("PreToolUse"):
-            verdict = self.hooks.run("PreToolUse", {"tool_name": call.name, "tool_input": args,
-                                                    "tool_use_id": call.id}, call.name)
-            self._tell(verdict.notes, output)
-            if verdict.blocked:  # exit 2 or a deny: under --yes too
-                reason = self.scrub.text(verdict.reason)
-                return ToolResult(call.id, call.name, cap_output(f"Error: blocked by a PreToolUse hook: {reason}",
-                                                                 self.cap), True, f"blocked by a hook: {reason}",
-                                  refused=True)
-            call, tool, approve = _as_decided(verdict, call, tool, approve)
+        if self.hooks is not None and tool is not None and args is not None:
+            decided = toolhooks.before(self.hooks, call, tool, args, approve, partial(self._tell, output=output))
+            self._tell(decided.notes, output)
+            if decided.blocked is not None:  # exit 2 or a deny: under --yes too
+                blocked = decided.blocked
+                return replace(blocked, content=cap_output(self.scrub.text(blocked.content), self.cap))
+            call, tool, approve = decided.call, decided.tool, decided.approve
         result = run_call(call, tool, self.ctx, approve, self.cap, output, self.keeper, self.policy, self.scrub,
                           self.sandbox)
         return self._after(call, result, output)
 
     def _after(self, call: ToolCall, result: ToolResult, output: Callable[[str], None] | None) -> ToolResult:
-        """PostToolUse: the hooks see the result; a block or added context goes to the model with it."""
+        """PostToolUse or PostToolUseFailure: the hooks see the result; a block or added context goes with it."""
         args = _arguments_or_none(call)
-        if self.hooks is None or args is None or result.summary == "declined" or not self.hooks.active("PostToolUse"):
+        if self.hooks is None or args is None or result.summary == "declined":
             return result
-        verdict = self.hooks.run("PostToolUse", {"tool_name": call.name, "tool_input": args, "tool_use_id": call.id,
-                                                 "tool_response": result.content}, call.name)
-        self._tell(verdict.notes, output)
-        extra = ([f"[PostToolUse hook] {verdict.reason}"] if verdict.blocked else []) + verdict.context
-        if extra:
-            result.content = cap_output(result.content + "\n" + self.scrub.text("\n".join(extra)), self.cap)
+        before = result.content
+        self._tell(toolhooks.after(self.hooks, call, args, result), output)
+        if result.content != before:
+            result.content = cap_output(self.scrub.text(result.content), self.cap)
         return result
 
     def _tell(self, notes: list[str], output: Callable[[str], None] | None) -> None:
         for note in notes if output is not None else []:
             output(f"ankit: {self.scrub.text(note)}\n")
-
-
-def _as_decided(verdict, call: ToolCall, tool: Tool, approve: Approver) -> tuple[ToolCall, Tool, Approver]:
-    """A PreToolUse decision applied: new arguments, no question (allow) or a question where the tool asks none (ask)."""
-    if verdict.updated_input is not None:
-        call = replace(call, arguments=json.dumps(verdict.updated_input, ensure_ascii=False))
-    if verdict.decision == "allow":
-        approve = _allowed
-    elif verdict.decision == "ask":
-        tool = replace(tool, needs_approval=True, read_only=False)
-    return call, tool, approve
-
-
-def _allowed(tool: Tool, args: dict, preview: str) -> bool:
-    """The approver of a call a PreToolUse hook allowed."""
-    return True
 
 
 def _arguments_or_none(call: ToolCall) -> dict | None:

@@ -22,7 +22,8 @@ from ankit import paths
 from ankit.settings.config import Config
 from ankit.skills.library import Skill, find_skills, skill_dirs
 from ankit.tooling.activation import habitual
-from ankit.tooling.hooks import Hooks, load_hooks
+from ankit.tooling.hookconfig import load_hooks
+from ankit.tooling.hooks import Hooks
 from ankit.tooling.loader import load_tools
 from ankit.tooling.stubs import code_prompt
 from ankit.discovery.decision import decide

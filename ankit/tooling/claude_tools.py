@@ -1,0 +1,151 @@
+"""ankit's tools as Claude Code names them, for hooks written for Claude Code (their one translation table).
+
+A hook written for Claude Code tests `tool_name == "Bash"` and reads `tool_input.command` or
+`tool_input.file_path` (an absolute path). Each ankit tool with a Claude Code counterpart is shown to hooks
+under that name with Claude Code's input keys and `tool_response` shape; `updatedInput` is mapped back. Keys
+without a counterpart pass through under ankit's name. A tool without a counterpart keeps its name; the file
+tools among them (delete, move, patch) get `file_path` too, and a matcher naming what they do covers them
+(FAMILIES: an `Edit|Write` matcher sees deletes and moves, a `Bash` matcher sees job starts).
+"""
+
+import os
+from pathlib import Path
+
+# ankit tool -> (Claude Code tool, {ankit key: Claude Code key}); keys not listed keep their names
+TABLE: dict[str, tuple[str, dict[str, str]]] = {
+    "run_command": ("Bash", {"command": "command", "reason": "description", "timeout": "timeout"}),
+    "job_start": ("Bash", {"command": "command", "reason": "description"}),
+    "job_output": ("BashOutput", {"job_id": "bash_id"}),
+    "job_stop": ("KillShell", {"job_id": "shell_id"}),
+    "read_file": ("Read", {"path": "file_path", "start_line": "offset", "end_line": "limit"}),
+    "write_file": ("Write", {"path": "file_path", "content": "content"}),
+    "edit_file": ("Edit", {"path": "file_path", "old_string": "old_string", "new_string": "new_string",
+                           "replace_all": "replace_all"}),
+    "find_files": ("Glob", {"pattern": "pattern", "path": "path"}),
+    "search_text": ("Grep", {"pattern": "pattern", "path": "path", "glob": "glob", "ignore_case": "-i",
+                             "context": "-C", "max_results": "head_limit"}),
+    "list_directory": ("LS", {"path": "path"}),
+    "web_fetch": ("WebFetch", {"url": "url"}),
+    "web_search": ("WebSearch", {"query": "query"}),
+    "write_todos": ("TodoWrite", {"todos": "todos"}),
+    "task": ("Task", {"description": "description", "prompt": "prompt", "agent": "subagent_type"}),
+}
+# Claude Code's name -> the ankit tool that does it (an agent file's `tools: Read, Bash` list, for one)
+CLAUDE_NAMES = {claude: tool for tool, (claude, _) in reversed(TABLE.items())} | {"MultiEdit": "edit_file"}
+# what a matcher naming a Claude Code tool covers besides its counterpart: the tools that do the same
+FAMILIES: dict[str, tuple[str, ...]] = {
+    "Bash": ("job_input",),
+    "Edit": ("write_file", "edit_lines", "apply_patch", "delete_file", "move_file", "make_directory"),
+    "Write": ("edit_file", "edit_lines", "apply_patch", "delete_file", "move_file", "make_directory"),
+    "MultiEdit": ("edit_file", "edit_lines", "apply_patch"),
+    "Read": ("read_file",),
+    "BashOutput": ("job_status", "job_wait"),
+    "KillShell": ("kill_process",),
+}
+PATH_TOOLS = {"edit_lines": "path", "delete_file": "path", "move_file": "source", "make_directory": "path"}
+ABSOLUTE = ("file_path",)  # Claude Code sends these as absolute paths
+NO_COUNTERPART = ("NotebookEdit", "NotebookRead", "SlashCommand", "Skill", "ExitPlanMode", "AskUserQuestion")
+
+
+def claude_name(tool: str) -> str:
+    """The name a hook sees: Claude Code's for a tool with a counterpart, else ankit's."""
+    return TABLE[tool][0] if tool in TABLE else tool
+
+
+def names(tool: str) -> list[str]:
+    """Every name a matcher may use for this tool: ankit's, Claude Code's, and those of what it does alike."""
+    found = [tool, claude_name(tool)] + [name for name, members in FAMILIES.items() if tool in members]
+    return list(dict.fromkeys(found))
+
+
+def _absolute(value, cwd: Path) -> str:
+    path = os.path.expanduser(str(value))
+    return os.path.normpath(os.path.join(str(cwd), path))
+
+
+def _relative(value, cwd: Path) -> str:
+    """A path a hook gave back, as ankit's tools take it: relative inside the working folder."""
+    path = Path(os.path.normpath(os.path.join(str(cwd), os.path.expanduser(str(value)))))
+    return path.relative_to(cwd).as_posix() if path.is_relative_to(cwd) else str(path)
+
+
+def to_claude(tool: str, args: dict, cwd: Path) -> tuple[str, dict]:
+    """(tool_name, tool_input) as Claude Code would send them for this call."""
+    name, keys = TABLE.get(tool, (tool, {}))
+    shown = {keys.get(key, key): value for key, value in args.items()}
+    if tool in PATH_TOOLS and isinstance(args.get(PATH_TOOLS[tool]), str):
+        shown["file_path"] = args[PATH_TOOLS[tool]]
+    for key in ABSOLUTE:
+        if isinstance(shown.get(key), str):
+            shown[key] = _absolute(shown[key], cwd)
+    if tool == "run_command" and isinstance(args.get("timeout"), (int, float)):
+        shown["timeout"] = int(args["timeout"] * 1000)  # Claude Code's Bash counts milliseconds
+    if tool in ("run_command", "job_start") and args.get("sandbox") is False:
+        shown["dangerouslyDisableSandbox"] = True
+    if tool == "job_start":
+        shown["run_in_background"] = True
+    if tool == "read_file" and isinstance(args.get("end_line"), int):
+        shown["limit"] = args["end_line"] - int(args.get("start_line") or 1) + 1
+    if tool == "write_todos" and isinstance(args.get("todos"), list):
+        shown["todos"] = [_todo(item) for item in args["todos"]]
+    return name, shown
+
+
+def _todo(item) -> dict:
+    if not isinstance(item, dict):
+        return {"content": str(item), "status": "pending"}
+    text = item.get("text", "")
+    return {"content": text, "status": item.get("status", "pending"), "activeForm": text}
+
+
+def from_claude(tool: str, updated: dict, sent: dict, args: dict, cwd: Path) -> dict:
+    """A hook's updatedInput (in Claude Code's terms) as ankit's arguments: what it changed from what it was sent,
+    applied to the call's own arguments."""
+    back = {claude: key for key, claude in TABLE.get(tool, (tool, {}))[1].items()}
+    if tool in PATH_TOOLS:
+        back["file_path"] = PATH_TOOLS[tool]
+    result = dict(args)
+    for key, value in updated.items():
+        if key in sent and sent[key] == value:
+            continue
+        if key == "dangerouslyDisableSandbox" and tool in ("run_command", "job_start"):
+            result["sandbox"] = not value
+        elif key == "run_in_background" and tool in ("run_command", "job_start"):
+            continue  # which tool runs it is not a hook's to change
+        else:
+            result[back.get(key, key)] = _back(tool, key, value, result, cwd)
+    return result
+
+
+def _back(tool: str, key: str, value, result: dict, cwd: Path):
+    """One changed value in ankit's terms."""
+    if key in ABSOLUTE and isinstance(value, str):
+        return _relative(value, cwd)
+    if tool == "run_command" and key == "timeout" and isinstance(value, (int, float)):
+        return max(1, -(-int(value) // 1000))  # milliseconds to whole seconds, rounded up
+    if tool == "read_file" and key == "limit" and isinstance(value, int):
+        return int(result.get("start_line") or 1) + value - 1
+    if tool == "write_todos" and key == "todos" and isinstance(value, list):
+        return [{"text": t.get("content", ""), "status": t.get("status", "pending")} if isinstance(t, dict) else t
+                for t in value]
+    return value
+
+
+def response(tool: str, shown: dict, content: str, failed: bool) -> dict | str:
+    """tool_response as Claude Code sends it for this tool (ankit's result text where Claude Code's has no field)."""
+    name = claude_name(tool)
+    if name == "Bash":
+        return {"stdout": content, "stderr": "", "interrupted": False, "isImage": False}
+    if name == "Read":
+        return {"type": "text", "file": {"filePath": shown.get("file_path", ""), "content": content,
+                                         "numLines": content.count("\n") + 1, "startLine": shown.get("offset", 1)}}
+    if name == "Write":
+        return {"type": "update", "filePath": shown.get("file_path", ""), "content": shown.get("content", ""),
+                "structuredPatch": [], "success": not failed}
+    if name == "Edit":
+        return {"filePath": shown.get("file_path", ""), "oldString": shown.get("old_string", ""),
+                "newString": shown.get("new_string", ""), "replaceAll": bool(shown.get("replace_all")),
+                "structuredPatch": [], "userModified": False, "success": not failed}
+    if "file_path" in shown:
+        return {"filePath": shown["file_path"], "success": not failed, "result": content}
+    return content

@@ -1,0 +1,115 @@
+"""Where hooks come from: config.toml's [[hooks.EVENT]] tables and Claude Code's settings.json files
+({"hooks": {EVENT: [{"matcher": ..., "hooks": [{"type": "command", "command": ..., "timeout": ...}]}]}}), and
+the /hooks listing. Whatever ankit does not support (an event, a hook type, a field) is said once at start,
+never dropped silently. Which files are read (a project's only when trusted) is decided by the assembly."""
+
+import json
+from pathlib import Path
+
+from ankit.tooling.hooks import DEFAULT_TIMEOUT, EVENTS, Hook, Hooks
+
+ENTRY_FIELDS = {"type", "command", "prompt", "timeout"}
+GROUP_FIELDS = {"matcher", "hooks"}
+
+
+def from_config(tables: dict, origin: str) -> tuple[list[Hook], list[str]]:
+    """Hooks from config.toml's [[hooks.EVENT]] tables (matcher, command, timeout); problems one line each."""
+    hooks, problems = [], []
+    for event, entries in (tables or {}).items():
+        if event not in EVENTS:
+            problems.append(f"{origin}: unknown hook event {event!r}; events are {', '.join(EVENTS)}")
+            continue
+        for entry in entries if isinstance(entries, list) else [entries]:
+            hook = _hook(event, entry, entry, origin, {}) if isinstance(entry, dict) else None
+            if hook is None:
+                problems.append(f"{origin}: a [[hooks.{event}]] entry needs command = \"...\" (and may have matcher, timeout)")
+            else:
+                hooks.append(hook)
+    return hooks, problems
+
+
+def read_settings(path: Path) -> tuple[dict, list[str]]:
+    """A Claude Code settings.json as a dict ({} when missing), with a line when it cannot be read."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}, []
+    except (OSError, ValueError, RecursionError) as exc:
+        return {}, [f"{path}: not read ({type(exc).__name__}); its hooks and permissions are off"]
+    if not isinstance(data, dict):
+        return {}, [f"{path}: not a JSON object; its hooks and permissions are off"]
+    return data, []
+
+
+def settings_env(data: dict) -> dict[str, str]:
+    """A settings file's "env": {NAME: value} with string-able values only."""
+    env = data.get("env") if isinstance(data.get("env"), dict) else {}
+    return {str(k): str(v) for k, v in env.items() if isinstance(v, (str, int, float, bool))}
+
+
+def from_claude_settings(path: Path, plugin_root: Path | None = None) -> tuple[list[Hook], list[str]]:
+    """Hooks from a Claude Code settings.json (or a plugin's hooks.json, with its root for CLAUDE_PLUGIN_ROOT)."""
+    data, problems = read_settings(path)
+    tables = data.get("hooks")
+    env = settings_env(data) | ({"CLAUDE_PLUGIN_ROOT": str(plugin_root)} if plugin_root else {})
+    hooks = []
+    for event, groups in (tables if isinstance(tables, dict) else {}).items():
+        if event not in EVENTS:
+            problems.append(f"{path}: ankit has no {event} event; those hooks do not run")
+            continue
+        for group in groups if isinstance(groups, list) else []:
+            found, more = _group(event, group, path, env)
+            hooks, problems = hooks + found, problems + more
+    return hooks, problems
+
+
+def _group(event: str, group, path: Path, env: dict) -> tuple[list[Hook], list[str]]:
+    """One {"matcher", "hooks": [...]} group of a settings file."""
+    if not isinstance(group, dict):
+        return [], [f"{path}: a {event} entry is not an object; skipped"]
+    hooks, problems = [], [f"{path}: ankit ignores {k!r} in {event} hooks" for k in sorted(set(group) - GROUP_FIELDS)]
+    for entry in group.get("hooks") if isinstance(group.get("hooks"), list) else []:
+        kind = entry.get("type", "command") if isinstance(entry, dict) else None
+        if kind not in ("command", "prompt"):
+            problems.append(f"{path}: a {event} hook of type {kind!r} is not supported; skipped")
+            continue
+        problems += [f"{path}: ankit ignores {k!r} in a {event} hook" for k in sorted(set(entry) - ENTRY_FIELDS)]
+        hook = _hook(event, group, entry, str(path), env)
+        hooks += [hook] if hook else []
+        problems += [] if hook else [f"{path}: a {event} hook without a {kind} is skipped"]
+    return hooks, list(dict.fromkeys(problems))
+
+
+def _hook(event: str, group: dict, entry: dict, origin: str, env: dict) -> Hook | None:
+    kind = entry.get("type", "command")
+    text = entry.get("prompt" if kind == "prompt" else "command")
+    if not isinstance(text, str) or not text.strip():
+        return None
+    try:
+        timeout = float(entry.get("timeout") or (30 if kind == "prompt" else DEFAULT_TIMEOUT))
+    except (TypeError, ValueError):
+        timeout = DEFAULT_TIMEOUT
+    return Hook(event, text, str(group.get("matcher") or ""), max(timeout, 0.1), origin, kind, dict(env))
+
+
+def load_hooks(config_tables: dict, config_origin: str, settings_files: list[Path], cwd: Path) -> Hooks:
+    """Every active hook: config.toml's first, then each settings.json in order."""
+    hooks, problems = from_config(config_tables, config_origin)
+    for path in settings_files:
+        found, more = from_claude_settings(path)
+        hooks, problems = hooks + found, problems + more
+    return Hooks(hooks, cwd, problems=problems)
+
+
+def listing(hooks: Hooks) -> str:
+    """/hooks: each active hook with its event, matcher, timeout and where it came from."""
+    if not hooks.hooks:
+        return ("no hooks are active: add [[hooks.PreToolUse]] tables to config.toml, or hooks to "
+                "~/.claude/settings.json (see ankit help hooks)")
+    lines = []
+    for event in EVENTS:
+        for hook in (h for h in hooks.hooks if h.event == event):
+            where = f" [{hook.matcher}]" if hook.matcher else ""
+            what = hook.command if hook.kind == "command" else f"(prompt) {hook.command}"
+            lines.append(f"{event}{where}  {what}  (timeout {hook.timeout:g} s; {hook.origin})")
+    return "\n".join(lines + hooks.problems)
