@@ -175,11 +175,12 @@ class Inbox(Protocol):
 class TurnHooks(Protocol):
     """The hooks a session runs around its turns (turn.turnhooks.SessionHooks); a subclass gets a no-op for each."""
 
-    def prompt(self, session_id: str, text: str, resumed: bool) -> str:
-        """The user's message with what the hooks add to it; raises Cancelled when a hook blocks it."""
-        return text
+    def prompt(self, session_id: str, text: str, resumed: bool) -> list[str]:
+        """What the hooks add after the user's message (kept apart from what was typed); raises Cancelled when a
+        hook blocks it. A new turn begins."""
+        return []
 
-    def stop(self, session_id: str) -> str | None:
+    def stop(self, session_id: str, answer: str) -> str | None:
         """The message that sends the model back to work once its answer is done, or None."""
 
     def compact(self, session_id: str, trigger: str) -> None:

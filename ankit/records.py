@@ -65,6 +65,15 @@ class Message:
     images: list[Image] = field(default_factory=list)  # user messages only
     summary: bool = False  # /compact's summary: requests start here; the messages before it stay in the file
     activated: list[str] = field(default_factory=list)  # tool batches only: groups first sent to the model with it
+    added: list[str] = field(default_factory=list)  # user messages: what hooks added at the end of text, not typed
+
+
+def typed(message: Message) -> str:
+    """What the user typed of a user message: its text without what hooks added at its end."""
+    extra = "\n\n".join(message.added)
+    if extra and message.text.endswith(extra):
+        return message.text[: len(message.text) - len(extra)].rstrip("\n")
+    return message.text
 
 
 @dataclass

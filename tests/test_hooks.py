@@ -10,6 +10,7 @@ from ankit.tooling.hookconfig import from_claude_settings, from_config, listing,
 from ankit.tooling.hooks import Hook, Hooks
 from ankit.tooling.toolbox import Runner, Tool, ToolContext
 from tests.test_oneshot import ankit
+from tests.test_repl import home, run, session_lines, sessions  # noqa: F401  (pytest fixtures)
 
 PY = sys.executable
 
@@ -154,3 +155,48 @@ def test_hooks_of_an_untrusted_project_are_off(provider_server, tmp_path):
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "work" / "made.txt").exists() and not (tmp_path / "work" / "hooked").exists()
     assert "hooks in" in done.stderr and "this folder is not trusted (pass --trust to run them)" in done.stderr
+
+
+def user_config(home: Path, text: str) -> None:
+    folder = home / "config" / "ankit"
+    folder.mkdir(parents=True, exist_ok=True)
+    folder.joinpath("config.toml").write_text(text)
+
+
+def test_a_stop_hook_exiting_2_is_shown_once_as_feedback_and_bounded(run, provider_server, home):
+    nag = script(home, "nag", "sys.stderr.write('run the tests before you stop'); sys.exit(2)\n")
+    user_config(home, f'[[hooks.Stop]]\ncommand = "{nag}"\n')
+    for _ in range(4):
+        provider_server.push_openai(text="All done here.")
+    term = run()
+    term.expect("ankit ")
+    term.line("fix the bug")
+    screen = term.expect("\n> ")
+    assert screen.count("Stop hook feedback: run the tests before you stop") == 1
+    assert screen.count("All done here.") == 2  # sent back once; the same reply again is not sent back again
+    assert "the Stop hook sent the model back 1 times; not again (the reply did not change)" in screen
+    assert term.finish() == 0
+    assert len(provider_server.requests) == 2
+    assert provider_server.requests[1].json["messages"][-1] == {"role": "user",
+                                                                "content": "[Stop hook] run the tests before you stop"}
+
+
+def test_user_prompt_submit_context_is_sent_but_never_listed_as_typed(run, provider_server, home):
+    user_config(home, '[[hooks.UserPromptSubmit]]\ncommand = "echo branch: main"\n')
+    provider_server.push_openai(text="First answer.")
+    provider_server.push_openai(text="Second answer.")
+    term = run()
+    term.expect("ankit ")
+    term.line("fix the bug")
+    term.expect("First answer.")
+    term.line("and the test")
+    term.expect("Second answer.")
+    assert provider_server.requests[0].json["messages"][-1]["content"] == "fix the bug\n\nbranch: main"
+    term.line("/rewind")
+    listed = term.expect("rewind to just before which message?")
+    assert "1  fix the bug\n" in listed and "2  and the test\n" in listed and "branch" not in listed
+    term.type("\r")
+    term.expect("\n> ")
+    assert term.finish() == 0
+    [first, *_] = [line for line in session_lines(sessions(home)[0]) if line.get("role") == "user"]
+    assert first["text"] == "fix the bug\n\nbranch: main" and first["added"] == ["branch: main"]

@@ -11,7 +11,7 @@ from datetime import datetime
 from pathlib import Path
 
 from ankit.errors import AnkitError
-from ankit.records import TODO_STATES, Image, Message, SessionData, SubagentRun, Todo, ToolCall, ToolResult
+from ankit.records import TODO_STATES, Image, Message, SessionData, SubagentRun, Todo, ToolCall, ToolResult, typed
 from ankit.safety import statefiles
 from ankit.safety.scrub import Scrubber
 from ankit.storage import journal
@@ -34,6 +34,8 @@ def message_entry(message: Message) -> dict:
         del entry["summary"]  # only /compact's summary carries the mark
     if not entry["activated"]:
         del entry["activated"]  # only a batch after which groups were first sent carries them
+    if not entry["added"]:
+        del entry["added"]  # only a message a hook added to carries it
     return {"type": "message", **entry}
 
 
@@ -50,8 +52,10 @@ def message_from(entry: dict) -> Message:
     opaque = entry.get("opaque")
     opaque = {str(k): v for k, v in opaque.items() if isinstance(v, list)} if isinstance(opaque, dict) else {}
     images = [Image(str(i["media_type"]), str(i["data"]), str(i.get("name", ""))) for i in entry.get("images", [])]
+    added = entry.get("added")
+    added = [str(a) for a in added if isinstance(a, str)] if isinstance(added, list) else []
     return Message(entry["role"], str(entry.get("text", "")), calls, results, bool(entry.get("cut", False)), opaque,
-                   images, entry.get("summary") is True, activated)
+                   images, entry.get("summary") is True, activated, added)
 
 
 SAFE_ID = re.compile(r"[A-Za-z0-9][\w.-]*")
@@ -107,7 +111,7 @@ def title_of(messages: list[Message]) -> str:
     """The first line of the first user message, shortened."""
     for message in messages:
         if message.role == "user" and isinstance(message.text, str):
-            line = next((part.strip() for part in message.text.splitlines() if part.strip()), "")
+            line = next((part.strip() for part in typed(message).splitlines() if part.strip()), "")
             if line:
                 return line if len(line) <= TITLE_LENGTH else line[: TITLE_LENGTH - 1] + "…"
     return ""

@@ -3,7 +3,7 @@
 from dataclasses import dataclass, field
 
 from ankit.errors import AnkitError
-from ankit.records import Image, Message
+from ankit.records import Image, Message, typed
 from ankit.storage.sessions import title_of
 
 
@@ -20,12 +20,14 @@ class Conversation:
         """Keep text (a ! command and its output, an /undo) to go after the next message's text."""
         self.context.append(text)
 
-    def add_user(self, text: str, images: list[Image] | None = None) -> None:
-        """The user's message, with the kept context after the typed text (which titles the session)."""
+    def add_user(self, text: str, images: list[Image] | None = None, added: list[str] = ()) -> None:
+        """The user's message, with the kept context after the typed text (which titles the session), and what
+        hooks added after that (sent, but never shown as typed: records.typed)."""
         if self.context:
             text = "\n\n".join([text, *self.context])
             self.context.clear()
-        self.messages.append(Message("user", text, images=list(images or [])))
+        added = list(added)
+        self.messages.append(Message("user", "\n\n".join([text, *added]), images=list(images or []), added=added))
 
     def keep_title(self) -> None:
         """Title the session by its first message, unless it has a title already."""
@@ -43,8 +45,8 @@ class Conversation:
 
     def rewind_points(self) -> list[tuple[int, str]]:
         """The user messages /rewind can go back to: (position in the history, text), oldest first."""
-        return [(i, m.text) for i, m in enumerate(self.messages) if m.role == "user" and not m.summary
-                and not m.text.startswith("[Stop hook] ")]
+        return [(i, typed(m)) for i, m in enumerate(self.messages) if m.role == "user" and not m.summary
+                and not (m.added and not typed(m))]  # a message a hook wrote is not one the user typed
 
     def check(self, at: int) -> None:
         """Raise unless message `at` is a user message of this conversation (one /rewind can go back to)."""

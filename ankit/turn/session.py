@@ -167,15 +167,15 @@ class Session:
             raise ConfigError(NO_PROVIDER)
         if self.ready is not None:
             self.ready.before_turn(self.view)
-        text = self.hooks.prompt(self.id, text, bool(self.conversation.messages))
+        added = self.hooks.prompt(self.id, text, bool(self.conversation.messages))
         self.turn_no += 1
         if self.checkpoints is not None:
             self.checkpoints.begin(self.id, self.turn_no, len(self.conversation.messages))
-        self.conversation.add_user(text, images)
+        self.conversation.add_user(text, images, added)
         try:
             answer = self._rounds()
-            while (more := self.hooks.stop(self.id)) is not None:  # a Stop hook sends the model back to work
-                self.conversation.messages.append(Message("user", more))
+            while (more := self.hooks.stop(self.id, answer)) is not None:  # a Stop hook sends the model back
+                self.conversation.messages.append(Message("user", more, added=[more]))
                 answer = self._rounds()
             return answer
         finally:
