@@ -2,8 +2,11 @@
 blocking a call with a PreToolUse hook against the loopback provider."""
 
 import json
+import shutil
 import sys
 from pathlib import Path
+
+import pytest
 
 from ankit.records import ToolCall
 from ankit.tooling.hookconfig import from_claude_settings, from_config, listing, load_hooks
@@ -13,6 +16,8 @@ from tests.test_oneshot import ankit
 from tests.test_repl import home, run, session_lines, sessions  # noqa: F401  (pytest fixtures)
 
 PY = sys.executable
+GUARDS = Path(__file__).parent / "fixtures" / "claude_hooks"  # real Claude Code hooks (MIT, see its README.md)
+needs_node = pytest.mark.skipif(shutil.which("node") is None, reason="the real guard hooks are Node scripts")
 
 
 def script(tmp_path: Path, name: str, body: str) -> str:
@@ -200,3 +205,57 @@ def test_user_prompt_submit_context_is_sent_but_never_listed_as_typed(run, provi
     assert term.finish() == 0
     [first, *_] = [line for line in session_lines(sessions(home)[0]) if line.get("role") == "user"]
     assert first["text"] == "fix the bug\n\nbranch: main" and first["added"] == ["branch: main"]
+
+
+def claude_settings(folder: Path, event: str, matcher: str, command: str, **more) -> Path:
+    """A Claude Code settings.json with one hook, as people write them."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "settings.json"
+    path.write_text(json.dumps({"hooks": {event: [{"matcher": matcher, "hooks": [
+        {"type": "command", "command": command}]}]}, **more}, indent=2))
+    return path
+
+
+def tool_results(provider_server) -> list[str]:
+    """The content of every tool result the model was sent, in order."""
+    return [m["content"] for r in provider_server.requests for m in r.json["messages"][-3:] if m["role"] == "tool"]
+
+
+@needs_node
+def test_a_real_guard_hook_stops_rm_rf_and_a_background_job_as_claude_code_would(provider_server, tmp_path):
+    claude_settings(tmp_path / "home" / ".claude", "PreToolUse", "Bash",
+                    f"node {GUARDS / 'block-dangerous-commands.js'}")
+    provider_server.push_openai(tool_calls=[("c1", "run_command", '{"command": "rm -rf /etc/ankit-nothing"}'),
+                                            ("c2", "job_start", '{"command": "rm -rf ~"}'),
+                                            ("c3", "run_command", '{"command": "echo fine > ok.txt"}')])
+    provider_server.push_openai(text="The guard said no.")
+    done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "-p", "clean up", "--yes")
+    assert done.returncode == 0, done.stderr
+    sent = [m for m in provider_server.requests[1].json["messages"] if m["role"] == "tool"]
+    assert sent[0]["content"] == ("Error: blocked by a PreToolUse hook: \U0001f6a8 [rm-system] rm targeting "
+                                  "system directory")
+    assert sent[1]["content"] == "Error: blocked by a PreToolUse hook: \U0001f6a8 [rm-home] rm targeting home directory"
+    assert not sent[2]["content"].startswith("Error") and (tmp_path / "work" / "ok.txt").exists()
+    assert (tmp_path / "home").is_dir() and done.stdout == "The guard said no.\n"
+
+
+@needs_node
+def test_a_real_secrets_guard_stops_reading_and_deleting_env(provider_server, tmp_path):
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / ".env").write_text("API_TOKEN=do-not-read\n")
+    (work / "README.md").write_text("hello\n")
+    claude_settings(tmp_path / "home" / ".claude", "PreToolUse", "Read|Edit|Write|Bash",
+                    f"node {GUARDS / 'protect-secrets.js'}")
+    provider_server.push_openai(tool_calls=[("c1", "read_file", '{"path": ".env"}'),
+                                            ("c2", "delete_file", '{"path": ".env"}'),
+                                            ("c3", "move_file", '{"source": ".env", "destination": "env.txt"}'),
+                                            ("c4", "read_file", '{"path": "README.md"}')])
+    provider_server.push_openai(text="Not allowed.")
+    done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "-p", "show the secrets", "--yes")
+    assert done.returncode == 0, done.stderr
+    sent = [m["content"] for m in provider_server.requests[1].json["messages"] if m["role"] == "tool"]
+    assert sent[0].startswith("Error: blocked by a PreToolUse hook: ") and "Cannot read: .env file" in sent[0]
+    assert "[rm-env]" in sent[1] and "[mv-env]" in sent[2] and "do-not-read" not in json.dumps(sent)
+    assert sent[3].startswith("1\thello")
+    assert (work / ".env").read_text() == "API_TOKEN=do-not-read\n" and not (work / "env.txt").exists()

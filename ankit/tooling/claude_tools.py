@@ -3,12 +3,15 @@
 A hook written for Claude Code tests `tool_name == "Bash"` and reads `tool_input.command` or
 `tool_input.file_path` (an absolute path). Each ankit tool with a Claude Code counterpart is shown to hooks
 under that name with Claude Code's input keys and `tool_response` shape; `updatedInput` is mapped back. Keys
-without a counterpart pass through under ankit's name. A tool without a counterpart keeps its name; the file
-tools among them (delete, move, patch) get `file_path` too, and a matcher naming what they do covers them
-(FAMILIES: an `Edit|Write` matcher sees deletes and moves, a `Bash` matcher sees job starts).
+without a counterpart pass through under ankit's name. Claude Code deletes, moves and makes folders with Bash,
+so ankit's delete_file, move_file and make_directory are shown as the Bash command Claude Code would run
+(`rm -r -- .env`): a guard hook stops them as it would there. A tool without a counterpart keeps its name (the
+file tools among them get `file_path`), and a matcher naming what it does covers it too (FAMILIES: an
+`Edit|Write` matcher sees deletes and moves, a `Bash` matcher sees job starts).
 """
 
 import os
+import shlex
 from pathlib import Path
 
 # ankit tool -> (Claude Code tool, {ankit key: Claude Code key}); keys not listed keep their names
@@ -42,14 +45,28 @@ FAMILIES: dict[str, tuple[str, ...]] = {
     "BashOutput": ("job_status", "job_wait"),
     "KillShell": ("kill_process",),
 }
-PATH_TOOLS = {"edit_lines": "path", "delete_file": "path", "move_file": "source", "make_directory": "path"}
+PATH_TOOLS = {"edit_lines": "path", "apply_patch": "", "delete_file": "path", "move_file": "source",
+              "make_directory": "path"}
+SHELL_FORMS = ("delete_file", "move_file", "make_directory")  # shown as the Bash command Claude Code would run
 ABSOLUTE = ("file_path",)  # Claude Code sends these as absolute paths
 NO_COUNTERPART = ("NotebookEdit", "NotebookRead", "SlashCommand", "Skill", "ExitPlanMode", "AskUserQuestion")
 
 
 def claude_name(tool: str) -> str:
     """The name a hook sees: Claude Code's for a tool with a counterpart, else ankit's."""
+    if tool in SHELL_FORMS:
+        return "Bash"
     return TABLE[tool][0] if tool in TABLE else tool
+
+
+def _shell_form(tool: str, args: dict) -> str:
+    """The command Claude Code would run for a delete, move or new folder."""
+    quote = lambda key: shlex.quote(str(args.get(key, "")))  # noqa: E731
+    if tool == "delete_file":
+        return f"rm {'-r ' if args.get('recursive') else ''}-- {quote('path')}"
+    if tool == "move_file":
+        return f"mv {'' if args.get('overwrite') else '-n '}-- {quote('source')} {quote('destination')}"
+    return f"mkdir -p -- {quote('path')}"
 
 
 def names(tool: str) -> list[str]:
@@ -71,8 +88,10 @@ def _relative(value, cwd: Path) -> str:
 
 def to_claude(tool: str, args: dict, cwd: Path) -> tuple[str, dict]:
     """(tool_name, tool_input) as Claude Code would send them for this call."""
-    name, keys = TABLE.get(tool, (tool, {}))
+    name, keys = TABLE.get(tool, (claude_name(tool), {}))
     shown = {keys.get(key, key): value for key, value in args.items()}
+    if tool in SHELL_FORMS:
+        shown["command"] = _shell_form(tool, args)
     if tool in PATH_TOOLS and isinstance(args.get(PATH_TOOLS[tool]), str):
         shown["file_path"] = args[PATH_TOOLS[tool]]
     for key in ABSOLUTE:
@@ -98,16 +117,19 @@ def _todo(item) -> dict:
     return {"content": text, "status": item.get("status", "pending"), "activeForm": text}
 
 
-def from_claude(tool: str, updated: dict, sent: dict, args: dict, cwd: Path) -> dict:
+def from_claude(tool: str, updated: dict, sent: dict, args: dict, cwd: Path) -> dict | None:
     """A hook's updatedInput (in Claude Code's terms) as ankit's arguments: what it changed from what it was sent,
-    applied to the call's own arguments."""
+    applied to the call's own arguments; None when the change cannot be put in ankit's terms (a new command
+    for a delete shown as `rm`)."""
     back = {claude: key for key, claude in TABLE.get(tool, (tool, {}))[1].items()}
-    if tool in PATH_TOOLS:
+    if PATH_TOOLS.get(tool):
         back["file_path"] = PATH_TOOLS[tool]
     result = dict(args)
     for key, value in updated.items():
         if key in sent and sent[key] == value:
             continue
+        if tool in SHELL_FORMS and key in ("command", "file_path"):
+            return None
         if key == "dangerouslyDisableSandbox" and tool in ("run_command", "job_start"):
             result["sandbox"] = not value
         elif key == "run_in_background" and tool in ("run_command", "job_start"):

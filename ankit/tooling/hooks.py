@@ -176,6 +176,9 @@ class Hooks:
         outcome = self.run(event, fields, tool)
         if outcome.updated_input is not None:
             outcome.updated_input = claude_tools.from_claude(tool, outcome.updated_input, shown, args, self.cwd)
+            if outcome.updated_input is None and not outcome.blocked:  # never run what no hook saw
+                outcome.blocked = True
+                outcome.reason = f"a {event} hook changed the {name} command of {tool} in a way ankit cannot apply"
         return outcome
 
 

@@ -130,9 +130,11 @@ class App:
         claude = [Path.home() / ".claude" / "settings.json"]
         project = [self.cwd / ".claude" / "settings.json", self.cwd / ".claude" / "settings.local.json"]
         origin = ", ".join(str(p) for p in self.config.files) or "config.toml"
-        self.hooks = load_hooks(self.config.raw.get("hooks") or {}, origin,
-                                claude + (project if self.config.trusted else []), self.cwd)
-        self.hooks.transcripts = paths.state_home() / "sessions"
+        found = load_hooks(self.config.raw.get("hooks") or {}, origin,
+                           claude + (project if self.config.trusted else []), self.cwd)
+        scrub = self.scrubber() if found.hooks else None
+        self.hooks = replace(found, transcripts=paths.state_home() / "sessions", mode=self.sandbox,
+                             yes=self.config.yes, **({"scrub": scrub} if scrub else {}))
         self.notices += self.hooks.problems
         if not self.config.trusted and load_hooks({}, "", project, self.cwd).hooks:
             self.notices.append(f"the hooks in {self.cwd / '.claude'} are off: this folder is not trusted (pass "

@@ -23,6 +23,7 @@ from ankit.tooling.toolbox import Runner, ToolContext
 from ankit.turn.admin import Admin
 from ankit.turn.session import Session
 from ankit.turn.subagents import SubPrompt, Subagents
+from ankit.turn.judge import ModelJudge
 from ankit.turn.turnhooks import SessionHooks
 from ankit.usage.budget import Budget
 
@@ -55,6 +56,8 @@ def build_session(app, view: View, approve: Approver, ask: Asker = input, resume
                       find_tools=app.tools.search, load_skill=partial(load_skill, app.skills), todos=todos,
                       admin=Admin(app.config, app.cwd).for_tools, **confine)
     provider = app.session_provider(sid)
+    if provider is not None and any(h.kind == "prompt" for h in app.hooks.hooks):
+        app.hooks.judge = ModelJudge(provider, app.hooks.scrub)  # prompt hooks are answered by this model
     if resume is None and provider is not None and not provider.defers and app.config.preload:
         app.activation.preload(app.habits())
     checkpoints = Checkpoints(paths.state_home() / "sessions", resume.cwd if resume and resume.cwd else app.cwd)
