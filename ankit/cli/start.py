@@ -62,20 +62,24 @@ def _safe_terminal_output():
 def _trusted(config, flags: dict, interactive: bool):
     """The config with this folder's held-back settings applied if the user trusts the folder as it is now (asked
     in the REPL, again after it changed, saying what changed); otherwise one line on stderr says what was ignored."""
-    if not (config.held or config.held_tools):
+    if not (config.held or config.held_tools or config.held_claude):
         return config
     cwd, home = Path.cwd(), paths.config_home()
     if interactive and sys.stdin.isatty() and sys.stdout.isatty():
         if ask_trust(cwd, config.trust_items, Keys(sys.stdin.fileno(), sys.stdout), changes=config.trust_changes):
             trust.remember(cwd, home, Fingerprint(config.trust_items).digest, config.trust_items)
             return load_config(flags, os.environ, cwd, home)
-        print("ankit: not trusted; this folder's .ankit/ settings and tools are ignored this time", file=sys.stderr)
+        print("ankit: not trusted; this folder's .ankit/ and .claude/ settings, hooks and tools are ignored this time",
+              file=sys.stderr)
         return config
     # key names come from the folder's file: shown, never obeyed
     what = visible_line(", ".join(sorted(config.held))) + (" and " if config.held and config.held_tools else "")
     what += f"{len(config.held_tools)} tool module(s)" if config.held_tools else ""
+    what = ".ankit/ " + what if what else ""
+    claude = f"{len(config.held_claude)} thing(s) it would run (.claude/ hooks, .mcp.json, agents, commands)"
+    what += (" and " if what else "") + claude if config.held_claude else ""
     why = "it changed since you trusted it" if config.trust_changes else "the folder is not trusted"
-    print(f"ankit: ignoring this folder's .ankit/ {what}: {why} (run ankit here to trust it, or pass --trust)",
+    print(f"ankit: ignoring this folder's {what}: {why} (run ankit here to trust it, or pass --trust)",
           file=sys.stderr)
     return config
 
@@ -84,6 +88,7 @@ def _run(command: str, args, extra: list[str]) -> int:
     """The settings (this folder's, if trusted), then the subcommand, -p or the REPL."""
     config = load_config(vars(args), os.environ, Path.cwd(), paths.config_home())
     config = _trusted(config, vars(args), interactive=not command and args.prompt is None)
+    os.environ.update(config.claude_env)  # Claude Code settings' env (a project's only once trusted)
     if config.problems:
         for line in config.problems:
             print(f"ankit: {visible(line)}", file=sys.stderr)  # names from the files: shown, never obeyed

@@ -56,6 +56,8 @@ class Config:
     trust_items: list[str] = field(default_factory=list)  # what trusting this folder trusts, one line each
     trust_changes: list[str] = field(default_factory=list)  # what changed since the folder was trusted
     held_tools: list[Path] = field(default_factory=list)  # project tool modules waiting for trust
+    held_claude: list[str] = field(default_factory=list)  # what the folder's .claude/ would run, waiting for trust
+    claude_env: dict = field(default_factory=dict)  # Claude Code settings files' env (a project's once trusted)
     yes: bool = False
     tools_dirs: list[Path] = field(default_factory=list)
     skills_dir: Path | None = None

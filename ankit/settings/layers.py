@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from ankit.errors import ConfigError
+from ankit.settings import claude
 from ankit.settings import config as settings
 from ankit.settings import plugins, trust
 from ankit.settings.claude_mcp import with_project_servers
@@ -67,6 +68,7 @@ def load_config(flags: dict, env: Mapping, cwd: Path, config_home: Path) -> sett
     if user.is_file():
         _layer(config, _read_layer(config, user), str(user))
     _plugin_layer(config, config_home)
+    _claude_layer(config, [Path.home() / ".claude" / "settings.json"], ("allow", "deny", "ask"))
     _project_layer(config, flags, cwd, config_home)
     settings.apply_values(config, {f: env[v] for v, f in settings.ENV_KEYS.items() if env.get(v)}, "environment")
     settings.apply_values(config, {k: v for k, v in flags.items() if k in settings.FIELDS}, "flags")
@@ -91,25 +93,41 @@ def _read_layer(config: settings.Config, path: Path) -> dict:
     return values
 
 
+def _claude_layer(config: settings.Config, files: list[Path], keys: tuple[str, ...], env: bool = True) -> None:
+    """Claude Code's settings files as a layer: their rules (translated, settings/claude.py) and env."""
+    layer = claude.read_layer(files)
+    config.problems += [line for line in layer.problems if line not in config.problems]
+    rules = {key: getattr(layer, key) for key in keys if getattr(layer, key)}
+    if rules:
+        _layer(config, rules, ", ".join(str(f) for f in files if f.is_file()))
+    if env:
+        config.claude_env |= layer.env
+
+
 def _project_layer(config: settings.Config, flags: dict, cwd: Path, config_home: Path) -> None:
-    """The folder's .ankit/ and .mcp.json: all of it when trusted as it is now, else its safe part (the rest held)."""
+    """The folder's .ankit/, .mcp.json and .claude/: all of it when trusted as it is now, else its safe part (the
+    rest held; a .claude/ deny or ask rule applies at once: it only tightens)."""
     path = cwd / ".ankit" / "config.toml"
     tools = trust.project_tools(cwd)
     values = _read_layer(config, path) if path.is_file() else {}
     values, problems = with_project_servers(values, cwd)  # Claude Code's .mcp.json: project servers like these
     config.problems += problems
     config.trusted = bool(flags.get("trust"))  # --trust: a folder holding only agents or commands too
-    if not values and not tools:
+    files = [cwd / ".claude" / name for name in claude.PROJECT_FILES]
+    _claude_layer(config, files, UNIONS, env=False)
+    runs = claude.trust_lines(cwd)
+    if not values and not tools and not runs:
         return
     safe, held = split(values, {k: getattr(config, k, config.raw.get(k)) for k in LIMITS})
-    print_ = fingerprint(held, tools, cwd)
+    print_ = fingerprint(held, tools, cwd, runs)
     recorded = trust.recorded(cwd, config_home)
     config.trusted = bool(flags.get("trust")) or (recorded is not None and recorded.digest == print_.digest)
     config.trust_items = print_.items
     if config.trusted:
         _layer(config, values, str(path))
+        _claude_layer(config, files, ("allow",))
         return
-    config.held, config.held_tools = held, tools
+    config.held, config.held_tools, config.held_claude = held, tools, runs
     config.trust_changes = print_.changes(recorded.items) if recorded is not None else []
     _layer(config, safe, str(path))
 

@@ -112,9 +112,10 @@ class Fingerprint:
         return now + was
 
 
-def fingerprint(held: dict, tools: list[Path], cwd: Path) -> Fingerprint:
-    """The trust fingerprint of a folder's held settings and tool modules (their contents hashed)."""
-    items = describe(held, [], cwd)
+def fingerprint(held: dict, tools: list[Path], cwd: Path, runs: list[str] = ()) -> Fingerprint:
+    """The trust fingerprint of a folder's held settings, tool modules (their contents hashed) and what else it
+    would run (`runs`: its .claude/ hooks, allow rules, env and files; settings/claude.py)."""
+    items = describe(held, [], cwd) + list(runs)
     items += [f"load the tool module {path.relative_to(cwd)} (sha256 {_file_digest(path)})" for path in tools]
     folder = cwd / ".ankit" / "tools"
     others = sorted(p for p in folder.rglob("*") if p.is_file() and p not in tools

@@ -1,0 +1,181 @@
+"""Claude Code's settings files as one of ankit's layers: ~/.claude/settings.json (the user's), and a folder's
+.claude/settings.json and .claude/settings.local.json (the project's).
+
+Read from them: `permissions.allow`, `deny` and `ask` in Claude Code's rule syntax, translated here into ankit's
+rules (`Bash(npm run test:*)` -> `run_command: npm run test*` and the same for job_start; `Read(./.env)` -> the
+reading tools on `.env`; `Edit(src/**)` -> the editing tools; `WebFetch(domain:example.com)` -> web_fetch on that
+host; `mcp__server__tool` as it is), and `env`. The policy engine (safety/policy.py) merges them as any layer: a
+project's deny and ask apply at once, its allow and env wait for trust. Hooks are read by tooling/hookconfig.py.
+What trusting a folder's .claude/ would trust is listed by `trust_lines`. A rule or key ankit cannot translate is
+said once, never dropped silently.
+"""
+
+import hashlib
+import itertools
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+PROJECT_FILES = ("settings.json", "settings.local.json")
+READS = ("read_file", "search_text", "find_files", "list_directory")  # Claude Code's Read rules cover its readers
+EDITS = ("write_file", "edit_file", "edit_lines", "delete_file", "make_directory")
+SHELLS = ("run_command", "job_start")
+SIMPLE = {"WebSearch": ("web_search",), "Glob": ("find_files",), "Grep": ("search_text",), "LS": ("list_directory",),
+          "TodoWrite": ("write_todos",), "Task": ("task",), "Read": READS, "Edit": EDITS, "Write": EDITS,
+          "MultiEdit": EDITS, "Bash": SHELLS, "WebFetch": ("web_fetch",)}
+RULE = re.compile(r"^(?P<tool>[A-Za-z_][\w-]*)(?:\((?P<arg>.*)\))?$", re.S)
+FILES_CAP = 2000  # files of a .claude/ folder hashed into the trust digest
+
+
+@dataclass
+class ClaudeLayer:
+    """What Claude Code's settings files add: rules in ankit's syntax, env, and lines about what was not taken."""
+
+    allow: list[str] = field(default_factory=list)
+    deny: list[str] = field(default_factory=list)
+    ask: list[str] = field(default_factory=list)
+    env: dict[str, str] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
+    source: list[str] = field(default_factory=list)  # the Claude Code rules as written (allow), for the trust question
+    hooks: list[str] = field(default_factory=list)  # one line per hook command, for the trust question
+
+
+def read_json(path: Path) -> tuple[dict, list[str]]:
+    """A settings file as a dict ({} when missing), with a line when it cannot be read."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}, []
+    except (OSError, ValueError, RecursionError) as exc:
+        return {}, [f"{path}: not read ({type(exc).__name__}); its hooks and permissions are off"]
+    if not isinstance(data, dict):
+        return {}, [f"{path}: not a JSON object; its hooks and permissions are off"]
+    return data, []
+
+
+def env_of(data: dict) -> dict[str, str]:
+    """A settings file's "env": {NAME: value}, values that are plain strings, numbers or booleans."""
+    env = data.get("env") if isinstance(data.get("env"), dict) else {}
+    return {str(k): str(v).lower() if isinstance(v, bool) else str(v)
+            for k, v in env.items() if isinstance(v, (str, int, float, bool)) and re.fullmatch(r"[A-Za-z_]\w*", str(k))}
+
+
+def translate(rule: str, deny: bool) -> list[str] | None:
+    """One Claude Code permission rule as ankit rules; None when ankit has nothing it could mean."""
+    found = RULE.match(rule.strip())
+    if found is None:
+        return None
+    tool, arg = found["tool"], found["arg"]
+    if tool.startswith("mcp__"):
+        return [tool] if arg is None and tool.count("__") >= 2 else None
+    if tool not in SIMPLE:
+        return None
+    tools = SIMPLE[tool]
+    if arg is None or arg.strip() in ("", "*"):
+        return list(tools)
+    if tool == "Bash":
+        return [f"{t}: {_command(arg)}" for t in tools]
+    if tool == "WebFetch":
+        return _fetch(arg, deny)
+    if tool in ("Read", "Edit", "Write", "MultiEdit", "Glob", "Grep", "LS"):
+        return [f"{t}: {p}" for t in tools for p in _paths(arg)]
+    return None
+
+
+def _command(arg: str) -> str:
+    """Bash(npm run test:*) is a prefix; a * elsewhere is a wildcard, as in ankit's globs."""
+    arg = arg.strip()
+    return arg[:-2] + "*" if arg.endswith(":*") else arg
+
+
+def _paths(arg: str) -> list[str]:
+    """A gitignore-style path of Claude Code's as ankit globs over a path relative to the working folder (a name
+    without a slash matches at any depth)."""
+    arg = arg.strip()
+    if arg.startswith("./"):
+        arg = arg[2:]
+    elif arg.startswith("//"):
+        arg = arg[1:]  # an absolute path
+    elif arg.startswith("/"):
+        arg = arg[1:]  # relative to the settings file's folder: the project
+    while arg.startswith("**/"):
+        arg = arg[3:]
+    arg = arg.replace("/**/", "/*/").replace("/**", "/*")
+    return [arg] if "/" in arg.rstrip("/") else [arg, f"*/{arg}"]
+
+
+def _fetch(arg: str, deny: bool) -> list[str] | None:
+    """WebFetch(domain:host): that host's pages; a deny or ask covers http_request to it too."""
+    if not arg.startswith("domain:"):
+        return None
+    host = arg[len("domain:"):].strip()
+    tools = ("web_fetch", "http_request") if deny else ("web_fetch",)
+    return [f"{t}: {scheme}://{host}/*" for t in tools for scheme in ("https", "http")]
+
+
+def read_layer(paths: list[Path]) -> ClaudeLayer:
+    """The permissions and env of these settings files (later files add to earlier ones)."""
+    layer = ClaudeLayer()
+    for path in paths:
+        data, problems = read_json(path)
+        layer.problems += problems
+        layer.env |= env_of(data)
+        permissions = data.get("permissions") if isinstance(data.get("permissions"), dict) else {}
+        for key in ("allow", "deny", "ask"):
+            for rule in permissions.get(key) or [] if isinstance(permissions.get(key), list) else []:
+                _take(layer, key, str(rule), path)
+        layer.problems += [f"{path}: ankit ignores permissions.{k}" for k in permissions
+                           if k not in ("allow", "deny", "ask")]
+        layer.hooks += _hook_lines(data, path)
+    return layer
+
+
+def _take(layer: ClaudeLayer, key: str, rule: str, path: Path) -> None:
+    translated = translate(rule, key != "allow")
+    if translated is None:
+        layer.problems.append(f"{path}: ankit cannot apply the {key} rule {rule!r}; it is ignored")
+        return
+    getattr(layer, key).extend(r for r in translated if r not in getattr(layer, key))
+    if key == "allow":
+        layer.source.append(rule)
+
+
+def _hook_lines(data: dict, path: Path) -> list[str]:
+    """One line per hook a settings file configures: event, matcher and command (or prompt)."""
+    lines = []
+    tables = data.get("hooks") if isinstance(data.get("hooks"), dict) else {}
+    for event, groups in tables.items():
+        for group in groups if isinstance(groups, list) else []:
+            entries = group.get("hooks") if isinstance(group, dict) and isinstance(group.get("hooks"), list) else []
+            matcher = f" [{group.get('matcher')}]" if isinstance(group, dict) and group.get("matcher") else ""
+            for entry in (e for e in entries if isinstance(e, dict)):
+                what = entry.get("command") or entry.get("prompt") or "?"
+                lines.append(f"run the {event}{matcher} hook of .claude/{path.name}: {what}")
+    return lines
+
+
+def trust_lines(cwd: Path) -> list[str]:
+    """What trusting the folder's .claude/ would trust: its hooks, allow rules and env, and a digest of every
+    other file there (hook scripts, agents, commands), so any change to them asks again."""
+    folder = cwd / ".claude"
+    if not folder.is_dir():
+        return []
+    settings = [folder / name for name in PROJECT_FILES]
+    layer = read_layer(settings)
+    lines = list(layer.hooks) + [f"allow without asking: {rule}" for rule in layer.source]
+    lines += [f"set the environment variable {k}={v}" for k, v in sorted(layer.env.items())]
+    found = itertools.islice(folder.rglob("*"), FILES_CAP)
+    others = sorted(p for p in found if p.is_file() and not (p.parent == folder and p.name in PROJECT_FILES))
+    if others:
+        whole = hashlib.sha256("\n".join(f"{p.relative_to(folder)} {_digest(p)}" for p in others).encode())
+        lines.append(f"use the {len(others)} other files under .claude (agents, commands, hook scripts; sha256 "
+                     f"{whole.hexdigest()[:16]})")
+    return lines
+
+
+def _digest(path: Path) -> str:
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+    except OSError:
+        return "unreadable"
