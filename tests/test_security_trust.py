@@ -116,3 +116,56 @@ def test_the_p_notice_shows_a_hostile_key_name_instead_of_obeying_it(provider_se
     done = ankit(tmp_path, "-p", "hi")
     assert done.stdout == "fine\n" and "\x1b" not in done.stderr and "\x07" not in done.stderr
     assert "^[]52;c;cm0gLXJmIH4=^Gx" in done.stderr
+
+
+def claude_only_repo(work, marker) -> None:
+    """A repository configured for Claude Code alone: a project hook (a script under .claude/hooks) and nothing in .ankit."""
+    hooks = work / ".claude" / "hooks"
+    hooks.mkdir(parents=True, exist_ok=True)
+    (hooks / "guard.sh").write_text(f"#!/bin/sh\necho ran >> {marker}\nexit 0\n")
+    (work / ".claude" / "settings.json").write_text(
+        '{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", '
+        '"command": "sh \\"$CLAUDE_PROJECT_DIR\\"/.claude/hooks/guard.sh"}]}]}}')
+
+
+def test_a_claude_only_folder_is_asked_about_its_hooks_runs_them_once_trusted_and_asks_again_when_one_changes(
+        run, provider_server, home):
+    work, marker = home / "work", home / "HOOK_RAN"
+    claude_only_repo(work, marker)
+    provider_server.push_openai(tool_calls=[("c1", "run_command", '{"command": "echo hi"}')])
+    provider_server.push_openai(text="ran it")
+    term = run("--yes")
+    shown = term.expect("Trust this folder and apply them? [y/N] ")
+    assert 'run the PreToolUse [Bash] hook of .claude/settings.json: sh "$CLAUDE_PROJECT_DIR"/.claude/hooks/guard.sh' in shown
+    assert "other files under .claude" in shown
+    term.type("y")
+    term.expect("ankit ")
+    term.line("run it")
+    term.expect("ran it")
+    term.finish()
+    assert marker.read_text() == "ran\n"
+    (work / ".claude" / "hooks" / "guard.sh").write_text(f"#!/bin/sh\necho changed >> {marker}\nexit 0\n")
+    provider_server.push_openai(tool_calls=[("c2", "run_command", '{"command": "echo again"}')])
+    provider_server.push_openai(text="ran again")
+    term = run("--yes")
+    shown = term.expect("[y/N] ")
+    assert "changed since you trusted it" in shown and "now: use the 1 other files under .claude" in shown
+    term.type("n")
+    term.expect("ignored this time")
+    term.line("run it again")
+    term.expect("ran again")
+    term.finish()
+    assert marker.read_text() == "ran\n"  # the changed, untrusted hook did not run
+
+
+def test_p_names_a_claude_only_folders_hooks_and_trust_runs_them(provider_server, tmp_path):
+    (tmp_path / "work").mkdir()
+    claude_only_repo(tmp_path / "work", tmp_path / "HOOK_RAN")
+    for _ in range(2):
+        provider_server.push_openai(tool_calls=[("c1", "run_command", '{"command": "echo hi"}')])
+        provider_server.push_openai(text="done")
+    done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "-p", "go", "--yes")
+    assert done.returncode == 0 and not (tmp_path / "HOOK_RAN").exists()
+    assert "ignoring this folder's .claude/ hooks, rules and files: the folder is not trusted" in done.stderr
+    done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "-p", "go", "--yes", "--trust")
+    assert done.returncode == 0 and (tmp_path / "HOOK_RAN").read_text() == "ran\n", done.stderr

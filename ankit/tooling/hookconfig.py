@@ -3,9 +3,9 @@
 the /hooks listing. Whatever ankit does not support (an event, a hook type, a field) is said once at start,
 never dropped silently. Which files are read (a project's only when trusted) is decided by the assembly."""
 
-import json
 from pathlib import Path
 
+from ankit.settings.claude import env_of, read_json
 from ankit.tooling.hooks import DEFAULT_TIMEOUT, EVENTS, Hook, Hooks
 
 ENTRY_FIELDS = {"type", "command", "prompt", "timeout"}
@@ -28,30 +28,11 @@ def from_config(tables: dict, origin: str) -> tuple[list[Hook], list[str]]:
     return hooks, problems
 
 
-def read_settings(path: Path) -> tuple[dict, list[str]]:
-    """A Claude Code settings.json as a dict ({} when missing), with a line when it cannot be read."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return {}, []
-    except (OSError, ValueError, RecursionError) as exc:
-        return {}, [f"{path}: not read ({type(exc).__name__}); its hooks and permissions are off"]
-    if not isinstance(data, dict):
-        return {}, [f"{path}: not a JSON object; its hooks and permissions are off"]
-    return data, []
-
-
-def settings_env(data: dict) -> dict[str, str]:
-    """A settings file's "env": {NAME: value} with string-able values only."""
-    env = data.get("env") if isinstance(data.get("env"), dict) else {}
-    return {str(k): str(v) for k, v in env.items() if isinstance(v, (str, int, float, bool))}
-
-
 def from_claude_settings(path: Path, plugin_root: Path | None = None) -> tuple[list[Hook], list[str]]:
     """Hooks from a Claude Code settings.json (or a plugin's hooks.json, with its root for CLAUDE_PLUGIN_ROOT)."""
-    data, problems = read_settings(path)
+    data, problems = read_json(path)
     tables = data.get("hooks")
-    env = settings_env(data) | ({"CLAUDE_PLUGIN_ROOT": str(plugin_root)} if plugin_root else {})
+    env = env_of(data) | ({"CLAUDE_PLUGIN_ROOT": str(plugin_root)} if plugin_root else {})
     hooks = []
     for event, groups in (tables if isinstance(tables, dict) else {}).items():
         if event not in EVENTS:

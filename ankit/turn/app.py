@@ -135,11 +135,8 @@ class App:
         scrub = self.scrubber() if found.hooks else None
         self.hooks = replace(found, transcripts=paths.state_home() / "sessions", mode=self.sandbox,
                              yes=self.config.yes, **({"scrub": scrub} if scrub else {}))
-        self.notices += self.hooks.problems
-        if not self.config.trusted and load_hooks({}, "", project, self.cwd).hooks:
-            self.notices.append(f"the hooks in {self.cwd / '.claude'} are off: this folder is not trusted (pass "
-                                 "--trust to run them)")
-        return self
+        self.notices += [line for line in self.hooks.problems if line not in self.config.problems]
+        return self  # an untrusted folder's .claude/ hooks are named by the trust notice (cli/main.py)
 
     def load_skills(self) -> "App":
         """Find the skills (all `ankit skills` needs: no tools, no MCP servers)."""
