@@ -1,0 +1,75 @@
+"""Claude Code's settings files as a layer (ankit/settings/claude.py): its rule syntax translated into ankit's,
+env, what a folder's .claude/ would run; and real `ankit -p` runs where those rules refuse calls."""
+
+import json
+from pathlib import Path
+
+from ankit.settings.claude import read_layer, translate, trust_lines
+from ankit.settings.layers import load_config
+from tests.test_oneshot import ankit
+
+
+def test_rules_in_claude_codes_syntax_become_ankits():
+    assert translate("Bash(npm run test:*)", False) == ["run_command: npm run test*", "job_start: npm run test*"]
+    assert translate("Bash", True) == ["run_command", "job_start"]
+    assert translate("Read(./.env)", True)[:2] == ["read_file: .env", "read_file: */.env"]
+    assert "search_text: .env" in translate("Read(**/.env)", True)
+    assert translate("Edit(src/**)", False) == ["write_file: src/*", "edit_file: src/*", "edit_lines: src/*",
+                                               "delete_file: src/*", "make_directory: src/*"]
+    assert translate("WebFetch(domain:example.com)", False) == ["web_fetch: https://example.com/*",
+                                                                "web_fetch: http://example.com/*"]
+    assert "http_request: https://example.com/*" in translate("WebFetch(domain:example.com)", True)
+    assert translate("mcp__github__create_issue", True) == ["mcp__github__create_issue"]
+    assert translate("NotebookEdit", True) is None and translate("mcp__github", True) is None
+    assert translate("Bash(rm -rf", True) is None
+
+
+def test_what_cannot_be_applied_is_said_and_env_is_read(tmp_path):
+    path = tmp_path / "settings.json"
+    path.write_text(json.dumps({"permissions": {"deny": ["NotebookEdit", "Read(./.env)"], "defaultMode": "plan"},
+                                "env": {"BUILD_MODE": "ci", "DEBUG": True, "bad name": "x", "LIST": [1]}}))
+    layer = read_layer([path])
+    assert "read_file: .env" in layer.deny
+    assert layer.problems == [f"{path}: ankit cannot apply the deny rule 'NotebookEdit'; it is ignored",
+                              f"{path}: ankit ignores permissions.defaultMode"]
+    assert layer.env == {"BUILD_MODE": "ci", "DEBUG": "true"}
+
+
+def test_a_project_deny_applies_untrusted_its_allow_and_env_wait_for_trust(tmp_path):
+    work = tmp_path / "work"
+    (work / ".claude").mkdir(parents=True)
+    (work / ".claude" / "settings.json").write_text(json.dumps({"permissions": {
+        "deny": ["Bash(curl:*)"], "allow": ["Bash(npm run test:*)"]}, "env": {"PATH": "/evil"}}))
+    config = load_config({}, {}, work, tmp_path / "config")
+    assert "run_command: curl*" in config.deny and config.allow == [] and config.claude_env == {}
+    assert "allow without asking: Bash(npm run test:*)" in config.held_claude
+    assert "set the environment variable PATH=/evil" in config.held_claude
+    config = load_config({"trust": True}, {}, work, tmp_path / "config")
+    assert "run_command: npm run test*" in config.allow and config.claude_env == {"PATH": "/evil"}
+
+
+def test_nothing_to_trust_in_a_folder_without_claude_files(tmp_path):
+    assert trust_lines(tmp_path) == []
+    (tmp_path / ".claude").mkdir()
+    (tmp_path / ".claude" / "settings.json").write_text('{"permissions": {"deny": ["Bash(curl:*)"]}}')
+    assert trust_lines(tmp_path) == []  # a deny rule only tightens: nothing to trust
+
+
+def test_the_users_claude_settings_refuse_reading_env_and_set_the_environment(provider_server, tmp_path):
+    home = tmp_path / "home" / ".claude"
+    home.mkdir(parents=True)
+    (home / "settings.json").write_text(json.dumps({"permissions": {"deny": ["Read(./.env)", "Bash(curl:*)"]},
+                                                    "env": {"BUILD_FLAVOUR": "nightly"}}))
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / ".env").write_text("TOKEN=abc\n")
+    provider_server.push_openai(tool_calls=[("c1", "read_file", '{"path": ".env"}'),
+                                            ("c2", "run_command", '{"command": "ls; curl http://x"}'),
+                                            ("c3", "run_command", '{"command": "echo flavour=$BUILD_FLAVOUR"}')])
+    provider_server.push_openai(text="ok")
+    done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "-p", "go", "--yes")
+    assert done.returncode == 0, done.stderr
+    sent = [m["content"] for m in provider_server.requests[1].json["messages"] if m["role"] == "tool"]
+    assert sent[0].startswith("Error: refused by the rule 'read_file: .env'")
+    assert sent[1].startswith("Error: refused by the rule 'run_command: curl*'")
+    assert "flavour=nightly" in sent[2]
