@@ -259,3 +259,54 @@ def test_a_real_secrets_guard_stops_reading_and_deleting_env(provider_server, tm
     assert "[rm-env]" in sent[1] and "[mv-env]" in sent[2] and "do-not-read" not in json.dumps(sent)
     assert sent[3].startswith("1\thello")
     assert (work / ".env").read_text() == "API_TOKEN=do-not-read\n" and not (work / "env.txt").exists()
+
+
+def test_a_chatty_hook_is_capped_as_it_streams_never_read_whole(tmp_path):
+    import resource
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    hooks = Hooks([Hook("PostToolUse", "head -c 300000000 /dev/zero | tr '\\\\0' x; echo done >&2; exit 2")], tmp_path)
+    outcome = hooks.run("PostToolUse", {})
+    grown = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before  # kilobytes on Linux
+    assert grown < 100_000, f"reading the hook's output took {grown} kB"
+    assert outcome.blocked and outcome.reason == "done"
+    assert any("printed more than 65,536 bytes; the rest was dropped" in n for n in outcome.notes)
+
+
+def test_hook_text_has_escapes_shown_and_secrets_scrubbed(provider_server, tmp_path):
+    loud = script(tmp_path, "loud", "import os\nsys.stderr.write('\\x1b[2J\\x1b]0;owned\\x07 key ' + os.environ['DEPLOY_TOKEN'])\n"
+                                    "sys.exit(2)\n")
+    claude_settings(tmp_path / "home" / ".claude", "PreToolUse", "Bash", loud)
+    provider_server.push_openai(tool_calls=[("c1", "run_command", '{"command": "ls"}')])
+    provider_server.push_openai(text="ok")
+    done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "-p", "go", "--yes",
+                 DEPLOY_TOKEN="dt-4f9a8b7c6d5e4f3a2b1c")
+    assert done.returncode == 0, done.stderr
+    [sent] = [m["content"] for m in provider_server.requests[1].json["messages"] if m["role"] == "tool"]
+    assert sent == "Error: blocked by a PreToolUse hook: ^[[2J^[]0;owned^G key [redacted]"
+
+
+def test_what_a_hook_leaves_running_dies_with_ankit(provider_server, tmp_path):
+    pid_file = tmp_path / "left.pid"
+    claude_settings(tmp_path / "home" / ".claude", "SessionStart", "",
+                    f"sleep 300 > /dev/null 2>&1 < /dev/null & echo $! > {pid_file}")
+    provider_server.push_openai(text="hi")
+    done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "-p", "hello")
+    assert done.returncode == 0, done.stderr
+    pid = int(pid_file.read_text())
+    import os
+    import time
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and Path(f"/proc/{pid}").exists() and "Z" not in _state(pid):
+        time.sleep(0.05)
+    assert not Path(f"/proc/{pid}").exists() or "Z" in _state(pid), "the hook's background sleep outlived ankit"
+    try:
+        os.kill(pid, 9)
+    except OSError:
+        pass
+
+
+def _state(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0]
+    except OSError:
+        return "Z"
