@@ -310,3 +310,73 @@ def _state(pid: int) -> str:
         return Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0]
     except OSError:
         return "Z"
+
+
+def every_event(home: Path, log: Path, answer: str = "") -> None:
+    """~/.claude/settings.json with one recorder hook on each of Claude Code's events; it prints `answer`."""
+    recorder = script(home.parent, "recorder", f"open({str(log)!r}, 'a').write(json.dumps(event) + '\\n')\n"
+                                               f"print({answer!r})\n")
+    events = ["PreToolUse", "PermissionRequest", "PostToolUse", "PostToolUseFailure", "UserPromptSubmit",
+              "Notification", "Stop", "SubagentStart", "SubagentStop", "PreCompact", "SessionStart", "SessionEnd"]
+    (home / ".claude").mkdir(parents=True, exist_ok=True)
+    (home / ".claude" / "settings.json").write_text(json.dumps({"hooks": {
+        e: [{"hooks": [{"type": "command", "command": recorder}]}] for e in events}}))
+
+
+def test_each_event_gets_claude_codes_fields(provider_server, tmp_path):
+    log = tmp_path / "events.jsonl"
+    every_event(tmp_path / "home", log)
+    (tmp_path / "work").mkdir()
+    (tmp_path / "work" / "notes.txt").write_text("one\ntwo\nthree\n")
+    provider_server.push_openai(tool_calls=[("c1", "run_command", '{"command": "echo hi", "timeout": 5}'),
+                                            ("c2", "read_file", '{"path": "notes.txt", "start_line": 2, "end_line": 3}'),
+                                            ("c3", "read_file", '{"path": "missing.txt"}'),
+                                            ("c4", "task", '{"description": "look", "prompt": "say hi"}')])
+    provider_server.push_openai(text="sub answer")
+    provider_server.push_openai(text="all done")
+    done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "-p", "do it", "--yes")
+    assert done.returncode == 0, done.stderr
+    events = [json.loads(line) for line in log.read_text().splitlines()]
+    names = [e["hook_event_name"] for e in events]
+    assert names[:2] == ["SessionStart", "UserPromptSubmit"] and names[-2:] == ["Stop", "SessionEnd"]
+    assert {"SubagentStart", "SubagentStop", "PostToolUseFailure"} <= set(names)
+    assert all(e["permission_mode"] == "bypassPermissions" and e["cwd"] == str(tmp_path / "work") for e in events)
+    pre = [e for e in events if e["hook_event_name"] == "PreToolUse"]
+    assert pre[0]["tool_name"] == "Bash" and pre[0]["tool_input"] == {"command": "echo hi", "timeout": 5000}
+    assert pre[1]["tool_name"] == "Read" and pre[1]["tool_input"] == {
+        "file_path": str(tmp_path / "work" / "notes.txt"), "offset": 2, "limit": 2}
+    assert pre[3]["tool_name"] == "Task" and pre[3]["tool_input"]["prompt"] == "say hi"
+    post = [e for e in events if e["hook_event_name"] == "PostToolUse"]
+    assert post[0]["tool_response"]["stdout"].startswith("exit code 0") and "hi" in post[0]["tool_response"]["stdout"]
+    assert post[1]["tool_response"]["file"]["filePath"] == str(tmp_path / "work" / "notes.txt")
+    [failure] = [e for e in events if e["hook_event_name"] == "PostToolUseFailure"]
+    assert failure["tool_name"] == "Read" and "missing.txt" in failure["error"] and failure["is_interrupt"] is False
+    [start] = [e for e in events if e["hook_event_name"] == "SubagentStart"]
+    assert start["agent_type"] == "general" and start["agent_id"]
+
+
+def test_hooks_of_one_event_run_side_by_side(tmp_path):
+    """Each hook waits for the other to have started: run one after the other, the first would time out."""
+    wait = "import os, time\nme, other = sys.argv[1], sys.argv[2]\nopen(me, 'w').close()\n" \
+           "end = time.time() + 5\nwhile not os.path.exists(other) and time.time() < end: time.sleep(0.02)\n" \
+           "sys.exit(0 if os.path.exists(other) else 1)\n"
+    both = script(tmp_path, "both", wait)
+    hooks = Hooks([Hook("Stop", f"{both} {tmp_path}/a {tmp_path}/b", timeout=4),
+                   Hook("Stop", f"{both} {tmp_path}/b {tmp_path}/a", timeout=4)], tmp_path)
+    assert hooks.run("Stop", {}).notes == []
+
+
+def test_a_permission_request_hook_answers_the_question_the_user_would_get(provider_server, tmp_path):
+    answer = script(tmp_path, "answer", "command = event['tool_input']['command']\n"
+                    "behavior = 'allow' if command.startswith('touch') else 'deny'\n"
+                    "print(json.dumps({'hookSpecificOutput': {'hookEventName': 'PermissionRequest', "
+                    "'decision': {'behavior': behavior, 'message': 'only touch is fine'}}}))\n")
+    claude_settings(tmp_path / "home" / ".claude", "PermissionRequest", "Bash", answer)
+    provider_server.push_openai(tool_calls=[("c1", "run_command", '{"command": "touch made.txt"}'),
+                                            ("c2", "run_command", '{"command": "rm made.txt"}')])
+    provider_server.push_openai(text="ok")
+    done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "-p", "go", "--sandbox", "ask")
+    assert done.returncode == 0, done.stderr
+    sent = [m["content"] for m in provider_server.requests[1].json["messages"] if m["role"] == "tool"]
+    assert not sent[0].startswith("Error") and (tmp_path / "work" / "made.txt").exists()
+    assert sent[1].startswith("Error") and "only touch is fine" in sent[1]

@@ -163,6 +163,7 @@ class Subagents:
         if note:
             output(f"[{label}] ankit: the agent {spec.name}: {note}\n")
         output(f"[{label}] started" + (f" ({spec.name})" if spec else "") + "\n")
+        self._started(session, spec, label, output)
         answer, error, started = "", None, time.monotonic()
         try:
             answer = session.turn(str(args["prompt"]))
@@ -185,6 +186,17 @@ class Subagents:
             known = ", ".join(self.agents) or "none are defined"
             raise ToolError(f"no agent named {name!r} (named agents: {known}); leave agent out for a general subagent")
         return self.agents[name]
+
+    def _started(self, session: Session, spec: AgentSpec | None, label: str, output) -> None:
+        """SubagentStart hooks: the context they add goes to the subagent with its task."""
+        if self.hooks is None or not self.hooks.active("SubagentStart"):
+            return
+        kind = spec.name if spec else "general"
+        outcome = self.hooks.run("SubagentStart", {"agent_id": session.id, "agent_type": kind}, kind)
+        for note in outcome.notes:
+            output(f"[{label}] ankit: {note}\n")
+        for text in outcome.context:
+            session.add_context(text)
 
     def _finish(self, session: Session, label: str, spec: AgentSpec | None, answer: str) -> None:
         if self.hooks is not None and self.hooks.active("SubagentStop"):
