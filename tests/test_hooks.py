@@ -380,3 +380,16 @@ def test_a_permission_request_hook_answers_the_question_the_user_would_get(provi
     sent = [m["content"] for m in provider_server.requests[1].json["messages"] if m["role"] == "tool"]
     assert not sent[0].startswith("Error") and (tmp_path / "work" / "made.txt").exists()
     assert sent[1].startswith("Error") and "only touch is fine" in sent[1]
+
+
+def test_a_session_start_hook_sets_variables_for_later_commands_through_claude_env_file(provider_server, tmp_path):
+    claude_settings(tmp_path / "home" / ".claude", "SessionStart", "",
+                    "echo 'export NODE_ENV=production' >> \"$CLAUDE_ENV_FILE\"; "
+                    "echo 'export EVIL=$(touch pwned)' >> \"$CLAUDE_ENV_FILE\"")
+    provider_server.push_openai(tool_calls=[("c1", "run_command", '{"command": "echo env=$NODE_ENV evil=$EVIL"}')])
+    provider_server.push_openai(text="ok")
+    done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "-p", "go", "--yes")
+    assert done.returncode == 0, done.stderr
+    [sent] = [m["content"] for m in provider_server.requests[1].json["messages"] if m["role"] == "tool"]
+    assert sent.endswith("env=production evil=") and not (tmp_path / "work" / "pwned").exists()
+    assert "CLAUDE_ENV_FILE: 1 line(s) were not plain NAME=value assignments and were ignored" in done.stderr

@@ -12,6 +12,7 @@ is answered by the model through the Judge seam. Loading: tooling/hookconfig.py.
 """
 
 import json
+import os
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,7 +22,7 @@ from ankit.safety.sandbox import Sandbox
 from ankit.safety.scrub import Scrubber
 from ankit.safety.text import deep
 from ankit.safety.visible import visible
-from ankit.tooling import claude_tools, hookproc
+from ankit.tooling import claude_tools, hookenv, hookproc
 from ankit.tooling.claude_tools import CLAUDE_NAMES  # noqa: F401  (agents read it from here)
 
 EVENTS = ("PreToolUse", "PermissionRequest", "PostToolUse", "PostToolUseFailure", "UserPromptSubmit",
@@ -118,8 +119,10 @@ class Hooks:
                    "permission_mode": self.permission_mode, "hook_event_name": event, **fields}
         data = json.dumps(payload, ensure_ascii=False, default=str).encode("utf-8", "replace")
         results: list = [None] * len(chosen)
-        threads = [threading.Thread(target=self._one, args=(hook, data, results, i), daemon=True, name="ankit-hook")
-                   for i, hook in enumerate(chosen)]
+        env_file = hookenv.new_file() if event == "SessionStart" and chosen else None
+        extra = {"CLAUDE_ENV_FILE": str(env_file)} if env_file else {}
+        threads = [threading.Thread(target=self._one, args=(hook, data, results, i, extra), daemon=True,
+                                    name="ankit-hook") for i, hook in enumerate(chosen)]
         for thread in threads:
             thread.start()
         for thread in threads:
@@ -127,13 +130,17 @@ class Hooks:
         outcome = Outcome()
         for hook, finished in zip(chosen, results):
             _merge(outcome, hook, finished, self)
+        if env_file is not None:
+            values, problems = hookenv.take(env_file)
+            os.environ.update(values)  # the commands ankit runs from now on see them
+            outcome.notes += [self.shown(line) for line in problems]
         return outcome
 
-    def _one(self, hook: Hook, data: bytes, results: list, index: int) -> None:
+    def _one(self, hook: Hook, data: bytes, results: list, index: int, extra: dict) -> None:
         if hook.kind == "prompt":
             results[index] = self._ask(hook, data)
             return
-        env = hookproc.environment(self.cwd, hook.env)
+        env = hookproc.environment(self.cwd, {**hook.env, **extra})
         results[index] = hookproc.run(hook.command, data, self.cwd, env, hook.timeout)
 
     def _ask(self, hook: Hook, data: bytes) -> hookproc.Finished:
