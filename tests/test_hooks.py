@@ -393,3 +393,22 @@ def test_a_session_start_hook_sets_variables_for_later_commands_through_claude_e
     [sent] = [m["content"] for m in provider_server.requests[1].json["messages"] if m["role"] == "tool"]
     assert sent.endswith("env=production evil=") and not (tmp_path / "work" / "pwned").exists()
     assert "CLAUDE_ENV_FILE: 1 line(s) were not plain NAME=value assignments and were ignored" in done.stderr
+
+
+def test_a_prompt_hook_is_answered_by_the_model(provider_server, tmp_path):
+    settings = tmp_path / "home" / ".claude"
+    settings.mkdir(parents=True)
+    (settings / "settings.json").write_text(json.dumps({"hooks": {"Stop": [{"hooks": [
+        {"type": "prompt", "prompt": "Were the tests run? $ARGUMENTS", "timeout": 20}]}]}}))
+    provider_server.push_openai(text="Done.")
+    provider_server.push_openai(text='{"ok": false, "reason": "run the tests first"}')
+    provider_server.push_openai(text="Ran them: all pass.")
+    provider_server.push_openai(text='{"ok": true}')
+    done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "-p", "fix it")
+    assert done.returncode == 0, done.stderr
+    asked = provider_server.requests[1].json["messages"]
+    assert asked[0]["role"] == "system" and '{"ok": true}' in asked[0]["content"]
+    assert asked[-1]["content"].startswith("Were the tests run? {") and '"hook_event_name": "Stop"' in asked[-1]["content"]
+    assert provider_server.requests[2].json["messages"][-1]["content"] == "[Stop hook] run the tests first"
+    assert "Stop hook feedback: run the tests first" in done.stderr and len(provider_server.requests) == 4
+    assert done.stdout.endswith("Ran them: all pass.\n")
