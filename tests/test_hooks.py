@@ -412,3 +412,41 @@ def test_a_prompt_hook_is_answered_by_the_model(provider_server, tmp_path):
     assert provider_server.requests[2].json["messages"][-1]["content"] == "[Stop hook] run the tests first"
     assert "Stop hook feedback: run the tests first" in done.stderr and len(provider_server.requests) == 4
     assert done.stdout.endswith("Ran them: all pass.\n")
+
+
+def test_what_ankit_does_not_support_is_said_once_at_start(provider_server, tmp_path):
+    settings = tmp_path / "home" / ".claude"
+    settings.mkdir(parents=True)
+    odd = script(tmp_path, "odd", 'print(json.dumps({"suppressOutput": True, "hookSpecificOutput": '
+                                  '{"hookEventName": "PostToolUse", "updatedMCPToolOutput": "x"}, "extra": 1}))\n')
+    (settings / "settings.json").write_text(json.dumps({"hooks": {
+        "ConfigChange": [{"hooks": [{"type": "command", "command": "true"}]}],
+        "PostToolUse": [{"matcher": "Bash", "hooks": [{"type": "agent", "prompt": "x"},
+                                                      {"type": "command", "command": odd, "async": True}]}]}}))
+    provider_server.push_openai(tool_calls=[("c1", "run_command", '{"command": "echo 1"}')])
+    provider_server.push_openai(tool_calls=[("c2", "run_command", '{"command": "echo 2"}')])
+    provider_server.push_openai(text="ok")
+    done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "-p", "go", "--yes")
+    assert done.returncode == 0, done.stderr
+    path = settings / "settings.json"
+    assert f"ankit: {path}: ankit has no ConfigChange event; those hooks do not run\n" in done.stderr
+    assert f"ankit: {path}: a PostToolUse hook of type 'agent' is not supported; skipped\n" in done.stderr
+    assert f"ankit: {path}: ankit ignores 'async' in a PostToolUse hook\n" in done.stderr
+    assert done.stderr.count("does not support the output field(s) extra, updatedMCPToolOutput") == 1
+
+
+def test_updated_input_comes_back_in_ankits_terms_and_a_rewritten_delete_is_refused(tmp_path):
+    move = script(tmp_path, "move", 'inp = dict(event["tool_input"], file_path=event["cwd"] + "/safe/out.txt")\n'
+                                    'print(json.dumps({"hookSpecificOutput": {"updatedInput": inp}}))\n')
+    hooks = Hooks([Hook("PreToolUse", move, "Edit|Write")], tmp_path)
+    seen = []
+    tools = {"write_file": Tool("write_file", "W.", {"type": "object", "properties": {
+        "path": {"type": "string"}, "content": {"type": "string"}}}, lambda a: seen.append(a) or "ok", group="edit"),
+             "delete_file": Tool("delete_file", "D.", {"type": "object", "properties": {"path": {"type": "string"}}},
+                                 lambda a: seen.append(a) or "ok", group="edit")}
+    run = Runner(tools, ToolContext(cwd=tmp_path), lambda tool, args, preview: True, hooks=hooks)
+    assert run.run(ToolCall("c1", "write_file", '{"path": "a.txt", "content": "x"}')).content == "ok"
+    assert seen == [{"path": "safe/out.txt", "content": "x"}]
+    refused = run.run(ToolCall("c2", "delete_file", '{"path": "a.txt"}'))
+    assert refused.is_error and "changed the Bash command of delete_file in a way ankit cannot apply" in refused.content
+    assert len(seen) == 1

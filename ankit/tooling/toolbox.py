@@ -307,6 +307,7 @@ class Runner:
     sandbox: Sandbox | None = None  # the session's sandbox: commands inside it run unasked
     hooks: Hooks | None = None  # PreToolUse and PostToolUse commands
     stop: threading.Event | None = None  # set on Ctrl-C: task calls running at once stop (shared with subagents)
+    notice: Callable[[str], None] | None = None  # where hooks' lines for the user go (the view's notice)
     _started: dict[str, tuple[Future, Relay]] = field(default_factory=dict, init=False, repr=False)  # tasks at once
 
     def lookup(self, name: str) -> Tool | None:
@@ -381,8 +382,11 @@ class Runner:
         return result
 
     def _tell(self, notes: list[str], output: Callable[[str], None] | None) -> None:
-        for note in notes if output is not None else []:
-            output(f"ankit: {self.scrub.text(note)}\n")
+        for note in notes:
+            if self.notice is not None:
+                self.notice(self.scrub.text(note))
+            elif output is not None:
+                output(f"ankit: {self.scrub.text(note)}\n")
 
 
 def _arguments_or_none(call: ToolCall) -> dict | None:

@@ -63,7 +63,7 @@ def build_session(app, view: View, approve: Approver, ask: Asker = input, resume
     checkpoints = Checkpoints(paths.state_home() / "sessions", resume.cwd if resume and resume.cwd else app.cwd)
     stop = threading.Event()
     runner = Runner(app.tools, ctx, approve, app.config.output_cap, checkpoints, app.policy, app.scrubber(),
-                    app.sandbox, app.hooks, stop)
+                    app.sandbox, app.hooks, stop, notice=view.notice)
     subagents = _subagents(app, runner, stop, provider.settings if provider is not None else None)
     runner = replace(runner, ctx=replace(ctx, run_task=subagents.run))
     if app.config.code_mode in ("on", "only"):
