@@ -159,7 +159,7 @@ def test_hooks_of_an_untrusted_project_are_off(provider_server, tmp_path):
     done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "-p", "make a file", "--yes")
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "work" / "made.txt").exists() and not (tmp_path / "work" / "hooked").exists()
-    assert "ignoring this folder's .claude/ hooks, rules and files: the folder is not trusted" in done.stderr
+    assert "ignoring this folder's 1 thing(s) it would run (.claude/ hooks, .mcp.json, agents, commands): the folder is not trusted" in done.stderr
 
 
 def user_config(home: Path, text: str) -> None:

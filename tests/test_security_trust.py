@@ -166,6 +166,23 @@ def test_p_names_a_claude_only_folders_hooks_and_trust_runs_them(provider_server
         provider_server.push_openai(text="done")
     done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "-p", "go", "--yes")
     assert done.returncode == 0 and not (tmp_path / "HOOK_RAN").exists()
-    assert "ignoring this folder's .claude/ hooks, rules and files: the folder is not trusted" in done.stderr
+    assert "ignoring this folder's 2 thing(s) it would run (.claude/ hooks, .mcp.json, agents, commands): the folder is not trusted" in done.stderr
     done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "-p", "go", "--yes", "--trust")
     assert done.returncode == 0 and (tmp_path / "HOOK_RAN").read_text() == "ran\n", done.stderr
+
+
+def test_every_project_file_that_runs_something_is_in_the_trust_digest(tmp_path):
+    from ankit.settings.layers import load_config
+    work, config_home = tmp_path / "work", tmp_path / "config"
+    (work / ".ankit" / "commands").mkdir(parents=True)
+    (work / ".ankit" / "commands" / "plain.md").write_text("Summarize the diff.\n")
+    assert load_config({}, {}, work, config_home).held_claude == []  # a prompt alone runs nothing
+    (work / ".ankit" / "commands" / "deploy.md").write_text("Deploy:\n!`./deploy.sh`\n")
+    (work / ".ankit" / "agents").mkdir()
+    (work / ".ankit" / "agents" / "fixer.md").write_text("---\nname: fixer\n---\nFix things.\n")
+    (work / ".mcp.json").write_text('{"mcpServers": {"db": {"command": "npx", "args": ["db-server"]}}}')
+    held = load_config({}, {}, work, config_home).held_claude
+    assert "start the MCP server db: npx db-server (.mcp.json)" in held
+    assert any(line.startswith("use the agent .ankit/agents/fixer.md") for line in held)
+    assert any(line.startswith("offer the command .ankit/commands/deploy.md, which runs shell lines") for line in held)
+    assert not any("plain.md" in line for line in held)

@@ -115,7 +115,7 @@ def _project_layer(config: settings.Config, flags: dict, cwd: Path, config_home:
     config.trusted = bool(flags.get("trust"))  # --trust: a folder holding only agents or commands too
     files = [cwd / ".claude" / name for name in claude.PROJECT_FILES]
     _claude_layer(config, files, UNIONS, env=False)
-    runs = claude.trust_lines(cwd)
+    runs = trust.runs(cwd)
     if not values and not tools and not runs:
         return
     safe, held = split(values, {k: getattr(config, k, config.raw.get(k)) for k in LIMITS})

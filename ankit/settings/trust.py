@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ankit.safety import statefiles
+from ankit.settings import claude
 
 TRUST_FILE = "trusted.json"
 
@@ -91,6 +92,30 @@ def describe(held: dict, tools: list[Path], cwd: Path) -> list[str]:
             lines.append(f"set {key} = {json.dumps(value, ensure_ascii=False)}")
     lines += [f"load the tool module {p.relative_to(cwd)}" for p in tools]
     return lines
+
+
+def runs(cwd: Path) -> list[str]:
+    """What else the folder would have ankit run, one line each: its .claude/ (hooks, allow rules, env, files;
+    settings/claude.py), the servers of its .mcp.json, its agent files and the custom commands with shell lines."""
+    lines = claude.trust_lines(cwd)
+    data, _ = claude.read_json(cwd / ".mcp.json")
+    servers = data.get("mcpServers") if isinstance(data.get("mcpServers"), dict) else {}
+    lines += [f"{line} (.mcp.json)" for line in describe({"mcp": {"servers": servers}}, [], cwd)]
+    agents = sorted((cwd / ".ankit" / "agents").glob("*.md"))
+    commands = [p for p in sorted((cwd / ".ankit" / "commands").rglob("*.md")) if _runs_shell(p)]
+    lines += [f"use the agent {p.relative_to(cwd)} (sha256 {_file_digest(p)})" for p in agents]
+    lines += [f"offer the command {p.relative_to(cwd)}, which runs shell lines (sha256 {_file_digest(p)})"
+              for p in commands]
+    return lines
+
+
+def _runs_shell(path: Path) -> bool:
+    """Whether a custom command's file has a shell line (`!` at a line's start, or !`...` inline)."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")[:1 << 20]
+    except OSError:
+        return True
+    return "!`" in text or any(line.lstrip().startswith("!") for line in text.splitlines())
 
 
 @dataclass
