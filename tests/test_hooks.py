@@ -448,5 +448,31 @@ def test_updated_input_comes_back_in_ankits_terms_and_a_rewritten_delete_is_refu
     assert run.run(ToolCall("c1", "write_file", '{"path": "a.txt", "content": "x"}')).content == "ok"
     assert seen == [{"path": "safe/out.txt", "content": "x"}]
     refused = run.run(ToolCall("c2", "delete_file", '{"path": "a.txt"}'))
-    assert refused.is_error and "changed the Bash command of delete_file in a way ankit cannot apply" in refused.content
+    assert refused.is_error and "changed the Bash input of delete_file in a way ankit cannot apply" in refused.content
     assert len(seen) == 1
+
+
+@needs_node
+def test_the_guards_are_not_sidestepped_by_typing_into_a_job_a_patch_or_a_link(provider_server, tmp_path):
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / ".env").write_text("API_TOKEN=do-not-read\n")
+    (work / "notes").symlink_to(".env")
+    settings = tmp_path / "home" / ".claude"
+    settings.mkdir(parents=True)
+    (settings / "settings.json").write_text(json.dumps({"hooks": {"PreToolUse": [
+        {"matcher": "Bash", "hooks": [{"type": "command", "command": f"node {GUARDS / 'block-dangerous-commands.js'}"}]},
+        {"matcher": "Read|Edit|Write|Bash", "hooks": [{"type": "command",
+                                                        "command": f"node {GUARDS / 'protect-secrets.js'}"}]}]}}))
+    patch = "--- /dev/null\n+++ b/config/.env.production\n@@ -0,0 +1 @@\n+API_TOKEN=planted\n"
+    provider_server.push_openai(tool_calls=[("c1", "job_input", '{"job_id": "j1", "text": "rm -rf ~"}'),
+                                            ("c2", "apply_patch", json.dumps({"patch": patch})),
+                                            ("c3", "read_file", '{"path": "notes"}')])
+    provider_server.push_openai(text="stopped")
+    done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "-p", "go", "--yes")
+    assert done.returncode == 0, done.stderr
+    sent = [m["content"] for m in provider_server.requests[1].json["messages"] if m["role"] == "tool"]
+    assert "[rm-home]" in sent[0]
+    assert "[env-file]" in sent[1] and not (work / "config").exists()
+    assert "[env-file]" in sent[2] and "do-not-read" not in json.dumps(sent)
+

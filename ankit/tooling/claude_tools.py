@@ -45,9 +45,9 @@ FAMILIES: dict[str, tuple[str, ...]] = {
     "BashOutput": ("job_status", "job_wait"),
     "KillShell": ("kill_process",),
 }
-PATH_TOOLS = {"edit_lines": "path", "apply_patch": "", "delete_file": "path", "move_file": "source",
-              "make_directory": "path"}
-SHELL_FORMS = ("delete_file", "move_file", "make_directory")  # shown as the Bash command Claude Code would run
+PATH_TOOLS = {"edit_lines": "path", "delete_file": "path", "move_file": "source", "make_directory": "path"}
+SHELL_FORMS = ("delete_file", "move_file", "make_directory", "job_input")  # shown as the Bash command Claude Code would run
+PER_FILE = ("apply_patch",)  # shown as one Edit per file it changes
 ABSOLUTE = ("file_path",)  # Claude Code sends these as absolute paths
 NO_COUNTERPART = ("NotebookEdit", "NotebookRead", "SlashCommand", "Skill", "ExitPlanMode", "AskUserQuestion")
 
@@ -66,6 +66,8 @@ def _shell_form(tool: str, args: dict) -> str:
         return f"rm {'-r ' if args.get('recursive') else ''}-- {quote('path')}"
     if tool == "move_file":
         return f"mv {'' if args.get('overwrite') else '-n '}-- {quote('source')} {quote('destination')}"
+    if tool == "job_input":
+        return str(args.get("text", ""))  # typed into a running shell: a command all the same
     return f"mkdir -p -- {quote('path')}"
 
 
@@ -76,8 +78,11 @@ def names(tool: str) -> list[str]:
 
 
 def _absolute(value, cwd: Path) -> str:
-    path = os.path.expanduser(str(value))
-    return os.path.normpath(os.path.join(str(cwd), path))
+    """The absolute path Claude Code would send, links followed (a link to .env is .env to a guard hook); inside
+    the working folder it is shown under the folder as the hooks know it (CLAUDE_PROJECT_DIR)."""
+    path = os.path.realpath(os.path.join(str(cwd), os.path.expanduser(str(value))))
+    inside = os.path.relpath(path, os.path.realpath(cwd))
+    return path if inside.startswith("..") else os.path.normpath(os.path.join(str(cwd), inside))
 
 
 def _relative(value, cwd: Path) -> str:
@@ -86,8 +91,11 @@ def _relative(value, cwd: Path) -> str:
     return path.relative_to(cwd).as_posix() if path.is_relative_to(cwd) else str(path)
 
 
-def to_claude(tool: str, args: dict, cwd: Path) -> tuple[str, dict]:
-    """(tool_name, tool_input) as Claude Code would send them for this call."""
+def to_claude(tool: str, args: dict, cwd: Path, path: str | None = None) -> tuple[str, dict]:
+    """(tool_name, tool_input) as Claude Code would send them for this call (for a PER_FILE tool, for the change
+    to one of its files: `path`)."""
+    if tool in PER_FILE and path is not None:
+        return "Edit", {**args, "file_path": _absolute(path, cwd)}
     name, keys = TABLE.get(tool, (claude_name(tool), {}))
     shown = {keys.get(key, key): value for key, value in args.items()}
     if tool in SHELL_FORMS:
@@ -128,7 +136,7 @@ def from_claude(tool: str, updated: dict, sent: dict, args: dict, cwd: Path) -> 
     for key, value in updated.items():
         if key in sent and sent[key] == value:
             continue
-        if tool in SHELL_FORMS and key in ("command", "file_path"):
+        if (tool in SHELL_FORMS and key in ("command", "file_path")) or (tool in PER_FILE and key == "file_path"):
             return None
         if key == "dangerouslyDisableSandbox" and tool in ("run_command", "job_start"):
             result["sandbox"] = not value

@@ -170,9 +170,25 @@ class Hooks:
         return self.scrub.text(visible(text)).strip()
 
     def tool(self, event: str, tool: str, args: dict, call_id: str, content: str | None = None,
-             failed: bool = False) -> Outcome:
-        """A tool event, told in Claude Code's terms; updatedInput comes back in ankit's."""
-        name, shown = claude_tools.to_claude(tool, args, self.cwd)
+             failed: bool = False, paths: list[str] = ()) -> Outcome:
+        """A tool event, told in Claude Code's terms; updatedInput comes back in ankit's. A tool that changes
+        several files (apply_patch) is told once per file it changes, as Claude Code's Edit."""
+        if tool not in claude_tools.PER_FILE or not paths:
+            return self._tool(event, tool, args, call_id, content, failed, None)
+        merged = Outcome()
+        for path in paths:
+            one = self._tool(event, tool, args, call_id, content, failed, path)
+            merged.notes += one.notes
+            merged.context += one.context
+            if one.blocked or one.stop:
+                merged.blocked, merged.reason, merged.stop = one.blocked, one.reason, one.stop
+                return merged
+            merged.decision = "ask" if "ask" in (one.decision, merged.decision) else one.decision
+        return merged
+
+    def _tool(self, event: str, tool: str, args: dict, call_id: str, content: str | None, failed: bool,
+              path: str | None) -> Outcome:
+        name, shown = claude_tools.to_claude(tool, args, self.cwd, path)
         fields = {"tool_name": name, "tool_input": shown, "tool_use_id": call_id}
         if event == "PostToolUse":
             fields["tool_response"] = claude_tools.response(tool, shown, content or "", failed)
@@ -185,7 +201,7 @@ class Hooks:
             outcome.updated_input = claude_tools.from_claude(tool, outcome.updated_input, shown, args, self.cwd)
             if outcome.updated_input is None and not outcome.blocked:  # never run what no hook saw
                 outcome.blocked = True
-                outcome.reason = f"a {event} hook changed the {name} command of {tool} in a way ankit cannot apply"
+                outcome.reason = f"a {event} hook changed the {name} input of {tool} in a way ankit cannot apply"
         return outcome
 
 

@@ -18,6 +18,7 @@ from ankit.safety.sandbox import COMMAND_TOOLS, Sandbox, Verdict
 from ankit.safety.scrub import Scrubber
 from ankit.safety.statefiles import bundled
 from ankit.tooling import toolhooks
+from ankit.tooling.claude_tools import PER_FILE
 from ankit.tooling.hooks import Hooks
 from ankit.tooling.relay import Relay
 from ankit.tooling.limits import MAX_DEPTH, ToolTimeout, call_with_limit, too_deep
@@ -360,7 +361,8 @@ class Runner:
         tool, approve = self.lookup(call.name), self.approve
         args = _arguments_or_none(call)
         if self.hooks is not None and tool is not None and args is not None:
-            decided = toolhooks.before(self.hooks, call, tool, args, approve, partial(self._tell, output=output))
+            paths = [str(p) for p in _changed_paths(tool, args, self.ctx)] if call.name in PER_FILE else []
+            decided = toolhooks.before(self.hooks, call, tool, args, approve, partial(self._tell, output=output), paths)
             self._tell(decided.notes, output)
             if decided.blocked is not None:  # exit 2 or a deny: under --yes too
                 blocked = decided.blocked

@@ -23,13 +23,13 @@ class Before:
 
 
 def before(hooks: Hooks, call: ToolCall, tool: Tool, args: dict, approve: Approver,
-           tell: Callable[[list[str]], None]) -> Before:
+           tell: Callable[[list[str]], None], paths: list[str] = ()) -> Before:
     """PreToolUse: a block (exit 2, deny) is the call's error result, under --yes too; allow skips the question,
     ask puts one, updatedInput changes the arguments. PermissionRequest hooks answer any question asked."""
-    approve = Permission(approve, hooks, call.id, tell) if hooks.active("PermissionRequest") else approve
+    approve = Permission(approve, hooks, call.id, tell, list(paths)) if hooks.active("PermissionRequest") else approve
     if not hooks.active("PreToolUse"):
         return Before(None, call, tool, approve, [])
-    verdict = hooks.tool("PreToolUse", call.name, args, call.id)
+    verdict = hooks.tool("PreToolUse", call.name, args, call.id, paths=list(paths))
     if verdict.blocked:
         text = f"Error: blocked by a PreToolUse hook: {verdict.reason}"
         return Before(ToolResult(call.id, call.name, text, True, f"blocked by a hook: {verdict.reason}", refused=True),
@@ -63,9 +63,10 @@ class Permission:
     hooks: Hooks
     call_id: str
     tell: Callable[[list[str]], None]  # the runner's way of telling the user a hook's notes
+    paths: list[str]  # the files a several-file tool changes, each told apart
 
     def __call__(self, tool: Tool, args: dict, preview: str) -> bool | str:
-        verdict = self.hooks.tool("PermissionRequest", tool.name, args, self.call_id)
+        verdict = self.hooks.tool("PermissionRequest", tool.name, args, self.call_id, paths=self.paths)
         self.tell(verdict.notes)
         if verdict.blocked:
             return f"(answered by a PermissionRequest hook) {verdict.reason}"
@@ -74,13 +75,13 @@ class Permission:
         return self.inner(tool, args, preview)
 
 
-def after(hooks: Hooks, call: ToolCall, args: dict, result: ToolResult) -> list[str]:
+def after(hooks: Hooks, call: ToolCall, args: dict, result: ToolResult, paths: list[str] = ()) -> list[str]:
     """PostToolUse (or PostToolUseFailure for an error result): a block's reason and added context go to the
     model with the result; returns the notes for the user."""
     event = "PostToolUseFailure" if result.is_error else "PostToolUse"
     if not hooks.active(event):
         return []
-    verdict = hooks.tool(event, call.name, args, call.id, result.content, result.is_error)
+    verdict = hooks.tool(event, call.name, args, call.id, result.content, result.is_error, list(paths))
     extra = ([f"[{event} hook] {verdict.reason}"] if verdict.blocked else []) + verdict.context
     if extra:
         result.content = result.content + "\n" + "\n".join(extra)
