@@ -476,3 +476,18 @@ def test_the_guards_are_not_sidestepped_by_typing_into_a_job_a_patch_or_a_link(p
     assert "[env-file]" in sent[1] and not (work / "config").exists()
     assert "[env-file]" in sent[2] and "do-not-read" not in json.dumps(sent)
 
+
+
+def test_a_subagent_stop_hook_sends_the_subagent_back_once(provider_server, tmp_path):
+    flag = tmp_path / "blocked-once"
+    claude_settings(tmp_path / "home" / ".claude", "SubagentStop", "",
+                    f"if [ -e {flag} ]; then exit 0; fi; touch {flag}; echo 'cite the file' >&2; exit 2")
+    provider_server.push_openai(tool_calls=[("c1", "task", '{"description": "look", "prompt": "find it"}')])
+    provider_server.push_openai(text="it is somewhere")
+    provider_server.push_openai(text="it is in main.py")
+    provider_server.push_openai(text="done")
+    done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "-p", "go", "--yes")
+    assert done.returncode == 0, done.stderr
+    assert provider_server.requests[2].json["messages"][-1]["content"] == "[SubagentStop hook] cite the file"
+    [result] = [m["content"] for m in provider_server.requests[3].json["messages"] if m["role"] == "tool"]
+    assert result == "it is in main.py"

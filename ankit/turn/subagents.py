@@ -20,6 +20,7 @@ from ankit.records import TodoList, ToolCall, ToolResult
 from ankit.turn.registry import Registry
 from ankit.protocols import View
 from ankit.turn.session import Session
+from ankit.turn.turnhooks import STOP_LIMIT
 from ankit.records import SubagentRun
 from ankit.safety.effects import reads_only
 from ankit.safety.text import outside
@@ -167,6 +168,7 @@ class Subagents:
         answer, error, started = "", None, time.monotonic()
         try:
             answer = session.turn(str(args["prompt"]))
+            answer = self._stop_hooks(session, spec, label, answer, output)
         except AnkitError as exc:  # Cancelled too: the partial work is kept in the file all the same
             error = exc
         finally:  # another model's words: through the text boundary before anyone reads or keeps them
@@ -198,10 +200,21 @@ class Subagents:
         for text in outcome.context:
             session.add_context(text)
 
+    def _stop_hooks(self, session: Session, spec: AgentSpec | None, label: str, answer: str, output) -> str:
+        """SubagentStop hooks: a block is shown as hook feedback and sends the subagent back with its reason, at
+        most STOP_LIMIT times and not again for the same answer (as the Stop hooks of a session)."""
+        kind, answers = spec.name if spec else "general", []
+        while self.hooks is not None and self.hooks.active("SubagentStop"):
+            outcome = self.hooks.run("SubagentStop", {"stop_hook_active": bool(answers), "agent_id": session.id,
+                                                      "agent_type": kind}, kind)
+            if not outcome.blocked or answer in answers or len(answers) >= STOP_LIMIT:
+                return answer
+            answers.append(answer)
+            output(f"[{label}] SubagentStop hook feedback: {outcome.reason}\n")
+            answer = session.turn(f"[SubagentStop hook] {outcome.reason}")
+        return answer
+
     def _finish(self, session: Session, label: str, spec: AgentSpec | None, answer: str) -> None:
-        if self.hooks is not None and self.hooks.active("SubagentStop"):
-            self.hooks.run("SubagentStop", {"stop_hook_active": False, "agent_id": session.id,
-                                            "agent_type": spec.name if spec else "general"})
         run = SubagentRun(session.id, 0, label, spec.name if spec else "", list(session.conversation.messages),
                           list(session.ledger.rounds), answer)
         with self._lock:
