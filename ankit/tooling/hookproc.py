@@ -3,17 +3,15 @@ its output read on their own threads, each stream capped as it arrives (the rest
 held), and the whole group ended at the timeout."""
 
 import os
-import subprocess
 import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from ankit.safety import processes
 from ankit.safety.text import decode
 
 OUTPUT_CAP = 64 * 1024  # bytes of a hook's stdout or stderr that are kept
-CHUNK = 8192
+CHUNK = 65536
 LEFTOVER_GRACE = 2.0  # seconds a hook's background children may hold its output open after it exits
 
 
@@ -50,7 +48,7 @@ class _Capped:
         return decode(bytes(self.kept))
 
 
-def _feed(process: subprocess.Popen, data: bytes) -> None:
+def _feed(process, data: bytes) -> None:
     """Write the event to the hook's stdin and close it; a hook that does not read it is no error."""
     try:
         process.stdin.write(data)
@@ -64,6 +62,8 @@ def _feed(process: subprocess.Popen, data: bytes) -> None:
 
 def run(command: str, data: bytes, cwd: Path, env: dict, timeout: float, cap: int = OUTPUT_CAP) -> Finished:
     """Run a hook's shell command with data on stdin; stop its whole group at the timeout or on Ctrl-C."""
+    import subprocess  # here: a listing that runs no hook starts without it
+    from ankit.safety import processes
     try:
         process = processes.track(subprocess.Popen(
             processes.contained(["/bin/sh", "-c", command], env, cwd), cwd=cwd, env=env, stdin=subprocess.PIPE,
@@ -82,9 +82,11 @@ def run(command: str, data: bytes, cwd: Path, env: dict, timeout: float, cap: in
     return Finished(code, out.text(), err.text(), dropped=out.dropped + err.dropped)
 
 
-def _wait(process: subprocess.Popen, out: _Capped, err: _Capped, timeout: float) -> int | None:
+def _wait(process, out: _Capped, err: _Capped, timeout: float) -> int | None:
     """The hook's exit code, or None when it ran past its timeout (its group is ended either way once it is
     past its time; what it left running with its output still open gets LEFTOVER_GRACE seconds)."""
+    import subprocess
+    from ankit.safety import processes
     deadline = time.monotonic() + timeout
     try:
         code = process.wait(timeout)
