@@ -491,3 +491,27 @@ def test_a_subagent_stop_hook_sends_the_subagent_back_once(provider_server, tmp_
     assert provider_server.requests[2].json["messages"][-1]["content"] == "[SubagentStop hook] cite the file"
     [result] = [m["content"] for m in provider_server.requests[3].json["messages"] if m["role"] == "tool"]
     assert result == "it is in main.py"
+
+
+@needs_node
+def test_a_real_git_guard_stops_ankits_own_commit_tool_on_main(provider_server, tmp_path):
+    import subprocess
+    work = tmp_path / "work"
+    work.mkdir()
+    git = ["git", "-C", str(work)]
+    subprocess.run(["git", "init", "-q", "-b", "main", str(work)], check=True)
+    subprocess.run([*git, "config", "user.name", "t"], check=True)
+    subprocess.run([*git, "config", "user.email", "t@example.com"], check=True)
+    (work / "a.txt").write_text("one\n")
+    subprocess.run([*git, "add", "a.txt"], check=True)
+    subprocess.run([*git, "commit", "-qm", "first"], check=True)
+    (work / "a.txt").write_text("two\n")
+    claude_settings(tmp_path / "home" / ".claude", "PreToolUse", "Bash", f"node {GUARDS / 'git-safety.js'}")
+    provider_server.push_openai(tool_calls=[("c1", "git_commit", '{"message": "second", "all": true}')])
+    provider_server.push_openai(text="not on main")
+    done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "-p", "commit it", "--yes")
+    assert done.returncode == 0, done.stderr
+    [sent] = [m["content"] for m in provider_server.requests[1].json["messages"] if m["role"] == "tool"]
+    assert "[commit-on-protected] Committing directly on main is not allowed" in sent
+    log = subprocess.run([*git, "log", "--oneline"], capture_output=True, text=True).stdout
+    assert log.count("\n") == 1

@@ -46,7 +46,8 @@ FAMILIES: dict[str, tuple[str, ...]] = {
     "KillShell": ("kill_process",),
 }
 PATH_TOOLS = {"edit_lines": "path", "delete_file": "path", "move_file": "source", "make_directory": "path"}
-SHELL_FORMS = ("delete_file", "move_file", "make_directory", "job_input")  # shown as the Bash command Claude Code would run
+SHELL_FORMS = ("delete_file", "move_file", "make_directory", "job_input", "git_commit", "git_branch", "git_status",
+               "git_diff", "git_log", "git_show")  # shown as the Bash command Claude Code would run
 PER_FILE = ("apply_patch",)  # shown as one Edit per file it changes
 ABSOLUTE = ("file_path",)  # Claude Code sends these as absolute paths
 NO_COUNTERPART = ("NotebookEdit", "NotebookRead", "SlashCommand", "Skill", "ExitPlanMode", "AskUserQuestion")
@@ -68,7 +69,24 @@ def _shell_form(tool: str, args: dict) -> str:
         return f"mv {'' if args.get('overwrite') else '-n '}-- {quote('source')} {quote('destination')}"
     if tool == "job_input":
         return str(args.get("text", ""))  # typed into a running shell: a command all the same
+    if tool.startswith("git_"):
+        return _git_form(tool, args)
     return f"mkdir -p -- {quote('path')}"
+
+
+def _git_form(tool: str, args: dict) -> str:
+    """The git command line Claude Code would run for one of ankit's git tools."""
+    if tool == "git_commit":
+        paths = " ".join(shlex.quote(str(p)) for p in args.get("paths") or [])
+        line = f"git commit {'-a ' if args.get('all') else ''}-m {shlex.quote(str(args.get('message', '')))}"
+        return line + (f" -- {paths}" if paths else "")
+    if tool == "git_branch":
+        action, name = args.get("action") or "list", shlex.quote(str(args.get("name", "")))
+        return {"create": f"git switch -c {name}", "switch": f"git switch {name}"}.get(action, "git branch")
+    words = {"git_status": ["status"], "git_diff": ["diff"], "git_log": ["log"], "git_show": ["show"]}[tool]
+    words += [shlex.quote(str(args[k])) for k in ("ref", "file_at_ref") if isinstance(args.get(k), str)]
+    words += ["--", shlex.quote(args["path"])] if isinstance(args.get("path"), str) else []
+    return "git " + " ".join(words)
 
 
 def names(tool: str) -> list[str]:
