@@ -515,3 +515,13 @@ def test_a_real_git_guard_stops_ankits_own_commit_tool_on_main(provider_server, 
     assert "[commit-on-protected] Committing directly on main is not allowed" in sent
     log = subprocess.run([*git, "log", "--oneline"], capture_output=True, text=True).stdout
     assert log.count("\n") == 1
+
+
+@needs_node
+def test_a_plugins_hooks_find_their_scripts_through_claude_plugin_root(tmp_path):
+    plugin = GUARDS / "plugin"
+    found, problems = from_claude_settings(plugin / "hooks" / "hooks.json", plugin_root=plugin)
+    assert problems == [] and found[0].matcher == "Bash"
+    ran = []
+    result = runner(Hooks(found, tmp_path), ran).run(ToolCall("c1", "run_command", '{"command": "rm -rf /etc/x"}'))
+    assert ran == [] and "[rm-system] rm targeting system directory" in result.content
