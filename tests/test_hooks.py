@@ -525,3 +525,19 @@ def test_a_plugins_hooks_find_their_scripts_through_claude_plugin_root(tmp_path)
     ran = []
     result = runner(Hooks(found, tmp_path), ran).run(ToolCall("c1", "run_command", '{"command": "rm -rf /etc/x"}'))
     assert ran == [] and "[rm-system] rm targeting system directory" in result.content
+
+
+def test_a_session_start_matcher_takes_the_source_and_disable_all_hooks_is_obeyed(provider_server, tmp_path):
+    marker = tmp_path / "resumed"
+    settings = claude_settings(tmp_path / "home" / ".claude", "SessionStart", "resume", f"echo x >> {marker}")
+    provider_server.push_openai(text="one")
+    provider_server.push_openai(text="two")
+    assert ankit(tmp_path, "--base-url", provider_server.url + "/v1", "-p", "hi").returncode == 0
+    assert not marker.exists()  # a new session's source is startup
+    assert ankit(tmp_path, "--base-url", provider_server.url + "/v1", "--continue", "-p", "more").returncode == 0
+    assert marker.read_text() == "x\n"
+    data = json.loads(settings.read_text())
+    settings.write_text(json.dumps({**data, "disableAllHooks": True}))
+    provider_server.push_openai(text="three")
+    done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "--continue", "-p", "again")
+    assert marker.read_text() == "x\n" and f"{settings}: disableAllHooks is set; no hook runs" in done.stderr

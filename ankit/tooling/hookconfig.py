@@ -79,6 +79,8 @@ def load_hooks(config_tables: dict, config_origin: str, settings_files: list[Pat
     for path in settings_files:
         found, more = from_claude_settings(path)
         hooks, problems = hooks + found, problems + more
+        if read_json(path)[0].get("disableAllHooks") is True:  # Claude Code's switch: every hook is off
+            return Hooks([], cwd, problems=problems + [f"{path}: disableAllHooks is set; no hook runs"])
     return Hooks(hooks, cwd, problems=problems)
 
 
