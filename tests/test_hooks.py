@@ -522,6 +522,7 @@ def test_a_plugins_hooks_find_their_scripts_through_claude_plugin_root(tmp_path)
     plugin = GUARDS / "plugin"
     found, problems = from_claude_settings(plugin / "hooks" / "hooks.json", plugin_root=plugin)
     assert problems == [] and found[0].matcher == "Bash"
+    found[0].env["HOME"] = str(tmp_path)  # the script logs under ~/.claude
     ran = []
     result = runner(Hooks(found, tmp_path), ran).run(ToolCall("c1", "run_command", '{"command": "rm -rf /etc/x"}'))
     assert ran == [] and "[rm-system] rm targeting system directory" in result.content

@@ -242,7 +242,7 @@ class Subagents:
             activation.activate(list(dict.fromkeys(t.group for t in listed if t.group)))
         ctx = replace(self.runner.ctx, todos=TodoList())
         approve = NamedApprover(self.runner.approve, label, self._asking, self.stop)
-        runner = replace(self.runner, tools=tools, ctx=ctx, approve=approve)
+        runner = replace(self.runner, tools=tools, ctx=ctx, approve=approve, notice=None)  # its notes: in its lines
         provider, model = None, spec.model if spec and spec.model not in ("", "inherit") else ""
         if self.settings is not None:
             model = self.model_for(spec)[0]
