@@ -73,7 +73,7 @@ def run(command: str, data: bytes, cwd: Path, env: dict, timeout: float, cap: in
     threading.Thread(target=_feed, args=(process, data), daemon=True, name="ankit-hook-input").start()
     out, err = _Capped(process.stdout, cap), _Capped(process.stderr, cap)
     try:
-        code = _wait(process, out, err, timeout)
+        code = _wait(process, out, err, timeout, subprocess.TimeoutExpired, processes.end_group)
     except BaseException:  # Ctrl-C: the hook's whole group goes too
         processes.end_group(process, grace=0.2)
         raise
@@ -82,21 +82,20 @@ def run(command: str, data: bytes, cwd: Path, env: dict, timeout: float, cap: in
     return Finished(code, out.text(), err.text(), dropped=out.dropped + err.dropped)
 
 
-def _wait(process, out: _Capped, err: _Capped, timeout: float) -> int | None:
+def _wait(process, out: _Capped, err: _Capped, timeout: float, expired: type, end_group) -> int | None:
     """The hook's exit code, or None when it ran past its timeout (its group is ended either way once it is
-    past its time; what it left running with its output still open gets LEFTOVER_GRACE seconds)."""
-    import subprocess
-    from ankit.safety import processes
+    past its time; what it left running with its output still open gets LEFTOVER_GRACE seconds). `expired` and
+    `end_group` are subprocess.TimeoutExpired and processes.end_group, imported only once a hook runs."""
     deadline = time.monotonic() + timeout
     try:
         code = process.wait(timeout)
-    except subprocess.TimeoutExpired:
-        processes.end_group(process, grace=0.2)
+    except expired:
+        end_group(process, grace=0.2)
         return None
     for reader in (out, err):
         reader.thread.join(max(min(deadline, time.monotonic() + LEFTOVER_GRACE) - time.monotonic(), 0))
     if out.thread.is_alive() or err.thread.is_alive():
-        processes.end_group(process, grace=0.2)
+        end_group(process, grace=0.2)
         for reader in (out, err):
             reader.thread.join(1)
     return code

@@ -13,6 +13,7 @@ is answered by the model through the Judge seam. Loading: tooling/hookconfig.py.
 
 import json
 import os
+import re
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -54,7 +55,6 @@ class Hook:
     def matches(self, subject: str) -> bool:
         """Whether this hook runs for a tool (by any of its names) or an event's source; a bad pattern matches
         by equality."""
-        import re
         if self.matcher in ("", "*") or not subject:
             return True
         names = claude_tools.names(subject)
