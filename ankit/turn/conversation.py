@@ -46,7 +46,7 @@ class Conversation:
     def rewind_points(self) -> list[tuple[int, str]]:
         """The user messages /rewind can go back to: (position in the history, text), oldest first."""
         return [(i, typed(m)) for i, m in enumerate(self.messages) if m.role == "user" and not m.summary
-                and not (m.added and not typed(m))]  # a message a hook wrote is not one the user typed
+                and not (m.added and not typed(m)) and not m.text.startswith("[Stop hook] ")]  # hooks wrote these
 
     def check(self, at: int) -> None:
         """Raise unless message `at` is a user message of this conversation (one /rewind can go back to)."""
