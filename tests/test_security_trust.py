@@ -138,7 +138,7 @@ def test_a_claude_only_folder_is_asked_about_its_hooks_runs_them_once_trusted_an
     shown = term.expect("Trust this folder and apply them? [y/N] ")
     assert 'run the PreToolUse [Bash] hook of .claude/settings.json: sh "$CLAUDE_PROJECT_DIR"/.claude/hooks/guard.sh' in shown
     assert "other files under .claude" in shown
-    term.type("y")
+    term.answer("y")
     term.expect("ankit ")
     term.line("run it")
     term.expect("ran it")
@@ -150,7 +150,7 @@ def test_a_claude_only_folder_is_asked_about_its_hooks_runs_them_once_trusted_an
     term = run("--yes")
     shown = term.expect("[y/N] ")
     assert "changed since you trusted it" in shown and "now: use the 1 other files under .claude" in shown
-    term.type("n")
+    term.answer("n")
     term.expect("ignored this time")
     term.line("run it again")
     term.expect("ran again")
