@@ -181,8 +181,9 @@ def test_every_project_file_that_runs_something_is_in_the_trust_digest(tmp_path)
     (work / ".ankit" / "agents").mkdir()
     (work / ".ankit" / "agents" / "fixer.md").write_text("---\nname: fixer\n---\nFix things.\n")
     (work / ".mcp.json").write_text('{"mcpServers": {"db": {"command": "npx", "args": ["db-server"]}}}')
-    held = load_config({}, {}, work, config_home).held_claude
-    assert "start the MCP server db: npx db-server (.mcp.json)" in held
+    config = load_config({}, {}, work, config_home)
+    held = config.held_claude
+    assert any(line.startswith("start the MCP server db: npx db-server") for line in config.trust_items)
     assert any(line.startswith("use the agent .ankit/agents/fixer.md") for line in held)
     assert any(line.startswith("offer the command .ankit/commands/deploy.md, which runs shell lines") for line in held)
     assert not any("plain.md" in line for line in held)

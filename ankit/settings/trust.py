@@ -96,11 +96,8 @@ def describe(held: dict, tools: list[Path], cwd: Path) -> list[str]:
 
 def runs(cwd: Path) -> list[str]:
     """What else the folder would have ankit run, one line each: its .claude/ (hooks, allow rules, env, files;
-    settings/claude.py), the servers of its .mcp.json, its agent files and the custom commands with shell lines."""
-    lines = claude.trust_lines(cwd)
-    data, _ = claude.read_json(cwd / ".mcp.json")
-    servers = data.get("mcpServers") if isinstance(data.get("mcpServers"), dict) else {}
-    lines += [f"{line} (.mcp.json)" for line in describe({"mcp": {"servers": servers}}, [], cwd)]
+    settings/claude.py), its agent files and the custom commands with shell lines."""
+    lines = claude.trust_lines(cwd)  # .mcp.json's servers are held as the folder's own (settings/claude_mcp.py)
     agents = sorted((cwd / ".ankit" / "agents").glob("*.md"))
     commands = [p for p in sorted((cwd / ".ankit" / "commands").rglob("*.md")) if _runs_shell(p)]
     lines += [f"use the agent {p.relative_to(cwd)} (sha256 {_file_digest(p)})" for p in agents]

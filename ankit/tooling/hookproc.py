@@ -62,20 +62,19 @@ def _feed(process, data: bytes) -> None:
 
 def run(command: str, data: bytes, cwd: Path, env: dict, timeout: float, cap: int = OUTPUT_CAP) -> Finished:
     """Run a hook's shell command with data on stdin; stop its whole group at the timeout or on Ctrl-C."""
-    import subprocess  # here: a listing that runs no hook starts without it
-    from ankit.safety import processes
+    from ankit.safety.processes import contained, end_group, subprocess, track  # here: listings start without it
     try:
-        process = processes.track(subprocess.Popen(
-            processes.contained(["/bin/sh", "-c", command], env, cwd), cwd=cwd, env=env, stdin=subprocess.PIPE,
+        process = track(subprocess.Popen(
+            contained(["/bin/sh", "-c", command], env, cwd), cwd=cwd, env=env, stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True))
     except OSError as exc:
         return Finished(None, failure=f"could not start ({exc.strerror or exc})")
     threading.Thread(target=_feed, args=(process, data), daemon=True, name="ankit-hook-input").start()
     out, err = _Capped(process.stdout, cap), _Capped(process.stderr, cap)
     try:
-        code = _wait(process, out, err, timeout, subprocess.TimeoutExpired, processes.end_group)
+        code = _wait(process, out, err, timeout, subprocess.TimeoutExpired, end_group)
     except BaseException:  # Ctrl-C: the hook's whole group goes too
-        processes.end_group(process, grace=0.2)
+        end_group(process, grace=0.2)
         raise
     if code is None:
         return Finished(None, out.text(), err.text(), f"stopped after {timeout:g} s (its timeout)")
