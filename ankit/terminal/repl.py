@@ -342,19 +342,7 @@ def run_repl(args, config: Config) -> int:
         state.approve = Approver(view, reader.ask, yes=config.yes, keys=reader.keys,
                                  policy=app.policy, notify=state.notify)
         state.prefill = reader.prefill
-        if args.resume == "":  # --resume without an id: pick one (Esc starts a new session)
-            args.resume = _picked(state)
-        resume = app.resumed(args)
-        open_session(state, resume)
-        state.phrases = app.phrase_writer() if state.session.provider is not None else None
-        if state.phrases is not None:
-            state.phrases.kick()  # servers already listed (from the cache); those still starting: before each turn
-        view.line(banner(state), DIM)
-        if state.session.provider is None:
-            view.line(app.setup_error)
-            view.line("Meanwhile the commands that need no model work: /help, /tools, /skills, /sessions.", DIM)
-        if resume is not None:
-            view.line(resumed_text(state.session, resume.title, view.width()), DIM)
+        _open(state, args)
         try:
             loop(state, reader)
         finally:
@@ -365,6 +353,24 @@ def run_repl(args, config: Config) -> int:
         return 0
     finally:
         app.close()
+
+
+def _open(state: ReplState, args) -> None:
+    """The session (new, resumed, or picked with --resume alone), the phrase writer, and the first lines."""
+    app, view = state.app, state.view
+    if args.resume == "":  # --resume without an id: pick one (Esc starts a new session)
+        args.resume = _picked(state)
+    resume = app.resumed(args)
+    open_session(state, resume)
+    state.phrases = app.phrase_writer() if state.session.provider is not None else None
+    if state.phrases is not None:
+        state.phrases.kick()  # it waits for servers still starting, then asks about those without phrases
+    view.line(banner(state), DIM)
+    if state.session.provider is None:
+        view.line(app.setup_error)
+        view.line("Meanwhile the commands that need no model work: /help, /tools, /skills, /sessions.", DIM)
+    if resume is not None:
+        view.line(resumed_text(state.session, resume.title, view.width()), DIM)
 
 
 def _picked(state: ReplState) -> str | None:

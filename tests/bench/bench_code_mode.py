@@ -29,7 +29,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
-from bench_cache import READ, WRITE, common_prefix, render_anthropic, tokens  # noqa: E402
+from tests.bench.bench_cache import READ, WRITE, common_prefix, render_anthropic, tokens  # noqa: E402
 from conftest import anthropic_sse  # noqa: E402
 
 PRICE = 3.0  # USD per million input tokens
