@@ -32,7 +32,7 @@ def test_add_lists_what_it_brings_and_its_server_and_skills_work(tmp_path):
     lines = added.stdout.splitlines()
     assert lines[0].startswith(f"added plugin accessibility-compliance 1.2.3 from {root}: WCAG accessibility")
     assert f"  start the MCP server a11y-check: {sys.executable} {root}/server.py" in lines
-    assert "  1 commands, 1 agents, 2 skills" in lines
+    assert "  1 command, 1 agent, 2 skills" in lines
     assert ankit(tmp_path, "plugin", "list").stdout.startswith("accessibility-compliance 1.2.3: WCAG")
     listed = ankit(tmp_path, "mcp", "list")
     assert "a11y-check: ready" in listed.stdout and "mcp__a11y-check__echo" in listed.stdout.replace("_check", "-check")
@@ -90,3 +90,23 @@ def test_a_marketplace_says_what_it_lists_and_adds_one_by_name(tmp_path):
     assert added.returncode == 0 and added.stdout.startswith("added plugin accessibility-compliance 1.2.3"), added.stderr
     remote = ankit(tmp_path, "plugin", "add", str(market), "pensyve")
     assert remote.returncode == 1 and "is not a folder of this marketplace" in remote.stderr
+
+
+def test_a_plugin_s_hooks_run_as_part_of_it_with_claude_plugin_root(provider_server, tmp_path):
+    import shutil as copying
+    guard = Path(__file__).parent / "fixtures" / "claude_hooks" / "plugin"
+    if copying.which("node") is None:
+        import pytest
+        pytest.skip("node is not installed")
+    root = tmp_path / "plugins" / "guard"
+    copying.copytree(guard, root)
+    (root / ".claude-plugin").mkdir()
+    (root / ".claude-plugin" / "plugin.json").write_text(json.dumps({"name": "guard", "version": "1.0.0"}))
+    added = ankit(tmp_path, "plugin", "add", str(root))
+    assert added.returncode == 0 and "run on PreToolUse: node" in added.stdout, added.stdout + added.stderr
+    provider_server.push_openai(tool_calls=[("c1", "run_command", '{"command": "rm -rf /etc/ankit-nothing"}')])
+    provider_server.push_openai(text="The plugin's guard said no.")
+    done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "-p", "clean up", "--yes")
+    assert done.returncode == 0, done.stderr
+    result = provider_server.requests[1].json["messages"][-1]["content"]
+    assert result == "Error: blocked by a PreToolUse hook: \U0001f6a8 [rm-system] rm targeting system directory"

@@ -16,6 +16,7 @@ from pathlib import Path
 from ankit.errors import ConfigError
 from ankit.safety import statefiles
 from ankit.settings.claude_mcp import read_json, servers_of
+from ankit.wording import count
 
 PLUGINS_FILE = "plugins.json"
 MANIFEST = Path(".claude-plugin") / "plugin.json"
@@ -42,6 +43,12 @@ class Plugin:
         extra = named if isinstance(named, list) else [named] if isinstance(named, str) else []
         found = [self.root / kind, *(self.root / str(p) for p in extra)]
         return [p for p in dict.fromkeys(found) if p.is_dir() and _inside(p, self.root)]
+
+    def hook_files(self) -> list[Path]:
+        """Its hooks files: hooks/hooks.json, and one the manifest names (a path inside the plugin)."""
+        named = self.manifest.get("hooks")
+        found = [self.root / "hooks" / "hooks.json", *([self.root / named] if isinstance(named, str) else [])]
+        return [p for p in dict.fromkeys(found) if p.is_file() and _inside(p, self.root)]
 
     def servers(self) -> tuple[dict, list[str]]:
         """Its .mcp.json servers (${CLAUDE_PLUGIN_ROOT} filled), and one line per server left out."""
@@ -154,9 +161,9 @@ def add(config_home: Path, path: Path) -> str:
 
 def contents(plugin: Plugin) -> list[str]:
     """What the plugin holds, as counts."""
-    count = {kind: sum(1 for f in plugin.folders(kind) for _ in f.rglob("*.md")) for kind in ("commands", "agents")}
+    held = {kind: sum(1 for f in plugin.folders(kind) for _ in f.rglob("*.md")) for kind in ("commands", "agents")}
     skills = len(list((plugin.root / "skills").glob("*/SKILL.md"))) if (plugin.root / "skills").is_dir() else 0
-    return [f"{count['commands']} commands, {count['agents']} agents, {skills} skills"]
+    return [f"{count(held['commands'], 'command')}, {count(held['agents'], 'agent')}, {count(skills, 'skill')}"]
 
 
 def remove(config_home: Path, name: str) -> str:

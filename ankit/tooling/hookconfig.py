@@ -73,11 +73,13 @@ def _hook(event: str, group: dict, entry: dict, origin: str, env: dict) -> Hook 
     return Hook(event, text, str(group.get("matcher") or ""), max(timeout, 0.1), origin, kind, dict(env))
 
 
-def load_hooks(config_tables: dict, config_origin: str, settings_files: list[Path], cwd: Path) -> Hooks:
-    """Every active hook: config.toml's first, then each settings.json in order."""
+def load_hooks(config_tables: dict, config_origin: str, settings_files: list[Path], cwd: Path,
+               plugin_files: list[tuple[Path, Path]] = ()) -> Hooks:
+    """Every active hook: config.toml's first, then each settings.json in order, then each added plugin's
+    hooks.json (with its folder as CLAUDE_PLUGIN_ROOT)."""
     hooks, problems = from_config(config_tables, config_origin)
-    for path in settings_files:
-        found, more = from_claude_settings(path)
+    for path, root in [(path, None) for path in settings_files] + list(plugin_files):
+        found, more = from_claude_settings(path, root)
         hooks, problems = hooks + found, problems + more
         if read_json(path)[0].get("disableAllHooks") is True:  # Claude Code's switch: every hook is off
             return Hooks([], cwd, problems=problems + [f"{path}: disableAllHooks is set; no hook runs"])

@@ -126,12 +126,14 @@ class App:
         return {"find_tools": "core", **{name: tool.group for name, tool in self.registry.tools.items()}}
 
     def load_hooks(self) -> "App":
-        """The hooks of config.toml, ~/.claude/settings.json and (trusted folders only) the project's .claude/."""
+        """The hooks of config.toml, ~/.claude/settings.json, (trusted folders only) the project's .claude/, and
+        the added plugins' hooks.json."""
         claude = [Path.home() / ".claude" / "settings.json"]
         project = [self.cwd / ".claude" / "settings.json", self.cwd / ".claude" / "settings.local.json"]
         origin = ", ".join(str(p) for p in self.config.files) or "config.toml"
+        plugin_files = [(path, plugin.root) for plugin in self.plugins() for path in plugin.hook_files()]
         found = load_hooks(self.config.raw.get("hooks") or {}, origin,
-                           claude + (project if self.config.trusted else []), self.cwd)
+                           claude + (project if self.config.trusted else []), self.cwd, plugin_files)
         scrub = self.scrubber() if found.hooks else None
         self.hooks = replace(found, transcripts=paths.state_home() / "sessions", mode=self.sandbox,
                              yes=self.config.yes, **({"scrub": scrub} if scrub else {}))
