@@ -89,3 +89,28 @@ def test_trust_lets_a_projects_command_run_its_lines_through_the_runner(run, pro
     term.expect("Here.")
     assert term.finish() == 0
     assert str(home / "work") in last_user_message(provider_server)
+
+
+def test_allowed_tools_grant_the_commands_lines_and_turn_only(run, provider_server, home):
+    work = home / "work"
+    subprocess.run(["git", "init", "-q", str(work)], check=True)
+    user_command(home, "---\nallowed-tools: Bash(git status:*), Bash(echo:*), Frobnicate(x)\n---\n"
+                       "Status: !`git status --short`\nSay it.\n", name="st")
+    provider_server.push_openai(tool_calls=[("c1", "run_command", '{"command": "echo granted"}')])
+    provider_server.push_openai(text="Said.")
+    provider_server.push_openai(tool_calls=[("c2", "run_command", '{"command": "echo again"}')])
+    provider_server.push_openai(text="Asked.")
+    term = run("--sandbox", "ask")  # every command asks, but for what a command's allowed-tools grant
+    term.line("/st")
+    term.expect("/st: allowed-tools ankit cannot read, so not granted: Frobnicate(x)")
+    term.expect("Said.")
+    term.line("say it again")
+    term.expect("[N]o")  # after the command's turn, its grant is gone
+    term.answer("n")
+    term.expect("why not?")
+    term.type("\r")
+    term.expect("Asked.")
+    assert term.finish() == 0
+    ran = [m["content"] for m in provider_server.requests[1].json["messages"] if m["role"] == "tool"]
+    assert ran[-1].startswith("exit code 0") and "granted" in ran[-1]
+    assert "Status: exit code 0" in provider_server.requests[0].json["messages"][-1]["content"]

@@ -23,6 +23,8 @@ import json
 import os
 import re
 import urllib.parse
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -171,6 +173,17 @@ class Policy:
                    yes: bool = False) -> "Policy":
         """Rules from the settings' allow, deny and ask lists."""
         return cls(_rules(allow), _rules(deny), _rules(ask), cwd=cwd, yes=yes)
+
+    @contextmanager
+    def allowing(self, rules: list[str]) -> Iterator[None]:
+        """These allow rules while inside (a custom command's allowed-tools, for its turn); deny and ask rules,
+        the sandbox's refusals and paths outside the folder still come first, as with any allow rule."""
+        added = _rules(rules)
+        self.allow = self.allow + added
+        try:
+            yield
+        finally:
+            self.allow = [rule for rule in self.allow if not any(rule is a for a in added)]
 
     def decide(self, tool: str, args: dict, paths: list = (), lasting: bool = False,
                step: sandbox.Verdict | None = None) -> Verdict:

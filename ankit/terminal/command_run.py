@@ -7,6 +7,7 @@ import json
 from ankit.agents.families import agent_model, known_models
 from ankit.records import ToolCall
 from ankit.safety.visible import visible_line
+from ankit.settings.claude import translate
 from ankit.terminal.custom import SNIPPET, CustomCommand, expand_template, snippets
 
 NOT_TRUSTED = ("/{name} runs {count} command(s) ({first}) and this folder is not trusted: not sent; run ankit here "
@@ -14,10 +15,16 @@ NOT_TRUSTED = ("/{name} runs {count} command(s) ({first}) and this folder is not
 
 
 def send_command(state, command: CustomCommand, arguments: str) -> None:
-    """Send a custom command's message, on the model its model field names (for this turn only)."""
-    text = command_text(state, command, arguments)
-    if text is None:
-        return
+    """Send a custom command's message, on the model its model field names (for this turn only), its
+    allowed-tools granted while its !`command` lines and its turn run (as in Claude Code)."""
+    with state.app.policy.allowing(command_rules(state, command)):
+        text = command_text(state, command, arguments)
+        if text is not None:
+            _send(state, command, text)
+
+
+def _send(state, command: CustomCommand, text: str) -> None:
+    """The message on the command's model, the session's coming back after it."""
     session = state.session
     model = command_model(state, command)
     before = session.provider.model if session.provider is not None else ""
@@ -30,6 +37,24 @@ def send_command(state, command: CustomCommand, arguments: str) -> None:
         state.send(text, typed=False)
     finally:
         session.switch_model(before)
+
+
+def command_rules(state, command: CustomCommand) -> list[str]:
+    """A command's allowed-tools (Claude Code's rules: Bash(git add:*), Read) as ankit's allow rules for its turn;
+    an untrusted project's grant nothing, and a rule ankit cannot read is said once."""
+    if not command.tools:
+        return []
+    if command.project and not state.app.config.trusted:
+        state.view.notice(f"/{command.name}: its allowed-tools grant nothing (the folder is not trusted)")
+        return []
+    rules, unread = [], []
+    for rule in command.tools:
+        found = translate(rule, deny=False)
+        rules, unread = (rules + found, unread) if found else (rules, unread + [rule])
+    if unread:
+        state.view.notice(f"/{command.name}: allowed-tools ankit cannot read, so not granted: "
+                          f"{visible_line(', '.join(unread))}")
+    return rules
 
 
 def command_model(state, command: CustomCommand) -> str:
