@@ -100,7 +100,7 @@ def test_a_pretooluse_hook_sees_an_inner_call_and_can_block_it_under_yes(provide
     hook.write_text("import json, sys\n"
                     "event = json.load(sys.stdin)\n"
                     "open(sys.argv[1], 'a').write(event['tool_name'] + ' ' + json.dumps(event['tool_input']) + '\\n')\n"
-                    "if event['tool_name'] == 'write_file':\n"
+                    "if event['tool_name'] == 'Write':\n"  # hooks see Claude Code's names
                     "    print('no writes from programs', file=sys.stderr)\n"
                     "    sys.exit(2)\n")
     seen = tmp_path / "seen.txt"
@@ -116,8 +116,9 @@ def test_a_pretooluse_hook_sees_an_inner_call_and_can_block_it_under_yes(provide
         "except tools.ToolRefused as exc:\n"
         "    print(exc)\n"), "--yes", tmp_path=tmp_path)
     assert content == "blocked by a PreToolUse hook: no writes from programs\n"
-    assert seen.read_text().splitlines() == ['read_file {"path": "a.txt"}',
-                                             'write_file {"path": "b.txt", "content": "b"}']
+    work = tmp_path / "work"
+    assert seen.read_text().splitlines() == [f'Read {{"file_path": "{work / "a.txt"}"}}',
+                                             f'Write {{"file_path": "{work / "b.txt"}", "content": "b"}}']
     assert not (tmp_path / "work" / "b.txt").exists()
 
 
