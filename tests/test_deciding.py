@@ -83,3 +83,31 @@ def test_decision_mode_loads_what_the_model_picks_over_the_words_first_choice(pr
     picked = options[1].split(":")[0][3:]
     answer = provider_server.requests[2].json["messages"][-1]["content"]
     assert f" {picked}" in answer.splitlines()[0] and answer.endswith("(mode: decision: ranked by the model's choice)")
+
+
+def test_llama_cpp_s_real_answer_is_read_token_for_token(provider_server):
+    # tests/fixtures/llamacpp_logprobs.sse: llama.cpp's server (xllamacpp, SmolLM2-135M-Instruct) answering the
+    # question below as ankit asked it: a role chunk with "content": null, then one token with id, bytes and twenty
+    # top_logprobs (words such as "The" and "I" among the letters), then usage and timings.
+    provider_server.push("llamacpp_logprobs.sse")
+    chooser = ModelChooser(lambda: make_provider(provider_server.settings()))
+    chosen = chooser.choose("You choose the tool an assistant should use. Answer with one letter only.",
+                            "Which one tool fits best?\nA. port_status: ...\nB. kill_process: ...\nZ. No tool fits.")
+    assert math.isclose(chosen["A"], -0.764681339263916) and math.isclose(chosen["B"], -1.8688759803771973)
+    assert math.isclose(chosen["Z"], -3.5276856422424316) and "The" not in chosen
+    assert chooser.rounds[0].usage.input_tokens == 157 and chooser.fallbacks == []
+
+
+def test_a_one_shot_search_ranked_by_llama_cpp_s_recorded_choice(provider_server, tmp_path):
+    config = tmp_path / "config" / "ankit"
+    config.mkdir(parents=True)
+    (config / "config.toml").write_text('search = "decision"\n')
+    provider_server.push_openai(tool_calls=[("c1", "find_tools", '{"query": "who is listening on port 8080"}')])
+    provider_server.push("llamacpp_logprobs.sse")  # recorded for exactly this question (A. port_status)
+    provider_server.push_openai(text="ok")
+    done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "-p", "who listens on 8080?")
+    assert done.returncode == 0, done.stderr
+    question = provider_server.requests[1].json["messages"][1]["content"]
+    assert "A. port_status: " in question and "B. kill_process: " in question
+    answer = provider_server.requests[2].json["messages"][-1]["content"]
+    assert "port_status" in answer.splitlines()[0] and answer.endswith("(mode: decision: ranked by the model's choice)")
