@@ -38,6 +38,7 @@ class Recorded:
                     self.answers[answer["question"]] = answer
         self.tokens = 0  # the questions' tokens (prompt and answer) since the last take_tokens
         self.fallbacks: list[str] = []
+        self.firsts: dict[str, int] = {}  # the option letter the model liked best, over every question answered
 
     def choose(self, system: str, question: str) -> dict[str, float] | str:
         """The recorded letters for this question, or the server's answer (recorded when asked to)."""
@@ -47,6 +48,7 @@ class Recorded:
         if answer is None:
             return self._fell_back("not recorded")
         self.tokens += answer["tokens"]
+        self._tally(question, answer["letters"])
         return answer["letters"] if answer["letters"] else self._fell_back(answer["reason"])
 
     def _asked(self, system: str, question: str) -> dict:
@@ -63,6 +65,12 @@ class Recorded:
             with self.path.open("a", encoding="utf-8") as out:
                 out.write(json.dumps(answer) + "\n")
         return answer
+
+    def _tally(self, question: str, letters: dict[str, float]) -> None:
+        offered = [letter for letter in letters if f"\n{letter}. " in question]
+        if offered:
+            best = max(offered, key=letters.get)
+            self.firsts[best] = self.firsts.get(best, 0) + 1
 
     def _fell_back(self, reason: str) -> str:
         self.fallbacks.append(reason)
@@ -132,6 +140,8 @@ def main(argv: list[str]) -> int:
         print(measure(name, chooser, phrases, limit), flush=True)
     reasons = sorted(set(chooser.fallbacks))
     print(f"fallback reasons: {reasons if reasons else 'none'}")
+    firsts = ", ".join(f"{letter} {count}" for letter, count in sorted(chooser.firsts.items()))
+    print(f"the model's likeliest letter per question (A is the words' first tool, Z none fits): {firsts}")
     return 0
 
 
