@@ -19,7 +19,8 @@ server tool that stands in for it: read_file for the filesystem server's read_fi
 find_tools' description), the text a model (or a person playing one) writes the calls from.
 --ask: ask a model server for the calls: one request per line of --queries with ankit's own system prompt and
 tools, through ankit's provider of that wire format; writes --out in the --calls format (SET from the file name).
-Not run in CI: tests never reach a model.
+Not run in CI: tests never reach a model. Decision mode (the model ranking the words' top tools):
+tests/bench/bench_decision.py.
 """
 
 import json
