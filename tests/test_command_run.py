@@ -40,6 +40,8 @@ def test_an_untrusted_projects_command_runs_nothing_and_sends_nothing(run, provi
     marker = home / "RAN"
     (folder / "setup.md").write_text(f"Set up: !`touch {marker}`\n")
     term = run("--yes")
+    term.expect("Trust this folder and apply them? [y/N]")  # its .claude/ files are what trust covers
+    term.answer("n")
     term.line("/setup")
     term.expect("/setup runs 1 command(s) (touch ")
     term.expect("this folder is not trusted: not sent; run ankit here and trust the folder")
