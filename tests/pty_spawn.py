@@ -36,3 +36,18 @@ def spawn_on_pty(argv: list[str], env: dict, cwd: Path, rows: int = 50, cols: in
     finally:
         os.close(slave)
     return process, master
+
+
+def read_all(fd: int, quiet: float = 0.5) -> bytes:
+    """Everything the program writes to the pty until it closes it, or until nothing comes for `quiet` seconds."""
+    import select
+    shown = b""
+    while select.select([fd], [], [], quiet)[0]:
+        try:
+            chunk = os.read(fd, 65536)
+        except OSError:  # the program exited and the pty closed
+            break
+        if not chunk:
+            break
+        shown += chunk
+    return shown

@@ -60,21 +60,12 @@ def test_an_unknown_topic_is_one_line_naming_the_topics():
 
 def test_on_a_terminal_a_topic_is_laid_out_as_a_reply_and_paged(tmp_path):
     import os
-    import select
-    from tests.pty_spawn import spawn_on_pty
+    from tests.pty_spawn import read_all, spawn_on_pty
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "TERM": "xterm", "NO_COLOR": "1", "PAGER": "cat",
            "PYTHONPATH": str(ROOT), "HOME": str(tmp_path), "LANG": "C.UTF-8"}
     process, fd = spawn_on_pty([sys.executable, "-m", "ankit", "help", "sandbox"], env, tmp_path, rows=30, cols=100)
-    shown = b""
     try:
-        while select.select([fd], [], [], 5)[0]:
-            try:
-                chunk = os.read(fd, 65536)
-            except OSError:
-                break
-            if not chunk:
-                break
-            shown += chunk
+        shown = read_all(fd, quiet=5)
         assert process.wait(timeout=30) == 0
     finally:
         os.close(fd)

@@ -1,10 +1,9 @@
 """The pty helper the REPL tests use: the child runs on the pty as its own session, and pytest never forks."""
 
 import os
-import select
 import sys
 
-from tests.pty_spawn import spawn_on_pty
+from tests.pty_spawn import read_all, spawn_on_pty
 
 
 def test_the_pty_helper_never_forks_this_multi_threaded_process(tmp_path):
@@ -16,15 +15,7 @@ def test_the_pty_helper_never_forks_this_multi_threaded_process(tmp_path):
         process, fd = spawn_on_pty([sys.executable, "-c", "import os, sys; print(os.isatty(0), os.getsid(0) == os.getpid())"],
                                    dict(os.environ), tmp_path)
         assert process.wait(timeout=30) == 0
-        shown = b""
-        while select.select([fd], [], [], 0.5)[0]:
-            try:
-                chunk = os.read(fd, 1024)
-            except OSError:
-                break
-            if not chunk:
-                break
-            shown += chunk
+        shown = read_all(fd)
         os.close(fd)
     finally:
         watching[0] = False
