@@ -10,6 +10,7 @@ the program.
 import fcntl
 import os
 import pty
+import select
 import struct
 import subprocess
 import sys
@@ -40,7 +41,6 @@ def spawn_on_pty(argv: list[str], env: dict, cwd: Path, rows: int = 50, cols: in
 
 def read_all(fd: int, quiet: float = 0.5) -> bytes:
     """Everything the program writes to the pty until it closes it, or until nothing comes for `quiet` seconds."""
-    import select
     shown = b""
     while select.select([fd], [], [], quiet)[0]:
         try:
