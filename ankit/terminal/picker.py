@@ -13,7 +13,7 @@ def pick_session(store, approve, view) -> str:
         raise AnkitError("no saved session with a message yet: start one with ankit")
     width = view.width()
     for number, summary in enumerate(rows, 1):
-        view.line(f"{number}  " + session_row(summary, max(width - 3, 0) if width else 0))
+        view.line(f"{number}  " + session_row(summary, max(width - 4, 0) if width else 0))  # a column spare
     question = f"resume which? [1-{len(rows)}] (Enter: 1, Esc: none) "
     keys = approve.keys
     if keys is None:
