@@ -13,6 +13,8 @@ from tests.test_oneshot import ankit
     (["--base-url", "http://127.0.0.1:9/v1", "mcp", "phrases"], ("mcp", ["--base-url", "http://127.0.0.1:9/v1", "phrases"])),
     (["--model=x", "--yes", "tools", "check"], ("tools", ["--model=x", "--yes", "check"])),
     (["-p", "tools"], ("", ["-p", "tools"])),  # the question is the word tools
+    (["-yp", "tools"], ("", ["-yp", "tools"])),  # grouped: -y, then -p and its value
+    (["-sbe brief", "tools"], ("tools", ["-sbe brief"])),  # -s with its value attached
     (["--", "mcp"], ("", ["--", "mcp"])),
     (["what", "is", "mcp"], ("", ["what", "is", "mcp"])),
 ])

@@ -46,9 +46,20 @@ def split(argv: list[str], parser: argparse.ArgumentParser) -> tuple[str, list[s
         if word == "--":
             break
         if word.startswith("-"):
-            index += 2 if word in takes_value else 1  # --flag=value is one word
+            index += 2 if _wants_next(word, takes_value) else 1
             continue
         if word in HELP:
             return word, argv[:index] + argv[index + 1:]
         break
     return "", argv
+
+
+def _wants_next(word: str, takes_value: set[str]) -> bool:
+    """Whether an option word's value is the next word: --model (not --model=x), -p, and grouped short options
+    whose last one takes a value (-yp; in -sTEXT the value is attached)."""
+    if word.startswith("--") or len(word) <= 2:
+        return word in takes_value
+    for place, letter in enumerate(word[1:], 1):
+        if f"-{letter}" in takes_value:
+            return place == len(word) - 1
+    return False
