@@ -73,11 +73,9 @@ def test_light_stemming_matches_other_forms(index):
     assert tools(index, "killing processes")[0] == "kill_process"
 
 
-def test_a_longer_word_falls_back_to_its_shortened_form(index):
-    term = terms("searchable")[0]  # no such word in the index, no synonym, no longer word that starts with it
-    assert index.expansions(term) == {"search": index.weights.prefix}
-    assert tools(index, "searchable")[0] == "web_search"
-    assert index.expansions("sea") == {}  # shorter than min_prefix: never shortened
+def test_a_word_no_tool_uses_is_not_guessed_from_its_start(index):
+    # the prefix stage (searchable -> search) was dropped: it did not pay on held-out requests
+    assert index.expansions(terms("searchable")[0]) == {}
 
 
 def test_a_small_synonym_map_bridges_everyday_words(index):

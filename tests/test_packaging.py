@@ -33,9 +33,9 @@ def test_installed_command_works_from_another_folder(provider_server, tmp_path):
     assert "read_file" in listing and "git_log" in listing and "skipped" not in listing
     assert "review-commit" in run("skills").stdout
     related = subprocess.run([str(bin_dir / "python"), "-c", "from ankit.discovery.synonyms import relatives, is_verb;"
-                              "print(relatives('wipe')[0], relatives('delet')[-1][1], is_verb('delet'))"],
+                              "print(relatives('wipe')[0], is_verb('delet'))"],
                              cwd=elsewhere, env=env, capture_output=True, text=True, timeout=60)
-    assert related.stdout.split() == ["('delet',", "'slang')", "thesaurus", "True"], related.stderr  # data installed
+    assert related.stdout.split() == ["('delet',", "'slang')", "True"], related.stderr  # data installed
     provider_server.push_openai(tool_calls=[("c1", "read_file", '{"path": "notes.txt"}')])
     provider_server.push_openai(text="ok")
     done = run("--base-url", provider_server.url + "/v1", "-p", "read my notes")

@@ -1,8 +1,7 @@
 """The search index over the catalog: one scoring function, every number in ankit.discovery.weights.
 
 Score of a tool for a request (every term counted once; the request's quoted words and identifiers at `weak`):
-  sum over terms t of  max over relatives e of t (t itself, an abbreviation's words, slang, a synonym, a
-      thesaurus word for a word no tool uses, a longer word's start)
+  sum over terms t of  max over relatives e of t (t itself, an abbreviation's words, slang, a synonym)
       factor(e) * idf(e) * (k1 + 1) * tf(e) / (k1 + tf(e)),
   tf(e) = sum over fields f of  W_f * count_f(e) / (1 - b_f + b_f * len_f / avglen_f),
   over the fields: the tool's name as words, description, parameters, phrases, its group's keywords, its server;
@@ -14,7 +13,6 @@ Then the groups' rules (data: a real collision between two groups, ankit.discove
 stands in for the bundled tool it doubles.
 """
 
-import bisect
 import heapq
 import math
 from collections import defaultdict
@@ -26,7 +24,7 @@ from ankit.discovery.synonyms import light_verb, relatives, spelled_out
 from ankit.discovery.terms import (RequestPart, keyword_terms, name_key, name_terms, phrase_terms, request_parts,
                                    split_name)
 from ankit.discovery.vectors import Meanings, shipped
-from ankit.discovery.weights import FIELDS, MIN_PREFIX, Weights
+from ankit.discovery.weights import FIELDS, Weights
 from ankit.tooling.tool import Tool
 
 
@@ -90,27 +88,17 @@ class Index:
             t: [(i, self.idf[t] * tf * (w.k1 + 1) / (w.k1 + tf)) for i, tf in p.items() if tf > 0]
             for t, p in raw.items()
         }
-        self._vocabulary = sorted(raw)
 
     def _idf(self, term: str) -> float:
         return self.idf.get(term, math.log(1 + len(self.names)))
 
     def expansions(self, term: str) -> dict[str, float]:
-        """The indexed terms a query term stands for, with their factor: itself, relatives, prefix matches."""
+        """The indexed terms a query term stands for, with their factor: itself, its slang and synonyms."""
         w = self.weights
         found = {term: 1.0} if term in self._postings else {}
         for other, kind in relatives(term):
-            if other in self._postings and (kind != "thesaurus" or term not in found):
+            if other in self._postings:
                 found.setdefault(other, getattr(w, kind))
-        if not found and len(term) >= MIN_PREFIX and term.isascii():
-            start = bisect.bisect_left(self._vocabulary, term)
-            for other in self._vocabulary[start : start + 5]:
-                if other.startswith(term):
-                    found.setdefault(other, w.prefix)
-            for cut in range(len(term) - 1, MIN_PREFIX - 1, -1):
-                if term[:cut] in self._postings:
-                    found.setdefault(term[:cut], w.prefix)
-                    break
         return {t: f for t, f in found.items() if f > 0}
 
     def forget(self) -> None:
@@ -291,7 +279,7 @@ def _twins_by_meaning(names: list[str], served: set[int], doubled: set[int], mea
             by_word[word].add(i)
     found: dict[int, int] = {}
     for j in sorted(set(range(len(names))) - served - doubled):
-        said = [w for term in words[j] for w in (term, *(r for r, kind in relatives(term) if kind != "thesaurus"))]
+        said = [w for term in words[j] for w in (term, *(r for r, _ in relatives(term)))]
         candidates = set().union(*(by_word.get(w, set()) for w in said)) if said else set()
         close = sorted((-meanings.similarity(i, j), i) for i in candidates if _says_same(words[j], words[i]))
         if close and -close[0][0] >= TWIN:  # the closest; of equals, the first listed
@@ -302,7 +290,7 @@ def _twins_by_meaning(names: list[str], served: set[int], doubled: set[int], mea
 def _says_same(one: set[str], other: set[str]) -> bool:
     """Whether the shorter of two names' word sets is said by the longer: each word itself or a synonym."""
     short, long_ = sorted((one, other), key=len)
-    return bool(short) and all(w in long_ or any(r in long_ for r, kind in relatives(w) if kind != "thesaurus")
+    return bool(short) and all(w in long_ or any(r in long_ for r, _ in relatives(w))
                                for w in short)
 
 

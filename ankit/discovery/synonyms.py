@@ -1,6 +1,5 @@
-"""Related words for requests to tools (none fitted to a catalog): a small hand-made synonym map, the words of
-software work (software_words.txt: abbreviations spelled out, slang) and a general-English thesaurus derived
-from Open English WordNet (thesaurus.txt, CC BY 4.0; tests/bench/build_thesaurus.py rebuilds it).
+"""Related words for requests to tools (none fitted to a catalog): a small hand-made synonym map and the words of
+software work (software_words.txt: abbreviations spelled out, slang); verbs.txt (from Open English WordNet).
 """
 
 import pkgutil
@@ -105,14 +104,13 @@ def related(term: str) -> tuple[str, ...]:
 
 
 # How close a related word is, strongest first: an expansion keeps the strongest kind that reaches it.
-KINDS = ("slang", "synonym", "thesaurus")
+KINDS = ("slang", "synonym")
 
 
 def relatives(term: str) -> list[tuple[str, str]]:
     """(stemmed word, kind) pairs a stemmed request term stands for, strongest kind first; the term left out."""
     found = [(other, "slang") for other in _software()[1].get(term, ())]
     found += [(other, "synonym") for other in SYNONYMS.get(term, ())]
-    found += [(other, "thesaurus") for other in _thesaurus().get(term, "").split()]
     return [(other, kind) for other, kind in found if other != term]
 
 
@@ -176,8 +174,3 @@ def _light() -> dict[str, tuple[str, ...]]:
                 found[word] = tuple(stem(w) for w in right.lower().split())
     return found
 
-
-@cache
-def _thesaurus() -> dict[str, str]:
-    """thesaurus.txt: a stemmed word -> the stems of words sharing its commonest senses (split when asked)."""
-    return dict(line.partition(" ")[::2] for line in _lines("thesaurus.txt"))

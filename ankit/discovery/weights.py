@@ -22,11 +22,7 @@ class Weights:
     weak: float = 0.262  # words inside quotes, identifiers and paths, and the pieces of a mixed-case word
     synonym: float = 0.375  # the hand-made synonym map
     slang: float = 1.2  # software_words.txt: a user's word for what authors call otherwise
-    thesaurus: float = 0.175  # thesaurus.txt, for a word no tool uses
-    prefix: float = 0.5  # a longer word no tool uses, matched by its start
     clause: float = 1.0  # a request of several parts: each tool also gains its best part's share of the top
     meaning: float = 2.0  # the reached tools nearest in meaning gain this share of the top times their closeness
     nearest: int = 30  # ... over the closeness of the next nearest
 
-
-MIN_PREFIX = 5  # a word shorter than this is never matched by its start

@@ -17,6 +17,7 @@ the same way (--zero action,bigram,coverage,...), measured on the same held-out 
 """
 
 import hashlib
+import json
 import sys
 from dataclasses import asdict, fields, replace
 from pathlib import Path
@@ -33,6 +34,7 @@ from ankit.discovery.weights import Weights  # noqa: E402
 from tests.bench.bm25_baseline import BM25  # noqa: E402
 
 FLEET = ROOT / "tests" / "bench" / "fleet"
+UNSEEN = Path(sys.argv[sys.argv.index("--unseen") + 1]) if "--unseen" in sys.argv else ROOT / "tests" / "bench" / "unseen"
 STEPS = (0.0, 0.5, 0.75, 1.33, 2.0)
 K = 5
 
@@ -44,10 +46,13 @@ def _half(queries: list[Query], train: bool, sample: int) -> list[Query]:
 
 
 class Dataset:
-    """One catalog with its query sets; the subword vectors are embedded once and shared by every index."""
+    """One catalog with its query sets; the subword vectors are embedded once and shared by every index.
+    written: phrases kept beside the catalog ({tool name: [phrase, ...]}), given to its tools when phrases is on."""
 
-    def __init__(self, label: str, catalog: Path, phrases: bool = True) -> None:
+    def __init__(self, label: str, catalog: Path, phrases: bool = True, written: dict | None = None) -> None:
         tools, groups = read_catalog(catalog)
+        if written:
+            tools = [replace(t, phrases=written.get(t.name, t.phrases)) for t in tools]
         self.tools = tools if phrases else [replace(t, phrases=[]) for t in tools]
         self.catalog, _ = build_catalog(self.tools, groups)
         self.label, self.path = label, catalog
@@ -78,11 +83,26 @@ def sets(folder: Path, train: bool, sample: int) -> list[tuple[Dataset, list[Que
     for name in files:
         queries = load_queries(FLEET / f"user_requests_{name}.jsonl", names(fleet))
         out += [(fleet, queries, f"{name} +phrases"), (bare, queries, f"{name} no phrases")]
-    return out
+    return out + unseen_sets(UNSEEN, "A" if train else "B")
+
+
+def unseen_sets(folder: Path, half: str) -> list[tuple[Dataset, list[Query], str]]:
+    """The unseen servers' half (A trains, B is held out), with their written phrases and without; none if the
+    folder lacks that half."""
+    catalog, requests = folder / f"catalog_{half}.jsonl", folder / f"requests_{half}.jsonl"
+    if not (catalog.is_file() and requests.is_file()):
+        return []
+    written = json.loads((folder / "phrases.json").read_text()) if (folder / "phrases.json").is_file() else {}
+    said, bare = Dataset(f"unseen {half}", catalog, True, written), Dataset(f"unseen {half}", catalog, False)
+    queries = load_queries(requests, {t.name for t in bare.tools})
+    return [(said, queries, f"unseen {half} +phrases"), (bare, queries, f"unseen {half} no phrases")]
 
 
 def objective(weights: Weights, data) -> float:
-    return sum(sum(d.score(weights, q)) / 2 for d, q, _ in data) / len(data)
+    """The weighted mean of (recall@1 + recall@5) / 2: the unseen servers' half counts twice (the closest to a
+    catalog nobody tuned on)."""
+    counts = [2 if label.startswith("unseen") else 1 for _, _, label in data]
+    return sum(n * sum(d.score(weights, q)) / 2 for n, (d, q, _) in zip(counts, data)) / sum(counts)
 
 
 def fit(data, rounds: int) -> Weights:
