@@ -52,8 +52,9 @@ class McpStatus:
         return lines
 
     def troubled(self) -> bool:
-        """Whether any server failed, is not answering or stays off (`ankit mcp list` then exits 1)."""
-        return any(state(s).startswith(("failed", "not answering")) for s in self._servers)
+        """Whether any server failed, is not answering, ran out of its startup_timeout or stays off (`ankit mcp
+        list` then exits 1)."""
+        return any(state(s).startswith(("failed", "not answering", "did not answer")) for s in self._servers)
 
     def failures(self) -> list[str]:
         """One line per server that could not start or be configured, or was stopped for good, for the user to see
