@@ -1,8 +1,12 @@
 """The catalog: groups from folders, group.toml metadata, derived summaries and keywords, catalog text."""
 
+import shutil
+
+from tests.helpers import TOOLS_DIR
 from tests.tool_folders import load, small_catalog, write_toml, write_tool
 
 from ankit.discovery.catalog import build_catalog, catalog_text, derive_terms, first_sentence
+from ankit.discovery.index import Index
 
 
 def test_groups_come_from_folders_in_a_stable_order(tmp_path):
@@ -69,6 +73,48 @@ def test_bad_entries_in_a_group_toml_are_reported_and_skipped(tmp_path):
     assert len(problems) == 3  # summary, core, the empty rule
     assert group.keywords == ["memo"] and group.core is False
     assert [r.when for r in group.rules] == [["jot"]]
+
+
+def test_a_group_toml_gives_its_tools_phrases_searched_as_a_models_are(tmp_path):
+    write_tool(tmp_path, "weather", "forecast", "Get the weather forecast for a city.")
+    write_tool(tmp_path, "weather", "rain_radar", "Show the rain radar map.")
+    write_tool(tmp_path, "files", "read_file", "Read a text file.")
+    write_toml(tmp_path, "weather", '[phrases]\nforecast = ["do I need an umbrella tomorrow", "umbrella\\u001b[31m?", '
+               '"do I need an umbrella tomorrow", "will it be sunny this weekend"]\n')
+    tools = load(tmp_path)
+    catalog, problems = build_catalog(tools)
+    assert problems == []
+    assert catalog.tools["forecast"].phrases == ["do I need an umbrella tomorrow", "umbrella [31m?",
+                                                 "will it be sunny this weekend"]
+    assert catalog.tools["rain_radar"].phrases == [] and catalog.tools["read_file"].phrases == []
+    assert [t.phrases for t in tools] == [[], [], []]  # the loaded tools stay as their modules made them
+    assert "umbrella" in derive_terms(catalog.tools["forecast"]).phrases
+    assert Index(catalog, tools).rank_tools("need an umbrella?", 1)[0][0] == "forecast"
+
+
+def test_bad_phrases_in_a_group_toml_are_reported_in_one_line_each_and_skipped(tmp_path):
+    write_tool(tmp_path, "notes", "add_note", "Add a note.")
+    write_tool(tmp_path, "notes", "list_notes", "List the notes.")
+    write_toml(tmp_path, "notes", '[phrases]\nadd_note = "jot this down"\nlist_notes = ["my memos", 3]\n'
+               'drop_note = ["scrap that memo"]\n')
+    catalog, problems = build_catalog(load(tmp_path))
+    assert len(problems) == 3 and all("\n" not in p and p.endswith("ignored") for p in problems)
+    assert "add_note must be a list of strings" in problems[0] and "'drop_note', which is no tool" in problems[2]
+    assert catalog.tools["add_note"].phrases == [] and catalog.tools["list_notes"].phrases == []
+    write_toml(tmp_path, "notes", 'phrases = ["jot this down"]\n')
+    [problem] = build_catalog(load(tmp_path))[1]
+    assert "phrases must be a table (tool name = [requests])" in problem
+
+
+def test_every_bundled_tool_ships_phrases_and_a_tool_copied_alone_loads_without_them(tmp_path):
+    shutil.copytree(TOOLS_DIR, tmp_path / "tools")
+    catalog, problems = build_catalog(load(tmp_path / "tools"))
+    assert problems == []
+    assert all(1 <= len(tool.phrases) <= 8 for tool in catalog.tools.values())
+    (tmp_path / "alone").mkdir()
+    shutil.copy(TOOLS_DIR / "git" / "git_log.py", tmp_path / "alone" / "git_log.py")
+    alone, problems = build_catalog(load(tmp_path / "alone"))
+    assert problems == [] and alone.tools["git_log"].phrases == []
 
 
 def test_extra_groups_supply_metadata_without_a_file(tmp_path):

@@ -1,11 +1,13 @@
-"""Groups of tools: membership, metadata from group.toml, summaries, and the keywords derived from each tool."""
+"""Groups of tools: membership, metadata from group.toml (its tools' phrases too), summaries, and the keywords
+derived from each tool."""
 
 import re
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ankit.discovery.parts import spec_size, split_group
+from ankit.discovery.phrases import clean
 from ankit.discovery.synonyms import is_verb
 from ankit.discovery.terms import name_terms, split_name, stem, terms
 from ankit.tooling.tool import Tool
@@ -44,7 +46,8 @@ class Group:
 @dataclass
 class ToolTerms:
     """The search fields of one tool, stemmed: its own name's words, description, parameters, the phrases users
-    type for it (if a model wrote them), and the server it comes from (mcp__SERVER__name)."""
+    type for it (a model's for a server's tool, its group.toml's for a tool file), and the server it comes from
+    (mcp__SERVER__name)."""
 
     name: list[str]
     description: list[str]
@@ -62,7 +65,7 @@ def derive_terms(tool: Tool) -> ToolTerms:
 
 
 def described(tool: Tool) -> str:
-    """A tool's description for search: the author's text, then the phrases a model wrote for it."""
+    """A tool's description for search: the author's text, then the phrases users type for it."""
     return ". ".join([tool.description, *tool.phrases]) if tool.phrases else tool.description
 
 
@@ -286,6 +289,26 @@ def apply_metadata(group: Group, data: dict, where: str) -> list[str]:
     return problems
 
 
+def apply_phrases(catalog: Catalog, group: Group, table, where: str) -> list[str]:
+    """Give the group's tools the phrases its group.toml writes for them ([phrases]: tool name = [requests]),
+    kept as a model's are (clean); a tool that has phrases already keeps them. One line per bad entry."""
+    if table is None:
+        return []
+    if not isinstance(table, dict):
+        return [f"{where}: phrases must be a table (tool name = [requests]); ignored"]
+    problems = []
+    for name, said in table.items():
+        listed = _string_list(said)
+        if name not in group.tools:
+            problems.append(f"{where}: phrases for {name!r}, which is no tool of group {group.id}; ignored")
+        elif listed is None or isinstance(said, str):
+            problems.append(f"{where}: phrases for {name} must be a list of strings; ignored")
+        elif not catalog.tools[name].phrases:
+            catalog.tools[name] = replace(catalog.tools[name], phrases=clean(listed))
+            catalog.terms.pop(name, None)
+    return problems
+
+
 def _metadata_files(tools: list[Tool]) -> dict[str, list[Path]]:
     """group.toml files per group: in a folder named like the group that holds one of its tools."""
     found: dict[str, list[Path]] = {}
@@ -327,6 +350,7 @@ def build_catalog(tools: list[Tool], extra_groups: dict[str, dict] | None = None
     for group_id, entries in meta.items():
         for where, data in entries:
             problems.extend(apply_metadata(catalog.groups[group_id], data, where))
+            problems.extend(apply_phrases(catalog, catalog.groups[group_id], data.get("phrases"), where))
     if extra_groups:
         problems.extend(catalog.add_tools([], extra_groups))
     catalog._finish()

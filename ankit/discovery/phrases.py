@@ -46,11 +46,16 @@ def read_answer(text: str, names: list[str]) -> dict[str, list[str]]:
     phrases = {}
     for name in names:
         said = found.get(name)
-        if isinstance(said, list):
-            kept = [" ".join(_CONTROL.sub(" ", p).split())[:LONGEST] for p in said if isinstance(p, str)]
-            if kept := [p for p in dict.fromkeys(kept) if p][:PER_TOOL]:
-                phrases[name] = kept
+        if isinstance(said, list) and (kept := clean(said)):
+            phrases[name] = kept
     return phrases
+
+
+def clean(said: list) -> list[str]:
+    """The phrases kept of a list: text only, control characters and repeats dropped, at most PER_TOOL of at
+    most LONGEST characters each."""
+    kept = [" ".join(_CONTROL.sub(" ", p).split())[:LONGEST] for p in said if isinstance(p, str)]
+    return [p for p in dict.fromkeys(kept) if p][:PER_TOOL]
 
 
 def _first_object(text: str, tries: int = 20) -> dict:

@@ -8,7 +8,10 @@ provider and ModelChooser; --record writes every answer (the letters' log-probab
 tokens) as JSON lines keyed by the question's text, appending to what the file already holds and asking only
 what it lacks. --recorded replays such a file without a server: a question it lacks counts as a fallback
 ("not recorded"). Prints recall@1 / recall@5 per set (decision mode's ranking, the words' after it for r@5), how
-often decision mode fell back to the words' ranking, and the extra tokens per search. Not run in CI.
+often decision mode fell back to the words' ranking, and the extra tokens per search. The catalog is the fleet's
+cached one with the servers' phrases and the bundled tools' own (tests/bench/compare.py). Not run in CI; the
+three comparing benches (bench_fleet.py, bench_discovery.py, bench_model_calls.py) replay the same recording
+with this file's Recorded chooser, beside the other rankings.
 """
 
 import json
@@ -20,7 +23,7 @@ sys.path.insert(0, str(ROOT))
 
 from ankit.discovery.decision import decide  # noqa: E402
 from ankit.discovery.evaluation import InputError  # noqa: E402
-from tests.bench.bench_model_calls import FLEET, K, fleet_index, share  # noqa: E402
+from tests.bench.compare import FLEET, K, fleet_index, share  # noqa: E402
 
 SETS = ("heldout", "blind", "blind2")
 

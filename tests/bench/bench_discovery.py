@@ -1,9 +1,16 @@
-"""Benchmark of ankit's tool discovery: quality on a dataset, and speed at 1,500 and 10,000 tools.
+"""Benchmark of ankit's tool discovery: quality on a dataset beside the other rankings, and speed at 1,500 and
+10,000 tools.
 
-usage: python3 tests/bench/bench_discovery.py DATASET_DIR [--k 5] [--no-speed] [--baseline]
-DATASET_DIR holds catalog.jsonl and queries.jsonl (the eval-discovery format). Prints recall@1, recall@k, MRR
-and ms per query for the same ranking `ankit eval-discovery` uses, split by single- and multi-gold queries;
-with --baseline also the Okapi BM25 baseline (tests/bench/bm25_baseline.py) on the same data.
+usage: python3 tests/bench/bench_discovery.py DATASET_DIR [--k 5] [--no-speed] [--set DIR ...] [--old TREE]
+                                              [--recorded FILE | --no-decision]
+DATASET_DIR holds catalog.jsonl and queries.jsonl (the eval-discovery format), such as the shared Seal-Tools
+(../shared/datasets/tool-retrieval) and MetaTool (its metatool/) sets; --set DIR adds a folder's sets
+(requests*.jsonl on catalog*.jsonl of the same suffix or catalog.jsonl, phrases.json {tool: [requests]} if
+there), e.g. /work/unseen. One table per request set (tests/bench/compare.py): ankit's shipped ranking (with
+the phrases and without, where the catalog has any), Okapi BM25 given the same text, with --old TREE the
+ranking of an earlier checkout (git -C /work/main archive 6402d37 | tar -x -C TREE), and decision mode replayed
+from tests/bench/fleet/decision_smollm2.jsonl (or --recorded FILE): recorded for the fleet's requests only, so
+on another set every question falls back to the words' ranking, and the table says so.
 The speed run builds catalogs of 1,500 and 10,000 tools from the dataset's own: its tools first, then
 perturbed copies (a variant word in the name, a fifth of the description words dropped, two words from
 another tool mixed in), and times the dataset's queries against them: the whole catalog ranked (as
@@ -21,9 +28,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from ankit.discovery.catalog import build_catalog  # noqa: E402
 from ankit.discovery.index import Index  # noqa: E402
-from ankit.discovery.evaluation import Query, measure  # noqa: E402
+from ankit.discovery.evaluation import InputError, Query  # noqa: E402
 from ankit.tooling.toolbox import Tool  # noqa: E402
-from tests.bench.bm25_baseline import BM25, read_dataset  # noqa: E402
+from tests.bench.bm25_baseline import read_dataset  # noqa: E402
+from tests.bench.compare import common, folder_tables  # noqa: E402
 
 SIZES = (1_500, 10_000)
 VARIANTS = ("Pro", "Lite", "Plus", "Alt", "Next", "Classic", "Express", "Max")
@@ -32,18 +40,6 @@ VARIANTS = ("Pro", "Lite", "Plus", "Alt", "Next", "Classic", "Express", "Max")
 def _index(tools: list[Tool]) -> Index:
     catalog, _ = build_catalog(tools)
     return Index(catalog, tools)
-
-
-def quality(tools: list[Tool], queries: list[Query], k: int, rank) -> None:
-    """Print the figures for all queries, then single- and multi-gold ones."""
-    subsets = [("all", queries), ("single-gold", [q for q in queries if len(q.gold) == 1]),
-               ("multi-gold", [q for q in queries if len(q.gold) > 1])]
-    print(f"{'subset':<12} {'n':>5} {'recall@1':>9} {'recall@' + str(k):>9} {'MRR':>7} {'ms/query':>9}")
-    for label, subset in subsets:
-        if subset:
-            m = measure(rank, subset, len(tools), k)
-            figures = f"{m.recall_at_1:>9.3f} {m.recall_at_k:>9.3f} {m.mrr:>7.3f} {m.ms_per_query:>9.2f}"
-            print(f"{label:<12} {m.queries:>5} {figures}")
 
 
 def grown(tools: list[Tool], size: int, seed: int = 20240601) -> list[Tool]:
@@ -104,17 +100,15 @@ def speed(tools: list[Tool], queries: list[Query]) -> None:
 
 
 def main(argv: list[str]) -> int:
-    """Run the benchmark on one dataset folder."""
+    """Run the benchmark on one dataset folder (and any --set folders)."""
     dataset = read_dataset(argv, __doc__)
     if dataset is None:
         return 2
-    folder, k, tools, queries = dataset
-    index = _index(tools)
+    folder, _, tools, queries = dataset
+    k, old, chooser, sets = common(argv)
     print(f"ankit discovery on {folder}: {len(tools)} tools, {len(queries)} queries")
-    quality(tools, queries, k, lambda text: [name for name, _ in index.rank_tools(text)])
-    if "--baseline" in argv:
-        print(f"\nOkapi BM25 baseline (k1 = 1.2, b = 0.75) on {folder}")
-        quality(tools, queries, k, BM25(tools).rank)
+    for each in [folder, *sets]:
+        folder_tables(each, k, old, chooser)
     if "--no-speed" not in argv:
         print("\nspeed (catalog grown from this dataset's tools, first 500 queries)")
         speed(tools, queries)
@@ -122,4 +116,7 @@ def main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main(sys.argv[1:]))
+    try:
+        raise SystemExit(main(sys.argv[1:]))
+    except InputError as exc:
+        raise SystemExit(f"bench_discovery: {exc}") from None

@@ -1,26 +1,29 @@
 """Discovery with the model in the loop: score the first find_tools call a model makes for each fleet request.
 
-usage: python3 tests/bench/bench_model_calls.py --calls FILE [FILE ...] [--no-phrases]
+usage: python3 tests/bench/bench_model_calls.py --calls FILE [FILE ...] [--set DIR ...] [--old TREE]
+                                                [--recorded FILE | --no-decision] [--k 5]
        python3 tests/bench/bench_model_calls.py --view
        python3 tests/bench/bench_model_calls.py --ask URL --model NAME [--provider openai|responses|anthropic]
                                                 [--key-env VAR] --queries FILE --out FILE
 In a session the user's words never reach the search as typed: the model reads find_tools' description (the
 groups of the session, one line each) and writes the call, often a group id or the task in a tool author's
-words, with phrasings. This scores such calls on the fleet's catalog (tests/bench/fleet/catalog.jsonl), beside
-the same requests as typed, and beside BM25 given the same text (the catalog's phrases too; --no-phrases
-leaves them out of both).
+words, with phrasings. This scores such calls on the fleet's catalog (tests/bench/fleet/catalog.jsonl, the
+bundled tools with their groups' phrases), one table per request set: each ranking of tests/bench/compare.py
+(ankit's with every phrase, without the bundled tools' and without any; BM25 given the same text; with --old
+TREE an earlier checkout's; decision mode replayed from tests/bench/fleet/decision_smollm2.jsonl or
+--recorded FILE) on the requests as typed ("typed:"), then each but decision mode on the model's calls ("call:").
 
 --calls: JSON lines {"id": "SET:ID", "query": ..., "phrasings": [...]} for a find_tools call, or {"id": ...,
 "core": TOOL} when the model would call an always-loaded tool directly (--ask writes {"id": ..., "answer": TEXT}
-when the model called no tool: a miss). SET names the request set
-(tests/bench/fleet/user_requests_SET.jsonl) and ID a request in it. A core answer counts as the tool it is (or the
-server tool that stands in for it: read_file for the filesystem server's read_file).
+when the model called no tool: a miss). SET names the request set (tests/bench/fleet/user_requests_SET.jsonl,
+or requests_SET.jsonl in a --set DIR, ranked on that folder's catalog) and ID a request in it. A core answer
+counts as the tool it is (or the server tool that stands in for it: read_file for the filesystem server's
+read_file), for every ranking.
 --view: what the model sees at the start of a fleet session (the system prompt's opening, the core tools and
 find_tools' description), the text a model (or a person playing one) writes the calls from.
 --ask: ask a model server for the calls: one request per line of --queries with ankit's own system prompt and
 tools, through ankit's provider of that wire format; writes --out in the --calls format (SET from the file name).
-Not run in CI: tests never reach a model. Decision mode (the model ranking the words' top tools):
-tests/bench/bench_decision.py.
+Not run in CI: tests never reach a model. Decision mode in detail: tests/bench/bench_decision.py.
 """
 
 import json
@@ -31,28 +34,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from dataclasses import replace  # noqa: E402
-
-from ankit.discovery.catalog import Catalog, build_catalog, described  # noqa: E402
-from ankit.discovery.evaluation import InputError, read_catalog  # noqa: E402
-from ankit.discovery.finder import PARAMETERS, describe, find  # noqa: E402
-from ankit.discovery.index import Index  # noqa: E402
-from ankit.records import Message, Request, TextDelta, ToolCallDone, ToolSpec  # noqa: E402
+from ankit.discovery.catalog import Catalog  # noqa: E402
+from ankit.discovery.evaluation import InputError  # noqa: E402
+from ankit.discovery.finder import PARAMETERS, describe  # noqa: E402
+from ankit.records import Message, Request as Asked, TextDelta, ToolCallDone, ToolSpec  # noqa: E402
 from ankit.turn.prompt import system_prompt  # noqa: E402
-from tests.bench.bm25_baseline import BM25  # noqa: E402
-
-FLEET = Path(__file__).resolve().parent / "fleet"
-K = 5
-
-
-def fleet_index(phrases: bool = True) -> tuple[Catalog, Index, BM25]:
-    """The fleet's catalog (with the phrases a model wrote for the servers' tools, or without), its index and
-    BM25 over the same searchable tools, given the same text (the phrases in each description)."""
-    tools, groups = read_catalog(FLEET / "catalog.jsonl")
-    tools = tools if phrases else [replace(t, phrases=[]) for t in tools]
-    catalog, _ = build_catalog(tools, groups)
-    index = Index(catalog, tools)
-    return catalog, index, BM25([replace(t, description=described(t)) for t in tools if t.name in set(index.names)])
+from tests.bench.compare import (FLEET, K, Decided, Request, common, fleet_index, fleet_tools,  # noqa: E402,F401
+                                 folder_sets, folder_tools, header, lines_of, rankings, share, value)
 
 
 def core_tools(catalog: Catalog) -> list[str]:
@@ -90,53 +78,53 @@ def read_calls(paths: list[Path]) -> dict[str, dict]:
     return calls
 
 
-def share(gold: set[str], names: list[str]) -> float:
-    """The share of the gold tools among names."""
-    return len(gold & set(names)) / len(gold)
+def source(name: str, sets: list[Path]) -> tuple[Path, Path | None]:
+    """The request file of a calls' SET and its catalog (None: the fleet's)."""
+    if (FLEET / f"user_requests_{name}.jsonl").is_file():
+        return FLEET / f"user_requests_{name}.jsonl", None
+    for folder in sets:
+        for catalog, path in folder_sets(folder):
+            if path.name == f"requests_{name}.jsonl":
+                return path, catalog
+    raise InputError(f"no request set user_requests_{name}.jsonl (or requests_{name}.jsonl in a --set folder) "
+                     f"for calls '{name}:...'")
 
 
-def loaded(catalog: Catalog, index: Index, text: str, phrasings: list[str]) -> list[str]:
-    """What find_tools loads for a call: the tools of the groups it activates, the core tools too."""
-    groups = find(index, text, phrasings).activate
-    return core_tools(catalog) + [n for g in groups if g in catalog.groups for n in catalog.groups[g].tools]
+def paired(path: Path, name: str, calls: dict[str, dict], index) -> tuple[list[Request], list[Request]]:
+    """The set's requests that have a call: as typed, and as the model's calls (a core tool called directly
+    stands for its server's twin, if any; an answer in words finds nothing)."""
+    typed, called = [], []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        request = json.loads(line) if line.strip() else None
+        call = calls.get(f"{name}:{request['id']}") if request else None
+        if call is None:
+            continue
+        gold = set(request["gold"])
+        typed.append(Request(gold, request["query"]))
+        if "query" in call:
+            called.append(Request(gold, call["query"], [p for p in call.get("phrasings") or [] if isinstance(p, str)]))
+        else:
+            called.append(Request(gold, "", fixed=[index.stand_in(call["core"])] if "core" in call else []))
+    return typed, called
 
 
-def score(request: dict, call: dict, catalog: Catalog, index: Index, bm25: BM25) -> list[float]:
-    """recall@1, recall@5 and loaded for ankit and recall@1, recall@5 for BM25: as typed, then the model's call."""
-    gold, typed = set(request["gold"]), request["query"]
-    ranked = [name for name, _ in index.rank_tools(typed, K)]
-    row = [share(gold, ranked[:1]), share(gold, ranked), share(gold, loaded(catalog, index, typed, [])),
-           share(gold, bm25.rank(typed)[:1]), share(gold, bm25.rank(typed)[:K])]
-    if "query" not in call:  # a core tool called directly, or no call at all (an answer in words)
-        answer = [index.stand_in(call["core"])] if "core" in call else []
-        return row + [share(gold, answer)] * 3 + [share(gold, answer)] * 2
-    phrasings = [p for p in call.get("phrasings") or [] if isinstance(p, str)]
-    ranked = [name for name, _ in index.rank_phrasings([call["query"], *phrasings], K)]
-    other = bm25.rank(" ".join([call["query"], *phrasings]))
-    return row + [share(gold, ranked[:1]), share(gold, ranked),
-                  share(gold, loaded(catalog, index, call["query"], phrasings)),
-                  share(gold, other[:1]), share(gold, other[:K])]
-
-
-def report(calls: dict[str, dict], phrases: bool = True) -> str:
-    """One line per request set: the requests as typed, then the model's calls."""
-    catalog, index, bm25 = fleet_index(phrases)
-    head = (f"{'set':<9} {'reqs':>4} {'direct':>6} | as typed: ankit r@1  r@5 loaded  BM25 r@1  r@5 | "
-            f"model's call: ankit r@1  r@5 loaded  BM25 r@1  r@5")
-    lines = [head]
+def report(calls: dict[str, dict], argv: list[str]) -> str:
+    """One table per request set: every ranking on the requests as typed, then on the model's calls."""
+    k, old, chooser, sets = common(argv)
+    made: dict[Path | None, list] = {}
+    tables = []
     for name in sorted({key.split(":", 1)[0] for key in calls}):
-        path = FLEET / f"user_requests_{name}.jsonl"
-        if not path.is_file():
-            raise InputError(f"no request set {path.name} for calls '{name}:...'")
-        requests = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-        pairs = [(r, calls[f"{name}:{r['id']}"]) for r in requests if f"{name}:{r['id']}" in calls]
-        rows = [score(r, c, catalog, index, bm25) for r, c in pairs]
-        mean = [sum(row[i] for row in rows) / len(rows) for i in range(10)]
-        cores = sum("query" not in c for _, c in pairs)
-        lines.append(f"{name:<9} {len(rows):>4} {cores:>6} |           {mean[0]:.3f} {mean[1]:.3f}  {mean[2]:.3f}"
-                     f"     {mean[3]:.3f} {mean[4]:.3f} |               {mean[5]:.3f} {mean[6]:.3f}  "
-                     f"{mean[7]:.3f}     {mean[8]:.3f} {mean[9]:.3f}")
-    return "\n".join(lines)
+        path, catalog = source(name, sets)
+        if catalog not in made:
+            made[catalog] = rankings(*(folder_tools(catalog) if catalog else fleet_tools()), old, chooser)
+        ranked = made[catalog]
+        typed, called = paired(path, name, calls, ranked[0].index)
+        direct = sum(r.fixed is not None for r in called)
+        title = f"{name}: {len(typed)} requests with a call ({direct} without find_tools), k = {k}"
+        searched = [r for r in ranked if not isinstance(r, Decided)]
+        tables.append("\n".join([title, header(k), *lines_of(typed, ranked, k, "typed: "),
+                                  *lines_of(called, searched, k, "call: ")]))
+    return "\n\n".join(tables)
 
 
 def ask(argv: list[str]) -> int:
@@ -161,7 +149,7 @@ def ask(argv: list[str]) -> int:
     for line in queries.read_text(encoding="utf-8").splitlines():
         if line.strip():
             request = json.loads(line)
-            asked = Request(system, [Message("user", request["query"])], specs, max_tokens=400)
+            asked = Asked(system, [Message("user", request["query"])], specs, max_tokens=400)
             events = list(provider.stream(asked))
             first = next((e.call for e in events if isinstance(e, ToolCallDone)), None)
             said = "".join(e.text for e in events if isinstance(e, TextDelta))
@@ -197,8 +185,9 @@ def main(argv: list[str]) -> int:
     if "--calls" not in argv:
         print(__doc__.splitlines()[2])
         return 2
-    paths = [Path(p) for p in argv[argv.index("--calls") + 1:] if not p.startswith("--")]
-    print(report(read_calls(paths), "--no-phrases" not in argv))
+    after = argv[argv.index("--calls") + 1:]
+    paths = [Path(p) for p in after[:next((i for i, p in enumerate(after) if p.startswith("--")), len(after))]]
+    print(report(read_calls(paths), argv))
     return 0
 
 
