@@ -4,7 +4,7 @@ Score of a tool for a request (every term counted once; the request's quoted wor
   sum over terms t of  max over relatives e of t (t itself, an abbreviation's words, slang, a synonym)
       factor(e) * idf(e) * (k1 + 1) * tf(e) / (k1 + tf(e)),
   tf(e) = sum over fields f of  W_f * count_f(e) / (1 - b_f + b_f * len_f / avglen_f),
-  over the fields: the tool's name as words, description, parameters, phrases, its group's keywords, its server;
+  over the fields: the tool's name as words, description, parameters, phrases, its server;
 + a request of several parts ("find the rooms, then book one"): clause * top * (the tool's best part score over
   that part's top), so the best tool for every part ranks high;
 + meaning: the reached tools nearest the request by the subword vectors of ankit.discovery.vectors gain
@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from ankit.discovery.catalog import Catalog, described
 from ankit.discovery.rules import Rules
 from ankit.discovery.synonyms import light_verb, relatives, spelled_out
-from ankit.discovery.terms import (RequestPart, keyword_terms, name_key, name_terms, phrase_terms, request_parts,
+from ankit.discovery.terms import (RequestPart, name_key, name_terms, phrase_terms, request_parts,
                                    split_name)
 from ankit.discovery.vectors import Meanings, shipped
 from ankit.discovery.weights import FIELDS, Weights
@@ -62,14 +62,13 @@ class Index:
         self.rules = Rules(catalog, self.names)
 
     def fields(self, name: str) -> dict[str, list[str]]:
-        """A tool's search fields as terms: its own, and its group's keywords and server."""
+        """A tool's search fields as terms: its own, and its group's server (or bundled group id)."""
         doc = self.catalog.terms[name]
         group = self.catalog.groups.get(self.catalog.group_of(name) or "")
-        keywords = [t for k in group.keywords for t in keyword_terms(k)] if group else []
         root = group.parent or group.id if group else name
         server = doc.server or (phrase_terms(root.split(":")[-1]) if root != name else [])
         return {"name": doc.name, "description": doc.description, "parameters": doc.parameters,
-                "phrases": doc.phrases, "keywords": keywords, "server": server}
+                "phrases": doc.phrases, "server": server}
 
     def _build_postings(self) -> None:
         w = self.weights

@@ -2,7 +2,7 @@
 
 from dataclasses import dataclass
 
-FIELDS = ("name", "description", "parameters", "phrases", "keywords", "server")
+FIELDS = ("name", "description", "parameters", "phrases", "server")
 
 
 @dataclass
@@ -10,18 +10,17 @@ class Weights:
     """The numbers of the one scoring function (see ankit.discovery.index): BM25F field weights and length
     normalisation, what a word's relatives count for, and the meaning term's weight."""
 
-    k1: float = 1.197
+    k1: float = 1.592
     b: float = 0.562  # length normalisation of the text fields
-    b_name: float = 0.45  # ... and of the short ones (name, server)
-    name: float = 2.5
+    b_name: float = 0.599  # ... and of the short ones (name, server)
+    name: float = 5.0
     description: float = 1.0
     parameters: float = 0.525
     phrases: float = 2.353  # the requests a model wrote for a tool (ankit mcp phrases)
-    keywords: float = 1.0  # the curated keywords of the tool's group
     server: float = 1.0  # the server's name (or a bundled group's id)
     weak: float = 0.262  # words inside quotes, identifiers and paths, and the pieces of a mixed-case word
-    synonym: float = 0.375  # the hand-made synonym map
-    slang: float = 1.2  # software_words.txt: a user's word for what authors call otherwise
+    synonym: float = 0.374  # the hand-made synonym map
+    slang: float = 0.9  # software_words.txt: a user's word for what authors call otherwise
     clause: float = 1.0  # a request of several parts: each tool also gains its best part's share of the top
     meaning: float = 2.0  # the reached tools nearest in meaning gain this share of the top times their closeness
     nearest: int = 30  # ... over the closeness of the next nearest

@@ -4,9 +4,11 @@ usage: python3 tests/bench/fit_ranking.py DATASETS_DIR [--rounds 2] [--sample 40
        [--zero NAME,NAME...] [--root TREE]
 DATASETS_DIR is the tool-retrieval folder (Seal-Tools catalog.jsonl and queries.jsonl, and metatool/).
 Training sets: the half of Seal-Tools' and MetaTool's queries whose id hashes even (at most --sample of each),
-and the fleet's dev and dev2 requests (tests/bench/fleet/), ranked on the fleet catalog with the model's
-phrases and without them. The other halves and the fleet's heldout, blind and blind2 requests are held out:
-the fit never reads them. The objective is the mean over the training sets of (recall@1 + recall@5) / 2.
+the bundled tools' own examples (on the bundled catalog, as `ankit tools check` ranks them), the fleet's dev and
+dev2 requests (tests/bench/fleet/), ranked on the fleet catalog with the model's phrases and without them, and
+half A of the unseen servers (tests/bench/unseen/, or --unseen DIR: catalog_A.jsonl, requests_A.jsonl,
+phrases.json), with and without phrases. The other halves, the fleet's heldout, blind and blind2 requests and
+the unseen servers' half B are held out: the fit never reads them. The objective is the mean over the training sets of (recall@1 + recall@5) / 2.
 Coordinate ascent: each number in turn is multiplied by 0, 0.5, 0.75, 1.33 and 2 (integers rounded), and the
 best value kept; --rounds passes. Prints each change and the fitted Weights.
 --ablate measures, on the held-out sets, the fitted numbers with each stage or word source switched off.
@@ -31,6 +33,7 @@ from ankit.discovery.catalog import build_catalog, described  # noqa: E402
 from ankit.discovery.evaluation import Query, load_queries, measure, read_catalog  # noqa: E402
 from ankit.discovery.index import Index  # noqa: E402
 from ankit.discovery.weights import Weights  # noqa: E402
+from ankit.tooling.loader import load_tools  # noqa: E402
 from tests.bench.bm25_baseline import BM25  # noqa: E402
 
 FLEET = ROOT / "tests" / "bench" / "fleet"
@@ -49,8 +52,9 @@ class Dataset:
     """One catalog with its query sets; the subword vectors are embedded once and shared by every index.
     written: phrases kept beside the catalog ({tool name: [phrase, ...]}), given to its tools when phrases is on."""
 
-    def __init__(self, label: str, catalog: Path, phrases: bool = True, written: dict | None = None) -> None:
-        tools, groups = read_catalog(catalog)
+    def __init__(self, label: str, catalog: Path, phrases: bool = True, written: dict | None = None,
+                 loaded: tuple[list, dict] | None = None) -> None:
+        tools, groups = loaded or read_catalog(catalog)
         if written:
             tools = [replace(t, phrases=written.get(t.name, t.phrases)) for t in tools]
         self.tools = tools if phrases else [replace(t, phrases=[]) for t in tools]
@@ -79,11 +83,22 @@ def sets(folder: Path, train: bool, sample: int) -> list[tuple[Dataset, list[Que
     names = lambda d: {t.name for t in d.tools}  # noqa: E731
     out = [(d, _half(load_queries(d.path.parent / "queries.jsonl", names(d)), train, sample), d.label)
            for d in (seal, meta)]
+    if train:
+        out.append(bundled_examples())
     files = ("dev", "dev2") if train else ("heldout", "blind", "blind2")
     for name in files:
         queries = load_queries(FLEET / f"user_requests_{name}.jsonl", names(fleet))
         out += [(fleet, queries, f"{name} +phrases"), (bare, queries, f"{name} no phrases")]
     return out + unseen_sets(UNSEEN, "A" if train else "B")
+
+
+def bundled_examples() -> tuple[Dataset, list[Query], str]:
+    """The bundled tools as a session has them (their groups' keywords, rules and phrases) and their own examples,
+    which `ankit tools check` wants in each tool's top 3."""
+    tools, _ = load_tools([ROOT / "tools"])
+    bundled = Dataset("bundled", ROOT / "tools", loaded=(tools, {}))
+    queries = [Query(f"{t.name}:{n}", str(e), [t.name]) for t in tools for n, e in enumerate(t.examples)]
+    return bundled, queries, "bundled examples"
 
 
 def unseen_sets(folder: Path, half: str) -> list[tuple[Dataset, list[Query], str]]:
