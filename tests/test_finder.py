@@ -117,14 +117,17 @@ def test_a_rule_decides_between_two_groups(index):
     assert find(index, "notifications from my calendar app").activate[0] == "apps"
 
 
-def test_the_tool_loads_a_group_and_says_what_is_now_callable(tmp_path):
+def test_the_tool_loads_the_matched_tool_names_the_rest_and_a_second_call_naming_them_loads_them(tmp_path):
     loop = Loop(small_catalog(tmp_path))
     text = loop.call({"query": "show the commit history"})
-    assert text.startswith("Loaded git: git_log, git_diff.")
+    assert text.startswith('Loaded git: git_log; not loaded yet: git_diff (find_tools loads them by name, or "git" '
+                           'for all).')
     assert "next step" in text
-    assert loop.active == ["core", "files", "git"]
+    assert loop.active == ["core", "files", "git_log"]
     again = loop.call({"query": "git log"})
-    assert again.startswith("Already loaded git:") and loop.active == ["core", "files", "git"]
+    assert again.startswith("Already loaded git: git_log;") and loop.active == ["core", "files", "git_log"]
+    rest = loop.call({"query": "git_diff"})  # the rest of the group: the group itself joins
+    assert rest.startswith("Loaded git: git_diff; also in git: git_log.") and loop.active[-1] == "git"
 
 
 def _tool(name: str, text: str, group: str, **effects) -> Tool:
@@ -137,7 +140,10 @@ def test_an_answer_marks_each_tools_effect_and_names_the_rest_of_the_group_in_on
                  _tool("list_processes", "List running programs.", "process", read_only=True),
                  _tool("git_log", "Show the commit history.", "git")])
     first = loop.call({"query": "who listens on port 8080"}).splitlines()[0]
-    assert first == "Loaded process: port_status (read-only), kill_process (asks first); also in process: list_processes."
+    assert first == ('Loaded process: port_status (read-only); not loaded yet: kill_process, list_processes '
+                     '(find_tools loads them by name, or "process" for all).')
+    second = loop.call({"query": "kill_process, list_processes"}).splitlines()[0]
+    assert second == "Loaded process: kill_process (asks first), list_processes (read-only); also in process: port_status."
 
 
 def test_an_answer_says_to_prefer_the_servers_tool_where_a_bundled_one_does_the_same_job():
@@ -152,7 +158,7 @@ def test_an_answer_says_to_prefer_the_servers_tool_where_a_bundled_one_does_the_
 def test_a_core_match_says_it_is_already_loaded(tmp_path):
     loop = Loop(small_catalog(tmp_path))
     text = loop.call({"query": "read the file README"})
-    assert text.startswith("Already loaded files: read_file, list_directory.")
+    assert text.startswith("Already loaded files: read_file; also in files: list_directory.")
     assert loop.active == ["core", "files"]
 
 
@@ -228,7 +234,7 @@ def test_another_phrasing_in_the_authors_words_finds_what_the_users_words_miss(i
 def test_the_tool_reads_phrasings_and_says_which_are_not_text(tmp_path):
     loop = Loop(small_catalog(tmp_path))
     text = loop.call({"query": "make it reachable from my laptop", "phrasings": ["tcp port", "", "  "]})
-    assert text.startswith("Loaded process:") and "process" in loop.active
+    assert text.startswith("Loaded process:") and "port_status" in loop.active
     wrong = loop.call({"query": "git log", "phrasings": ["git", 5]})
     assert wrong.startswith("Error:") and "phrasings[1] should be string" in wrong and "\n" not in wrong
     assert find(loop.index, "git log", [5, None, "x" * 10_000]).activate == ["git"]

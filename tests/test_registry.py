@@ -50,8 +50,8 @@ def test_servers_listed_before_start_only_when_a_tool_of_theirs_is_activated_or_
         assert any(t.name.startswith("mcp__new__") for t in registry.tools.values())
         assert (tmp_path / "record-new.jsonl").read_text().count('"initialize"') == 1
         assert not (tmp_path / "record-known.jsonl").exists() and not (tmp_path / "record-other.jsonl").exists()
-        registry.tools["find_tools"].run({"query": "mcp__known__echo"}, None)  # activates mcp:known
-        assert "mcp:known" in registry.activation.active
+        registry.tools["find_tools"].run({"query": "mcp__known__echo"}, None)  # loads the tool alone, wakes its server
+        assert registry.activation.active == ["mcp__known__echo"]
         assert registry.mcp.wait(30)
         assert registry.mcp.status.lines()[0].startswith("known: ready (15 tools;")
         assert (tmp_path / "record-known.jsonl").read_text().count('"initialize"') == 1

@@ -209,6 +209,12 @@ class Catalog:
         tool = self.tools.get(tool_name)
         return (self.part_of.get(tool_name) or tool.group or tool.name) if tool else None
 
+    def members(self, unit: str) -> list[str]:
+        """The tools an activation unit loads: a group's (or a part's), or one tool named alone."""
+        if unit in self.groups:
+            return list(self.groups[unit].tools)
+        return [unit] if unit in self.tools else []
+
     def parts_of(self, group_id: str) -> list[str]:
         """The group itself, or the parts an oversized group was split into (none for an unknown id)."""
         if group_id in self.groups:
