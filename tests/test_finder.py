@@ -7,7 +7,7 @@ from tests.tool_folders import load, small_catalog, write_tool
 
 from ankit.discovery.catalog import Rule, build_catalog
 from ankit.discovery.index import Index
-from ankit.discovery.finder import describe, find, make_find_tools
+from ankit.discovery.finder import describe, find, is_question, make_find_tools
 from ankit.records import ToolCall
 from ankit.tooling.loader import load_tools
 from ankit.tooling.tool import Tool
@@ -144,6 +144,54 @@ def test_an_answer_marks_each_tools_effect_and_names_the_rest_of_the_group_in_on
                      '(find_tools loads them by name, or "process" for all).')
     second = loop.call({"query": "kill_process, list_processes"}).splitlines()[0]
     assert second == "Loaded process: kill_process (asks first), list_processes (read-only); also in process: port_status."
+
+
+JOBS = {"job_start", "job_input", "job_output", "job_wait", "job_stop"}
+
+
+def test_run_the_tests_loads_the_command_tool_without_the_job_tools_and_names_them_for_a_second_call():
+    loop = Loop(BUNDLED)
+    first = loop.call({"query": "run the tests"}).splitlines()[0]
+    assert first.startswith("Loaded shell: run_command (asks first)") and "not loaded yet: " in first
+    assert "run_command" in loop.active and "shell" not in loop.active and not JOBS & set(loop.active)
+    assert all(name in first.split("not loaded yet: ")[1] for name in JOBS)  # what a second call may name
+    assert first.endswith('(find_tools loads them by name, or "shell" for all).')
+    before = list(loop.active)
+    second = loop.call({"query": "job_start, job_output"}).splitlines()[0]
+    assert second.startswith("Loaded shell: job_start (asks first), job_output (read-only); not loaded yet: ")
+    assert loop.active == [*before, "job_start", "job_output"]
+    rest = loop.call({"query": "shell"}).splitlines()[0]  # the group id: whatever it holds that is not loaded
+    assert rest.startswith("Loaded shell: ") and "not loaded yet" not in rest and loop.active[-1] == "shell"
+    assert loop.call({"query": "shell"}).startswith("Already loaded shell: ") and loop.active[-1] == "shell"
+
+
+def test_a_question_ranks_the_read_only_tool_before_the_one_that_kills():
+    loop = Loop(BUNDLED)
+    who = loop.call({"query": "who is listening on port 8080"}).splitlines()[0]
+    assert who == ('Loaded process: port_status (read-only); not loaded yet: kill_process (find_tools loads them by '
+                   'name, or "process" for all).')
+    loop = Loop(BUNDLED)
+    asked = "is anything listening on port 3000 that I should kill?"  # kill_process scores best, port_status close
+    assert find(loop.index, asked).hits[0].tools[:2] == ["kill_process", "port_status"]
+    first = loop.call({"query": asked}).splitlines()[0]
+    assert first == "Loaded process: port_status (read-only), kill_process (asks first)."
+    loop = Loop(BUNDLED)
+    told = "kill whatever is listening on port 3000 and the one on 3001"  # not a question: the ranking's order
+    assert loop.call({"query": told}).startswith("Loaded process: kill_process (asks first), port_status (read-only)")
+
+
+@pytest.mark.parametrize("query, question", [("who is listening on port 8080", True), ("Is the server up", True),
+                                             ("port 8080 in use?", True), ("how many jobs run", True),
+                                             ("run the tests", False), ("kill what is on port 80", False),
+                                             ("island hopping", False)])
+def test_question_shaped_requests(query, question):
+    assert is_question(query) is question
+
+
+def test_a_question_also_loads_the_read_only_tool_a_little_further_down():
+    outcome = find(bundled_index(), "what do you remember about this project")
+    assert outcome.hits[0].tools[0] == "remember" and outcome.tools["memory"][0] == "recall"
+    assert "remember" in outcome.tools["memory"] and "forget" not in outcome.tools["memory"]
 
 
 def test_an_answer_says_to_prefer_the_servers_tool_where_a_bundled_one_does_the_same_job():
