@@ -3,7 +3,7 @@
 import json
 
 import pytest
-from tests.tool_folders import load, small_catalog, write_tool
+from tests.tool_folders import load, small_catalog, write_tool, write_toml
 
 from ankit.discovery.catalog import Rule, build_catalog
 from ankit.discovery.index import Index
@@ -157,9 +157,10 @@ def test_run_the_tests_loads_the_command_tool_without_the_job_tools_and_names_th
     assert all(name in first.split("not loaded yet: ")[1] for name in JOBS)  # what a second call may name
     assert first.endswith('(find_tools loads them by name, or "shell" for all).')
     before = list(loop.active)
-    second = loop.call({"query": "job_start, job_output"}).splitlines()[0]
-    assert second.startswith("Loaded shell: job_start (asks first), job_output (read-only); not loaded yet: ")
-    assert loop.active == [*before, "job_start", "job_output"]
+    second = loop.call({"query": "job_start, job_output"}).splitlines()[0]  # and job_stop, which job_start needs
+    assert second.startswith("Loaded shell: job_start (asks first), job_output (read-only), job_status (read-only), "
+                             "job_stop; not loaded yet: job_input, job_wait ")
+    assert loop.active == [*before, "job_start", "job_output", "job_stop"]
     rest = loop.call({"query": "shell"}).splitlines()[0]  # the group id: whatever it holds that is not loaded
     assert rest.startswith("Loaded shell: ") and "not loaded yet" not in rest and loop.active[-1] == "shell"
     assert loop.call({"query": "shell"}).startswith("Already loaded shell: ") and loop.active[-1] == "shell"
@@ -178,6 +179,20 @@ def test_a_question_ranks_the_read_only_tool_before_the_one_that_kills():
     loop = Loop(BUNDLED)
     told = "kill whatever is listening on port 3000 and the one on 3001"  # not a question: the ranking's order
     assert loop.call({"query": told}).startswith("Loaded process: kill_process (asks first), port_status (read-only)")
+
+
+def test_a_tool_brings_the_tools_it_is_no_use_without(tmp_path):
+    write_tool(tmp_path, "jobs", "job_begin", "Start a long-running command in the background as a job.")
+    write_tool(tmp_path, "jobs", "job_log", "Show what a job printed.")
+    write_tool(tmp_path, "jobs", "job_end", "End a job.")
+    write_tool(tmp_path, "jobs", "job_list", "List the jobs.")
+    write_toml(tmp_path, "jobs", '[needs]\njob_begin = ["job_log", "job_end", "no_such_tool"]\n')
+    loop = Loop(load(tmp_path))
+    first = loop.call({"query": "start a long-running command in the background"}).splitlines()[0]
+    assert first.startswith("Loaded jobs: job_begin, job_log, job_end; not loaded yet: job_list ")
+    assert loop.active[2:] == ["job_begin", "job_log", "job_end"]
+    again = Loop(load(tmp_path))
+    assert again.call({"query": "job_begin"}).startswith("Loaded jobs: job_begin, job_log, job_end;")
 
 
 @pytest.mark.parametrize("query, question", [("who is listening on port 8080", True), ("Is the server up", True),

@@ -76,7 +76,7 @@ def _exact(catalog: Catalog, query: str) -> Outcome | None:
         return None
     groups = list(dict.fromkeys(g for g, _ in named))[:MAX_LISTED]
     wholes = {g for g, tool in named if not tool or tool == g}  # an ungrouped tool is its own group
-    tools = {g: list(dict.fromkeys(t for h, t in named if h == g)) for g in groups if g not in wholes}
+    tools = {g: with_needs(catalog, g, [t for h, t in named if h == g]) for g in groups if g not in wholes}
     return Outcome("exact", groups, tools=tools)
 
 
@@ -134,15 +134,24 @@ def read_only(tool: Tool | None) -> bool:
 
 
 def siblings(catalog: Catalog, hit: GroupHit, question: bool = False, share: float = NEAR) -> list[str]:
-    """What a search loads of a group: its best tool and the tools scoring at least `share` of it, best first.
-    A question also loads the read-only tools scoring at least CLOSE of the best, and puts read-only ones first."""
+    """What a search loads of a group: its best tool and the tools scoring at least `share` of it, best first,
+    then the tools they need (the group's [needs]). A question also loads the read-only tools scoring at least
+    CLOSE of the best, and puts read-only ones first."""
     scored = sorted(zip(hit.tools, hit.scores), key=lambda pair: -pair[1])
     if not scored or scored[0][1] <= 0:
         return []
     top = scored[0][1]
     near = [name for name, score in scored if score >= share * top
             or question and score >= CLOSE * top and read_only(catalog.tools.get(name))][:MAX_NAMES]
+    near = with_needs(catalog, hit.group, near)
     return sorted(near, key=lambda name: not read_only(catalog.tools.get(name))) if question else near
+
+
+def with_needs(catalog: Catalog, group_id: str, names: list[str]) -> list[str]:
+    """These tools of a group, then those they are no use without (its [needs])."""
+    group = catalog.groups.get(group_id)
+    needed = [n for name in names for n in (group.needs.get(name, []) if group else []) if n in group.tools]
+    return list(dict.fromkeys([*names, *needed]))
 
 
 def decided(catalog: Catalog, decision: Decision) -> Outcome:
