@@ -311,8 +311,9 @@ BASE_DESCRIPTION = "Find and load the tools a task needs, by a few words about t
 # itself never matches a query for "commits" or "web pages".
 GUIDANCE = (
     "Describe the task in a few words (\"show recent commits\", \"fetch a web page\"); the best matching "
-    "groups are loaded and their tools can be called from your next step. Loaded tools stay loaded. "
-    "An empty query lists the groups. In phrasings, say the same task again as a tool's author would name "
+    "tools are loaded and can be called from your next step, and the answer names what else their groups "
+    "hold: name those tools, or a group id, to load them. Loaded tools stay loaded. An empty query lists the "
+    "groups. In phrasings, say the same task again as a tool's author would name "
     "it, with the action and the object (\"delete pod\", \"create pull request\", \"forward port\")."
 )
 PARAMETERS = {
