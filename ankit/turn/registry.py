@@ -126,8 +126,14 @@ class Registry:
         self._index = None  # a listing never searches: the index is built on first use
         self.problems += [p for p in problems if p not in self.problems]
         self.activation.core = self._core_groups()
-        for group in meta:
-            self.activation.forget_frozen(group)
+        for unit in [*meta, *self.activation.active]:  # a server's group, its parts, its tools loaded alone
+            if unit in meta or self._root(unit) in meta:
+                self.activation.forget_frozen(unit)
+
+    def _root(self, unit: str) -> str:
+        """The group an activation unit belongs to: a tool's group, a part's whole group, or the unit itself."""
+        group = self.catalog.groups.get(self.catalog.group_of(unit) or unit)
+        return (group.parent or group.id) if group else unit
 
     @property
     def index(self) -> Index:
