@@ -166,6 +166,14 @@ def test_run_the_tests_loads_the_command_tool_without_the_job_tools_and_names_th
     assert loop.call({"query": "shell"}).startswith("Already loaded shell: ") and loop.active[-1] == "shell"
 
 
+def test_the_user_sees_which_tools_of_which_group_loaded_and_how_many_are_new():
+    loop, told = Loop(BUNDLED), []
+    context = ToolContext(cwd=".", summarize=told.append)
+    for query in ("who is listening on port 8080", "process", "process"):
+        loop.tool.run({"query": query}, context)
+    assert told == ["loaded port_status of process (1 tool)", "loaded process (1 tool)", "already loaded: process"]
+
+
 def test_a_question_ranks_the_read_only_tool_before_the_one_that_kills():
     loop = Loop(BUNDLED)
     who = loop.call({"query": "who is listening on port 8080"}).splitlines()[0]

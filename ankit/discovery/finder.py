@@ -150,7 +150,9 @@ def siblings(catalog: Catalog, hit: GroupHit, question: bool = False, share: flo
 def with_needs(catalog: Catalog, group_id: str, names: list[str]) -> list[str]:
     """These tools of a group, then those they are no use without (its [needs])."""
     group = catalog.groups.get(group_id)
-    needed = [n for name in names for n in (group.needs.get(name, []) if group else []) if n in group.tools]
+    if group is None:
+        return list(names)
+    needed = [n for name in names for n in group.needs.get(name, []) if n in group.tools]
     return list(dict.fromkeys([*names, *needed]))
 
 
@@ -334,21 +336,23 @@ PARAMETERS = {
 }
 
 
-def user_line(outcome: Outcome, catalog: Catalog, newly: list[str]) -> str:
+def user_line(outcome: Outcome, catalog: Catalog, newly: list[str], before: set[str] = frozenset()) -> str:
     """What the user sees of a find_tools call: "loaded git (7 tools)", "loaded run_command of shell (1 tool)",
-    "nothing matched", ..."""
+    "nothing matched", ...; the count is of the tools not offered before."""
     if outcome.kind == "catalog":
         return "listed the tool groups"
     if outcome.kind == "nothing":
         return "nothing matched; nothing loaded"
     if not newly:
         return f"already loaded: {', '.join(outcome.activate)}"
-    by_group: dict[str, list[str]] = {}  # group -> the tools loaded alone ([] for the whole group)
+    alone: dict[str, list[str]] = {}  # group -> the tools loaded without it ([] for the group itself)
     for unit in newly:
-        alone = unit not in catalog.groups
-        by_group.setdefault(catalog.group_of(unit) or unit if alone else unit, []).extend([unit] if alone else [])
-    said = [f"{', '.join(alone)} of {group}" if alone else group for group, alone in by_group.items()]
-    count = len(offered_names(catalog, newly))
+        if unit in catalog.groups:
+            alone.setdefault(unit, [])
+        else:
+            alone.setdefault(catalog.group_of(unit) or unit, []).append(unit)
+    said = [f"{', '.join(tools)} of {group}" if tools else group for group, tools in alone.items()]
+    count = len(offered_names(catalog, newly) - before)
     return f"loaded {'; '.join(said)} ({count} tool{'' if count == 1 else 's'})"
 
 
@@ -397,10 +401,11 @@ def make_find_tools(
         outcome = find(index, query, phrasings if isinstance(phrasings, list) else None, decide)
         core = [g.id for g in index.catalog.groups.values() if g.core]
         loaded = list(dict.fromkeys([*active(), *core]))
-        wanted = units(outcome, index.catalog, offered_names(index.catalog, loaded))
+        before = offered_names(index.catalog, loaded)
+        wanted = units(outcome, index.catalog, before)
         newly = activate(wanted) if wanted else []
         if hasattr(ctx, "summarize"):
-            ctx.summarize(user_line(outcome, index.catalog, newly))
+            ctx.summarize(user_line(outcome, index.catalog, newly, before))
         return result_text(outcome, index.catalog, newly, loaded, query, doubles(index, outcome.activate), code)
 
     return FinderTool("find_tools", BASE_DESCRIPTION, PARAMETERS, run, group="core", read_only=True, source="ankit",
