@@ -205,6 +205,7 @@ def test_a_tool_brings_the_tools_it_is_no_use_without(tmp_path):
 
 @pytest.mark.parametrize("query, question", [("who is listening on port 8080", True), ("Is the server up", True),
                                              ("port 8080 in use?", True), ("how many jobs run", True),
+                                             ("isn't anything on port 80", True),
                                              ("run the tests", False), ("kill what is on port 80", False),
                                              ("island hopping", False)])
 def test_question_shaped_requests(query, question):

@@ -24,7 +24,8 @@ CATALOG_WORDS = {"", "list", "all", "catalog", "tools", "groups", "*", "?", "hel
 _SEPARATORS = re.compile(r"[,\s]+")
 _GENERIC = frozenset(stem(w) for w in GENERIC_VERBS)
 # a request asking about something rather than for a change: its read-only tools come first
-_QUESTION = re.compile(r"(who|what|which|where|when|why|how|is|are|was|were|does|did|has|have)\b", re.IGNORECASE)
+_QUESTION = re.compile(r"(who|what|which|where|when|why|how|is|are|was|were|does|did|has|have)(n['’]t)?\b",
+                       re.IGNORECASE)
 
 
 @dataclass
