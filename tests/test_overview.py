@@ -46,6 +46,10 @@ def test_a_group_find_tools_loaded_some_tools_of_is_activated_with_how_many(app)
     assert re.search(rf"  shell +2 of 7 tools +{size:,} B ", text)
     assert "shell" not in text.split("available")[1]
     assert group_text(app, "shell", width=200).startswith("shell (activated: run_command, job_status): ")
+    from ankit.protocols import NullView
+    from ankit.terminal.overview import context_text
+    shown = context_text(app, app.session(NullView(), lambda *a: True), width=200)
+    assert re.search(rf"\n  shell: run_command, job_status +{size:,} +[\d,]+ +activated, sent", shown)
 
 
 def test_a_group_lists_its_tools_and_whether_they_ask(app):

@@ -28,12 +28,21 @@ def _row(label: str, size: int | None, note: str = "") -> list[str]:
     return [label, number(size), number(tokens(size)), note]
 
 
-def _tool_rows(activation, tools) -> list[list[str]]:
+def _tool_rows(app, tools) -> list[list[str]]:
     """One row per group: core and activated groups sent, then those held back."""
+    activation = app.activation
     rows = [_row(f"  {g}", activation.frozen(g).size, "core, sent") for g in activation.core]
-    rows += [_row(f"  {g}", activation.frozen(g).size, "activated, sent") for g in tools.sent]
-    rows += [_row(f"  {g}", activation.frozen(g).size, "held back: no room this round") for g in tools.held_back]
-    return rows
+    rows += _unit_rows(app, tools.sent, "activated, sent")
+    return rows + _unit_rows(app, tools.held_back, "held back: no room this round")
+
+
+def _unit_rows(app, units: list[str], note: str) -> list[list[str]]:
+    """One row per group of these activation units: the group, or 'group: the tools loaded without it'."""
+    by_group: dict[str, list[str]] = {}
+    for unit in units:
+        by_group.setdefault(unit if unit in app.catalog.groups else app.catalog.group_of(unit) or unit, []).append(unit)
+    return [_row(f"  {group}" if group in found else f"  {group}: {', '.join(found)}",
+                 sum(app.activation.frozen(u).size for u in found), note) for group, found in by_group.items()]
 
 
 def context_text(app, session, width: int = 0) -> str:
@@ -50,7 +59,7 @@ def context_text(app, session, width: int = 0) -> str:
     rows = [_row("system prompt", system),
             _instructions_row(app),
             _row("  of which the skills list", skills, f"{len(app.skills)} skills" if app.skills else "no skills"),
-            _row(f"tools ({len(request.tools)} sent)", tools.schema_bytes), *_tool_rows(app.activation, tools),
+            _row(f"tools ({len(request.tools)} sent)", tools.schema_bytes), *_tool_rows(app, tools),
             _row(f"history ({count} message{'' if count == 1 else 's'})", history,
                  "; ".join(filter(None, [f"{left_out} older messages left out" if left_out else "",
                                          f"{compacted} before /compact kept in the file only" if compacted else ""])))]
