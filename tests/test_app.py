@@ -58,7 +58,7 @@ def test_find_tools_loads_a_group_and_the_tools_array_stays_byte_identical(xdg_h
     app.close()
 
 
-JOBS = {"job_start", "job_input", "job_output", "job_wait", "job_stop"}  # what "run the tests" must not bring
+JOBS = {"job_start", "job_input", "job_output", "job_status", "job_wait", "job_stop"}  # not for "run the tests"
 
 
 def test_a_search_loads_the_matched_tools_and_a_second_call_appends_the_rest_at_the_end(xdg_home, provider_server):
@@ -234,7 +234,7 @@ def test_anthropic_plain_tools_never_change_and_a_group_travels_from_the_round_f
         xdg_home, provider_server):
     app = claude_app(xdg_home, provider_server)
     session = app.session(View(), lambda *a: True)
-    provider_server.push_anthropic(tool_calls=[("t1", "find_tools", '{"query": "show the recent git history"}')])
+    provider_server.push_anthropic(tool_calls=[("t1", "find_tools", '{"query": "git"}')])  # the group whole
     provider_server.push_anthropic(tool_calls=[("t2", "git_status", "{}")])
     provider_server.push_anthropic(text="clean")
     session.turn("what changed?")
@@ -341,7 +341,7 @@ def test_anthropic_mcp_tools_arriving_late_are_found_and_deferred_at_the_end(xdg
 def test_responses_tool_search_loads_a_group_without_touching_the_tools(xdg_home, provider_server):
     app = make_app(xdg_home, provider_server, 'api = "responses"\nmodel = "gpt-5.5"\n')
     session = app.session(View(), lambda *a: True)
-    provider_server.push_responses(search="show the recent git history")
+    provider_server.push_responses(search="git")  # the group whole
     provider_server.push_responses(tool_calls=[("c2", "git_status", "{}")])
     provider_server.push_responses(text="clean")
     session.turn("what changed?")

@@ -6,8 +6,8 @@ import pytest
 from tests.tool_folders import load, small_catalog, write_tool, write_toml
 
 from ankit.discovery.catalog import Rule, build_catalog
-from ankit.discovery.index import Index
-from ankit.discovery.finder import describe, find, is_question, make_find_tools
+from ankit.discovery.index import GroupHit, Index
+from ankit.discovery.finder import describe, find, is_question, make_find_tools, siblings
 from ankit.records import ToolCall
 from ankit.tooling.loader import load_tools
 from ankit.tooling.tool import Tool
@@ -146,21 +146,22 @@ def test_an_answer_marks_each_tools_effect_and_names_the_rest_of_the_group_in_on
     assert second == "Loaded process: kill_process (asks first), list_processes (read-only); also in process: port_status."
 
 
-JOBS = {"job_start", "job_input", "job_output", "job_wait", "job_stop"}
+JOBS = {"job_start", "job_input", "job_output", "job_status", "job_wait", "job_stop"}
 
 
 def test_run_the_tests_loads_the_command_tool_without_the_job_tools_and_names_them_for_a_second_call():
     loop = Loop(BUNDLED)
     first = loop.call({"query": "run the tests"}).splitlines()[0]
-    assert first.startswith("Loaded shell: run_command (asks first)") and "not loaded yet: " in first
+    assert first.startswith("Loaded shell: run_command (asks first); not loaded yet: ")
     assert "run_command" in loop.active and "shell" not in loop.active and not JOBS & set(loop.active)
     assert all(name in first.split("not loaded yet: ")[1] for name in JOBS)  # what a second call may name
     assert first.endswith('(find_tools loads them by name, or "shell" for all).')
     before = list(loop.active)
-    second = loop.call({"query": "job_start, job_output"}).splitlines()[0]  # and job_stop, which job_start needs
+    second = loop.call({"query": "job_start, job_output"}).splitlines()[0]  # and what job_start needs
     assert second.startswith("Loaded shell: job_start (asks first), job_output (read-only), job_status (read-only), "
                              "job_stop; not loaded yet: job_input, job_wait ")
-    assert loop.active == [*before, "job_start", "job_output", "job_stop"]
+    new = [name for name in ("job_start", "job_output", "job_status", "job_stop") if name not in before]
+    assert loop.active == [*before, *new] and "job_status" in loop.active
     rest = loop.call({"query": "shell"}).splitlines()[0]  # the group id: whatever it holds that is not loaded
     assert rest.startswith("Loaded shell: ") and "not loaded yet" not in rest and loop.active[-1] == "shell"
     assert loop.call({"query": "shell"}).startswith("Already loaded shell: ") and loop.active[-1] == "shell"
@@ -212,10 +213,14 @@ def test_question_shaped_requests(query, question):
     assert is_question(query) is question
 
 
-def test_a_question_also_loads_the_read_only_tool_a_little_further_down():
-    outcome = find(bundled_index(), "what do you remember about this project")
-    assert outcome.hits[0].tools[0] == "remember" and outcome.tools["memory"][0] == "recall"
-    assert "remember" in outcome.tools["memory"] and "forget" not in outcome.tools["memory"]
+def test_a_question_also_loads_the_read_only_tools_a_little_further_down_and_puts_them_first():
+    catalog = bundled_index().catalog
+    hit = GroupHit("memory", 10.0, ["remember", "recall", "forget"], [10.0, 7.0, 6.5])  # recall: 0.7 of the best
+    assert siblings(catalog, hit) == ["remember"]
+    assert siblings(catalog, hit, question=True) == ["recall", "remember"]  # forget changes things: not at 0.65
+    close = GroupHit("process", 10.0, ["kill_process", "port_status"], [10.0, 9.0])
+    assert siblings(catalog, close) == ["kill_process", "port_status"]
+    assert siblings(catalog, close, question=True) == ["port_status", "kill_process"]
 
 
 def test_an_answer_says_to_prefer_the_servers_tool_where_a_bundled_one_does_the_same_job():

@@ -17,13 +17,13 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from ankit.discovery.catalog import build_catalog  # noqa: E402
-from ankit.discovery.evaluation import Query, load_queries, read_catalog  # noqa: E402
+from ankit.discovery.evaluation import Query, load_queries  # noqa: E402
 from ankit.discovery.finder import NEAR, find, is_question, siblings  # noqa: E402
 from ankit.discovery.index import Index  # noqa: E402
 from ankit.discovery.parts import spec_size  # noqa: E402
+from tests.bench.compare import FLEET, fleet_tools  # noqa: E402
 from tests.helpers import bundled  # noqa: E402
 
-FLEET = ROOT / "tests" / "bench" / "fleet"
 SETS = ("queries", "user_requests_dev", "user_requests_heldout", "user_requests_blind", "user_requests_blind2")
 ISSUE = ("run the tests", "who is listening on port 8080", "is anything listening on port 3000 that I should kill?",
          "show the recent commits", "start the dev server in the background")
@@ -75,9 +75,9 @@ def main(argv: list[str]) -> int:
     for text in ISSUE:
         print(f"  {text!r}: whole {', '.join(loaded(index, text, None))}")
         print(f"  {'':{len(text) + 4}}share {NEAR:g} {', '.join(loaded(index, text, NEAR))}")
-    fleet_tools, groups = read_catalog(FLEET / "catalog.jsonl")
-    fleet_catalog, _ = build_catalog(fleet_tools, groups)
-    fleet = Index(fleet_catalog, fleet_tools)
+    tools, groups = fleet_tools()  # as bench_fleet.py reads it: the bundled tools with their groups' phrases
+    fleet_catalog, _ = build_catalog(tools, groups)
+    fleet = Index(fleet_catalog, tools)
     for name in SETS:
         table(f"fleet, {name}", fleet, load_queries(FLEET / f"{name}.jsonl", set(fleet.names)), shares)
     return 0
