@@ -197,9 +197,9 @@ def anthropic_sse(text: str = "", tool_calls=(), usage: dict | None = None, stop
 
 
 def responses_sse(text: str = "", tool_calls=(), search: str | None = None, usage: dict | None = None,
-                  done: bool = True, model: str = "gpt-test") -> bytes:
+                  done: bool = True, model: str = "gpt-test", search_id: str = "call_search") -> bytes:
     """A Responses stream: a message item with text in two deltas, function calls (call_id, name, arguments),
-    or a client tool_search_call whose arguments are {"query": search}; then response.completed."""
+    or a client tool_search_call (search_id) whose arguments are {"query": search}; then response.completed."""
     items, out, number = [], b"", 0
 
     def event(kind, **data):
@@ -226,7 +226,7 @@ def responses_sse(text: str = "", tool_calls=(), search: str | None = None, usag
         out += event("response.output_item.done", output_index=len(items), item=item)
         items.append(item)
     if search is not None:
-        item = {"id": "tsc_test", "type": "tool_search_call", "execution": "client", "call_id": "call_search",
+        item = {"id": f"tsc_{search_id}", "type": "tool_search_call", "execution": "client", "call_id": search_id,
                 "status": "completed", "arguments": {"query": search}}
         out += event("response.output_item.done", output_index=len(items), item=item)
         items.append(item)

@@ -95,3 +95,52 @@ def test_code_mode_only_sends_the_named_tools_and_declares_no_catalog():
     plan = activation.tools_for_round(10_000)
     assert names(plan) == ["find_tools", "run_code"] and plan.sent == [] and plan.held_back == []
     assert activation.catalog() == []
+
+
+# --- units: a search loads tools without their whole group; the group may follow, adding only the rest ---
+
+def by_unit(unit):
+    """A group's specs, or one tool's when a search loaded it alone (as the registry resolves a unit)."""
+    return GROUPS.get(unit) or [s for specs in GROUPS.values() for s in specs if s.name == unit]
+
+
+def test_a_tool_loaded_alone_then_its_group_appends_only_the_rest_and_re_enters_byte_identical():
+    act = Activation(by_unit, ["core"], all_groups=lambda: list(GROUPS))
+    assert act.activate(["git_diff"]) == ["git_diff"]
+    first = canonical(act.tools_for_round(10**6).specs)
+    assert names(act.tools_for_round(10**6)) == ["read_file", "git_diff"]
+    assert act.activate(["web", "git"]) == ["web", "git"]
+    grown = act.tools_for_round(10**6)
+    assert names(grown) == ["read_file", "git_diff", "web_fetch", "git_log"]  # appended: nothing moves
+    assert canonical(grown.specs).startswith(first[:-1]) and grown.sent == ["git_diff", "web", "git"]
+    assert canonical(act.tools_for_round(10**6).specs) == canonical(grown.specs)
+
+
+def test_a_unit_whose_tools_are_all_offered_does_not_join():
+    act = Activation(by_unit, ["core"])
+    assert act.activate(["git_log", "git_diff"]) == ["git_log", "git_diff"]
+    assert act.activate(["git", "read_file"]) == [] and act.active == ["git_log", "git_diff"]
+    assert act.offered_names() == {"read_file", "git_log", "git_diff"}
+
+
+def test_the_deferred_catalog_names_the_unit_that_loads_each_tool():
+    act = Activation(by_unit, ["core"], all_groups=lambda: list(GROUPS))
+    assert [(s.name, s.group) for s in act.catalog()] == [("git_log", "git"), ("git_diff", "git"),
+                                                           ("web_fetch", "web"), ("remember", "memory")]
+    before = canonical(act.catalog())
+    act.activate(["git_diff", "git"])  # git_diff alone first: a provider references git_log alone with git
+    assert [(s.name, s.group) for s in act.catalog()][:2] == [("git_log", "git"), ("git_diff", "git_diff")]
+    assert canonical(act.catalog()) == before  # the declarations' bytes and order stay
+
+
+def test_held_back_by_what_a_unit_would_add_not_by_its_whole_group():
+    act = Activation(by_unit, ["core"])
+    act.activate(["git_diff", "git"])
+    alone = act.frozen("git_diff").size
+    rest = len(canonical([s for s in act.frozen("git").specs if s.name != "git_diff"]))
+    assert rest < act.frozen("git").size
+    tools = act.tools_for_round(alone + rest)  # room for the rest of git, not for git whole beside git_diff
+    assert tools.sent == ["git_diff", "git"] and tools.held_back == []
+    assert tools.schema_bytes == alone + rest + act.frozen("core").size
+    tight = act.tools_for_round(alone + rest - 1)
+    assert tight.sent == ["git_diff"] and tight.held_back == ["git"] and tight.too_big == []

@@ -58,6 +58,31 @@ def test_find_tools_loads_a_group_and_the_tools_array_stays_byte_identical(xdg_h
     app.close()
 
 
+JOBS = {"job_start", "job_input", "job_output", "job_status", "job_wait", "job_stop"}  # not for "run the tests"
+
+
+def test_a_search_loads_the_matched_tools_and_a_second_call_appends_the_rest_at_the_end(xdg_home, provider_server):
+    app = make_app(xdg_home, provider_server)
+    session = app.session(View(), lambda *a: True)
+    provider_server.push_openai(tool_calls=[("c1", "find_tools", '{"query": "run the tests"}')])
+    provider_server.push_openai(tool_calls=[("c2", "find_tools", '{"query": "shell"}')])
+    provider_server.push_openai(text="ready")
+    session.turn("run the tests")
+    provider_server.push_openai(text="still ready")
+    session.turn("and again")
+    first, second, third, fourth = provider_server.requests
+    assert "run_command" in tool_names(second) and not JOBS & set(tool_names(second))
+    answer = second.json["messages"][-1]["content"]
+    assert answer.startswith("Loaded shell: run_command (asks first)") and "not loaded yet: " in answer
+    assert JOBS <= set(tool_names(third)) and tool_names(third).count("run_command") == 1
+    assert raw_tools(second.body).startswith(raw_tools(first.body)[:-1])  # each load appended at the end
+    assert raw_tools(third.body).startswith(raw_tools(second.body)[:-1])
+    assert raw_tools(fourth.body) == raw_tools(third.body)
+    assert fourth.json["messages"][:len(third.json["messages"])] == third.json["messages"]
+    assert "run_command" in session.ledger.rounds[0].activated and session.ledger.rounds[1].activated == ["shell"]
+    app.close()
+
+
 @pytest.mark.parametrize("query_of", ["name", "example"])
 def test_every_bundled_tool_is_found_and_offered_in_a_real_loop(xdg_home, provider_server, query_of):
     app = make_app(xdg_home, provider_server)
@@ -209,7 +234,7 @@ def test_anthropic_plain_tools_never_change_and_a_group_travels_from_the_round_f
         xdg_home, provider_server):
     app = claude_app(xdg_home, provider_server)
     session = app.session(View(), lambda *a: True)
-    provider_server.push_anthropic(tool_calls=[("t1", "find_tools", '{"query": "show the recent git history"}')])
+    provider_server.push_anthropic(tool_calls=[("t1", "find_tools", '{"query": "git"}')])  # the group whole
     provider_server.push_anthropic(tool_calls=[("t2", "git_status", "{}")])
     provider_server.push_anthropic(text="clean")
     session.turn("what changed?")
@@ -230,6 +255,29 @@ def test_anthropic_plain_tools_never_change_and_a_group_travels_from_the_round_f
     assert answer[1]["type"] == "text" and answer[1]["text"].startswith("Loaded git:")
     assert requests[2].json["messages"][-1]["content"][0]["content"] == session.conversation.messages[4].results[0].content
     assert session.ledger.rounds[0].activated == ["git"]
+    app.close()
+
+
+def references(request, at: int) -> list[str]:
+    return [block["tool_name"] for block in request.json["messages"][at]["content"][0]["content"]]
+
+
+def test_anthropic_a_search_references_the_matched_tools_and_a_second_call_only_the_rest(xdg_home, provider_server):
+    app = claude_app(xdg_home, provider_server)
+    session = app.session(View(), lambda *a: True)
+    provider_server.push_anthropic(tool_calls=[("t1", "find_tools", '{"query": "run the tests"}')])
+    provider_server.push_anthropic(tool_calls=[("t2", "find_tools", '{"query": "shell"}')])
+    provider_server.push_anthropic(text="ready")
+    session.turn("run the tests")
+    first, second, third = provider_server.requests
+    assert len({plain_tools(r) for r in provider_server.requests}) == 1
+    loaded = references(second, -1)
+    assert "run_command" in loaded and not JOBS & set(loaded)
+    assert {name for name, deferred in declared(second) if deferred} == set(loaded)
+    assert references(third, -3) == loaded  # the first answer goes back as it was
+    rest = references(third, -1)
+    assert JOBS <= set(rest) and not set(loaded) & set(rest)
+    assert {name for name, deferred in declared(third) if deferred} == set(loaded) | set(rest)
     app.close()
 
 
@@ -293,7 +341,7 @@ def test_anthropic_mcp_tools_arriving_late_are_found_and_deferred_at_the_end(xdg
 def test_responses_tool_search_loads_a_group_without_touching_the_tools(xdg_home, provider_server):
     app = make_app(xdg_home, provider_server, 'api = "responses"\nmodel = "gpt-5.5"\n')
     session = app.session(View(), lambda *a: True)
-    provider_server.push_responses(search="show the recent git history")
+    provider_server.push_responses(search="git")  # the group whole
     provider_server.push_responses(tool_calls=[("c2", "git_status", "{}")])
     provider_server.push_responses(text="clean")
     session.turn("what changed?")
@@ -310,6 +358,24 @@ def test_responses_tool_search_loads_a_group_without_touching_the_tools(xdg_home
     assert requests[2].json["input"][-1] == {"type": "function_call_output", "call_id": "c2",
                                              "output": session.conversation.messages[-2].results[0].content}
     assert [r.usage.input_tokens for r in session.ledger.rounds] == [10, 10, 10]
+    app.close()
+
+
+def test_responses_a_search_answers_with_the_matched_tools_and_a_second_search_with_the_rest(
+        xdg_home, provider_server):
+    app = make_app(xdg_home, provider_server, 'api = "responses"\nmodel = "gpt-5.5"\n')
+    session = app.session(View(), lambda *a: True)
+    provider_server.push_responses(search="run the tests", search_id="s1")
+    provider_server.push_responses(search="shell", search_id="s2")
+    provider_server.push_responses(text="ready")
+    session.turn("run the tests")
+    first, second, third = provider_server.requests
+    assert len({json.dumps(r.json["tools"]) for r in provider_server.requests}) == 1
+    loaded = [t["name"] for t in second.json["input"][-2]["tools"]]
+    assert "run_command" in loaded and not JOBS & set(loaded)
+    assert [t["name"] for t in third.json["input"][2]["tools"]] == loaded  # the first answer goes back as it was
+    rest = [t["name"] for t in third.json["input"][-2]["tools"]]
+    assert JOBS <= set(rest) and not set(loaded) & set(rest)
     app.close()
 
 

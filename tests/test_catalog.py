@@ -117,6 +117,18 @@ def test_every_bundled_tool_ships_phrases_and_a_tool_copied_alone_loads_without_
     assert problems == [] and alone.tools["git_log"].phrases == []
 
 
+def test_needs_says_which_tools_a_tool_is_no_use_without_and_bad_entries_are_reported(tmp_path):
+    write_tool(tmp_path, "jobs", "job_begin", "Start a job.")
+    write_tool(tmp_path, "jobs", "job_log", "Show a job's output.")
+    write_toml(tmp_path, "jobs", '[needs]\njob_begin = ["job_log"]\njob_log = 5\n')
+    catalog, problems = build_catalog(load(tmp_path))
+    assert catalog.groups["jobs"].needs == {"job_begin": ["job_log"]}
+    assert len(problems) == 1 and "needs.job_log must be a list of tool names; ignored" in problems[0]
+    write_toml(tmp_path, "jobs", 'needs = ["job_log"]\n')
+    catalog, problems = build_catalog(load(tmp_path))
+    assert catalog.groups["jobs"].needs == {} and "needs must be a table" in problems[0]
+
+
 def test_extra_groups_supply_metadata_without_a_file(tmp_path):
     write_tool(tmp_path, "", "mcp__time__now", "Current time in a zone.", group_export="mcp:time")
     meta = {"mcp:time": {"summary": "Time in any zone", "keywords": ["clock"], "core": True}}

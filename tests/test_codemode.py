@@ -263,7 +263,8 @@ def test_only_mode_sends_run_code_and_find_tools_alone_and_find_tools_answers_wi
     system = provider_server.requests[0].json["messages"][0]["content"]
     assert "Code mode: run_code runs a Python program" in system and "read_file, " in system
     answer = provider_server.requests[1].json["messages"][-1]["content"]
-    assert "```python\ndef apply_patch(" in answer and "\ndef write_file(path: str, content: str" in answer
+    assert "```python\ndef write_file(path: str, content: str" in answer and "\ndef edit_file(" in answer
+    assert "not loaded yet: apply_patch" in answer and "def apply_patch(" not in answer  # the found tools' stubs
     assert "These tools can be called from your next step" not in answer
 
 

@@ -3,11 +3,11 @@
 import json
 
 import pytest
-from tests.tool_folders import load, small_catalog, write_tool
+from tests.tool_folders import load, small_catalog, write_tool, write_toml
 
 from ankit.discovery.catalog import Rule, build_catalog
-from ankit.discovery.index import Index
-from ankit.discovery.finder import describe, find, make_find_tools
+from ankit.discovery.index import GroupHit, Index
+from ankit.discovery.finder import describe, find, is_question, make_find_tools, siblings
 from ankit.records import ToolCall
 from ankit.tooling.loader import load_tools
 from ankit.tooling.tool import Tool
@@ -117,14 +117,17 @@ def test_a_rule_decides_between_two_groups(index):
     assert find(index, "notifications from my calendar app").activate[0] == "apps"
 
 
-def test_the_tool_loads_a_group_and_says_what_is_now_callable(tmp_path):
+def test_the_tool_loads_the_matched_tool_names_the_rest_and_a_second_call_naming_them_loads_them(tmp_path):
     loop = Loop(small_catalog(tmp_path))
     text = loop.call({"query": "show the commit history"})
-    assert text.startswith("Loaded git: git_log, git_diff.")
+    assert text.startswith('Loaded git: git_log; not loaded yet: git_diff (find_tools loads them by name, or "git" '
+                           'for all).')
     assert "next step" in text
-    assert loop.active == ["core", "files", "git"]
+    assert loop.active == ["core", "files", "git_log"]
     again = loop.call({"query": "git log"})
-    assert again.startswith("Already loaded git:") and loop.active == ["core", "files", "git"]
+    assert again.startswith("Already loaded git: git_log;") and loop.active == ["core", "files", "git_log"]
+    rest = loop.call({"query": "git_diff"})  # the rest of the group: the group itself joins
+    assert rest.startswith("Loaded git: git_diff; also in git: git_log.") and loop.active[-1] == "git"
 
 
 def _tool(name: str, text: str, group: str, **effects) -> Tool:
@@ -137,7 +140,87 @@ def test_an_answer_marks_each_tools_effect_and_names_the_rest_of_the_group_in_on
                  _tool("list_processes", "List running programs.", "process", read_only=True),
                  _tool("git_log", "Show the commit history.", "git")])
     first = loop.call({"query": "who listens on port 8080"}).splitlines()[0]
-    assert first == "Loaded process: port_status (read-only), kill_process (asks first); also in process: list_processes."
+    assert first == ('Loaded process: port_status (read-only); not loaded yet: kill_process, list_processes '
+                     '(find_tools loads them by name, or "process" for all).')
+    second = loop.call({"query": "kill_process, list_processes"}).splitlines()[0]
+    assert second == "Loaded process: kill_process (asks first), list_processes (read-only); also in process: port_status."
+
+
+JOBS = {"job_start", "job_input", "job_output", "job_status", "job_wait", "job_stop"}
+
+
+def test_run_the_tests_loads_the_command_tool_without_the_job_tools_and_names_them_for_a_second_call():
+    loop = Loop(BUNDLED)
+    first = loop.call({"query": "run the tests"}).splitlines()[0]
+    assert first.startswith("Loaded shell: run_command (asks first); not loaded yet: ")
+    assert "run_command" in loop.active and "shell" not in loop.active and not JOBS & set(loop.active)
+    assert all(name in first.split("not loaded yet: ")[1] for name in JOBS)  # what a second call may name
+    assert first.endswith('(find_tools loads them by name, or "shell" for all).')
+    before = list(loop.active)
+    second = loop.call({"query": "job_start, job_output"}).splitlines()[0]  # and what job_start needs
+    assert second.startswith("Loaded shell: job_start (asks first), job_output (read-only), job_status (read-only), "
+                             "job_stop; not loaded yet: job_input, job_wait ")
+    new = [name for name in ("job_start", "job_output", "job_status", "job_stop") if name not in before]
+    assert loop.active == [*before, *new] and "job_status" in loop.active
+    rest = loop.call({"query": "shell"}).splitlines()[0]  # the group id: whatever it holds that is not loaded
+    assert rest.startswith("Loaded shell: ") and "not loaded yet" not in rest and loop.active[-1] == "shell"
+    assert loop.call({"query": "shell"}).startswith("Already loaded shell: ") and loop.active[-1] == "shell"
+
+
+def test_the_user_sees_which_tools_of_which_group_loaded_and_how_many_are_new():
+    loop, told = Loop(BUNDLED), []
+    context = ToolContext(cwd=".", summarize=told.append)
+    for query in ("who is listening on port 8080", "process", "process"):
+        loop.tool.run({"query": query}, context)
+    assert told == ["loaded port_status of process (1 tool)", "loaded process (1 tool)", "already loaded: process"]
+
+
+def test_a_question_ranks_the_read_only_tool_before_the_one_that_kills():
+    loop = Loop(BUNDLED)
+    who = loop.call({"query": "who is listening on port 8080"}).splitlines()[0]
+    assert who == ('Loaded process: port_status (read-only); not loaded yet: kill_process (find_tools loads them by '
+                   'name, or "process" for all).')
+    loop = Loop(BUNDLED)
+    asked = "is anything listening on port 3000 that I should kill?"  # kill_process scores best, port_status close
+    assert find(loop.index, asked).hits[0].tools[:2] == ["kill_process", "port_status"]
+    first = loop.call({"query": asked}).splitlines()[0]
+    assert first == "Loaded process: port_status (read-only), kill_process (asks first)."
+    loop = Loop(BUNDLED)
+    told = "kill whatever is listening on port 3000 and the one on 3001"  # not a question: the ranking's order
+    assert loop.call({"query": told}).startswith("Loaded process: kill_process (asks first), port_status (read-only)")
+
+
+def test_a_tool_brings_the_tools_it_is_no_use_without(tmp_path):
+    write_tool(tmp_path, "jobs", "job_begin", "Start a long-running command in the background as a job.")
+    write_tool(tmp_path, "jobs", "job_log", "Show what a job printed.")
+    write_tool(tmp_path, "jobs", "job_end", "End a job.")
+    write_tool(tmp_path, "jobs", "job_list", "List the jobs.")
+    write_toml(tmp_path, "jobs", '[needs]\njob_begin = ["job_log", "job_end", "no_such_tool"]\n')
+    loop = Loop(load(tmp_path))
+    first = loop.call({"query": "start a long-running command in the background"}).splitlines()[0]
+    assert first.startswith("Loaded jobs: job_begin, job_log, job_end; not loaded yet: job_list ")
+    assert loop.active[2:] == ["job_begin", "job_log", "job_end"]
+    again = Loop(load(tmp_path))
+    assert again.call({"query": "job_begin"}).startswith("Loaded jobs: job_begin, job_log, job_end;")
+
+
+@pytest.mark.parametrize("query, question", [("who is listening on port 8080", True), ("Is the server up", True),
+                                             ("port 8080 in use?", True), ("how many jobs run", True),
+                                             ("isn't anything on port 80", True),
+                                             ("run the tests", False), ("kill what is on port 80", False),
+                                             ("island hopping", False)])
+def test_question_shaped_requests(query, question):
+    assert is_question(query) is question
+
+
+def test_a_question_also_loads_the_read_only_tools_a_little_further_down_and_puts_them_first():
+    catalog = bundled_index().catalog
+    hit = GroupHit("memory", 10.0, ["remember", "recall", "forget"], [10.0, 7.0, 6.5])  # recall: 0.7 of the best
+    assert siblings(catalog, hit) == ["remember"]
+    assert siblings(catalog, hit, question=True) == ["recall", "remember"]  # forget changes things: not at 0.65
+    close = GroupHit("process", 10.0, ["kill_process", "port_status"], [10.0, 9.0])
+    assert siblings(catalog, close) == ["kill_process", "port_status"]
+    assert siblings(catalog, close, question=True) == ["port_status", "kill_process"]
 
 
 def test_an_answer_says_to_prefer_the_servers_tool_where_a_bundled_one_does_the_same_job():
@@ -152,7 +235,7 @@ def test_an_answer_says_to_prefer_the_servers_tool_where_a_bundled_one_does_the_
 def test_a_core_match_says_it_is_already_loaded(tmp_path):
     loop = Loop(small_catalog(tmp_path))
     text = loop.call({"query": "read the file README"})
-    assert text.startswith("Already loaded files: read_file, list_directory.")
+    assert text.startswith("Already loaded files: read_file; also in files: list_directory.")
     assert loop.active == ["core", "files"]
 
 
@@ -228,7 +311,7 @@ def test_another_phrasing_in_the_authors_words_finds_what_the_users_words_miss(i
 def test_the_tool_reads_phrasings_and_says_which_are_not_text(tmp_path):
     loop = Loop(small_catalog(tmp_path))
     text = loop.call({"query": "make it reachable from my laptop", "phrasings": ["tcp port", "", "  "]})
-    assert text.startswith("Loaded process:") and "process" in loop.active
+    assert text.startswith("Loaded process:") and "port_status" in loop.active
     wrong = loop.call({"query": "git log", "phrasings": ["git", 5]})
     assert wrong.startswith("Error:") and "phrasings[1] should be string" in wrong and "\n" not in wrong
     assert find(loop.index, "git log", [5, None, "x" * 10_000]).activate == ["git"]

@@ -80,4 +80,4 @@ def test_with_phrases_off_a_session_says_at_start_which_servers_have_none_and_th
     second.line("/mcp phrases")
     second.expect("fake: 2 phrases for 2 of ")
     second.line("/find parrot my words")
-    second.expect("activated for the next requests: mcp:fake")
+    second.expect("activated for the next requests: mcp__fake__echo")  # the tool its phrase names, alone

@@ -38,6 +38,20 @@ def test_tools_lists_each_group_in_its_state_with_aligned_columns(app):
     assert all(len(line) <= 80 for line in text.splitlines())
 
 
+def test_a_group_find_tools_loaded_some_tools_of_is_activated_with_how_many(app):
+    app.activation.activate(["run_command", "job_status"])
+    text = tools_text(app, width=100)
+    assert re.search(r"activated \(sent from now on\)\n  shell +2 of 7 tools ", text)
+    size = sum(app.activation.frozen(unit).size for unit in ("run_command", "job_status"))
+    assert re.search(rf"  shell +2 of 7 tools +{size:,} B ", text)
+    assert "shell" not in text.split("available")[1]
+    assert group_text(app, "shell", width=200).startswith("shell (activated: run_command, job_status): ")
+    from ankit.protocols import NullView
+    from ankit.terminal.overview import context_text
+    shown = context_text(app, app.session(NullView(), lambda *a: True), width=200)
+    assert re.search(rf"\n  shell: run_command, job_status +{size:,} +[\d,]+ +activated, sent", shown)
+
+
 def test_a_group_lists_its_tools_and_whether_they_ask(app):
     text = group_text(app, "git", width=200)
     assert text.startswith("git (available): ")

@@ -1,5 +1,6 @@
 """The registry: every known tool, and when MCP servers start (real fake servers over stdio)."""
 
+import json
 import sys
 import threading
 from pathlib import Path
@@ -50,8 +51,8 @@ def test_servers_listed_before_start_only_when_a_tool_of_theirs_is_activated_or_
         assert any(t.name.startswith("mcp__new__") for t in registry.tools.values())
         assert (tmp_path / "record-new.jsonl").read_text().count('"initialize"') == 1
         assert not (tmp_path / "record-known.jsonl").exists() and not (tmp_path / "record-other.jsonl").exists()
-        registry.tools["find_tools"].run({"query": "mcp__known__echo"}, None)  # activates mcp:known
-        assert "mcp:known" in registry.activation.active
+        registry.tools["find_tools"].run({"query": "mcp__known__echo"}, None)  # loads the tool alone, wakes its server
+        assert registry.activation.active == ["mcp__known__echo"]
         assert registry.mcp.wait(30)
         assert registry.mcp.status.lines()[0].startswith("known: ready (15 tools;")
         assert (tmp_path / "record-known.jsonl").read_text().count('"initialize"') == 1
@@ -59,6 +60,29 @@ def test_servers_listed_before_start_only_when_a_tool_of_theirs_is_activated_or_
         echo = registry.tools["mcp__other__echo"].run({"text": "called by name"}, None)  # starts 'other' first
         assert echo == "called by name"
         assert (tmp_path / "record-other.jsonl").read_text().count('"initialize"') == 1
+    finally:
+        registry.close()
+
+
+def test_a_tool_loaded_alone_from_a_cached_list_is_sent_as_its_server_lists_it_once_listed(tmp_path):
+    config = servers(tmp_path, "known")
+    listed_before(tmp_path, config)
+    [cached] = [p for p in (tmp_path / "mcp" / "cache").glob("*.json") if not p.name.endswith(".failed.json")]
+    entry = json.loads(cached.read_text())
+    for tool in entry["tools"]:
+        tool["description"] = "As an older version of the server said it."
+    cached.write_text(json.dumps(entry))
+    registry = Registry([], [], mcp_servers=config, mcp_log_dir=tmp_path / "mcp", mcp_start="deferred")
+
+    def echo() -> str:
+        sent = registry.activation.tools_for_round(10**6).specs
+        return next(s.description for s in sent if s.name == "mcp__known__echo")
+    try:
+        registry.tools["find_tools"].run({"query": "mcp__known__echo"}, None)
+        assert registry.activation.active == ["mcp__known__echo"] and echo().startswith("As an older version")
+        assert registry.mcp.wait(30)
+        registry.before_turn(View())  # the live list replaces the cached one: the frozen bytes follow it
+        assert not echo().startswith("As an older version") and echo() == registry.tools["mcp__known__echo"].description
     finally:
         registry.close()
 

@@ -575,7 +575,7 @@ def test_context_and_tools_show_what_the_next_request_carries(run, provider_serv
     term.line("/tools")
     assert re.search(r"activated \(sent from now on\)\n\s+edit ", term.expect("/tools GROUP lists"))
     term.line("/context")
-    assert re.search(r"\n\s+edit\s+[\d,]+\s+[\d,]+\s+activated, sent", term.expect("of 128,000"))
+    assert re.search(r"\n\s+edit(: [\w, ]+)?\s+[\d,]+\s+[\d,]+\s+activated, sent", term.expect("of 128,000"))
     assert term.finish() == 0
 
 

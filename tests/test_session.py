@@ -53,7 +53,7 @@ class FixedPrompt:
 
 
 def make(rounds, approve=lambda *a: True, window=32_000, provider=True, **kw):
-    groups = lambda g: [t.spec() for t in TOOLS.values() if t.group == g]
+    groups = lambda g: [t.spec() for t in TOOLS.values() if g in (t.group, t.name)]  # a group, or a tool alone
     scripted = ScriptedProvider(rounds)
     runner = Runner(TOOLS, ToolContext(cwd=Path(".")), approve)
     activation = Activation(groups, ["core"], all_groups=lambda: list(dict.fromkeys(t.group for t in TOOLS.values())))
@@ -98,13 +98,13 @@ def test_what_was_typed_during_a_round_is_one_user_message_after_its_results():
     assert roles(provider.requests[2].messages)[-2:] == ["assistant", "tool"]  # nothing typed the second time
 
 
-def test_deferred_tool_called_by_name_runs_and_activates_its_group():
-    session, provider = make([call("git_log"), text("ok")])
+def test_deferred_tool_called_by_name_runs_and_is_activated_alone():
+    session, provider = make([call("git_log"), call("echo"), text("ok")])
     session.turn("log")
     assert session.conversation.messages[2].results[0].content == "ran "
-    assert session.activation.active == ["git"]
+    assert session.activation.active == ["git_log"]  # not its whole group; echo is core: nothing to add
     assert [s.name for s in provider.requests[1].tools] == ["echo", "git_log"]
-    assert session.ledger.rounds[0].activated == ["git"]
+    assert session.ledger.rounds[0].activated == ["git_log"] and session.ledger.rounds[1].activated == []
 
 
 def test_same_call_three_times_stops_the_loop():
@@ -212,15 +212,16 @@ def test_a_group_find_tools_activates_is_sent_when_it_fits_and_the_request_says_
     assert ("held back this round for lack of room in the context window: git" in note) == (not sent)
 
 
-def test_a_group_activated_by_a_direct_call_is_sent_with_that_batch_and_building_a_request_changes_nothing():
+def test_a_tool_activated_by_a_direct_call_is_sent_with_that_batch_and_building_a_request_changes_nothing():
     session, provider = make([call("git_log"), text("ok")])
     session.turn("log")
-    assert provider.requests[1].messages[-1].activated == ["git"]
-    assert [s.name for s in provider.requests[1].deferred] == ["git_log", "danger"]
+    assert provider.requests[1].messages[-1].activated == ["git_log"]
+    deferred = provider.requests[1].deferred
+    assert [(s.name, s.group) for s in deferred] == [("git_log", "git_log"), ("danger", "edit")]  # who loads it
     before = [m.activated for m in session.conversation.messages]
     request, _ = session.request()
     session.request()
-    assert [m.activated for m in session.conversation.messages] == before and request.messages[2].activated == ["git"]
+    assert [m.activated for m in session.conversation.messages] == before and request.messages[2].activated == ["git_log"]
 
 
 def test_the_view_hears_each_tool_start_before_the_tool_runs():

@@ -113,13 +113,14 @@ def test_an_overflow_in_the_repl_names_clear(make_state, provider_server):
 def test_find_activates_and_clear_keeps_the_activated_set(make_state, provider_server):
     state = make_state()
     shown = run(state, "/find edit a file")
-    assert "activated for the next requests:" in shown and "edit" in state.app.activation.active
+    assert "activated for the next requests:" in shown and "edit_file" in state.app.activation.active
     provider_server.push_openai(text="one")
     provider_server.push_openai(text="two")
     send(state, "first")
     old_id = state.session.id
     cleared = run(state, "/clear")
-    assert f"history cleared (2 messages); activated groups kept: edit\n" in cleared
+    kept = ", ".join(state.app.activation.active)
+    assert f"history cleared (2 messages); activated groups kept: {kept}\n" in cleared and "edit_file" in kept
     assert f"the earlier conversation stays saved: /resume {old_id}\n" in cleared
     assert state.session.id != old_id and state.session.ledger.rounds == []
     assert [m.text for m in state.app.store().load(old_id).messages] == ["first", "one"]

@@ -41,6 +41,7 @@ class Group:
     tools: list[str] = field(default_factory=list)
     curated: bool = False  # True when the summary came from metadata rather than the tools
     parent: str = ""  # for a part of an oversized group: the group it was split from
+    needs: dict[str, list[str]] = field(default_factory=dict)  # tool -> the tools it is no use without
 
 
 @dataclass
@@ -209,6 +210,12 @@ class Catalog:
         tool = self.tools.get(tool_name)
         return (self.part_of.get(tool_name) or tool.group or tool.name) if tool else None
 
+    def members(self, unit: str) -> list[str]:
+        """The tools an activation unit loads: a group's (or a part's), or one tool named alone."""
+        if unit in self.groups:
+            return list(self.groups[unit].tools)
+        return [unit] if unit in self.tools else []
+
     def parts_of(self, group_id: str) -> list[str]:
         """The group itself, or the parts an oversized group was split into (none for an unknown id)."""
         if group_id in self.groups:
@@ -225,7 +232,8 @@ class Catalog:
                 continue
             self.split[group.id] = self.groups.pop(group.id)
             for label, members in parts.items():
-                part = Group(f"{group.id}/{label}", keywords=list(group.keywords), tools=members, parent=group.id)
+                part = Group(f"{group.id}/{label}", keywords=list(group.keywords), tools=members, parent=group.id,
+                             needs=dict(group.needs))
                 part.summary = words_summary(members, _server_words(group.id) | {"mcp"})
                 self.groups[part.id] = part
                 self.part_of.update(dict.fromkeys(members, part.id))
@@ -261,7 +269,7 @@ def _rule(data, where: str) -> tuple[Rule | None, str]:
 
 
 def apply_metadata(group: Group, data: dict, where: str) -> list[str]:
-    """Merge metadata (summary, keywords, core, rules) into a group; return one line per bad entry."""
+    """Merge metadata (summary, keywords, core, rules, needs) into a group; return one line per bad entry."""
     problems = []
     if isinstance(data.get("summary"), str) and clean_summary(data["summary"]):
         if not group.curated:
@@ -279,6 +287,7 @@ def apply_metadata(group: Group, data: dict, where: str) -> list[str]:
             group.core = data["core"]
         else:
             problems.append(f"{where}: core must be true or false; ignored")
+    problems += _needs(group, data.get("needs", {}), where)
     rules = data.get("rules", [])
     for entry in rules if isinstance(rules, list) else [rules]:
         rule, problem = _rule(entry, where)
@@ -306,6 +315,20 @@ def apply_phrases(catalog: Catalog, group: Group, table, where: str) -> list[str
         elif not catalog.tools[name].phrases:
             catalog.tools[name] = replace(catalog.tools[name], phrases=clean(listed))
             catalog.terms.pop(name, None)
+    return problems
+
+
+def _needs(group: Group, data, where: str) -> list[str]:
+    """Merge a [needs] table (tool = [the tools it is no use without]); one line per bad entry."""
+    if not isinstance(data, dict):
+        return [f"{where}: needs must be a table of tool = [tool names]; ignored"]
+    problems = []
+    for name, wanted in data.items():
+        names = _string_list(wanted)
+        if names is None:
+            problems.append(f"{where}: needs.{name} must be a list of tool names; ignored")
+        else:
+            group.needs.setdefault(name, []).extend(n for n in names if n not in group.needs.get(name, []))
     return problems
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ankit.discovery.catalog import Catalog, build_catalog
-from ankit.discovery.finder import find
+from ankit.discovery.finder import find, loads
 from ankit.discovery.index import Index
 from ankit.tooling.tool import Tool
 
@@ -187,15 +187,13 @@ def measure(rank: Callable[[str], list[str]], queries: list[Query], tools: int, 
 
 
 def loaded_tools(index: Index, phrasings: dict[str, list[str]] | None = None) -> Callable[[str], set[str]]:
-    """What find_tools loads for a request, as tool names (the groups find() activates, core included)."""
+    """What find_tools loads for a request, as tool names (the tools find() picks, core included)."""
     core = {name for g in index.catalog.groups.values() if g.core for name in g.tools}
     also = phrasings or {}
 
-    def loads(text: str) -> set[str]:
-        groups = index.catalog.groups
-        found = find(index, text, also.get(text)).activate
-        return core | {name for g in found if g in groups for name in groups[g].tools}
-    return loads
+    def loaded(text: str) -> set[str]:
+        return core | set(loads(find(index, text, also.get(text)), index.catalog))
+    return loaded
 
 
 def evaluate(index: Index, queries: list[Query], k: int = 5) -> Metrics:

@@ -15,6 +15,7 @@ from ankit.tooling.tool import Tool
 
 CLOSE = 0.6  # groups scoring at least this share of the best are listed as candidates
 TIED = 0.8  # ... and at least this share are activated with the best (three groups at most)
+NEAR = 0.8  # a group's tools scoring at least this share of its best tool load with it (close siblings)
 MAX_ACTIVATED = 3
 MAX_LISTED = 5
 MAX_NAMES = 12  # tool names listed per loaded group
@@ -22,50 +23,62 @@ MAX_PHRASINGS = 4  # other phrasings of the task read from one find_tools call
 CATALOG_WORDS = {"", "list", "all", "catalog", "tools", "groups", "*", "?", "help"}
 _SEPARATORS = re.compile(r"[,\s]+")
 _GENERIC = frozenset(stem(w) for w in GENERIC_VERBS)
+# a request asking about something rather than for a change: its read-only tools come first
+_QUESTION = re.compile(r"(who|what|which|where|when|why|how|is|are|was|were|does|did|has|have)(n['’]t)?\b",
+                       re.IGNORECASE)
 
 
 @dataclass
 class Outcome:
-    """What a find_tools query found: kind is catalog, exact, winner, close or nothing; mode is how it was
-    ranked (words, or decision: the model's choice) and fallback_reason why decision mode was not used."""
+    """What a find_tools query found: kind is catalog, exact, winner, close or nothing; activate the groups it
+    loads from, tools the tools it loads of each (a group left out: all of it); mode is how it was ranked
+    (words, or decision: the model's choice) and fallback_reason why decision mode was not used."""
 
     kind: str
     activate: list[str] = field(default_factory=list)
     hits: list[GroupHit] = field(default_factory=list)
     mode: str = "words"
     fallback_reason: str = ""
+    tools: dict[str, list[str]] = field(default_factory=dict)
 
 
-_KEYS: "weakref.WeakKeyDictionary[Catalog, dict[str, str]]" = weakref.WeakKeyDictionary()
+_KEYS: "weakref.WeakKeyDictionary[Catalog, dict[str, tuple[str, str]]]" = weakref.WeakKeyDictionary()
 
 
-def _name_keys(catalog: Catalog) -> dict[str, str]:
-    """Every way to name a group: its id, a tool's name, with case and separators ignored (made once per catalog)."""
+def _name_keys(catalog: Catalog) -> dict[str, tuple[str, str]]:
+    """Every way to name a group or a tool, with case and separators ignored, to (group, tool or ""): a group's
+    id first, then a tool's name, then the last part of a group's id (made once per catalog)."""
     if catalog not in _KEYS:
-        by_key: dict[str, str] = {}
+        by_key: dict[str, tuple[str, str]] = {}
         for group in catalog.groups.values():
-            by_key[group.id.lower()] = by_key[name_key(group.id)] = group.id
-            by_key.setdefault(name_key(group.id.split(":")[-1]), group.id)
+            by_key[name_key(group.id.split(":")[-1])] = (group.id, "")
         for name in catalog.tools:
-            group_id = catalog.group_of(name) or name
-            by_key[name.lower()] = by_key[name_key(name)] = group_id
+            by_key[name.lower()] = by_key[name_key(name)] = (catalog.group_of(name) or name, name)
+        for group in catalog.groups.values():
+            by_key[group.id.lower()] = by_key[name_key(group.id)] = (group.id, "")
         _KEYS[catalog] = by_key
     return _KEYS[catalog]
 
 
-def _exact(catalog: Catalog, query: str) -> list[str]:
-    """Groups named by the query: every word a tool name or group id ('git_log', 'web search', 'git, web')."""
+def _exact(catalog: Catalog, query: str) -> Outcome | None:
+    """Groups and tools named by the query, every word a tool name or group id ('git_log', 'web search',
+    'git, web'): a group named loads whole, a tool named loads without its siblings."""
     by_key = _name_keys(catalog)
     whole = query.strip().strip("`'\"").strip()
     parts = catalog.parts_of(whole) if whole in catalog.split else []
     if parts:  # an oversized group named whole: its parts
-        return parts
-    if whole.lower() in by_key or name_key(whole) in by_key:
-        return [by_key.get(whole.lower()) or by_key[name_key(whole)]]
+        return Outcome("exact", parts)
     pieces = [p.strip("`'\"") for p in _SEPARATORS.split(whole) if p.strip("`'\"")]
-    if len(pieces) > 1 and all(p.lower() in by_key for p in pieces):
-        return list(dict.fromkeys(by_key[p.lower()] for p in pieces))[:MAX_LISTED]
-    return []
+    if whole.lower() in by_key or name_key(whole) in by_key:
+        named = [by_key.get(whole.lower()) or by_key[name_key(whole)]]
+    elif len(pieces) > 1 and all(p.lower() in by_key for p in pieces):
+        named = [by_key[p.lower()] for p in pieces]
+    else:
+        return None
+    groups = list(dict.fromkeys(g for g, _ in named))[:MAX_LISTED]
+    wholes = {g for g, tool in named if not tool or tool == g}  # an ungrouped tool is its own group
+    tools = {g: with_needs(catalog, g, [t for h, t in named if h == g]) for g in groups if g not in wholes}
+    return Outcome("exact", groups, tools=tools)
 
 
 def group_vocabulary(index: Index, group_id: str) -> set[str]:
@@ -98,13 +111,50 @@ def find(index: Index, query: str, phrasings: list[str] | None = None,
     named = _exact(index.catalog, query)
     if named:
         hits = {h.group: h for h in index.search_groups(query)}
-        return Outcome("exact", named, [hits.get(g) or GroupHit(g, 0.0, []) for g in named])
+        named.hits = [hits.get(g) or GroupHit(g, 0.0, []) for g in named.activate]
+        return named
     decision = decide(index, query) if decide is not None else None
     if decision is not None and decision.mode == "decision":
-        return decided(index.catalog, decision)
-    outcome = _by_words(index, query, also)
-    outcome.fallback_reason = decision.fallback_reason if decision is not None else ""
+        outcome = decided(index.catalog, decision)
+    else:
+        outcome = _by_words(index, query, also)
+        outcome.fallback_reason = decision.fallback_reason if decision is not None else ""
+    question = is_question(query)
+    outcome.tools = {h.group: siblings(index.catalog, h, question) for h in outcome.hits if h.group in outcome.activate}
     return outcome
+
+
+def is_question(query: str) -> bool:
+    """Whether a request asks about something (who/what/which/is/are/does..., or ends with '?')."""
+    return query.rstrip().endswith("?") or bool(_QUESTION.match(query.strip()))
+
+
+def read_only(tool: Tool | None) -> bool:
+    """Whether a tool declares that it only reads (effects = ["read"])."""
+    return tool is not None and tool.declared_effects() == {"read"}
+
+
+def siblings(catalog: Catalog, hit: GroupHit, question: bool = False, share: float = NEAR) -> list[str]:
+    """What a search loads of a group: its best tool and the tools scoring at least `share` of it, best first,
+    then the tools they need (the group's [needs]). A question also loads the read-only tools scoring at least
+    CLOSE of the best, and puts read-only ones first."""
+    scored = sorted(zip(hit.tools, hit.scores), key=lambda pair: -pair[1])
+    if not scored or scored[0][1] <= 0:
+        return []
+    top = scored[0][1]
+    near = [name for name, score in scored if score >= share * top
+            or question and score >= CLOSE * top and read_only(catalog.tools.get(name))][:MAX_NAMES]
+    near = with_needs(catalog, hit.group, near)
+    return sorted(near, key=lambda name: not read_only(catalog.tools.get(name))) if question else near
+
+
+def with_needs(catalog: Catalog, group_id: str, names: list[str]) -> list[str]:
+    """These tools of a group, then those they are no use without (its [needs])."""
+    group = catalog.groups.get(group_id)
+    if group is None:
+        return list(names)
+    needed = [n for name in names for n in group.needs.get(name, []) if n in group.tools]
+    return list(dict.fromkeys([*names, *needed]))
 
 
 def decided(catalog: Catalog, decision: Decision) -> Outcome:
@@ -115,6 +165,7 @@ def decided(catalog: Catalog, decision: Decision) -> Outcome:
         hit = hits.setdefault(group, GroupHit(group, 0.0, []))
         hit.score += probability
         hit.tools.append(name)
+        hit.scores.append(probability)
     ranked = sorted(hits.values(), key=lambda h: h.score, reverse=True)[:MAX_LISTED]
     if not ranked:
         return Outcome("nothing", mode="decision")
@@ -146,15 +197,49 @@ def effect(tool: Tool | None) -> str:
     return "asks first" if tool.needs_approval or tool.lasting else ""
 
 
-def _names(catalog: Catalog, group_id: str, best: list[str]) -> str:
-    """The group's matched tools first, each with its effect, then what else it holds, in one line."""
+def _names(catalog: Catalog, group_id: str, best: list[str], offered: set[str]) -> str:
+    """The group's matched tools first, each with its effect, then in one line what else it holds: loaded too,
+    or not loaded and how to load it."""
     group = catalog.groups.get(group_id)
     names = list(group.tools) if group else []
     matched = [n for n in best if n in names][:MAX_NAMES] or names[:MAX_NAMES]
     marked = [f"{n} ({effect(catalog.tools.get(n))})" if effect(catalog.tools.get(n)) else n for n in matched]
     rest = [n for n in names if n not in matched]
-    shown = ", ".join(rest[:MAX_NAMES]) + (f", and {len(rest) - MAX_NAMES} more" if len(rest) > MAX_NAMES else "")
-    return ", ".join(marked) + (f"; also in {group_id}: {shown}" if rest else "")
+    waiting = [n for n in rest if n not in offered]
+    if waiting:
+        return (", ".join(marked) + f"; not loaded yet: {_listed(waiting)} (find_tools loads them by name, "
+                f"or \"{group_id}\" for all)")
+    return ", ".join(marked) + (f"; also in {group_id}: {_listed(rest)}" if rest else "")
+
+
+def _listed(names: list[str]) -> str:
+    extra = len(names) - MAX_NAMES
+    return ", ".join(names[:MAX_NAMES]) + (f", and {extra} more" if extra > 0 else "")
+
+
+def loads(outcome: Outcome, catalog: Catalog) -> list[str]:
+    """The tools an outcome loads: the tools picked of each group, or the whole group."""
+    found = [n for g in outcome.activate for n in (outcome.tools.get(g) or catalog.members(g))]
+    return list(dict.fromkeys(found))
+
+
+def units(outcome: Outcome, catalog: Catalog, offered: set[str]) -> list[str]:
+    """What to activate for an outcome: a group whose tools it all loads (or all but those offered) as the
+    group, otherwise the picked tools one by one; nothing for tools offered already."""
+    found: list[str] = []
+    for group in outcome.activate:
+        members = catalog.members(group)
+        picked = outcome.tools.get(group) or members
+        if members and set(members) <= offered:
+            continue
+        whole = not outcome.tools.get(group) or set(members) <= set(picked) | offered
+        found += [group] if whole or not members else [n for n in picked if n not in offered]
+    return found
+
+
+def offered_names(catalog: Catalog, loaded: list[str]) -> set[str]:
+    """The tools loaded units offer (groups whole, tools loaded alone)."""
+    return {n for unit in loaded for n in catalog.members(unit)}
 
 
 def doubles(index: Index, groups: list[str]) -> list[tuple[str, str]]:
@@ -170,9 +255,8 @@ def _prefer_line(pairs: list[tuple[str, str]]) -> list[str]:
 
 
 def code_text(outcome: Outcome, catalog: Catalog) -> str:
-    """find_tools' answer in code mode: the found groups' tools as Python stubs for run_code programs."""
-    names = [n for g in outcome.activate for n in (catalog.groups[g].tools if g in catalog.groups else [])]
-    specs = [catalog.tools[n].spec() for n in dict.fromkeys(names) if n in catalog.tools]
+    """find_tools' answer in code mode: the found tools as Python stubs for run_code programs."""
+    specs = [catalog.tools[n].spec() for n in loads(outcome, catalog) if n in catalog.tools]
     if not specs:
         return ""
     return ("In run_code, `import tools` gives each of them as a function (keyword arguments; it returns the "
@@ -181,9 +265,9 @@ def code_text(outcome: Outcome, catalog: Catalog) -> str:
 
 def result_text(outcome: Outcome, catalog: Catalog, newly: list[str], loaded: list[str], query: str,
                 pairs: list[tuple[str, str]] | None = None, code: str = "off") -> str:
-    """The text find_tools returns: what it activated, what was already loaded, other candidates, which of two
-    tools doing the same job to prefer, and in code mode the found tools' Python stubs. Whether an activated
-    group fits the next request is the round's plan to say, once, in that request."""
+    """The text find_tools returns: what it activated, what was already loaded, what else those groups hold,
+    other candidates, which of two tools doing the same job to prefer, and in code mode the found tools' Python
+    stubs. Whether an activated group fits the next request is the round's plan to say, once, in that request."""
     if outcome.kind == "catalog":
         return _catalog_answer(catalog, loaded, "Tool groups you can load")
     if outcome.kind == "nothing":
@@ -191,8 +275,9 @@ def result_text(outcome: Outcome, catalog: Catalog, newly: list[str], loaded: li
         return _catalog_answer(catalog, loaded, f"Nothing matched {shown!r}, so nothing was loaded. Tool groups") + (
             _mode_line(outcome))
     best = {h.group: h.tools for h in outcome.hits}
-    lines = [f"{'Loaded' if g in newly else 'Already loaded'} {g}: {_names(catalog, g, best.get(g, []))}."
-             for g in outcome.activate]
+    offered = offered_names(catalog, [*loaded, *newly])
+    fresh = offered_names(catalog, newly) & set(loads(outcome, catalog))
+    lines = [_line(catalog, g, outcome.tools.get(g) or best.get(g, []), fresh, offered) for g in outcome.activate]
     lines += _prefer_line(pairs or [])
     if newly and code != "only":
         lines.append("These tools can be called from your next step.")
@@ -203,6 +288,12 @@ def result_text(outcome: Outcome, catalog: Catalog, newly: list[str], loaded: li
         lines += [f"- {h.group}: {first_sentence(groups[h.group].summary)}" for h in others if h.group in groups]
     stubs_text = code_text(outcome, catalog) if code != "off" else ""
     return "\n".join(lines + ([stubs_text] if stubs_text else [])) + _mode_line(outcome)
+
+
+def _line(catalog: Catalog, group_id: str, shown: list[str], fresh: set[str], offered: set[str]) -> str:
+    """One found group: Loaded (or Already loaded) GROUP, its found tools, then what else it holds."""
+    state = "Loaded" if fresh & set(catalog.members(group_id)) else "Already loaded"
+    return f"{state} {group_id}: {_names(catalog, group_id, shown, offered)}."
 
 
 def _mode_line(outcome: Outcome) -> str:
@@ -223,8 +314,9 @@ BASE_DESCRIPTION = "Find and load the tools a task needs, by a few words about t
 # itself never matches a query for "commits" or "web pages".
 GUIDANCE = (
     "Describe the task in a few words (\"show recent commits\", \"fetch a web page\"); the best matching "
-    "groups are loaded and their tools can be called from your next step. Loaded tools stay loaded. "
-    "An empty query lists the groups. In phrasings, say the same task again as a tool's author would name "
+    "tools are loaded and can be called from your next step, and the answer names what else their groups "
+    "hold: name those tools, or a group id, to load them. Loaded tools stay loaded. An empty query lists the "
+    "groups. In phrasings, say the same task again as a tool's author would name "
     "it, with the action and the object (\"delete pod\", \"create pull request\", \"forward port\")."
 )
 PARAMETERS = {
@@ -245,16 +337,24 @@ PARAMETERS = {
 }
 
 
-def user_line(outcome: Outcome, catalog: Catalog, newly: list[str]) -> str:
-    """What the user sees of a find_tools call: "loaded git (7 tools)", "nothing matched", ..."""
+def user_line(outcome: Outcome, catalog: Catalog, newly: list[str], before: set[str] = frozenset()) -> str:
+    """What the user sees of a find_tools call: "loaded git (7 tools)", "loaded run_command of shell (1 tool)",
+    "nothing matched", ...; the count is of the tools not offered before."""
     if outcome.kind == "catalog":
         return "listed the tool groups"
     if outcome.kind == "nothing":
         return "nothing matched; nothing loaded"
     if not newly:
         return f"already loaded: {', '.join(outcome.activate)}"
-    count = sum(len(catalog.groups[g].tools) for g in newly if g in catalog.groups)
-    return f"loaded {', '.join(newly)} ({count} tool{'' if count == 1 else 's'})"
+    alone: dict[str, list[str]] = {}  # group -> the tools loaded without it ([] for the group itself)
+    for unit in newly:
+        if unit in catalog.groups:
+            alone.setdefault(unit, [])
+        else:
+            alone.setdefault(catalog.group_of(unit) or unit, []).append(unit)
+    said = [f"{', '.join(tools)} of {group}" if tools else group for group, tools in alone.items()]
+    count = len(offered_names(catalog, newly) - before)
+    return f"loaded {'; '.join(said)} ({count} tool{'' if count == 1 else 's'})"
 
 
 def describe(catalog: Catalog | None, mode: str, loaded: list[str] | None = None) -> str:
@@ -302,10 +402,11 @@ def make_find_tools(
         outcome = find(index, query, phrasings if isinstance(phrasings, list) else None, decide)
         core = [g.id for g in index.catalog.groups.values() if g.core]
         loaded = list(dict.fromkeys([*active(), *core]))
-        wanted = [g for g in outcome.activate if g not in loaded]
+        before = offered_names(index.catalog, loaded)
+        wanted = units(outcome, index.catalog, before)
         newly = activate(wanted) if wanted else []
         if hasattr(ctx, "summarize"):
-            ctx.summarize(user_line(outcome, index.catalog, newly))
+            ctx.summarize(user_line(outcome, index.catalog, newly, before))
         return result_text(outcome, index.catalog, newly, loaded, query, doubles(index, outcome.activate), code)
 
     return FinderTool("find_tools", BASE_DESCRIPTION, PARAMETERS, run, group="core", read_only=True, source="ankit",

@@ -35,6 +35,7 @@ class GroupHit:
     group: str
     score: float
     tools: list[str] = field(default_factory=list)
+    scores: list[float] = field(default_factory=list)  # each matched tool's score, in the order of tools
 
 
 TWIN = 0.6  # how close in meaning a server tool and a bundled one of like names must be to be one answer
@@ -238,7 +239,9 @@ class Index:
         hits: dict[str, GroupHit] = {}
         for name, score in self.rank_phrasings([query, *(also or [])], limit=len(self.names)):
             group = self.catalog.group_of(name) or name
-            hits.setdefault(group, GroupHit(group, score)).tools.append(name)
+            hit = hits.setdefault(group, GroupHit(group, score))
+            hit.tools.append(name)
+            hit.scores.append(score)
         return list(hits.values())
 
 

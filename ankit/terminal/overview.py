@@ -28,12 +28,21 @@ def _row(label: str, size: int | None, note: str = "") -> list[str]:
     return [label, number(size), number(tokens(size)), note]
 
 
-def _tool_rows(activation, tools) -> list[list[str]]:
+def _tool_rows(app, tools) -> list[list[str]]:
     """One row per group: core and activated groups sent, then those held back."""
+    activation = app.activation
     rows = [_row(f"  {g}", activation.frozen(g).size, "core, sent") for g in activation.core]
-    rows += [_row(f"  {g}", activation.frozen(g).size, "activated, sent") for g in tools.sent]
-    rows += [_row(f"  {g}", activation.frozen(g).size, "held back: no room this round") for g in tools.held_back]
-    return rows
+    rows += _unit_rows(app, tools.sent, "activated, sent")
+    return rows + _unit_rows(app, tools.held_back, "held back: no room this round")
+
+
+def _unit_rows(app, units: list[str], note: str) -> list[list[str]]:
+    """One row per group of these activation units: the group, or 'group: the tools loaded without it'."""
+    by_group: dict[str, list[str]] = {}
+    for unit in units:
+        by_group.setdefault(unit if unit in app.catalog.groups else app.catalog.group_of(unit) or unit, []).append(unit)
+    return [_row(f"  {group}" if group in found else f"  {group}: {', '.join(found)}",
+                 sum(app.activation.frozen(u).size for u in found), note) for group, found in by_group.items()]
 
 
 def context_text(app, session, width: int = 0) -> str:
@@ -50,7 +59,7 @@ def context_text(app, session, width: int = 0) -> str:
     rows = [_row("system prompt", system),
             _instructions_row(app),
             _row("  of which the skills list", skills, f"{len(app.skills)} skills" if app.skills else "no skills"),
-            _row(f"tools ({len(request.tools)} sent)", tools.schema_bytes), *_tool_rows(app.activation, tools),
+            _row(f"tools ({len(request.tools)} sent)", tools.schema_bytes), *_tool_rows(app, tools),
             _row(f"history ({count} message{'' if count == 1 else 's'})", history,
                  "; ".join(filter(None, [f"{left_out} older messages left out" if left_out else "",
                                          f"{compacted} before /compact kept in the file only" if compacted else ""])))]
@@ -89,26 +98,38 @@ def _last_reported(session) -> list[str]:
             f"(round {last.turn}.{last.round}, {number(last.usage.cached_tokens)} cached)"]
 
 
-def _group_line(app, group_id: str, size: int) -> list[str]:
+def _group_line(app, group_id: str, size: int, loaded: list[str] | None = None) -> list[str]:
     group = app.catalog.groups[group_id]
     count = f"{len(group.tools)} tool{'s' if len(group.tools) != 1 else ' '}"  # the numbers stay aligned
+    count = f"{len(loaded)} of {count}" if loaded else count
     return [f"  {group_id}", count, f"{number(size)} B", first_sentence(group.summary)]
 
 
+def partly_loaded(app) -> dict[str, list[str]]:
+    """Groups of which find_tools loaded some tools alone, not the group: group -> those tools."""
+    found: dict[str, list[str]] = {}
+    for unit in app.activation.active:
+        if unit not in app.catalog.groups and unit in app.catalog.tools:
+            found.setdefault(app.catalog.group_of(unit), []).append(unit)
+    return {g: names for g, names in found.items() if g in app.catalog.groups and g not in app.activation.active}
+
+
 def tools_text(app, width: int = 100) -> str:
-    """Core, activated and available groups, one line each, with their tool count and schema bytes."""
-    activation, groups = app.activation, app.catalog.groups
+    """Core, activated (whole or some of their tools) and available groups, one line each, with their tool count
+    and schema bytes."""
+    activation, groups, partly = app.activation, app.catalog.groups, partly_loaded(app)
     core = [g for g in activation.core if g in groups]
-    active = [g for g in activation.active if g in groups]
+    active = [g for g in groups if g in activation.active or g in partly]
     available = [g for g in groups if g not in core and g not in active]
     sections = [("core (always sent)", core), ("activated (sent from now on)", active),
                 ("available (/find QUERY, or the model's find_tools, loads them)", available)]
     rows = []
     for _, names in sections:
         for name in names:
+            units = partly.get(name) or [name]
             sent = name in core or name in active
-            size = activation.frozen(name).size if sent else len(canonical(activation.group_specs(name)))
-            rows.append(_group_line(app, name, size))
+            size = sum(activation.frozen(u).size for u in units) if sent else len(canonical(activation.group_specs(name)))
+            rows.append(_group_line(app, name, size, partly.get(name)))
     body = table(["", "", "", ""], rows, {1, 2})[1:] if rows else []
     lines, at = [], 0
     for title, names in sections:
@@ -123,8 +144,9 @@ def group_text(app, group_id: str, width: int = 100) -> str:
     if group is None:
         known = ", ".join(app.catalog.groups)
         return f"no group {group_id!r}; known groups: {known}"
-    state = ("core" if group_id in app.activation.core else
-             "activated" if group_id in app.activation.active else "available")
+    partly = partly_loaded(app).get(group_id)
+    state = ("core" if group_id in app.activation.core else "activated" if group_id in app.activation.active else
+             f"activated: {', '.join(partly)}" if partly else "available")
     lines = [f"{group_id} ({state}): {group.summary}"]
     tools = [t for t in map(app.lookup, group.tools) if t is not None]
     name_width = max((len(t.name) for t in tools), default=0)

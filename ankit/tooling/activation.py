@@ -2,7 +2,7 @@
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ankit.records import ToolSpec
 
@@ -44,10 +44,21 @@ class Activation:
     _order: list[str] = field(default_factory=list)  # groups in the order first declared: grow-only
 
     def activate(self, groups: list[str]) -> list[str]:
-        """Add groups to the set; return those that were not active before."""
-        added = [g for g in dict.fromkeys(groups) if g not in self.active and g not in self.core]
-        self.active.extend(added)
+        """Add units (groups, or tools loaded without their group) to the set; return those that were not
+        active before. A unit whose every tool is offered already adds nothing, so it never joins."""
+        added = []
+        for unit in dict.fromkeys(groups):
+            if unit in self.active or unit in self.core:
+                continue
+            names = {s.name for s in self.group_specs(unit)}
+            if not names or not names <= self.offered_names():  # an MCP group still listing: none yet
+                self.active.append(unit)
+                added.append(unit)
         return added
+
+    def offered_names(self) -> set[str]:
+        """Names of the tools the core and activated units offer (sent, or waiting for room)."""
+        return {s.name for unit in [*self.core, *self.active] for s in self.group_specs(unit)}
 
     def reset(self, groups: list[str]) -> None:
         """Put these groups in place of the activated set (a resumed session brings its own)."""
@@ -84,18 +95,21 @@ class Activation:
             specs = [s for s in specs if s.name in self.only]
             return RoundTools(specs, [], [], len(canonical(specs)))
         sent, held, used = [], [], 0
+        sizes: dict[str, int] = {}
         for group in self.active:
             item = self.frozen(group)
             if not item.specs:
                 continue
-            if used + item.size <= budget:
-                names = {s.name for s in specs}  # a tool made core by name also belongs to its own group
-                specs.extend(s for s in item.specs if s.name not in names)
+            names = {s.name for s in specs}  # a tool made core by name, or loaded alone before its group
+            extra = [s for s in item.specs if s.name not in names]
+            sizes[group] = item.size if len(extra) == len(item.specs) else len(canonical(extra))
+            if used + sizes[group] <= budget:  # held back by what it would add, not by its whole group
+                specs.extend(extra)
                 sent.append(group)
-                used += item.size
+                used += sizes[group]
             else:
                 held.append(group)
-        too_big = [g for g in held if self.frozen(g).size > budget]
+        too_big = [g for g in held if sizes[g] > budget]
         return RoundTools(specs, sent, held, used + self.core_bytes(), too_big)
 
     def core_names(self) -> set[str]:
@@ -103,7 +117,8 @@ class Activation:
         return {s.name for g in self.core for s in self.frozen(g).specs}
 
     def catalog(self) -> list[ToolSpec]:
-        """Every other tool, for providers that declare the catalog deferred: groups in the order first seen.
+        """Every other tool, for providers that declare the catalog deferred: groups in the order first seen,
+        each tool's spec naming the unit that loads it (its group, or itself when loaded alone).
 
         A group that appears later (an MCP server that finished starting) goes at the end, so what was
         declared before keeps its bytes and its place.
@@ -111,15 +126,24 @@ class Activation:
         if self.only:
             return []
         self._order += [g for g in self.all_groups() if g not in self._order and self.frozen(g).specs]
-        specs, seen = [], self.core_names()
+        specs, seen, loader = [], self.core_names(), self.loaders()
         for group in self._order:
             if group in self.core:
                 continue
             for spec in self.frozen(group).specs:
                 if spec.name not in seen:
                     seen.add(spec.name)
-                    specs.append(spec)
+                    specs.append(replace(spec, group=loader.get(spec.name, group)))
         return specs
+
+    def loaders(self) -> dict[str, str]:
+        """Each activated tool's unit: the first activated unit holding it (a tool loaded alone before its group
+        keeps its own), which is how a provider knows which answer loaded it; other tools keep their group."""
+        found: dict[str, str] = {}
+        for unit in self.active:
+            for spec in self.frozen(unit).specs:
+                found.setdefault(spec.name, unit)
+        return found
 
     def forget_frozen(self, group: str) -> None:
         """Drop a group's frozen bytes (its tools changed, e.g. an MCP server re-listed them)."""

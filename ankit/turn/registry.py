@@ -126,8 +126,14 @@ class Registry:
         self._index = None  # a listing never searches: the index is built on first use
         self.problems += [p for p in problems if p not in self.problems]
         self.activation.core = self._core_groups()
-        for group in meta:
-            self.activation.forget_frozen(group)
+        for unit in [*meta, *self.activation.active]:  # a server's group, its parts, its tools loaded alone
+            if unit in meta or self._root(unit) in meta:
+                self.activation.forget_frozen(unit)
+
+    def _root(self, unit: str) -> str:
+        """The group an activation unit belongs to: a tool's group, a part's whole group, or the unit itself."""
+        group = self.catalog.groups.get(self.catalog.group_of(unit) or unit)
+        return (group.parent or group.id) if group else unit
 
     @property
     def index(self) -> Index:
@@ -176,8 +182,8 @@ class Registry:
     def _activate_found(self, groups: list[str]) -> list[str]:
         """find_tools' activation: the groups join the set, and the MCP servers behind them start (in the background)."""
         added = self.activation.activate(groups)
-        if self.mcp is not None:
-            self.mcp.wake(groups)
+        if self.mcp is not None:  # a tool loaded alone wakes its server too
+            self.mcp.wake([self.catalog.group_of(g) or g for g in groups])
         return added
 
     def _core_groups(self) -> list[str]:
@@ -188,9 +194,9 @@ class Registry:
         return [g for g in dict.fromkeys(["core", *sorted(set(wanted) - {"core"})]) if g in self.catalog.groups]
 
     def group_specs(self, group: str) -> list[ToolSpec]:
-        """A group's current specs, from the catalog; find_tools only while a group is left to load."""
-        found = self.catalog.groups.get(group)
-        names = list(found.tools if found else [])
+        """An activation unit's current specs (a group's, or one tool's), from the catalog; find_tools only while
+        a group is left to load."""
+        names = self.catalog.members(group)  # a group, or a tool find_tools loaded without its siblings
         if group == "core":  # tools named one by one in the config's core list travel with the core group
             names += [n for n in self.core if n in self.tools and n not in names]
             if self.everything_offered():

@@ -280,8 +280,8 @@ class Session:
                     results.append(ToolResult(call.id, call.name, cap_output(f"Error: {detail}"), True, "stopped"))
                     stopped.append(call.name)
                     raise
-                if tool is not None:
-                    self.activation.activate([tool.group])  # a deferred tool called by name joins the set
+                if tool is not None and tool.name not in self.activation.offered_names():
+                    self.activation.activate([tool.name])  # a deferred tool called by name joins the set, alone
                 self.view.tool_end(result)
                 results.append(result)
                 while self.checkpoints is not None and self.checkpoints.notes:

@@ -259,15 +259,15 @@ def _activator(registry: Registry, activation: Activation, found: set[str]):
     def activate(groups: list[str]) -> list[str]:
         found.update(groups)
         added = activation.activate(groups)
-        if registry.mcp is not None:
-            registry.mcp.wake(groups)
+        if registry.mcp is not None:  # a tool loaded alone wakes its server too
+            registry.mcp.wake([registry.catalog.group_of(g) or g for g in groups])
         return added
     return activate
 
 
 def _allowed(spec: AgentSpec | None, found: set[str]):
     """Which tools a subagent may call: every tool, or its agent's list (names or groups) and, when the list has
-    find_tools, the groups it found; for an untrusted project's agent only those whose declared effects are reads."""
+    find_tools, the groups and tools it found; for an untrusted project's agent only those whose declared effects are reads."""
     def allowed(tool: Tool | None) -> bool:
         if tool is None or tool.name in ("task", "run_code"):  # no subagent of a subagent; programs: the main session's
             return False
@@ -277,5 +277,5 @@ def _allowed(spec: AgentSpec | None, found: set[str]):
             return False
         if spec.tools is None or tool.name in spec.tools or tool.group in spec.tools:
             return True
-        return "find_tools" in spec.tools and tool.group in found
+        return "find_tools" in spec.tools and (tool.group in found or tool.name in found)
     return allowed

@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT))
 from ankit.discovery.catalog import Catalog, build_catalog, described, read_metadata  # noqa: E402
 from ankit.discovery.decision import decide  # noqa: E402
 from ankit.discovery.evaluation import InputError, load_queries, read_catalog  # noqa: E402
-from ankit.discovery.finder import find  # noqa: E402
+from ankit.discovery.finder import find, loads  # noqa: E402
 from ankit.discovery.index import Index  # noqa: E402
 from ankit.discovery.phrases import clean  # noqa: E402
 from ankit.tooling.tool import Tool  # noqa: E402
@@ -120,9 +120,7 @@ class Words:
 
     def rank(self, request: Request) -> tuple[list[str], list[str]]:
         ranked = [name for name, _ in self.index.rank_phrasings([request.text, *request.phrasings])]
-        groups = self.index.catalog.groups
-        found = find(self.index, request.text, request.phrasings).activate
-        return ranked, self.core + [n for g in found if g in groups for n in groups[g].tools]
+        return ranked, self.core + loads(find(self.index, request.text, request.phrasings), self.index.catalog)
 
     def note(self) -> str:
         return ""

@@ -4,7 +4,8 @@ usage: python3 tests/bench/rank_tree.py TREE CATALOG REQUESTS
 TREE is a checkout of an earlier ankit (git -C /work/main archive 6402d37 | tar -x -C /tmp/old); CATALOG is in
 the eval-discovery format (tool lines, group lines); REQUESTS holds JSON lines {"query", "phrasings", "gold"}.
 Prints one JSON line per request: {"ranked": [...], "loaded": [...]}, the tools that tree ranks first, up to
-and including the first gold tool (at least 10), and what its find_tools would load (core tools included).
+and including the first gold tool (at least 10), and what its find_tools would load (core tools included: the
+tools it picks of each group, or whole groups in a tree from before it picked).
 Only TREE's ankit is imported (its read_catalog, build_catalog, Index and find, as at 6402d37).
 """
 
@@ -33,10 +34,17 @@ def main(argv: list[str]) -> int:
         texts, gold = [request["query"], *request["phrasings"]], set(request["gold"])
         ranked = [name for name, _ in index.rank_phrasings(texts)]
         first = next((i for i, name in enumerate(ranked, 1) if name in gold), 0)
-        found = find(index, request["query"], request["phrasings"]).activate
-        loaded = core + [n for g in found if g in catalog.groups for n in catalog.groups[g].tools]
+        loaded = core + loaded_by(find(index, request["query"], request["phrasings"]), catalog)
         print(json.dumps({"ranked": ranked[:max(10, first)], "loaded": loaded}))
     return 0
+
+
+def loaded_by(outcome, catalog) -> list[str]:
+    """The tools a find() outcome loads: those it picked of each group, else the whole group (a tree from before
+    issue #31 item 4 picks none)."""
+    picked = getattr(outcome, "tools", {})
+    groups = catalog.groups
+    return [n for g in outcome.activate for n in picked.get(g) or (groups[g].tools if g in groups else [])]
 
 
 if __name__ == "__main__":
