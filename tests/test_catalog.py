@@ -21,11 +21,11 @@ def test_groups_come_from_folders_in_a_stable_order(tmp_path):
     assert list(reversed_catalog.groups) == list(catalog.groups)
 
 
-def test_metadata_gives_summary_keywords_core_and_rules(tmp_path):
+def test_metadata_gives_summary_phrases_core_and_rules(tmp_path):
     catalog, _ = build_catalog(small_catalog(tmp_path))
     git, files, github = catalog.groups["git"], catalog.groups["files"], catalog.groups["github"]
     assert git.summary == "Git version control: history and diffs" and git.curated
-    assert git.keywords == ["version control", "history"]
+    assert catalog.tools["git_log"].phrases == ["version control history"]
     assert files.core and not git.core
     [rule] = github.rules
     assert (rule.when, rule.prefer, rule.over) == (["github", "notifications"], "github", ["apps"])
@@ -53,7 +53,7 @@ def test_a_module_group_export_overrides_its_folder(tmp_path):
 
 def test_a_group_toml_that_does_not_parse_gives_one_line_and_the_group_still_loads(tmp_path):
     write_tool(tmp_path, "notes", "add_note", "Add a note to the notebook.")
-    path = write_toml(tmp_path, "notes", 'summary = "Notes\nkeywords = [oops\n')
+    path = write_toml(tmp_path, "notes", 'summary = "Notes\ncore = [oops\n')
     catalog, problems = build_catalog(load(tmp_path))
     assert len(problems) == 1 and str(path) in problems[0] and "does not parse" in problems[0]
     assert "\n" not in problems[0]
@@ -70,8 +70,8 @@ def test_bad_entries_in_a_group_toml_are_reported_and_skipped(tmp_path):
     ))
     catalog, problems = build_catalog(load(tmp_path))
     group = catalog.groups["notes"]
-    assert len(problems) == 3  # summary, core, the empty rule
-    assert group.keywords == ["memo"] and group.core is False
+    assert len(problems) == 4  # summary, keywords, core, the empty rule
+    assert "keywords are no longer searched; write [phrases]" in problems[1] and group.core is False
     assert [r.when for r in group.rules] == [["jot"]]
 
 
@@ -131,10 +131,10 @@ def test_needs_says_which_tools_a_tool_is_no_use_without_and_bad_entries_are_rep
 
 def test_extra_groups_supply_metadata_without_a_file(tmp_path):
     write_tool(tmp_path, "", "mcp__time__now", "Current time in a zone.", group_export="mcp:time")
-    meta = {"mcp:time": {"summary": "Time in any zone", "keywords": ["clock"], "core": True}}
+    meta = {"mcp:time": {"summary": "Time in any zone", "core": True}}
     catalog, problems = build_catalog(load(tmp_path), meta)
     group = catalog.groups["mcp:time"]
-    assert problems == [] and group.summary == "Time in any zone" and group.keywords == ["clock"] and group.core
+    assert problems == [] and group.summary == "Time in any zone" and group.core
 
 
 def test_tools_arriving_later_join_their_group(tmp_path):
@@ -202,18 +202,18 @@ def test_catalog_lines_are_one_clean_sentence():
     assert catalog.groups["mcp:x"].summary == "Does things"
 
 
-def test_an_oversized_group_is_split_into_parts_that_keep_its_keywords():
+def test_an_oversized_group_is_split_into_parts():
     from ankit.tooling.toolbox import Tool
     big = {"type": "object", "properties": {"filter": {"type": "string", "description": "x" * 3000}}}
     names = ["create-collection", "drop-collection", "list-collections", "create-index", "drop-index",
              "list-indexes", "insert-many", "update-many", "delete-many"]
     tools = [Tool(f"mcp__db__{n}", f"Do {n}.", big, lambda a, c=None: "", group="mcp:db") for n in names]
     tools.append(Tool("read_file", "Read a file.", big, lambda a, c=None: "", group="core"))
-    catalog, _ = build_catalog(tools, {"mcp:db": {"keywords": ["db server"]}, "core": {"core": True}})
+    catalog, _ = build_catalog(tools, {"mcp:db": {"core": False}, "core": {"core": True}})
     parts = catalog.parts_of("mcp:db")
     assert len(parts) > 1 and "mcp:db" not in catalog.groups and "mcp:db" in catalog.split
     assert all(p.startswith("mcp:db/") and catalog.groups[p].parent == "mcp:db" for p in parts)
-    assert all(catalog.groups[p].keywords == ["db server"] for p in parts)
+    assert not any(catalog.groups[p].core for p in parts)
     assert catalog.group_of("mcp__db__drop-index") in parts and catalog.parts_of("core") == ["core"]
 
 

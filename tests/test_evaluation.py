@@ -123,7 +123,7 @@ def test_live_evaluation_is_the_sessions_ranking_and_its_export_ranks_the_same(t
     live = json.loads(capsys.readouterr().out)
     assert live["loaded_recall"] == 1.0 and live["recall_at_k"] == 1.0
     groups = [json.loads(line) for line in exported.read_text().splitlines() if '"name"' not in line]
-    assert any(g["group"] == "git" and g["rules"] and g["keywords"] for g in groups)  # metadata travels along
+    assert any(g["group"] == "git" and g["rules"] and "summary" in g for g in groups)  # metadata travels along
     assert main(["--catalog", str(exported), "--queries", str(queries), "--json"]) == 0
     offline = json.loads(capsys.readouterr().out)
     assert {k: v for k, v in offline.items() if k != "ms_per_query"} == \

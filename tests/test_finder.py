@@ -334,7 +334,7 @@ RULE_CASES = {
     ("memory", ("remember",)): "remember that the server runs on port 8000",
     ("process", ("kill", "pid")): "kill pid 4242 that the shell started",
     ("process", ("kill", "port")): "kill the shell job holding port 3000",
-    ("shell", ("run", "tests")): "run the web tests",
+    ("shell", ("run", "tests")): "run the web app tests",
     ("shell", ("background",)): "background process on port 3000",
     ("web", ("search", "web")): "search the web for search_text usage",
     ("web", ("online",)): "find files online",

@@ -46,15 +46,15 @@ def test_spaces_and_underscores_are_equivalent_in_names(index):
     assert tools(index, "please run WebSearch now")[0] == "web_search"
 
 
-def test_a_groups_keywords_are_a_field_of_its_tools(index):
-    assert groups(index, "version control") == ["git"]  # in no tool's text: a keyword of the git group
+def test_a_groups_phrases_are_a_field_of_its_tools(index):
+    assert groups(index, "version control") == ["git"]  # in no tool's text: a phrase the git group gives git_log
     assert groups(index, "history") == ["git"]
 
 
 def test_every_field_of_a_tool_is_searched_by_its_weight(tmp_path):
     write_tool(tmp_path, "quartz", "crystal_tool", "Handles gems.")
     write_tool(tmp_path, "curated", "curated_tool", "Handles rocks.")
-    write_toml(tmp_path, "curated", 'keywords = ["quartz"]\n')
+    write_toml(tmp_path, "curated", '[phrases]\ncurated_tool = ["quartz"]\n')
     write_tool(tmp_path, "named", "quartz_scan", "Scans rocks.")
     write_tool(tmp_path, "described", "plain_tool", "Mentions quartz in passing.")
     tools_ = load(tmp_path)
@@ -221,7 +221,7 @@ def fleet_index(rows: list[tuple[str, str, str]], meta: dict | None = None, para
 
 
 def mcp_meta(*names: str) -> dict:
-    return {f"mcp:{n}": {"keywords": [f"{n} server", f"mcp {n}"]} for n in names}
+    return {f"mcp:{n}": {"core": False} for n in names}
 
 
 FLEET = [
@@ -238,9 +238,7 @@ FLEET = [
     ("mcp:playwright", "mcp__playwright__browser_fill_form", "Fill multiple form fields in the browser page."),
     ("shell", "job_output", "Show the output of a background job."),
 ]
-FLEET_META = {**mcp_meta("github", "everything", "git", "time", "kubernetes", "playwright"),
-              "git": {"keywords": ["git", "log", "history", "staged"]}, "web": {"keywords": ["web", "url"]},
-              "shell": {"keywords": ["job", "background"]}}
+FLEET_META = mcp_meta("github", "everything", "git", "time", "kubernetes", "playwright")
 
 
 @pytest.mark.parametrize("query", ["open an issue on GitHub for the crash", "open an issue on github for the crash"])
@@ -275,14 +273,14 @@ def test_words_inside_identifiers_paths_and_quotes_are_weak_evidence(query, expe
     # same words, said plainly, count more
 
 
-def test_a_one_word_keyword_needs_the_rest_of_the_request_to_agree():
+def test_one_word_of_a_tool_needs_the_rest_of_the_request_to_agree():
     index = fleet_index(FLEET, FLEET_META)
     assert tools(index, "fill in the job application form in the browser")[0] == "mcp__playwright__browser_fill_form"
-    assert groups(index, "show the output of the background job")[0] == "shell"  # the keyword still counts
+    assert groups(index, "show the output of the background job")[0] == "shell"
 
 
 def test_a_rule_decides_only_between_groups_the_request_reaches():
-    meta = {**FLEET_META, "git": {"keywords": ["git"], "rules": [{"when": ["commit"], "prefer": "git"}]}}
+    meta = {**FLEET_META, "git": {"rules": [{"when": ["commit"], "prefer": "git"}]}}
     index = fleet_index(FLEET, meta)
     # git reaches a third of the form tool's score: the rule does not decide
     assert tools(index, "fill the commit form in the browser")[0] == "mcp__playwright__browser_fill_form"
@@ -347,17 +345,17 @@ def test_a_tool_whose_name_says_more_of_the_request_ranks_first():
 
 
 def test_an_abbreviation_spelled_out_leaves_the_requests_own_phrases_whole(tmp_path):
-    def index(keywords: str) -> Index:
-        folder = tmp_path / str(len(keywords))
+    def index(phrases: str) -> Index:
+        folder = tmp_path / str(len(phrases))
         write_tool(folder, "files", "read_file", "Read a text file.")
-        write_toml(folder, "files", f"keywords = [{keywords}]\n")
+        write_toml(folder, "files", f"[phrases]\nread_file = [{phrases}]\n")
         write_tool(folder, "settings", "show_configuration", "Show the configuration of the tool.")
         tools_ = load(folder)
         return Index(build_catalog(tools_)[0], tools_)
 
     query = "what does the config file say"  # 'config file', not 'config configuration file'
     with_phrase, without = dict(index('"config file"').rank_tools(query)), dict(index("").rank_tools(query))
-    assert with_phrase["read_file"] > without["read_file"]  # the keyword counts
+    assert with_phrase["read_file"] > without["read_file"]  # the phrase counts
     assert "show_configuration" in tools(index(""), "the config")  # config still reaches configuration
 
 

@@ -346,15 +346,11 @@ def test_get_time_unknown_zone(tmp_path):
     assert result.is_error and result.content.startswith("Error: unknown time zone 'Mars/Olympus'; use an IANA name")
 
 
-# Missed since the ranking became one BM25F function fitted on data outside the bundled tools (issue 31): a
-# group's keywords no longer outweigh another group's words ('changed' is edit's as much as git's). Listed, so a
-# new miss (or a fixed one) shows.
-MISSED = {("apply_patch", "apply this diff to the repository"),
-          ("write_file", "write a .gitignore for a python project"),
-          ("write_file", "save these notes to notes.md"), ("git_log", "who changed this file last"),
-          ("git_status", "which files have I changed"), ("git_status", "show uncommitted changes in the repo"),
-          ("routine_list", "list my recurring tasks"), ("job_output", "show the dev server logs"),
-          ("job_start", "launch python -m http.server and keep it running"), ("job_stop", "end the watcher job")}
+# Missed by the ranking fitted on data outside these examples and the bundled groups' phrases (issue 31): the
+# group found first is another's ('summarise' is the web's word; 'which files' is git's as much as search's).
+# Listed, so a new miss (or a fixed one) shows; each still ranks its tool in the top 3 (ankit tools check).
+MISSED = {("read_file", "open the README and summarise it"), ("search_text", "which files mention DATABASE_URL"),
+          ("git_status", "which files have I changed")}
 
 
 def test_every_example_finds_its_group_first_and_its_tool_in_the_top_3():

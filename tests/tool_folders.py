@@ -59,10 +59,11 @@ def small_catalog(root: Path) -> list[Tool]:
     write_tool(root, "github", "github_notifications", "List unread notifications from the GitHub inbox.", {})
     write_tool(root, "apps", "app_notifications", "List notifications from connected apps such as chat and calendar.", {})
     write_tool(root, "transport", "bus_times", "Show the departure times of buses and trains at a stop.", {"stop": "Stop name"})
-    write_toml(root, "git", 'summary = "Git version control: history and diffs"\nkeywords = ["version control", "history"]\n')
+    write_toml(root, "git", 'summary = "Git version control: history and diffs"\n'
+                            '[phrases]\ngit_log = ["version control history"]\n')
     write_toml(root, "files", 'summary = "Read and list files"\ncore = true\n')
     write_toml(root, "github", (
-        'summary = "GitHub inbox"\nkeywords = ["github"]\n'
+        'summary = "GitHub inbox"\n'
         '[[rules]]\nwhen = ["github", "notifications"]\nprefer = "github"\nover = ["apps"]\n'
         'reason = "GitHub notifications come from GitHub, not from connected apps"\n'
     ))

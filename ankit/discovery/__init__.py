@@ -1,4 +1,4 @@
-"""Finding tools: the catalog of groups (metadata, keywords, rules), the word index and its ranking, the
+"""Finding tools: the catalog of groups (metadata, phrases, rules), the word index and its ranking, the
 find_tools tool built on them, eval-discovery, which measures that same ranking, and the phrases a model writes
 for servers' tools (the question, reading the answer, their store).
 

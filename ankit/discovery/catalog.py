@@ -1,4 +1,4 @@
-"""Groups of tools: membership, metadata from group.toml (its tools' phrases too), summaries, and the keywords
+"""Groups of tools: membership, metadata from group.toml (its tools' phrases too), summaries, and the search terms
 derived from each tool."""
 
 import re
@@ -35,7 +35,6 @@ class Group:
 
     id: str
     summary: str = ""
-    keywords: list[str] = field(default_factory=list)
     rules: list[Rule] = field(default_factory=list)
     core: bool = False
     tools: list[str] = field(default_factory=list)
@@ -193,7 +192,7 @@ class Catalog:
 
     def _finish(self) -> None:
         self.groups = {
-            gid: g for gid, g in sorted(self.groups.items()) if g.tools or g.curated or g.keywords
+            gid: g for gid, g in sorted(self.groups.items()) if g.tools or g.curated
         }
         for group in self.groups.values():
             group.core = group.core or group.id == CORE_GROUP
@@ -224,7 +223,7 @@ class Catalog:
 
     def split_oversized(self) -> None:
         """Split every group over the size cap (core groups excepted) into parts of related tools, named
-        GROUP/WORD ('mcp:mongodb/collection'); each part keeps the group's keywords and core flag."""
+        GROUP/WORD ('mcp:mongodb/collection'); each part keeps the group's core flag."""
         for group in [g for g in self.groups.values() if not g.core and not g.parent]:
             sizes = {name: spec_size(self.tools[name]) for name in group.tools}
             parts = split_group(group.tools, sizes)
@@ -232,7 +231,7 @@ class Catalog:
                 continue
             self.split[group.id] = self.groups.pop(group.id)
             for label, members in parts.items():
-                part = Group(f"{group.id}/{label}", keywords=list(group.keywords), tools=members, parent=group.id,
+                part = Group(f"{group.id}/{label}", tools=members, parent=group.id,
                              needs=dict(group.needs))
                 part.summary = words_summary(members, _server_words(group.id) | {"mcp"})
                 self.groups[part.id] = part
@@ -269,19 +268,16 @@ def _rule(data, where: str) -> tuple[Rule | None, str]:
 
 
 def apply_metadata(group: Group, data: dict, where: str) -> list[str]:
-    """Merge metadata (summary, keywords, core, rules, needs) into a group; return one line per bad entry."""
+    """Merge metadata (summary, core, rules, needs) into a group; return one line per bad entry."""
     problems = []
     if isinstance(data.get("summary"), str) and clean_summary(data["summary"]):
         if not group.curated:
             group.summary, group.curated = clean_summary(data["summary"]), True
     elif "summary" in data:
         problems.append(f"{where}: summary must be a non-empty string; derived from the tools instead")
-    if "keywords" in data:
-        keywords = _string_list(data["keywords"])
-        if keywords is None:
-            problems.append(f"{where}: keywords must be a list of strings; ignored")
-        else:
-            group.keywords.extend(k for k in keywords if k.strip() and k not in group.keywords)
+    if "keywords" in data:  # searched until the ranking was fitted, which gave them no weight
+        problems.append(f"{where}: keywords are no longer searched; write [phrases] for the group's tools instead "
+                        "(ankit help tools)")
     if "core" in data:
         if isinstance(data["core"], bool):
             group.core = data["core"]
@@ -352,9 +348,9 @@ def read_metadata(path: Path) -> tuple[dict, str]:
         with path.open("rb") as handle:
             return tomllib.load(handle), ""
     except tomllib.TOMLDecodeError as exc:
-        return {}, f"{path} does not parse ({exc}); the group still loads with derived keywords"
+        return {}, f"{path} does not parse ({exc}); the group still loads with a derived summary"
     except OSError as exc:
-        return {}, f"{path} cannot be read ({exc.strerror}); the group still loads with derived keywords"
+        return {}, f"{path} cannot be read ({exc.strerror}); the group still loads with a derived summary"
 
 
 def build_catalog(tools: list[Tool], extra_groups: dict[str, dict] | None = None) -> tuple[Catalog, list[str]]:

@@ -1,6 +1,6 @@
 """eval-discovery: measure the tool search on a catalog and a query set (recall@1, recall@k, MRR, speed).
 
-The ranking measured is the session's own: the same Index, group metadata, keywords, rules and synonyms, and
+The ranking measured is the session's own: the same Index, group metadata, phrases, rules and synonyms, and
 find() decides loaded_recall exactly as find_tools does. A catalog file may carry group lines (no "name") with
 the metadata of the session's groups, so an exported live catalog ranks exactly as the live one.
 """
@@ -94,7 +94,7 @@ def load_catalog(path: Path) -> list[Tool]:
 
 
 def read_catalog(path: Path) -> tuple[list[Tool], dict[str, dict]]:
-    """Tool lines as Tools, and group lines {group, summary?, keywords?, rules?, core?} as group metadata."""
+    """Tool lines as Tools, and group lines {group, summary?, rules?, core?} as group metadata."""
     tools: dict[str, Tool] = {}
     groups: dict[str, dict] = {}
     for number, row in _json_lines(path):
@@ -120,7 +120,7 @@ def read_catalog(path: Path) -> tuple[list[Tool], dict[str, dict]]:
     return list(tools.values()), groups
 
 
-_GROUP_KEYS = ("summary", "keywords", "rules", "core")
+_GROUP_KEYS = ("summary", "rules", "core")  # an older export's "keywords" are passed over: no longer searched
 
 
 def export_lines(catalog: Catalog, names: list[str]) -> list[str]:
@@ -134,7 +134,7 @@ def export_lines(catalog: Catalog, names: list[str]) -> list[str]:
     for group in [*catalog.groups.values(), *catalog.split.values()]:
         if group.parent:
             continue  # a part of an oversized group is made again from the group's tools
-        row = {"group": group.id, "keywords": group.keywords, "core": group.core,
+        row = {"group": group.id, "core": group.core,
                "rules": [{"when": r.when, "prefer": r.prefer, "over": r.over, "reason": r.reason}
                          for r in group.rules]}
         if group.curated:

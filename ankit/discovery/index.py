@@ -298,7 +298,7 @@ def _says_same(one: set[str], other: set[str]) -> bool:
 
 def _spell_out(part: RequestPart) -> RequestPart:
     """A part with the words its abbreviations stand for after its own ('open a pr' -> open pr pull request);
-    appended, so the request's own phrases ('config file') stay whole for keywords and names."""
+    appended, so the request's own phrases ('config file') stay whole for phrases and names."""
     def out(found: list[str]) -> list[str]:
         return found + [word for term in found for word in spelled_out(term) if word not in found]
     return RequestPart(out(part.strong), out(part.weak))
