@@ -143,8 +143,7 @@ def fit(data, rounds: int) -> Weights:
 
 ABLATIONS = {
     "clause stage": {"clause": 0.0}, "meaning": {"meaning": 0.0}, "synonyms": {"synonym": 0.0},
-    "slang": {"slang": 0.0}, "thesaurus": {"thesaurus": 0.0}, "prefix": {"prefix": 0.0},
-    "weak words": {"weak": 0.0}, "keywords field": {"keywords": 0.0}, "server field": {"server": 0.0},
+    "slang": {"slang": 0.0}, "weak words": {"weak": 0.0}, "server field": {"server": 0.0},
     "phrases field": {"phrases": 0.0}, "parameters field": {"parameters": 0.0},
 }
 
