@@ -315,6 +315,7 @@ def common(argv: list[str]) -> tuple[int, Path | None, object, list[Path]]:
     for folder in sets:
         if not folder.is_dir():
             raise InputError(f"--set {folder}: no such folder (it holds catalog*.jsonl and requests*.jsonl)")
+        folder_sets(folder)  # a folder without sets says so before any table
     return k, old, chooser_of(recorded), sets
 
 
