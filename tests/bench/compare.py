@@ -328,4 +328,4 @@ def folder_tables(folder: Path, k: int, old: Path | None, chooser) -> None:
             made[catalog] = rankings(tools, groups, old, chooser)
         requests = requests_of(path, set(made[catalog][0].index.names))
         title = f"{folder.name}/{path.name} ({len(requests)} requests) on {catalog.name} ({len(tools)} tools), k = {k}"
-        print(table(title, requests, made[catalog], k), flush=True)
+        print(table(title, requests, made[catalog], k) + "\n", flush=True)
