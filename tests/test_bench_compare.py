@@ -33,6 +33,7 @@ def test_a_set_folder_gets_one_table_with_every_ranking_and_unrecorded_questions
     done = bench(str(dataset), "--set", str(folder), "--old", str(ROOT), "--recorded", str(tmp_path / "empty.jsonl"))
     assert done.returncode == 0, done.stderr
     table = done.stdout.split("unseen/requests_A.jsonl (2 requests) on catalog_A.jsonl (3 tools), k = 5\n")[1]
+    table = table.split("\n\n")[0]
     lines = {line[:42].strip(): line[42:].split() for line in table.splitlines()[1:]}
     assert list(lines) == ["ankit +phrases", "ankit no phrases", "BM25 +phrases", "BM25 no phrases",
                            "earlier +phrases", "earlier no phrases", "decision +phrases", "decision no phrases"]
