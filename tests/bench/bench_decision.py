@@ -2,7 +2,9 @@
 held-out request sets (user_requests_heldout, _blind, _blind2: never looked at while tuning).
 
 usage: python3 tests/bench/bench_decision.py --decision URL --model NAME [--record FILE] [--limit N] [--no-phrases]
-       python3 tests/bench/bench_decision.py --recorded FILE [--limit N] [--no-phrases]
+                                            [--sets heldout,blind,blind2]
+       python3 tests/bench/bench_decision.py --recorded FILE [--limit N] [--no-phrases] [--sets ...]
+--sets names other fleet request sets (dev2 for user_requests_dev2.jsonl, bundled_guard, queries).
 --decision asks a real OpenAI-compatible server (llama.cpp's, vLLM) each choice question through ankit's own
 provider and ModelChooser; --record writes every answer (the letters' log-probabilities and the question's
 tokens) as JSON lines keyed by the question's text, appending to what the file already holds and asking only
@@ -86,6 +88,9 @@ class Recorded:
 
 def requests_of(name: str, limit: int | None) -> list[dict]:
     path = FLEET / f"user_requests_{name}.jsonl"
+    path = path if path.is_file() else FLEET / f"{name}.jsonl"  # bundled_guard, queries
+    if not path.is_file():
+        raise InputError(f"no request set {path.name} (nor user_requests_{name}.jsonl) in {FLEET}")
     requests = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
     return requests[:limit] if limit else requests
 
@@ -139,7 +144,7 @@ def main(argv: list[str]) -> int:
     phrases = "--no-phrases" not in argv
     print(f"phrases: {'with' if phrases else 'without'}; recall@1 recall@5; decision r@5 fills with the words' ranking")
     print(f"{'set':<8} {'reqs':>4} | words r@1 r@5 | decision    | BM25        | falls tokens/search")
-    for name in SETS:
+    for name in (value(argv, "--sets") or ",".join(SETS)).split(","):
         print(measure(name, chooser, phrases, limit), flush=True)
     reasons = sorted(set(chooser.fallbacks))
     print(f"fallback reasons: {reasons if reasons else 'none'}")

@@ -1,5 +1,4 @@
-"""Benchmark of ankit's tool discovery: quality on a dataset beside the other rankings, and speed at 1,500 and
-10,000 tools.
+"""Benchmark of discovery on a dataset: every ranking side by side per request set; speed at 1,500 and 10,000 tools.
 
 usage: python3 tests/bench/bench_discovery.py DATASET_DIR [--k 5] [--no-speed] [--set DIR ...] [--old TREE]
                                               [--recorded FILE | --no-decision]

@@ -313,6 +313,7 @@ def common(argv: list[str]) -> tuple[int, Path | None, object, list[Path]]:
     for folder in sets:
         if not folder.is_dir():
             raise InputError(f"--set {folder}: no such folder (it holds catalog*.jsonl and requests*.jsonl)")
+        folder_sets(folder)  # a folder without sets says so before any table
     return k, old, chooser_of(recorded), sets
 
 
@@ -325,4 +326,4 @@ def folder_tables(folder: Path, k: int, old: Path | None, chooser) -> None:
             made[catalog] = rankings(tools, groups, old, chooser)
         requests = requests_of(path, set(made[catalog][0].index.names))
         title = f"{folder.name}/{path.name} ({len(requests)} requests) on {catalog.name} ({len(tools)} tools), k = {k}"
-        print(table(title, requests, made[catalog], k), flush=True)
+        print(table(title, requests, made[catalog], k) + "\n", flush=True)
