@@ -46,7 +46,7 @@ def test_find_tools_loads_a_group_and_the_tools_array_stays_byte_identical(xdg_h
     app = make_app(xdg_home, provider_server)
     session = app.session(View(), lambda *a: True)
     provider_server.push_openai(tool_calls=[("c1", "find_tools", '{"query": "show the recent git history"}')])
-    provider_server.push_openai(tool_calls=[("c2", "git_status", "{}")])
+    provider_server.push_openai(tool_calls=[("c2", "git_log", "{}")])
     provider_server.push_openai(text="clean")
     session.turn("what changed?")
     first, second, third = provider_server.requests

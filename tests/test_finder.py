@@ -88,7 +88,7 @@ def two_forecasts(root):
 
 
 def test_several_close_candidates_come_back_ranked_with_the_best_activated(tmp_path):
-    outcome = find(build(two_forecasts(tmp_path)), "weather forecast by city name")
+    outcome = find(build(two_forecasts(tmp_path)), "city weather forecast and rain")
     assert outcome.kind == "close"
     assert outcome.activate == ["outlook"]
     assert [h.group for h in outcome.hits] == ["outlook", "regional"]
@@ -187,7 +187,7 @@ def test_a_question_ranks_the_read_only_tool_before_the_one_that_kills():
     assert first == "Loaded process: port_status (read-only), kill_process (asks first)."
     loop = Loop(BUNDLED)
     told = "kill whatever is listening on port 3000 and the one on 3001"  # not a question: the ranking's order
-    assert loop.call({"query": told}).startswith("Loaded process: kill_process (asks first), port_status (read-only)")
+    assert loop.call({"query": told}).startswith("Loaded process: kill_process (asks first); not loaded yet: port_")
 
 
 def test_a_tool_brings_the_tools_it_is_no_use_without(tmp_path):
@@ -241,7 +241,7 @@ def test_a_core_match_says_it_is_already_loaded(tmp_path):
 
 def test_close_candidates_are_listed_with_one_line_intros(tmp_path):
     loop = Loop(two_forecasts(tmp_path))
-    text = loop.call({"query": "weather forecast by city name"})
+    text = loop.call({"query": "city weather forecast and rain"})
     assert text.splitlines()[0] == "Loaded outlook: city_report."
     assert "Other close matches (call find_tools with a group id to load one):" in text
     assert "- regional: Weather forecast for a region, with rain radar, wind maps, pollen" in text
@@ -346,7 +346,7 @@ RULE_CASES = {
     ("project_notes", ("project", "note")): "remember this note about the project",
     ("http", ("post",)): "post this to the web form",
     ("http", ("curl",)): "run curl against the server",
-    ("routines", ("every morning",)): "every morning check the git status",
+    ("routines", ("every morning",)): "every morning summarise my github notifications",
     ("routines", ("every day",)): "every day run the tests",
     ("routines", ("schedule",)): "schedule the tests to run",
     ("http", ("files", "import")): "which files import requests",
