@@ -5,7 +5,7 @@ usage: python3 tests/bench/bench_discovery.py DATASET_DIR [--k 5] [--no-speed] [
 DATASET_DIR holds catalog.jsonl and queries.jsonl (the eval-discovery format), such as the shared Seal-Tools
 (../shared/datasets/tool-retrieval) and MetaTool (its metatool/) sets; --set DIR adds a folder's sets
 (requests*.jsonl on catalog*.jsonl of the same suffix or catalog.jsonl, phrases.json {tool: [requests]} if
-there), e.g. /work/unseen. One table per request set (tests/bench/compare.py): ankit's shipped ranking (with
+there), e.g. tests/bench/unseen. One table per request set (tests/bench/compare.py): ankit's shipped ranking (with
 the phrases and without, where the catalog has any), Okapi BM25 given the same text, with --old TREE the
 ranking of an earlier checkout (git -C /work/main archive 6402d37 | tar -x -C TREE), and decision mode replayed
 from tests/bench/fleet/decision_smollm2.jsonl (or --recorded FILE): recorded for the fleet's requests only, so

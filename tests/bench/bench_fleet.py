@@ -16,7 +16,7 @@ tuning), user_requests_blind and _blind2 (each written by someone who never saw 
 labelled afterwards; measured, never tuned on), user_requests_dev2 (written the same way, tuned on), and
 bundled_guard (requests only a bundled tool serves, though servers are configured: a regression guard); or
 only --queries FILE. --set DIR adds a folder's sets (requests*.jsonl, each on catalog*.jsonl of the same
-suffix or catalog.jsonl, phrases.json {tool: [requests]} if there), e.g. /work/unseen.
+suffix or catalog.jsonl, phrases.json {tool: [requests]} if there), e.g. tests/bench/unseen.
 With --fleet DIR (installed by tests/bench/fleet/install.sh) it runs `ankit eval-discovery --live` in a session
 whose config is tests/bench/fleet/config.toml.in with DIR filled in, and prints its figures for --queries (or
 queries.jsonl); --export rewrites the cached catalog from it. Not run in CI.
