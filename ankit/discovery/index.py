@@ -17,6 +17,7 @@ import heapq
 import math
 from collections import defaultdict
 from dataclasses import dataclass, field
+from itertools import compress
 
 from ankit.discovery.catalog import Catalog, described
 from ankit.discovery.rules import Rules
@@ -212,8 +213,10 @@ class Index:
         result = [(names[i], scores[i]) for i in matched[:limit]]
         if limit is not None or len(matched) == len(names):
             return result
-        seen = set(matched)
-        return result + [pair for i, pair in enumerate(self._unmatched) if i not in seen]
+        unmatched = bytearray(b"\x01") * len(names)
+        for i in matched:
+            unmatched[i] = 0
+        return result + list(compress(self._unmatched, unmatched))
 
     def rank_phrasings(self, texts: list[str], limit: int | None = None) -> list[tuple[str, float]]:
         """Tools ranked for several phrasings of one request, each tool by its best evidence: its score for a
