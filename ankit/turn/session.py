@@ -85,11 +85,11 @@ def newly_sent(history: list[Message], tools: RoundTools) -> list[str]:
 
 
 def held_note(tools: RoundTools) -> str:
-    """What the model is told of groups that do not fit this round; the one place that says it."""
+    """What the model is told of the groups and tools that do not fit this round; the one place that says it."""
     if not tools.held_back:
         return ""
-    note = (f"[ankit] Tool groups held back this round for lack of room in the context window: "
-            f"{', '.join(tools.held_back)}. They come back when there is room.")
+    note = (f"[ankit] Tools held back this round for lack of room in the context "
+            f"window: {', '.join(tools.held_back)}. They come back when there is room.")
     if tools.too_big:
         note += (f" Too big for this model's context window even alone: {', '.join(tools.too_big)}; ask "
                  "find_tools for a narrower task.")
