@@ -153,3 +153,6 @@ def test_with_every_group_sent_find_tools_is_left_out_and_lists_only_groups_not_
     assert [s.name for s in every.group_specs("core")] == ["read_file", "skill"]
     some.activation.activate(["web", "agents"])  # everything activated: nothing left to find from now on
     assert some.everything_offered()
+    alone = Registry(tools, [], core=["git", "agents"])
+    alone.activation.activate(["web_fetch"])  # the web group's one tool, loaded alone by a search
+    assert alone.everything_offered()

@@ -204,9 +204,12 @@ class Registry:
         return [self.tools[n].spec() for n in names if n in self.tools]
 
     def everything_offered(self) -> bool:
-        """Whether every group with tools is sent already (core, or activated): nothing is left to find."""
+        """Whether every group with tools is sent already (core, activated, or each of its tools loaded alone):
+        nothing is left to find."""
         offered = set(self.offered())
-        return all(g.id in offered for g in self.catalog.groups.values() if g.tools and not g.core)
+        names = {name for unit in offered for name in self.catalog.members(unit)}
+        return all(g.id in offered or names.issuperset(g.tools)
+                   for g in self.catalog.groups.values() if g.tools and not g.core)
 
     def offered(self) -> list[str]:
         """Groups whose tools are sent: core, then activated."""
