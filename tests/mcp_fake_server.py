@@ -12,7 +12,8 @@ Options: --supported V1,V2 (versions it speaks, newest first)  --answer-version 
 --prompts (offer a prompt, review, and a resource, notes://today)
 --die-on-unknown (exit on a request it does not know before initialize, as some older servers do)
 --leaky-description (the echo tool's description carries FAKE_TOKEN)
---hostile (the echo tool's description and the elicitation question: 4 MB each, escape sequences, FAKE_TOKEN)
+--hostile (the echo tool's description, the elicitation question and serverInfo's name: 4 MB each, escape sequences,
+ FAKE_TOKEN)
 Environment: FAKE_GREETING (told by whereami), FAKE_TOKEN (leaked by crash and unknown-tool errors),
 FAKE_START_DELAY (the default of --start-delay: a slower start with the same command line)
 """
@@ -224,7 +225,8 @@ class Server:
         version = self.opts.answer_version or (asked if asked in self.supported else self.supported[0])
         result = {"protocolVersion": version, "capabilities": {"tools": {"listChanged": True}, "logging": {},
                                                                **(PARTS_CAPS if self.opts.prompts else {})},
-                  "serverInfo": {"name": "fake-server", "version": "1.2.3"}}
+                  "serverInfo": {"name": hostile("fake-server"), "version": "1.2.3\x1b[2J", "x": "\x1b[2J"}
+                  if self.opts.hostile else {"name": "fake-server", "version": "1.2.3"}}
         if self.opts.instructions:
             result["instructions"] = self.opts.instructions
         return {"jsonrpc": "2.0", "id": rid, "result": result}

@@ -199,6 +199,14 @@ def test_a_hostile_elicitation_reaches_the_user_capped_scrubbed_and_visible(make
     assert len(about) < 400 and about.startswith("YYYY-MM-DD ^[]0;owned^G") and SECRET not in about
 
 
+def test_a_servers_name_and_version_pass_the_text_boundary_and_nothing_else_of_its_info_is_kept(make):
+    client = make("--hostile", env={"FAKE_TOKEN": SECRET})
+    client.start(10)
+    name, version = client.server_info["name"], client.server_info["version"]
+    assert set(client.server_info) == {"name", "version"} and version == "1.2.3^[[2J"
+    assert name.startswith("fake-server ^[]0;owned^G^[[2J") and len(name) < 130 and SECRET not in name
+
+
 def test_a_servers_instructions_pass_the_text_boundary(make, monkeypatch):
     monkeypatch.setenv("FAKE_API_KEY", SECRET)
     client = make("--instructions", f"Use me.\x1b]0;owned\x07 key {SECRET} " + "B" * 100_000)

@@ -24,6 +24,8 @@ TOOLS_CAP = 2000  # tools taken from one server in all
 TOOLS_BYTES_CAP = 8 * 1024 * 1024  # their definitions' JSON in all
 
 INSTRUCTIONS_CAP = 2000  # characters of a server's instructions kept (its catalog summary)
+INFO_FIELDS = ("name", "version", "title")  # of serverInfo: what ankit shows of it
+INFO_CAP = 80  # characters kept of each
 
 
 class McpClient:
@@ -150,7 +152,10 @@ class McpClient:
         self.protocol_version = self.transport.protocol_version = version
         meta = result.get("_meta") if isinstance(result.get("_meta"), dict) else {}
         info = result.get("serverInfo") or meta.get("io.modelcontextprotocol/serverInfo")
-        self.server_info = info if isinstance(info, dict) else {}
+        info = info if isinstance(info, dict) else {}
+        # the fields ankit shows, each through the text boundary (a name is the server's to write, not to obey)
+        self.server_info = {k: outside(v, INFO_CAP, line=True) for k, v in info.items()
+                            if k in INFO_FIELDS and isinstance(v, str)}
         text = result.get("instructions")
         self.instructions = outside(text.strip(), INSTRUCTIONS_CAP) if isinstance(text, str) else ""
         caps = result.get("capabilities")
