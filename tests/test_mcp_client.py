@@ -171,6 +171,10 @@ def test_call_returns_the_raw_result_and_protocol_errors_raise(make):
     with pytest.raises(McpError, match="Unknown tool: nope") as caught:
         client.call_tool("nope", {}, 10)
     assert caught.value.code == -32602
+    with pytest.raises(McpError) as said:  # the server's message passes the text boundary, on one line, capped
+        client.call_tool("nope\x1b]0;owned\x07" + "x" * 5000, {}, 10)
+    assert str(said.value).startswith("MCP server 'fake': Unknown tool: nope^[]0;owned^Gxxx")
+    assert "\x1b" not in str(said.value) and len(str(said.value)) < 400
 
 
 def test_a_crash_on_start_says_why(make):

@@ -11,9 +11,11 @@ from pathlib import Path
 from ankit.errors import ToolError
 from ankit.safety import statefiles
 from ankit.safety.scrub import Scrubber
+from ankit.safety.text import outside
 
 METHOD_NOT_FOUND = -32601
 QUIET_NOTICES = ("notifications/message", "notifications/progress")  # logged or ignored, not passed on
+MESSAGE_CAP = 300  # characters kept of a server's error message (its first line)
 LOG_CAP = 1024 * 1024  # a server's log file starts afresh past this size
 PROGRESS_STRETCH = 10  # a request that keeps reporting progress may take this many times its timeout
 LINE_CAP = 32 * 1024 * 1024  # one JSON-RPC line from a server; past it the server is stopped and marked failed
@@ -38,7 +40,7 @@ def rpc_error(name: str, error, status: int | None = None, redactor=None) -> Mcp
     """A JSON-RPC error object from a server as an McpError in one line (its text redacted)."""
     error = error if isinstance(error, dict) else {}
     text = (str(error.get("message") or "").strip().splitlines() or ["error without a message"])[0]
-    text = redactor(text) if redactor is not None else text
+    text = outside(redactor(text) if redactor is not None else text, MESSAGE_CAP, line=True)
     code = error.get("code") if isinstance(error.get("code"), int) else None
     return McpError(f"MCP server {name!r}: {text}", code, error.get("data"), status)
 

@@ -219,7 +219,7 @@ class HttpTransport:
         if isinstance(error, dict) and isinstance(error.get("code"), int) and exc.code not in (401, 403):
             return rpc_error(self.name, error, exc.code, self._redact)  # a JSON-RPC error (2026-07-28 sends 400s)
         said = (error or {}).get("message") if isinstance(error, dict) else body
-        said = self._redact(" ".join(str(said).split())[:200])
+        said = boundary.outside(self._redact(" ".join(str(said).split())[:200]), 200, line=True)
         if exc.code == 404 and self.session:
             with self._lock:
                 self._dead = "ended the session (HTTP 404)"
