@@ -1,6 +1,8 @@
 """The models a server lists, and finding a local server, against real loopback servers."""
 
+import http.server
 import socket
+import threading
 
 from ankit.providers.models import LocalServer, list_models, probe
 
@@ -25,6 +27,29 @@ def test_openai_compatible_and_anthropic_listings(provider_server):
 def test_no_listing_is_none(provider_server):
     assert list_models(provider_server.settings("openai")) is None  # 404
     assert list_models(provider_server.settings("openai", base_url=dead_url())) is None
+
+
+def test_a_listing_that_redirects_elsewhere_is_not_followed_and_the_key_stays(provider_server):
+    provider_server.models = ["stolen"]  # the other address: it must never see the key
+
+    class Elsewhere(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            self.send_response(302)
+            self.send_header("Location", provider_server.url + "/v1/models")
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    redirecting = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Elsewhere)
+    threading.Thread(target=redirecting.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{redirecting.server_address[1]}/v1"
+        assert list_models(provider_server.settings("openai", base_url=url)) is None
+        assert provider_server.model_requests == []
+    finally:
+        redirecting.shutdown()
+        redirecting.server_close()
 
 
 def test_probe_takes_the_first_server_in_order_that_answers(provider_server):

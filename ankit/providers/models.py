@@ -48,7 +48,13 @@ def list_models(settings: ProviderSettings, timeout: float = 3.0) -> list[str] |
     if not url.startswith(("http://", "https://")):
         return None
     import urllib.request  # here, not at the top: it loads ssl, and config imports this module at every start
-    opener = urllib.request.build_opener(urllib.request.ProxyHandler({})) if _loopback(url) else urllib.request.build_opener()
+
+    class Stay(urllib.request.HTTPRedirectHandler):  # urllib would send the key along to the new address
+        def redirect_request(self, *args, **kwargs):
+            return None
+
+    handlers = [Stay(), *([urllib.request.ProxyHandler({})] if _loopback(url) else [])]
+    opener = urllib.request.build_opener(*handlers)
     try:
         with opener.open(urllib.request.Request(url, headers=_headers(settings)), timeout=timeout) as response:
             body = boundary.loads(response.read(4 * 1024 * 1024))
