@@ -1,6 +1,7 @@
 """Helpers shared by the tests: waiting for a condition, temp XDG folders, and calling the bundled tools."""
 
 import json
+import os
 import socket
 import time
 import urllib.parse
@@ -77,10 +78,14 @@ def ok(name: str, args: dict, where: Path | ToolContext | None = None, approve=N
     return result.content
 
 
+# This test run's own number: a test that finds processes by what they run puts it in their command line, so
+# suites run side by side (.ci/run) never see, or kill, each other's.
+RUN_TAG = str(os.getpid())
+
+
 def sleeps_left(tag: str) -> list[int]:
     """The pids, seen from here, of the `sleep TAG...` processes still running (a zombie counts as gone): a
     sandboxed command's own $$ and $! are numbers in its PID namespace, so it is found by what it runs."""
-    import os
     found = []
     for entry in os.listdir("/proc"):
         try:

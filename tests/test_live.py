@@ -10,7 +10,7 @@ from ankit.terminal.live import ERASE_LINE, ERASE_UP, FOOTER_ERASE, Live, Tail, 
 from ankit.terminal.render import TerminalView
 from conftest import fixture_parts, openai_sse
 from tests.test_repl import home, run  # noqa: F401  (pytest fixtures)
-from tests.helpers import sleeps_left, wait_for
+from tests.helpers import RUN_TAG, sleeps_left, wait_for
 
 
 def test_the_tail_keeps_the_last_lines_and_a_carriage_return_restarts_a_line():
@@ -51,7 +51,8 @@ def shell_call(command: str, call_id: str = "c1") -> list:
 
 
 def test_ctrl_c_stops_a_running_command_and_its_children(run, provider_server, home):
-    command = "sleep 60.5151 & sleep 60.5152 & echo ready-$((1+1)); wait"  # found by what they run: in the
+    first, second = f"60.5151{RUN_TAG}", f"60.5152{RUN_TAG}"
+    command = f"sleep {first} & sleep {second} & echo ready-$((1+1)); wait"  # found by what they run: in the
     # workspace sandbox $$ and $! are numbers of the command's own PID namespace
     provider_server.push_openai(tool_calls=shell_call(command))
     provider_server.push_openai(text="Fine.")
@@ -60,7 +61,7 @@ def test_ctrl_c_stops_a_running_command_and_its_children(run, provider_server, h
     term.expect("ready-2")  # the live tail
     term.type("\x03")
     assert "cancelled (stopped: run_command)" in term.expect("\n> ")
-    assert wait_for(lambda: not sleeps_left("60.515"), 30)
+    assert wait_for(lambda: not sleeps_left(first) and not sleeps_left(second), 30)
     term.type("and now?\r")
     term.expect("Fine.")
     assert term.finish() == 0

@@ -12,7 +12,7 @@ import pytest
 
 from ankit.records import ToolCall
 from ankit.tooling.toolbox import ToolContext, run_call
-from tests.helpers import Approver, bundled, call, ok, wait_for
+from tests.helpers import RUN_TAG, Approver, bundled, call, ok, wait_for
 
 BY_NAME = bundled()[0]
 
@@ -264,7 +264,7 @@ def test_nothing_a_run_leaves_behind_outlives_ankit(provider_server, tmp_path):
     """A command that leaves a child ignoring SIGTERM behind, a job whose leader exits at once leaving a child,
     and a stubborn running job: when ankit -p ends, every one of their process groups is gone."""
     from tests.test_oneshot import ankit
-    left, orphan, stubborn = "sleep 313.71", "sleep 313.72", "sleep 313.73"
+    left, orphan, stubborn = (f"sleep 313.7{n}{RUN_TAG}" for n in (1, 2, 3))
     calls = [("c1", "run_command", json.dumps({"command": f"(trap '' TERM; {left}) > /dev/null 2>&1 &"})),
              ("c2", "job_start", json.dumps({"command": f"{orphan} & exit 0"})),
              ("c3", "job_start", json.dumps({"command": f"trap '' TERM; {stubborn}; true"}))]
@@ -275,7 +275,8 @@ def test_nothing_a_run_leaves_behind_outlives_ankit(provider_server, tmp_path):
         assert done.returncode == 0, done.stderr
         results = [m["content"] for m in provider_server.requests[1].json["messages"] if m["role"] == "tool"]
         assert not any(r.startswith("Error") for r in results), results
-        assert wait_for(lambda: not running("sleep 313.7"), timeout=10), running("sleep 313.7")
+        left_behind = lambda: [pid for marker in (left, orphan, stubborn) for pid in running(marker)]  # noqa: E731
+        assert wait_for(lambda: not left_behind(), timeout=10), left_behind()
     finally:
         _cleanup(left, orphan, stubborn)
 
@@ -284,7 +285,7 @@ def test_ankit_ended_by_sigterm_mid_command_takes_the_command_with_it(provider_s
     import subprocess
     import sys
     from tests.test_oneshot import env_for
-    marker = "sleep 313.74"
+    marker = f"sleep 313.74{RUN_TAG}"
     provider_server.push_openai(tool_calls=[("c1", "run_command", json.dumps({"command": f"trap '' TERM; {marker}"}))])
     provider_server.push_openai(text="never")
     (tmp_path / "work").mkdir()
@@ -305,7 +306,7 @@ def test_ankit_ended_by_sigterm_mid_command_takes_the_command_with_it(provider_s
 def test_a_bang_command_leaving_a_child_behind_does_not_outlive_ankit(tmp_path):
     import subprocess
     import sys
-    marker = "sleep 313.75"
+    marker = f"sleep 313.75{RUN_TAG}"
     script = ("from pathlib import Path\nfrom ankit.terminal.bang import run_shell\n"
               f"run_shell(\"(trap '' TERM; {marker}) > /dev/null 2>&1 &\", Path('.'), print)\n")
     try:
