@@ -209,6 +209,10 @@ class Catalog:
         tool = self.tools.get(tool_name)
         return (self.part_of.get(tool_name) or tool.group or tool.name) if tool else None
 
+    def unit_group(self, unit: str) -> str:
+        """The group an activation unit belongs to: a group (or part) itself, a tool loaded alone its group's."""
+        return unit if unit in self.groups else self.group_of(unit) or unit
+
     def members(self, unit: str) -> list[str]:
         """The tools an activation unit loads: a group's (or a part's), or one tool named alone."""
         if unit in self.groups:

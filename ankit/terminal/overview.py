@@ -40,7 +40,7 @@ def _unit_rows(app, units: list[str], note: str) -> list[list[str]]:
     """One row per group of these activation units: the group, or 'group: the tools loaded without it'."""
     by_group: dict[str, list[str]] = {}
     for unit in units:
-        by_group.setdefault(unit if unit in app.catalog.groups else app.catalog.group_of(unit) or unit, []).append(unit)
+        by_group.setdefault(app.catalog.unit_group(unit), []).append(unit)
     return [_row(f"  {group}" if group in found else f"  {group}: {', '.join(found)}",
                  sum(app.activation.frozen(u).size for u in found), note) for group, found in by_group.items()]
 

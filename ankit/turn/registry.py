@@ -132,7 +132,7 @@ class Registry:
 
     def _root(self, unit: str) -> str:
         """The group an activation unit belongs to: a tool's group, a part's whole group, or the unit itself."""
-        group = self.catalog.groups.get(self.catalog.group_of(unit) or unit)
+        group = self.catalog.groups.get(self.catalog.unit_group(unit))
         return (group.parent or group.id) if group else unit
 
     @property
@@ -182,9 +182,13 @@ class Registry:
     def _activate_found(self, groups: list[str]) -> list[str]:
         """find_tools' activation: the groups join the set, and the MCP servers behind them start (in the background)."""
         added = self.activation.activate(groups)
-        if self.mcp is not None:  # a tool loaded alone wakes its server too
-            self.mcp.wake([self.catalog.group_of(g) or g for g in groups])
+        self.wake(groups)
         return added
+
+    def wake(self, units: list[str]) -> None:
+        """Start, in the background, the MCP servers behind these units (a tool loaded alone wakes its server too)."""
+        if self.mcp is not None:
+            self.mcp.wake([self.catalog.unit_group(u) for u in units])
 
     def _core_groups(self) -> list[str]:
         wanted = ["core", *[g.id for g in self.catalog.groups.values() if g.core], *self.core]

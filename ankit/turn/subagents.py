@@ -259,8 +259,7 @@ def _activator(registry: Registry, activation: Activation, found: set[str]):
     def activate(groups: list[str]) -> list[str]:
         found.update(groups)
         added = activation.activate(groups)
-        if registry.mcp is not None:  # a tool loaded alone wakes its server too
-            registry.mcp.wake([registry.catalog.group_of(g) or g for g in groups])
+        registry.wake(groups)
         return added
     return activate
 
