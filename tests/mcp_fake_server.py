@@ -368,7 +368,8 @@ def main() -> None:
     opts = parser.parse_args()
     print(f"fake server: started, pid {os.getpid()}", file=sys.stderr, flush=True)
     if opts.crash_on_start:
-        print("fake server: cannot open the database", file=sys.stderr, flush=True)
+        said = "\x1b]0;owned\x07" if opts.hostile else ""
+        print(f"fake server: cannot open the database{said}", file=sys.stderr, flush=True)
         sys.exit(3)
     time.sleep(opts.start_delay)
     Server(opts).run()

@@ -181,6 +181,10 @@ def test_a_crash_on_start_says_why(make):
     client = make("--crash-on-start")
     with pytest.raises(McpError, match="exited with code 3: fake server: cannot open the database"):
         client.start(10)
+    hostile = make("--crash-on-start", "--hostile")  # its last words reach the screen with escapes shown
+    with pytest.raises(McpError) as said:
+        hostile.start(10)
+    assert str(said.value).endswith("cannot open the database^[]0;owned^G") and "\x1b" not in str(said.value)
 
 SECRET = "sk-fake-0123456789abcdefghijklmnopqrstu"
 

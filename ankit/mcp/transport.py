@@ -251,7 +251,7 @@ class StdioTransport:
         except subprocess.TimeoutExpired:
             code = None
         reason = "closed its output" if code is None else f"exited with code {code}"
-        last = self._redact(self._last_log_line())
+        last = boundary.outside(self._redact(self._last_log_line()), 160, line=True)
         reason += f": {last}" if last else ""
         with self._lock:
             self._dead = self._dead or reason
