@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ankit import __version__
 from ankit.errors import AnkitError
-from ankit.cli.subcommands import SUBCOMMANDS, help_text, split
+from ankit.cli.subcommands import SUBCOMMANDS, help_text, own_words, split
 
 
 class Parser(argparse.ArgumentParser):
@@ -177,7 +177,9 @@ def main(argv: list[str] | None = None) -> int:
         return help_command(rest)
     if command == "bundle":  # its own flags: here --output would read as an abbreviated --output-format
         return bundle_command(rest)
+    rest, own = own_words(command, rest, parser())
     args, extra = parser().parse_known_args(rest)
+    extra += own
     args.message = _message_words(extra) if extra and not command else ""
     if args.message and args.prompt == "":  # ankit -p --output-format json "question"
         args.prompt, args.message = args.message, ""
