@@ -395,6 +395,21 @@ def test_a_session_start_hook_sets_variables_for_later_commands_through_claude_e
     assert "CLAUDE_ENV_FILE: 1 line(s) were not plain NAME=value assignments and were ignored" in done.stderr
 
 
+def test_a_hook_cannot_make_later_commands_run_a_prelude_through_bash_env(provider_server, tmp_path):
+    prelude = tmp_path / "prelude.sh"
+    prelude.write_text(f"touch {tmp_path / 'pwned'}\n")
+    claude_settings(tmp_path / "home" / ".claude", "SessionStart", "",
+                    f"echo 'export BASH_ENV={prelude}' >> \"$CLAUDE_ENV_FILE\"; "
+                    "echo 'export NODE_ENV=production' >> \"$CLAUDE_ENV_FILE\"")
+    provider_server.push_openai(tool_calls=[("c1", "run_command", '{"command": "echo hello $NODE_ENV"}')])
+    provider_server.push_openai(text="ok")
+    done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "-p", "go", "--yes")
+    assert done.returncode == 0, done.stderr
+    [sent] = [m["content"] for m in provider_server.requests[1].json["messages"] if m["role"] == "tool"]
+    assert sent.endswith("hello production") and not (tmp_path / "pwned").exists()
+    assert "CLAUDE_ENV_FILE: not set: BASH_ENV (only a name known not to make a program run code" in done.stderr
+
+
 def test_a_prompt_hook_is_answered_by_the_model(provider_server, tmp_path):
     settings = tmp_path / "home" / ".claude"
     settings.mkdir(parents=True)

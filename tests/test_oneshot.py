@@ -458,3 +458,32 @@ def test_p_follows_the_sandbox_setting_commands_run_unasked_inside_and_off_refus
     done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "-p", "touch", "--sandbox", "off")
     assert done.returncode == 0, done.stderr
     assert not (tmp_path / "work" / "made").exists()  # off: it needs approval, which -p without --yes refuses
+
+
+def test_text_output_ends_with_one_line_naming_each_refused_call(provider_server, tmp_path):
+    (tmp_path / "work").mkdir()
+    (tmp_path / "work" / "y.txt").write_text("a\n")
+    edit = '{"path": "y.txt", "old_string": "a", "new_string": "b"}'
+    provider_server.push_openai(tool_calls=[("c1", "write_file", '{"path": "x.txt", "content": "hi"}'),
+                                            ("c2", "edit_file", edit)])
+    provider_server.push_openai(text="I could not do it.")
+    done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "-p", "write x.txt", "--strict")
+    assert done.returncode == 3
+    assert done.stdout == "I could not do it.\n"
+    last = done.stderr.splitlines()[-1]
+    assert last.startswith("ankit: not done: 2 refused calls: write_file (needs approval;")
+    assert "; edit_file (needs approval;" in last
+
+
+def test_strict_exits_3_when_a_call_failed_and_0_without_it(provider_server, tmp_path):
+    for strict, code in ((["--strict"], 3), ([], 0)):
+        provider_server.push_openai(tool_calls=[("c1", "read_file", '{"path": "missing.txt"}')])
+        provider_server.push_openai(text="There is no such file.")
+        done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "-p", "read missing.txt", *strict)
+        assert done.returncode == code, done.stderr
+        assert "not done" not in done.stderr  # a failure is not a refusal
+
+
+def test_strict_without_p_is_one_line(tmp_path):
+    done = ankit(tmp_path, "--strict")
+    assert done.returncode == 2 and "--strict is for one-shot runs" in done.stderr

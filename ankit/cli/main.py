@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ankit import __version__
 from ankit.errors import AnkitError
-from ankit.cli.subcommands import SUBCOMMANDS, help_text, split
+from ankit.cli.subcommands import SUBCOMMANDS, help_text, own_words, split
 
 
 class Parser(argparse.ArgumentParser):
@@ -30,6 +30,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--system", "-s", help="text appended to the system prompt for this run")
     p.add_argument("--output-format", dest="output_format", choices=("text", "json", "stream-json"), default="text",
                    help="with -p: text (default), json (one object at the end) or stream-json (one per line)")
+    p.add_argument("--strict", action="store_true",
+                   help="with -p: exit 3 when the answer came but a tool call was refused or failed")
     p.add_argument("--max-cost", dest="max_cost", type=float, metavar="USD",
                    help="stop before a request that would take the session past this many USD")
     p.add_argument("--api", choices=("responses", "chat"),
@@ -145,7 +147,9 @@ def main(argv: list[str] | None = None) -> int:
         return help_command(rest)
     if command == "bundle":  # its own flags: here --output would read as an abbreviated --output-format
         return bundle_command(rest)
+    rest, own = own_words(command, rest, parser())
     args, extra = parser().parse_known_args(rest)
+    extra += own
     if extra and not command:
         parser().error(_unexpected(extra))
     if args.resume == "" and (args.prompt is not None or command):
@@ -153,6 +157,8 @@ def main(argv: list[str] | None = None) -> int:
                        "(ankit sessions lists them)")
     if args.fork_session and not (args.resume is not None or args.cont):
         parser().error("--fork-session copies a session: add --resume ID or --continue")
+    if args.strict and args.prompt is None and not command:
+        parser().error('--strict is for one-shot runs: add -p "..."')
     if args.output_format != "text" and args.prompt is None and not command:
         parser().error(f"--output-format {args.output_format} is for one-shot runs: add -p \"...\"")
     if program and (command or args.prompt is not None):

@@ -5,7 +5,8 @@ import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ankit.discovery.catalog import Catalog, catalog_text, first_sentence
+from ankit.discovery.catalog import Catalog, catalog_text
+from ankit.wording import first_sentence
 from ankit.discovery.decision import Decision
 from ankit.discovery.index import GroupHit, Index
 from ankit.records import ToolSpec

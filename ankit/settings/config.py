@@ -65,7 +65,7 @@ class Config:
     files: list[Path] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)  # one line each, told at start (unknown keys)
     env: Mapping = field(default_factory=dict, repr=False)
-    plugins: list = field(default_factory=list)  # settings.plugins.Plugin: the plugins the user added
+    plugins: list = field(default_factory=list)  # claude.plugins.Plugin: the plugins the user added
 
     @property
     def mcp_servers(self) -> dict:

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from ankit.errors import ConfigError
 from ankit.claude import settings as claude
+from ankit.safety import envnames
 from ankit.settings import config as settings
 from ankit.claude import plugins
 from ankit.settings import trust
@@ -102,7 +103,9 @@ def _claude_layer(config: settings.Config, files: list[Path], keys: tuple[str, .
     if rules:
         _layer(config, rules, ", ".join(str(f) for f in files if f.is_file()))
     if env:
-        config.claude_env |= layer.env
+        kept, refused = envnames.passing(layer.env, "settings env")
+        config.claude_env |= kept
+        config.problems += [line for line in refused if line not in config.problems]
 
 
 def _project_layer(config: settings.Config, flags: dict, cwd: Path, config_home: Path) -> None:
