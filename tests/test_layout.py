@@ -13,10 +13,12 @@ ANKIT = Path(__file__).resolve().parent.parent / "ankit"
 LAYERS = [
     ["ankit", "records", "errors", "protocols", "paths", "wording", "docs/"],  # docs: the guide's files
     ["safety/"],
+    ["claude/"],  # Claude Code's file formats, read into the records settings merges as layers
     ["settings/"],  # settings writes its files (trust, the TOML editor) through safety's state files
+    ["hooks/"],  # the tool runner and the turn run hooks; hooks read their settings and Claude Code's names
     ["tooling/", "usage/", "context/", "toolkit/"],  # tooling's Tool record is what discovery, skills and mcp build on;
     # toolkit is the stable API tool modules import (nothing in ankit imports it)
-    ["discovery/", "skills/", "agents/", "mcp/", "storage/", "providers/", "routines/"],
+    ["discovery/", "skills/", "agents/", "mcp/", "storage/", "providers/", "routines/", "codemode/"],
     ["turn/"],
     ["terminal/"],
     ["cli/", "__main__"],  # -p and the subcommands show tool lines and listings as the REPL does (terminal)

@@ -14,7 +14,7 @@ import pytest
 from ankit.mcp.transport import StdioTransport
 from ankit.safety import processes
 from ankit.terminal.bang import run_shell
-from ankit.tooling import hookproc
+from ankit.hooks import process
 from tests.helpers import sleeps_left, wait_for
 from tests.test_mcp_client import FAKE
 from tests.test_oneshot import ankit
@@ -84,7 +84,7 @@ def test_nothing_a_background_job_started_outlives_ankit(provider_server, tmp_pa
 
 
 def test_what_a_hook_starts_ends_with_the_hook(tmp_path, tag):
-    finished = hookproc.run(escapes(tag, tmp_path), b"{}", tmp_path, hookproc.environment(tmp_path, {}), 30)
+    finished = process.run(escapes(tag, tmp_path), b"{}", tmp_path, process.environment(tmp_path, {}), 30)
     assert finished.code == 0 and finished.failure == ""
     assert gone(tag), f"still running after the hook: {left(tag)}"
 

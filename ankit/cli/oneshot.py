@@ -4,7 +4,7 @@ import json
 import sys
 import time
 
-from ankit.cli.scripting import JsonView, result_object
+from ankit.cli.scripting import JsonView, Outcomes, result_object
 from ankit.context.mentions import expand
 from ankit.errors import AnkitError
 from ankit.protocols import View
@@ -23,6 +23,7 @@ class PrintView(View):
     def __init__(self):
         self.ended_with_newline = True
         self.terminal = _isatty(sys.stdout)  # a pipe gets the exact bytes; a terminal sees controls made visible
+        self.outcomes = Outcomes()
 
     def text(self, delta: str) -> None:
         sys.stdout.write(visible(delta) if self.terminal else delta)
@@ -35,12 +36,15 @@ class PrintView(View):
             self.ended_with_newline = True
 
     def tool_start(self, call: ToolCall) -> None:
+        self.outcomes.start(call)
         print(f"· {call_summary(call, 200)}", file=sys.stderr)
 
     def tool_end(self, result: ToolResult) -> None:
+        self.outcomes.end(result)
         print(result_line(result, 200), file=sys.stderr)
 
     def inner_call(self, call: ToolCall, result: ToolResult) -> None:
+        self.outcomes.end(result, call)
         print(f"  · {call_summary(call, 200)}\n  {result_line(result, 200)}", file=sys.stderr)
 
     def notice(self, line: str) -> None:
@@ -83,8 +87,12 @@ def decline_question(server: str, message: str, schema: dict) -> dict:
     return {"action": "decline"}
 
 
+STRICT_EXIT = 3  # --strict: the answer came, but a call was refused or failed
+
+
 def run_once(args, config: Config) -> int:
-    """Run one turn and exit: 0 on an answer, 1 with one line on failure."""
+    """Run one turn and exit: 0 on an answer, 1 with one line on failure, 3 with --strict when a call was refused
+    or failed."""
     text = prompt_text(args.prompt)
     if not text.strip():
         print('ankit: -p needs a question, e.g. ankit -p "what does this repository do?"', file=sys.stderr)
@@ -92,10 +100,10 @@ def run_once(args, config: Config) -> int:
     fmt = getattr(args, "output_format", "text") or "text"
     if fmt != "text":
         return _run_json(text, args, config, fmt == "stream-json")
-    app = build_app(config, mcp_start="deferred", elicit=decline_question)
+    app, view = build_app(config, mcp_start="deferred", elicit=decline_question), PrintView()
     try:
         warn(app.problems + app.notices + app.skill_problems)
-        session = app.session(PrintView(), PrintApprover(config.yes), resume=app.resumed(args))
+        session = app.session(view, PrintApprover(config.yes), resume=app.resumed(args))
         if session.provider is None:
             print(f"ankit: {app.setup_error}", file=sys.stderr)
             return 1
@@ -106,7 +114,14 @@ def run_once(args, config: Config) -> int:
         return 1
     finally:
         app.close()
-    return 0
+    if view.outcomes.line():
+        print(f"ankit: {visible_line(view.outcomes.line())}", file=sys.stderr)
+    return _strict(args, view.outcomes)
+
+
+def _strict(args, outcomes: Outcomes) -> int:
+    """The exit code of a run that answered: 3 under --strict when a call was refused or failed, else 0."""
+    return STRICT_EXIT if getattr(args, "strict", False) and outcomes.shortfall else 0
 
 
 def _error_line(exc: AnkitError, args) -> str:
@@ -147,11 +162,12 @@ def _run_json(text: str, args, config: Config, streaming: bool) -> int:
     finally:
         app.close()
     rounds = session.ledger.rounds[before:] if session else []
-    result = result_object(session.id if session else "", answer, error, rounds, _prices(config), started)
+    result = result_object(session.id if session else "", answer, error, rounds, _prices(config), started,
+                           view.outcomes.denials)
     print(json.dumps(result, ensure_ascii=False))
     if error:
         print(f"ankit: {error}", file=sys.stderr)
-    return 1 if error else 0
+    return 1 if error else _strict(args, view.outcomes)
 
 
 def _prices(config: Config) -> dict | None:

@@ -5,13 +5,14 @@ import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ankit.discovery.catalog import Catalog, catalog_text, first_sentence
+from ankit.discovery.catalog import Catalog, catalog_text
+from ankit.wording import first_sentence
 from ankit.discovery.decision import Decision
 from ankit.discovery.index import GroupHit, Index
 from ankit.records import ToolSpec
 from ankit.wording import count
 from ankit.discovery.terms import GENERIC_VERBS, name_key, phrase_terms, stem, terms
-from ankit.tooling.stubs import stubs
+from ankit.codemode.stubs import stubs
 from ankit.tooling.tool import Tool
 
 CLOSE = 0.6  # groups scoring at least this share of the best are listed as candidates

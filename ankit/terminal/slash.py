@@ -39,7 +39,7 @@ from ankit.skills.tool import load_skill
 from ankit.terminal.calls import todo_lines
 from ankit.terminal.command_run import send_command
 from ankit.terminal.pager import show
-from ankit.tooling.hookconfig import listing
+from ankit.hooks.config import listing
 from ankit.turn.compaction import SUMMARY_HEAD, compact
 from ankit.turn.phrasing import PHRASES_USAGE, hint, write_phrases
 

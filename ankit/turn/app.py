@@ -21,10 +21,10 @@ from ankit import paths
 from ankit.settings.config import Config
 from ankit.skills.library import Skill, find_skills, skill_dirs
 from ankit.tooling.activation import habitual
-from ankit.tooling.hookconfig import load_hooks
-from ankit.tooling.hooks import Hooks
+from ankit.hooks.config import load_hooks
+from ankit.hooks.events import Hooks
 from ankit.tooling.loader import load_tools
-from ankit.tooling.stubs import code_prompt
+from ankit.codemode.stubs import code_prompt
 from ankit.turn.deciding import ModelChooser
 from ankit.turn.phrasing import PhraseWriter
 from ankit.turn.prompt import Prompt
@@ -114,7 +114,7 @@ class App:
         return problems
 
     def plugins(self) -> list:
-        """The plugins the user added that are as they were when added (settings/plugins.py)."""
+        """The plugins the user added that are as they were when added (claude/plugins.py)."""
         return [plugin for plugin in self.config.plugins if plugin.current]
 
     def tool_groups(self) -> dict[str, str]:

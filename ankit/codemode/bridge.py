@@ -3,7 +3,7 @@ tool call the program makes comes back over a pipe to take the path of a direct 
 approval, limits, checkpoints, scrubbing). Only what the program prints returns to the model.
 
 The pipe is outside input: each message is bounded (CodeLimits.message), calls are counted (CodeLimits.calls),
-and what the program sends is parsed as data, never run. The child (code_child.py) starts through the sandbox's
+and what the program sends is parsed as data, never run. The child (child.py) starts through the sandbox's
 confine() with the pipe's two ends as its only channel back, in its own process group (safety/processes.py).
 """
 
@@ -28,7 +28,7 @@ from ankit.safety.sandbox import Sandbox
 from ankit.tooling.tool import Tool
 from ankit.tooling.toolbox import cap_output
 
-CHILD = Path(__file__).with_name("code_child.py")
+CHILD = Path(__file__).with_name("child.py")
 MODES = ("off", "on", "only")
 CATALOG_LEVELS = ("none", "first-sentence", "full")
 TAIL = 4096  # bytes kept of the end of a long printed output (where a traceback is)
