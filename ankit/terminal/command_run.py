@@ -7,7 +7,7 @@ import json
 from ankit.agents.families import agent_model, known_models
 from ankit.records import ToolCall
 from ankit.safety.visible import visible_line
-from ankit.settings.claude import translate
+from ankit.claude.settings import translate
 from ankit.terminal.custom import SNIPPET, CustomCommand, expand_template, snippets
 
 NOT_TRUSTED = ("/{name} runs {count} command(s) ({first}) and this folder is not trusted: not sent; run ankit here "

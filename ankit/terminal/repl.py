@@ -2,7 +2,6 @@
 
 import os
 import shlex
-import subprocess
 import sys
 import tempfile
 import time
@@ -12,6 +11,7 @@ from pathlib import Path
 from ankit import __version__
 from ankit.context.mentions import expand
 from ankit.errors import AnkitError, Cancelled, bug_line
+from ankit.safety import processes
 from ankit.safety.scrub import Scrubber
 from ankit.safety.visible import visible
 from ankit import paths
@@ -420,7 +420,8 @@ def compose(initial: str = "") -> str | None:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(initial)
         try:
-            code = subprocess.call([*shlex.split(editor), name])
+            code = processes.spawn([*shlex.split(editor), name], stdin=None, stdout=None, stderr=None,
+                                   terminal=True).wait()
         except OSError as exc:
             raise AnkitError(f"cannot start the editor {editor!r} ({exc.strerror or exc}); set EDITOR") from None
         if code:
