@@ -15,7 +15,7 @@ from ankit import paths
 from ankit.names import qualified
 from ankit.agents.families import model_shown
 from ankit.skills.frontmatter import read_fields
-from ankit.tooling.hooks import CLAUDE_NAMES
+from ankit.claude.toolnames import CLAUDE_NAMES
 
 NAME = re.compile(r"[A-Za-z0-9][\w.-]{0,63}")
 AGENT_CAP = 100_000  # characters of one definition read

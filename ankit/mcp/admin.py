@@ -12,7 +12,7 @@ from ankit.errors import ConfigError
 from ankit.mcp import projectjson
 from ankit.mcp.settings import server_config
 from ankit.settings import tomledit
-from ankit.settings.claude_mcp import project_servers, server_table
+from ankit.claude.mcp import project_servers, server_table
 
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,39}")
 ENV_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")

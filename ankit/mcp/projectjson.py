@@ -6,7 +6,7 @@ from pathlib import Path
 
 from ankit.errors import ConfigError
 from ankit.settings import tomledit
-from ankit.settings.claude_mcp import read_json
+from ankit.claude.mcp import read_json
 
 
 def entry(table: dict) -> dict:

@@ -13,7 +13,7 @@ from ankit.errors import AnkitError
 from ankit.names import ambiguous, resolve
 from ankit.records import ToolCall
 from ankit.safety.visible import visible_line
-from ankit.settings.claude import translate
+from ankit.claude.settings import translate
 from ankit.skills.library import skill_named
 from ankit.skills.tool import load_skill
 from ankit.terminal.custom import SNIPPET, CustomCommand, expand_template, snippets

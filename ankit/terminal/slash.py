@@ -43,7 +43,7 @@ from ankit.terminal.custom import command_dirs, load_commands
 from pathlib import Path
 from ankit.terminal.command_run import run_named
 from ankit.terminal.pager import show
-from ankit.tooling.hookconfig import listing
+from ankit.hooks.config import listing
 from ankit.turn.compaction import SUMMARY_HEAD, compact
 from ankit.turn.phrasing import PHRASES_USAGE, hint, write_phrases
 
@@ -252,7 +252,17 @@ def _beside_turns(state: ReplState, prices: dict) -> list[list[str]]:
     runs += [("find_tools decisions", list(chooser.rounds))] if chooser and chooser.rounds else []
     fell = [f"decision mode kept the lexical ranking {count(len(chooser.fallbacks), 'time')}: "
             f"{visible(chooser.fallbacks[-1])}"] if chooser and chooser.fallbacks else []
-    return [subagent_lines(runs, prices, state.view.width(), head="beside the turns"), fell]
+    return [subagent_lines(runs, prices, state.view.width(), head="beside the turns"), _searches(chooser) + fell]
+
+
+def _searches(chooser) -> list[str]:
+    """Decision mode's cost a search: questions, tokens, seconds."""
+    asked = [s for s in chooser.searches if s.questions] if chooser else []
+    if not asked:
+        return []
+    n = len(asked)
+    return [f"decision mode: {count(n, 'search', 'searches')}, {sum(s.questions for s in asked) / n:.1f} questions, "
+            f"{sum(s.tokens for s in asked) / n:,.0f} tokens, {sum(s.seconds for s in asked) / n:.1f} s a search"]
 
 
 def cmd_context(state: ReplState, arg: str) -> str:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import sys
-from functools import partial
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -22,11 +21,10 @@ from ankit import paths
 from ankit.settings.config import Config
 from ankit.skills.library import Skill, find_skills, skill_dirs
 from ankit.tooling.activation import habitual
-from ankit.tooling.hookconfig import load_hooks
-from ankit.tooling.hooks import Hooks
+from ankit.hooks.config import load_hooks
+from ankit.hooks.events import Hooks
 from ankit.tooling.loader import load_tools
-from ankit.tooling.stubs import code_prompt
-from ankit.discovery.decision import decide
+from ankit.codemode.stubs import code_prompt
 from ankit.turn.deciding import ModelChooser
 from ankit.turn.phrasing import PhraseWriter
 from ankit.turn.prompt import Prompt
@@ -117,7 +115,7 @@ class App:
         return problems
 
     def plugins(self) -> list:
-        """The plugins the user added that are as they were when added (settings/plugins.py)."""
+        """The plugins the user added that are as they were when added (claude/plugins.py)."""
         return [plugin for plugin in self.config.plugins if plugin.current]
 
     def tool_groups(self) -> dict[str, str]:
@@ -259,8 +257,8 @@ class App:
         with search = "words"."""
         if self.config.search != "decision":
             return None
-        self.chooser = ModelChooser(self.decision_provider)
-        return partial(decide, chooser=self.chooser, min_probability=self.config.min_probability)
+        self.chooser = ModelChooser(self.decision_provider, self.config.min_probability)
+        return self.chooser.decide
 
     def decision_provider(self):
         """The provider decision mode asks (decision_model, else the session's model), or None."""

@@ -28,7 +28,7 @@ from ankit.safety.text import outside
 from ankit.safety.visible import visible_line
 from ankit.storage.sessions import new_session_id
 from ankit.tooling.activation import Activation
-from ankit.tooling.hooks import Hooks
+from ankit.hooks.events import Hooks
 from ankit.tooling.tool import Tool
 from ankit.tooling.toolbox import Runner, cap_output
 from ankit.usage.budget import Budget
