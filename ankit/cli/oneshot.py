@@ -4,6 +4,7 @@ import json
 import sys
 import time
 
+from ankit.cli.slashrun import names_command, run_slash
 from ankit.cli.scripting import JsonView, Outcomes, result_object
 from ankit.context.mentions import expand
 from ankit.errors import AnkitError
@@ -108,7 +109,7 @@ def run_once(args, config: Config) -> int:
         if session.provider is None:
             print(f"ankit: {app.setup_error}", file=sys.stderr)
             return 1
-        session.turn(*_message(text, app, session))
+        _answer(text, app, session, view)
         session.hooks.end(session.id)
     except AnkitError as exc:
         print(f"ankit: {visible(_error_line(exc, args))}", file=sys.stderr)
@@ -142,6 +143,13 @@ def _error_line(exc: AnkitError, args) -> str:
                        else " · shorten the prompt or its @files")
 
 
+def _answer(text: str, app, session, view: View) -> str:
+    """One turn: a /name line runs its custom command or skill (cli/slashrun.py), any other text is sent."""
+    if names_command(text):
+        return run_slash(text, app, session, view)
+    return session.turn(*_message(text, app, session))
+
+
 def _message(text: str, app, session) -> tuple[str, list]:
     """The text with its @mentions attached, and its images; notices go to stderr."""
     expanded = expand(text, app.cwd, session.provider.accepts_images, app.scrubber())
@@ -164,7 +172,7 @@ def _run_json(text: str, args, config: Config, streaming: bool) -> int:
         else:
             view.emit({"type": "system", "subtype": "init", "cwd": str(app.cwd), "model": session.provider.model,
                        "tools": [s.name for s in session.plan().tools.specs]})
-            answer = session.turn(*_message(text, app, session))
+            answer = _answer(text, app, session, view)
             session.hooks.end(session.id)
     except AnkitError as exc:
         error = _error_line(exc, args)

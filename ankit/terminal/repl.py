@@ -19,7 +19,6 @@ from ankit.settings.config import Config
 from ankit.terminal import history, paste
 from ankit.terminal.approval import Approver
 from ankit.terminal.bang import context_text, run_shell
-from ankit.terminal.custom import command_dirs, load_commands
 from ankit.terminal.elicit import FormElicitor
 from ankit.terminal.keys import Keys, confirm
 from ankit.terminal.live import terminal_width
@@ -31,7 +30,7 @@ from ankit.terminal.typeahead import TypeAhead
 from ankit.turn.app import build_app, warn
 from ankit.turn.phrasing import hint
 from ankit.turn.window import tokens
-from ankit.terminal.slash import (ALIASES, COMMANDS, NO_PROVIDER, ReplState, completions, dispatch, is_command, model_call, open_session,
+from ankit.terminal.slash import (NO_PROVIDER, ReplState, app_commands, command_folders, completions, dispatch, is_command, model_call, open_session,
                          resumed_text)
 
 HISTORY_LENGTH = 2000
@@ -383,13 +382,11 @@ def _open(state: ReplState, args) -> None:
 def refresh_commands(state: ReplState) -> list[str]:
     """Read the custom commands and agent definitions again when their files changed since the last prompt; the
     problems found."""
-    plugins = {folder: plugin.name for plugin in state.app.plugins() for folder in plugin.folders("commands")}
-    folders = command_dirs(state.app.cwd, paths.config_home()) + list(plugins)
-    now = paths.stamp(folders, "**/*.md")
+    now = paths.stamp(command_folders(state.app)[0], "**/*.md")
     problems = state.app.refresh_agents()  # a definition written during the session: /agents and task know it
     if now != state.custom_stamp:
         state.custom_stamp = now
-        state.custom, found = load_commands(folders, {*COMMANDS, *ALIASES}, state.app.cwd, plugins)
+        state.custom, found = app_commands(state.app)
         problems += found
     return [visible(p) for p in problems]
 
