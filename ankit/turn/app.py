@@ -36,7 +36,7 @@ from ankit.usage.pricing import load_prices
 if TYPE_CHECKING:  # what only a session needs is imported when one is made: listings start faster
     from ankit.discovery.catalog import Catalog
     from ankit.discovery.index import Index
-    from ankit.protocols import Approver, Asker, Elicitor, Inbox, View
+    from ankit.protocols import Approver, Asker, Editor, Elicitor, Inbox, View
     from ankit.providers import ProviderSettings
     from ankit.storage.sessions import SessionData, SessionStore
     from ankit.tooling.activation import Activation
@@ -222,10 +222,11 @@ class App:
         return code_prompt(specs, self.config.code_mode_catalog, self.config.code_mode == "only")
 
     def session(self, view: View, approve: Approver, ask: Asker = input, resume: SessionData | None = None,
-                inbox: Inbox | None = None) -> Session:
-        """A session wired to the provider (None when nothing is configured), resumed if asked."""
+                inbox: Inbox | None = None, editor: Editor | None = None) -> Session:
+        """A session wired to the provider (None when nothing is configured), resumed if asked; editor: the
+        user's editor's files and terminals for the tools (ankit acp)."""
         from ankit.turn.wiring import build_session  # what only a session needs loads when one is made
-        session = build_session(self, view, approve, ask, resume, inbox)
+        session = build_session(self, view, approve, ask, resume, inbox, editor)
         origin = session.provider.settings.origin if session.provider is not None else ""
         if origin and not self._told_origin:
             self._told_origin = True

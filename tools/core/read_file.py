@@ -3,7 +3,7 @@
 import itertools
 from pathlib import Path
 
-from ankit.toolkit import ToolError, paths, text
+from ankit.toolkit import ToolError, edits, paths, text
 
 MAX_LINES = 2000
 MAX_CHARS = 60_000
@@ -55,16 +55,18 @@ def run(args: dict, ctx) -> str:
         size = text.human_size(path.stat().st_size)
         return f"{paths.show(ctx, path)} looks like a binary file ({size}); not shown"
     count = min(MAX_LINES, int(end) - start + 1) if end is not None else MAX_LINES
-    lines, total, note, digest = _load(path, start, count)
+    with paths.file_errors(f"read {paths.show(ctx, path)}"):
+        lines, total, note, digest = _load(path, start, count, edits.editor_of(ctx, "reads"))
     shown = paths.show(ctx, path)
     body = _numbered(lines, start, end is not None and int(end), total, note, shown)
     return body + (f"\n[file hash {digest}, for edit_lines]" if digest else "")
 
 
-def _load(path: Path, start: int, count: int) -> tuple[list[str], int | None, str, str]:
-    """Up to count lines from start (1-based), the total line count (None when streamed), a decoding note, a hash."""
+def _load(path: Path, start: int, count: int, editor=None) -> tuple[list[str], int | None, str, str]:
+    """Up to count lines from start (1-based), the total line count (None when streamed), a decoding note, a hash;
+    in an editor that reads files (ankit acp) its text, an unsaved buffer's included."""
     if path.stat().st_size <= MAX_WHOLE_FILE:
-        data = path.read_bytes()
+        data = path.read_bytes() if editor is None else editor.read_text(path).encode("utf-8", "surrogatepass")
         content, note = text.decode(data)
         lines = text.hide_private_keys(text.split_lines(content))
         return lines[start - 1 : start - 1 + count], len(lines), note, text.file_hash(data)
