@@ -47,12 +47,17 @@ class AcpClient:
         self.handlers: dict = {}  # method -> function(params) -> result (raise ValueError for an error reply)
         self.asked: list[dict] = []  # the agent's requests, in order
         self.next_id = 0
+        self.junk: list[bytes] = []  # lines on stdout that were not JSON
         self.lines: queue.Queue = queue.Queue()
         threading.Thread(target=self._read, daemon=True).start()
 
     def _read(self) -> None:
         for raw in self.proc.stdout:
-            message = json.loads(raw)  # stdout must carry nothing but JSON-RPC lines
+            try:
+                message = json.loads(raw)
+            except ValueError:
+                self.junk.append(raw)  # stdout must carry nothing but JSON-RPC lines: a test asserts none came
+                continue
             with self.arrived:
                 self.messages.append(message)
                 if "method" in message and "id" in message:

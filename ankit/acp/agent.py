@@ -75,8 +75,8 @@ class Agent:
         live = self._open(_folder(params), params.get("mcpServers"), None)
         return self._opened(live)
 
-    def load(self, params: dict) -> None:
-        """A saved session, its conversation replayed as updates before the answer."""
+    def load(self, params: dict) -> dict:
+        """A saved session, its conversation replayed as updates before the answer (its modes)."""
         wanted = str(params.get("sessionId") or "")
         live = self.sessions.get(wanted)
         if live is None:
@@ -88,8 +88,7 @@ class Agent:
         live.view.open(live.session.id)
         for update in replay(live.session.conversation.messages, live.app.lookup):
             live.view.send(update)
-        self._opened(live)
-        return None
+        return {"modes": self._opened(live)["modes"]}
 
     def _opened(self, live: Live) -> dict:
         """The answer to session/new or load; after it, what was told meanwhile and the commands offered."""

@@ -123,7 +123,7 @@ class AcpView(View):
     def tool_output(self, text: str) -> None:
         with self.lock:
             running = self.running
-            if running is None:
+            if running is None or not text:
                 return
             running.output = (running.output + text)[-OUTPUT_CAP:]
             if time.monotonic() - running.sent < OUTPUT_EVERY:
