@@ -1,10 +1,10 @@
-"""Claude Code's settings files as a layer (ankit/settings/claude.py): its rule syntax translated into ankit's,
+"""Claude Code's settings files as a layer (ankit/claude/settings.py): its rule syntax translated into ankit's,
 env, what a folder's .claude/ would run; and real `ankit -p` runs where those rules refuse calls."""
 
 import json
 from pathlib import Path
 
-from ankit.settings.claude import read_layer, translate, trust_lines
+from ankit.claude.settings import read_layer, translate, trust_lines
 from ankit.settings.layers import load_config
 from tests.test_oneshot import ankit
 
@@ -45,7 +45,8 @@ def test_a_project_deny_applies_untrusted_its_allow_and_env_wait_for_trust(tmp_p
     assert "allow without asking: Bash(npm run test:*)" in config.held_claude
     assert "set the environment variable PATH=/evil" in config.held_claude
     config = load_config({"trust": True}, {}, work, tmp_path / "config")
-    assert "run_command: npm run test*" in config.allow and config.claude_env == {"PATH": "/evil"}
+    assert "run_command: npm run test*" in config.allow and config.claude_env == {}  # PATH runs other programs
+    assert any(line.startswith("settings env: not set: PATH (only a name known not") for line in config.problems)
 
 
 def test_nothing_to_trust_in_a_folder_without_claude_files(tmp_path):
@@ -59,13 +60,13 @@ def test_the_users_claude_settings_refuse_reading_env_and_set_the_environment(pr
     home = tmp_path / "home" / ".claude"
     home.mkdir(parents=True)
     (home / "settings.json").write_text(json.dumps({"permissions": {"deny": ["Read(./.env)", "Bash(curl:*)"]},
-                                                    "env": {"BUILD_FLAVOUR": "nightly"}}))
+                                                    "env": {"NODE_ENV": "nightly", "BASH_ENV": "x.sh"}}))
     work = tmp_path / "work"
     work.mkdir()
     (work / ".env").write_text("TOKEN=abc\n")
     provider_server.push_openai(tool_calls=[("c1", "read_file", '{"path": ".env"}'),
                                             ("c2", "run_command", '{"command": "ls; curl http://x"}'),
-                                            ("c3", "run_command", '{"command": "echo flavour=$BUILD_FLAVOUR"}')])
+                                            ("c3", "run_command", '{"command": "echo flavour=$NODE_ENV"}')])
     provider_server.push_openai(text="ok")
     done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "-p", "go", "--yes")
     assert done.returncode == 0, done.stderr
@@ -73,3 +74,4 @@ def test_the_users_claude_settings_refuse_reading_env_and_set_the_environment(pr
     assert sent[0].startswith("Error: refused by the rule 'read_file: .env'")
     assert sent[1].startswith("Error: refused by the rule 'run_command: curl*'")
     assert "flavour=nightly" in sent[2]
+    assert "settings env: not set: BASH_ENV (only a name known not to make a program run code passes" in done.stderr

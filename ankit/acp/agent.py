@@ -19,7 +19,7 @@ from ankit.errors import AnkitError
 from ankit.providers.presets import PRESETS
 from ankit.safety.sandbox import MODES, parse_mode
 from ankit.safety.text import outside
-from ankit.settings.claude_mcp import servers_of
+from ankit.claude.mcp import servers_of
 from ankit.settings.layers import load_config
 from ankit.storage.sessions import SessionStore
 from ankit.turn.app import App, build_app
@@ -194,7 +194,7 @@ def _folder(params: dict) -> Path:
 
 def _server_entry(server: dict) -> dict:
     """An ACP McpServer ({name, command, args, env: [{name, value}]} or {type: http, url, headers}) in the shape
-    of Claude Code's .mcp.json, which settings/claude_mcp.py reads."""
+    of Claude Code's .mcp.json, which claude/mcp.py reads."""
     if server.get("type") in ("http", "sse"):
         return {"type": server["type"], "url": server.get("url"), "headers": _pairs(server.get("headers"))}
     return {"command": server.get("command"), "args": server.get("args") or [], "env": _pairs(server.get("env"))}

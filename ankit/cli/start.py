@@ -92,6 +92,9 @@ def _run(command: str, args, extra: list[str]) -> int:
             raise AnkitError(f"ankit acp takes the global options only, not {visible_line(' '.join(extra))}")
         from ankit.acp.server import serve  # the protocol's modules: only for ankit acp
         return serve(vars(args))
+    if not command and args.prompt is None and args.resume is not None:
+        from ankit.terminal.picker import resume_where  # the session and its folder, before that folder's settings
+        resume_where(args)
     config = load_config(vars(args), os.environ, Path.cwd(), paths.config_home())
     config = _trusted(config, vars(args), interactive=not command and args.prompt is None)
     os.environ.update(config.claude_env)  # Claude Code settings' env (a project's only once trusted)

@@ -12,10 +12,12 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from ankit.errors import ConfigError
-from ankit.settings import claude
+from ankit.claude import settings as claude
+from ankit.safety import envnames
 from ankit.settings import config as settings
-from ankit.settings import plugins, trust
-from ankit.settings.claude_mcp import with_project_servers
+from ankit.claude import plugins
+from ankit.settings import trust
+from ankit.claude.mcp import with_project_servers
 from ankit.settings.trust import fingerprint
 
 FREE = frozenset({"catalog_mode", "deferred", "preload", "memory_fts"})  # change nothing that runs, goes out or is counted
@@ -94,14 +96,16 @@ def _read_layer(config: settings.Config, path: Path) -> dict:
 
 
 def _claude_layer(config: settings.Config, files: list[Path], keys: tuple[str, ...], env: bool = True) -> None:
-    """Claude Code's settings files as a layer: their rules (translated, settings/claude.py) and env."""
+    """Claude Code's settings files as a layer: their rules (translated, claude/settings.py) and env."""
     layer = claude.read_layer(files)
     config.problems += [line for line in layer.problems if line not in config.problems]
     rules = {key: getattr(layer, key) for key in keys if getattr(layer, key)}
     if rules:
         _layer(config, rules, ", ".join(str(f) for f in files if f.is_file()))
     if env:
-        config.claude_env |= layer.env
+        kept, refused = envnames.passing(layer.env, "settings env")
+        config.claude_env |= kept
+        config.problems += [line for line in refused if line not in config.problems]
 
 
 def _project_layer(config: settings.Config, flags: dict, cwd: Path, config_home: Path) -> None:

@@ -1,11 +1,14 @@
 """CLAUDE_ENV_FILE: a SessionStart hook may write `export NAME=value` lines to the file this names; the commands
 ankit runs afterwards see those variables. The file is read as data, never run: only plain assignments of
-literal values are taken (known-safe: no $, backtick, backslash or command), the rest is said and ignored."""
+literal values are taken (known-safe: no $, backtick, backslash or command), of names known inert
+(safety/envnames.py: BASH_ENV and the like would make the next command run a file); the rest is said and ignored."""
 
 import os
 import re
 import tempfile
 from pathlib import Path
+
+from ankit.safety import envnames
 
 READ_CAP = 64 * 1024  # bytes of the file that are read
 LINE = re.compile(r"""^(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)=(?:'([^']*)'|"([^"$`\\]*)"|([^\s'"$`\\;&|<>()]*))\s*$""")
@@ -37,4 +40,5 @@ def take(path: Path) -> tuple[dict[str, str], list[str]]:
             continue
         found[match[1]] = next(v for v in match.groups()[1:] if v is not None)
     note = [f"CLAUDE_ENV_FILE: {skipped} line(s) were not plain NAME=value assignments and were ignored"]
-    return found, note if skipped else []
+    kept, refused = envnames.passing(found, "CLAUDE_ENV_FILE")
+    return kept, (note if skipped else []) + refused
