@@ -283,10 +283,9 @@ class App:
     def session_provider(self, session_id: str):
         """The configured model's provider for a session, or None (setup_error says why)."""
         try:
-            from ankit.providers import make_provider
-            from ankit.providers.presets import provider_settings
+            from ankit.providers import make_provider, presets  # one statement: the lazy imports are counted
             if self._settings is None:  # chosen once: a probe for a local server runs at most once
-                self._settings = provider_settings(self.config)
+                self._settings = presets.provider_settings(self.config)
             return make_provider(replace(self._settings, session_id=session_id))
         except ConfigError as exc:
             self.setup_error = str(exc)
