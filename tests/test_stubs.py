@@ -1,10 +1,10 @@
-"""Python stubs of tools from their JSON Schemas (ankit/tooling/stubs.py): what find_tools and the system prompt
+"""Python stubs of tools from their JSON Schemas (ankit/codemode/stubs.py): what find_tools and the system prompt
 say of tools in code mode."""
 
 import ast
 
 from ankit.records import ToolSpec
-from ankit.tooling.stubs import call_form, code_prompt, named, parameter_order, python_type, signature, stub, stubs
+from ankit.codemode.stubs import call_form, code_prompt, named, parameter_order, python_type, signature, stub, stubs
 from tests.helpers import bundled
 
 READ = ToolSpec("read_file", "Read a text file. Lines are numbered.", {

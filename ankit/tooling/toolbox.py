@@ -17,9 +17,9 @@ from ankit.safety.policy import Policy
 from ankit.safety.sandbox import COMMAND_TOOLS, Sandbox, Verdict
 from ankit.safety.scrub import Scrubber
 from ankit.safety.statefiles import bundled
-from ankit.tooling import toolhooks
-from ankit.tooling.claude_tools import PER_FILE
-from ankit.tooling.hooks import Hooks
+from ankit.hooks import toolcalls
+from ankit.claude.toolnames import PER_FILE
+from ankit.hooks.events import Hooks
 from ankit.tooling.relay import Relay
 from ankit.tooling.limits import MAX_DEPTH, ToolTimeout, call_with_limit, too_deep
 from ankit.tooling.tool import DEFAULT_TIME_LIMIT, Tool, ToolContext, call_flexibly
@@ -395,7 +395,7 @@ class Runner:
         args = _arguments_or_none(call)
         if self.hooks is not None and tool is not None and args is not None:
             paths = [str(p) for p in _changed_paths(tool, args, self.ctx)] if call.name in PER_FILE else []
-            decided = toolhooks.before(self.hooks, call, tool, args, approve, partial(self._tell, output=output), paths)
+            decided = toolcalls.before(self.hooks, call, tool, args, approve, partial(self._tell, output=output), paths)
             self._tell(decided.notes, output)
             if decided.blocked is not None:  # exit 2 or a deny: under --yes too
                 blocked = decided.blocked
@@ -411,7 +411,7 @@ class Runner:
         if self.hooks is None or args is None or result.summary == "declined":
             return result
         before = result.content
-        self._tell(toolhooks.after(self.hooks, call, args, result), output)
+        self._tell(toolcalls.after(self.hooks, call, args, result), output)
         if result.content != before:
             result.content = cap_output(self.scrub.text(result.content), self.cap)
         return result

@@ -5,7 +5,7 @@ Read from them: `permissions.allow`, `deny` and `ask` in Claude Code's rule synt
 rules (`Bash(npm run test:*)` -> `run_command: npm run test*` and the same for job_start; `Read(./.env)` -> the
 reading tools on `.env`; `Edit(src/**)` -> the editing tools; `WebFetch(domain:example.com)` -> web_fetch on that
 host; `mcp__server__tool` as it is), and `env`. The policy engine (safety/policy.py) merges them as any layer: a
-project's deny and ask apply at once, its allow and env wait for trust. Hooks are read by tooling/hookconfig.py.
+project's deny and ask apply at once, its allow and env wait for trust. Hooks are read by hooks/config.py.
 What trusting a folder's .claude/ would trust is listed by `trust_lines`. A rule or key ankit cannot translate is
 said once, never dropped silently.
 """
