@@ -184,3 +184,15 @@ def test_discovery_and_mcp_name_the_tool_without_the_runner():
     runner = [name for name, others in sorted(graph().items())
               if name.startswith(("ankit.discovery", "ankit.mcp")) and "ankit.tooling.toolbox" in others]
     assert runner == []
+
+
+def string_constants(path: Path) -> set[str]:
+    return {node.value for node in ast.walk(ast.parse(path.read_text()))
+            if isinstance(node, ast.Constant) and isinstance(node.value, str)}
+
+
+def test_one_module_names_claude_codes_tools():
+    claude = {"Bash", "BashOutput", "KillShell", "Read", "Write", "Edit", "MultiEdit", "Glob", "Grep", "LS",
+              "WebFetch", "WebSearch", "TodoWrite", "Task", "NotebookEdit"}
+    naming = [str(p.relative_to(ANKIT)) for p in sorted(ANKIT.rglob("*.py")) if string_constants(p) & claude]
+    assert naming == ["claude/toolnames.py"], "read Claude Code's tool names from the one table"

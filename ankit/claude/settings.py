@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ankit.claude.toolnames import rule_tools
+from ankit.claude.toolnames import rule_argument, rule_tools
 
 PROJECT_FILES = ("settings.json", "settings.local.json")
 RULE = re.compile(r"^(?P<tool>[A-Za-z_][\w-]*)(?:\((?P<arg>.*)\))?$", re.S)
@@ -65,16 +65,16 @@ def translate(rule: str, deny: bool) -> list[str] | None:
     tool, arg = found["tool"], found["arg"]
     if tool.startswith("mcp__"):
         return [tool] if arg is None and tool.count("__") >= 2 else None
-    tools = rule_tools(tool)  # the one table of Claude Code's tools (claude/toolnames.py)
+    tools, kind = rule_tools(tool), rule_argument(tool)  # the one table of Claude Code's tools (claude/toolnames.py)
     if not tools:
         return None
     if arg is None or arg.strip() in ("", "*"):
         return list(tools)
-    if tool == "Bash":
+    if kind == "command":
         return [f"{t}: {_command(arg)}" for t in tools]
-    if tool == "WebFetch":
+    if kind == "domain":
         return _fetch(arg, deny)
-    if tool in ("Read", "Edit", "Write", "MultiEdit", "Glob", "Grep", "LS"):
+    if kind == "path":
         return [f"{t}: {p}" for t in tools for p in _paths(arg)]
     return None
 

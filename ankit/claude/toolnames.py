@@ -35,26 +35,30 @@ class ClaudeTool:
     matcher: tuple[str, ...] = ()  # besides `shown`, what a hook matcher naming it sees (tools doing the same)
     rules: tuple[str, ...] = ()  # what a permission rule naming it binds
     means: str = ""  # the ankit tool an agent file's `tools:` list means (else the first of `shown`)
+    argument: str = ""  # what a rule's `(...)` holds: a command line, `domain:HOST` or a path ("": none)
 
 
 ROWS = (
     ClaudeTool("Bash", ("run_command", "job_start", *SHELL_FORMS),
                {"command": "command", "reason": "description", "timeout": "timeout"},
-               ("dangerouslyDisableSandbox", "run_in_background", "file_path"), rules=("run_command", "job_start")),
+               ("dangerouslyDisableSandbox", "run_in_background", "file_path"), rules=("run_command", "job_start"),
+               argument="command"),
     ClaudeTool("BashOutput", ("job_output",), {"job_id": "bash_id"}, matcher=("job_status", "job_wait")),
     ClaudeTool("KillShell", ("job_stop",), {"job_id": "shell_id"}, matcher=("kill_process",)),
     ClaudeTool("Read", ("read_file",), {"path": "file_path", "start_line": "offset", "end_line": "limit"},
-               rules=READING),
-    ClaudeTool("Write", ("write_file",), {"path": "file_path", "content": "content"}, matcher=EDITING, rules=EDITING),
+               rules=READING, argument="path"),
+    ClaudeTool("Write", ("write_file",), {"path": "file_path", "content": "content"}, matcher=EDITING, rules=EDITING,
+               argument="path"),
     ClaudeTool("Edit", ("edit_file", "apply_patch"), {"path": "file_path", "old_string": "old_string",
                                                       "new_string": "new_string", "replace_all": "replace_all"},
-               matcher=EDITING, rules=EDITING),
-    ClaudeTool("MultiEdit", matcher=("edit_file", "edit_lines", "apply_patch"), rules=EDITING, means="edit_file"),
-    ClaudeTool("Glob", ("find_files",), {"pattern": "pattern", "path": "path"}),
+               matcher=EDITING, rules=EDITING, argument="path"),
+    ClaudeTool("MultiEdit", matcher=("edit_file", "edit_lines", "apply_patch"), rules=EDITING, means="edit_file",
+               argument="path"),
+    ClaudeTool("Glob", ("find_files",), {"pattern": "pattern", "path": "path"}, argument="path"),
     ClaudeTool("Grep", ("search_text",), {"pattern": "pattern", "path": "path", "glob": "glob", "ignore_case": "-i",
-                                          "context": "-C", "max_results": "head_limit"}),
-    ClaudeTool("LS", ("list_directory",), {"path": "path"}),
-    ClaudeTool("WebFetch", ("web_fetch",), {"url": "url"}),
+                                          "context": "-C", "max_results": "head_limit"}, argument="path"),
+    ClaudeTool("LS", ("list_directory",), {"path": "path"}, argument="path"),
+    ClaudeTool("WebFetch", ("web_fetch",), {"url": "url"}, argument="domain"),
     ClaudeTool("WebSearch", ("web_search",), {"query": "query"}),
     ClaudeTool("TodoWrite", ("write_todos",), {"todos": "todos"}),
     ClaudeTool("Task", ("task",), {"description": "description", "prompt": "prompt", "agent": "subagent_type"}),
@@ -74,6 +78,11 @@ def rule_tools(name: str) -> tuple[str, ...]:
     """The ankit tools a permission rule naming this Claude Code tool binds (none: ankit has no counterpart)."""
     row = BY_NAME.get(name)
     return (row.rules or row.shown) if row is not None else ()
+
+
+def rule_argument(name: str) -> str:
+    """What a permission rule naming this tool holds in its parentheses: "command", "domain", "path" or ""."""
+    return BY_NAME[name].argument if name in BY_NAME else ""
 
 
 def claude_name(tool: str) -> str:
