@@ -12,7 +12,7 @@ ANKIT = Path(__file__).resolve().parent.parent / "ankit"
 # A package is named with a trailing slash and covers every module in it. A new module goes in the lowest
 # layer that holds everything it imports.
 LAYERS = [
-    ["ankit", "records", "errors", "protocols", "paths", "wording", "docs/"],  # docs: the guide's files
+    ["ankit", "records", "errors", "protocols", "paths", "wording", "names", "docs/"],  # docs: the guide's files
     ["safety/"],
     ["claude/"],  # Claude Code's file formats, read into the records settings merges as layers
     ["settings/"],  # settings writes its files (trust, the TOML editor) through safety's state files

@@ -96,12 +96,13 @@ class App:
         """Read the agent definitions again when their files changed (at start, and before each prompt); the
         dict is updated in place, so the task tool and the subagents see the same one; the problems found."""
         folders = agent_dirs(self.cwd, paths.config_home(), Path.home())
-        folders += [(folder, False) for plugin in self.plugins() for folder in plugin.folders("agents")]
+        plugins = {folder: plugin.name for plugin in self.plugins() for folder in plugin.folders("agents")}
+        folders += [(folder, False) for folder in plugins]
         now = paths.stamp([folder for folder, _ in folders], "**/*.md")
         if now == self._agents_stamp:
             return []
         self._agents_stamp = now
-        agents, problems = load_agents(folders, self.config.trusted, self.cwd)
+        agents, problems = load_agents(folders, self.config.trusted, self.cwd, plugins)
         known = self.tool_groups()
         problems += [f"agent {spec.name} ({spec.source}): {', '.join(missing)} {'is' if len(missing) == 1 else 'are'} "
                      "not a tool here and left out; /agents shows what it gets"
@@ -141,8 +142,8 @@ class App:
     def load_skills(self) -> "App":
         """Find the skills (all `ankit skills` needs: no tools, no MCP servers)."""
         dirs = skill_dirs(self.cwd, self.config.skills_dir, Path.home(), paths.config_home(), statefiles.bundled("skills"))
-        dirs += [plugin.root / "skills" for plugin in self.plugins() if (plugin.root / "skills").is_dir()]
-        self.skills, self.skill_problems = find_skills(dirs)
+        plugins = {plugin.root / "skills": plugin.name for plugin in self.plugins() if (plugin.root / "skills").is_dir()}
+        self.skills, self.skill_problems = find_skills(dirs + list(plugins), plugins)
         return self
 
     def reload_instructions(self) -> None:
