@@ -81,6 +81,7 @@ class App:
         self.problems += [f"{flag} {p} is not a folder; check the path" for flag, p in given if p and not p.is_dir()]
         self.load_skills()
         self.instructions = load_instructions(self.cwd, paths.config_home())
+        self.notices += self.instructions.cuts
         self.registry = Registry(file_tools, self.skills, self.config.core, self.config.catalog_mode,
                                  self.config.mcp_servers, paths.state_home() / "mcp", self.mcp_start,
                                  self.problems, mcp_root=self.cwd, mcp_elicit=self.elicit,
@@ -217,8 +218,11 @@ class App:
         """Code mode's part of the system prompt ("" when it is off)."""
         if self.config.code_mode not in ("on", "only"):
             return ""
-        specs = [tool.spec() for tool in self.tools.values()]
-        return code_prompt(specs, self.config.code_mode_catalog, self.config.code_mode == "only")
+        specs = [tool.spec() for tool in self.tools.values() if tool.name != "find_tools"]
+        only = self.config.code_mode == "only"
+        catalog = self.registry.catalog
+        sent = set() if only else {n for g in self.registry.activation.core for n in catalog.members(g)}
+        return code_prompt(specs, self.config.code_mode_catalog, only, sent)
 
     def session(self, view: View, approve: Approver, ask: Asker = input, resume: SessionData | None = None,
                 inbox: Inbox | None = None, editor: Editor | None = None) -> Session:
