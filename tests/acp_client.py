@@ -83,9 +83,13 @@ class AcpClient:
         self.send_raw(json.dumps(message).encode() + b"\n")
 
     def send_raw(self, data: bytes) -> None:
-        """Write bytes as they are (bad input)."""
-        self.proc.stdin.write(data)
-        self.proc.stdin.flush()
+        """Write bytes as they are (bad input); after ankit ended, nothing (a late answer of a handler thread)."""
+        try:
+            self.proc.stdin.write(data)
+            self.proc.stdin.flush()
+        except (OSError, ValueError):
+            if self.proc.poll() is None:
+                raise
 
     def call(self, method: str, params: dict | None = None) -> int:
         """Send a request; its id."""
