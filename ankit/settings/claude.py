@@ -2,9 +2,10 @@
 .claude/settings.json and .claude/settings.local.json (the project's).
 
 Read from them: `permissions.allow`, `deny` and `ask` in Claude Code's rule syntax, translated here into ankit's
-rules (`Bash(npm run test:*)` -> `run_command: npm run test*` and the same for job_start; `Read(./.env)` -> the
-reading tools on `.env`; `Edit(src/**)` -> the editing tools; `WebFetch(domain:example.com)` -> web_fetch on that
-host; `mcp__server__tool` as it is), and `env`. The policy engine (safety/policy.py) merges them as any layer: a
+rules (`Bash(npm run test:*)` -> `run_command: npm run test*` and the same for job_start; `Read(./.env)` ->
+`Read(.env)`, binding every path any tool declares it reads; `Edit(src/**)` -> `Edit(src/*)`, every path any tool
+changes; `WebFetch(domain:example.com)` -> web_fetch on that host; `mcp__server__tool` as it is, `mcp__server`
+every tool of that server), and `env`. The policy engine (safety/policy.py) merges them as any layer: a
 project's deny and ask apply at once, its allow and env wait for trust. Hooks are read by tooling/hookconfig.py.
 What trusting a folder's .claude/ would trust is listed by `trust_lines`. A rule or key ankit cannot translate is
 said once, never dropped silently.
@@ -19,7 +20,7 @@ from pathlib import Path
 
 PROJECT_FILES = ("settings.json", "settings.local.json")
 READS = ("read_file", "search_text", "find_files", "list_directory")  # Claude Code's Read rules cover its readers
-EDITS = ("write_file", "edit_file", "edit_lines", "delete_file", "make_directory")
+EDITS = ("write_file", "edit_file", "edit_lines", "delete_file", "make_directory", "apply_patch", "move_file")
 SHELLS = ("run_command", "job_start")
 SIMPLE = {"WebSearch": ("web_search",), "Glob": ("find_files",), "Grep": ("search_text",), "LS": ("list_directory",),
           "TodoWrite": ("write_todos",), "Task": ("task",), "Read": READS, "Edit": EDITS, "Write": EDITS,
@@ -63,12 +64,14 @@ def env_of(data: dict) -> dict[str, str]:
 
 def translate(rule: str, deny: bool) -> list[str] | None:
     """One Claude Code permission rule as ankit rules; None when ankit has nothing it could mean."""
+    if re.fullmatch(r"mcp__[\w-]+__\*", rule.strip()):
+        return [rule.strip()]  # every tool of that server, as mcp__server
     found = RULE.match(rule.strip())
     if found is None:
         return None
     tool, arg = found["tool"], found["arg"]
     if tool.startswith("mcp__"):
-        return [tool] if arg is None and tool.count("__") >= 2 else None
+        return [tool] if arg is None and len(tool) > len("mcp__") else None  # mcp__server covers all its tools
     if tool not in SIMPLE:
         return None
     tools = SIMPLE[tool]
@@ -78,7 +81,9 @@ def translate(rule: str, deny: bool) -> list[str] | None:
         return [f"{t}: {_command(arg)}" for t in tools]
     if tool == "WebFetch":
         return _fetch(arg, deny)
-    if tool in ("Read", "Edit", "Write", "MultiEdit", "Glob", "Grep", "LS"):
+    if tool in ("Read", "Edit", "Write", "MultiEdit"):  # every tool's declared paths (safety/pathrules.py)
+        return [f"{'Read' if tool == 'Read' else 'Edit'}({p})" for p in _paths(arg)]
+    if tool in ("Glob", "Grep", "LS"):
         return [f"{t}: {p}" for t in tools for p in _paths(arg)]
     return None
 
