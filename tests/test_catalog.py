@@ -5,7 +5,7 @@ import shutil
 from tests.helpers import TOOLS_DIR
 from tests.tool_folders import load, small_catalog, write_toml, write_tool
 
-from ankit.discovery.catalog import build_catalog, catalog_text, derive_terms, first_sentence
+from ankit.discovery.catalog import build_catalog, catalog_text, derive_terms
 from ankit.discovery.index import Index
 
 
@@ -165,12 +165,6 @@ def test_catalog_text_modes_list_one_line_per_non_core_group(tmp_path):
     assert "- git: Git version control: history and diffs" in first
     assert "- git: Git version control: history and diffs (git_diff, git_log)" in full
     assert not any(line.startswith("- files") for line in names + first + full)
-
-
-def test_first_sentence():
-    assert first_sentence("Read a file. Then more.") == "Read a file"
-    assert first_sentence("Version 1.2 is out! Yes") == "Version 1.2 is out"
-    assert first_sentence("  one line\nsecond line") == "one line second line"
 
 
 def test_a_tool_listed_again_moves_to_its_new_group_and_metadata_is_not_doubled(tmp_path):

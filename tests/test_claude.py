@@ -1,10 +1,10 @@
-"""Claude Code's settings files as a layer (ankit/settings/claude.py): its rule syntax translated into ankit's,
+"""Claude Code's settings files as a layer (ankit/claude/settings.py): its rule syntax translated into ankit's,
 env, what a folder's .claude/ would run; and real `ankit -p` runs where those rules refuse calls."""
 
 import json
 from pathlib import Path
 
-from ankit.settings.claude import read_layer, translate, trust_lines
+from ankit.claude.settings import read_layer, translate, trust_lines
 from ankit.settings.layers import load_config
 from tests.test_oneshot import ankit
 

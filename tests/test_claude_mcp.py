@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from ankit.errors import ConfigError
-from ankit.settings.claude_mcp import expand, server_table, servers_of
+from ankit.claude.mcp import expand, server_table, servers_of
 from tests.test_oneshot import ankit
 from tests.test_repl import home, run  # noqa: F401  (fixtures)
 

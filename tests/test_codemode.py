@@ -1,4 +1,4 @@
-"""Code mode (ankit/tooling/codemode.py) as a user runs it: `ankit -p` and the REPL against the loopback provider,
+"""Code mode (ankit/codemode/bridge.py) as a user runs it: `ankit -p` and the REPL against the loopback provider,
 programs run by a real Python child in the real sandbox, calling real tools on real files and a real MCP server."""
 
 import json

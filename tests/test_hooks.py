@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from ankit.records import ToolCall
-from ankit.tooling.hookconfig import from_claude_settings, from_config, listing, load_hooks
-from ankit.tooling.hooks import Hook, Hooks
+from ankit.hooks.config import from_claude_settings, from_config, listing, load_hooks
+from ankit.hooks.events import Hook, Hooks
 from ankit.tooling.toolbox import Runner, Tool, ToolContext
 from tests.test_oneshot import ankit
 from tests.test_repl import home, run, session_lines, sessions  # noqa: F401  (pytest fixtures)

@@ -1,6 +1,7 @@
 """The package's shape: no import cycles (lazy imports count), and nothing imports a layer above its own."""
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -11,12 +12,14 @@ ANKIT = Path(__file__).resolve().parent.parent / "ankit"
 # A package is named with a trailing slash and covers every module in it. A new module goes in the lowest
 # layer that holds everything it imports.
 LAYERS = [
-    ["ankit", "records", "errors", "protocols", "paths", "wording", "docs/"],  # docs: the guide's files
+    ["ankit", "records", "errors", "protocols", "paths", "wording", "names", "docs/"],  # docs: the guide's files
     ["safety/"],
+    ["claude/"],  # Claude Code's file formats, read into the records settings merges as layers
     ["settings/"],  # settings writes its files (trust, the TOML editor) through safety's state files
+    ["hooks/"],  # the tool runner and the turn run hooks; hooks read their settings and Claude Code's names
     ["tooling/", "usage/", "context/", "toolkit/"],  # tooling's Tool record is what discovery, skills and mcp build on;
     # toolkit is the stable API tool modules import (nothing in ankit imports it)
-    ["discovery/", "skills/", "agents/", "mcp/", "storage/", "providers/", "routines/"],
+    ["discovery/", "skills/", "agents/", "mcp/", "storage/", "providers/", "routines/", "codemode/"],
     ["turn/"],
     ["terminal/"],
     ["cli/", "__main__"],  # -p and the subcommands show tool lines and listings as the REPL does (terminal)
@@ -182,3 +185,15 @@ def test_discovery_and_mcp_name_the_tool_without_the_runner():
     runner = [name for name, others in sorted(graph().items())
               if name.startswith(("ankit.discovery", "ankit.mcp")) and "ankit.tooling.toolbox" in others]
     assert runner == []
+
+
+def written(pattern: str) -> dict[str, int]:
+    """The package's modules whose text matches pattern, with how many times."""
+    found = {str(p.relative_to(ANKIT)): len(re.findall(pattern, p.read_text())) for p in sorted(ANKIT.rglob("*.py"))}
+    return {name: count for name, count in found.items() if count}
+
+
+def test_one_module_starts_processes():
+    """spawn() (safety/processes.py): contained, its own session, tracked, ended with ankit."""
+    starts = written(r"subprocess\.(?:run|call|check_call|check_output|getoutput)\(|\bPopen\(|os\.(?:system|popen|spawn\w*)\(")
+    assert set(starts) == {"safety/processes.py"}, starts

@@ -45,7 +45,7 @@ def test_project_servers_go_in_the_projects_config(tmp_path):
     assert "local" in tomllib.loads(project.read_text())["mcp"]["servers"]
     assert not user_config(tmp_path).exists()
     wrong = ankit(tmp_path, "mcp", "remove", "local")
-    assert wrong.returncode == 1 and "(add --project)" in wrong.stderr
+    assert wrong.returncode == 1 and "(add -s local)" in wrong.stderr
     assert ankit(tmp_path, "mcp", "remove", "local", "--project").returncode == 0
 
 
@@ -53,7 +53,15 @@ def test_bad_input_is_one_line_and_writes_nothing(tmp_path):
     config = user_config(tmp_path)
     cases = [
         (["add", "x", "--", "no-such-program-here"], "no program 'no-such-program-here' found"),
-        (["add", "x", sys.executable], "put the server's command after --"),
+        (["add", "x", "npx", "-y", "pkg"], "unknown option '-y' for this command (the server's own options go after --)"),
+        (["add", "-s", "everywhere", "x", "--", sys.executable], "-s takes local, project, user, not 'everywhere'"),
+        (["add", "--scope", "project", "--system", "x", "--", sys.executable], "unknown option '--system'"),
+        (["add", "-t", "sse", "old", "http://127.0.0.1:9/sse"], "ankit does not speak the SSE transport"),
+        (["add", "x", "https://mcp.example.com/mcp"], "is an address: add -t http"),
+        (["add", "-t", "http", "x", "https://a.example/mcp", "-H", "no colon"], "-H takes 'Name: value'"),
+        (["add", "-t", "http", "-e", "A=1", "x", "https://a.example/mcp"], "-e sets a local server's environment"),
+        (["add", "-H", "A: b", "x", "--", sys.executable], "-H sends a header to a server over HTTP"),
+        (["add", "-s"], "-s needs a value"),
         (["add", "bad name", "--", sys.executable], "cannot name an MCP server"),
         (["add", "x", "--env", "NOEQUALS", "--", sys.executable], "--env takes KEY=VALUE"),
         (["remove", "ghost"], "no MCP server named 'ghost'"),
@@ -91,3 +99,45 @@ def test_add_json_takes_claude_codes_json_and_bad_json_writes_nothing(tmp_path):
     sse = ankit(tmp_path, "mcp", "add-json", "old", '{"type": "sse", "url": "http://127.0.0.1:9/sse"}')
     assert sse.returncode == 1 and "uses the SSE transport, which ankit does not speak" in sse.stderr
     assert user_config(tmp_path).read_text() == before and "Traceback" not in bad.stderr + sse.stderr
+
+
+def test_claude_codes_flags_scope_project_writes_mcp_json_and_s_is_never_read_as_system(tmp_path):
+    """The documented `claude mcp add` shapes: -s/--scope, -t/--transport, -e, -H, options before the name."""
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / ".mcp.json").write_text('{\n  "mcpServers": {},\n  "note": "kept"\n}\n')
+    added = ankit(tmp_path, "mcp", "add", "-s", "project", "-e", "FAKE_GREETING=hi", "clock", "--", sys.executable, str(FAKE))
+    assert added.returncode == 0, added.stderr
+    assert added.stdout.splitlines()[0] == f"added MCP server clock to {work / '.mcp.json'}: {sys.executable} {FAKE}"
+    assert "starts no server of its .mcp.json" in added.stdout
+    written = json.loads((work / ".mcp.json").read_text())
+    assert written == {"mcpServers": {"clock": {"type": "stdio", "command": sys.executable, "args": [str(FAKE)],
+                                                "env": {"FAKE_GREETING": "hi"}}}, "note": "kept"}
+    assert not user_config(tmp_path).exists() and not (work / ".ankit").exists()
+    http = ankit(tmp_path, "mcp", "add", "--transport", "http", "--scope=project", "notion", "https://mcp.notion.com/mcp",
+                 "--header", "Authorization: Bearer ${NOTION_TOKEN}")
+    assert http.returncode == 0, http.stderr
+    assert json.loads((work / ".mcp.json").read_text())["mcpServers"]["notion"] == {
+        "type": "http", "url": "https://mcp.notion.com/mcp", "headers": {"Authorization": "Bearer ${NOTION_TOKEN}"}}
+    shown = ankit(tmp_path, "mcp", "get", "notion")
+    assert shown.stdout.splitlines() == [f"notion (in {work / '.mcp.json'}, scope project)",
+                                         "  command: https://mcp.notion.com/mcp (Streamable HTTP)",
+                                         "  headers: Authorization=… (values not shown)"]
+    user = ankit(tmp_path, "mcp", "add", "-s", "user", "-t", "stdio", "fake", sys.executable, str(FAKE))
+    assert user.returncode == 0 and "fake" in tomllib.loads(user_config(tmp_path).read_text())["mcp"]["servers"]
+    local = ankit(tmp_path, "mcp", "add", "-s", "local", "mine", "--", sys.executable, str(FAKE))
+    assert local.returncode == 0 and "mine" in tomllib.loads((work / ".ankit" / "config.toml").read_text())["mcp"]["servers"]
+    wrong = ankit(tmp_path, "mcp", "remove", "clock")
+    assert wrong.returncode == 1 and "(add -s project)" in wrong.stderr
+    assert ankit(tmp_path, "mcp", "remove", "clock", "-s", "project").returncode == 0
+    assert list(json.loads((work / ".mcp.json").read_text())["mcpServers"]) == ["notion"]
+
+
+def test_global_options_before_mcp_still_apply_and_a_bad_mcp_json_is_left_alone(tmp_path):
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / ".mcp.json").write_text("[1, 2]\n")
+    refused = ankit(tmp_path, "--model", "m", "mcp", "add", "-s", "project", "x", "--", sys.executable)
+    assert refused.returncode == 1 and len(refused.stderr.splitlines()) == 1
+    assert "is not an object with an \"mcpServers\" object" in refused.stderr
+    assert (work / ".mcp.json").read_text() == "[1, 2]\n"

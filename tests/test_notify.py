@@ -3,7 +3,7 @@
 import io
 
 from ankit.terminal.notify import Notifier, sequence
-from ankit.tooling.hooks import Hook, Hooks
+from ankit.hooks.events import Hook, Hooks
 from tests.test_repl import home, run  # noqa: F401  (pytest fixtures)
 
 

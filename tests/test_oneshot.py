@@ -331,9 +331,42 @@ def test_sigterm_ends_ankit_as_an_exit_does_and_its_servers_with_it(provider_ser
 
 def test_words_ankit_does_not_take_get_one_line_saying_what_to_do(tmp_path):
     typo = ankit(tmp_path, "tool")
-    assert typo.returncode == 2 and typo.stderr == "ankit: unknown command 'tool': did you mean ankit tools? (see ankit --help)\n"
-    question = ankit(tmp_path, "what", "is", "this")
-    assert question.stderr.splitlines() == ['ankit: unknown command \'what\': to ask once, quote the question after -p: ankit -p "..." (see ankit --help)']
+    assert typo.returncode == 2 and typo.stderr == ("ankit: unknown command 'tool': did you mean ankit tools? (to ask "
+                                                    "it, add a word: ankit \"tool ...\") (see ankit --help)\n")
+    unknown = ankit(tmp_path, "--frobnicate", "what")
+    assert unknown.returncode == 2 and unknown.stderr == "ankit: unrecognized arguments: --frobnicate (see ankit --help)\n"
+
+
+@pytest.mark.parametrize("flag, says", [
+    ("--allowedTools", 'allow rules in the settings: allow = ["run_command: npm test *"] (ankit help approvals)'),
+    ("--disallowed-tools", 'deny rules in the settings: deny = ["run_command: rm *"] (ankit help approvals)'),
+    ("--system-prompt", "ankit keeps its own system prompt; --system TEXT adds TEXT to it"),
+    ("--max-turns", "ankit has no turn limit; --max-cost USD stops a run by its cost"),
+])
+def test_claude_codes_options_ankit_takes_another_way_are_answered_with_the_equivalent(tmp_path, flag, says):
+    done = ankit(tmp_path, flag, "x", "-p", "hi")
+    assert done.returncode == 2
+    assert done.stderr == f"ankit: {flag} is Claude Code's; in ankit: {says} (see ankit --help)\n"
+
+
+def test_claude_codes_spellings_of_p_yes_and_system_are_accepted(provider_server, tmp_path):
+    provider_server.push_openai(tool_calls=[("c1", "write_file", '{"path": "x.txt", "content": "hi"}')])
+    provider_server.push_openai(text="written")
+    done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "--print", "--dangerously-skip-permissions",
+                 "--append-system-prompt", "Be brief.", "--output-format", "json", "write x.txt")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["result"] == "written"
+    assert (tmp_path / "work" / "x.txt").read_text() == "hi"
+    first = provider_server.requests[0].json["messages"]
+    assert "Be brief." in first[0]["content"] and first[-1]["content"] == "write x.txt"
+
+
+def test_words_after_the_options_are_the_repls_first_message(provider_server, tmp_path):
+    provider_server.push_openai(text="It is a test folder.")
+    done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "what", "is", "this?")
+    assert done.returncode == 0, done.stderr
+    assert "> what is this?\n" in done.stdout and "It is a test folder." in done.stdout
+    assert provider_server.requests[0].json["messages"][-1]["content"] == "what is this?"
 
 
 def test_an_empty_prompt_is_one_line_and_sends_nothing(provider_server, tmp_path):
@@ -458,3 +491,32 @@ def test_p_follows_the_sandbox_setting_commands_run_unasked_inside_and_off_refus
     done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "-p", "touch", "--sandbox", "off")
     assert done.returncode == 0, done.stderr
     assert not (tmp_path / "work" / "made").exists()  # off: it needs approval, which -p without --yes refuses
+
+
+def test_text_output_ends_with_one_line_naming_each_refused_call(provider_server, tmp_path):
+    (tmp_path / "work").mkdir()
+    (tmp_path / "work" / "y.txt").write_text("a\n")
+    edit = '{"path": "y.txt", "old_string": "a", "new_string": "b"}'
+    provider_server.push_openai(tool_calls=[("c1", "write_file", '{"path": "x.txt", "content": "hi"}'),
+                                            ("c2", "edit_file", edit)])
+    provider_server.push_openai(text="I could not do it.")
+    done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "-p", "write x.txt", "--strict")
+    assert done.returncode == 3
+    assert done.stdout == "I could not do it.\n"
+    last = done.stderr.splitlines()[-1]
+    assert last.startswith("ankit: not done: 2 refused calls: write_file (needs approval;")
+    assert "; edit_file (needs approval;" in last
+
+
+def test_strict_exits_3_when_a_call_failed_and_0_without_it(provider_server, tmp_path):
+    for strict, code in ((["--strict"], 3), ([], 0)):
+        provider_server.push_openai(tool_calls=[("c1", "read_file", '{"path": "missing.txt"}')])
+        provider_server.push_openai(text="There is no such file.")
+        done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "-p", "read missing.txt", *strict)
+        assert done.returncode == code, done.stderr
+        assert "not done" not in done.stderr  # a failure is not a refusal
+
+
+def test_strict_without_p_is_one_line(tmp_path):
+    done = ankit(tmp_path, "--strict")
+    assert done.returncode == 2 and "--strict is for one-shot runs" in done.stderr

@@ -1185,3 +1185,16 @@ def test_a_paste_during_a_turn_is_one_message_and_a_command_waits_for_the_turns_
     term.expect("local · gpt-4o")
     assert term.finish() == 0
     assert provider_server.requests[1].json["messages"][-1]["content"] == "line one\nline two"
+
+
+def test_a_question_on_the_command_line_is_the_first_message_and_up_brings_it_back(run, provider_server):
+    provider_server.push_openai(text="Hello from the first message.")
+    provider_server.push_openai(text="Again.")
+    term = run("say", "hello")
+    term.expect("> say hello")
+    term.expect("Hello from the first message.")
+    term.prompt()
+    term.type("\x1b[A\r")  # Up, Enter: the command line's message is in the history
+    term.expect("Again.")
+    assert [r.json["messages"][-1]["content"] for r in provider_server.requests] == ["say hello", "say hello"]
+    assert term.finish() == 0

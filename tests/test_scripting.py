@@ -60,3 +60,29 @@ def test_output_format_without_p_is_one_line(tmp_path):
     done = ankit(tmp_path, "--output-format", "json")
     assert done.returncode == 2 and done.stderr.count("\n") == 1
     assert "--output-format json is for one-shot runs: add -p" in done.stderr
+
+
+def test_a_refused_call_is_listed_in_permission_denials_and_strict_exits_3(provider_server, tmp_path):
+    for strict in ((), ("--strict",)):
+        provider_server.push_openai(tool_calls=[("call_9", "write_file", '{"path": "x.txt", "content": "hi"}')])
+        provider_server.push_openai(text="I could not write it.")
+        done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "--output-format", "json", *strict,
+                     "-p", "write x.txt")
+        assert done.returncode == (3 if strict else 0), done.stderr
+        result = json.loads(done.stdout)
+        assert result["subtype"] == "success" and result["is_error"] is False  # as Claude Code: listed, not failed
+        assert result["permission_denials"] == [{
+            "tool_name": "write_file", "tool_use_id": "call_9", "tool_input": {"path": "x.txt", "content": "hi"},
+            "reason": "needs approval; -p asks nobody (rerun with --yes to allow it)"}]
+    assert not (tmp_path / "work" / "x.txt").exists()
+
+
+def test_a_run_with_nothing_refused_has_empty_permission_denials_and_strict_exits_0(provider_server, tmp_path):
+    (tmp_path / "work").mkdir()
+    (tmp_path / "work" / "a.txt").write_text("alpha\n")
+    provider_server.push_openai(tool_calls=[("call_1", "read_file", '{"path": "a.txt"}')])
+    provider_server.push_openai(text="alpha")
+    done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "--output-format", "stream-json", "--strict",
+                 "-p", "read a.txt")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout.splitlines()[-1])["permission_denials"] == []

@@ -324,7 +324,7 @@ def test_compact_cut_short_leaves_the_history_as_it_was():
 
 
 def test_user_prompt_submit_and_session_start_hooks_add_context(tmp_path):
-    from ankit.tooling.hooks import Hook, Hooks
+    from ankit.hooks.events import Hook, Hooks
     hooks = Hooks([Hook("SessionStart", "echo 'branch: main'"), Hook("UserPromptSubmit", "echo 'the build is red'")],
                   tmp_path)
     session, scripted = make([text("ok"), text("again")], hooks=hooks)
@@ -335,7 +335,7 @@ def test_user_prompt_submit_and_session_start_hooks_add_context(tmp_path):
 
 
 def test_a_user_prompt_submit_hook_exiting_2_stops_the_message(tmp_path):
-    from ankit.tooling.hooks import Hook, Hooks
+    from ankit.hooks.events import Hook, Hooks
     session, scripted = make([text("never")], hooks=Hooks([Hook("UserPromptSubmit", "echo 'no secrets' >&2; exit 2")],
                                                            tmp_path))
     with pytest.raises(Cancelled, match="the UserPromptSubmit hook blocked this message: no secrets"):
@@ -344,7 +344,7 @@ def test_a_user_prompt_submit_hook_exiting_2_stops_the_message(tmp_path):
 
 
 def test_a_stop_hook_sends_the_model_back_to_work_with_its_reason(tmp_path):
-    from ankit.tooling.hooks import Hook, Hooks
+    from ankit.hooks.events import Hook, Hooks
     flag = tmp_path / "blocked-once"
     command = f"if [ -e {flag} ]; then exit 0; fi; touch {flag}; echo 'the tests were not run' >&2; exit 2"
     session, scripted = make([text("done"), text("ran them, all pass")], hooks=Hooks([Hook("Stop", command)], tmp_path))

@@ -349,3 +349,19 @@ def test_mode_workspace_in_a_session_started_with_the_sandbox_off_confines_the_n
     assert "Ran it." in shown and "exit code 0" in provider_server.requests[1].json["messages"][-1]["content"]
     assert (state.app.cwd / "inside").exists() and not (outside / "escaped").exists()
     assert "run in a sandbox" in provider_server.requests[0].json["messages"][0]["content"]
+
+
+def test_usage_shows_decision_mode_s_questions_tokens_and_time_a_search(make_state, provider_server):
+    from tests.conftest import fixture_parts, logprobs_sse
+    state = make_state(search="decision")
+    for _ in range(2):  # the session's first search asks its chunk in two rotations
+        provider_server.push(fixture_parts(logprobs_sse({"Z": -0.1, "A": -3.0}, usage={
+            "prompt_tokens": 300, "completion_tokens": 2, "total_tokens": 302})))
+    provider_server.push(fixture_parts(logprobs_sse({"A": -0.1}, usage={  # the groups question: A
+        "prompt_tokens": 400, "completion_tokens": 2, "total_tokens": 402})))
+    shown = run(state, "/find who listens on port 8080")
+    assert "activated for the next requests:" in shown
+    usage = run(state, "/usage")
+    assert "find_tools decisions" in usage
+    line = next(line for line in usage.splitlines() if line.startswith("decision mode: "))
+    assert re.fullmatch(r"decision mode: 1 search, 3\.0 questions, 1,006 tokens, \d+\.\d s a search", line), line

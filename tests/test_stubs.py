@@ -1,10 +1,10 @@
-"""Python stubs of tools from their JSON Schemas (ankit/tooling/stubs.py): what find_tools and the system prompt
+"""Python stubs of tools from their JSON Schemas (ankit/codemode/stubs.py): what find_tools and the system prompt
 say of tools in code mode."""
 
 import ast
 
 from ankit.records import ToolSpec
-from ankit.tooling.stubs import code_prompt, named, python_type, signature, stub, stubs
+from ankit.codemode.stubs import code_prompt, named, python_type, signature, stub, stubs
 from tests.helpers import bundled
 
 READ = ToolSpec("read_file", "Read a text file. Lines are numbered.", {
@@ -31,7 +31,7 @@ def test_a_stub_is_valid_python_with_the_first_sentence_as_its_docstring():
     text = stub(READ)
     tree = ast.parse("from typing import Literal\n" + text)
     function = tree.body[1]
-    assert ast.get_docstring(function) == "Read a text file."
+    assert ast.get_docstring(function) == "Read a text file"
 
 
 def test_every_bundled_tool_gives_a_stub_python_parses():
@@ -42,7 +42,7 @@ def test_every_bundled_tool_gives_a_stub_python_parses():
 def test_the_prompt_names_tools_at_the_level_asked():
     specs = [READ, ToolSpec("run_code", "Run.", {}), ToolSpec("get_time", "Get the time. More words.", {})]
     assert named(specs[:1], "none") == "read_file"
-    assert named([READ, specs[2]], "first-sentence") == "- read_file: Read a text file.\n- get_time: Get the time."
+    assert named([READ, specs[2]], "first-sentence") == "- read_file: Read a text file\n- get_time: Get the time"
     assert named([specs[2]], "full") == "- get_time: Get the time. More words."
     prompt = code_prompt(specs, "none", only=True)
     assert prompt.endswith("Tools:\nread_file, get_time") and "through run_code alone" in prompt

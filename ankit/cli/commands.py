@@ -8,7 +8,7 @@ from pathlib import Path
 from ankit.errors import AnkitError
 from ankit import paths
 from ankit.settings.config import Config
-from ankit.settings.plugins import plugin_command
+from ankit.claude.plugins import plugin_command
 from ankit.turn.app import App, build_app
 from ankit.discovery.index import check_examples
 from ankit.safety.visible import visible, visible_line

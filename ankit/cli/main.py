@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ankit import __version__
 from ankit.errors import AnkitError
-from ankit.cli.subcommands import SUBCOMMANDS, help_text, split
+from ankit.cli.subcommands import SUBCOMMANDS, help_text, own_words, split
 
 
 class Parser(argparse.ArgumentParser):
@@ -21,20 +21,26 @@ class Parser(argparse.ArgumentParser):
 
 def parser() -> argparse.ArgumentParser:
     """The argument parser for ankit's main mode and the shared flags."""
-    p = Parser(prog="ankit", description="A terminal chat assistant on the Python standard library.",
-                                epilog=f"subcommands: {', '.join(SUBCOMMANDS)} (e.g. ankit tools check)")
-    p.add_argument("-p", "--prompt", help="answer this once and exit (stdin, if piped, is added)")
+    p = Parser(prog="ankit", description="A terminal chat assistant on the Python standard library. "
+                                          "ankit \"QUESTION\" opens the REPL with that first message.",
+               epilog=f"subcommands: {', '.join(SUBCOMMANDS)} (e.g. ankit tools check)")
+    p.add_argument("-p", "--prompt", "--print", nargs="?", const="", metavar="PROMPT",
+                   help="answer this once and exit (stdin, if piped, is added); the question may also follow the "
+                        "options, as in Claude Code: ankit -p --output-format json \"...\"")
     p.add_argument("--provider", help="anthropic, openai, github, openrouter, ollama or local")
     p.add_argument("--model", help="the model name")
     p.add_argument("--base-url", dest="base_url", help="the provider's base URL (an OpenAI-compatible server)")
-    p.add_argument("--system", "-s", help="text appended to the system prompt for this run")
+    p.add_argument("--system", "-s", "--append-system-prompt", help="text appended to the system prompt for this run")
     p.add_argument("--output-format", dest="output_format", choices=("text", "json", "stream-json"), default="text",
                    help="with -p: text (default), json (one object at the end) or stream-json (one per line)")
+    p.add_argument("--strict", action="store_true",
+                   help="with -p: exit 3 when the answer came but a tool call was refused or failed")
     p.add_argument("--max-cost", dest="max_cost", type=float, metavar="USD",
                    help="stop before a request that would take the session past this many USD")
     p.add_argument("--api", choices=("responses", "chat"),
                    help="OpenAI wire format: responses (default on api.openai.com) or chat (Chat Completions)")
-    p.add_argument("--yes", "-y", action="store_true", help="approve every tool call without asking")
+    p.add_argument("--yes", "-y", "--dangerously-skip-permissions", action="store_true",
+                   help="approve every tool call without asking (deny rules still hold)")
     p.add_argument("--sandbox", choices=("workspace", "read-only", "plan", "off", "ask"), metavar="MODE",
                    help="commands run unasked in a sandbox writing only the working folder (workspace), run "
                         "unasked writing nothing (read-only, also named plan), or ask every time (off, also "
@@ -101,14 +107,40 @@ def _asks_help(words: list[str]) -> bool:
     return "-h" in head or "--help" in head
 
 
+# Claude Code's options ankit takes another way: the one line that says how
+CLAUDE_FLAGS = {
+    "--allowedTools": "allow rules in the settings: allow = [\"run_command: npm test *\"] (ankit help approvals)",
+    "--disallowedTools": "deny rules in the settings: deny = [\"run_command: rm *\"] (ankit help approvals)",
+    "--system-prompt": "ankit keeps its own system prompt; --system TEXT adds TEXT to it",
+    "--permission-mode": "--sandbox workspace|read-only|plan|off, and --yes to approve every call",
+    "--mcp-config": "ankit mcp add-json NAME JSON, or a .mcp.json in the folder (ankit help mcp)",
+    "--session-id": "ankit names its sessions itself; --resume ID goes on with one",
+    "--verbose": "ankit always shows each tool call (on standard error with -p)",
+    "--max-turns": "ankit has no turn limit; --max-cost USD stops a run by its cost",
+}
+CLAUDE_FLAGS["--allowed-tools"] = CLAUDE_FLAGS["--allowedTools"]
+CLAUDE_FLAGS["--disallowed-tools"] = CLAUDE_FLAGS["--disallowedTools"]
+
+
 def _unexpected(extra: list[str]) -> str:
-    """Say what to do with words ankit does not take."""
-    if extra[0].startswith("-"):
-        return f"unrecognized arguments: {' '.join(extra)}"
-    close = difflib.get_close_matches(extra[0], SUBCOMMANDS, n=1)
+    """Say what to do with options ankit does not take (one of Claude Code's: what ankit has instead)."""
+    for word in extra:
+        flag = word.split("=", 1)[0]
+        if flag in CLAUDE_FLAGS:
+            return f"{flag} is Claude Code's; in ankit: {CLAUDE_FLAGS[flag]}"
+    return f"unrecognized arguments: {' '.join(extra)}"
+
+
+def _message_words(extra: list[str]) -> str:
+    """The words after the options as the first message (ankit "question", as in Claude Code); a lone word close
+    to a subcommand's name gets a hint instead, and an option ankit does not take one line."""
+    if any(word.startswith("-") for word in extra):
+        parser().error(_unexpected([w for w in extra if w.startswith("-")]))
+    close = difflib.get_close_matches(extra[0], SUBCOMMANDS, n=1) if len(extra) == 1 else []
     if close:
-        return f"unknown command {extra[0]!r}: did you mean ankit {close[0]}?"
-    return f"unknown command {extra[0]!r}: to ask once, quote the question after -p: ankit -p \"...\""
+        parser().error(f"unknown command {extra[0]!r}: did you mean ankit {close[0]}? (to ask it, add a word: "
+                       f"ankit \"{extra[0]} ...\")")
+    return " ".join(extra)
 
 
 def _live_index(refresh: bool):
@@ -145,14 +177,19 @@ def main(argv: list[str] | None = None) -> int:
         return help_command(rest)
     if command == "bundle":  # its own flags: here --output would read as an abbreviated --output-format
         return bundle_command(rest)
+    rest, own = own_words(command, rest, parser())
     args, extra = parser().parse_known_args(rest)
-    if extra and not command:
-        parser().error(_unexpected(extra))
+    extra += own
+    args.message = _message_words(extra) if extra and not command else ""
+    if args.message and args.prompt == "":  # ankit -p --output-format json "question"
+        args.prompt, args.message = args.message, ""
     if args.resume == "" and (args.prompt is not None or command):
         parser().error("--resume without an ID picks a session in the REPL; here name one: --resume ID "
                        "(ankit sessions lists them)")
     if args.fork_session and not (args.resume is not None or args.cont):
         parser().error("--fork-session copies a session: add --resume ID or --continue")
+    if args.strict and args.prompt is None and not command:
+        parser().error('--strict is for one-shot runs: add -p "..."')
     if args.output_format != "text" and args.prompt is None and not command:
         parser().error(f"--output-format {args.output_format} is for one-shot runs: add -p \"...\"")
     if program and (command or args.prompt is not None):

@@ -4,7 +4,8 @@ import json
 import sys
 import time
 
-from ankit.cli.scripting import JsonView, result_object
+from ankit.cli.slashrun import names_command, run_slash
+from ankit.cli.scripting import JsonView, Outcomes, result_object
 from ankit.context.mentions import expand
 from ankit.errors import AnkitError
 from ankit.protocols import View
@@ -23,6 +24,7 @@ class PrintView(View):
     def __init__(self):
         self.ended_with_newline = True
         self.terminal = _isatty(sys.stdout)  # a pipe gets the exact bytes; a terminal sees controls made visible
+        self.outcomes = Outcomes()
 
     def text(self, delta: str) -> None:
         sys.stdout.write(visible(delta) if self.terminal else delta)
@@ -35,12 +37,15 @@ class PrintView(View):
             self.ended_with_newline = True
 
     def tool_start(self, call: ToolCall) -> None:
+        self.outcomes.start(call)
         print(f"· {call_summary(call, 200)}", file=sys.stderr)
 
     def tool_end(self, result: ToolResult) -> None:
+        self.outcomes.end(result)
         print(result_line(result, 200), file=sys.stderr)
 
     def inner_call(self, call: ToolCall, result: ToolResult) -> None:
+        self.outcomes.end(result, call)
         print(f"  · {call_summary(call, 200)}\n  {result_line(result, 200)}", file=sys.stderr)
 
     def notice(self, line: str) -> None:
@@ -83,8 +88,12 @@ def decline_question(server: str, message: str, schema: dict) -> dict:
     return {"action": "decline"}
 
 
+STRICT_EXIT = 3  # --strict: the answer came, but a call was refused or failed
+
+
 def run_once(args, config: Config) -> int:
-    """Run one turn and exit: 0 on an answer, 1 with one line on failure."""
+    """Run one turn and exit: 0 on an answer, 1 with one line on failure, 3 with --strict when a call was refused
+    or failed."""
     text = prompt_text(args.prompt)
     if not text.strip():
         print('ankit: -p needs a question, e.g. ankit -p "what does this repository do?"', file=sys.stderr)
@@ -92,21 +101,28 @@ def run_once(args, config: Config) -> int:
     fmt = getattr(args, "output_format", "text") or "text"
     if fmt != "text":
         return _run_json(text, args, config, fmt == "stream-json")
-    app = build_app(config, mcp_start="deferred", elicit=decline_question)
+    app, view = build_app(config, mcp_start="deferred", elicit=decline_question), PrintView()
     try:
         warn(app.problems + app.notices + app.skill_problems)
-        session = app.session(PrintView(), PrintApprover(config.yes), resume=app.resumed(args))
+        session = app.session(view, PrintApprover(config.yes), resume=app.resumed(args))
         if session.provider is None:
             print(f"ankit: {app.setup_error}", file=sys.stderr)
             return 1
-        session.turn(*_message(text, app, session))
+        _answer(text, app, session, view)
         session.hooks.end(session.id)
     except AnkitError as exc:
         print(f"ankit: {visible(_error_line(exc, args))}", file=sys.stderr)
         return 1
     finally:
         app.close()
-    return 0
+    if view.outcomes.line():
+        print(f"ankit: {visible_line(view.outcomes.line())}", file=sys.stderr)
+    return _strict(args, view.outcomes)
+
+
+def _strict(args, outcomes: Outcomes) -> int:
+    """The exit code of a run that answered: 3 under --strict when a call was refused or failed, else 0."""
+    return STRICT_EXIT if getattr(args, "strict", False) and outcomes.shortfall else 0
 
 
 def _error_line(exc: AnkitError, args) -> str:
@@ -116,6 +132,13 @@ def _error_line(exc: AnkitError, args) -> str:
     carried = getattr(args, "cont", False) or getattr(args, "resume", None)
     return str(exc) + (" · without --continue or --resume, ankit -p starts a new one" if carried
                        else " · shorten the prompt or its @files")
+
+
+def _answer(text: str, app, session, view: View) -> str:
+    """One turn: a /name line runs its custom command or skill (cli/slashrun.py), any other text is sent."""
+    if names_command(text):
+        return run_slash(text, app, session, view)
+    return session.turn(*_message(text, app, session))
 
 
 def _message(text: str, app, session) -> tuple[str, list]:
@@ -140,18 +163,19 @@ def _run_json(text: str, args, config: Config, streaming: bool) -> int:
         else:
             view.emit({"type": "system", "subtype": "init", "cwd": str(app.cwd), "model": session.provider.model,
                        "tools": [s.name for s in session.plan().tools.specs]})
-            answer = session.turn(*_message(text, app, session))
+            answer = _answer(text, app, session, view)
             session.hooks.end(session.id)
     except AnkitError as exc:
         error = _error_line(exc, args)
     finally:
         app.close()
     rounds = session.ledger.rounds[before:] if session else []
-    result = result_object(session.id if session else "", answer, error, rounds, _prices(config), started)
+    result = result_object(session.id if session else "", answer, error, rounds, _prices(config), started,
+                           view.outcomes.denials)
     print(json.dumps(result, ensure_ascii=False))
     if error:
         print(f"ankit: {error}", file=sys.stderr)
-    return 1 if error else 0
+    return 1 if error else _strict(args, view.outcomes)
 
 
 def _prices(config: Config) -> dict | None:

@@ -3,6 +3,7 @@
 import json
 import sys
 import time
+from dataclasses import dataclass, field
 from typing import TextIO
 
 from ankit.protocols import View
@@ -19,9 +20,57 @@ def usage_fields(usage: Usage) -> dict:
             "cache_read_input_tokens": usage.cached_tokens, "output_tokens": usage.output_tokens}
 
 
+ASK_NOBODY = "needs approval; -p asks nobody (rerun with --yes to allow it)"
+
+
+def _input_of(call: ToolCall) -> dict:
+    """A call's arguments as an object (what the model sent, when it is not JSON)."""
+    try:
+        return parse_arguments(call.arguments)
+    except ValueError:
+        return {"_raw": call.arguments}
+
+
+@dataclass
+class Outcomes:
+    """What did not happen in a run: the calls refused (Claude Code's permission_denials, with a reason) and those
+    that failed; fed by the view from each call's start and end."""
+
+    calls: dict[str, ToolCall] = field(default_factory=dict)
+    denials: list[dict] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)
+
+    def start(self, call: ToolCall) -> None:
+        """A call is about to run."""
+        self.calls[call.id] = call
+
+    def end(self, result: ToolResult, call: ToolCall | None = None) -> None:
+        """A call finished: a refusal or a failure is kept."""
+        call = call or self.calls.get(result.call_id) or ToolCall(result.call_id, result.name)
+        if result.refused:
+            reason = ASK_NOBODY if result.summary == "declined" else result.summary
+            self.denials.append({"tool_name": call.name, "tool_use_id": call.id, "tool_input": _input_of(call),
+                                 "reason": reason})
+        elif result.is_error:
+            self.failed.append(call.name)
+
+    @property
+    def shortfall(self) -> bool:
+        """Whether any call was refused or failed (--strict exits 3)."""
+        return bool(self.denials or self.failed)
+
+    def line(self) -> str:
+        """One line naming each refused call and why; empty when none was."""
+        if not self.denials:
+            return ""
+        named = "; ".join(f"{d['tool_name']} ({d['reason']})" for d in self.denials)
+        return f"not done: {len(self.denials)} refused call{'s' if len(self.denials) > 1 else ''}: {named}"
+
+
 def result_object(session_id: str, text: str, error: str, rounds: list[RoundRecord], prices: dict | None,
-                  started: float) -> dict:
-    """The final object: Claude Code's `result` message."""
+                  started: float, denials: list[dict] | None = None) -> dict:
+    """The final object: Claude Code's `result` message (a refused call keeps subtype success, as there, and is
+    listed in permission_denials)."""
     cost = spent(rounds, prices) if prices is not None else None
     usage = total([r for r in rounds if r.usage.reported])
     return {"type": "result", "subtype": "error_during_execution" if error else "success",
@@ -29,7 +78,7 @@ def result_object(session_id: str, text: str, error: str, rounds: list[RoundReco
             "num_turns": len(rounds), "duration_ms": round((time.monotonic() - started) * 1000),
             "duration_api_ms": round(sum(r.duration for r in rounds) * 1000),
             "total_cost_usd": None if cost is None or not rounds else round(cost, 6),
-            "usage": usage_fields(usage)}
+            "usage": usage_fields(usage), "permission_denials": denials or []}
 
 
 class JsonView(View):
@@ -40,6 +89,7 @@ class JsonView(View):
         self.out = out or sys.stdout
         self.session_id = ""
         self.text_so_far = ""
+        self.outcomes = Outcomes()
 
     def emit(self, obj: dict) -> None:
         """Print one JSON line (stream-json only)."""
@@ -59,17 +109,18 @@ class JsonView(View):
         self.text_so_far = ""
 
     def tool_start(self, call: ToolCall) -> None:
-        try:
-            arguments = parse_arguments(call.arguments)
-        except ValueError:
-            arguments = {"_raw": call.arguments}
+        self.outcomes.start(call)
         self.emit({"type": "assistant", "message": {"role": "assistant", "content": [
-            {"type": "tool_use", "id": call.id, "name": call.name, "input": arguments}]}})
+            {"type": "tool_use", "id": call.id, "name": call.name, "input": _input_of(call)}]}})
 
     def tool_end(self, result: ToolResult) -> None:
+        self.outcomes.end(result)
         self.emit({"type": "user", "message": {"role": "user", "content": [
             {"type": "tool_result", "tool_use_id": result.call_id, "content": result.content,
              "is_error": result.is_error}]}})
+
+    def inner_call(self, call: ToolCall, result: ToolResult) -> None:
+        self.outcomes.end(result, call)
 
     def notice(self, line: str) -> None:
         print(f"ankit: {line}", file=sys.stderr)

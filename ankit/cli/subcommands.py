@@ -8,12 +8,15 @@ HELP = {
               "them), one group's tools, or check that every tool's examples find it (exit 1 on a miss)."),
     "skills": ("ankit skills [list | show NAME]", "List the skills found, or print one skill's SKILL.md."),
     "usage": ("ankit usage", "Tokens and cost of the saved sessions: today, this week, this month, by model."),
-    "mcp": ("ankit mcp [list [--refresh] | add NAME [--env KEY=VALUE]... [--project] -- COMMAND [ARGS...] |\n"
-            "          add-json NAME JSON [--project] | import [--project] | remove NAME [--project] | get NAME |\n"
-            "          login NAME [--device] | logout NAME | phrases [NAME...] [--again]]",
-            "The MCP servers: their state and tools, adding and removing one in config.toml (add-json: Claude\n"
-            "Code's JSON; import: the servers configured for Claude Desktop and Claude Code), signing in to one\n"
-            "over OAuth, and having the model write search phrases for their tools. See ankit help mcp."),
+    "mcp": ("ankit mcp [list [--refresh] | add [-s local|project|user] [-t stdio|http] [-e KEY=VALUE]...\n"
+            "          [-H 'Name: value']... NAME [--] COMMAND [ARGS...] | URL | add-json NAME JSON [-s SCOPE] |\n"
+            "          import [-s local|user] | remove NAME [-s SCOPE] | get NAME | login NAME [--device] |\n"
+            "          logout NAME | phrases [NAME...] [--again]]",
+            "The MCP servers: their state and tools, adding and removing one (scopes as in Claude Code: user,\n"
+            "the default here, is your config.toml; local, the folder's .ankit/config.toml; project, its\n"
+            ".mcp.json; add-json: Claude Code's JSON; import: the servers configured for Claude Desktop and\n"
+            "Claude Code), signing in to one over OAuth, and having the model write search phrases for their\n"
+            "tools. See ankit help mcp."),
     "plugin": ("ankit plugin [add PATH | add MARKETPLACE NAME | list | remove NAME]",
                "Claude Code plugins (a folder with .claude-plugin/plugin.json): its commands, agents, skills and\n"
                "MCP servers used as a unit, trusted as they are when added. See ankit help plugins."),
@@ -37,21 +40,38 @@ def help_text(command: str) -> str:
     return f"usage: {usage}\n\n{what}\n\nThe global options (ankit --help) go before or after the subcommand."
 
 
+OWN_FLAGS = {"mcp": ("add", "add-json", "import", "remove", "get")}  # actions whose words are theirs alone
+
+
 def split(argv: list[str], parser: argparse.ArgumentParser) -> tuple[str, list[str]]:
     """The subcommand and the other words: the first word that is neither an option nor an option's value."""
+    index = _first_word(argv, parser)
+    if index < len(argv) and argv[index] in HELP:
+        return argv[index], argv[:index] + argv[index + 1:]
+    return "", argv
+
+
+def own_words(command: str, rest: list[str], parser: argparse.ArgumentParser) -> tuple[list[str], list[str]]:
+    """(the global options, the subcommand's own words): from an action of OWN_FLAGS on (`mcp add -s project`)
+    every word is the action's, so its -s or -e is never read as ankit's --system or anything else."""
+    index = _first_word(rest, parser)
+    if index < len(rest) and rest[index] in OWN_FLAGS.get(command, ()):
+        return rest[:index], rest[index:]
+    return rest, []
+
+
+def _first_word(argv: list[str], parser: argparse.ArgumentParser) -> int:
+    """Where the first word that is neither an option nor an option's value is (len(argv) when none is)."""
     takes_value = {flag for action in parser._actions if action.nargs != 0 for flag in action.option_strings}
     index = 0
     while index < len(argv):
         word = argv[index]
         if word == "--":
-            break
-        if word.startswith("-"):
-            index += 2 if _wants_next(word, takes_value) else 1
-            continue
-        if word in HELP:
-            return word, argv[:index] + argv[index + 1:]
-        break
-    return "", argv
+            return len(argv)
+        if not word.startswith("-"):
+            return index
+        index += 2 if _wants_next(word, takes_value) else 1
+    return len(argv)
 
 
 def _wants_next(word: str, takes_value: set[str]) -> bool:

@@ -11,6 +11,7 @@ from ankit.discovery.phrases import clean
 from ankit.discovery.synonyms import is_verb
 from ankit.discovery.terms import name_terms, split_name, stem, terms
 from ankit.tooling.tool import Tool
+from ankit.wording import first_sentence
 
 METADATA_FILE = "group.toml"
 CORE_GROUP = "core"  # the group of find_tools: always core, whatever its metadata says
@@ -86,16 +87,10 @@ def _parameter_text(schema, depth: int = 0) -> list[str]:
     return pieces
 
 
-def first_sentence(text: str) -> str:
-    """The first sentence (or line) of a text, without its final full stop."""
-    text = " ".join(text.strip().split("\n\n")[0].split())
-    match = re.search(r"[.!?](\s|$)", text)
-    return (text[: match.start()] if match else text).strip()
-
-
 _HEADING = re.compile(r"^\s{0,3}(#{1,6}\s|={3,}\s*$|-{3,}\s*$)")
 _LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
-_MARKUP = re.compile(r"\*\*|__|`+|^\s*(?:[-*+>]|\d+[.)])\s+", re.MULTILINE)
+_BULLETS = re.compile(r"^\s*(?:[-*+>]|\d+[.)])\s+", re.MULTILINE)
+_EMPHASIS = re.compile(r"\*\*|__|`+")  # taken out after the cut: a `?` inside code ends no sentence
 _CONTROL = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|[\x00-\x1f\x7f-\x9f]")  # escape sequences whole
 
 
@@ -107,8 +102,8 @@ def clean_summary(text: str) -> str:
     """A catalog line from a description or a server's instructions: one sentence, no Markdown headings or
     markup, no control characters, capped."""
     lines = [ln for ln in text[:4000].replace("\r", "\n").split("\n") if not _HEADING.match(ln)]
-    body = _MARKUP.sub("", _LINK.sub(r"\1", "\n".join(lines)))
-    return _cap(first_sentence(_CONTROL.sub(" ", body.strip("\n"))))
+    body = _BULLETS.sub("", _LINK.sub(r"\1", "\n".join(lines)))
+    return _cap(_EMPHASIS.sub("", first_sentence(_CONTROL.sub(" ", body.strip("\n")))))
 
 
 def _derived_summary(descriptions: list[str]) -> str:

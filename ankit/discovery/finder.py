@@ -5,12 +5,14 @@ import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ankit.discovery.catalog import Catalog, catalog_text, first_sentence
+from ankit.discovery.catalog import Catalog, catalog_text
+from ankit.wording import first_sentence
 from ankit.discovery.decision import Decision
 from ankit.discovery.index import GroupHit, Index
 from ankit.records import ToolSpec
+from ankit.wording import count
 from ankit.discovery.terms import GENERIC_VERBS, name_key, phrase_terms, stem, terms
-from ankit.tooling.stubs import stubs
+from ankit.codemode.stubs import stubs
 from ankit.tooling.tool import Tool
 
 CLOSE = 0.6  # groups scoring at least this share of the best are listed as candidates
@@ -19,6 +21,7 @@ NEAR = 0.8  # a group's tools scoring at least this share of its best tool load 
 MAX_ACTIVATED = 3
 MAX_LISTED = 5
 MAX_NAMES = 12  # tool names listed per loaded group
+MAX_REST = 8  # names of the rest of decision mode's top listed in its answer
 MAX_PHRASINGS = 4  # other phrasings of the task read from one find_tools call
 CATALOG_WORDS = {"", "list", "all", "catalog", "tools", "groups", "*", "?", "help"}
 _SEPARATORS = re.compile(r"[,\s]+")
@@ -40,6 +43,7 @@ class Outcome:
     mode: str = "words"
     fallback_reason: str = ""
     tools: dict[str, list[str]] = field(default_factory=dict)
+    decision: Decision | None = None  # the model's choice behind a decision-mode outcome
 
 
 _KEYS: "weakref.WeakKeyDictionary[Catalog, dict[str, tuple[str, str]]]" = weakref.WeakKeyDictionary()
@@ -115,7 +119,7 @@ def find(index: Index, query: str, phrasings: list[str] | None = None,
         return named
     decision = decide(index, query) if decide is not None else None
     if decision is not None and decision.mode == "decision":
-        outcome = decided(index.catalog, decision)
+        outcome = decided(index, query, decision)
     else:
         outcome = _by_words(index, query, also)
         outcome.fallback_reason = decision.fallback_reason if decision is not None else ""
@@ -157,9 +161,10 @@ def with_needs(catalog: Catalog, group_id: str, names: list[str]) -> list[str]:
     return list(dict.fromkeys([*names, *needed]))
 
 
-def decided(catalog: Catalog, decision: Decision) -> Outcome:
-    """What the model's choice activates: the group of its best tool, and those as likely (three at most)."""
-    hits: dict[str, GroupHit] = {}
+def decided(index: Index, query: str, decision: Decision) -> Outcome:
+    """What the model's choice activates: the group of its best tool, and those as likely (three at most); after
+    "none fits", the group it chose, its tools as the words rank them within it."""
+    catalog, hits = index.catalog, {}
     for name, probability in decision.ranked:
         group = catalog.group_of(name) or name
         hit = hits.setdefault(group, GroupHit(group, 0.0, []))
@@ -167,10 +172,13 @@ def decided(catalog: Catalog, decision: Decision) -> Outcome:
         hit.tools.append(name)
         hit.scores.append(probability)
     ranked = sorted(hits.values(), key=lambda h: h.score, reverse=True)[:MAX_LISTED]
+    if not ranked and decision.group:
+        found = next((h for h in index.search_groups(query) if h.group == decision.group), None)
+        ranked = [found or GroupHit(decision.group, 1.0, [])]
     if not ranked:
-        return Outcome("nothing", mode="decision")
+        return Outcome("nothing", mode="decision", decision=decision)
     tied = [h.group for h in ranked if h.score >= TIED * ranked[0].score][:MAX_ACTIVATED]
-    return Outcome("winner" if len(ranked) == 1 else "close", tied, ranked, mode="decision")
+    return Outcome("winner" if len(ranked) == 1 else "close", tied, ranked, mode="decision", decision=decision)
 
 
 def _by_words(index: Index, query: str, also: list[str]) -> Outcome:
@@ -286,8 +294,18 @@ def result_text(outcome: Outcome, catalog: Catalog, newly: list[str], loaded: li
         lines.append("Other close matches (call find_tools with a group id to load one):")
         groups = catalog.groups
         lines += [f"- {h.group}: {first_sentence(groups[h.group].summary)}" for h in others if h.group in groups]
+    lines += _rest_line(outcome, catalog, offered)
     stubs_text = code_text(outcome, catalog) if code != "off" else ""
     return "\n".join(lines + ([stubs_text] if stubs_text else [])) + _mode_line(outcome)
+
+
+def _rest_line(outcome: Outcome, catalog: Catalog, offered: set[str]) -> list[str]:
+    """In decision mode, the rest of the words' top that nothing loaded: the model's other choices first."""
+    if outcome.decision is None:
+        return []
+    chosen = [name for name, _ in outcome.decision.ranked]
+    rest = [n for n in dict.fromkeys([*chosen, *outcome.decision.candidates]) if n not in offered]
+    return [f"Also among the top (find_tools loads them by name): {_listed(rest[:MAX_REST])}."] if rest else []
 
 
 def _line(catalog: Catalog, group_id: str, shown: list[str], fresh: set[str], offered: set[str]) -> str:
@@ -297,9 +315,11 @@ def _line(catalog: Catalog, group_id: str, shown: list[str], fresh: set[str], of
 
 
 def _mode_line(outcome: Outcome) -> str:
-    """How the answer was ranked, when decision mode was asked for: the model's choice, or why not."""
-    if outcome.mode == "decision":
-        return "\n(mode: decision: ranked by the model's choice)"
+    """How the answer was ranked, when decision mode was asked for: what the model was asked, or why not."""
+    if outcome.mode == "decision" and outcome.decision is not None:
+        said = outcome.decision
+        cost = f"{count(said.questions, 'question')}, {count(said.tokens, 'token')}"
+        return f"\n(mode: decision: asked the model {'; '.join(said.asked)} ({cost}))"
     return f"\n(mode: words; fallback_reason: {outcome.fallback_reason})" if outcome.fallback_reason else ""
 
 

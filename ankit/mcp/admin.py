@@ -9,9 +9,10 @@ import tomllib
 from pathlib import Path
 
 from ankit.errors import ConfigError
+from ankit.mcp import projectjson
 from ankit.mcp.settings import server_config
 from ankit.settings import tomledit
-from ankit.settings.claude_mcp import project_servers, server_table
+from ankit.claude.mcp import project_servers, server_table
 
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,39}")
 ENV_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -72,11 +73,14 @@ def add_table(path: Path, name: str, table: dict, cwd: Path) -> str:
     command = str(table.get("command") or "")
     if command and "${" not in command and find_program(command, cwd) is None:
         raise ConfigError(f"no program {command!r} found (on PATH or as a file); install it or give its full path")
+    if "${" not in json.dumps(table):  # with ${VAR} it is checked when it starts, the variables filled
+        server_config(name, table)  # the same checks ankit makes when it starts the server
+    if path.name == ".mcp.json":
+        projectjson.add(path, name, table)
+        return f"added MCP server {name} to {path}: {command_line(table)}"
     text, tables = tomledit.read(path)
     if name in servers_in(tables):
         raise ConfigError(f"an MCP server named {name!r} is already in {path}; ankit mcp remove {name} first")
-    if "${" not in json.dumps(table):  # with ${VAR} it is checked when it starts, the variables filled
-        server_config(name, table)  # the same checks ankit makes when it starts the server
     _save(path, text, tables, name, table)
     return f"added MCP server {name} to {path}: {command_line(table)}"
 
@@ -92,17 +96,30 @@ def add_json(path: Path, name: str, text: str, cwd: Path) -> str:
     return add_table(path, name, server_table(name, entry), cwd)
 
 
-def remove(path: Path, name: str, elsewhere: Path | None = None) -> str:
-    """Delete [mcp.servers.NAME] from the config at path."""
+def remove(path: Path, name: str, elsewhere: list[Path] = ()) -> str:
+    """Delete server NAME from the config at path (a .mcp.json: its mcpServers entry)."""
     check_name(name)
-    text, tables = tomledit.read(path)
+    if path.name == ".mcp.json" and projectjson.remove(path, name):
+        return f"removed MCP server {name} from {path}"
+    text, tables = tomledit.read(path) if path.name != ".mcp.json" else ("", {})
     if name not in servers_in(tables):
-        hint = ""
-        if elsewhere is not None and name in servers_in(tomledit.read(elsewhere)[1]):
-            hint = f"; it is in {elsewhere}" + (" (add --project)" if elsewhere.parent.name == ".ankit" else " (without --project)")
+        found = [other for other in elsewhere if name in _servers(other)]
+        hint = f"; it is in {found[0]} (add -s {scope_of(found[0])})" if found else ""
         raise ConfigError(f"no MCP server named {name!r} in {path}{hint}")
     _save(path, text, tables, name, None)
     return f"removed MCP server {name} from {path}"
+
+
+def scope_of(path: Path) -> str:
+    """The scope a servers file belongs to, as -s names it."""
+    return "project" if path.name == ".mcp.json" else "local" if path.parent.name == ".ankit" else "user"
+
+
+def _servers(path: Path) -> dict:
+    """The servers a config file or a .mcp.json lists (as ankit tables)."""
+    if path.name == ".mcp.json":
+        return project_servers(path.parent)[0]
+    return servers_in(tomledit.read(path)[1])
 
 
 def _save(path: Path, text: str, tables: dict, name: str, table: dict | None) -> None:
@@ -138,20 +155,18 @@ def _empty_mcp(expected: dict) -> dict:
     return trimmed
 
 
-def describe(name: str, files: list[Path], cwd: Path | None = None) -> str:
-    """Where [mcp.servers.NAME] (or a server of cwd's .mcp.json) is set and what it runs; env values are never
+def describe(name: str, files: list[Path]) -> str:
+    """Where server NAME is set (the first of files listing it) and what it runs; env and header values are never
     shown."""
     check_name(name)
-    found = [(path, servers_in(tomledit.read(path)[1]).get(name)) for path in files]
-    if cwd is not None:
-        found.append((cwd / ".mcp.json", project_servers(cwd)[0].get(name)))
-    for path, table in found:
+    for path in files:
+        table = _servers(path).get(name)
         if isinstance(table, dict):
-            lines = [f"{name} (in {path})", f"  command: {command_line(table)}"]
-            env = table.get("env") or {}
-            if env:
-                lines.append(f"  env: {', '.join(f'{k}=…' for k in env)} (values not shown)")
+            lines = [f"{name} (in {path}, scope {scope_of(path)})", f"  command: {command_line(table)}"]
+            for key in ("env", "headers"):
+                if table.get(key):
+                    lines.append(f"  {key}: {', '.join(f'{k}=…' for k in table[key])} (values not shown)")
             lines += [f"  {k}: {table[k]}" for k in ("cwd", "core", "timeout", "startup_timeout", "start_timeout") if k in table]
             return "\n".join(lines)
-    where = " or ".join(str(path) for path, _ in found)
+    where = " or ".join(str(path) for path in files)
     raise ConfigError(f"no MCP server named {name!r} in {where}; see ankit mcp list")

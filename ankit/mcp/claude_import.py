@@ -7,7 +7,7 @@ from pathlib import Path
 
 from ankit.errors import ConfigError
 from ankit.mcp.admin import add_table
-from ankit.settings.claude_mcp import USER_FILE_CAP, read_json, servers_of
+from ankit.claude.mcp import USER_FILE_CAP, read_json, servers_of
 
 
 def claude_files(home: Path, env: Mapping) -> list[tuple[str, Path]]:

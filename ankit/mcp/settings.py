@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from ankit.errors import ConfigError
 from ankit.mcp.jsonrpc import McpError
 from ankit.safety.sandbox import server_command
-from ankit.settings.claude_mcp import expand
+from ankit.claude.mcp import expand
 
 
 @dataclass

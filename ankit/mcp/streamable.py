@@ -16,7 +16,7 @@ from ankit.mcp.jsonrpc import (
 )
 from ankit.mcp.oauth import Tokens
 from ankit.safety import text as boundary
-from ankit.settings.claude_mcp import expand
+from ankit.claude.mcp import expand
 
 MODERN = "2026-07-28"  # stateless: no session, no cancel notification (closing the stream cancels)
 _HEADER_SAFE = re.compile(r"[!-~](?:[ -~]*[!-~])?")

@@ -65,7 +65,7 @@ class Config:
     files: list[Path] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)  # one line each, told at start (unknown keys)
     env: Mapping = field(default_factory=dict, repr=False)
-    plugins: list = field(default_factory=list)  # settings.plugins.Plugin: the plugins the user added
+    plugins: list = field(default_factory=list)  # claude.plugins.Plugin: the plugins the user added
 
     @property
     def mcp_servers(self) -> dict:
@@ -89,11 +89,11 @@ KEYS: dict[str, type] = {
     "mcp": dict,  # [mcp.servers.NAME] tables and start_timeout
     "web_search_url": str, "web_search_backend": str, "web_timeout": int, "web_max_bytes": int,
     "github_api_url": str, "memory_fts": bool, "sandbox": str,
-    "hooks": dict,  # [[hooks.EVENT]] tables (ankit.tooling.hooks)
+    "hooks": dict,  # [[hooks.EVENT]] tables (ankit.hooks.events)
     "notify": float, "subagent_max_rounds": int, "phrases": bool, "phrases_model": str,
     "search": str, "decision_model": str, "min_probability": float,  # seconds a turn takes before its end rings the terminal (0: never)
     "code_mode": str, "code_mode_catalog": str, "code_mode_timeout": float, "code_mode_max_calls": int,
-    "code_mode_output_cap": int, "code_mode_memory_mb": int,  # run_code's limits (ankit.tooling.codemode)
+    "code_mode_output_cap": int, "code_mode_memory_mb": int,  # run_code's limits (ankit.codemode.bridge)
 }
 FIELDS = {key: kind for key, kind in KEYS.items() if key in Config.__dataclass_fields__}
 CHOICES = {"deferred": ("auto", "native", "append"), "api": ("", "responses", "chat"),

@@ -12,11 +12,12 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from ankit.errors import ConfigError
+from ankit.claude import settings as claude
 from ankit.safety import envnames
-from ankit.settings import claude
 from ankit.settings import config as settings
-from ankit.settings import plugins, trust
-from ankit.settings.claude_mcp import with_project_servers
+from ankit.claude import plugins
+from ankit.settings import trust
+from ankit.claude.mcp import with_project_servers
 from ankit.settings.trust import fingerprint
 
 FREE = frozenset({"catalog_mode", "deferred", "preload", "memory_fts"})  # change nothing that runs, goes out or is counted
@@ -95,7 +96,7 @@ def _read_layer(config: settings.Config, path: Path) -> dict:
 
 
 def _claude_layer(config: settings.Config, files: list[Path], keys: tuple[str, ...], env: bool = True) -> None:
-    """Claude Code's settings files as a layer: their rules (translated, settings/claude.py) and env."""
+    """Claude Code's settings files as a layer: their rules (translated, claude/settings.py) and env."""
     layer = claude.read_layer(files)
     config.problems += [line for line in layer.problems if line not in config.problems]
     rules = {key: getattr(layer, key) for key in keys if getattr(layer, key)}

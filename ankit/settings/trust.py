@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ankit.safety import statefiles
-from ankit.settings import claude
+from ankit.claude import settings as claude
 
 TRUST_FILE = "trusted.json"
 
@@ -96,8 +96,8 @@ def describe(held: dict, tools: list[Path], cwd: Path) -> list[str]:
 
 def runs(cwd: Path) -> list[str]:
     """What else the folder would have ankit run, one line each: its .claude/ (hooks, allow rules, env, files;
-    settings/claude.py), its agent files and the custom commands with shell lines."""
-    lines = claude.trust_lines(cwd)  # .mcp.json's servers are held as the folder's own (settings/claude_mcp.py)
+    claude/settings.py), its agent files and the custom commands with shell lines."""
+    lines = claude.trust_lines(cwd)  # .mcp.json's servers are held as the folder's own (claude/mcp.py)
     agents = sorted((cwd / ".ankit" / "agents").glob("*.md"))
     commands = [p for p in sorted((cwd / ".ankit" / "commands").rglob("*.md")) if _runs_shell(p)]
     lines += [f"use the agent {p.relative_to(cwd)} (sha256 {_file_digest(p)})" for p in agents]
@@ -136,7 +136,7 @@ class Fingerprint:
 
 def fingerprint(held: dict, tools: list[Path], cwd: Path, runs: list[str] = ()) -> Fingerprint:
     """The trust fingerprint of a folder's held settings, tool modules (their contents hashed) and what else it
-    would run (`runs`: its .claude/ hooks, allow rules, env and files; settings/claude.py)."""
+    would run (`runs`: its .claude/ hooks, allow rules, env and files; claude/settings.py)."""
     items = describe(held, [], cwd) + list(runs)
     items += [f"load the tool module {path.relative_to(cwd)} (sha256 {_file_digest(path)})" for path in tools]
     folder = cwd / ".ankit" / "tools"

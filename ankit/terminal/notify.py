@@ -5,7 +5,7 @@ Notification hooks hear the same messages."""
 from dataclasses import dataclass, field
 from typing import TextIO
 
-from ankit.tooling.hooks import Hooks
+from ankit.hooks.events import Hooks
 from ankit.safety.visible import visible_line
 
 TITLE = "ankit"

@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from ankit.discovery.catalog import first_sentence
+from ankit.wording import first_sentence
 from ankit.mcp import NO_SERVERS
 from ankit.safety.visible import fit_lines
 from ankit.safety.visible import visible, visible_line

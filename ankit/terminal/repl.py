@@ -2,7 +2,6 @@
 
 import os
 import shlex
-import subprocess
 import sys
 import tempfile
 import time
@@ -12,6 +11,7 @@ from pathlib import Path
 from ankit import __version__
 from ankit.context.mentions import expand
 from ankit.errors import AnkitError, Cancelled, bug_line
+from ankit.safety import processes
 from ankit.safety.scrub import Scrubber
 from ankit.safety.visible import visible
 from ankit import paths
@@ -19,7 +19,6 @@ from ankit.settings.config import Config
 from ankit.terminal import history, paste
 from ankit.terminal.approval import Approver
 from ankit.terminal.bang import context_text, run_shell
-from ankit.terminal.custom import command_dirs, load_commands
 from ankit.terminal.elicit import FormElicitor
 from ankit.terminal.keys import Keys, confirm
 from ankit.terminal.live import terminal_width
@@ -31,7 +30,7 @@ from ankit.terminal.typeahead import TypeAhead
 from ankit.turn.app import build_app, warn
 from ankit.turn.phrasing import hint
 from ankit.turn.window import tokens
-from ankit.terminal.slash import (ALIASES, COMMANDS, NO_PROVIDER, ReplState, completions, dispatch, is_command, model_call, open_session,
+from ankit.terminal.slash import (NO_PROVIDER, ReplState, app_commands, command_folders, completions, dispatch, is_command, model_call, open_session,
                          resumed_text)
 
 HISTORY_LENGTH = 2000
@@ -139,9 +138,7 @@ class LineReader:
         while the last turn ran comes first, shown as if typed at the prompt."""
         queued = self.typeahead.next_queued() if self.typeahead is not None else None
         if queued is not None:
-            print(paint(PROMPT, BOLD, self.colour) + visible(queued))
-            if self.readline is not None:
-                self.readline.add_history(queued)
+            self.typed(queued)
             return queued
         before = self.readline.get_current_history_length() if self.readline is not None else 0
         try:
@@ -189,6 +186,12 @@ class LineReader:
             lines[-1] = lines[-1][:-1]
             lines += self._input(MORE).split("\n")
         return "\n".join(lines)
+
+    def typed(self, text: str) -> None:
+        """Show text as if typed at the prompt (the command line's first message); Up brings it back."""
+        print(paint(PROMPT, BOLD, self.colour) + visible(text))
+        if self.readline is not None:
+            self.readline.add_history(text)
 
     def prefill(self, text: str) -> None:
         """Put text on the next input line, as if typed (nothing without readline)."""
@@ -344,6 +347,9 @@ def run_repl(args, config: Config) -> int:
         state.prefill = reader.prefill
         _open(state, args)
         try:
+            if getattr(args, "message", ""):  # ankit "question": the first message, as if typed
+                reader.typed(args.message)
+                act(state, args.message)
             loop(state, reader)
         finally:
             reader.save()
@@ -385,13 +391,11 @@ def _picked(state: ReplState) -> str | None:
 def refresh_commands(state: ReplState) -> list[str]:
     """Read the custom commands and agent definitions again when their files changed since the last prompt; the
     problems found."""
-    plugins = {folder: plugin.name for plugin in state.app.plugins() for folder in plugin.folders("commands")}
-    folders = command_dirs(state.app.cwd, paths.config_home()) + list(plugins)
-    now = paths.stamp(folders, "**/*.md")
+    now = paths.stamp(command_folders(state.app)[0], "**/*.md")
     problems = state.app.refresh_agents()  # a definition written during the session: /agents and task know it
     if now != state.custom_stamp:
         state.custom_stamp = now
-        state.custom, found = load_commands(folders, {*COMMANDS, *ALIASES}, state.app.cwd, plugins)
+        state.custom, found = app_commands(state.app)
         problems += found
     return [visible(p) for p in problems]
 
@@ -422,7 +426,8 @@ def compose(initial: str = "") -> str | None:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(initial)
         try:
-            code = subprocess.call([*shlex.split(editor), name])
+            code = processes.spawn([*shlex.split(editor), name], stdin=None, stdout=None, stderr=None,
+                                   terminal=True).wait()
         except OSError as exc:
             raise AnkitError(f"cannot start the editor {editor!r} ({exc.strerror or exc}); set EDITOR") from None
         if code:
@@ -444,11 +449,15 @@ def loop(state: ReplState, reader: LineReader) -> None:
         reader.save()  # line by line: a closed terminal loses nothing
         for problem in refresh_commands(state):  # a file written while the prompt waited counts for this line
             state.view.line(problem, DIM)
-        if not text.strip():
-            continue
-        if text.startswith("!") and text[1:].strip():
-            bang(state, text[1:].strip())
-        elif is_command(text):
-            dispatch(state, text)
-        else:
-            state.send(text)
+        if text.strip():
+            act(state, text)
+
+
+def act(state: ReplState, text: str) -> None:
+    """One message read: a ! line, a /command, or a message to the model."""
+    if text.startswith("!") and text[1:].strip():
+        bang(state, text[1:].strip())
+    elif is_command(text):
+        dispatch(state, text)
+    else:
+        state.send(text)

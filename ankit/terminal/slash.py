@@ -37,9 +37,13 @@ from ankit.context.mentions import complete_path
 from ankit.skills.library import skills_listing
 from ankit.skills.tool import load_skill
 from ankit.terminal.calls import todo_lines
-from ankit.terminal.command_run import send_command
+from ankit.names import resolve
+from ankit import paths
+from ankit.terminal.custom import command_dirs, load_commands
+from pathlib import Path
+from ankit.terminal.command_run import run_named
 from ankit.terminal.pager import show
-from ankit.tooling.hookconfig import listing
+from ankit.hooks.config import listing
 from ankit.turn.compaction import SUMMARY_HEAD, compact
 from ankit.turn.phrasing import PHRASES_USAGE, hint, write_phrases
 
@@ -103,6 +107,19 @@ class Command:
     complete: str = ""  # what its argument completes to: model, skill, group, session, command
 
 
+def command_folders(app: App) -> tuple[list[Path], dict[Path, str]]:
+    """The folders custom commands are read from, and which of them are plugins' (folder -> plugin name)."""
+    plugins = {folder: plugin.name for plugin in app.plugins() for folder in plugin.folders("commands")}
+    return command_dirs(app.cwd, paths.config_home()) + list(plugins), plugins
+
+
+def app_commands(app: App) -> tuple[dict, list[str]]:
+    """The custom commands of the folder, the user and the plugins (the built-in commands keep their names), and
+    the problems found."""
+    folders, plugins = command_folders(app)
+    return load_commands(folders, {*COMMANDS, *ALIASES}, app.cwd, plugins)
+
+
 def is_command(text: str) -> bool:
     """Whether a line is a slash command (a path such as /etc/hosts is not)."""
     word = text.split(maxsplit=1)[0] if text.strip() else ""
@@ -114,8 +131,11 @@ def dispatch(state: ReplState, text: str) -> None:
     word, _, arg = text.strip().partition(" ")
     name = ALIASES.get(word[1:], word[1:])
     command = COMMANDS.get(name)
-    if command is None and name in state.custom:
-        send_command(state, state.custom[name], arg.strip())
+    try:
+        if command is None and run_named(state, name, arg.strip()):
+            return
+    except AnkitError as exc:
+        state.view.error(str(exc))
         return
     if command is None and name in prompt_names(state.app.mcp):
         try:
@@ -187,8 +207,9 @@ def _argument_values(state: ReplState, kind: str) -> list[str]:
 def cmd_help(state: ReplState, arg: str) -> str:
     """The commands, one line each, one command's help, or a topic of the guide (paged)."""
     name = arg.lstrip("/")
-    if name in state.custom and name not in COMMANDS:
-        return custom_help(state.custom, name)
+    found = resolve(state.custom, name)[0] if name not in COMMANDS else ""
+    if found:
+        return custom_help(state.custom, found)
     if arg:
         command = COMMANDS.get(ALIASES.get(name, name))
         line = f"/{command.name} {command.args}".rstrip() + f"\n  {command.help}" if command else ""
@@ -231,7 +252,17 @@ def _beside_turns(state: ReplState, prices: dict) -> list[list[str]]:
     runs += [("find_tools decisions", list(chooser.rounds))] if chooser and chooser.rounds else []
     fell = [f"decision mode kept the lexical ranking {count(len(chooser.fallbacks), 'time')}: "
             f"{visible(chooser.fallbacks[-1])}"] if chooser and chooser.fallbacks else []
-    return [subagent_lines(runs, prices, state.view.width(), head="beside the turns"), fell]
+    return [subagent_lines(runs, prices, state.view.width(), head="beside the turns"), _searches(chooser) + fell]
+
+
+def _searches(chooser) -> list[str]:
+    """Decision mode's cost a search: questions, tokens, seconds."""
+    asked = [s for s in chooser.searches if s.questions] if chooser else []
+    if not asked:
+        return []
+    n = len(asked)
+    return [f"decision mode: {count(n, 'search', 'searches')}, {sum(s.questions for s in asked) / n:.1f} questions, "
+            f"{sum(s.tokens for s in asked) / n:,.0f} tokens, {sum(s.seconds for s in asked) / n:.1f} s a search"]
 
 
 def cmd_context(state: ReplState, arg: str) -> str:

@@ -16,9 +16,9 @@ from ankit.safety.effects import changes
 from ankit.safety.policy import Policy, Verdict as Decision
 from ankit.safety.sandbox import Sandbox, Verdict
 from ankit.safety.scrub import Scrubber
-from ankit.tooling import toolhooks
-from ankit.tooling.claude_tools import PER_FILE
-from ankit.tooling.hooks import Hooks
+from ankit.hooks import toolcalls
+from ankit.claude.toolnames import PER_FILE
+from ankit.hooks.events import Hooks
 from ankit.tooling.relay import Relay
 from ankit.tooling.limits import MAX_DEPTH, ToolTimeout, call_with_limit, too_deep
 from ankit.tooling.tool import DEFAULT_TIME_LIMIT, JsonText, Tool, ToolContext, call_flexibly
@@ -355,7 +355,7 @@ class Runner:
         args = _arguments_or_none(call)
         if self.hooks is not None and tool is not None and args is not None:
             paths = [str(p) for p in _changed_paths(tool, args, self.ctx)] if call.name in PER_FILE else []
-            decided = toolhooks.before(self.hooks, call, tool, args, approve, partial(self._tell, output=output), paths)
+            decided = toolcalls.before(self.hooks, call, tool, args, approve, partial(self._tell, output=output), paths)
             self._tell(decided.notes, output)
             if decided.blocked is not None:  # exit 2 or a deny: under --yes too
                 blocked = decided.blocked
@@ -371,7 +371,7 @@ class Runner:
         if self.hooks is None or args is None or result.summary == "declined":
             return result
         before = result.content
-        self._tell(toolhooks.after(self.hooks, call, args, result), output)
+        self._tell(toolcalls.after(self.hooks, call, args, result), output)
         if result.content != before:
             result.content = cap_output(self.scrub.text(result.content), self.cap)
         return result

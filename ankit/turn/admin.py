@@ -14,6 +14,7 @@ from pathlib import Path
 
 from ankit.errors import AnkitError, ToolError
 from ankit.mcp import admin as mcp_admin
+from ankit.mcp import words as mcp_words
 from ankit.mcp.claude_import import import_servers
 from ankit.routines.schedule import parse as parse_schedule
 from ankit.routines.store import Routine, RoutineStore
@@ -22,8 +23,9 @@ from ankit.settings.layers import load_config
 from ankit import paths
 from ankit.settings.config import Config
 
-MCP_USAGE = ("ankit mcp add NAME [--env KEY=VALUE]... [--project] -- COMMAND [ARGS...] | add-json NAME JSON [--project] | "
-             "import [--project] | remove NAME [--project] | get NAME | list | login NAME | logout NAME")
+MCP_USAGE = ("ankit mcp add [-s local|project|user] [-t stdio|http] [-e KEY=VALUE]... [-H 'Name: value']... NAME "
+             "[--] COMMAND [ARGS...] | URL | add-json NAME JSON [-s SCOPE] | import [-s local|user] | "
+             "remove NAME [-s SCOPE] | get NAME | list | login NAME | logout NAME")
 ROUTINE_USAGE = ('ankit routine add "SCHEDULE" "PROMPT" [--allow TOOL]... [--watch URL] | list | remove ID | '
                  'run-due [--now YYYY-MM-DDTHH:MM] | install [--systemd]')
 CRON_EVERY = 15  # minutes between two run-due calls from cron or the timer
@@ -57,39 +59,42 @@ class Admin:
         except AnkitError as exc:
             raise ToolError(str(exc)) from None
 
-    def config_file(self, project: bool) -> Path:
-        """The project's .ankit/config.toml, or the user's config.toml."""
-        return self.cwd / ".ankit" / "config.toml" if project else paths.config_home() / "config.toml"
+    def config_file(self, scope: str) -> Path:
+        """Where a scope's servers are: the folder's .mcp.json (project), its .ankit/config.toml (local) or the
+        user's config.toml (user)."""
+        if scope == "project":
+            return self.cwd / ".mcp.json"
+        return self.cwd / ".ankit" / "config.toml" if scope == "local" else paths.config_home() / "config.toml"
 
     def mcp(self, argv: list[str]) -> str:
-        """mcp add / remove / get."""
+        """mcp add / add-json / import / remove / get."""
         action, rest = (argv[0], argv[1:]) if argv else ("", [])
         if action == "add":
-            name, options, command = _split_command(rest)
-            env, project = _mcp_options(options)
-            added = mcp_admin.add(self.config_file(project), name, command[0], command[1:], env, self.cwd)
-            return added + "\n" + self._next_step(project)
+            wanted = mcp_words.parse_add(rest, MCP_USAGE)
+            return self._added(wanted.scope, mcp_admin.add_table(
+                self.config_file(wanted.scope), wanted.name, wanted.table, self.cwd))
         if action == "add-json" and len(rest) >= 2:
-            _, project = _mcp_options(rest[2:])
-            return mcp_admin.add_json(self.config_file(project), rest[0], rest[1], self.cwd) + "\n" + \
-                self._next_step(project)
+            scope = mcp_words.parse_scope(rest[2:], MCP_USAGE)
+            return self._added(scope, mcp_admin.add_json(self.config_file(scope), rest[0], rest[1], self.cwd))
         if action == "import":
-            _, project = _mcp_options(rest)
-            return import_servers(self.config_file(project), Path.home(), self.cwd, self.config.env or os.environ)
+            scope = mcp_words.parse_scope(rest, MCP_USAGE, ("user", "local"))
+            return import_servers(self.config_file(scope), Path.home(), self.cwd, self.config.env or os.environ)
         if action == "remove" and rest:
-            _, project = _mcp_options(rest[1:])
-            return mcp_admin.remove(self.config_file(project), rest[0], self.config_file(not project))
+            scope = mcp_words.parse_scope(rest[1:], MCP_USAGE)
+            return mcp_admin.remove(self.config_file(scope), rest[0],
+                                    [self.config_file(s) for s in mcp_words.SCOPES if s != scope])
         if action == "get" and len(rest) == 1:
-            return mcp_admin.describe(rest[0], [self.config_file(True), self.config_file(False)], self.cwd)
+            return mcp_admin.describe(rest[0], [self.config_file(s) for s in mcp_words.SCOPES])
         raise AnkitError(f"usage: {MCP_USAGE}")
 
-    def _next_step(self, project: bool) -> str:
-        """What starts a server just added: ankit mcp list, unless the folder it was added to is not trusted as it is
-        now (a server added to a trusted folder changes what was trusted, so it is asked again)."""
-        if not project or load_config({}, self.config.env, self.cwd, paths.config_home()).trusted:
-            return "ankit mcp list starts it and shows its tools"
-        return ("this folder is not trusted, so ankit starts no server of its .ankit/config.toml: run ankit here and "
-                "answer y when it asks, or add --trust for one run")
+    def _added(self, scope: str, line: str) -> str:
+        """What ankit mcp add printed, and what starts the server: ankit mcp list, unless the folder it was added
+        to is not trusted as it is now (a server added to a trusted folder changes what was trusted, so it is
+        asked again)."""
+        if scope == "user" or load_config({}, self.config.env, self.cwd, paths.config_home()).trusted:
+            return line + "\nankit mcp list starts it and shows its tools"
+        return (f"{line}\nthis folder is not trusted, so ankit starts no server of its {self.config_file(scope).relative_to(self.cwd)}: "
+                "run ankit here and answer y when it asks, or add --trust for one run")
 
     def routine(self, argv: list[str]) -> str:
         """routine add / list / remove / install."""
@@ -132,32 +137,6 @@ class Admin:
         routine = routines().add(Routine(0, schedule.text, words[1] if len(words) > 1 else "", str(self.cwd),
                                          self.now().isoformat(timespec="seconds"), watch, allow))
         return f"added routine {routine.line(self.now())}\nankit routine install prints the line that runs it"
-
-
-def _split_command(argv: list[str]) -> tuple[str, list[str], list[str]]:
-    """NAME, the options before --, and the server's command after it."""
-    if "--" not in argv or argv.index("--") == len(argv) - 1:
-        raise AnkitError(f"put the server's command after --: {MCP_USAGE}")
-    cut = argv.index("--")
-    if cut == 0:
-        raise AnkitError(f"name the server before --: {MCP_USAGE}")
-    return argv[0], argv[1:cut], argv[cut + 1:]
-
-
-def _mcp_options(options: list[str]) -> tuple[dict[str, str], bool]:
-    """--env KEY=VALUE (repeatable) and --project."""
-    pairs, project = [], False
-    items = iter(options)
-    for item in items:
-        if item == "--project":
-            project = True
-        elif item in ("--env", "-e"):
-            pairs.append(next(items, ""))
-        elif item.startswith("--env="):
-            pairs.append(item.removeprefix("--env="))
-        else:
-            raise AnkitError(f"unknown option {item!r}; usage: {MCP_USAGE}")
-    return mcp_admin.parse_env(pairs), project
 
 
 def install_line(systemd: bool) -> str:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import sys
-from functools import partial
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -22,11 +21,10 @@ from ankit import paths
 from ankit.settings.config import Config
 from ankit.skills.library import Skill, find_skills, skill_dirs
 from ankit.tooling.activation import habitual
-from ankit.tooling.hookconfig import load_hooks
-from ankit.tooling.hooks import Hooks
+from ankit.hooks.config import load_hooks
+from ankit.hooks.events import Hooks
 from ankit.tooling.loader import load_tools
-from ankit.tooling.stubs import code_prompt
-from ankit.discovery.decision import decide
+from ankit.codemode.stubs import code_prompt
 from ankit.turn.deciding import ModelChooser
 from ankit.turn.phrasing import PhraseWriter
 from ankit.turn.prompt import Prompt
@@ -98,12 +96,13 @@ class App:
         """Read the agent definitions again when their files changed (at start, and before each prompt); the
         dict is updated in place, so the task tool and the subagents see the same one; the problems found."""
         folders = agent_dirs(self.cwd, paths.config_home(), Path.home())
-        folders += [(folder, False) for plugin in self.plugins() for folder in plugin.folders("agents")]
+        plugins = {folder: plugin.name for plugin in self.plugins() for folder in plugin.folders("agents")}
+        folders += [(folder, False) for folder in plugins]
         now = paths.stamp([folder for folder, _ in folders], "**/*.md")
         if now == self._agents_stamp:
             return []
         self._agents_stamp = now
-        agents, problems = load_agents(folders, self.config.trusted, self.cwd)
+        agents, problems = load_agents(folders, self.config.trusted, self.cwd, plugins)
         known = self.tool_groups()
         problems += [f"agent {spec.name} ({spec.source}): {', '.join(missing)} {'is' if len(missing) == 1 else 'are'} "
                      "not a tool here and left out; /agents shows what it gets"
@@ -116,7 +115,7 @@ class App:
         return problems
 
     def plugins(self) -> list:
-        """The plugins the user added that are as they were when added (settings/plugins.py)."""
+        """The plugins the user added that are as they were when added (claude/plugins.py)."""
         return [plugin for plugin in self.config.plugins if plugin.current]
 
     def tool_groups(self) -> dict[str, str]:
@@ -143,8 +142,8 @@ class App:
     def load_skills(self) -> "App":
         """Find the skills (all `ankit skills` needs: no tools, no MCP servers)."""
         dirs = skill_dirs(self.cwd, self.config.skills_dir, Path.home(), paths.config_home(), statefiles.bundled("skills"))
-        dirs += [plugin.root / "skills" for plugin in self.plugins() if (plugin.root / "skills").is_dir()]
-        self.skills, self.skill_problems = find_skills(dirs)
+        plugins = {plugin.root / "skills": plugin.name for plugin in self.plugins() if (plugin.root / "skills").is_dir()}
+        self.skills, self.skill_problems = find_skills(dirs + list(plugins), plugins)
         return self
 
     def reload_instructions(self) -> None:
@@ -258,8 +257,8 @@ class App:
         with search = "words"."""
         if self.config.search != "decision":
             return None
-        self.chooser = ModelChooser(self.decision_provider)
-        return partial(decide, chooser=self.chooser, min_probability=self.config.min_probability)
+        self.chooser = ModelChooser(self.decision_provider, self.config.min_probability)
+        return self.chooser.decide
 
     def decision_provider(self):
         """The provider decision mode asks (decision_model, else the session's model), or None."""

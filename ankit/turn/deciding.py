@@ -1,76 +1,102 @@
-"""Decision mode's chooser: asks the model (decision_model, or the session's) a choice question for one token and
-reads the log-probabilities of the letters it might write (discovery/decision.py words the questions).
-
-Servers that return them: OpenAI-compatible Chat Completions with logprobs (llama.cpp's server, vLLM, OpenAI's
-chat models). Anthropic's API and the Responses path give none: the search then keeps its lexical ranking and
-says why. Every question's usage is kept for /usage.
+"""Decision mode's chooser: asks the model (decision_model, or the session's) each choice question that
+discovery/decision.py words, for one short reply, with the first token's log-probabilities wanted. Servers that
+return them (llama.cpp's, vLLM, OpenAI's chat models) rank by them; the others (Anthropic, the Responses API,
+servers that ignore the field) by the letters written. Every question's usage, and every search's questions,
+tokens and time, are kept for /usage.
 """
 
-import math
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 
+from ankit.discovery.decision import Decision, Said, decide
+from ankit.discovery.index import Index
 from ankit.errors import AnkitError
 from ankit.protocols import Provider
-from ankit.records import Message, Request, RoundRecord, TokenChoices, Usage, UsageReport
+from ankit.records import (Message, Request, RoundRecord, TextDelta, TokenChoices, Usage,
+                           UsageReport)
 
 TOP = 20  # alternatives asked for the first token
-NO_LOGPROBS = "the model's server returned no token log-probabilities"
+REPLY_TOKENS = 16  # "C, A, F" with room to spare (the Responses API takes no fewer than 16)
+
+
+@dataclass
+class Search:
+    """One search's cost in decision mode: the questions asked, their tokens, the seconds they took."""
+
+    questions: int
+    tokens: int
+    seconds: float
+    mode: str
 
 
 class ModelChooser:
-    """Asks one choice question a time; remembers its rounds and the reasons it could not rank."""
+    """Asks choice questions (several at once when chunks go side by side); remembers their rounds, each search's
+    cost, the reasons a search kept the lexical ranking, and a model found answering by position."""
 
-    def __init__(self, provider: Callable[[], Provider | None]):
+    def __init__(self, provider: Callable[[], Provider | None], min_probability: float = 0.05):
         self.provider_of = provider  # made on first use: a search may never happen
         self.provider: Provider | None = None
+        self.min_probability = min_probability
         self.rounds: list[RoundRecord] = []
+        self.searches: list[Search] = []
         self.fallbacks: list[str] = []  # why a search kept the lexical ranking, each time
+        self.biased = ""  # why decision mode is off for the session: the model answered by position
+        self.probed = False
         self.lock = threading.Lock()
 
-    def choose(self, system: str, question: str) -> dict[str, float] | str:
-        """The first token's letters and their log-probabilities, or why there are none."""
-        if self.provider is None:
-            self.provider = self.provider_of()
-        if self.provider is None:
+    def decide(self, index: Index, request: str) -> Decision:
+        """A search in decision mode; the first one also asks whether the model reads position, not meaning."""
+        if self.biased:
+            return self._kept(Decision("words", fallback_reason=self.biased))
+        with self.lock:
+            probe, self.probed = not self.probed, True
+        decision = decide(index, request, self, self.min_probability, probe=probe)
+        if decision.biased:
+            self.biased = decision.fallback_reason
+        with self.lock:
+            self.searches.append(Search(decision.questions, decision.tokens, decision.seconds, decision.mode))
+        return self._kept(decision) if decision.mode != "decision" else decision
+
+    def choose(self, system: str, question: str) -> Said | str:
+        """The model's answer: the first token's log-probabilities where they come back, and the reply's text."""
+        provider = self._provider()
+        if provider is None:
             return self._fell_back("no model is configured")
-        request = Request(system, [Message("user", question)], [], max_tokens=1, top_logprobs=TOP)
-        started, usage, choices = time.monotonic(), Usage(), None
+        request = Request(system, [Message("user", question)], [], max_tokens=REPLY_TOKENS, top_logprobs=TOP)
+        started, usage, choices, text = time.monotonic(), Usage(), {}, []
         try:
-            for event in self.provider.stream(request):
+            for event in provider.stream(request):
                 if isinstance(event, TokenChoices):
-                    choices = event.logprobs
+                    choices = choices or event.logprobs
+                elif isinstance(event, TextDelta):
+                    text.append(event.text)
                 elif isinstance(event, UsageReport):
                     usage = event.usage
         except AnkitError as exc:
             return self._fell_back(f"the question failed: {exc}")
         finally:
-            self._record(usage, time.monotonic() - started)
-        return letters(choices) if choices else self._fell_back(NO_LOGPROBS)
+            self._record(provider, usage, time.monotonic() - started)
+        return Said(choices, "".join(text), usage.input_tokens + usage.output_tokens)
 
-    def _record(self, usage: Usage, seconds: float) -> None:
+    def _provider(self) -> Provider | None:
         with self.lock:
-            self.rounds.append(RoundRecord(0, len(self.rounds) + 1, self.provider.name, self.provider.model, usage, 0,
+            if self.provider is None:
+                self.provider = self.provider_of()
+            return self.provider
+
+    def _record(self, provider: Provider, usage: Usage, seconds: float) -> None:
+        with self.lock:
+            self.rounds.append(RoundRecord(0, len(self.rounds) + 1, provider.name, provider.model, usage, 0,
                                            [], [], seconds))
+
+    def _kept(self, decision: Decision) -> Decision:
+        if decision.fallback_reason and decision.fallback_reason not in self.fallbacks[-1:]:
+            self._fell_back(decision.fallback_reason)
+        return decision
 
     def _fell_back(self, reason: str) -> str:
         with self.lock:
             self.fallbacks.append(reason)
         return reason
-
-
-def letters(logprobs: dict[str, float]) -> dict[str, float]:
-    """Tokens read as the letter they write (" B", "B.", "b" are B), the alternatives of one letter summed."""
-    found: dict[str, float] = {}
-    for token, logprob in logprobs.items():
-        word = token.strip().strip(".):").upper()
-        if len(word) == 1 and word.isalpha():
-            found[word] = _log_add(found[word], logprob) if word in found else logprob
-    return found
-
-
-def _log_add(a: float, b: float) -> float:
-    """log(exp(a) + exp(b)) without overflow."""
-    high, low = max(a, b), min(a, b)
-    return high + math.log1p(math.exp(low - high))

@@ -1,4 +1,4 @@
-"""The model answering a `"type": "prompt"` hook (tooling/hooks.py hands the question through the Judge seam):
+"""The model answering a `"type": "prompt"` hook (hooks/events.py hands the question through the Judge seam):
 one request without tools, the event's JSON scrubbed of the secrets ankit knows, the answer read by the hooks."""
 
 import threading

@@ -33,7 +33,7 @@ class Prompt:
     extra: str = ""  # -s/--system text for this run
     mode: str = ""  # what the sandbox mode in force means for the model (plan mode says so)
     finder: bool = True  # False when every tool is offered from the start: no find_tools to tell of
-    code: str = ""  # code mode: how run_code works and the tools it can call (tooling.stubs.code_prompt)
+    code: str = ""  # code mode: how run_code works and the tools it can call (codemode.stubs.code_prompt)
 
     def window(self, model: str) -> int:
         """The model's context window in tokens."""

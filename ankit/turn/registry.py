@@ -21,7 +21,7 @@ from ankit.records import ToolSpec
 from ankit.skills.library import Skill
 from ankit.skills.tool import make_skill_tool
 from ankit.tooling.activation import Activation
-from ankit.tooling.code_tool import make_run_code_tool
+from ankit.codemode.tool import make_run_code_tool
 from ankit.tooling.tool import Tool
 from ankit.tooling.toolset import Toolset
 from ankit.mcp.cache import ToolCache

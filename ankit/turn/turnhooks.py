@@ -5,7 +5,7 @@ from dataclasses import dataclass, field
 
 from ankit.errors import Cancelled
 from ankit.protocols import View
-from ankit.tooling.hooks import Hooks
+from ankit.hooks.events import Hooks
 
 STOP_LIMIT = 3  # times a turn Stop hooks may send the model back to work
 

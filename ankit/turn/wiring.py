@@ -18,7 +18,7 @@ from ankit.records import SessionData, TodoList
 from ankit.skills.tool import load_skill
 from ankit.storage.checkpoints import Checkpoints
 from ankit.storage.sessions import new_session_id
-from ankit.tooling.codemode import CodeLimits, CodeMode
+from ankit.codemode.bridge import CodeLimits, CodeMode
 from ankit.tooling.toolbox import Runner, ToolContext
 from ankit.turn.admin import Admin
 from ankit.turn.session import Session

@@ -26,7 +26,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 from ankit.agents.definitions import load_agents  # noqa: E402
 from ankit.context.instructions import load_instructions, nested_instructions  # noqa: E402
-from ankit.settings import plugins  # noqa: E402
+from ankit.claude import plugins  # noqa: E402
 from ankit.terminal.custom import load_commands  # noqa: E402
 
 FIXTURES = ROOT / "tests" / "fixtures" / "claude_code"

@@ -23,7 +23,7 @@ CHILD = """
 import resource, sys, time
 sys.path.insert(0, {root!r})
 from pathlib import Path
-from ankit.tooling.hooks import Hook, Hooks
+from ankit.hooks.events import Hook, Hooks
 size = int(sys.argv[1])
 before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 started = time.monotonic()
@@ -44,7 +44,7 @@ def chatty(megabytes: int, tmp: str) -> tuple[int, float]:
 
 
 def side_by_side(tmp: str) -> float:
-    from ankit.tooling.hooks import Hook, Hooks
+    from ankit.hooks.events import Hook, Hooks
     hooks = Hooks([Hook("Stop", f"sleep 0.5; echo {i} > /dev/null") for i in range(4)], Path(tmp))
     started = time.monotonic()
     hooks.run("Stop", {})
@@ -53,7 +53,7 @@ def side_by_side(tmp: str) -> float:
 
 def per_call(tmp: str, calls: int = 20) -> float:
     from ankit.records import ToolCall
-    from ankit.tooling.hooks import Hook, Hooks
+    from ankit.hooks.events import Hook, Hooks
     from ankit.tooling.toolbox import Runner, Tool, ToolContext
     tool = Tool("run_command", "Run.", {"type": "object", "properties": {"command": {"type": "string"}}},
                 lambda args: "ok", group="shell")

@@ -2,20 +2,13 @@
 tools for run_code programs (code mode), where each tool is a function of the `tools` module."""
 
 import keyword
-import re
 
 from ankit.records import ToolSpec
+from ankit.wording import first_sentence
 
 SIMPLE = {"string": "str", "integer": "int", "number": "float", "boolean": "bool", "null": "None",
           "object": "dict", "array": "list"}
 LEVELS = ("none", "first-sentence", "full")
-_SENTENCE = re.compile(r"(?<=[.!?])\s")
-
-
-def first_sentence(text: str) -> str:
-    """The description's first sentence, on one line."""
-    flat = " ".join(str(text).split())
-    return _SENTENCE.split(flat, 1)[0] if flat else ""
 
 
 def python_type(schema, depth: int = 0) -> str:

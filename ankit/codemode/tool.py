@@ -1,4 +1,4 @@
-"""The run_code tool: its spec and preview; its run is the session's code mode (ankit/tooling/codemode.py), handed
+"""The run_code tool: its spec and preview; its run is the session's code mode (ankit/codemode/bridge.py), handed
 in through ToolContext.run_code. Kept apart from the bridge so listing tools starts no process machinery."""
 
 from ankit.errors import ToolError

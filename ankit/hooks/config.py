@@ -5,8 +5,8 @@ never dropped silently. Which files are read (a project's only when trusted) is 
 
 from pathlib import Path
 
-from ankit.settings.claude import env_of, read_json
-from ankit.tooling.hooks import DEFAULT_TIMEOUT, EVENTS, Hook, Hooks
+from ankit.claude.settings import env_of, read_json
+from ankit.hooks.events import DEFAULT_TIMEOUT, EVENTS, Hook, Hooks
 
 ENTRY_FIELDS = {"type", "command", "prompt", "timeout"}
 GROUP_FIELDS = {"matcher", "hooks"}

@@ -1,6 +1,6 @@
 """The tool events of hooks around one call: PreToolUse before it, PermissionRequest where the user would be
 asked, PostToolUse or PostToolUseFailure after it. The runner (tooling/toolbox.py) calls these; what a hook
-says reaches the model and the user only through the hooks' text boundary (tooling/hooks.py: shown)."""
+says reaches the model and the user only through the hooks' text boundary (hooks/events.py: shown)."""
 
 import json
 from collections.abc import Callable
@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 
 from ankit.protocols import Approver, Tool
 from ankit.records import ToolCall, ToolResult
-from ankit.tooling.hooks import Hooks, Outcome
+from ankit.hooks.events import Hooks, Outcome
 
 
 @dataclass

@@ -3,8 +3,9 @@ tool call the program makes comes back over a pipe to take the path of a direct 
 approval, limits, checkpoints, scrubbing). Only what the program prints returns to the model.
 
 The pipe is outside input: each message is bounded (CodeLimits.message), calls are counted (CodeLimits.calls),
-and what the program sends is parsed as data, never run. The child (code_child.py) starts through the sandbox's
-confine() with the pipe's two ends as its only channel back, in its own process group (safety/processes.py).
+and what the program sends is parsed as data, never run. The child (child.py, run as a module) starts through
+the sandbox's confine() and spawn (contained, its own process group: safety/processes.py) with the pipe's two ends
+as its only channel back.
 """
 
 import codecs
@@ -13,7 +14,6 @@ import os
 import select
 import selectors
 import subprocess
-import sys
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -23,12 +23,13 @@ from ankit.errors import ToolError
 from ankit.protocols import ToolRunner
 from ankit.records import ToolCall, ToolResult
 from ankit.safety import text as boundary
-from ankit.safety.processes import end_group, track
+from ankit.paths import program
+from ankit.safety.processes import end_group, spawn
 from ankit.safety.sandbox import Sandbox
 from ankit.tooling.tool import Tool
 from ankit.tooling.toolbox import cap_output
 
-CHILD = Path(__file__).with_name("code_child.py")
+CHILD = "ankit.codemode.child"  # run as a module: its file cannot be run from inside ankit.pyz
 MODES = ("off", "on", "only")
 CATALOG_LEVELS = ("none", "first-sentence", "full")
 TAIL = 4096  # bytes kept of the end of a long printed output (where a traceback is)
@@ -132,7 +133,7 @@ class CodeMode:
 
     def argv(self, to_child: int, from_child: int) -> list[str]:
         """The child's command line, inside the sandbox in force (unchanged where there is none)."""
-        argv = [sys.executable, "-I", "-S", "-u", str(CHILD), str(to_child), str(from_child), str(self.limits.memory)]
+        argv = [*program(CHILD, "-u"), str(to_child), str(from_child), str(self.limits.memory)]
         return self.sandbox.confine(argv, {}) if self.sandbox is not None else argv
 
 
@@ -149,9 +150,8 @@ class ProgramRun:
         down_r, down_w = os.pipe()  # ankit -> program: the answers
         up_r, up_w = os.pipe()  # program -> ankit: the calls
         try:
-            proc = track(subprocess.Popen(self.mode.argv(down_r, up_w), cwd=self.mode.cwd, stdin=subprocess.DEVNULL,
-                                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                          pass_fds=(down_r, up_w), start_new_session=True))
+            proc = spawn(self.mode.argv(down_r, up_w), self.mode.cwd, pass_fds=(down_r, up_w))  # contained: a
+            # daemon the program starts (setsid, double fork) ends with it, sandbox on or off
         except OSError as exc:
             for fd in (down_r, down_w, up_r, up_w):
                 os.close(fd)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ankit.errors import ConfigError
 from ankit.safety import statefiles
-from ankit.settings.claude_mcp import read_json, servers_of
+from ankit.claude.mcp import read_json, servers_of
 from ankit.wording import count
 
 PLUGINS_FILE = "plugins.json"

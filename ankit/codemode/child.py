@@ -1,7 +1,7 @@
 """The child side of run_code: runs the model's program with `import tools` bound to ankit over a pipe.
 
-Started by ankit/tooling/codemode.py as `python -I -S code_child.py IN OUT MEMORY` inside the sandbox; it imports
-only the standard library. The first line on IN is {"code": ..., "tools": {name: [parameter, ...]}}; each call
+Started by ankit/codemode/bridge.py as a module (`python -I -S -u`, paths.program) with IN OUT MEMORY, inside the
+sandbox; it imports only the standard library. The first line on IN is {"code": ..., "tools": {name: [parameter, ...]}}; each call
 writes one JSON line on OUT ({"id", "tool", "args"}) and reads one answer on IN ({"id", "ok", "value"} or
 {"id", "ok": false, "kind", "error"}). What the program prints goes to stdout, which ankit reads.
 """

@@ -1,14 +1,14 @@
 """Hooks: the user's commands run at points of a session, with Claude Code's events and protocol.
 
 Each hook gets one JSON object on stdin (session_id, transcript_path, cwd, permission_mode, hook_event_name and
-the event's fields). Tool events name tools as Claude Code does (tooling/claude_tools.py: `Bash` with
+the event's fields). Tool events name tools as Claude Code does (claude/toolnames.py: `Bash` with
 `command`, `Read` with an absolute `file_path`, ...). The hooks of one event run side by side; their answers
 are merged in the order they were configured. Exit 0 goes on (stdout may hold JSON with Claude Code's decision
 fields); exit 2 blocks where Claude Code's event can be blocked, its stderr the reason (elsewhere it is shown to
 the user); any other exit, a timeout or a command that cannot start is one line for the user and changes
-nothing. Everything a hook prints passes the text boundary: capped as it is read (tooling/hookproc.py),
+nothing. Everything a hook prints passes the text boundary: capped as it is read (hooks/process.py),
 control characters made visible and known secrets scrubbed before anyone sees it. A `"type": "prompt"` hook
-is answered by the model through the Judge seam. Loading: tooling/hookconfig.py.
+is answered by the model through the Judge seam. Loading: hooks/config.py.
 """
 
 import json
@@ -23,8 +23,8 @@ from ankit.safety.sandbox import Sandbox
 from ankit.safety.scrub import Scrubber
 from ankit.safety.text import deep
 from ankit.safety.visible import visible
-from ankit.tooling import claude_tools, hookenv, hookproc
-from ankit.tooling.claude_tools import CLAUDE_NAMES  # noqa: F401  (agents read it from here)
+from ankit.claude import toolnames
+from ankit.hooks import envfile, process
 
 EVENTS = ("PreToolUse", "PermissionRequest", "PostToolUse", "PostToolUseFailure", "UserPromptSubmit",
           "Notification", "Stop", "SubagentStart", "SubagentStop", "PreCompact", "SessionStart", "SessionEnd")
@@ -57,7 +57,7 @@ class Hook:
         by equality."""
         if self.matcher in ("", "*") or not subject:
             return True
-        names = claude_tools.names(subject)
+        names = toolnames.names(subject)
         try:
             return any(re.fullmatch(self.matcher, name) for name in names)
         except re.error:
@@ -119,7 +119,7 @@ class Hooks:
                    "permission_mode": self.permission_mode, "hook_event_name": event, **fields}
         data = json.dumps(payload, ensure_ascii=False, default=str).encode("utf-8", "replace")
         results: list = [None] * len(chosen)
-        env_file = hookenv.new_file() if event == "SessionStart" and chosen else None
+        env_file = envfile.new_file() if event == "SessionStart" and chosen else None
         extra = {"CLAUDE_ENV_FILE": str(env_file)} if env_file else {}
         threads = [threading.Thread(target=self._one, args=(hook, data, results, i, extra), daemon=True,
                                     name="ankit-hook") for i, hook in enumerate(chosen)]
@@ -131,7 +131,7 @@ class Hooks:
         for hook, finished in zip(chosen, results):
             _merge(outcome, hook, finished, self)
         if env_file is not None:
-            values, problems = hookenv.take(env_file)
+            values, problems = envfile.take(env_file)
             os.environ.update(values)  # the commands ankit runs from now on see them
             outcome.notes += [self.shown(line) for line in problems]
         return outcome
@@ -140,23 +140,23 @@ class Hooks:
         if hook.kind == "prompt":
             results[index] = self._ask(hook, data)
             return
-        env = hookproc.environment(self.cwd, {**hook.env, **extra})
-        results[index] = hookproc.run(hook.command, data, self.cwd, env, hook.timeout)
+        env = process.environment(self.cwd, {**hook.env, **extra})
+        results[index] = process.run(hook.command, data, self.cwd, env, hook.timeout)
 
-    def _ask(self, hook: Hook, data: bytes) -> hookproc.Finished:
+    def _ask(self, hook: Hook, data: bytes) -> process.Finished:
         """A prompt hook: the model reads the question and the event, and answers Claude Code's JSON."""
         if self.judge is None:
-            return hookproc.Finished(None, failure="prompt hooks need a model, and none is set up here")
+            return process.Finished(None, failure="prompt hooks need a model, and none is set up here")
         question = hook.command.replace("$ARGUMENTS", data.decode("utf-8", "replace"))
         try:
             answer = self.judge(question, hook.timeout)
         except Exception as exc:  # a provider failure is the hook's failure, one line
-            return hookproc.Finished(None, failure=f"the model did not answer ({exc})")
+            return process.Finished(None, failure=f"the model did not answer ({exc})")
         verdict = _answer(answer)
         if verdict is None:
-            return hookproc.Finished(None, failure="the model's answer was not the JSON a prompt hook asks for")
+            return process.Finished(None, failure="the model's answer was not the JSON a prompt hook asks for")
         ok, reason = verdict
-        return hookproc.Finished(0, json.dumps({} if ok else {"decision": "block", "reason": reason}))
+        return process.Finished(0, json.dumps({} if ok else {"decision": "block", "reason": reason}))
 
     def once(self, line: str) -> list[str]:
         """[line] the first time it is said in this session, [] after."""
@@ -173,7 +173,7 @@ class Hooks:
              failed: bool = False, paths: list[str] = ()) -> Outcome:
         """A tool event, told in Claude Code's terms; updatedInput comes back in ankit's. A tool that changes
         several files (apply_patch) is told once per file it changes, as Claude Code's Edit."""
-        if tool not in claude_tools.PER_FILE or not paths:
+        if tool not in toolnames.PER_FILE or not paths:
             return self._tool(event, tool, args, call_id, content, failed, None)
         merged = Outcome()
         for path in paths:
@@ -188,17 +188,17 @@ class Hooks:
 
     def _tool(self, event: str, tool: str, args: dict, call_id: str, content: str | None, failed: bool,
               path: str | None) -> Outcome:
-        name, shown = claude_tools.to_claude(tool, args, self.cwd, path)
+        name, shown = toolnames.to_claude(tool, args, self.cwd, path)
         fields = {"tool_name": name, "tool_input": shown, "tool_use_id": call_id}
         if event == "PostToolUse":
-            fields["tool_response"] = claude_tools.response(tool, shown, content or "", failed)
+            fields["tool_response"] = toolnames.response(tool, shown, content or "", failed)
         elif event == "PostToolUseFailure":
             fields.update(error=content or "", is_interrupt=False)
         elif event == "PermissionRequest":
             fields["permission_suggestions"] = []
         outcome = self.run(event, fields, tool)
         if outcome.updated_input is not None:
-            outcome.updated_input = claude_tools.from_claude(tool, outcome.updated_input, shown, args, self.cwd)
+            outcome.updated_input = toolnames.from_claude(tool, outcome.updated_input, shown, args, self.cwd)
             if outcome.updated_input is None and not outcome.blocked:  # never run what no hook saw
                 outcome.blocked = True
                 outcome.reason = f"a {event} hook changed the {name} input of {tool} in a way ankit cannot apply"
@@ -221,12 +221,12 @@ def _answer(text: str) -> tuple[bool, str] | None:
     return None
 
 
-def _merge(outcome: Outcome, hook: Hook, finished: hookproc.Finished, hooks: Hooks) -> None:
+def _merge(outcome: Outcome, hook: Hook, finished: process.Finished, hooks: Hooks) -> None:
     """Fold one hook's exit code and output into the event's outcome."""
     name = f"{hook.event} hook {_short(hook.command)}"
     err = hooks.shown(finished.err)
     if finished.dropped:
-        outcome.notes += hooks.once(f"{name} printed more than {hookproc.OUTPUT_CAP:,} bytes; the rest was dropped")
+        outcome.notes += hooks.once(f"{name} printed more than {process.OUTPUT_CAP:,} bytes; the rest was dropped")
     if finished.failure:
         outcome.notes.append(f"{name}: {finished.failure}; going on")
     elif finished.code == 2 and hook.event in BLOCKING:

@@ -6,7 +6,7 @@ rules (`Bash(npm run test:*)` -> `run_command: npm run test*` and the same for j
 `Read(.env)`, binding every path any tool declares it reads; `Edit(src/**)` -> `Edit(src/*)`, every path any tool
 changes; `WebFetch(domain:example.com)` -> web_fetch on that host; `mcp__server__tool` as it is, `mcp__server`
 every tool of that server), and `env`. The policy engine (safety/policy.py) merges them as any layer: a
-project's deny and ask apply at once, its allow and env wait for trust. Hooks are read by tooling/hookconfig.py.
+project's deny and ask apply at once, its allow and env wait for trust. Hooks are read by hooks/config.py.
 What trusting a folder's .claude/ would trust is listed by `trust_lines`. A rule or key ankit cannot translate is
 said once, never dropped silently.
 """
