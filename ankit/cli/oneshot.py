@@ -13,6 +13,7 @@ from ankit.records import ToolCall, ToolResult
 from ankit.safety.visible import visible, visible_line
 from ankit.settings.config import Config
 from ankit.terminal.calls import call_summary, result_line
+from ankit.terminal.picker import elsewhere
 from ankit.tooling.tool import Tool
 from ankit.turn.app import build_app, warn
 from ankit.usage.pricing import load_prices
@@ -104,7 +105,7 @@ def run_once(args, config: Config) -> int:
     app, view = build_app(config, mcp_start="deferred", elicit=decline_question), PrintView()
     try:
         warn(app.problems + app.notices + app.skill_problems)
-        session = app.session(view, PrintApprover(config.yes), resume=app.resumed(args))
+        session = app.session(view, PrintApprover(config.yes), resume=_resumed(app, args))
         if session.provider is None:
             print(f"ankit: {app.setup_error}", file=sys.stderr)
             return 1
@@ -123,6 +124,14 @@ def run_once(args, config: Config) -> int:
 def _strict(args, outcomes: Outcomes) -> int:
     """The exit code of a run that answered: 3 under --strict when a call was refused or failed, else 0."""
     return STRICT_EXIT if getattr(args, "strict", False) and outcomes.shortfall else 0
+
+
+def _resumed(app, args):
+    """The session --continue or --resume asks for; one that ran in another folder is said in a line."""
+    data = app.resumed(args)
+    if data is not None and elsewhere(data.cwd, app.cwd):
+        print(f"ankit: {elsewhere(data.cwd, app.cwd)} (cd there to work there)", file=sys.stderr)
+    return data
 
 
 def _error_line(exc: AnkitError, args) -> str:
@@ -156,7 +165,7 @@ def _run_json(text: str, args, config: Config, streaming: bool) -> int:
     session, answer, error, before = None, "", "", 0
     try:
         warn(app.problems + app.notices + app.skill_problems)
-        session = app.session(view, PrintApprover(config.yes), resume=app.resumed(args))
+        session = app.session(view, PrintApprover(config.yes), resume=_resumed(app, args))
         view.session_id, before = session.id, len(session.ledger.rounds)
         if session.provider is None:
             error = app.setup_error.splitlines()[0]

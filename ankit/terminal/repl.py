@@ -25,7 +25,7 @@ from ankit.terminal.live import terminal_width
 from ankit.terminal.mcp_parts import attach_resources
 from ankit.terminal.notify import Notifier
 from ankit.terminal.render import BOLD, DIM, YELLOW, TerminalView, paint, prompt_paint
-from ankit.terminal.picker import pick_session
+from ankit.terminal.picker import elsewhere
 from ankit.terminal.typeahead import TypeAhead
 from ankit.turn.app import build_app, warn
 from ankit.turn.phrasing import hint
@@ -364,9 +364,7 @@ def run_repl(args, config: Config) -> int:
 def _open(state: ReplState, args) -> None:
     """The session (new, resumed, or picked with --resume alone), the phrase writer, and the first lines."""
     app, view = state.app, state.view
-    if args.resume == "":  # --resume without an id: pick one (Esc starts a new session)
-        args.resume = _picked(state)
-    resume = app.resumed(args)
+    resume = app.resumed(args)  # --resume without an id was picked before the folder's settings were read
     open_session(state, resume)
     state.phrases = app.phrase_writer() if state.session.provider is not None else None
     if state.phrases is not None:
@@ -377,15 +375,8 @@ def _open(state: ReplState, args) -> None:
         view.line("Meanwhile the commands that need no model work: /help, /tools, /skills, /sessions.", DIM)
     if resume is not None:
         view.line(resumed_text(state.session, resume.title, view.width()), DIM)
-
-
-def _picked(state: ReplState) -> str | None:
-    """The session picked for --resume without an id; None (a new session) when none is."""
-    try:
-        return pick_session(state.app.store(), state.approve, state.view)
-    except Cancelled as exc:
-        state.view.line(f"{exc}: a new session starts", DIM)
-        return None
+        if elsewhere(resume.cwd, app.cwd):
+            view.line(elsewhere(resume.cwd, app.cwd), YELLOW)
 
 
 def refresh_commands(state: ReplState) -> list[str]:

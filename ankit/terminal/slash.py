@@ -22,7 +22,7 @@ from ankit.terminal.mcp_parts import PROMPTS_HEAD, prompt_names, prompt_rows, re
 from ankit.terminal.workflow import (CUSTOM_HEAD, cmd_edit, cmd_init, cmd_undo, custom_help, custom_rows, model_names,
                                     models_listing, served_models)
 from ankit.terminal.overview import context_text, group_text, mcp_text, resumed_text, sessions_listing, tools_text
-from ankit.terminal.picker import pick_session
+from ankit.terminal.picker import elsewhere, pick_session
 from ankit.usage.ledger import render_usage, status_line, subagent_lines
 from ankit.turn.app import App
 from ankit.turn.phrasing import PhraseWriter
@@ -352,10 +352,18 @@ def cmd_sessions(state: ReplState, arg: str) -> str:
 
 
 def cmd_resume(state: ReplState, arg: str) -> str:
-    """Switch to a saved session: its messages, activated groups and usage come back."""
-    data = state.app.store().load(arg or pick_session(state.app.store(), state.approve, state.view))
+    """Switch to a saved session (picked from this folder's, every folder's with --all): its messages, activated
+    groups and usage come back; one from another folder says where it ran and how to work there."""
+    store, cwd = state.app.store(), state.app.cwd
+    if not arg or arg == "--all":
+        arg = pick_session(store, state.approve.keys, state.approve.ask, state.view, None if arg else cwd)
+    data = store.load(arg)
     open_session(state, data)
-    return resumed_text(state.session, data.title, state.view.width())
+    text = resumed_text(state.session, data.title, state.view.width())
+    if elsewhere(data.cwd, cwd):
+        text += (f"\n{elsewhere(data.cwd, cwd)}; to work there: /exit, then cd {visible_line(data.cwd)} && "
+                 f"ankit --resume {data.id}")
+    return text
 
 
 def cmd_retry(state: ReplState, arg: str) -> None:
@@ -462,7 +470,7 @@ COMMANDS: dict[str, Command] = {c.name: c for c in [
     Command("compact", "", "go on from a summary the model writes (the file keeps all)", cmd_compact),
     Command("save", "[NAME]", "save the session now, optionally titled NAME", cmd_save),
     Command("sessions", "", "saved sessions, newest first", cmd_sessions),
-    Command("resume", "ID", "switch to a saved session", cmd_resume, "session"),
+    Command("resume", "ID", "switch to a saved session (--all: any folder's)", cmd_resume, "session"),
     Command("retry", "", "send the last message again (its reply is dropped)", cmd_retry),
     Command("todos", "", "the checklist the model keeps for the task at hand", cmd_todos),
     Command("mcp", "[NAME]", "MCP servers; NAME: prompts, resources; refresh; phrases", cmd_mcp, "server"),
