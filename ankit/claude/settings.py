@@ -5,7 +5,7 @@ Read from them: `permissions.allow`, `deny` and `ask` in Claude Code's rule synt
 rules (`Bash(npm run test:*)` -> `run_command: npm run test*` and the same for job_start; `Read(./.env)` ->
 `Read(.env)`, binding every path any tool declares it reads; `Edit(src/**)` -> `Edit(src/*)`, every path any tool
 changes; `WebFetch(domain:example.com)` -> web_fetch on that host; `mcp__server__tool` as it is, `mcp__server`
-every tool of that server), and `env`. The policy engine (safety/policy.py) merges them as any layer: a
+every tool of that server; which tools a name binds: claude/toolnames.py), and `env`. The policy engine (safety/policy.py) merges them as any layer: a
 project's deny and ask apply at once, its allow and env wait for trust. Hooks are read by hooks/config.py.
 What trusting a folder's .claude/ would trust is listed by `trust_lines`. A rule or key ankit cannot translate is
 said once, never dropped silently.
@@ -18,13 +18,9 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ankit.claude.toolnames import rule_argument, rule_tools
+
 PROJECT_FILES = ("settings.json", "settings.local.json")
-READS = ("read_file", "search_text", "find_files", "list_directory")  # Claude Code's Read rules cover its readers
-EDITS = ("write_file", "edit_file", "edit_lines", "delete_file", "make_directory", "apply_patch", "move_file")
-SHELLS = ("run_command", "job_start")
-SIMPLE = {"WebSearch": ("web_search",), "Glob": ("find_files",), "Grep": ("search_text",), "LS": ("list_directory",),
-          "TodoWrite": ("write_todos",), "Task": ("task",), "Read": READS, "Edit": EDITS, "Write": EDITS,
-          "MultiEdit": EDITS, "Bash": SHELLS, "WebFetch": ("web_fetch",)}
 RULE = re.compile(r"^(?P<tool>[A-Za-z_][\w-]*)(?:\((?P<arg>.*)\))?$", re.S)
 FILES_CAP = 2000  # files of a .claude/ folder hashed into the trust digest
 
@@ -72,18 +68,18 @@ def translate(rule: str, deny: bool) -> list[str] | None:
     tool, arg = found["tool"], found["arg"]
     if tool.startswith("mcp__"):
         return [tool] if arg is None and len(tool) > len("mcp__") else None  # mcp__server covers all its tools
-    if tool not in SIMPLE:
+    tools, kind = rule_tools(tool), rule_argument(tool)  # the one table of Claude Code's tools (claude/toolnames.py)
+    if not tools:
         return None
-    tools = SIMPLE[tool]
     if arg is None or arg.strip() in ("", "*"):
         return list(tools)
-    if tool == "Bash":
+    if kind == "command":
         return [f"{t}: {_command(arg)}" for t in tools]
-    if tool == "WebFetch":
+    if kind == "domain":
         return _fetch(arg, deny)
     if tool in ("Read", "Edit", "Write", "MultiEdit"):  # every tool's declared paths (safety/pathrules.py)
         return [f"{'Read' if tool == 'Read' else 'Edit'}({p})" for p in _paths(arg)]
-    if tool in ("Glob", "Grep", "LS"):
+    if kind == "path":
         return [f"{t}: {p}" for t in tools for p in _paths(arg)]
     return None
 
