@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ankit.claude.toolnames import rule_argument, rule_tools
+from ankit.claude.toolnames import path_rule, rule_argument, rule_tools
 
 PROJECT_FILES = ("settings.json", "settings.local.json")
 RULE = re.compile(r"^(?P<tool>[A-Za-z_][\w-]*)(?:\((?P<arg>.*)\))?$", re.S)
@@ -77,8 +77,8 @@ def translate(rule: str, deny: bool) -> list[str] | None:
         return [f"{t}: {_command(arg)}" for t in tools]
     if kind == "domain":
         return _fetch(arg, deny)
-    if tool in ("Read", "Edit", "Write", "MultiEdit"):  # every tool's declared paths (safety/pathrules.py)
-        return [f"{'Read' if tool == 'Read' else 'Edit'}({p})" for p in _paths(arg)]
+    if kind == "path" and path_rule(tool):  # every tool's declared paths (safety/pathrules.py)
+        return [f"{path_rule(tool)}({p})" for p in _paths(arg)]
     if kind == "path":
         return [f"{t}: {p}" for t in tools for p in _paths(arg)]
     return None

@@ -10,7 +10,8 @@ from pathlib import Path
 
 from ankit.records import Touches
 
-KINDS = {"Read": "Read", "Edit": "Edit", "Write": "Edit"}  # rule forms over paths; Write is Edit, as in Claude Code
+READ, EDIT = "read()", "edit()"  # the tool field of a Read(...) and an Edit(...) rule: no tool has such a name
+KINDS = {"read": READ, "edit": EDIT, "write": EDIT}  # rule forms over paths; Write is Edit, as in Claude Code
 PATH_KEYS = ("path", "paths", "source", "destination", "cwd", "file", "folder", "directory")
 
 
@@ -59,13 +60,13 @@ def of_call(touched: Touches, args: dict, cwd: Path) -> Touches:
 
 
 def first(rules: list, kind: str, paths: tuple[str, ...], cwd: Path, tool_rules: list) -> Found | None:
-    """The first rule of this kind ("Read" or "Edit"), or of the tool's own, binding one of these paths."""
+    """The first rule of this kind (READ or EDIT), or of the tool's own, binding one of these paths."""
     chosen = [r for r in rules if r.tool == kind] + tool_rules
     for path in paths:
         shapes = forms(path, cwd)
         rule = next((r for r in chosen if any(r.covers(s) for s in shapes)), None)
         if rule is not None:
-            return Found(rule, shapes[0], kind == "Read")
+            return Found(rule, shapes[0], kind == READ)
     return None
 
 
@@ -80,7 +81,7 @@ def all_allowed(rules: list, touched: Touches, cwd: Path) -> object | None:
     runs and reaches nothing; None otherwise."""
     if not touched.declared or touched.runs or touched.reaches or not (touched.reads or touched.changes):
         return None
-    reads, edits = [r for r in rules if r.tool == "Read"], [r for r in rules if r.tool == "Edit"]
+    reads, edits = [r for r in rules if r.tool == READ], [r for r in rules if r.tool == EDIT]
     used = []
     for paths, chosen in ((touched.changes, edits), ([p for p in touched.reads if p not in touched.changes], reads)):
         for path in paths:

@@ -53,7 +53,7 @@ class Rule:
         """"TOOL", "TOOL: GLOB", or a path rule "Read(GLOB)", "Edit(GLOB)", "Write(GLOB)" (pathrules.py)."""
         shaped = PATH_RULE.fullmatch(str(text).strip())
         if shaped is not None:
-            return cls(pathrules.KINDS[shaped[1]], shaped[2].strip().removeprefix("./") or "*")
+            return cls(pathrules.KINDS[shaped[1].lower()], shaped[2].strip().removeprefix("./") or "*")
         name, sep, pattern = str(text).partition(":")
         return cls(name.strip(), pattern.strip() if sep else None)
 
@@ -80,8 +80,8 @@ class Rule:
         return fnmatch.fnmatchcase(subject, self.pattern)
 
     def __str__(self) -> str:
-        if self.tool in ("Read", "Edit") and self.pattern is not None:
-            return f"{self.tool}({self.pattern})"
+        if self.tool in (pathrules.READ, pathrules.EDIT):
+            return f"{self.tool[:-2].capitalize()}({self.pattern})"
         return self.tool if self.pattern is None else f"{self.tool}: {self.pattern}"
 
 
@@ -259,10 +259,10 @@ class Policy:
             return None, []
         own = [] if any(isinstance(args.get(k), str) for k in (SHELL_KEY, "url")) else [
             r for r in rules if r.pattern and r.binds(tool, group)]
-        found = pathrules.first(rules, "Edit", touched.changes, self.cwd, own)
+        found = pathrules.first(rules, pathrules.EDIT, touched.changes, self.cwd, own)
         if found is None and touched.withholds and decision == "deny":
-            return None, pathrules.bound(rules, "Read", touched.reads, self.cwd, own)
-        found = found or pathrules.first(rules, "Read", touched.reads, self.cwd, own)
+            return None, pathrules.bound(rules, pathrules.READ, touched.reads, self.cwd, own)
+        found = found or pathrules.first(rules, pathrules.READ, touched.reads, self.cwd, own)
         if found is None:
             return None, []
         return Verdict(decision, str(found.rule), f"it {'reads' if found.read else 'changes'} {found.path}"), []
