@@ -15,7 +15,8 @@ def test_rules_in_claude_codes_syntax_become_ankits():
     assert translate("Read(./.env)", True)[:2] == ["read_file: .env", "read_file: */.env"]
     assert "search_text: .env" in translate("Read(**/.env)", True)
     assert translate("Edit(src/**)", False) == ["write_file: src/*", "edit_file: src/*", "edit_lines: src/*",
-                                               "delete_file: src/*", "make_directory: src/*"]
+                                               "apply_patch: src/*", "delete_file: src/*", "move_file: src/*",
+                                               "make_directory: src/*"]
     assert translate("WebFetch(domain:example.com)", False) == ["web_fetch: https://example.com/*",
                                                                 "web_fetch: http://example.com/*"]
     assert "http_request: https://example.com/*" in translate("WebFetch(domain:example.com)", True)
