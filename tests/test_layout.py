@@ -209,3 +209,9 @@ def test_one_module_starts_processes():
     """spawn() (safety/processes.py): contained, its own session, tracked, ended with ankit."""
     starts = written(r"subprocess\.(?:run|call|check_call|check_output|getoutput)\(|\bPopen\(|os\.(?:system|popen|spawn\w*)\(")
     assert set(starts) == {"safety/processes.py"}, starts
+
+
+def test_one_module_builds_http_openers():
+    """web.send (safety/web.py): no credentials across redirects, the loopback rule, timeouts and proxies."""
+    openers = written(r"build_opener\(|urlopen\(|HTTPS?Connection\(|\.Request\(")
+    assert set(openers) == {"safety/web.py"}, openers

@@ -52,7 +52,8 @@ def describe(tool: Tool) -> dict | None:
     entry = {"name": tool.name, "description": tool.description, "parameters": tool.parameters, "group": tool.group,
              "read_only": tool.read_only, "effects": sorted(tool.declared_effects()), "examples": tool.examples, "hooks": hooks,
              "needs_approval": None if "needs_approval" in hooks else tool.needs_approval,
-             "time_limit": None if "time_limit" in hooks else tool.time_limit, "confined": tool.confined}
+             "time_limit": None if "time_limit" in hooks else tool.time_limit, "returns": tool.returns,
+             "confined": tool.confined}
     try:
         return entry if json.loads(json.dumps(entry)) == entry else None  # a tuple or an object would not come back
     except (TypeError, ValueError):
@@ -117,7 +118,7 @@ def lazy_tool(entry: dict, path: Path, load) -> Tool:
                 preview=hook.get("preview"),
                 examples=entry["examples"], source=str(path), changes=hook.get("changes"),
                 time_limit=hook.get("time_limit", entry["time_limit"]), lasting=_Lasting(module),
-                effects=_Effects(module), touches=hook.get("touches"),
+                effects=_Effects(module), returns=str(entry.get("returns") or ""), touches=hook.get("touches"),
                 confined=entry.get("confined") is True and confines(path))
 
 

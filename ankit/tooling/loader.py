@@ -47,6 +47,7 @@ def tool_from_module(module, path: Path, group: str) -> Tool:
         time_limit=getattr(module, "time_limit", None),
         touches=getattr(module, "touches", None) if callable(getattr(module, "touches", None)) else None,
         confined=getattr(module, "confined", False) is True and confines(path),
+        returns=str(getattr(module, "returns", "") or ""),
     )
 
 

@@ -218,8 +218,11 @@ class App:
         """Code mode's part of the system prompt ("" when it is off)."""
         if self.config.code_mode not in ("on", "only"):
             return ""
-        specs = [tool.spec() for tool in self.tools.values()]
-        return code_prompt(specs, self.config.code_mode_catalog, self.config.code_mode == "only")
+        specs = [tool.spec() for tool in self.tools.values() if tool.name != "find_tools"]
+        only = self.config.code_mode == "only"
+        catalog = self.registry.catalog
+        sent = set() if only else {n for g in self.registry.activation.core for n in catalog.members(g)}
+        return code_prompt(specs, self.config.code_mode_catalog, only, sent)
 
     def session(self, view: View, approve: Approver, ask: Asker = input, resume: SessionData | None = None,
                 inbox: Inbox | None = None) -> Session:

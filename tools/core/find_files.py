@@ -2,7 +2,7 @@
 
 import re
 
-from ankit.toolkit import ToolError, ignore, paths
+from ankit.toolkit import ToolError, ToolOutput, ignore, paths
 
 MAX_RESULTS = 500
 
@@ -24,6 +24,7 @@ parameters = {
     "required": ["pattern"],
     "additionalProperties": False,
 }
+returns = "list[str]: the matching paths, relative to the working folder (folders end in /)"
 read_only = True
 effects = ["read"]
 needs_approval = paths.needs_approval
@@ -47,8 +48,8 @@ def touches(args: dict, ctx) -> dict:
     return {"reads": found or [folder], "withholds": True}
 
 
-def run(args: dict, ctx) -> str:
-    """Return matching paths, one a line, relative to the working folder."""
+def run(args: dict, ctx) -> ToolOutput:
+    """Return matching paths, one a line, relative to the working folder; a program gets them as a list."""
     folder = paths.resolve(ctx, args.get("path"))
     if not folder.is_dir():
         raise ToolError(f"no such folder: {paths.show(ctx, folder)}; give a folder to search in")
@@ -66,10 +67,9 @@ def run(args: dict, ctx) -> str:
             break
     note = f"\n{paths.withheld_note(left, 'paths')}" if left else ""
     if not found:
-        return f"no {kind if kind != 'any' else 'path'}s match {pattern!r} in {paths.show(ctx, folder)}{note}"
-    if len(found) > MAX_RESULTS:
-        return "\n".join(found[:MAX_RESULTS]) + f"\n[more than {MAX_RESULTS} matches; narrow the pattern or folder]{note}"
-    return "\n".join(found) + note
+        return ToolOutput(f"no {kind if kind != 'any' else 'path'}s match {pattern!r} in {paths.show(ctx, folder)}{note}", [])
+    more = f"\n[more than {MAX_RESULTS} matches; narrow the pattern or folder]" if len(found) > MAX_RESULTS else ""
+    return ToolOutput("\n".join(found[:MAX_RESULTS]) + more + note, found[:MAX_RESULTS])
 
 
 def _pattern(args: dict) -> str:
