@@ -205,11 +205,11 @@ def _add(total: Figures, r1: float, r5: float, first: float, loaded: float, tool
 
 
 def line(label: str, f: Figures) -> str:
-    return (f"  {label:<32} {f.r1:>5.3f} {f.r5:>5.3f} {f.mrr:>5.3f} {f.loaded:>6.3f} {f.tools:>5.1f} | "
+    return (f"  {label:<34} {f.r1:>5.3f} {f.r5:>5.3f} {f.mrr:>5.3f} {f.loaded:>6.3f} {f.tools:>5.1f} | "
             f"{f.questions:>5.2f} {f.rounds:>6.2f} {f.tokens:>7.0f} {f.ms:>6.1f} {f.fell:>4}")
 
 
-HEADER = (f"  {'ranking':<32} {'r@1':>5} {'r@5':>5} {'MRR':>5} {'loaded':>6} {'tools':>5} | "
+HEADER = (f"  {'ranking':<34} {'r@1':>5} {'r@5':>5} {'MRR':>5} {'loaded':>6} {'tools':>5} | "
           f"{'quest':>5} {'rounds':>6} {'tokens':>7} {'ms':>6} {'fell':>4}")
 
 
@@ -222,7 +222,7 @@ def report(argv: list[str]) -> None:
         print(HEADER)
         print(line("words", measure(index, requests, None, MARGIN)))
         for source in ("logprobs", "letters"):
-            for label, margin in ((f"margin {MARGIN[source]}", MARGIN), ("every chunk asked", ALL)):
+            for label, margin in ((f"margin {MARGIN[source]:.2f}", MARGIN), ("every chunk", ALL)):
                 chooser = Recorded(path, source=source)
                 print(line(f"decision {source}, {label}", measure(index, requests, chooser, margin)))
                 if chooser.missing:
