@@ -1,7 +1,14 @@
 """Where ankit keeps things: the XDG folders (the bundled tools and skills: safety/statefiles.bundled)."""
 
 import os
+import sys
 from pathlib import Path
+
+ROOT = str(Path(__file__).absolute().parent.parent)  # the folder (or ankit.pyz) that holds the ankit package
+# python3 -I -S -c BOOT ROOT MODULE ARGS...: ankit's own module run as `-m` runs it, found after the standard
+# library (appended: nothing beside ankit in ROOT can stand in for a standard module), and nothing from the
+# working folder, PYTHONPATH or .pth files runs first
+BOOT = "import sys, runpy; sys.path.append(sys.argv.pop(1)); runpy.run_module(sys.argv.pop(1), run_name='__main__', alter_sys=True)"
 
 
 def _xdg(var: str, fallback: str) -> Path:
@@ -33,6 +40,12 @@ def archive() -> Path | None:
     """The zip file ankit runs from (an ankit.pyz), or None."""
     found = getattr(__loader__, "archive", None)  # zipimport's loader names its archive
     return Path(found).resolve() if found else None
+
+
+def program(module: str, *flags: str) -> list[str]:
+    """The command line that runs one of ankit's modules as a program (with Python's flags, "-u"...), the same
+    from a clone, an install and ankit.pyz (a module's file path inside a zip cannot be run; its name can)."""
+    return [sys.executable, "-I", "-S", *flags, "-c", BOOT, ROOT, module]
 
 
 def lies_in(path: Path, folder: Path) -> bool:

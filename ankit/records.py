@@ -39,8 +39,17 @@ class ToolResult:
     is_error: bool = False
     summary: str = ""  # one plain line for the user ("declined", "loaded git (7 tools)"); never sent
     refused: bool = False  # the policy, a hook or the user refused it (a run_code program gets ToolRefused); never sent
-    structured: bool = False  # content is the tool's data as JSON, whole (a run_code program gets it parsed)
+    data: str | None = None  # the tool's value as JSON (ToolOutput.value, scrubbed): what a run_code program gets
     inner: list[str] = field(default_factory=list)  # a run_code program's calls, one line each: saved, never sent
+
+
+@dataclass(frozen=True)
+class ToolOutput:
+    """What a tool's run() returns when a program should get data, not display text: the model reads `text` on
+    a direct call, a run_code program's call returns `value` (JSON data: str, int, float, bool, None, list, dict)."""
+
+    text: str
+    value: object = None
 
 
 @dataclass
@@ -84,6 +93,7 @@ class ToolSpec:
     description: str
     parameters: dict
     group: str = ""
+    returns: str = ""  # what a call from a run_code program returns (the stub's return type); never sent as such
 
 
 @dataclass

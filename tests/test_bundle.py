@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from ankit.safety.sandbox import support
 from tests.test_oneshot import env_for
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -202,3 +203,20 @@ def test_the_notice_names_every_data_file_shipped_and_quotes_the_licences_that_a
     assert "WordNet 3.0 Copyright 2006 by Princeton University.  All rights reserved." in notice  # on ALL copies
     assert "Copyright (c) 2024 Lee Miller" in notice and "creativecommons.org/licenses/by/4.0" in notice
     assert "Llama 2" in notice  # which licence covers the tokenizer vocabulary in vectors.bin
+
+
+@pytest.mark.parametrize("mode", ["off", "workspace"])
+def test_the_archive_runs_a_command_and_a_run_code_program_sandbox_on_and_off(pyz, tmp_path, provider_server, mode):
+    """The trampoline and code mode's child start as modules, which a file inside a zip cannot be started as."""
+    if mode == "workspace" and support().kind != "landlock":
+        pytest.skip(f"no Linux sandbox here: {support().detail}")
+    (tmp_path / "config" / "ankit").mkdir(parents=True)
+    (tmp_path / "config" / "ankit" / "config.toml").write_text('code_mode = "on"\n')
+    provider_server.push_openai(tool_calls=[("c1", "run_command", '{"command": "echo command-$((6 * 7))"}')])
+    provider_server.push_openai(tool_calls=[("c2", "run_code", '{"code": "print(\'program-\' + str(6 * 7))"}')])
+    provider_server.push_openai(text="Both ran.")
+    done = run(pyz, tmp_path, "--base-url", provider_server.url + "/v1", "--sandbox", mode, "--yes", "-p", "run both")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "Both ran." and "__main__" not in done.stderr
+    assert "command-42" in provider_server.requests[1].json["messages"][-1]["content"]
+    assert "program-42" in provider_server.requests[2].json["messages"][-1]["content"]

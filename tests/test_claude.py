@@ -15,7 +15,8 @@ def test_rules_in_claude_codes_syntax_become_ankits():
     assert translate("Read(./.env)", True)[:2] == ["read_file: .env", "read_file: */.env"]
     assert "search_text: .env" in translate("Read(**/.env)", True)
     assert translate("Edit(src/**)", False) == ["write_file: src/*", "edit_file: src/*", "edit_lines: src/*",
-                                               "delete_file: src/*", "make_directory: src/*"]
+                                               "apply_patch: src/*", "delete_file: src/*", "move_file: src/*",
+                                               "make_directory: src/*"]
     assert translate("WebFetch(domain:example.com)", False) == ["web_fetch: https://example.com/*",
                                                                 "web_fetch: http://example.com/*"]
     assert "http_request: https://example.com/*" in translate("WebFetch(domain:example.com)", True)
@@ -75,3 +76,36 @@ def test_the_users_claude_settings_refuse_reading_env_and_set_the_environment(pr
     assert sent[1].startswith("Error: refused by the rule 'run_command: curl*'")
     assert "flavour=nightly" in sent[2]
     assert "settings env: not set: BASH_ENV (only a name known not to make a program run code passes" in done.stderr
+
+
+def test_env_of_every_settings_file_is_merged_once_for_commands_hooks_and_mcp_servers(provider_server, tmp_path):
+    """Claude Code's documented merge: settings.local.json over .claude/settings.json over ~/.claude/settings.json,
+    the same for everything the session runs (a hook no longer gets only its own file's env)."""
+    import shlex
+    import sys
+    user = tmp_path / "home" / ".claude"
+    user.mkdir(parents=True)
+    show = "$NODE_ENV $RAILS_ENV $APP_ENV"
+    hook = {"type": "command", "command": f"echo \"hook: {show}\" >> \"$CLAUDE_PROJECT_DIR/seen.txt\""}
+    (user / "settings.json").write_text(json.dumps({
+        "env": {"NODE_ENV": "user", "RAILS_ENV": "user", "APP_ENV": "user"},
+        "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [hook]}]}}))
+    project = tmp_path / "work" / ".claude"
+    project.mkdir(parents=True)
+    (project / "settings.json").write_text(json.dumps({"env": {"NODE_ENV": "project", "RAILS_ENV": "project"}}))
+    (project / "settings.local.json").write_text(json.dumps({"env": {"NODE_ENV": "local"}}))
+    config = tmp_path / "config" / "ankit"
+    config.mkdir(parents=True)
+    fake, seen = Path(__file__).resolve().parent / "mcp_fake_server.py", tmp_path / "seen-mcp.txt"
+    start = f"echo \"mcp: {show}\" > {shlex.quote(str(seen))}; exec {shlex.quote(sys.executable)} {shlex.quote(str(fake))}"
+    (config / "config.toml").write_text(f"[mcp.servers.fake]\ncommand = \"sh\"\nargs = {json.dumps(['-c', start])}\n"
+                                        "core = true\n")
+    provider_server.push_openai(tool_calls=[("c1", "run_command", json.dumps({"command": f"echo \"command: {show}\""})),
+                                            ("c2", "mcp__fake__whereami", "{}")])
+    provider_server.push_openai(text="ok")
+    done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "-p", "go", "--yes", "--trust")
+    assert done.returncode == 0, done.stderr
+    sent = [m["content"] for m in provider_server.requests[1].json["messages"] if m["role"] == "tool"]
+    assert "command: local project user" in sent[0]
+    assert seen.read_text() == "mcp: local project user\n"
+    assert (tmp_path / "work" / "seen.txt").read_text() == "hook: local project user\n"

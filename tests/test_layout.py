@@ -1,6 +1,7 @@
 """The package's shape: no import cycles (lazy imports count), and nothing imports a layer above its own."""
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -11,7 +12,7 @@ ANKIT = Path(__file__).resolve().parent.parent / "ankit"
 # A package is named with a trailing slash and covers every module in it. A new module goes in the lowest
 # layer that holds everything it imports.
 LAYERS = [
-    ["ankit", "records", "errors", "protocols", "paths", "wording", "docs/"],  # docs: the guide's files
+    ["ankit", "records", "errors", "protocols", "paths", "wording", "names", "docs/"],  # docs: the guide's files
     ["safety/"],
     ["claude/"],  # Claude Code's file formats, read into the records settings merges as layers
     ["settings/"],  # settings writes its files (trust, the TOML editor) through safety's state files
@@ -184,3 +185,33 @@ def test_discovery_and_mcp_name_the_tool_without_the_runner():
     runner = [name for name, others in sorted(graph().items())
               if name.startswith(("ankit.discovery", "ankit.mcp")) and "ankit.tooling.toolbox" in others]
     assert runner == []
+
+
+def string_constants(path: Path) -> set[str]:
+    return {node.value for node in ast.walk(ast.parse(path.read_text()))
+            if isinstance(node, ast.Constant) and isinstance(node.value, str)}
+
+
+def test_one_module_names_claude_codes_tools():
+    claude = {"Bash", "BashOutput", "KillShell", "Read", "Write", "Edit", "MultiEdit", "Glob", "Grep", "LS",
+              "WebFetch", "WebSearch", "TodoWrite", "Task", "NotebookEdit"}
+    naming = [str(p.relative_to(ANKIT)) for p in sorted(ANKIT.rglob("*.py")) if string_constants(p) & claude]
+    assert naming == ["claude/toolnames.py"], "read Claude Code's tool names from the one table"
+
+
+def written(pattern: str) -> dict[str, int]:
+    """The package's modules whose text matches pattern, with how many times."""
+    found = {str(p.relative_to(ANKIT)): len(re.findall(pattern, p.read_text())) for p in sorted(ANKIT.rglob("*.py"))}
+    return {name: count for name, count in found.items() if count}
+
+
+def test_one_module_starts_processes():
+    """spawn() (safety/processes.py): contained, its own session, tracked, ended with ankit."""
+    starts = written(r"subprocess\.(?:run|call|check_call|check_output|getoutput)\(|\bPopen\(|os\.(?:system|popen|spawn\w*)\(")
+    assert set(starts) == {"safety/processes.py"}, starts
+
+
+def test_one_module_builds_http_openers():
+    """web.send (safety/web.py): no credentials across redirects, the loopback rule, timeouts and proxies."""
+    openers = written(r"build_opener\(|urlopen\(|HTTPS?Connection\(|\.Request\(")
+    assert set(openers) == {"safety/web.py"}, openers

@@ -520,3 +520,23 @@ def test_strict_exits_3_when_a_call_failed_and_0_without_it(provider_server, tmp
 def test_strict_without_p_is_one_line(tmp_path):
     done = ankit(tmp_path, "--strict")
     assert done.returncode == 2 and "--strict is for one-shot runs" in done.stderr
+
+
+def test_resuming_in_p_a_session_that_ran_elsewhere_says_where_it_ran(provider_server, tmp_path):
+    provider_server.push_openai(text="Noted.")
+    provider_server.push_openai(text="Still noted.")
+    first = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "--output-format", "json", "-p", "note 7")
+    sid = json.loads(first.stdout)["session_id"]
+    elsewhere = tmp_path / "work" / "sub"
+    elsewhere.mkdir()
+    done = subprocess.run([sys.executable, "-m", "ankit", "--base-url", provider_server.url + "/v1", "--resume", sid,
+                           "-p", "and now?"], cwd=elsewhere, text=True, capture_output=True, timeout=60,
+                          env=env_for(tmp_path))
+    assert done.returncode == 0, done.stderr
+    assert f"ankit: this session ran in {tmp_path / 'work'}; it goes on here, in {elsewhere}" in done.stderr
+    assert "(cd there to work there)" in done.stderr
+
+
+def test_all_without_resume_is_one_line(tmp_path):
+    done = ankit(tmp_path, "--all")
+    assert done.returncode == 2 and done.stderr.count("\n") == 1 and "--all goes with --resume" in done.stderr

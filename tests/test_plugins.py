@@ -110,3 +110,67 @@ def test_a_plugin_s_hooks_run_as_part_of_it_with_claude_plugin_root(provider_ser
     assert done.returncode == 0, done.stderr
     result = provider_server.requests[1].json["messages"][-1]["content"]
     assert result == "Error: blocked by a PreToolUse hook: \U0001f6a8 [rm-system] rm targeting system directory"
+
+
+SUPERPOWERS = FIXTURES_ROOT / "superpowers"
+
+
+def superpowers(tmp_path: Path) -> Path:
+    """obra/superpowers (MIT) as a user adds it: skills, commands, an agent and its SessionStart hook."""
+    root = tmp_path / "plugins" / "superpowers"
+    shutil.copytree(SUPERPOWERS, root)
+    added = ankit(tmp_path, "plugin", "add", str(root))
+    assert added.returncode == 0, added.stderr
+    return root
+
+
+def test_superpowers_skills_and_agent_answer_to_plugin_name_and_plain_name(provider_server, tmp_path):
+    """Its own SessionStart text names `superpowers:...` skills; the skill tool and task find them by that name and,
+    being unique, by the plain one."""
+    if shutil.which("bash") is None:
+        import pytest
+        pytest.skip("bash is not installed")
+    superpowers(tmp_path)
+    provider_server.push_openai(tool_calls=[("c1", "skill", '{"name": "superpowers:brainstorming"}'),
+                                            ("c2", "skill", '{"name": "writing-plans"}')])
+    provider_server.push_openai(tool_calls=[("c3", "task", json.dumps(
+        {"description": "review", "prompt": "review step 1", "agent": "superpowers:code-reviewer"}))])
+    provider_server.push_openai(text="Reviewed.")
+    provider_server.push_openai(tool_calls=[("c4", "task", json.dumps(
+        {"description": "review", "prompt": "review step 2", "agent": "code-reviewer"}))])
+    provider_server.push_openai(text="Reviewed again.")
+    provider_server.push_openai(text="Designed.")
+    done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "-p", "let's build a todo app", "--yes")
+    assert done.returncode == 0, done.stderr
+    first = json.dumps(provider_server.requests[0].json["messages"])
+    assert "You have superpowers." in first and "'superpowers:using-superpowers' skill" in first  # its hook's text
+    assert "superpowers:brainstorming" in first  # the skills list
+    results = [m for m in provider_server.requests[1].json["messages"] if m["role"] == "tool"]
+    assert results[0]["content"].startswith("# Skill: superpowers:brainstorming\n")
+    assert "Brainstorming Ideas Into Designs" in results[0]["content"]
+    assert results[1]["content"].startswith("# Skill: superpowers:writing-plans\n")
+    for sub in (provider_server.requests[2], provider_server.requests[4]):
+        assert "Senior Code Reviewer" in sub.json["messages"][0]["content"]
+
+
+def test_superpowers_commands_run_as_plugin_colon_name_in_the_repl_and_in_p(provider_server, run, home):
+    superpowers(home)
+    provider_server.push_openai(text="Use the writing-plans skill.")
+    done = ankit(home, "--base-url", provider_server.url + "/v1", "-p", "/superpowers:write-plan")
+    assert done.returncode == 0 and done.stdout == "Use the writing-plans skill.\n", done.stderr
+    sent = provider_server.requests[0].json["messages"][-1]["content"]
+    assert sent.startswith("Tell your human partner that this command is deprecated")
+    assert "superpowers writing-plans" in sent
+    provider_server.push_openai(text="Use the brainstorming skill.")
+    term = run()
+    term.line("/brainstorm")  # unique, so the plain name answers too
+    term.expect("Use the brainstorming skill.")
+    term.line("/help")
+    term.expect("/superpowers:execute-plan")
+    provider_server.push_openai(text="Let us design it.")
+    term.line("/brainstorming a todo app")  # a skill, started by its plain name
+    term.expect("Let us design it.")
+    assert term.finish() == 0
+    assert "superpowers brainstorming" in provider_server.requests[1].json["messages"][-1]["content"]
+    skill = provider_server.requests[2].json["messages"][-1]["content"]
+    assert skill.startswith("# Skill: superpowers:brainstorming\n") and skill.endswith("\n\na todo app")

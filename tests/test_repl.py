@@ -224,7 +224,7 @@ def run(home, provider_server):
     """Start ankit on a pty against the loopback server: run(*argv, colour=False, **env changes)."""
     started: list[Terminal] = []
 
-    def start(*argv: str, colour: bool = False, server: bool = True, **changes: str) -> Terminal:
+    def start(*argv: str, colour: bool = False, server: bool = True, cwd: Path | None = None, **changes: str) -> Terminal:
         env = {"HOME": str(home), "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "TERM": "xterm",
                "XDG_CONFIG_HOME": str(home / "config"), "XDG_STATE_HOME": str(home / "state"),
                "XDG_DATA_HOME": str(home / "data"), "LANG": "C.UTF-8",
@@ -234,7 +234,7 @@ def run(home, provider_server):
         if server:
             env.update(ANKIT_PROVIDER="local", ANKIT_BASE_URL=provider_server.url + "/v1", ANKIT_MODEL="gpt-4o")
         env.update(changes)
-        terminal = Terminal(list(argv), env, home / "work")
+        terminal = Terminal(list(argv), env, cwd or home / "work")
         started.append(terminal)
         return terminal
 
@@ -1198,3 +1198,57 @@ def test_a_question_on_the_command_line_is_the_first_message_and_up_brings_it_ba
     term.expect("Again.")
     assert [r.json["messages"][-1]["content"] for r in provider_server.requests] == ["say hello", "say hello"]
     assert term.finish() == 0
+
+
+def _session_in(run, provider_server, folder: Path, text: str) -> None:
+    provider_server.push_openai(text=f"Noted: {text}.")
+    first = run(cwd=folder)
+    first.line(text)
+    first.expect(f"Noted: {text}.")
+    assert first.finish() == 0
+
+
+def test_resume_offers_this_folders_sessions_and_all_every_folders_then_moves_where_one_ran(run, provider_server, home):
+    other = home / "other"
+    other.mkdir()
+    _session_in(run, provider_server, home / "work", "the fruit is apple")
+    _session_in(run, provider_server, other, "the fruit is pear")
+    here = run("--resume")
+    here.expect("resume which? [1-1] (Enter: 1, Esc: none) ")  # only this folder's
+    assert "the fruit is apple" in here.seen and "pear" not in here.seen
+    here.answer("\x1b")
+    here.expect("no session resumed: a new session starts")
+    assert here.finish() == 0
+    provider_server.push_openai(text="It was pear.")
+    every = run("--resume", "--all")
+    every.expect("resume which? [1-2]")
+    assert "the fruit is pear" in every.seen.split("1  ", 1)[1].split("\n", 1)[0]  # the newest first
+    every.answer("1")
+    every.expect("not here; work there? [Y/n] ")
+    every.answer("\r")
+    every.expect("the fruit is pear (1 turn)")
+    every.line("which fruit?")
+    every.expect("It was pear.")
+    assert every.finish() == 0
+    system = provider_server.requests[-1].json["messages"][0]["content"]
+    assert str(other) in system and str(home / "work") not in system  # it works where the session ran
+
+
+def test_a_session_from_another_folder_resumed_here_says_where_it_ran(run, provider_server, home):
+    other = home / "other"
+    other.mkdir()
+    _session_in(run, provider_server, other, "the code is 7")
+    [path] = sessions(home)
+    stay = run("--resume", path.stem)
+    stay.expect("work there? [Y/n] ")
+    stay.answer("n")
+    stay.expect("this session ran in ")
+    stay.prompt()
+    shown = " ".join(stay.seen.split())  # the line wraps where the temporary folder's length puts it
+    assert f"it goes on here, in {home / 'work'}, where its commands now run" in shown
+    stay.line("/resume --all")
+    stay.expect("resume which? [1-1]")
+    stay.answer("1")
+    stay.prompt()
+    assert f"to work there: /exit, then cd {other} && ankit --resume {path.stem}" in " ".join(stay.seen.split())
+    assert stay.finish() == 0

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ankit import paths
+from ankit.names import qualified
 from ankit.agents.families import model_shown
 from ankit.skills.frontmatter import read_fields
 from ankit.claude.toolnames import CLAUDE_NAMES
@@ -45,10 +46,10 @@ def agent_dirs(cwd: Path, config_home: Path, home: Path) -> list[tuple[Path, boo
             (cwd / ".claude" / "agents", True), (cwd / ".ankit" / "agents", True)]
 
 
-def load_agents(folders: list[tuple[Path, bool]], trusted: bool,
-                root: Path | None = None) -> tuple[dict[str, AgentSpec], list[str]]:
-    """Every definition by name (a later folder wins), and one line per file skipped. A project file that links
-    outside root (the working folder) is skipped."""
+def load_agents(folders: list[tuple[Path, bool]], trusted: bool, root: Path | None = None,
+                plugins: dict[Path, str] | None = None) -> tuple[dict[str, AgentSpec], list[str]]:
+    """Every definition by name (a later folder wins; a plugin's folder gives `plugin:name`), and one line per file
+    skipped. A project file that links outside root (the working folder) is skipped."""
     found: dict[str, AgentSpec] = {}
     problems: list[str] = []
     for folder, project in folders:
@@ -62,6 +63,7 @@ def load_agents(folders: list[tuple[Path, bool]], trusted: bool,
             if spec is None:
                 problems.append(problem)
             else:
+                spec.name = qualified((plugins or {}).get(folder, ""), spec.name)
                 found[spec.name] = spec
     return found, problems
 

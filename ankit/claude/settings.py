@@ -3,7 +3,7 @@
 
 Read from them: `permissions.allow`, `deny` and `ask` in Claude Code's rule syntax, translated here into ankit's
 rules (`Bash(npm run test:*)` -> `run_command: npm run test*` and the same for job_start; `Read(./.env)` -> the
-reading tools on `.env`; `Edit(src/**)` -> the editing tools; `WebFetch(domain:example.com)` -> web_fetch on that
+reading tools on `.env`; `Edit(src/**)` -> the editing tools (which tools: claude/toolnames.py); `WebFetch(domain:example.com)` -> web_fetch on that
 host; `mcp__server__tool` as it is), and `env`. The policy engine (safety/policy.py) merges them as any layer: a
 project's deny and ask apply at once, its allow and env wait for trust. Hooks are read by hooks/config.py.
 What trusting a folder's .claude/ would trust is listed by `trust_lines`. A rule or key ankit cannot translate is
@@ -17,13 +17,9 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ankit.claude.toolnames import rule_argument, rule_tools
+
 PROJECT_FILES = ("settings.json", "settings.local.json")
-READS = ("read_file", "search_text", "find_files", "list_directory")  # Claude Code's Read rules cover its readers
-EDITS = ("write_file", "edit_file", "edit_lines", "delete_file", "make_directory")
-SHELLS = ("run_command", "job_start")
-SIMPLE = {"WebSearch": ("web_search",), "Glob": ("find_files",), "Grep": ("search_text",), "LS": ("list_directory",),
-          "TodoWrite": ("write_todos",), "Task": ("task",), "Read": READS, "Edit": EDITS, "Write": EDITS,
-          "MultiEdit": EDITS, "Bash": SHELLS, "WebFetch": ("web_fetch",)}
 RULE = re.compile(r"^(?P<tool>[A-Za-z_][\w-]*)(?:\((?P<arg>.*)\))?$", re.S)
 FILES_CAP = 2000  # files of a .claude/ folder hashed into the trust digest
 
@@ -69,16 +65,16 @@ def translate(rule: str, deny: bool) -> list[str] | None:
     tool, arg = found["tool"], found["arg"]
     if tool.startswith("mcp__"):
         return [tool] if arg is None and tool.count("__") >= 2 else None
-    if tool not in SIMPLE:
+    tools, kind = rule_tools(tool), rule_argument(tool)  # the one table of Claude Code's tools (claude/toolnames.py)
+    if not tools:
         return None
-    tools = SIMPLE[tool]
     if arg is None or arg.strip() in ("", "*"):
         return list(tools)
-    if tool == "Bash":
+    if kind == "command":
         return [f"{t}: {_command(arg)}" for t in tools]
-    if tool == "WebFetch":
+    if kind == "domain":
         return _fetch(arg, deny)
-    if tool in ("Read", "Edit", "Write", "MultiEdit", "Glob", "Grep", "LS"):
+    if kind == "path":
         return [f"{t}: {p}" for t in tools for p in _paths(arg)]
     return None
 

@@ -51,6 +51,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--continue", "-c", dest="cont", action="store_true", help="resume the last session")
     p.add_argument("--resume", "-r", metavar="ID", nargs="?", const="",
                    help="resume the session ID; without one, pick from the newest sessions")
+    p.add_argument("--all", dest="all_folders", action="store_true",
+                   help="with --resume: offer the sessions of every folder, not only this one's")
     p.add_argument("--fork-session", dest="fork_session", action="store_true",
                    help="with --resume or --continue: go on with a copy under a new id (the original stays)")
     p.add_argument("--version", action="version", version=f"ankit {__version__}")
@@ -186,6 +188,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.resume == "" and (args.prompt is not None or command):
         parser().error("--resume without an ID picks a session in the REPL; here name one: --resume ID "
                        "(ankit sessions lists them)")
+    if args.all_folders and args.resume != "":
+        parser().error("--all goes with --resume (no ID): it offers the sessions of every folder")
     if args.fork_session and not (args.resume is not None or args.cont):
         parser().error("--fork-session copies a session: add --resume ID or --continue")
     if args.strict and args.prompt is None and not command:

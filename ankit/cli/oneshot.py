@@ -4,6 +4,7 @@ import json
 import sys
 import time
 
+from ankit.cli.slashrun import names_command, run_slash
 from ankit.cli.scripting import JsonView, Outcomes, result_object
 from ankit.context.mentions import expand
 from ankit.errors import AnkitError
@@ -12,6 +13,7 @@ from ankit.records import ToolCall, ToolResult
 from ankit.safety.visible import visible, visible_line
 from ankit.settings.config import Config
 from ankit.terminal.calls import call_summary, result_line
+from ankit.terminal.picker import elsewhere
 from ankit.tooling.tool import Tool
 from ankit.turn.app import build_app, warn
 from ankit.usage.pricing import load_prices
@@ -103,11 +105,11 @@ def run_once(args, config: Config) -> int:
     app, view = build_app(config, mcp_start="deferred", elicit=decline_question), PrintView()
     try:
         warn(app.problems + app.notices + app.skill_problems)
-        session = app.session(view, PrintApprover(config.yes), resume=app.resumed(args))
+        session = app.session(view, PrintApprover(config.yes), resume=_resumed(app, args))
         if session.provider is None:
             print(f"ankit: {app.setup_error}", file=sys.stderr)
             return 1
-        session.turn(*_message(text, app, session))
+        _answer(text, app, session, view)
         session.hooks.end(session.id)
     except AnkitError as exc:
         print(f"ankit: {visible(_error_line(exc, args))}", file=sys.stderr)
@@ -124,6 +126,14 @@ def _strict(args, outcomes: Outcomes) -> int:
     return STRICT_EXIT if getattr(args, "strict", False) and outcomes.shortfall else 0
 
 
+def _resumed(app, args):
+    """The session --continue or --resume asks for; one that ran in another folder is said in a line."""
+    data = app.resumed(args)
+    if data is not None and elsewhere(data.cwd, app.cwd):
+        print(f"ankit: {elsewhere(data.cwd, app.cwd)} (cd there to work there)", file=sys.stderr)
+    return data
+
+
 def _error_line(exc: AnkitError, args) -> str:
     """The error's one line, with the remedy -p has when the conversation does not fit the context."""
     if not getattr(exc, "overflow", False):
@@ -131,6 +141,13 @@ def _error_line(exc: AnkitError, args) -> str:
     carried = getattr(args, "cont", False) or getattr(args, "resume", None)
     return str(exc) + (" · without --continue or --resume, ankit -p starts a new one" if carried
                        else " · shorten the prompt or its @files")
+
+
+def _answer(text: str, app, session, view: View) -> str:
+    """One turn: a /name line runs its custom command or skill (cli/slashrun.py), any other text is sent."""
+    if names_command(text):
+        return run_slash(text, app, session, view)
+    return session.turn(*_message(text, app, session))
 
 
 def _message(text: str, app, session) -> tuple[str, list]:
@@ -148,14 +165,14 @@ def _run_json(text: str, args, config: Config, streaming: bool) -> int:
     session, answer, error, before = None, "", "", 0
     try:
         warn(app.problems + app.notices + app.skill_problems)
-        session = app.session(view, PrintApprover(config.yes), resume=app.resumed(args))
+        session = app.session(view, PrintApprover(config.yes), resume=_resumed(app, args))
         view.session_id, before = session.id, len(session.ledger.rounds)
         if session.provider is None:
             error = app.setup_error.splitlines()[0]
         else:
             view.emit({"type": "system", "subtype": "init", "cwd": str(app.cwd), "model": session.provider.model,
                        "tools": [s.name for s in session.plan().tools.specs]})
-            answer = session.turn(*_message(text, app, session))
+            answer = _answer(text, app, session, view)
             session.hooks.end(session.id)
     except AnkitError as exc:
         error = _error_line(exc, args)

@@ -86,6 +86,9 @@ def _trusted(config, flags: dict, interactive: bool):
 
 def _run(command: str, args, extra: list[str]) -> int:
     """The settings (this folder's, if trusted), then the subcommand, -p or the REPL."""
+    if not command and args.prompt is None and args.resume is not None:
+        from ankit.terminal.picker import resume_where  # the session and its folder, before that folder's settings
+        resume_where(args)
     config = load_config(vars(args), os.environ, Path.cwd(), paths.config_home())
     config = _trusted(config, vars(args), interactive=not command and args.prompt is None)
     os.environ.update(config.claude_env)  # Claude Code settings' env (a project's only once trusted)

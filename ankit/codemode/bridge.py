@@ -3,8 +3,9 @@ tool call the program makes comes back over a pipe to take the path of a direct 
 approval, limits, checkpoints, scrubbing). Only what the program prints returns to the model.
 
 The pipe is outside input: each message is bounded (CodeLimits.message), calls are counted (CodeLimits.calls),
-and what the program sends is parsed as data, never run. The child (child.py) starts through the sandbox's
-confine() with the pipe's two ends as its only channel back, in its own process group (safety/processes.py).
+and what the program sends is parsed as data, never run. The child (child.py, run as a module) starts through
+the sandbox's confine() and spawn (contained, its own process group: safety/processes.py) with the pipe's two ends
+as its only channel back.
 """
 
 import codecs
@@ -13,22 +14,23 @@ import os
 import select
 import selectors
 import subprocess
-import sys
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from ankit.codemode.stubs import parameter_order, stub
 from ankit.errors import ToolError
 from ankit.protocols import ToolRunner
-from ankit.records import ToolCall, ToolResult
+from ankit.records import ToolCall, ToolResult, ToolSpec
 from ankit.safety import text as boundary
-from ankit.safety.processes import end_group, track
+from ankit.paths import program
+from ankit.safety.processes import end_group, spawn
 from ankit.safety.sandbox import Sandbox
 from ankit.tooling.tool import Tool
 from ankit.tooling.toolbox import cap_output
 
-CHILD = Path(__file__).with_name("child.py")
+CHILD = "ankit.codemode.child"  # run as a module: its file cannot be run from inside ankit.pyz
 MODES = ("off", "on", "only")
 CATALOG_LEVELS = ("none", "first-sentence", "full")
 TAIL = 4096  # bytes kept of the end of a long printed output (where a traceback is)
@@ -51,15 +53,6 @@ class CodeLimits:
         given = {"seconds": raw.get("code_mode_timeout"), "calls": raw.get("code_mode_max_calls"),
                  "output": raw.get("code_mode_output_cap"), "memory": raw.get("code_mode_memory_mb")}
         return cls(**{k: v for k, v in given.items() if isinstance(v, (int, float)) and v > 0})
-
-
-def parameter_order(tool: Tool) -> list[str]:
-    """A tool's parameters as positional order: the required ones first, then the others, as the schema lists."""
-    properties = tool.parameters.get("properties") if isinstance(tool.parameters, dict) else None
-    names = list(properties) if isinstance(properties, dict) else []
-    required = tool.parameters.get("required") or []
-    required = [n for n in names if n in required] if isinstance(required, list) else []
-    return required + [n for n in names if n not in required]
 
 
 @dataclass
@@ -126,13 +119,15 @@ class CodeMode:
             raise ToolError(f"{why} ({calls}); it printed:\n{text}" if text else f"{why} ({calls}); it printed nothing")
         return text or "(the program printed nothing)"
 
-    def bindings(self) -> dict[str, list[str]]:
-        """Every tool the program can call, with its parameters in positional order."""
-        return {name: parameter_order(tool) for name, tool in self.tools.items()}
+    def bindings(self) -> dict[str, dict]:
+        """Every tool the program can call: its parameters in positional order, and its stub with the whole
+        description for tools.help()."""
+        return {name: {"order": parameter_order(tool.parameters), "help": stub(_spec(tool), whole=True)}
+                for name, tool in self.tools.items()}
 
     def argv(self, to_child: int, from_child: int) -> list[str]:
         """The child's command line, inside the sandbox in force (unchanged where there is none)."""
-        argv = [sys.executable, "-I", "-S", "-u", str(CHILD), str(to_child), str(from_child), str(self.limits.memory)]
+        argv = [*program(CHILD, "-u"), str(to_child), str(from_child), str(self.limits.memory)]
         return self.sandbox.confine(argv, {}) if self.sandbox is not None else argv
 
 
@@ -149,9 +144,8 @@ class ProgramRun:
         down_r, down_w = os.pipe()  # ankit -> program: the answers
         up_r, up_w = os.pipe()  # program -> ankit: the calls
         try:
-            proc = track(subprocess.Popen(self.mode.argv(down_r, up_w), cwd=self.mode.cwd, stdin=subprocess.DEVNULL,
-                                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                          pass_fds=(down_r, up_w), start_new_session=True))
+            proc = spawn(self.mode.argv(down_r, up_w), self.mode.cwd, pass_fds=(down_r, up_w))  # contained: a
+            # daemon the program starts (setsid, double fork) ends with it, sandbox on or off
         except OSError as exc:
             for fd in (down_r, down_w, up_r, up_w):
                 os.close(fd)
@@ -258,6 +252,11 @@ class ProgramRun:
                 return  # the program ended without reading its answer: what it printed says the rest
 
 
+def _spec(tool: Tool) -> ToolSpec:
+    """What a program's help says of a tool (find_tools' spec() would build its catalog)."""
+    return ToolSpec(tool.name, tool.description, tool.parameters, tool.group, tool.returns)
+
+
 def _line(call: Call, result: ToolResult) -> str:
     """An inner call in one line for the transcript: `read_file(path="a.txt")`, and how it failed if it did."""
     shown = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)[:60]}" for k, v in call.args.items())
@@ -266,11 +265,14 @@ def _line(call: Call, result: ToolResult) -> str:
 
 
 def _value(result: ToolResult):
-    """What a call returns in the program: the tool's data where it gave data (scrubbed), else its text."""
-    if result.structured:
+    """What a call returns in the program: the tool's value where it gave one, else its text, parsed where the
+    text is a JSON object or array."""
+    if result.data is not None:
+        return json.loads(result.data)
+    if result.content.lstrip()[:1] in ("{", "["):
         try:
             return json.loads(result.content)
-        except ValueError:  # the scrubber's mark broke it: the text is still the answer
+        except ValueError:  # text that only starts like JSON
             pass
     return result.content
 

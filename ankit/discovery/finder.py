@@ -12,7 +12,7 @@ from ankit.discovery.index import GroupHit, Index
 from ankit.records import ToolSpec
 from ankit.wording import count
 from ankit.discovery.terms import GENERIC_VERBS, name_key, phrase_terms, stem, terms
-from ankit.codemode.stubs import stubs
+from ankit.codemode.stubs import call_form, stubs
 from ankit.tooling.tool import Tool
 
 CLOSE = 0.6  # groups scoring at least this share of the best are listed as candidates
@@ -262,13 +262,18 @@ def _prefer_line(pairs: list[tuple[str, str]]) -> list[str]:
     return [f"Same job, prefer the configured server's tool: {said}."] if pairs else []
 
 
-def code_text(outcome: Outcome, catalog: Catalog) -> str:
-    """find_tools' answer in code mode: the found tools as Python stubs for run_code programs."""
+def code_text(outcome: Outcome, catalog: Catalog, code: str) -> str:
+    """find_tools' answer in code mode, one description per tool: with `only` (no schemas sent) the found tools
+    as Python stubs with their whole descriptions; with `on` (their schemas are sent) how a program calls each
+    and what it gets back."""
     specs = [catalog.tools[n].spec() for n in loads(outcome, catalog) if n in catalog.tools]
     if not specs:
         return ""
-    return ("In run_code, `import tools` gives each of them as a function (keyword arguments; it returns the "
-            "result, and raises tools.ToolError on failure):\n```python\n" + stubs(specs) + "\n```")
+    if code == "only":
+        return ("In run_code, `import tools` gives each of them as a function (it returns the tool's value, and "
+                "raises tools.ToolError on failure):\n```python\n" + stubs(specs, whole=True) + "\n```")
+    return ("In run_code, as functions of `import tools` (arguments in this order, or by name):\n"
+            + "\n".join(call_form(s) for s in specs))
 
 
 def result_text(outcome: Outcome, catalog: Catalog, newly: list[str], loaded: list[str], query: str,
@@ -295,7 +300,7 @@ def result_text(outcome: Outcome, catalog: Catalog, newly: list[str], loaded: li
         groups = catalog.groups
         lines += [f"- {h.group}: {first_sentence(groups[h.group].summary)}" for h in others if h.group in groups]
     lines += _rest_line(outcome, catalog, offered)
-    stubs_text = code_text(outcome, catalog) if code != "off" else ""
+    stubs_text = code_text(outcome, catalog, code) if code != "off" else ""
     return "\n".join(lines + ([stubs_text] if stubs_text else [])) + _mode_line(outcome)
 
 

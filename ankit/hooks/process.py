@@ -62,11 +62,9 @@ def _feed(process, data: bytes) -> None:
 
 def run(command: str, data: bytes, cwd: Path, env: dict, timeout: float, cap: int = OUTPUT_CAP) -> Finished:
     """Run a hook's shell command with data on stdin; stop its whole group at the timeout or on Ctrl-C."""
-    from ankit.safety.processes import contained, end_group, subprocess, track  # here: listings start without it
+    from ankit.safety.processes import end_group, spawn, subprocess  # here: listings start without it
     try:
-        process = track(subprocess.Popen(
-            contained(["/bin/sh", "-c", command], env, cwd), cwd=cwd, env=env, stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True))
+        process = spawn(["/bin/sh", "-c", command], cwd, env, stdin=subprocess.PIPE, stderr=subprocess.PIPE)
     except OSError as exc:
         return Finished(None, failure=f"could not start ({exc.strerror or exc})")
     threading.Thread(target=_feed, args=(process, data), daemon=True, name="ankit-hook-input").start()

@@ -14,7 +14,7 @@ from ankit.mcp.jsonrpc import (  # noqa: F401 (McpError, METHOD_NOT_FOUND, LINE_
     redact, reply_to, request_message, rpc_error,
 )
 from ankit.safety import text as boundary
-from ankit.safety.processes import contained, end_group
+from ankit.safety.processes import end_group, spawn
 
 
 
@@ -75,11 +75,9 @@ class StdioTransport:
             raise McpError(f"MCP server {self.name!r}: cwd {self.cwd!r} is not a folder; fix it in [mcp.servers.{self.name}]")
         env = {**os.environ, **self.env}
         try:
-            self._proc = subprocess.Popen(  # nothing it starts outlives it (safety/processes.py: contained)
-                contained([os.path.expanduser(self.command), *self.args], env, cwd), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                stderr=self._log if self._log else subprocess.DEVNULL, cwd=cwd, env=env,
-                start_new_session=True,  # its own process group: Ctrl-C does not reach it, close ends all of it
-            )
+            self._proc = spawn(  # its own group (Ctrl-C does not reach it), contained, tracked: close ends all of it
+                [os.path.expanduser(self.command), *self.args], cwd, env, stdin=subprocess.PIPE,
+                stderr=self._log if self._log else subprocess.DEVNULL)
         except OSError as exc:
             reason = "command not found" if isinstance(exc, FileNotFoundError) else exc.strerror or str(exc)
             raise McpError(f"MCP server {self.name!r} could not start {self.command!r}: {reason}; "

@@ -7,11 +7,12 @@ from dataclasses import dataclass
 
 from ankit import __version__
 from ankit.providers.base import ProviderSettings
-from ankit.safety import text as boundary
+from ankit.safety import text as boundary, web
 
 ANTHROPIC_VERSION = "2023-06-01"
 PROBE_BUDGET = 0.4  # seconds all local servers together may take to answer
 LIMIT = 1000  # models asked for (Anthropic pages its list)
+LISTING_CAP = 4 * 1024 * 1024  # bytes of a model listing
 
 
 @dataclass(frozen=True)
@@ -47,28 +48,17 @@ def list_models(settings: ProviderSettings, timeout: float = 3.0) -> list[str] |
     url = settings.base_url.rstrip("/") + "/models" + (f"?limit={LIMIT}" if settings.kind == "anthropic" else "")
     if not url.startswith(("http://", "https://")):
         return None
-    import urllib.request  # here, not at the top: it loads ssl, and config imports this module at every start
-
-    class Stay(urllib.request.HTTPRedirectHandler):  # urllib would send the key along to the new address
-        def redirect_request(self, *args, **kwargs):
-            return None
-
-    handlers = [Stay(), *([urllib.request.ProxyHandler({})] if _loopback(url) else [])]
-    opener = urllib.request.build_opener(*handlers)
-    try:
-        with opener.open(urllib.request.Request(url, headers=_headers(settings)), timeout=timeout) as response:
-            body = boundary.loads(response.read(4 * 1024 * 1024))
-    except (urllib.error.URLError, OSError, ValueError):
+    try:  # no redirect followed: urllib would send the key along to the new address
+        with web.send(url, headers=_headers(settings), timeout=timeout) as response:
+            raw, cut = web.read(response, LISTING_CAP)
+        body = None if cut else boundary.loads(raw)
+    except (urllib.error.URLError, OSError, ValueError, RecursionError):
         return None
     data = body.get("data") if isinstance(body, dict) else body if isinstance(body, list) else None
     if not isinstance(data, list):
         return None
     ids = {str(item["id"]) for item in data if isinstance(item, dict) and isinstance(item.get("id"), (str, int))}
     return sorted(ids)
-
-
-def _loopback(url: str) -> bool:
-    return url.split("://", 1)[-1].startswith(("127.", "localhost", "[::1]"))
 
 
 def _listening(url: str, timeout: float) -> bool:

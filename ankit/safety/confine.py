@@ -4,7 +4,8 @@ work, Landlock, seccomp) and then runs COMMAND so that nothing it starts outlive
 
 It runs as a process of its own, never as preexec_fn of ankit's threaded process. What it cannot apply it does
 not skip: it exits with code 126 and one line on stderr instead of running COMMAND unconfined. Only the standard
-library is imported here, and ankit starts it by its file path with `python3 -I -S` (sandbox.py says why).
+library is imported here, and ankit starts it as a module with `python3 -I -S` (paths.program: the same from a
+clone, an install and ankit.pyz; sandbox.py says why -I -S).
 
 - reads: everywhere; writes: inside the --write folders (and /dev/null) only;
 - --hide: sockets (a file: /dev/null bound over it) and folders of sockets (an empty tmpfs over it) that would

@@ -1,4 +1,5 @@
-"""Processes ankit starts die with it: each runs in its own session (process group), and ending it ends the group.
+"""The one way ankit starts a process (`spawn`), and processes ankit starts die with it: each runs in its own
+session (process group), contained, tracked, and ending it ends the group.
 
 The mechanism: start with `start_new_session=True` (so the group id is the leader's pid and a terminal's Ctrl-C
 does not reach it), then `end_group`: SIGTERM to the whole group, SIGKILL after a short grace to whatever is left
@@ -12,6 +13,11 @@ A group whose leader already exited but whose children live on (a `cmd &` inside
 A process that leaves its group (`setsid cmd &`, a double-forked daemon) is not reached by the group's signals, so
 every command ankit starts goes through `contained`: the trampoline (confine.py) runs it under a child subreaper
 that ends every descendant left when it exits (sandboxed commands get a PID namespace there instead).
+
+`spawn` does all of that for every start: commands and jobs (toolkit/proc.py), git, hooks, `!` lines, MCP stdio
+servers, code mode's program and the sandbox trampoline itself; `spawn(..., terminal=True)` alone (the pager, the
+editor) starts a program in ankit's own group, in the terminal's foreground, because it reads the keyboard and the
+user waits for it. Nothing else in ankit calls subprocess (tests/test_layout.py holds it).
 """
 
 import atexit
@@ -22,30 +28,57 @@ import subprocess
 import sys
 import threading
 import time
-from pathlib import Path
+
+from ankit import paths
 
 _TRACKED: set[int] = set()  # process group ids ankit started and has not ended yet
 _LOCK = threading.Lock()
 EXIT_GRACE = 0.5  # seconds the groups still alive at exit get between SIGTERM and SIGKILL
-TRAMPOLINE = Path(__file__).with_name("confine.py")
 
 
 def trampoline() -> list[str]:
-    """How the trampoline starts: by its file path with -I -S (nothing from the working folder runs first)."""
-    return [sys.executable, "-I", "-S", str(TRAMPOLINE)]
+    """How the trampoline starts: as a module, with -I -S (nothing from the working folder runs first)."""
+    return paths.program("ankit.safety.confine")
+
+
+def spawn(argv: list[str], cwd=None, env: dict | None = None, *, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+          stderr=subprocess.STDOUT, pass_fds: tuple = (), text: bool = False,
+          terminal: bool = False) -> subprocess.Popen:
+    """Start argv the one way ankit starts a process: contained, in its own session, tracked (ended when ankit
+    ends). terminal: in ankit's own group instead, the terminal's foreground, for a program that reads the keyboard
+    while ankit waits (the pager, the editor). OSError as Popen raises it."""
+    decoding = {"encoding": "utf-8", "errors": "replace"} if text else {}
+    if terminal:
+        return subprocess.Popen(argv, cwd=cwd, env=env, stdin=stdin, stdout=stdout, stderr=stderr, **decoding)
+    return track(subprocess.Popen(contained(argv, env, cwd), cwd=cwd, env=env, stdin=stdin, stdout=stdout,
+                                  stderr=stderr, pass_fds=pass_fds, start_new_session=True, **decoding))
+
+
+def run(argv: list[str], cwd=None, env: dict | None = None, timeout: float | None = None,
+        text: bool = True) -> subprocess.CompletedProcess:
+    """Run argv to its end through spawn (stdout and stderr kept apart); a timeout or a Ctrl-C ends its whole
+    group before subprocess.TimeoutExpired or KeyboardInterrupt goes on."""
+    proc = spawn(argv, cwd, env, stderr=subprocess.PIPE, text=text)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    finally:
+        if proc.poll() is None:
+            end_group(proc)
+    return subprocess.CompletedProcess(argv, proc.returncode, out, err)
 
 
 def contained(argv: list[str], env: dict | None = None, cwd=None) -> list[str]:
     """argv started so that nothing it starts outlives it (Linux: under the trampoline's subreaper); argv already
     started through the trampoline (the sandbox's) and argv elsewhere stay as they are. FileNotFoundError, as
     Popen raises it, when argv[0] is no program (PATH from env, a relative path from cwd)."""
-    if not sys.platform.startswith("linux") or argv[:4] == trampoline():
+    confine = trampoline()
+    if not sys.platform.startswith("linux") or argv[:len(confine)] == confine:
         return argv
     found = shutil.which(argv[0], path=(env or os.environ).get("PATH")) if os.sep not in argv[0] else argv[0]
     where = os.path.join(cwd or ".", found or "")
     if not found or not os.access(where, os.X_OK) or os.path.isdir(where):
         raise FileNotFoundError(2, "No such file or directory", argv[0])
-    return [*trampoline(), "--contain-only", "--", *argv]
+    return [*confine, "--contain-only", "--", *argv]
 
 
 def group_alive(pgid: int) -> bool:

@@ -36,7 +36,6 @@ COMMAND_TOOLS = ("run_command", "job_start")
 CREDENTIALS = (".ssh", ".gnupg", ".aws", ".azure", ".config/gcloud", ".config/gh", ".kube", ".docker", ".netrc",
                ".git-credentials", ".pypirc", ".npmrc")  # in the home folder: hidden from the model's commands
 ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-TRAMPOLINE = Path(__file__).with_name("confine.py")  # processes.TRAMPOLINE: sandbox.py loads no subprocess
 SEATBELT = "/usr/bin/sandbox-exec"
 NO_LANDLOCK = {38: "the kernel has no Landlock: it needs Linux 5.13+ built with it",
                95: "Landlock is in the kernel but not enabled: add landlock to the lsm= boot parameter",
@@ -276,8 +275,9 @@ def command(kind: str, argv: list[str], writes: list[str], protect: list[str], n
             private: bool = False) -> list[str]:
     """argv started inside the sandbox of this kind: the trampoline (Linux) or sandbox-exec (macOS).
 
-    The trampoline runs by its file path with -I -S: the working folder, PYTHONPATH and .pth files cannot put
-    code in front of it (it runs before any restriction), and it starts faster than with site-packages."""
+    The trampoline runs as a module with -I -S (paths.program, as processes.trampoline): the working folder,
+    PYTHONPATH and .pth files cannot put code in front of it (it runs before any restriction), and it starts
+    faster than with site-packages."""
     if kind == "seatbelt":
         return [SEATBELT, "-p", seatbelt_profile(writes, protect, network), *argv]
     if kind != "landlock":
@@ -287,7 +287,7 @@ def command(kind: str, argv: list[str], writes: list[str], protect: list[str], n
     covered = [p for p in hidden(private) if not any(Path(w).is_relative_to(p) for w in writes)]  # never the folder itself
     options += [part for path in covered for part in ("--hide", path)]
     options += [] if network else ["--no-network"]
-    return [sys.executable, "-I", "-S", str(TRAMPOLINE), *options, "--", *argv]  # processes.trampoline()
+    return [*paths.program("ankit.safety.confine"), *options, "--", *argv]
 
 
 def seatbelt_profile(writes: list[str], protect: list[str], network: bool) -> str:

@@ -5,6 +5,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ankit.names import ambiguous, qualified, resolve
 from ankit.skills.frontmatter import read_frontmatter
 
 NAME_PATTERN = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
@@ -51,11 +52,13 @@ def skill_dirs(cwd: Path, extra: Path | None, home: Path, config_home: Path, bun
     return dirs
 
 
-def find_skills(dirs: list[Path]) -> tuple[list[Skill], list[str]]:
-    """Read every <dir>/<name>/SKILL.md; return the skills and one line per skipped skill, clash or warning."""
+def find_skills(dirs: list[Path], plugins: dict[Path, str] | None = None) -> tuple[list[Skill], list[str]]:
+    """Read every <dir>/<name>/SKILL.md; return the skills and one line per skipped skill, clash or warning. A
+    plugin's folder (plugins: folder -> plugin name) gives its skills as `plugin:name`."""
     skills: dict[str, Skill] = {}
     problems: list[str] = []
     for folder in dirs:
+        plugin = (plugins or {}).get(folder, "")
         try:
             entries = sorted(folder.iterdir()) if folder.is_dir() else []
         except OSError as exc:
@@ -67,6 +70,7 @@ def find_skills(dirs: list[Path]) -> tuple[list[Skill], list[str]]:
                 continue
             try:
                 skill = read_skill(path)
+                skill.name = qualified(plugin.lower(), skill.name)
             except OSError as exc:
                 problems.append(f"skipped {path}: cannot read it ({exc.strerror or exc})")
                 continue
@@ -213,3 +217,13 @@ def skills_listing(skills: list[Skill], problems: list[str], width: int = 100) -
     if problems:
         lines += ["", f"Problems ({len(problems)}):", *(f"  {line}" for line in problems)]
     return "\n".join(lines)
+
+
+def skill_named(skills: list[Skill], name: str) -> tuple[Skill | None, str]:
+    """The skill a name answers to (a plugin's by `plugin:name`, or by its plain name when unique), or None and
+    the line saying why."""
+    wanted = name.strip().lower()
+    found, candidates = resolve([s.name for s in skills], wanted)
+    if found:
+        return next(s for s in skills if s.name == found), ""
+    return None, ambiguous("the skill", wanted, candidates) if candidates else ""

@@ -5,7 +5,7 @@ from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
-from ankit.skills.library import Skill, inside, read_skill_file, shorten, skills_listing
+from ankit.skills.library import Skill, inside, skill_named, read_skill_file, shorten, skills_listing
 from ankit.tooling.tool import Tool
 from ankit.wording import count
 
@@ -17,10 +17,9 @@ KINDS = 4  # file kinds named per folder
 
 def load_skill(skills: list[Skill], name: str) -> str:
     """A skill's text for the model: header, suggested tools, capped body, files; or the list of known skills."""
-    wanted = name.strip().lower()
-    skill = next((s for s in skills if s.name == wanted), None)
+    skill, why = skill_named(skills, name)
     if skill is None:
-        return _unknown(name, skills)
+        return why or _unknown(name, skills)
     try:
         _, body = read_skill_file(skill.path)
     except (OSError, ValueError) as exc:
@@ -143,8 +142,9 @@ def make_skill_tool(get_skills: Callable[[], list[Skill]]) -> Tool:
     def run(args: dict, ctx) -> str:
         name = str(args.get("name", ""))
         text = load_skill(get_skills(), name)
-        if hasattr(ctx, "summarize") and any(s.name == name for s in get_skills()):
-            ctx.summarize(f"loaded skill {name}")
+        skill, _ = skill_named(get_skills(), name)
+        if hasattr(ctx, "summarize") and skill is not None:
+            ctx.summarize(f"loaded skill {skill.name}")
         return text
 
     return Tool(
@@ -170,6 +170,6 @@ def skills_command(argv: list[str], skills: list[Skill], problems: list[str]) ->
     if argv[0] in ("-h", "--help", "help"):
         return usage, 0
     if argv[0] == "show" and len(argv) == 2:
-        known = any(s.name == argv[1].strip().lower() for s in skills)
+        known = skill_named(skills, argv[1])[0] is not None
         return load_skill(skills, argv[1]), 0 if known else 1
     return usage, 2

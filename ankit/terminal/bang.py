@@ -24,8 +24,7 @@ def run_shell(command: str, cwd: Path, write: Callable[[str], None], scrub: Scru
     """
     decoder, stream = codecs.getincrementaldecoder("utf-8")("replace"), (scrub or Scrubber()).stream()
     chunks: list[str] = []
-    proc = processes.track(subprocess.Popen(processes.contained(["/bin/sh", "-c", command]), cwd=cwd, stdin=subprocess.DEVNULL,
-                                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True))
+    proc = processes.spawn(["/bin/sh", "-c", command], cwd)
     try:  # nothing between the start and here: a Ctrl-C must find the command under the handler below
         while chunk := os.read(proc.stdout.fileno(), 4096):
             _show(stream.feed(decoder.decode(chunk)), chunks, write)  # a secret across two reads is seen whole

@@ -1,26 +1,50 @@
 """Running a custom command: its template filled, then each !`command` of it run as a run_command call through
 the session's tool runner (hooks, policy, sandbox and approval, as if the model had asked) and its output put in
-its place. A project's command runs them only in a trusted folder; a declined one sends nothing."""
+its place. A project's command runs them only in a trusted folder; a declined one sends nothing (an AnkitError
+with the line saying so). A skill started as /skill-name sends its text and the arguments.
+
+`state` is the REPL's ReplState, or -p's run of one prompt: anything with app, session, view (a View) and
+send(text, mentions=True, typed=True)."""
 
 import json
 
 from ankit.agents.families import agent_model, known_models
+from ankit.errors import AnkitError
+from ankit.names import ambiguous, resolve
 from ankit.records import ToolCall
 from ankit.safety.visible import visible_line
 from ankit.claude.settings import translate
+from ankit.skills.library import skill_named
+from ankit.skills.tool import load_skill
 from ankit.terminal.custom import SNIPPET, CustomCommand, expand_template, snippets
 
 NOT_TRUSTED = ("/{name} runs {count} command(s) ({first}) and this folder is not trusted: not sent; run ankit here "
                "and trust the folder, or pass --trust")
 
 
+def run_named(state, name: str, arguments: str) -> bool:
+    """Send the custom command or skill `name` answers to (a plugin's by plugin:name, or by the plain name when
+    unique); False when it names neither. A command wins a name a skill also has, as in Claude Code."""
+    found, candidates = resolve(state.custom, name)
+    if candidates:
+        raise AnkitError(ambiguous("/" + name, name, candidates))
+    if found:
+        send_command(state, state.custom[found], arguments)
+        return True
+    skill, why = skill_named(state.app.skills, name)
+    if why:
+        raise AnkitError(why)
+    if skill is None:
+        return False
+    state.send(expand_template(load_skill([skill], skill.name), arguments), typed=False)
+    return True
+
+
 def send_command(state, command: CustomCommand, arguments: str) -> None:
     """Send a custom command's message, on the model its model field names (for this turn only), its
     allowed-tools granted while its !`command` lines and its turn run (as in Claude Code)."""
     with state.app.policy.allowing(command_rules(state, command)):
-        text = command_text(state, command, arguments)
-        if text is not None:
-            _send(state, command, text)
+        _send(state, command, command_text(state, command, arguments))
 
 
 def _send(state, command: CustomCommand, text: str) -> None:
@@ -71,16 +95,15 @@ def command_model(state, command: CustomCommand) -> str:
     return model
 
 
-def command_text(state, command: CustomCommand, arguments: str) -> str | None:
-    """The message a custom command sends, its commands run and their output inlined; None (told on screen) when
-    it is not to be sent."""
+def command_text(state, command: CustomCommand, arguments: str) -> str:
+    """The message a custom command sends, its commands run and their output inlined; AnkitError (the line saying
+    why) when it is not to be sent."""
     text = expand_template(command.body, arguments)
     found = snippets(text)
     if not found or state.session.provider is None:  # without a model, nothing is sent: nothing need run
         return text
     if command.project and not state.app.config.trusted:
-        state.view.error(NOT_TRUSTED.format(name=command.name, count=len(found), first=visible_line(found[0])))
-        return None
+        raise AnkitError(NOT_TRUSTED.format(name=command.name, count=len(found), first=visible_line(found[0])))
     outputs = []
     for number, line in enumerate(found, 1):
         call = ToolCall(f"command-{command.name}-{number}", "run_command", json.dumps({"command": line}))
@@ -88,8 +111,7 @@ def command_text(state, command: CustomCommand, arguments: str) -> str | None:
         result = state.session.tools.run(call, state.view.tool_output)
         state.view.tool_end(result)
         if result.summary.startswith("declined"):
-            state.view.error(f"/{command.name} not sent: its command {visible_line(line)} was declined")
-            return None
+            raise AnkitError(f"/{command.name} not sent: its command {visible_line(line)} was declined")
         outputs.append(result.content.strip())
     filled = iter(outputs)
     return SNIPPET.sub(lambda match: next(filled), text)

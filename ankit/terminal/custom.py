@@ -79,9 +79,9 @@ def _files(folder: Path) -> list[Path]:
 
 def _name(path: Path, folder: Path, taken: set[str], plugin: str = "") -> tuple[str, str]:
     """A file's command name and namespace: ci/build.md is /build "(ci)", or /ci:build when /build is taken; a
-    plugin's name leads its namespace."""
+    plugin's commands are always /plugin:name (commands_named finds them by the plain name too)."""
     namespace = ":".join([plugin] * bool(plugin) + list(path.relative_to(folder).parent.parts))
-    if namespace and path.stem in taken:
+    if namespace and (plugin or path.stem in taken):  # a plugin's is always plugin:name, as in Claude Code
         return f"{namespace}:{path.stem}", namespace
     return path.stem, namespace
 

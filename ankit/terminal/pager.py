@@ -8,6 +8,7 @@ import subprocess
 from typing import TextIO
 
 from ankit.errors import AnkitError
+from ankit.safety import processes
 from ankit.safety.visible import visible
 from ankit.terminal.render import animated
 
@@ -26,7 +27,8 @@ def page(text: str, out: TextIO, rows: int, terminal: bool) -> None:
         out.flush()
         previous = signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C belongs to the pager meanwhile
         try:
-            subprocess.run(command, input=text.encode("utf-8", "replace"), check=False)
+            pager = processes.spawn(command, stdin=subprocess.PIPE, stdout=None, stderr=None, terminal=True)
+            pager.communicate(text.encode("utf-8", "replace"))
             return
         except OSError:  # no such pager: printed instead
             pass

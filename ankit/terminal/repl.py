@@ -2,7 +2,6 @@
 
 import os
 import shlex
-import subprocess
 import sys
 import tempfile
 import time
@@ -12,6 +11,7 @@ from pathlib import Path
 from ankit import __version__
 from ankit.context.mentions import expand
 from ankit.errors import AnkitError, Cancelled, bug_line
+from ankit.safety import processes
 from ankit.safety.scrub import Scrubber
 from ankit.safety.visible import visible
 from ankit import paths
@@ -19,19 +19,18 @@ from ankit.settings.config import Config
 from ankit.terminal import history, paste
 from ankit.terminal.approval import Approver
 from ankit.terminal.bang import context_text, run_shell
-from ankit.terminal.custom import command_dirs, load_commands
 from ankit.terminal.elicit import FormElicitor
 from ankit.terminal.keys import Keys, confirm
 from ankit.terminal.live import terminal_width
 from ankit.terminal.mcp_parts import attach_resources
 from ankit.terminal.notify import Notifier
 from ankit.terminal.render import BOLD, DIM, YELLOW, TerminalView, paint, prompt_paint
-from ankit.terminal.picker import pick_session
+from ankit.terminal.picker import elsewhere
 from ankit.terminal.typeahead import TypeAhead
 from ankit.turn.app import build_app, warn
 from ankit.turn.phrasing import hint
 from ankit.turn.window import tokens
-from ankit.terminal.slash import (ALIASES, COMMANDS, NO_PROVIDER, ReplState, completions, dispatch, is_command, model_call, open_session,
+from ankit.terminal.slash import (NO_PROVIDER, ReplState, app_commands, command_folders, completions, dispatch, is_command, model_call, open_session,
                          resumed_text)
 
 HISTORY_LENGTH = 2000
@@ -365,9 +364,7 @@ def run_repl(args, config: Config) -> int:
 def _open(state: ReplState, args) -> None:
     """The session (new, resumed, or picked with --resume alone), the phrase writer, and the first lines."""
     app, view = state.app, state.view
-    if args.resume == "":  # --resume without an id: pick one (Esc starts a new session)
-        args.resume = _picked(state)
-    resume = app.resumed(args)
+    resume = app.resumed(args)  # --resume without an id was picked before the folder's settings were read
     open_session(state, resume)
     state.phrases = app.phrase_writer() if state.session.provider is not None else None
     if state.phrases is not None:
@@ -378,27 +375,18 @@ def _open(state: ReplState, args) -> None:
         view.line("Meanwhile the commands that need no model work: /help, /tools, /skills, /sessions.", DIM)
     if resume is not None:
         view.line(resumed_text(state.session, resume.title, view.width()), DIM)
-
-
-def _picked(state: ReplState) -> str | None:
-    """The session picked for --resume without an id; None (a new session) when none is."""
-    try:
-        return pick_session(state.app.store(), state.approve, state.view)
-    except Cancelled as exc:
-        state.view.line(f"{exc}: a new session starts", DIM)
-        return None
+        if elsewhere(resume.cwd, app.cwd):
+            view.line(elsewhere(resume.cwd, app.cwd), YELLOW)
 
 
 def refresh_commands(state: ReplState) -> list[str]:
     """Read the custom commands and agent definitions again when their files changed since the last prompt; the
     problems found."""
-    plugins = {folder: plugin.name for plugin in state.app.plugins() for folder in plugin.folders("commands")}
-    folders = command_dirs(state.app.cwd, paths.config_home()) + list(plugins)
-    now = paths.stamp(folders, "**/*.md")
+    now = paths.stamp(command_folders(state.app)[0], "**/*.md")
     problems = state.app.refresh_agents()  # a definition written during the session: /agents and task know it
     if now != state.custom_stamp:
         state.custom_stamp = now
-        state.custom, found = load_commands(folders, {*COMMANDS, *ALIASES}, state.app.cwd, plugins)
+        state.custom, found = app_commands(state.app)
         problems += found
     return [visible(p) for p in problems]
 
@@ -429,7 +417,8 @@ def compose(initial: str = "") -> str | None:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(initial)
         try:
-            code = subprocess.call([*shlex.split(editor), name])
+            code = processes.spawn([*shlex.split(editor), name], stdin=None, stdout=None, stderr=None,
+                                   terminal=True).wait()
         except OSError as exc:
             raise AnkitError(f"cannot start the editor {editor!r} ({exc.strerror or exc}); set EDITOR") from None
         if code:

@@ -22,7 +22,7 @@ from ankit.terminal.mcp_parts import PROMPTS_HEAD, prompt_names, prompt_rows, re
 from ankit.terminal.workflow import (CUSTOM_HEAD, cmd_edit, cmd_init, cmd_undo, custom_help, custom_rows, model_names,
                                     models_listing, served_models)
 from ankit.terminal.overview import context_text, group_text, mcp_text, resumed_text, sessions_listing, tools_text
-from ankit.terminal.picker import pick_session
+from ankit.terminal.picker import elsewhere, pick_session
 from ankit.usage.ledger import render_usage, status_line, subagent_lines
 from ankit.turn.app import App
 from ankit.turn.phrasing import PhraseWriter
@@ -37,7 +37,11 @@ from ankit.context.mentions import complete_path
 from ankit.skills.library import skills_listing
 from ankit.skills.tool import load_skill
 from ankit.terminal.calls import todo_lines
-from ankit.terminal.command_run import send_command
+from ankit.names import resolve
+from ankit import paths
+from ankit.terminal.custom import command_dirs, load_commands
+from pathlib import Path
+from ankit.terminal.command_run import run_named
 from ankit.terminal.pager import show
 from ankit.hooks.config import listing
 from ankit.turn.compaction import SUMMARY_HEAD, compact
@@ -103,6 +107,19 @@ class Command:
     complete: str = ""  # what its argument completes to: model, skill, group, session, command
 
 
+def command_folders(app: App) -> tuple[list[Path], dict[Path, str]]:
+    """The folders custom commands are read from, and which of them are plugins' (folder -> plugin name)."""
+    plugins = {folder: plugin.name for plugin in app.plugins() for folder in plugin.folders("commands")}
+    return command_dirs(app.cwd, paths.config_home()) + list(plugins), plugins
+
+
+def app_commands(app: App) -> tuple[dict, list[str]]:
+    """The custom commands of the folder, the user and the plugins (the built-in commands keep their names), and
+    the problems found."""
+    folders, plugins = command_folders(app)
+    return load_commands(folders, {*COMMANDS, *ALIASES}, app.cwd, plugins)
+
+
 def is_command(text: str) -> bool:
     """Whether a line is a slash command (a path such as /etc/hosts is not)."""
     word = text.split(maxsplit=1)[0] if text.strip() else ""
@@ -114,8 +131,11 @@ def dispatch(state: ReplState, text: str) -> None:
     word, _, arg = text.strip().partition(" ")
     name = ALIASES.get(word[1:], word[1:])
     command = COMMANDS.get(name)
-    if command is None and name in state.custom:
-        send_command(state, state.custom[name], arg.strip())
+    try:
+        if command is None and run_named(state, name, arg.strip()):
+            return
+    except AnkitError as exc:
+        state.view.error(str(exc))
         return
     if command is None and name in prompt_names(state.app.mcp):
         try:
@@ -187,8 +207,9 @@ def _argument_values(state: ReplState, kind: str) -> list[str]:
 def cmd_help(state: ReplState, arg: str) -> str:
     """The commands, one line each, one command's help, or a topic of the guide (paged)."""
     name = arg.lstrip("/")
-    if name in state.custom and name not in COMMANDS:
-        return custom_help(state.custom, name)
+    found = resolve(state.custom, name)[0] if name not in COMMANDS else ""
+    if found:
+        return custom_help(state.custom, found)
     if arg:
         command = COMMANDS.get(ALIASES.get(name, name))
         line = f"/{command.name} {command.args}".rstrip() + f"\n  {command.help}" if command else ""
@@ -331,10 +352,18 @@ def cmd_sessions(state: ReplState, arg: str) -> str:
 
 
 def cmd_resume(state: ReplState, arg: str) -> str:
-    """Switch to a saved session: its messages, activated groups and usage come back."""
-    data = state.app.store().load(arg or pick_session(state.app.store(), state.approve, state.view))
+    """Switch to a saved session (picked from this folder's, every folder's with --all): its messages, activated
+    groups and usage come back; one from another folder says where it ran and how to work there."""
+    store, cwd = state.app.store(), state.app.cwd
+    if not arg or arg == "--all":
+        arg = pick_session(store, state.approve.keys, state.approve.ask, state.view, None if arg else cwd)
+    data = store.load(arg)
     open_session(state, data)
-    return resumed_text(state.session, data.title, state.view.width())
+    text = resumed_text(state.session, data.title, state.view.width())
+    if elsewhere(data.cwd, cwd):
+        text += (f"\n{elsewhere(data.cwd, cwd)}; to work there: /exit, then cd {visible_line(data.cwd)} && "
+                 f"ankit --resume {data.id}")
+    return text
 
 
 def cmd_retry(state: ReplState, arg: str) -> None:
@@ -441,7 +470,7 @@ COMMANDS: dict[str, Command] = {c.name: c for c in [
     Command("compact", "", "go on from a summary the model writes (the file keeps all)", cmd_compact),
     Command("save", "[NAME]", "save the session now, optionally titled NAME", cmd_save),
     Command("sessions", "", "saved sessions, newest first", cmd_sessions),
-    Command("resume", "ID", "switch to a saved session", cmd_resume, "session"),
+    Command("resume", "ID", "switch to a saved session (--all: any folder's)", cmd_resume, "session"),
     Command("retry", "", "send the last message again (its reply is dropped)", cmd_retry),
     Command("todos", "", "the checklist the model keeps for the task at hand", cmd_todos),
     Command("mcp", "[NAME]", "MCP servers; NAME: prompts, resources; refresh; phrases", cmd_mcp, "server"),

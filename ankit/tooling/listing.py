@@ -17,7 +17,7 @@ from ankit.safety import statefiles
 from ankit.safety.effects import declared, names_lasting
 from ankit.tooling.tool import Tool, call_flexibly
 
-FORMAT = 2  # bump when what is stored changes
+FORMAT = 3  # bump when what is stored changes
 HOOKS = ("needs_approval", "preview", "changes", "time_limit")  # a module's functions, called through the module
 _DEPTH = 3  # folder/*.py, folder/GROUP/*.py and helpers one level further down
 
@@ -52,7 +52,7 @@ def describe(tool: Tool) -> dict | None:
     entry = {"name": tool.name, "description": tool.description, "parameters": tool.parameters, "group": tool.group,
              "read_only": tool.read_only, "effects": sorted(tool.declared_effects()), "examples": tool.examples, "hooks": hooks,
              "needs_approval": None if "needs_approval" in hooks else tool.needs_approval,
-             "time_limit": None if "time_limit" in hooks else tool.time_limit}
+             "time_limit": None if "time_limit" in hooks else tool.time_limit, "returns": tool.returns}
     try:
         return entry if json.loads(json.dumps(entry)) == entry else None  # a tuple or an object would not come back
     except (TypeError, ValueError):
@@ -108,7 +108,7 @@ def lazy_tool(entry: dict, path: Path, load) -> Tool:
                 preview=hook.get("preview"),
                 examples=entry["examples"], source=str(path), changes=hook.get("changes"),
                 time_limit=hook.get("time_limit", entry["time_limit"]), lasting=_Lasting(module),
-                effects=_Effects(module))
+                effects=_Effects(module), returns=str(entry.get("returns") or ""))
 
 
 class _Lasting:

@@ -45,6 +45,7 @@ def tool_from_module(module, path: Path, group: str) -> Tool:
         source=str(path),
         changes=getattr(module, "changes", None) if callable(getattr(module, "changes", None)) else None,
         time_limit=getattr(module, "time_limit", None),
+        returns=str(getattr(module, "returns", "") or ""),
     )
 
 

@@ -11,11 +11,6 @@ from ankit.records import ASKED_EFFECTS, EFFECTS, TodoList, ToolSpec
 DEFAULT_TIME_LIMIT = 600.0  # seconds a tool's run() may take unless it or the config says otherwise
 
 
-class JsonText(str):
-    """A tool's text that is its structured result as JSON (an MCP tool's structuredContent): the model reads the
-    text as ever, a run_code program gets the data."""
-
-
 def _no_admin(argv: list[str]) -> str:
     raise ToolError("ankit's settings commands are not available here")
 
@@ -69,10 +64,11 @@ class Tool:
     effects: frozenset[str] | Callable = frozenset(EFFECTS)  # what it may do (safety/effects.py): everything unless
     # declared; a function (a cached listing's tool) asks its module when a call needs it
     phrases: list[str] = field(default_factory=list)  # what users type for it, written by a model: searched, never sent
+    returns: str = ""  # what a run_code program's call returns: "annotation" or "annotation: what it holds"
 
     def spec(self) -> ToolSpec:
         """The part the model sees."""
-        return ToolSpec(self.name, self.description, self.parameters, self.group)
+        return ToolSpec(self.name, self.description, self.parameters, self.group, self.returns)
 
     def wants_approval(self, args: dict, ctx: ToolContext) -> bool:
         """Whether this call must be approved by the user before it runs."""

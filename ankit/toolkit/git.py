@@ -152,17 +152,8 @@ def _run(ctx, argv: list[str], timeout: float, args: tuple) -> subprocess.Comple
     env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C", "GIT_EDITOR": "true", "GIT_PAGER": "cat",
            "PAGER": "cat", "GIT_NO_LAZY_FETCH": "1"}
     env.pop("GIT_EXTERNAL_DIFF", None)
-    try:  # its own process group, tracked: a hook or helper git starts never outlives the call or ankit
-        proc = processes.track(subprocess.Popen(
-            processes.contained(argv, env, ctx.cwd), cwd=ctx.cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            stdin=subprocess.DEVNULL, env=env,
-            encoding="utf-8", errors="replace", start_new_session=True))
-        try:
-            out, err = proc.communicate(timeout=timeout)
-        finally:
-            if proc.poll() is None:  # a timeout, a Ctrl-C: the whole group goes
-                processes.end_group(proc)
-        return subprocess.CompletedProcess(argv, proc.returncode, out, err)
+    try:  # spawn: its own process group, tracked: a hook or helper git starts never outlives the call or ankit
+        return processes.run(argv, ctx.cwd, env, timeout)
     except FileNotFoundError:
         raise ToolError("git is not installed (or not on PATH); install git to use the git tools") from None
     except NotADirectoryError:

@@ -6,11 +6,11 @@ import ipaddress
 import os
 import pwd
 import shutil
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
 from ankit.errors import ToolError
+from ankit.safety import processes
 
 LISTEN_STATES = {"tcp": "0A", "udp": "07"}
 
@@ -127,7 +127,7 @@ def user_of(pid: int) -> str:
 def _ps(pid: int, field: str) -> str:
     if not shutil.which("ps"):
         return ""
-    result = subprocess.run(["ps", "-o", field, "-p", str(pid)], capture_output=True, text=True)
+    result = processes.run(["ps", "-o", field, "-p", str(pid)], timeout=30)
     return result.stdout.strip()
 
 
@@ -139,7 +139,7 @@ def lsof_listeners(port: int | None, protos: tuple[str, ...]) -> list[Listener]:
     for proto in protos:
         spec = f"-i{proto.upper()}" + (f":{port}" if port is not None else "")
         argv = ["lsof", "-nP", spec, "-F", "pcLn"] + (["-sTCP:LISTEN"] if proto == "tcp" else [])
-        result = subprocess.run(argv, capture_output=True, text=True, timeout=30)
+        result = processes.run(argv, timeout=30)
         found += _parse_lsof(result.stdout, proto)
     return sorted(found, key=lambda item: (item.port, item.proto, item.address))
 

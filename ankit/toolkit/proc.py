@@ -137,10 +137,7 @@ def spawn(argv: list[str], cwd: Path, capture: Capture, stdin=subprocess.DEVNULL
 
 def _popen(argv: list[str], cwd: Path, stdin) -> subprocess.Popen:
     env = {**os.environ, "PAGER": "cat", "GIT_PAGER": "cat", "NO_COLOR": "1"}
-    proc = processes.track(subprocess.Popen(  # its own group, ended with ankit (safety/processes.py)
-        processes.contained(argv, env, cwd), cwd=cwd, stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-        start_new_session=True, env=env,
-    ))
+    proc = processes.spawn(argv, cwd, env, stdin=stdin)  # its own group, ended with ankit (safety/processes.py)
     _LIVE.append(proc)
     return proc
 

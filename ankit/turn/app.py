@@ -81,6 +81,7 @@ class App:
         self.problems += [f"{flag} {p} is not a folder; check the path" for flag, p in given if p and not p.is_dir()]
         self.load_skills()
         self.instructions = load_instructions(self.cwd, paths.config_home())
+        self.notices += self.instructions.cuts
         self.registry = Registry(file_tools, self.skills, self.config.core, self.config.catalog_mode,
                                  self.config.mcp_servers, paths.state_home() / "mcp", self.mcp_start,
                                  self.problems, mcp_root=self.cwd, mcp_elicit=self.elicit,
@@ -96,12 +97,13 @@ class App:
         """Read the agent definitions again when their files changed (at start, and before each prompt); the
         dict is updated in place, so the task tool and the subagents see the same one; the problems found."""
         folders = agent_dirs(self.cwd, paths.config_home(), Path.home())
-        folders += [(folder, False) for plugin in self.plugins() for folder in plugin.folders("agents")]
+        plugins = {folder: plugin.name for plugin in self.plugins() for folder in plugin.folders("agents")}
+        folders += [(folder, False) for folder in plugins]
         now = paths.stamp([folder for folder, _ in folders], "**/*.md")
         if now == self._agents_stamp:
             return []
         self._agents_stamp = now
-        agents, problems = load_agents(folders, self.config.trusted, self.cwd)
+        agents, problems = load_agents(folders, self.config.trusted, self.cwd, plugins)
         known = self.tool_groups()
         problems += [f"agent {spec.name} ({spec.source}): {', '.join(missing)} {'is' if len(missing) == 1 else 'are'} "
                      "not a tool here and left out; /agents shows what it gets"
@@ -141,8 +143,8 @@ class App:
     def load_skills(self) -> "App":
         """Find the skills (all `ankit skills` needs: no tools, no MCP servers)."""
         dirs = skill_dirs(self.cwd, self.config.skills_dir, Path.home(), paths.config_home(), statefiles.bundled("skills"))
-        dirs += [plugin.root / "skills" for plugin in self.plugins() if (plugin.root / "skills").is_dir()]
-        self.skills, self.skill_problems = find_skills(dirs)
+        plugins = {plugin.root / "skills": plugin.name for plugin in self.plugins() if (plugin.root / "skills").is_dir()}
+        self.skills, self.skill_problems = find_skills(dirs + list(plugins), plugins)
         return self
 
     def reload_instructions(self) -> None:
@@ -216,8 +218,11 @@ class App:
         """Code mode's part of the system prompt ("" when it is off)."""
         if self.config.code_mode not in ("on", "only"):
             return ""
-        specs = [tool.spec() for tool in self.tools.values()]
-        return code_prompt(specs, self.config.code_mode_catalog, self.config.code_mode == "only")
+        specs = [tool.spec() for tool in self.tools.values() if tool.name != "find_tools"]
+        only = self.config.code_mode == "only"
+        catalog = self.registry.catalog
+        sent = set() if only else {n for g in self.registry.activation.core for n in catalog.members(g)}
+        return code_prompt(specs, self.config.code_mode_catalog, only, sent)
 
     def session(self, view: View, approve: Approver, ask: Asker = input, resume: SessionData | None = None,
                 inbox: Inbox | None = None) -> Session:

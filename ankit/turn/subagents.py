@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from ankit.names import ambiguous, resolve
 from ankit.agents.definitions import AgentSpec
 from ankit.agents.families import agent_model, known_models
 from ankit.discovery.finder import make_find_tools
@@ -184,10 +185,13 @@ class Subagents:
     def _spec(self, name: str) -> AgentSpec | None:
         if not name:
             return None
-        if name not in self.agents:
+        found, candidates = resolve(self.agents, name)
+        if candidates:
+            raise ToolError(ambiguous("the agent", name, candidates))
+        if not found:
             known = ", ".join(self.agents) or "none are defined"
             raise ToolError(f"no agent named {name!r} (named agents: {known}); leave agent out for a general subagent")
-        return self.agents[name]
+        return self.agents[found]
 
     def _started(self, session: Session, spec: AgentSpec | None, label: str, output) -> None:
         """SubagentStart hooks: the context they add goes to the subagent with its task."""

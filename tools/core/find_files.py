@@ -2,7 +2,7 @@
 
 import re
 
-from ankit.toolkit import ToolError, ignore, paths
+from ankit.toolkit import ToolError, ToolOutput, ignore, paths
 
 MAX_RESULTS = 500
 
@@ -24,6 +24,7 @@ parameters = {
     "required": ["pattern"],
     "additionalProperties": False,
 }
+returns = "list[str]: the matching paths, relative to the working folder (folders end in /)"
 read_only = True
 effects = ["read"]
 needs_approval = paths.needs_approval
@@ -39,8 +40,8 @@ def preview(args: dict, ctx) -> str:
     return f"{paths.outside_note(args, ctx)}find {args.get('pattern')!r} in {paths.resolve(ctx, args.get('path'))}"
 
 
-def run(args: dict, ctx) -> str:
-    """Return matching paths, one a line, relative to the working folder."""
+def run(args: dict, ctx) -> ToolOutput:
+    """Return matching paths, one a line, relative to the working folder; a program gets them as a list."""
     folder = paths.resolve(ctx, args.get("path"))
     if not folder.is_dir():
         raise ToolError(f"no such folder: {paths.show(ctx, folder)}; give a folder to search in")
@@ -60,7 +61,6 @@ def run(args: dict, ctx) -> str:
             if len(found) > MAX_RESULTS:
                 break
     if not found:
-        return f"no {kind if kind != 'any' else 'path'}s match {pattern!r} in {paths.show(ctx, folder)}"
-    if len(found) > MAX_RESULTS:
-        return "\n".join(found[:MAX_RESULTS]) + f"\n[more than {MAX_RESULTS} matches; narrow the pattern or folder]"
-    return "\n".join(found)
+        return ToolOutput(f"no {kind if kind != 'any' else 'path'}s match {pattern!r} in {paths.show(ctx, folder)}", [])
+    more = f"\n[more than {MAX_RESULTS} matches; narrow the pattern or folder]" if len(found) > MAX_RESULTS else ""
+    return ToolOutput("\n".join(found[:MAX_RESULTS]) + more, found[:MAX_RESULTS])

@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from ankit.toolkit import ToolError, ignore, paths, text
+from ankit.toolkit import ToolError, ToolOutput, ignore, paths, text
 
 MAX_ENTRIES = 500
 
@@ -20,6 +20,7 @@ parameters = {
     },
     "additionalProperties": False,
 }
+returns = "list[str]: the entries' paths, relative to the working folder (folders end in /)"
 read_only = True
 effects = ["read"]
 needs_approval = paths.needs_approval
@@ -35,15 +36,15 @@ def preview(args: dict, ctx) -> str:
     return f"{paths.outside_note(args, ctx)}list {paths.resolve(ctx, args.get('path'))}"
 
 
-def run(args: dict, ctx) -> str:
-    """Return one line per entry, indented by level."""
+def run(args: dict, ctx) -> ToolOutput:
+    """Return one line per entry, indented by level; a program gets the entries' paths as a list."""
     folder = paths.resolve(ctx, args.get("path"))
     if not folder.exists():
         raise ToolError(f"no such folder: {paths.show(ctx, folder)}{paths.suggest(folder)}")
     if not folder.is_dir():
         raise ToolError(f"{paths.show(ctx, folder)} is a file; use read_file to read it")
     depth = min(5, max(1, int(args.get("depth") or 1)))
-    lines = []
+    lines, found = [], []
     if depth == 1:
         entries = sorted(folder.iterdir(), key=lambda p: p.name)
         items = [(p, p.is_dir() and not p.is_symlink()) for p in entries]
@@ -54,8 +55,9 @@ def run(args: dict, ctx) -> str:
             lines.append(f"[stopped after {MAX_ENTRIES} entries; list a subfolder or use find_files]")
             break
         lines.append("  " * (len(path.relative_to(folder).parts) - 1) + _describe(path, is_dir))
+        found.append(paths.show(ctx, path) + ("/" if is_dir else ""))
     header = f"{paths.show(ctx, folder)}/"
-    return header + "\n" + "\n".join(lines) if lines else f"{header} is empty"
+    return ToolOutput(header + "\n" + "\n".join(lines) if lines else f"{header} is empty", found)
 
 
 def _describe(path: Path, is_dir: bool) -> str:
