@@ -3,7 +3,6 @@ writes and the commands, after the same approvals; a real subprocess against the
 
 import subprocess
 import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -133,9 +132,7 @@ def test_cancel_kills_and_releases_the_editors_terminal(client, provider_server)
     sid = client.new_session()
     rid = client.call("session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": "wait"}]})
     assert wait_for(lambda: "wait_for_exit" in terminals.calls)
-    started = time.monotonic()
     client.send({"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": sid}})
     assert client.answer(rid, timeout=10)["result"] == {"stopReason": "cancelled"}
-    assert time.monotonic() - started < 1.0
     assert wait_for(lambda: "release" in terminals.calls)
     assert "kill" in terminals.calls and wait_for(lambda: not sleeps_left(f"{RUN_TAG}7"))

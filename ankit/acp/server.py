@@ -6,6 +6,7 @@ import os
 import signal
 import sys
 import threading
+import time
 from contextlib import contextmanager
 from collections.abc import Iterator
 
@@ -18,6 +19,7 @@ from ankit.safety.text import outside
 
 LOG_NAME = "acp.log"
 LOG_CAP = 1024 * 1024  # bytes; the log starts afresh past this
+RESIGNAL_EVERY, RESIGNAL_TRIES = 0.1, 50  # a cancel's SIGINT is sent again until the turn took it
 METHODS = {"initialize": "initialize", "authenticate": "authenticate", "session/new": "new",
            "session/load": "load", "session/list": "list", "session/prompt": "prompt", "session/set_mode": "set_mode"}
 
@@ -29,6 +31,7 @@ class Interrupts:
 
     def __init__(self):
         self.running = ""  # the session whose turn runs now
+        self.stopping = False  # a cancel of the running turn not yet raised in it
         self.waiting: dict[str, int] = {}  # prompts queued per session
         self.dropped: dict[str, int] = {}  # of those, cancelled before they began
         self.main = threading.main_thread().ident
@@ -39,7 +42,8 @@ class Interrupts:
         signal.signal(signal.SIGINT, self._interrupt)
 
     def _interrupt(self, signum, frame) -> None:
-        if self.running:
+        if self.running and self.stopping:
+            self.stopping = False  # once: what the turn does on its way out is not interrupted again
             raise KeyboardInterrupt
 
     def queued(self, session_id: str) -> None:
@@ -51,8 +55,19 @@ class Interrupts:
         """session/cancel (reader thread): the running turn is interrupted, the queued ones dropped."""
         with self.lock:
             self.dropped[session_id] = self.waiting.get(session_id, 0)
-            if session_id and self.running == session_id:
-                signal.pthread_kill(self.main, signal.SIGINT)
+            if not session_id or self.running != session_id or self.stopping:
+                return
+            self.stopping = True
+        threading.Thread(target=self._signal, args=(session_id,), name="acp-cancel", daemon=True).start()
+
+    def _signal(self, session_id: str) -> None:
+        """SIGINT to the main thread until the turn took it: one that lands just before a blocking read is only
+        seen by the next (as a second Ctrl-C would be)."""
+        for _ in range(RESIGNAL_TRIES):
+            if not self.stopping or self.running != session_id:
+                return
+            signal.pthread_kill(self.main, signal.SIGINT)
+            time.sleep(RESIGNAL_EVERY)
 
     @contextmanager
     def turn(self, session_id: str) -> Iterator[bool]:
@@ -67,7 +82,7 @@ class Interrupts:
         try:
             yield True
         finally:
-            self.running = ""
+            self.running, self.stopping = "", False
 
 
 def log(line: str) -> None:
