@@ -5,7 +5,7 @@ never dropped silently. Which files are read (a project's only when trusted) is 
 
 from pathlib import Path
 
-from ankit.claude.settings import env_of, read_json
+from ankit.claude.settings import read_json
 from ankit.hooks.events import DEFAULT_TIMEOUT, EVENTS, Hook, Hooks
 
 ENTRY_FIELDS = {"type", "command", "prompt", "timeout"}
@@ -32,7 +32,8 @@ def from_claude_settings(path: Path, plugin_root: Path | None = None) -> tuple[l
     """Hooks from a Claude Code settings.json (or a plugin's hooks.json, with its root for CLAUDE_PLUGIN_ROOT)."""
     data, problems = read_json(path)
     tables = data.get("hooks")
-    env = env_of(data) | ({"CLAUDE_PLUGIN_ROOT": str(plugin_root)} if plugin_root else {})
+    # the settings files' env is merged once for the whole run (settings/layers.py), never per file
+    env = {"CLAUDE_PLUGIN_ROOT": str(plugin_root)} if plugin_root else {}
     hooks = []
     for event, groups in (tables if isinstance(tables, dict) else {}).items():
         if event not in EVENTS:
