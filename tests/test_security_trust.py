@@ -219,3 +219,18 @@ def test_a_trusted_folders_session_start_script_that_changes_asks_again(run, pro
     term.expect("ignored this time")
     term.finish()
     assert marker.read_text() == "v1\n"  # the changed script never ran
+
+
+def test_a_folder_over_the_digest_limits_is_refused_in_one_line_even_with_trust(provider_server, tmp_path):
+    work, marker = tmp_path / "work", tmp_path / "HOOK_RAN"
+    work.mkdir()
+    claude_only_repo(work, marker)
+    with open(work / ".claude" / "cache.bin", "wb") as sparse:  # takes no disk: only its size is over the limit
+        sparse.truncate(300 << 20)
+    provider_server.push_openai(tool_calls=[("c1", "run_command", '{"command": "echo hi"}')])
+    provider_server.push_openai(text="done")
+    done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "-p", "go", "--yes", "--trust")
+    assert done.returncode == 0 and not marker.exists(), done.stderr
+    said = [line for line in done.stderr.splitlines() if "trust" in line]
+    assert said == [f"ankit: this folder is not trusted: {work / '.claude'} holds more than 20,000 files or 256 MB, "
+                    "more than ankit digests to trust it; remove what it does not need (node_modules, build output)"]
