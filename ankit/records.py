@@ -13,6 +13,20 @@ EFFECTS = ("read", "write", "write-elsewhere", "lasting", "network", "run")
 ASKED_EFFECTS = ("write-elsewhere", "run")  # a call whose tool may do these is asked first, whatever the tool says
 
 
+@dataclass(frozen=True)
+class Touches:
+    """What one call declares it reads, changes, runs and reaches (absolute paths, program names, hosts);
+    withholds: a read the rules deny is left out of the result instead of the call refused (search and listing
+    tools); declared False: the tool said nothing, so it may do anything its arguments allow."""
+
+    reads: tuple[str, ...] = ()
+    changes: tuple[str, ...] = ()
+    runs: tuple[str, ...] = ()
+    reaches: tuple[str, ...] = ()
+    withholds: bool = False
+    declared: bool = True
+
+
 @dataclass
 class ToolCall:
     """A call the model asked for; `arguments` is the raw JSON text as the model sent it."""

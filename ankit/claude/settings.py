@@ -2,9 +2,10 @@
 .claude/settings.json and .claude/settings.local.json (the project's).
 
 Read from them: `permissions.allow`, `deny` and `ask` in Claude Code's rule syntax, translated here into ankit's
-rules (`Bash(npm run test:*)` -> `run_command: npm run test*` and the same for job_start; `Read(./.env)` -> the
-reading tools on `.env`; `Edit(src/**)` -> the editing tools (which tools: claude/toolnames.py); `WebFetch(domain:example.com)` -> web_fetch on that
-host; `mcp__server__tool` as it is), and `env`. The policy engine (safety/policy.py) merges them as any layer: a
+rules (`Bash(npm run test:*)` -> `run_command: npm run test*` and the same for job_start; `Read(./.env)` ->
+`Read(.env)`, binding every path any tool declares it reads; `Edit(src/**)` -> `Edit(src/*)`, every path any tool
+changes; `WebFetch(domain:example.com)` -> web_fetch on that host; `mcp__server__tool` as it is, `mcp__server`
+every tool of that server; which tools a name binds: claude/toolnames.py), and `env`. The policy engine (safety/policy.py) merges them as any layer: a
 project's deny and ask apply at once, its allow and env wait for trust. Hooks are read by hooks/config.py.
 What trusting a folder's .claude/ would trust is listed by `trust_lines`. A rule or key ankit cannot translate is
 said once, never dropped silently.
@@ -16,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ankit.claude.hooksjson import hook_entries
-from ankit.claude.toolnames import rule_argument, rule_tools
+from ankit.claude.toolnames import path_rule, rule_argument, rule_tools
 from ankit.safety.digests import file_digest, folder_digest, named_files
 
 PROJECT_FILES = ("settings.json", "settings.local.json")
@@ -59,12 +60,14 @@ def env_of(data: dict) -> dict[str, str]:
 
 def translate(rule: str, deny: bool) -> list[str] | None:
     """One Claude Code permission rule as ankit rules; None when ankit has nothing it could mean."""
+    if re.fullmatch(r"mcp__[\w-]+__\*", rule.strip()):
+        return [rule.strip()]  # every tool of that server, as mcp__server
     found = RULE.match(rule.strip())
     if found is None:
         return None
     tool, arg = found["tool"], found["arg"]
     if tool.startswith("mcp__"):
-        return [tool] if arg is None and tool.count("__") >= 2 else None
+        return [tool] if arg is None and len(tool) > len("mcp__") else None  # mcp__server covers all its tools
     tools, kind = rule_tools(tool), rule_argument(tool)  # the one table of Claude Code's tools (claude/toolnames.py)
     if not tools:
         return None
@@ -74,6 +77,8 @@ def translate(rule: str, deny: bool) -> list[str] | None:
         return [f"{t}: {_command(arg)}" for t in tools]
     if kind == "domain":
         return _fetch(arg, deny)
+    if kind == "path" and path_rule(tool):  # every tool's declared paths (safety/pathrules.py)
+        return [f"{path_rule(tool)}({p})" for p in _paths(arg)]
     if kind == "path":
         return [f"{t}: {p}" for t in tools for p in _paths(arg)]
     return None

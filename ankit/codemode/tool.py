@@ -32,5 +32,5 @@ def make_run_code_tool() -> Tool:
         "type": "string", "description": "The Python program; `import tools` gives the tools as functions"}},
         "required": ["code"], "additionalProperties": False}
     return Tool("run_code", RUN_CODE_DESCRIPTION, parameters, run, group="core", needs_approval=True,
-                preview=preview, source="ankit", time_limit=0,
+                preview=preview, source="ankit", time_limit=0, confined=True,
                 examples=["read many files and summarise them", "run a program that calls tools"])

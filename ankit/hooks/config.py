@@ -6,7 +6,7 @@ never dropped silently. Which files are read (a project's only when trusted) is 
 from pathlib import Path
 
 from ankit.claude.hooksjson import HookEntry, hook_entries
-from ankit.claude.settings import env_of, read_json
+from ankit.claude.settings import read_json
 from ankit.hooks.events import DEFAULT_TIMEOUT, EVENTS, Hook, Hooks
 
 
@@ -38,7 +38,8 @@ def _table_hook(event: str, table: dict, origin: str) -> Hook | None:
 def from_claude_settings(path: Path, plugin_root: Path | None = None) -> tuple[list[Hook], list[str]]:
     """Hooks from a Claude Code settings.json (or a plugin's hooks.json, with its root for CLAUDE_PLUGIN_ROOT)."""
     data, problems = read_json(path)
-    env = env_of(data) | ({"CLAUDE_PLUGIN_ROOT": str(plugin_root)} if plugin_root else {})
+    # the settings files' env is merged once for the whole run (settings/layers.py), never per file
+    env = {"CLAUDE_PLUGIN_ROOT": str(plugin_root)} if plugin_root else {}
     entries, more = hook_entries(data, path, EVENTS)
     return [_hook(e, str(path), env) for e in entries], problems + more
 

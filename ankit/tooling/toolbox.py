@@ -13,10 +13,9 @@ from ankit.protocols import Approver, Checkpoints
 from ankit.records import ARGUMENTS_CAP, TOO_LONG, ToolCall, ToolOutput, ToolResult
 from ankit.safety import text as boundary
 from ankit.safety.effects import changes
-from ankit.safety.policy import Policy
-from ankit.safety.sandbox import COMMAND_TOOLS, Sandbox, Verdict
+from ankit.safety.policy import Policy, Verdict as Decision
+from ankit.safety.sandbox import Sandbox, Verdict
 from ankit.safety.scrub import Scrubber
-from ankit.safety.statefiles import bundled
 from ankit.hooks import toolcalls
 from ankit.claude.toolnames import PER_FILE
 from ankit.hooks.events import Hooks
@@ -87,8 +86,9 @@ def run_call(call: ToolCall, tool: Tool | None, ctx: ToolContext, approve: Appro
         args = _checked_arguments(call, tool)
         verdict = _sandbox_step(tool, args, ctx, sandbox)
         refused = _gate(call, tool, args, ctx, approve, policy or Policy(), error, verdict)
-        if refused is not None:
+        if not isinstance(refused, Decision):
             return refused
+        ctx = replace(ctx, withheld=frozenset(refused.withheld))
         limit = tool.limit(args, ctx)
         try:
             output_text, value = _run(tool, args, ctx, keeper, limit, verdict, sandbox)
@@ -172,24 +172,17 @@ def _sandbox_step(tool: Tool, args: dict, ctx: ToolContext, sandbox: Sandbox | N
     """The sandbox's say on this call (none without a sandbox)."""
     if sandbox is None:
         return Verdict()
-    confines = (tool.name in COMMAND_TOOLS and _bundled(tool)) or (tool.name == "run_code" and tool.source == "ankit")
+    confines = tool.confined
     edits = changes(tool.declared_effects())  # a tool without a declaration changes everything
     return sandbox.verdict(tool.name, confines, edits, args)
 
 
-def _bundled(tool: Tool) -> bool:
-    """Whether the tool is one of ankit's own modules (a tool of the same name elsewhere confines nothing)."""
-    try:
-        return Path(tool.source).resolve().is_relative_to(bundled("tools").resolve())
-    except (OSError, ValueError):
-        return False
-
-
 def _gate(call: ToolCall, tool: Tool, args: dict, ctx: ToolContext, approve: Approver, policy: Policy,
-          error: Callable[[str, str], ToolResult], step: Verdict = Verdict()) -> ToolResult | None:
-    """The policy's verdict (ankit/safety/policy.py: rules, the sandbox's step), then the user's approval where
-    the tool wants it or the policy asks; None lets the call run."""
-    verdict = policy.decide(tool.name, args, _changed_paths(tool, args, ctx), tool.outlives(args, ctx), step)
+          error: Callable[[str, str], ToolResult], step: Verdict = Verdict()):
+    """The policy's verdict (ankit/safety/policy.py: rules over what the call declares it touches, the sandbox's
+    step), then the user's approval where the tool wants it or the policy asks; the verdict lets the call run
+    (with the reads it must leave out), a result refuses it."""
+    verdict = policy.decide(tool.name, args, (), tool.outlives(args, ctx), step, tool.touched(args, ctx), tool.group)
     if verdict.decision == "deny" and not verdict.rule:  # the sandbox refused it (plan mode)
         return replace(error(verdict.why, verdict.why.split(":")[0]), refused=True)
     if verdict.decision == "deny":
@@ -203,7 +196,7 @@ def _gate(call: ToolCall, tool: Tool, args: dict, ctx: ToolContext, approve: App
         answer = approve(tool, args, str(text or ""))
         if isinstance(answer, str) or not answer:  # False, or the reason the user gave for the no
             return declined(call, answer)
-    return None
+    return verdict
 
 
 def _execute(tool: Tool, args: dict, ctx: ToolContext, keeper: Checkpoints | None, limit: float):

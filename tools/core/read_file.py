@@ -38,6 +38,11 @@ examples = [
 ]
 
 
+def touches(args: dict, ctx) -> dict:
+    """The file it reads."""
+    return {"reads": [args["path"]]}
+
+
 def preview(args: dict, ctx) -> str:
     """Say which file outside the working folder would be read."""
     return f"{paths.outside_note(args, ctx)}read {paths.resolve(ctx, args.get('path'))}"

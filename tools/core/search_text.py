@@ -50,6 +50,13 @@ examples = [
 ]
 
 
+def touches(args: dict, ctx) -> dict:
+    """Every file the search would open (a link inside the folder followed, one leading out not); a file the
+    settings' rules deny reading is left out of the result, not the search refused."""
+    target = paths.resolve(ctx, args.get("path"))
+    return {"reads": list(_files(target, args, ctx)) if target.exists() else [target], "withholds": True}
+
+
 def preview(args: dict, ctx) -> str:
     """Say which path outside the working folder would be searched."""
     return f"{paths.outside_note(args, ctx)}search {args.get('pattern')!r} in {paths.resolve(ctx, args.get('path'))}"
@@ -77,8 +84,11 @@ def _search(args: dict, ctx, regex: re.Pattern) -> list:
         raise ToolError(f"no such file or folder: {paths.show(ctx, target)}{paths.suggest(target)}")
     limit = max(1, int(args.get("max_results") or DEFAULT_RESULTS))
     context = min(5, max(0, int(args.get("context") or 0)))
-    out, count, skipped, records = [], 0, 0, []
+    out, count, skipped, records, left = [], 0, 0, [], 0
     for path in _files(target, args, ctx):
+        if paths.withheld(ctx, path):
+            left += 1
+            continue
         lines = _lines(path)
         if lines is None:
             skipped += 1
@@ -93,8 +103,10 @@ def _search(args: dict, ctx, regex: re.Pattern) -> list:
             break
     if skipped:
         out.append(f"[skipped {skipped} files larger than {text.human_size(MAX_FILE_BYTES)}]")
+    out += [paths.withheld_note(left)] if left else []
     if not count:
-        return [f"no matches for {args['pattern']!r} in {paths.show(ctx, target)}" + (f"\n{out[-1]}" if skipped else ""), []]
+        notes = "".join(f"\n{line}" for line in out[len(out) - bool(skipped) - bool(left):])
+        return [f"no matches for {args['pattern']!r} in {paths.show(ctx, target)}" + notes, []]
     return [text.cap("\n".join(out), hint="narrow the search"), records]
 
 
