@@ -85,6 +85,13 @@ def rule_argument(name: str) -> str:
     return BY_NAME[name].argument if name in BY_NAME else ""
 
 
+def path_rule(name: str) -> str:
+    """ankit's path rule form a rule naming this tool with a path becomes: "Read" (every path any tool reads),
+    "Edit" (every path any tool changes: Edit, Write, MultiEdit) or "" (a rule over its own tools)."""
+    row = BY_NAME.get(name)
+    return "Read" if name == "Read" else "Edit" if row is not None and row.rules == EDITING else ""
+
+
 def claude_name(tool: str) -> str:
     """The name a hook sees: Claude Code's for a tool with a counterpart, else ankit's."""
     return SHOWN_AS[tool].name if tool in SHOWN_AS else tool

@@ -50,7 +50,7 @@ class Hook:
     timeout: float = DEFAULT_TIMEOUT
     origin: str = ""  # the file it came from
     kind: str = "command"
-    env: dict[str, str] = field(default_factory=dict)  # the settings file's env, CLAUDE_PLUGIN_ROOT
+    env: dict[str, str] = field(default_factory=dict)  # CLAUDE_PLUGIN_ROOT for a plugin's hook
 
     def matches(self, subject: str) -> bool:
         """Whether this hook runs for a tool (by any of its names) or an event's source; a bad pattern matches

@@ -28,15 +28,17 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ankit.safety import sandbox
+from ankit.records import Touches
+from ankit.safety import pathrules, sandbox
+from ankit.safety.pathrules import PATH_KEYS
 from ankit.safety.programs import command_key, normalized, runs_code
 from ankit.safety.shellwords import scan
 
 SUBJECT_KEYS = ("command", "url", "path", "query", "name")
 SHELL_KEY = "command"
-PATH_KEYS = ("path", "paths", "source", "destination", "cwd", "file", "folder", "directory")
 READING = {"GET", "HEAD", "OPTIONS"}
 SECRET_REF = re.compile(r"\$\{?[A-Za-z_][A-Za-z0-9_]*\}?")
+PATH_RULE = re.compile(r"(Read|Edit|Write)\((.*)\)", re.S)
 
 
 @dataclass
@@ -48,8 +50,24 @@ class Rule:
 
     @classmethod
     def parse(cls, text: str) -> "Rule":
+        """"TOOL", "TOOL: GLOB", or a path rule "Read(GLOB)", "Edit(GLOB)", "Write(GLOB)" (pathrules.py)."""
+        shaped = PATH_RULE.fullmatch(str(text).strip())
+        if shaped is not None:
+            return cls(pathrules.KINDS[shaped[1].lower()], shaped[2].strip().removeprefix("./") or "*")
         name, sep, pattern = str(text).partition(":")
         return cls(name.strip(), pattern.strip() if sep else None)
+
+    def binds(self, tool: str, group: str = "") -> bool:
+        """Whether the rule names this tool: by its name, or as every tool of its MCP server (`mcp__server`,
+        `mcp__server__*`; the server told by the tool's group "mcp:NAME" where known)."""
+        if self.tool == tool:
+            return True
+        server = self.tool[len("mcp__"):].removesuffix("__*") if self.tool.startswith("mcp__") else ""
+        if not server or "*" in server:
+            return False
+        if group.startswith("mcp:"):
+            return server in (group[4:], re.sub(r"[^A-Za-z0-9_-]", "_", group[4:]))
+        return "__" not in server and tool.startswith(f"mcp__{server}__")
 
     def covers(self, subject: str) -> bool:
         """Whether the glob matches; "X *" matches "X" itself too (a program with no arguments)."""
@@ -62,6 +80,8 @@ class Rule:
         return fnmatch.fnmatchcase(subject, self.pattern)
 
     def __str__(self) -> str:
+        if self.tool in (pathrules.READ, pathrules.EDIT):
+            return f"{self.tool[:-2].capitalize()}({self.pattern})"
         return self.tool if self.pattern is None else f"{self.tool}: {self.pattern}"
 
 
@@ -82,6 +102,7 @@ class Verdict:
     decision: str
     rule: str = ""
     why: str = ""
+    withheld: tuple[str, ...] = ()  # paths the call reads that the rules deny: left out of its result
 
 
 def subject(args: dict) -> str | None:
@@ -186,45 +207,78 @@ class Policy:
             self.allow = [rule for rule in self.allow if not any(rule is a for a in added)]
 
     def decide(self, tool: str, args: dict, paths: list = (), lasting: bool = False,
-               step: sandbox.Verdict | None = None) -> Verdict:
-        """Whether a call runs unasked ("allow"), is refused ("deny") or is asked; paths: those it will change;
-        step: the sandbox's say on it (safety/sandbox.py: decide), taken after the deny rules."""
+               step: sandbox.Verdict | None = None, touched: Touches | None = None, group: str = "") -> Verdict:
+        """Whether a call runs unasked ("allow"), is refused ("deny") or is asked; paths: those it will change
+        (when touched, what the call declares it reads and changes, says nothing); step: the sandbox's say on it
+        (safety/sandbox.py: decide), taken after the deny rules; group: the tool's, for rules over an MCP server.
+        A read the rules deny of a tool that withholds is left out (Verdict.withheld), not the call refused."""
+        touched = touched or Touches(changes=tuple(map(str, paths)), declared=False)
+        if self.cwd is not None:
+            touched = pathrules.of_call(touched, args, self.cwd)
+        verdict, withheld = self._by_paths(tool, group, args, touched, self.deny, "deny")
+        if verdict is None:
+            verdict = self._decide(tool, args, touched, lasting, step, group)
+        return Verdict(verdict.decision, verdict.rule, verdict.why, tuple(withheld))
+
+    def _decide(self, tool: str, args: dict, touched: Touches, lasting: bool, step: sandbox.Verdict | None,
+                group: str) -> Verdict:
         forms = self._path_forms(args)
         for form in forms:
-            verdict = self._denied(tool, form)
+            verdict = self._denied(tool, form, group)
             if verdict is not None:
                 return verdict
         step = step or sandbox.Verdict()
         if step.action == "refuse":
             return Verdict("deny", "", step.reason)
-        asked = self._matches(self.ask, tool, forms[-1], deny=True)
+        asked = self._matches(self.ask, tool, forms[-1], deny=True, group=group)
         if asked is not None:
             return Verdict("ask", str(asked))
-        doubt = self._doubted(self.ask, tool, forms[-1])
+        doubt = self._doubted(self.ask, tool, forms[-1], group)
         if doubt is not None:
             return doubt
+        asked = self._by_paths(tool, group, args, touched, self.ask, "ask")[0]
+        if asked is not None:
+            return asked
         if step.action == "sandboxed":
             return Verdict("allow", "", "it runs confined in the sandbox")
-        if self.cwd is not None and outside(args, self.cwd, paths):
+        if self.cwd is not None and outside(args, self.cwd, touched.changes):
             return Verdict("ask", why="it names a path outside the working folder")
-        rule = self._matches(self.allow, tool, forms[-1], deny=False)
+        rule = self._matches(self.allow, tool, forms[-1], deny=False, group=group)
+        if rule is None and self.cwd is not None:
+            rule = pathrules.all_allowed(self.allow, touched, self.cwd)
         if rule is not None:
             return Verdict("allow", str(rule))
-        grant = next((g for g in self.always if self._granted(g, tool, forms[-1], lasting, paths)), None)
+        grant = next((g for g in self.always if self._granted(g, tool, forms[-1], lasting, touched.changes)), None)
         return Verdict("allow", describe(grant)) if grant is not None else Verdict("ask")
 
-    def _denied(self, tool: str, args: dict) -> Verdict | None:
+    def _by_paths(self, tool: str, group: str, args: dict, touched: Touches, rules: list[Rule],
+                  decision: str) -> tuple[Verdict | None, list[str]]:
+        """A verdict from the deny (or ask) rules over the paths the call declares it changes and reads; the
+        reads of a withholding tool the rules bind are returned instead, to be left out."""
+        if self.cwd is None or not rules:
+            return None, []
+        own = [] if any(isinstance(args.get(k), str) for k in (SHELL_KEY, "url")) else [
+            r for r in rules if r.pattern and r.binds(tool, group)]
+        found = pathrules.first(rules, pathrules.EDIT, touched.changes, self.cwd, own)
+        if found is None and touched.withholds and decision == "deny":
+            return None, pathrules.bound(rules, pathrules.READ, touched.reads, self.cwd, own)
+        found = found or pathrules.first(rules, pathrules.READ, touched.reads, self.cwd, own)
+        if found is None:
+            return None, []
+        return Verdict(decision, str(found.rule), f"it {'reads' if found.read else 'changes'} {found.path}"), []
+
+    def _denied(self, tool: str, args: dict, group: str = "") -> Verdict | None:
         """A deny verdict for one form of the arguments; an unsure reading of a command a deny rule could
         match is asked, or refused under --yes."""
-        rule = self._matches(self.deny, tool, args, deny=True)
+        rule = self._matches(self.deny, tool, args, deny=True, group=group)
         if rule is not None:
             return Verdict("deny", str(rule))
-        return self._doubted(self.deny, tool, args)
+        return self._doubted(self.deny, tool, args, group)
 
-    def _doubted(self, rules: list[Rule], tool: str, args: dict) -> Verdict | None:
+    def _doubted(self, rules: list[Rule], tool: str, args: dict, group: str = "") -> Verdict | None:
         """For a command these deny or ask rules could apply to without ankit being able to tell (a line it
         cannot read surely): asked, or refused under --yes, saying why; None otherwise."""
-        rules = [r for r in rules if r.tool == tool and r.pattern]
+        rules = [r for r in rules if r.binds(tool, group) and r.pattern]
         text = subject(args)
         if not rules or SHELL_KEY not in args or not isinstance(text, str):
             return None
@@ -248,10 +302,10 @@ class Policy:
             return [args]
         return [args, {**args, "path": real.relative_to(root).as_posix() or "."}]
 
-    def _matches(self, rules: list[Rule], tool: str, args: dict, deny: bool) -> Rule | None:
+    def _matches(self, rules: list[Rule], tool: str, args: dict, deny: bool, group: str = "") -> Rule | None:
         """The first rule matching the call: for a deny (or ask) rule, any command the line runs; for an allow
         rule, every command of a plain line, none of them running code of its own choosing."""
-        rules = [r for r in rules if r.tool == tool]
+        rules = [r for r in rules if r.binds(tool, group)]
         text = subject(args)
         if not rules:
             return None

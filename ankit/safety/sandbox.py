@@ -32,7 +32,6 @@ PROTECTED = (".git", ".ankit", ".claude", ".hg", ".svn", ".envrc", ".direnv", ".
              ".pre-commit-config.yaml", ".husky", ".gitattributes", ".gitmodules", "AGENTS.md", "CLAUDE.md", ".agents")
 # sockets that reach a process outside the sandbox: the D-Bus session bus (systemd-run), Docker (root), X11 (keys)
 SOCKETS = ("/run/docker.sock", "/var/run/docker.sock", "/run/dbus/system_bus_socket", "/tmp/.X11-unix")
-COMMAND_TOOLS = ("run_command", "job_start")
 CREDENTIALS = (".ssh", ".gnupg", ".aws", ".azure", ".config/gcloud", ".config/gh", ".kube", ".docker", ".netrc",
                ".git-credentials", ".pypirc", ".npmrc")  # in the home folder: hidden from the model's commands
 ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")

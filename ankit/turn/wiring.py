@@ -86,5 +86,7 @@ def _code_mode(app, runner: Runner, view: View) -> CodeMode:
 def _subagents(app, runner: Runner, stop: threading.Event, settings) -> Subagents:
     """What runs the task tool's sub-sessions, from the main runner's pieces (its context has no run_task)."""
     prompt = SubPrompt(app.cwd, "", app.instructions.text, app.config.context_window)
+    limits = CodeLimits.from_config(app.config.raw) if app.config.code_mode in ("on", "only") else None
     return Subagents(app.registry, settings, runner, prompt, app.agents, app.config.subagent_max_rounds,
-                     app.config.max_tokens, Budget(app.config.max_cost, app.prices()), app.hooks, stop)
+                     app.config.max_tokens, Budget(app.config.max_cost, app.prices()), app.hooks, stop,
+                     code_limits=limits)

@@ -36,6 +36,12 @@ def changes(args: dict, ctx) -> list:
     return [path for file, _, _, old in _plan(args, ctx) for path in (file.path, old) if path is not None]
 
 
+def touches(args: dict, ctx) -> dict:
+    """Every file in the patch: read, then written, created, deleted or renamed (both names)."""
+    found = changes(args, ctx)
+    return {"reads": found, "changes": found}
+
+
 def preview(args: dict, ctx) -> str:
     """Every change the patch would make: what happens to each file (created, changed, renamed, deleted), with
     its diff, and a note for each path outside the working folder."""

@@ -35,6 +35,11 @@ def changes(args: dict, ctx) -> list:
     return [paths.target(ctx, args["path"])]
 
 
+def touches(args: dict, ctx) -> dict:
+    """The file it reads and changes."""
+    return {"reads": [args["path"]], "changes": [args["path"]]}
+
+
 def preview(args: dict, ctx) -> str:
     """The unified diff the edit would make."""
     file, new, shown = _plan(args, ctx)

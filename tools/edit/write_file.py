@@ -31,6 +31,11 @@ def changes(args: dict, ctx) -> list:
     return [paths.target(ctx, args["path"])]
 
 
+def touches(args: dict, ctx) -> dict:
+    """The file it writes (its old content is not read back to the model)."""
+    return {"changes": [args["path"]]}
+
+
 def preview(args: dict, ctx) -> str:
     """The unified diff from the current file (or nothing) to the new content."""
     path = paths.target(ctx, args["path"])

@@ -26,6 +26,7 @@ parameters = {
 }
 read_only = False
 effects = ["run"]
+confined = True  # its command starts through ctx.confine: inside the sandbox in force (ankit's own module only)
 needs_approval = True
 examples = [
     "run the tests with pytest",
