@@ -21,7 +21,7 @@ LAYERS = [
     # toolkit is the stable API tool modules import (nothing in ankit imports it)
     ["discovery/", "skills/", "agents/", "mcp/", "storage/", "providers/", "routines/", "codemode/"],
     ["turn/"],
-    ["terminal/"],
+    ["terminal/", "acp/"],  # acp: the Agent Client Protocol, another face of the same session
     ["cli/", "__main__"],  # -p and the subcommands show tool lines and listings as the REPL does (terminal)
 ]
 
