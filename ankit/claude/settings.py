@@ -36,6 +36,7 @@ class ClaudeLayer:
     problems: list[str] = field(default_factory=list)
     source: list[str] = field(default_factory=list)  # the Claude Code rules as written (allow), for the trust question
     hooks: list[str] = field(default_factory=list)  # one line per hook command, for the trust question
+    mode: str = ""  # permissions.defaultMode (the last file's): acceptEdits or plan ("" for default or none)
 
 
 def read_json(path: Path) -> tuple[dict, list[str]]:
@@ -127,9 +128,25 @@ def read_layer(paths: list[Path]) -> ClaudeLayer:
             for rule in permissions.get(key) or [] if isinstance(permissions.get(key), list) else []:
                 _take(layer, key, str(rule), path)
         layer.problems += [f"{path}: ankit ignores permissions.{k}" for k in permissions
-                           if k not in ("allow", "deny", "ask")]
+                           if k not in ("allow", "deny", "ask", "defaultMode")]
+        _mode(layer, permissions.get("defaultMode"), path)
         layer.hooks += _hook_lines(data, path)
     return layer
+
+
+def _mode(layer: ClaudeLayer, value, path: Path) -> None:
+    """permissions.defaultMode: acceptEdits and plan are taken; default changes nothing; bypassPermissions is
+    never taken from a file (one line: the flag does it for one run)."""
+    if value is None or value == "default":
+        return
+    if value in ("acceptEdits", "plan"):
+        layer.mode = str(value)
+    elif value == "bypassPermissions":
+        layer.problems.append(f"{path}: defaultMode bypassPermissions is not taken from a file; pass "
+                              "--permission-mode bypassPermissions (or --yes) for one run")
+    else:
+        layer.problems.append(f"{path}: defaultMode {str(value)[:40]!r} is not a mode (default, acceptEdits, plan, "
+                              "bypassPermissions); ignored")
 
 
 def _take(layer: ClaudeLayer, key: str, rule: str, path: Path) -> None:
@@ -166,6 +183,7 @@ def trust_lines(cwd: Path) -> list[str]:
     layer = read_layer(settings)
     lines = list(layer.hooks) + [f"allow without asking: {rule}" for rule in layer.source]
     lines += [f"set the environment variable {k}={v}" for k, v in sorted(layer.env.items())]
+    lines += [f"start in the permission mode {layer.mode}"] if layer.mode else []
     found = itertools.islice(folder.rglob("*"), FILES_CAP)
     others = sorted(p for p in found if p.is_file() and not (p.parent == folder and p.name in PROJECT_FILES))
     if others:
