@@ -387,3 +387,22 @@ def test_on_mode_describes_each_found_tool_once_its_schema_and_a_call_line(provi
     assert "tools.git_commit(message, paths, all) -> str: the new commit's hash" in answer
     assert "def git_commit(" not in answer and "git_commit" in {t["function"]["name"] for t in
                                                                provider_server.requests[1].json["tools"]}
+
+
+@pytest.mark.parametrize("mode", ["on", "only"])
+def test_a_find_tools_request_of_several_parts_loads_the_tool_of_each(provider_server, tmp_path, mode):
+    configure(tmp_path)
+    (tmp_path / "config" / "ankit" / "config.toml").write_text(f'code_mode = "{mode}"\n')
+    query = "show the last commits and who made them, create a branch, commit"
+    provider_server.push_openai(tool_calls=[("c1", "find_tools", json.dumps({"query": query}))])
+    provider_server.push_openai(text="done")
+    done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "--model", "gpt-4o", "-p", "go")
+    assert done.returncode == 0, done.stderr
+    answer = provider_server.requests[1].json["messages"][-1]["content"]
+    sent = {t["function"]["name"] for t in provider_server.requests[1].json["tools"]}
+    if mode == "on":
+        assert {"git_log", "git_commit"} <= sent
+        assert "tools.git_log(" in answer and "tools.git_commit(" in answer
+    else:
+        assert sent == {"find_tools", "run_code"}
+        assert "def git_log(" in answer and "def git_commit(" in answer

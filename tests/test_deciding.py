@@ -14,7 +14,7 @@ import pytest
 from tests.conftest import anthropic_sse, fixture_parts, logprobs_sse, openai_sse, responses_sse
 from tests.test_decision import catalog_index
 from tests.test_oneshot import ankit
-from ankit.discovery.decision import CANDIDATES, LETTERS, decide, group_options, letters, rotation
+from ankit.discovery.decision import CANDIDATES, LETTERS, Decision, decide, group_options, letters, rotation
 from ankit.providers import make_provider
 from ankit.turn.deciding import ModelChooser
 
@@ -66,14 +66,13 @@ def test_a_clear_first_chunk_is_one_short_question_on_the_wire(provider_server, 
 
 
 @pytest.mark.parametrize("kind", FORMATS)
-def test_an_unclear_first_chunk_asks_the_rest_side_by_side(provider_server, kind):
+def test_a_first_chunk_saying_none_fits_asks_the_rest_side_by_side_and_their_winners_meet(provider_server, kind):
     index, request = catalog_index(30), "read the file of sockets for a port"
-    first = chunks_of(index, request, 5)[0]
-    two = [letter_of(request, first, name) for name in first[:2]]
-    provider_server.push(answer(kind, two, (0.5, 0.4)))  # no clear winner
+    provider_server.push(answer(kind, ["Z", "A"], (0.6, 0.3)))  # no tool first
     gate = provider_server.gate()
     for _ in range(3):
-        provider_server.push(answer(kind, ["Z"], (0.9,)), delay=gate)
+        provider_server.push(answer(kind, ["B"], (0.9,)), delay=gate)
+    provider_server.push(answer(kind, ["C", "A"], (0.7, 0.2)))  # the final question over the three winners
     found = {}
     asking = threading.Thread(target=lambda: found.setdefault("d", decide(index, request, chooser_for(
         provider_server, kind), chunk=5)))
@@ -86,7 +85,10 @@ def test_an_unclear_first_chunk_asks_the_rest_side_by_side(provider_server, kind
     asking.join(10)
     assert together == 4  # the three later chunks were all asked before any was answered
     decision = found["d"]
-    assert [n for n, _ in decision.ranked[:2]] == first[:2] and decision.questions == 4
+    final = provider_server.requests[4].json
+    options = [line for line in str(final.get("messages") or final.get("input")).split("\\n") if line[1:3] == ". "]
+    assert len(options) == 4 and options[2].startswith("C. ")  # three winners and Z
+    assert decision.ranked[0][0] == options[2][3:].split(":")[0] and (decision.questions, decision.rounds) == (5, 3)
 
 
 @pytest.mark.parametrize("kind", FORMATS)
@@ -129,11 +131,12 @@ def test_a_model_answering_a_whatever_the_order_is_caught_and_asked_no_more(prov
 def test_a_search_s_questions_tokens_and_time_are_kept_for_usage(provider_server):
     index, request = catalog_index(30), "read file number 3 from the disk"
     first = chunks_of(index, request, 10)[0]
-    for turn in (0, 1):  # the session's first search asks its first chunk in two rotations
+    for turn in (0, 1):  # the session's first search asks its first chunk in two rotations, side by side: the
+        # replies go in the order the questions arrive, each names a tool, and the first rotation's answer ranks
         provider_server.push(answer("chat+logprobs", [letter_of(request, first, "file_tool_3", turn)]))
     chooser = chooser_for(provider_server, "chat+logprobs")
     decision = chooser.decide(index, request)
-    assert decision.ranked[0][0] == "file_tool_3" and len(chooser.rounds) == 2
+    assert decision.mode == "decision" and len(decision.ranked) == 1 and len(chooser.rounds) == 2
     search = chooser.searches[0]
     assert (search.questions, search.tokens, search.mode) == (2, 422, "decision") and search.seconds > 0
 
@@ -216,3 +219,15 @@ def test_llama_cpp_s_real_answer_is_read_token_for_token(provider_server):
     assert math.isclose(chosen["Z"], -3.5276856422424316) and "The" not in chosen
     assert said.tokens == chooser.rounds[0].usage.input_tokens + chooser.rounds[0].usage.output_tokens
     assert chooser.rounds[0].usage.input_tokens == 157 and chooser.fallbacks == []
+
+
+def test_auto_asks_the_model_only_where_it_ranks(provider_server):
+    index, request = catalog_index(4), "read file number 2 from the disk"
+    quiet = ModelChooser(lambda: make_provider(provider_server.settings()), wanted=lambda: False)
+    assert quiet.decide(index, request) == Decision("words") and provider_server.requests == []
+    assert quiet.searches == [] and quiet.fallbacks == []
+    names = chunks_of(index, request, 10)[0]
+    for turn in (0, 1):
+        provider_server.push(answer("chat", [letter_of(request, names, "file_tool_2", turn)]))
+    asked = ModelChooser(lambda: make_provider(provider_server.settings()), wanted=lambda: True)
+    assert asked.decide(index, request).mode == "decision" and len(provider_server.requests) == 2

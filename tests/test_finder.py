@@ -446,3 +446,17 @@ LOST: set[str] = set()
                                    for q in OLD_GROUP_REQUESTS])
 def test_requests_for_the_older_groups_still_find_them_first(query):
     assert find(bundled_index(), query).activate[0] == OLD_GROUP_REQUESTS[query]
+
+
+def test_a_request_of_several_parts_loads_the_best_tool_of_each_within_the_budget():
+    from ankit.discovery.finder import loads, request_parts
+    index = build([t for t in bundled()[0].values()])
+    query = "show the last commits and who made them, create a branch, commit"
+    assert request_parts(query) == ["show the last commits and who made them", "create a branch", "commit"]
+    assert request_parts("read a.txt, b.txt and c.txt") == ["read a.txt, b.txt and c.txt"]  # a list, one part
+    loaded = loads(find(index, query), index.catalog)
+    assert {"git_log", "git_branch", "git_commit"} <= set(loaded)
+    assert "git_status" not in loaded and "git_diff" not in loaded  # the parts' best tools, not the whole group
+    other = loads(find(index, "start the dev server in the background, then check what is listening on port 3000"),
+                  index.catalog)
+    assert "job_start" in other and "port_status" in other  # two parts in two groups

@@ -111,10 +111,30 @@ def test_a_projects_import_stays_in_the_project_and_the_users_own_may_import_hom
         "import only the project's files)",
         f"skipped @../outside.md in {root / 'CLAUDE.md'}: it is outside {root.resolve()} (a project's instructions "
         "import only the project's files)",
-        f"skipped @.env in {root / 'CLAUDE.md'}: a project's instructions import only text files (.json, .markdown, "
-        ".md, .mdc, .rst, .toml, .txt, .yaml, .yml), none hidden; attach it with @ in a message if it is meant to be "
-        "sent"]
+        f"skipped @.env in {root / 'CLAUDE.md'}: '.env' on its way is hidden or sensitive (a project's instructions "
+        "import no file under such a folder); attach it with @ in a message if it is meant to be sent"]
     assert "hunter2" not in found.text and '"test": "vitest"' in found.text
+
+
+def test_an_import_under_a_hidden_or_sensitive_folder_is_refused_whatever_its_own_name(tmp_path):
+    """`@.claude/settings.local.json` holds tokens; in a home that is a git repository `~/.config/gh/hosts.yml`
+    lies inside the project: any hidden or sensitive segment, as written or as it really is, refuses it."""
+    home = repo(tmp_path / "home")
+    (home / ".claude").mkdir()
+    (home / ".claude" / "settings.local.json").write_text('{"env": {"TOKEN": "ghp_settingsleak"}}\n')
+    (home / ".config" / "gh").mkdir(parents=True)
+    (home / ".config" / "gh" / "hosts.yml").write_text("github.com:\n  oauth_token: gho_hostsleak\n")
+    (home / "secrets").mkdir()
+    (home / "secrets" / "notes.md").write_text("secret notes\n")
+    (home / "docs").mkdir()
+    (home / "docs" / "settings.md").symlink_to("../.claude/settings.local.json")
+    (home / "docs" / "style.md").write_text("use tabs\n")
+    (home / "CLAUDE.md").write_text("@.claude/settings.local.json\n@~/.config/gh/hosts.yml\n@secrets/notes.md\n"
+                                    "@docs/settings.md\n@docs/style.md\n")
+    found = load_instructions(home, tmp_path / "none", home=home)
+    assert "leak" not in found.text and "secret notes" not in found.text and "use tabs" in found.text
+    assert [line.split(": ", 1)[1].split(" on its way")[0] for line in found.skipped] == [
+        "'.claude'", "'.config'", "'secrets'", "'.claude'"]
 
 
 def test_outside_a_repository_only_the_working_folder_counts(tmp_path):

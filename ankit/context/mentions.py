@@ -5,6 +5,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ankit.context.imports import hidden_part
 from ankit.records import Image
 from ankit.safety import text as boundary
 from ankit.safety.scrub import Scrubber
@@ -61,6 +62,10 @@ def expand(text: str, cwd: Path, images: bool = True, scrub: Scrubber | None = N
         if inside and not path.resolve().is_relative_to(cwd.resolve()):
             out.notices.append(f"@{raw}: outside the working folder, not attached (a command's text attaches only "
                                "files inside it; type the @path yourself to attach it)")
+            continue
+        if inside and hidden_part(path, cwd):
+            out.notices.append(f"@{raw}: {hidden_part(path, cwd)!r} on its way is hidden or sensitive, not attached "
+                               "(a command's text attaches no such file; type the @path yourself to attach it)")
             continue
         if path.suffix.lower() in IMAGE_TYPES and path.is_file():
             if images:

@@ -11,7 +11,9 @@ from ankit.discovery.decision import Decision
 from ankit.discovery.index import GroupHit, Index
 from ankit.records import ToolSpec
 from ankit.wording import count
-from ankit.discovery.terms import GENERIC_VERBS, name_key, phrase_terms, stem, terms
+from ankit.discovery.parts import spec_size
+from ankit.discovery.synonyms import is_verb
+from ankit.discovery.terms import GENERIC_VERBS, clauses, name_key, phrase_terms, stem, terms
 from ankit.codemode.stubs import call_form, stubs
 from ankit.tooling.tool import Tool
 
@@ -23,6 +25,8 @@ MAX_LISTED = 5
 MAX_NAMES = 12  # tool names listed per loaded group
 MAX_REST = 8  # names of the rest of decision mode's top listed in its answer
 MAX_PHRASINGS = 4  # other phrasings of the task read from one find_tools call
+MAX_PART_GROUPS = 5  # groups a request of several parts may load from (its best tools' and one per part)
+PART_BYTES = 6000  # schema bytes the best tools of a request's parts may add to what the whole request loads
 CATALOG_WORDS = {"", "list", "all", "catalog", "tools", "groups", "*", "?", "help"}
 _SEPARATORS = re.compile(r"[,\s]+")
 _GENERIC = frozenset(stem(w) for w in GENERIC_VERBS)
@@ -125,7 +129,50 @@ def find(index: Index, query: str, phrasings: list[str] | None = None,
         outcome.fallback_reason = decision.fallback_reason if decision is not None else ""
     question = is_question(query)
     outcome.tools = {h.group: siblings(index.catalog, h, question) for h in outcome.hits if h.group in outcome.activate}
+    if outcome.kind in ("winner", "close"):
+        with_parts(index, query, outcome)
     return outcome
+
+
+def request_parts(query: str) -> list[str]:
+    """A request's parts: its clauses, split again at a comma before a verb ('show the commits, create a
+    branch, commit' is three; 'read a, b and c' stays one)."""
+    pieces = []
+    for clause in clauses(query):
+        for piece in re.split(r",\s+", clause):
+            first = terms(piece.split()[0]) if piece.split() else []
+            if pieces and pieces[-1][1] == clause and not (first and is_verb(first[0])):
+                pieces[-1] = (f"{pieces[-1][0]}, {piece}", clause)
+            else:
+                pieces.append((piece, clause))
+    return [piece for piece, _ in pieces if piece.strip()]
+
+
+def with_parts(index: Index, query: str, outcome: Outcome) -> None:
+    """A request of several parts also loads the best tool of each part ('..., create a branch, commit' loads
+    git_commit beside the log and branch tools), within PART_BYTES and MAX_PART_GROUPS."""
+    pieces = request_parts(query)
+    if len(pieces) < 2:
+        return
+    catalog, room = index.catalog, PART_BYTES
+    for piece in pieces:
+        best = index.rank_tools(piece, limit=1)
+        name = best[0][0] if best and best[0][1] > 0 else ""
+        group = catalog.group_of(name) or name
+        if not name or group not in catalog.groups or catalog.groups[group].core or not telling_match(index, piece, group):
+            continue
+        known = outcome.tools.get(group)
+        if group in outcome.activate and (not known or name in known):
+            continue  # the whole group, or this tool, loads already
+        added = with_needs(catalog, group, [name])
+        size = sum(spec_size(catalog.tools[n]) for n in added if n in catalog.tools)
+        if size > room or group not in outcome.activate and len(outcome.activate) >= MAX_PART_GROUPS:
+            continue
+        room -= size
+        if group not in outcome.activate:
+            outcome.activate.append(group)
+            outcome.hits.append(next((h for h in index.search_groups(piece) if h.group == group), GroupHit(group, 0.0)))
+        outcome.tools[group] = list(dict.fromkeys([*(known or []), *added]))
 
 
 def is_question(query: str) -> bool:

@@ -49,7 +49,8 @@ class Config:
     notify: float = 30.0  # a turn longer than this many seconds rings the terminal when it ends (0: never)
     phrases: bool = True  # the model writes MCP tools' search phrases in the background of a REPL session
     phrases_model: str = ""  # the model that writes them ("": the session's)
-    search: str = "words"  # find_tools ranks by words, or by the model's choice among the top tools (decision)
+    search: str = "auto"  # find_tools ranks by words, or by the model's choice among the top tools (decision);
+    # auto: decision with a capable model (decision_model named, or a hosted vendor's own API), else words
     decision_model: str = ""  # the model decision mode asks ("": the session's)
     min_probability: float = 0.05  # decision mode drops tools the model gives less than this
     trusted: bool = False  # this folder's .ankit/ settings and tools apply (trust list or --trust)
@@ -99,7 +100,7 @@ KEYS: dict[str, type] = {
 FIELDS = {key: kind for key, kind in KEYS.items() if key in Config.__dataclass_fields__}
 CHOICES = {"deferred": ("auto", "native", "append"), "api": ("", "responses", "chat"),
            "catalog_mode": ("names", "first", "full"), "sandbox": sandbox.MODES,
-           "search": ("words", "decision"), "code_mode": ("off", "on", "only"),
+           "search": ("auto", "words", "decision"), "code_mode": ("off", "on", "only"),
            "code_mode_catalog": ("none", "first-sentence", "full")}
 ALIASES = {"sandbox": sandbox.ALIASES}  # /mode's names (ask, plan) are the setting's too
 ENV_KEYS = {"ANKIT_PROVIDER": "provider", "ANKIT_MODEL": "model", "ANKIT_BASE_URL": "base_url"}

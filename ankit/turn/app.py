@@ -257,12 +257,26 @@ class App:
         return provider
 
     def _decider(self):
-        """Decision mode's ranking (search = "decision"): the model's choice among a search's top tools; None
-        with search = "words"."""
-        if self.config.search != "decision":
+        """Decision mode's ranking: the model's choice among a search's top tools (search = "decision", or "auto"
+        with a capable model, decided at the first search); None with search = "words"."""
+        if self.config.search == "words":
             return None
-        self.chooser = ModelChooser(self.decision_provider, self.config.min_probability)
+        wanted = self.decision_wanted if self.config.search == "auto" else None
+        self.chooser = ModelChooser(self.decision_provider, self.config.min_probability, wanted)
         return self.chooser.decide
+
+    def decision_wanted(self) -> bool:
+        """search = "auto": whether decision mode pays here: decision_model named, or the session's model on a
+        hosted vendor's own API (tests/bench/bench_decision.py: +0.25 recall@1 at about 340 tokens a search)."""
+        if self.config.decision_model:
+            return True
+        from ankit.providers.presets import provider_settings, vendor_hosted
+        try:
+            if self._settings is None:
+                self._settings = provider_settings(self.config)
+        except AnkitError:
+            return False
+        return vendor_hosted(self._settings)
 
     def decision_provider(self):
         """The provider decision mode asks (decision_model, else the session's model), or None."""

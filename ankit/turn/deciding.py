@@ -35,10 +35,13 @@ class ModelChooser:
     """Asks choice questions (several at once when chunks go side by side); remembers their rounds, each search's
     cost, the reasons a search kept the lexical ranking, and a model found answering by position."""
 
-    def __init__(self, provider: Callable[[], Provider | None], min_probability: float = 0.05):
+    def __init__(self, provider: Callable[[], Provider | None], min_probability: float = 0.05,
+                 wanted: Callable[[], bool] | None = None):
         self.provider_of = provider  # made on first use: a search may never happen
         self.provider: Provider | None = None
         self.min_probability = min_probability
+        self.wanted = wanted  # search = "auto": whether this model ranks
+        self.ranks: bool | None = None if wanted else True  # ... answered once, at the first search
         self.rounds: list[RoundRecord] = []
         self.searches: list[Search] = []
         self.fallbacks: list[str] = []  # why a search kept the lexical ranking, each time
@@ -50,6 +53,10 @@ class ModelChooser:
         """A search in decision mode; the first one also asks whether the model reads position, not meaning."""
         if self.biased:
             return self._kept(Decision("words", fallback_reason=self.biased))
+        if self.ranks is None:
+            self.ranks = bool(self.wanted())
+        if not self.ranks:
+            return Decision("words")  # auto, without a capable model: the words, as configured
         with self.lock:
             probe, self.probed = not self.probed, True
         decision = decide(index, request, self, self.min_probability, probe=probe)
