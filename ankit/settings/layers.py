@@ -14,6 +14,7 @@ from pathlib import Path
 from ankit.errors import ConfigError
 from ankit.claude import settings as claude
 from ankit.safety import envnames
+from ankit.safety.digests import TooBig
 from ankit.settings import config as settings
 from ankit.claude import plugins
 from ankit.settings import trust
@@ -122,11 +123,17 @@ def _project_layer(config: settings.Config, flags: dict, cwd: Path, config_home:
     config.trusted = bool(flags.get("trust"))  # --trust: a folder holding only agents or commands too
     files = [cwd / ".claude" / name for name in claude.PROJECT_FILES]
     _claude_layer(config, files, UNIONS, env=False)
-    runs = trust.runs(cwd)
-    if not values and not tools and not runs:
-        return
     safe, held = split(values, {k: getattr(config, k, config.raw.get(k)) for k in LIMITS})
-    print_ = fingerprint(held, tools, cwd, runs)
+    try:
+        runs = trust.runs(cwd)
+        print_ = fingerprint(held, tools, cwd, runs) if values or tools or runs else None
+    except TooBig as exc:  # not digested in part: refused, --trust or not
+        config.trusted = False
+        config.problems.append(f"this folder is not trusted: {exc}")
+        _layer(config, safe, str(path))
+        return
+    if print_ is None:
+        return
     recorded = trust.recorded(cwd, config_home)
     config.trusted = bool(flags.get("trust")) or (recorded is not None and recorded.digest == print_.digest)
     config.trust_items = print_.items
