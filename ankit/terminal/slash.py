@@ -110,7 +110,7 @@ class Command:
 def command_folders(app: App) -> tuple[list[Path], dict[Path, str]]:
     """The folders custom commands are read from, and which of them are plugins' (folder -> plugin name)."""
     plugins = {folder: plugin.name for plugin in app.plugins() for folder in plugin.folders("commands")}
-    return command_dirs(app.cwd, paths.config_home()) + list(plugins), plugins
+    return command_dirs(app.cwd, paths.config_home(), paths.claude_home()) + list(plugins), plugins
 
 
 def app_commands(app: App) -> tuple[dict, list[str]]:

@@ -96,7 +96,7 @@ class App:
     def refresh_agents(self) -> list[str]:
         """Read the agent definitions again when their files changed (at start, and before each prompt); the
         dict is updated in place, so the task tool and the subagents see the same one; the problems found."""
-        folders = agent_dirs(self.cwd, paths.config_home(), Path.home())
+        folders = agent_dirs(self.cwd, paths.config_home(), paths.claude_home())
         plugins = {folder: plugin.name for plugin in self.plugins() for folder in plugin.folders("agents")}
         folders += [(folder, False) for folder in plugins]
         now = paths.stamp([folder for folder, _ in folders], "**/*.md")
@@ -128,7 +128,7 @@ class App:
     def load_hooks(self) -> "App":
         """The hooks of config.toml, ~/.claude/settings.json, (trusted folders only) the project's .claude/, and
         the added plugins' hooks.json."""
-        claude = [Path.home() / ".claude" / "settings.json"]
+        claude = [paths.claude_home() / "settings.json"]
         project = [self.cwd / ".claude" / "settings.json", self.cwd / ".claude" / "settings.local.json"]
         origin = ", ".join(str(p) for p in self.config.files) or "config.toml"
         plugin_files = [(path, plugin.root) for plugin in self.plugins() for path in plugin.hook_files()]
