@@ -57,11 +57,12 @@ class Connection:
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
         self.closed = threading.Event()
+        self._writer = threading.Thread(target=self._write, name="acp-writer", daemon=True)
 
     def start(self) -> "Connection":
         """Start reading and writing."""
         threading.Thread(target=self._read, name="acp-reader", daemon=True).start()
-        threading.Thread(target=self._write, name="acp-writer", daemon=True).start()
+        self._writer.start()
         return self
 
     def notify(self, method: str, params: dict) -> None:
@@ -109,9 +110,11 @@ class Connection:
     def _send(self, message: dict) -> None:
         self._out.put(json.dumps(message, ensure_ascii=False).encode("utf-8", "replace") + b"\n")
 
-    def close(self) -> None:
-        """Send what is queued, then stop writing."""
+    def close(self, timeout: float = 5.0) -> None:
+        """Send what is queued (waiting up to timeout seconds), then stop writing."""
         self._out.put(None)
+        if self._writer.is_alive():
+            self._writer.join(timeout)
 
     def _write(self) -> None:
         while (line := self._out.get()) is not None:
