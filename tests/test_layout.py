@@ -21,7 +21,7 @@ LAYERS = [
     # toolkit is the stable API tool modules import (nothing in ankit imports it)
     ["discovery/", "skills/", "agents/", "mcp/", "storage/", "providers/", "routines/", "codemode/"],
     ["turn/"],
-    ["terminal/"],
+    ["terminal/", "acp/"],  # acp: the Agent Client Protocol, another face of the same session
     ["cli/", "__main__"],  # -p and the subcommands show tool lines and listings as the REPL does (terminal)
 ]
 
@@ -215,3 +215,18 @@ def test_one_module_builds_http_openers():
     """web.send (safety/web.py): no credentials across redirects, the loopback rule, timeouts and proxies."""
     openers = written(r"build_opener\(|urlopen\(|HTTPS?Connection\(|\.Request\(")
     assert set(openers) == {"safety/web.py"}, openers
+
+
+def _walks_and_hashes(function: ast.AST) -> bool:
+    """Whether a function both walks a folder (rglob, os.walk) and hashes (hashlib) in its own body."""
+    names = {node.attr for node in ast.walk(function) if isinstance(node, ast.Attribute)}
+    hashes = "hashlib" in {node.id for node in ast.walk(function) if isinstance(node, ast.Name)}
+    return hashes and bool(names & {"rglob", "walk"})
+
+
+def test_one_module_computes_folder_digests():
+    """safety/digests.py: every file of a folder or plugin that trust covers, none left out by a cap."""
+    digesting = sorted({str(p.relative_to(ANKIT)) for p in ANKIT.rglob("*.py")
+                        for f in ast.walk(ast.parse(p.read_text()))
+                        if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)) and _walks_and_hashes(f)})
+    assert digesting == ["safety/digests.py"]

@@ -201,6 +201,8 @@ class Policy:
             return Verdict("allow", "", "it runs confined in the sandbox")
         if self.cwd is not None and outside(args, self.cwd, touched.changes):
             return Verdict("ask", why="it names a path outside the working folder")
+        if step.action == "accepted" and self._edits_here(touched):
+            return Verdict("allow", "", step.reason)
         rule = self._matches(self.allow, tool, forms[-1], deny=False, group=group)
         if rule is None and self.cwd is not None:
             rule = pathrules.all_allowed(self.allow, touched, self.cwd)
@@ -208,6 +210,15 @@ class Policy:
             return Verdict("allow", str(rule))
         grant = next((g for g in self.always if self._granted(g, tool, forms[-1], exact, touched.changes)), None)
         return Verdict("allow", describe(grant)) if grant is not None else Verdict("ask")
+
+    def _edits_here(self, touched: Touches) -> bool:
+        """Whether accept-edits covers a call: it names the paths it changes, runs and reaches nothing, and every
+        path lies in the working folder and nowhere a program runs from later (.git, .claude, .envrc, ...)."""
+        if self.cwd is None or not touched.changes or touched.runs or touched.reaches:
+            return False
+        root = self.cwd.resolve()
+        inside = [Path(os.path.realpath(p)) for p in touched.changes]
+        return all(p.is_relative_to(root) and not _runs_later(str(p.relative_to(root)), self.cwd) for p in inside)
 
     def _by_paths(self, tool: str, group: str, args: dict, touched: Touches, rules: list[Rule],
                   decision: str) -> tuple[Verdict | None, list[str]]:

@@ -43,6 +43,7 @@ class ToolContext:
     run_task: Callable[[dict, Callable[[str], None]], str] = _no_subagents  # the task tool: a subagent's answer
     run_code: Callable[[dict, "ToolContext"], str] | None = None  # runs run_code's program (None: not here)
     inner: Callable[[str], None] = lambda line: None  # one line per call a run_code program makes
+    editor: object = None  # protocols.Editor: the user's editor's files and terminals (ankit acp), where offered
     withheld: frozenset[str] = frozenset()  # real paths the rules deny reading: search and listing tools leave them out
 
 

@@ -174,7 +174,7 @@ def _sandbox_step(tool: Tool, args: dict, ctx: ToolContext, sandbox: Sandbox | N
         return Verdict()
     confines = tool.confined
     edits = changes(tool.declared_effects())  # a tool without a declaration changes everything
-    return sandbox.verdict(tool.name, confines, edits, args)
+    return sandbox.verdict(tool.name, confines, edits, args, tool.declared_effects())
 
 
 def _gate(call: ToolCall, tool: Tool, args: dict, ctx: ToolContext, approve: Approver, policy: Policy,

@@ -46,6 +46,7 @@ def read_reply(provider: Provider, request: Request, view: View) -> tuple[Messag
             elif isinstance(event, Notice):
                 view.notice(event.text)
             elif isinstance(event, StreamEnd):
+                view.stop_reason(event.stop_reason)
                 if event.stop_reason == "max_tokens":
                     view.notice(f"the reply reached max_tokens ({request.max_tokens:,} tokens) and was cut: say 'go on' "
                                 f"for the rest, or raise max_tokens in the config")

@@ -13,7 +13,7 @@ from pathlib import Path
 from ankit import paths
 from ankit.context.nested import NestedInstructions
 from ankit.errors import AnkitError
-from ankit.protocols import Approver, Asker, Inbox, View
+from ankit.protocols import Approver, Asker, Editor, Inbox, View
 from ankit.records import SessionData, TodoList
 from ankit.skills.tool import load_skill
 from ankit.storage.checkpoints import Checkpoints
@@ -45,7 +45,7 @@ def resumed(app, args) -> SessionData | None:
 
 
 def build_session(app, view: View, approve: Approver, ask: Asker = input, resume: SessionData | None = None,
-                  inbox: Inbox | None = None) -> Session:
+                  inbox: Inbox | None = None, editor: Editor | None = None) -> Session:
     """A session wired to the provider (None when nothing is configured), resumed if asked; `app` is the
     turn.app.App it is made from (not imported here: the app imports this module when it makes a session)."""
     sid = resume.id if resume else new_session_id()
@@ -54,7 +54,7 @@ def build_session(app, view: View, approve: Approver, ask: Asker = input, resume
     confine = {"confine": app.sandbox.confine} if app.sandbox is not None else {}
     ctx = ToolContext(cwd=app.cwd, config=app.config.raw, data_dir=paths.data_home(), ask=ask,
                       find_tools=app.tools.search, load_skill=partial(load_skill, app.skills), todos=todos,
-                      admin=Admin(app.config, app.cwd).for_tools, **confine)
+                      admin=Admin(app.config, app.cwd).for_tools, editor=editor, **confine)
     provider = app.session_provider(sid)
     if provider is not None and any(h.kind == "prompt" for h in app.hooks.hooks):
         app.hooks.judge = ModelJudge(provider, app.hooks.scrub)  # prompt hooks are answered by this model
@@ -86,5 +86,7 @@ def _code_mode(app, runner: Runner, view: View) -> CodeMode:
 def _subagents(app, runner: Runner, stop: threading.Event, settings) -> Subagents:
     """What runs the task tool's sub-sessions, from the main runner's pieces (its context has no run_task)."""
     prompt = SubPrompt(app.cwd, "", app.instructions.text, app.config.context_window)
+    limits = CodeLimits.from_config(app.config.raw) if app.config.code_mode in ("on", "only") else None
     return Subagents(app.registry, settings, runner, prompt, app.agents, app.config.subagent_max_rounds,
-                     app.config.max_tokens, Budget(app.config.max_cost, app.prices()), app.hooks, stop)
+                     app.config.max_tokens, Budget(app.config.max_cost, app.prices()), app.hooks, stop,
+                     code_limits=limits)

@@ -1,0 +1,198 @@
+"""One session/prompt to its stop reason: a slash command ankit runs itself (/usage, /compact, /clear, /undo,
+/mode, /model, /todos, /help) or the message sent to the model; and the commands offered to the client
+(available_commands_update: these and the custom commands of this folder and the user)."""
+
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+
+from ankit import paths
+from ankit.acp.view import AcpView
+from ankit.errors import AnkitError, Cancelled
+from ankit.safety.sandbox import SHOWN, parse_mode
+from ankit.safety.visible import visible_line
+from ankit.terminal.custom import CustomCommand, command_dirs, expand_template, load_commands, snippets
+from ankit.turn.app import App
+from ankit.turn.compaction import compact
+from ankit.turn.session import Session
+from ankit.usage.ledger import render_usage, subagent_lines
+from ankit.usage.pricing import load_prices
+from ankit.wording import count
+
+TODO_MARKS = {"pending": "○", "in_progress": "◐", "done": "●"}
+MODE_NAMES = {"off": ("ask", "Ask", "no sandbox: every command and edit asks first"),
+              "workspace": ("workspace", "Workspace", "commands run unasked in a sandbox that writes only this folder"),
+              "read-only": ("read-only", "Plan (read-only)", "commands run read-only, edits are refused: plan first")}
+
+
+@dataclass
+class BuiltIn:
+    """A slash command ankit runs itself under ankit acp."""
+
+    name: str
+    hint: str
+    description: str
+    run: Callable[["Turns", str], str]
+
+
+class Turns:
+    """One session's prompts: `guard(session_id)` is the server's (a cancel stops what runs inside it)."""
+
+    def __init__(self, app: App, session: Session, view: AcpView,
+                 guard: Callable[[str], AbstractContextManager[bool]]):
+        self.app, self.session, self.view, self.guard = app, session, view, guard
+        self.custom, problems = load_commands(command_dirs(app.cwd, paths.config_home()), set(BUILT_INS),
+                                              root=app.cwd)
+        for line in problems:
+            view.notice(line)
+
+    def advertise(self) -> None:
+        """Tell the client which slash commands this session takes."""
+        offered = [{"name": c.name, "description": c.description, **({"input": {"hint": c.hint}} if c.hint else {})}
+                   for c in BUILT_INS.values()]
+        offered += [{"name": c.name, "description": visible_line(c.description)[:200],
+                     **({"input": {"hint": visible_line(c.hint)[:100]}} if c.hint else {})} for c in self.custom.values()]
+        self.view.send({"sessionUpdate": "available_commands_update", "availableCommands": offered})
+
+    def run(self, blocks, message: Callable) -> str:
+        """The prompt to its ACP stop reason; a cancel (as Ctrl-C) is "cancelled", never an error."""
+        expanded = message(blocks, self.app.cwd, self.session.provider.accepts_images, self.app.scrubber())
+        for line in expanded.notices:
+            self.view.notice(line)
+        self.view.stopped = ""
+        with self.guard(self.session.id) as going:
+            if not going:
+                return "cancelled"
+            try:
+                return self._answer(expanded.text, expanded.images)
+            except (KeyboardInterrupt, Cancelled) as exc:
+                self.view.notice(str(exc) or "cancelled")
+                return "cancelled"
+            except AnkitError as exc:
+                self.view.notice(str(exc))
+                return "end_turn" if not self.view.stopped else self.view.stopped
+
+    def _answer(self, text: str, images: list) -> str:
+        """A slash command's answer, or a turn of the model; its stop reason."""
+        name, _, arguments = text[1:].partition(" ") if text.startswith("/") else ("", "", "")
+        if name in BUILT_INS:
+            self.view.text(BUILT_INS[name].run(self, arguments.strip()) + "\n")
+            return "end_turn"
+        if name in self.custom:
+            return self._custom(self.custom[name], arguments.strip())
+        before = len(self.session.ledger.rounds)
+        self.session.turn(text, images)
+        return self._why_stopped(before)
+
+    def _custom(self, command: CustomCommand, arguments: str) -> str:
+        """A custom command's text sent as the message, its allowed-tools granted for the turn (a project's only
+        when the folder is trusted); its !`command` lines are not run here, they go as written."""
+        body = expand_template(command.body, arguments)
+        if snippets(body):
+            self.view.notice(f"/{command.name}: its !`command` lines are sent as written (ankit acp does not run them)")
+        rules = command.tools if not command.project or self.app.config.trusted else []
+        with self.app.policy.allowing(rules):
+            before = len(self.session.ledger.rounds)
+            self.session.turn(body)
+            return self._why_stopped(before)
+
+    def _why_stopped(self, before: int) -> str:
+        """end_turn, or why the model stopped short: max_tokens, refusal, or max_turn_requests (max_rounds)."""
+        if self.view.stopped:
+            return self.view.stopped
+        rounds = self.session.ledger.rounds[before:]
+        last = self.session.conversation.messages[-1] if self.session.conversation.messages else None
+        if len(rounds) >= self.session.max_rounds and last is not None and last.role == "tool":
+            return "max_turn_requests"
+        return "end_turn"
+
+    def switch_mode(self, mode: str) -> str:
+        """Use one of ankit's modes (the sandbox's) from now on, and tell the client the mode in force."""
+        sandbox = self.app.sandbox
+        if sandbox is None:
+            raise AnkitError("no sandbox in this session")
+        line = sandbox.switch(mode)
+        self.session.use_prompt(self.app.prompt())  # plan mode is in the system prompt
+        self.view.send({"sessionUpdate": "current_mode_update", "modeId": MODE_NAMES[sandbox.mode][0]})
+        return line
+
+
+def cmd_help(turns: Turns, arg: str) -> str:
+    """The commands ankit takes here."""
+    lines = [f"/{c.name}{' ' + c.hint if c.hint else ''}: {c.description}" for c in BUILT_INS.values()]
+    lines += [f"/{c.name}: {visible_line(c.description)}" for c in turns.custom.values()]
+    return "\n".join(lines)
+
+
+def cmd_usage(turns: Turns, arg: str) -> str:
+    """Tokens and cost: the last turn, the session, its rounds."""
+    session, prices = turns.session, load_prices(turns.app.config.prices)
+    text = render_usage(session.ledger, prices, 100, arg == "all")
+    runs = [(f"{r.turn}. {r.description}", r.rounds) for r in session.runs]
+    lines = subagent_lines(runs, prices, 100)
+    text += "\n\n" + "\n".join(lines) if lines else ""
+    return f"```\n{text}\n```" + (f"\n{session.budget.line(session.spent_rounds())}" if session.budget else "")
+
+
+def cmd_compact(turns: Turns, arg: str) -> str:
+    """Go on from a summary the model writes."""
+    before = len(turns.session.conversation.live())
+    compact(turns.session)
+    return f"requests now start from the summary ({count(before, 'message')} before it stay in the session file)"
+
+
+def cmd_clear(turns: Turns, arg: str) -> str:
+    """A fresh history (ankit saves it under a new id; the earlier conversation stays saved under its own)."""
+    old = turns.session.id
+    turns.session.restart()
+    return f"history cleared; the earlier conversation stays saved as {old} (ankit --resume {old})"
+
+
+def cmd_undo(turns: Turns, arg: str) -> str:
+    """Put back the files the last turn changed."""
+    if turns.session.checkpoints is None:
+        raise AnkitError("no checkpoints are kept in this session")
+    done = turns.session.checkpoints.undo(turns.session.id)
+    if not (done.restored or done.removed or done.refused):
+        return "nothing to undo"
+    lines = [f"restored {p}" for p in done.restored] + [f"removed {p}" for p in done.removed]
+    return "\n".join(lines + [f"left alone: {p}" for p in done.refused])
+
+
+def cmd_mode(turns: Turns, arg: str) -> str:
+    """Show or switch the mode: ask, workspace or read-only."""
+    if not arg:
+        return f"mode: {SHOWN[turns.app.sandbox.mode]} (/mode ask, workspace or read-only)"
+    mode = parse_mode(arg)
+    if mode is None:
+        raise AnkitError("/mode takes ask, workspace or read-only")
+    return turns.switch_mode(mode)
+
+
+def cmd_model(turns: Turns, arg: str) -> str:
+    """Show the model, or switch for the next turns."""
+    session = turns.session
+    if arg:
+        session.switch_model(arg)
+    return f"{session.provider.name} · {session.provider.model} · window {session.window:,} tokens"
+
+
+def cmd_todos(turns: Turns, arg: str) -> str:
+    """The checklist the model keeps."""
+    todos = turns.session.todos
+    if not todos.items:
+        return "no todos (the model keeps a checklist with write_todos for work of several steps)"
+    return "\n".join([f"todos {todos.counts()}"] + [f"{TODO_MARKS.get(t.status, '○')} {visible_line(t.text)}"
+                                                     for t in todos.items])
+
+
+BUILT_INS = {c.name: c for c in [
+    BuiltIn("help", "", "the commands ankit takes here", cmd_help),
+    BuiltIn("usage", "[all]", "tokens and cost: last turn, session, rounds", cmd_usage),
+    BuiltIn("compact", "", "go on from a summary the model writes (the file keeps all)", cmd_compact),
+    BuiltIn("clear", "", "a fresh history (the earlier one stays in the session file)", cmd_clear),
+    BuiltIn("undo", "", "put back the files the last turn changed", cmd_undo),
+    BuiltIn("mode", "[ask | workspace | read-only]", "show or switch the sandbox mode", cmd_mode),
+    BuiltIn("model", "[NAME]", "show the model, or switch to NAME for the next turns", cmd_model),
+    BuiltIn("todos", "", "the checklist the model keeps", cmd_todos),
+]}
