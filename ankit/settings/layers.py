@@ -58,6 +58,7 @@ def _layer(config: settings.Config, values: dict, origin_: str) -> None:
         if key in values:
             added = [r for r in getattr(config, key) if r not in before]
             setattr(config, key, before + added)
+            config.origins.update({(key, r): origin_ for r in added if (key, r) not in config.origins})
     config.raw = settings.merge_tables(config.raw, values)
     for key in (*UNIONS, "allow"):
         if getattr(config, key):
@@ -105,6 +106,8 @@ def _claude_layer(config: settings.Config, files: list[Path], keys: tuple[str, .
     rules = {key: getattr(layer, key) for key in keys if getattr(layer, key)}
     if rules:
         _layer(config, rules, ", ".join(str(f) for f in files if f.is_file()))
+    if layer.mode and "allow" in keys:  # a project's mode waits for trust, as its allow rules do
+        _layer(config, {"sandbox": layer.mode}, ", ".join(str(f) for f in files if f.is_file()))
     if env:
         kept, refused = envnames.passing(layer.env, "settings env")
         config.claude_env |= kept

@@ -77,7 +77,7 @@ class LineReader:
                 rl.parse_and_bind(binding)
             self.pastes = paste.Pastes()
             rl.parse_and_bind(r'"\C-x\C-e": "\C-a/edit \C-j"')  # the line so far goes to $EDITOR via /edit
-            rl.parse_and_bind(r'"\e[Z": "\C-a/mode \C-j"')  # Shift-Tab: the next mode; the line comes back
+            rl.parse_and_bind(r'"\e[Z": "\C-a/mode --next \C-j"')  # Shift-Tab: the next mode; the line comes back
 
     def _completer(self, text: str, index: int) -> str | None:
         if index == 0:

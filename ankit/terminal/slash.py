@@ -11,7 +11,6 @@ from dataclasses import dataclass, field
 from ankit import docs
 from ankit.errors import AnkitError, Cancelled, ConfigError
 from ankit.terminal import guide
-from ankit.safety.sandbox import parse_mode
 from ankit.safety.visible import visible, visible_line
 from ankit.terminal.approval import Approver
 from ankit.terminal.keys import PastedLines
@@ -42,6 +41,7 @@ from ankit import paths
 from ankit.terminal.custom import command_dirs, load_commands
 from pathlib import Path
 from ankit.terminal.command_run import run_named
+from ankit.terminal.modes import cmd_mode, cmd_permissions
 from ankit.terminal.pager import show
 from ankit.hooks.config import listing
 from ankit.turn.compaction import SUMMARY_HEAD, compact
@@ -430,18 +430,6 @@ def cmd_show(state: ReplState, arg: str) -> None:
     show(state.view, arg)
 
 
-def cmd_mode(state: ReplState, arg: str) -> str:
-    """Switch the sandbox mode: the one named, else the next in the cycle (Shift-Tab sends /mode and the line
-    typed so far, which comes back on the next prompt)."""
-    sandbox = state.app.sandbox
-    mode = parse_mode(arg) if arg.strip() else None
-    if mode is None and arg.strip() and state.prefill is not None:
-        state.prefill(arg)
-    line = sandbox.switch(mode or sandbox.cycled())
-    state.session.use_prompt(state.app.prompt())  # plan mode is in the system prompt
-    return line
-
-
 def cmd_hooks(state: ReplState, arg: str) -> str:
     """The active hooks: event, matcher, command, timeout and the file each came from."""
     return listing(state.app.hooks)
@@ -482,7 +470,8 @@ COMMANDS: dict[str, Command] = {c.name: c for c in [
     Command("init", "[NOTE]", "ask the model to write AGENTS.md for this project", cmd_init),
     Command("edit", "[TEXT]", "compose a message in $EDITOR (Ctrl-X Ctrl-E too)", cmd_edit),
     Command("show", "[N]", "the whole output of the last (or Nth-last) tool call", cmd_show),
-    Command("mode", "[MODE]", "ask, workspace or read-only sandbox (Shift-Tab: the next)", cmd_mode),
+    Command("mode", "[MODE]", "the mode; or default, acceptEdits, plan, ask (Shift-Tab)", cmd_mode),
+    Command("permissions", "", "the mode and every rule in force, and where each is from", cmd_permissions),
     Command("exit", "", "leave ankit (Ctrl-D too)", cmd_exit),
 ]}
 ALIASES = {"quit": "exit", "q": "exit", "?": "help"}
