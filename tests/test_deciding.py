@@ -231,3 +231,14 @@ def test_auto_asks_the_model_only_where_it_ranks(provider_server):
         provider_server.push(answer("chat", [letter_of(request, names, "file_tool_2", turn)]))
     asked = ModelChooser(lambda: make_provider(provider_server.settings()), wanted=lambda: True)
     assert asked.decide(index, request).mode == "decision" and len(provider_server.requests) == 2
+
+
+def test_max_cost_stops_a_decision_question_and_the_words_rank(provider_server, tmp_path):
+    """The turn's first request is under the cap; what it cost leaves no room for a question, which is not sent:
+    find_tools ranks by the words, and the next round is stopped the same way."""
+    decision_config(tmp_path, 'max_cost = 0.5\n[prices."priced-model"]\ninput = 1\noutput = 0\n')
+    spent = {"prompt_tokens": 499_990, "completion_tokens": 1, "total_tokens": 499_991}  # $0.49999 of $0.50
+    provider_server.push_openai(tool_calls=[("c1", "find_tools", '{"query": "read a file"}')], usage=spent)
+    done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "--model", "priced-model", "-p", "read it")
+    assert done.returncode == 1 and "stopped by max_cost $0.5000" in done.stderr
+    assert len(provider_server.requests) == 1  # the turn's first round alone: no question reached the model
