@@ -89,6 +89,11 @@ class Tool:
         """Whether this call's effect outlives the session: it is always asked and its result marked."""
         return bool(call_flexibly(self.lasting, args, ctx)) if callable(self.lasting) else bool(self.lasting)
 
+    def exact_grant(self, args: dict, ctx: ToolContext | None) -> bool:
+        """Whether an [a]lways answer for this call covers that exact call only: its effect outlives the session,
+        or it runs in the sandbox a program it is given that no scanner reads (run_code), not a shell command."""
+        return self.outlives(args, ctx) or (self.confined and not isinstance(args.get("command"), str))
+
     def declared_effects(self) -> frozenset[str]:
         """What the tool declares it may do (everything when it declares nothing)."""
         return frozenset(self.effects()) if callable(self.effects) else self.effects
