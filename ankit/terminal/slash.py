@@ -72,6 +72,7 @@ class ReplState:
     notify: Notifier | None = None  # rings when a long turn ends
     typeahead: TypeAhead | None = None  # the keys typed while a turn runs (on a terminal)
     phrases: PhraseWriter | None = None  # writes MCP tools' search phrases in the background (None: off)
+    status_line: object = None  # terminal.statusline.StatusLine: the settings' statusLine command (None: none)
 
 
 def open_session(state: ReplState, resume=None) -> None:
