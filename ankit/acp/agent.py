@@ -135,8 +135,9 @@ class Agent:
             return []
         if not config.trusted:
             names = ", ".join(sorted(outside(n, 40, line=True) for n in listed))
-            return [f"the editor's MCP servers ({names}) wait until this folder is trusted, as its .mcp.json "
-                    "would: run ankit here once to trust it, or start ankit acp --trust"]
+            return [f"the editor's MCP servers ({names}) wait until this folder is trusted, as a project's .mcp.json "
+                    "would: trust it by running ankit there, or add --trust to ankit acp's arguments in the editor's "
+                    "settings"]
         tables, problems = servers_of({"mcpServers": listed}, "the editor's MCP servers")
         mcp = dict(config.raw.get("mcp") or {})
         mcp["servers"] = {**tables, **(mcp.get("servers") or {})}

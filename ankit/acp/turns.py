@@ -15,6 +15,7 @@ from ankit.terminal.custom import CustomCommand, command_dirs, expand_template, 
 from ankit.turn.app import App
 from ankit.turn.compaction import compact
 from ankit.turn.session import Session
+from ankit.usage.budget import spent
 from ankit.usage.ledger import render_usage, subagent_lines
 from ankit.usage.pricing import load_prices
 from ankit.wording import count
@@ -71,6 +72,25 @@ class Turns:
             except AnkitError as exc:
                 self.view.notice(str(exc))
                 return "end_turn" if not self.view.stopped else self.view.stopped
+            finally:
+                self.report_usage()
+
+    def report_usage(self) -> None:
+        """usage_update: the tokens the last request carried against the window, and what the session cost so far
+        (as /usage counts it: subagents included; left out where a price is not known)."""
+        rounds = self.session.ledger.rounds
+        if not rounds or not rounds[-1].usage.reported:
+            return
+        last = rounds[-1].usage
+        update = {"sessionUpdate": "usage_update", "used": last.input_tokens + last.output_tokens,
+                  "size": self.session.window}
+        try:
+            amount = spent(self.session.spent_rounds(), load_prices(self.app.config.prices))
+        except AnkitError:  # a malformed [prices] table: /usage says so
+            amount = None
+        if amount is not None:
+            update["cost"] = {"amount": round(amount, 6), "currency": "USD"}
+        self.view.send(update)
 
     def _answer(self, text: str, images: list) -> str:
         """A slash command's answer, or a turn of the model; its stop reason."""
@@ -113,7 +133,7 @@ class Turns:
             raise AnkitError("no sandbox in this session")
         line = sandbox.switch(mode)
         self.session.use_prompt(self.app.prompt())  # plan mode is in the system prompt
-        self.view.send({"sessionUpdate": "current_mode_update", "modeId": MODE_NAMES[sandbox.mode][0]})
+        self.view.send({"sessionUpdate": "current_mode_update", "currentModeId": MODE_NAMES[sandbox.mode][0]})
         return line
 
 
