@@ -121,6 +121,7 @@ def test_a_model_answering_a_whatever_the_order_is_caught_and_asked_no_more(prov
     provider_server.push(answer(kind, ["A"]))
     provider_server.push(answer(kind, ["A"]))
     chooser = chooser_for(provider_server, kind)
+    assert chooser.decide(index, "zzzz qqqq").mode == "words"  # no word matched: nothing asked, nothing probed
     decision = chooser.decide(index, request)
     questions = [str(r.json.get("messages") or r.json.get("input")) for r in provider_server.requests]
     assert len(questions) == 2 and questions[0] != questions[1]  # one chunk in two rotations

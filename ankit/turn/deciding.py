@@ -61,9 +61,8 @@ class ModelChooser:
             self.ranks = bool(self.wanted())
         if not self.ranks:
             return Decision("words")  # auto, without a capable model: the words, as configured
-        with self.lock:
-            probe, self.probed = not self.probed, True
-        decision = decide(index, request, self, self.min_probability, probe=probe)
+        decision = decide(index, request, self, self.min_probability, probe=not self.probed)
+        self.probed = self.probed or decision.questions > 0  # a search that asked nothing probed nothing
         self._watch(decision)
         with self.lock:
             self.searches.append(Search(decision.questions, decision.tokens, decision.seconds, decision.mode))
