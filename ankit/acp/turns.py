@@ -157,7 +157,7 @@ def cmd_usage(turns: Turns, arg: str) -> str:
     runs = [(f"{r.turn}. {r.description}", r.rounds) for r in session.runs]
     lines = subagent_lines(runs, prices, 100)
     text += "\n\n" + "\n".join(lines) if lines else ""
-    return f"```\n{text}\n```" + (f"\n{session.budget.line(session.spent_rounds())}" if session.budget else "")
+    return f"```\n{text}\n```" + (f"\n{session.meter.line()}" if session.meter.line() else "")
 
 
 def cmd_compact(turns: Turns, arg: str) -> str:
