@@ -241,8 +241,8 @@ def cmd_usage(state: ReplState, arg: str) -> str:
     subagents = subagent_lines(runs, prices, state.view.width())
     text = text + "\n\n" + "\n".join(subagents) if subagents else text
     text += "".join("\n\n" + "\n".join(part) for part in _beside_turns(state, prices) if part)
-    budget = session.budget
-    return text + ("\n\n" + budget.line(session.spent_rounds()) if budget else "")
+    line = session.meter.line()
+    return text + ("\n\n" + line if line else "")
 
 
 def _beside_turns(state: ReplState, prices: dict) -> list[list[str]]:
@@ -422,7 +422,7 @@ def _phrases(state: ReplState, words: list[str]) -> None:
         raise AnkitError("no provider is configured, so no model can write the phrases")
     state.view.line("asking the model for the words users type for each server's tools ...")
     for line in write_phrases(state.session.provider, state.app.registry, names, "--again" in words,
-                              state.app.scrubber()):
+                              state.app.scrubber(), state.session.meter):
         state.view.line(line)
 
 
