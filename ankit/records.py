@@ -13,6 +13,20 @@ EFFECTS = ("read", "write", "write-elsewhere", "lasting", "network", "run")
 ASKED_EFFECTS = ("write-elsewhere", "run")  # a call whose tool may do these is asked first, whatever the tool says
 
 
+@dataclass(frozen=True)
+class Touches:
+    """What one call declares it reads, changes, runs and reaches (absolute paths, program names, hosts);
+    withholds: a read the rules deny is left out of the result instead of the call refused (search and listing
+    tools); declared False: the tool said nothing, so it may do anything its arguments allow."""
+
+    reads: tuple[str, ...] = ()
+    changes: tuple[str, ...] = ()
+    runs: tuple[str, ...] = ()
+    reaches: tuple[str, ...] = ()
+    withholds: bool = False
+    declared: bool = True
+
+
 @dataclass
 class ToolCall:
     """A call the model asked for; `arguments` is the raw JSON text as the model sent it."""
@@ -39,8 +53,17 @@ class ToolResult:
     is_error: bool = False
     summary: str = ""  # one plain line for the user ("declined", "loaded git (7 tools)"); never sent
     refused: bool = False  # the policy, a hook or the user refused it (a run_code program gets ToolRefused); never sent
-    structured: bool = False  # content is the tool's data as JSON, whole (a run_code program gets it parsed)
+    data: str | None = None  # the tool's value as JSON (ToolOutput.value, scrubbed): what a run_code program gets
     inner: list[str] = field(default_factory=list)  # a run_code program's calls, one line each: saved, never sent
+
+
+@dataclass(frozen=True)
+class ToolOutput:
+    """What a tool's run() returns when a program should get data, not display text: the model reads `text` on
+    a direct call, a run_code program's call returns `value` (JSON data: str, int, float, bool, None, list, dict)."""
+
+    text: str
+    value: object = None
 
 
 @dataclass
@@ -84,6 +107,7 @@ class ToolSpec:
     description: str
     parameters: dict
     group: str = ""
+    returns: str = ""  # what a call from a run_code program returns (the stub's return type); never sent as such
 
 
 @dataclass
@@ -281,3 +305,15 @@ class SessionData:
     todos: list[Todo] = field(default_factory=list)  # the checklist write_todos keeps
     subagents: list[SubagentRun] = field(default_factory=list)  # the tasks its subagents ran
     forked_from: str = ""  # the session this one was forked from (/fork, --fork-session)
+
+
+@dataclass
+class TerminalRun:
+    """A command the user's editor ran in one of its terminals (protocols.Editor.run)."""
+
+    code: int | None  # None: ended by a signal, or stopped at the timeout
+    output: str
+    signal: str = ""
+    timed_out: bool = False
+    truncated: bool = False  # the editor kept only the end of a longer output
+    seconds: float = 0.0

@@ -43,7 +43,8 @@ BASE_TOOLS = [
     {"name": "talk", "description": "Ask the client a ping and roots/list first.", "inputSchema": {"type": "object"}},
     {"name": "grow", "description": "Add a tool and announce the change.", "inputSchema": {"type": "object"}},
     {"name": "junk", "description": "Write junk to stdout, then answer.", "inputSchema": {"type": "object"}},
-    {"name": "structured", "description": "Answer with structured content only.", "inputSchema": {"type": "object"}},
+    {"name": "structured", "description": "Answer with a sentence and structured content.", "inputSchema": {"type": "object"},
+     "outputSchema": {"type": "object", "properties": {"temperature": {"type": "number"}, "sky": {"type": "string"}}}},
     {"name": "dotted.name/v2", "description": "A name providers reject.", "inputSchema": {"type": "object"}},
     {"name": "x" * 70, "description": "A name too long for providers.", "inputSchema": {"type": "object"}},
     {"name": "whereami", "description": "Tell the folder and FAKE_GREETING.", "inputSchema": {"type": "object"}},
@@ -337,7 +338,8 @@ CANNED = {
         {"type": "resource_link", "uri": "file:///src/main.rs", "name": "main.rs", "description": "entry point"}]},
     "fail": lambda a: {"content": [{"type": "text", "text": a.get("message", "it failed")}], "isError": True},
     "whereami": lambda a: text(f"{os.getcwd()} {os.environ.get('FAKE_GREETING', '-')}"),
-    "structured": lambda a: {"content": [], "structuredContent": {"temperature": 21.5}},
+    "structured": lambda a: {"content": [{"type": "text", "text": "It is 21.5 degrees and sunny."}],
+                             "structuredContent": {"temperature": 21.5, "sky": "sunny"}},
 }
 
 

@@ -51,17 +51,67 @@ def test_a_program_reads_real_files_and_only_what_it_prints_reaches_the_model(pr
         "total = 0\n"
         "for i in range(3):\n"
         "    text = tools.read_file(path=f'part{i}.txt')\n"
-        "    total += text.count('\\tline')\n"
-        "print('lines:', total)\n"), tmp_path=tmp_path)
-    assert content == "lines: 6\n"  # no file content, no call went to the model
+        "    total += text.count('line\\n')\n"
+        "print('lines:', total, repr(tools.read_file('part1.txt')))\n"), tmp_path=tmp_path)
+    assert content == "lines: 6 'line\\nline\\n'\n"  # the file's text, no numbers; nothing else reached the model
     assert len(provider_server.requests) == 2
-    assert done.stderr.count("  · read_file(path=\"part") == 3  # each inner call has its line, as a direct one
+    assert done.stderr.count("  · read_file(path=\"part") == 4  # each inner call has its line, as a direct one
     sessions = list((tmp_path / "state" / "ankit" / "sessions").glob("*.jsonl"))
     shown = ankit(tmp_path, "sessions", "show", _id(sessions[0]))
     assert shown.returncode == 0, shown.stderr
     assert '  ⎿ run_code:\n    · read_file(path="part0.txt")\n    · read_file(path="part1.txt")\n' in shown.stdout
     exported = ankit(tmp_path, "sessions", "export", _id(sessions[0])).stdout
     assert 'Calls from the program:\n\n- `read_file(path="part0.txt")`\n' in exported
+
+
+def test_a_program_calls_tools_positionally_and_a_name_given_twice_is_refused(provider_server, tmp_path):
+    configure(tmp_path)
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "a.txt").write_text("one\ntwo\nthree\n")
+    content, _ = answered(provider_server, (
+        "import tools\n"
+        "print(repr(tools.read_file('a.txt')), repr(tools.read_file('a.txt', 2, 3)))\n"
+        "try:\n"
+        "    tools.read_file('a.txt', path='b.txt')\n"
+        "except TypeError as exc:\n"
+        "    print(exc)\n"
+        "names = tools.names()\n"
+        "print(len(names) > 30, 'read_file' in names, 'git_commit' in names, names == sorted(names))\n"
+        "tools.help('git_commit')\n"), tmp_path=tmp_path)
+    lines = content.splitlines()
+    assert lines[0] == "'one\\ntwo\\nthree\\n' 'two\\nthree\\n'"  # start_line, end_line: as the signature orders
+    assert lines[1] == "tools.read_file got 'path' twice"
+    assert lines[2] == "True True True True"
+    assert lines[3].startswith("def git_commit(message: str, paths: list[str] | None = None")
+    assert "paths: " in content and "Returns " in content  # the whole description, each parameter's sentence
+
+
+def test_a_program_parses_a_json_file_and_uses_a_listing_and_git_records(provider_server, tmp_path):
+    import subprocess
+    configure(tmp_path)
+    work = tmp_path / "work"
+    (work / "data").mkdir(parents=True)
+    for name, size in (("a", 3), ("b", 7), ("c", 5)):
+        (work / "data" / f"{name}.json").write_text(json.dumps({"name": name, "rows": list(range(size))}, indent=2))
+    git = ["git", "-c", "user.name=Ann", "-c", "user.email=ann@example.com"]
+    subprocess.run(["git", "init", "-q"], cwd=work, check=True)
+    subprocess.run(git + ["add", "."], cwd=work, check=True)
+    subprocess.run(git + ["commit", "-qm", "data: three files"], cwd=work, check=True)
+    (work / "new.txt").write_text("x")
+    content, _ = answered(provider_server, (
+        "import json, tools\n"
+        "sizes = {}\n"
+        "for path in tools.find_files('*.json'):\n"
+        "    sizes[path] = len(json.loads(tools.read_file(path))['rows'])\n"
+        "print(max(sizes, key=sizes.get), sorted(tools.list_directory('data')))\n"
+        "log = tools.git_log()\n"
+        "print(log[0]['author'], log[0]['subject'], tools.git_status()['files'])\n"
+        "print(tools.search_text('\"b\"', 'data')[0]['path'])\n"), "--yes", tmp_path=tmp_path)
+    assert content.splitlines() == [
+        "data/b.json ['data/a.json', 'data/b.json', 'data/c.json']",
+        "Ann data: three files [{'path': 'new.txt', 'staged': '?', 'unstaged': '?'}]",
+        "data/b.json"]
 
 
 def _id(path: Path) -> str:
@@ -76,9 +126,10 @@ def test_results_are_python_data_where_the_tool_gives_data_and_mcp_tools_are_bou
         "import tools\n"
         "weather = tools.mcp__fake__structured()\n"
         "echo = tools.mcp__fake__echo(text='hi')\n"
-        "print(type(weather).__name__, weather['temperature'], type(echo).__name__, echo)\n"), "--yes",
-        tmp_path=tmp_path)
-    assert content == "dict 21.5 str hi\n"
+        "print(type(weather).__name__, weather['temperature'], weather['sky'], type(echo).__name__, echo)\n"
+        "tools.help('mcp__fake__structured')\n"), "--yes", tmp_path=tmp_path)
+    assert content.splitlines()[0] == "dict 21.5 sunny str hi"  # the structured content, not the sentence
+    assert "-> dict:" in content and "{'temperature', 'sky'}" in content  # its outputSchema gives the return type
     tools = {t["function"]["name"] for t in provider_server.requests[0].json["tools"]}
     assert "run_code" in tools and "mcp__fake__structured" not in tools  # never loaded, still callable
 
@@ -261,9 +312,10 @@ def test_only_mode_sends_run_code_and_find_tools_alone_and_find_tools_answers_wi
     for request in provider_server.requests:
         assert sorted(t["function"]["name"] for t in request.json["tools"]) == ["find_tools", "run_code"]
     system = provider_server.requests[0].json["messages"][0]["content"]
-    assert "Code mode: run_code runs a Python program" in system and "read_file, " in system
+    assert "Code mode: in a run_code program" in system and "\ncore: find_files, " in system  # names, grouped
     answer = provider_server.requests[1].json["messages"][-1]["content"]
     assert "```python\ndef write_file(path: str, content: str" in answer and "\ndef edit_file(" in answer
+    assert "    path: " in answer  # the whole description with each parameter's first sentence: no schema is sent
     assert "not loaded yet: apply_patch" in answer and "def apply_patch(" not in answer  # the found tools' stubs
     assert "These tools can be called from your next step" not in answer
 
@@ -319,3 +371,60 @@ def test_ctrl_c_stops_the_program_and_everything_it_started(run, provider_server
     term.expect("Going on.")
     assert term.finish() == 0
     assert "stopped by the user" in provider_server.requests[1].json["messages"][-2]["content"]
+
+
+def test_on_mode_describes_each_found_tool_once_its_schema_and_a_call_line(provider_server, tmp_path):
+    configure(tmp_path)
+    provider_server.push_openai(tool_calls=[("c1", "find_tools", json.dumps({"query": "commit my changes"}))])
+    provider_server.push_openai(text="done")
+    done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "--model", "gpt-4o", "-p", "go")
+    assert done.returncode == 0, done.stderr
+    system = provider_server.requests[0].json["messages"][0]["content"]
+    sent = {t["function"]["name"] for t in provider_server.requests[0].json["tools"]}
+    assert "read_file" in sent and "read_file" not in system.split("Tools (besides those you have as tools):")[1]
+    assert "\ngit: git_branch, git_commit" in system and "- git_commit" not in system  # names alone, by group
+    answer = provider_server.requests[1].json["messages"][-1]["content"]
+    assert "tools.git_commit(message, paths, all) -> str: the new commit's hash" in answer
+    assert "def git_commit(" not in answer and "git_commit" in {t["function"]["name"] for t in
+                                                               provider_server.requests[1].json["tools"]}
+
+
+@pytest.mark.parametrize("mode", ["on", "only"])
+def test_a_find_tools_request_of_several_parts_loads_the_tool_of_each(provider_server, tmp_path, mode):
+    configure(tmp_path)
+    (tmp_path / "config" / "ankit" / "config.toml").write_text(f'code_mode = "{mode}"\n')
+    query = "show the last commits and who made them, create a branch, commit"
+    provider_server.push_openai(tool_calls=[("c1", "find_tools", json.dumps({"query": query}))])
+    provider_server.push_openai(text="done")
+    done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "--model", "gpt-4o", "-p", "go")
+    assert done.returncode == 0, done.stderr
+    answer = provider_server.requests[1].json["messages"][-1]["content"]
+    sent = {t["function"]["name"] for t in provider_server.requests[1].json["tools"]}
+    if mode == "on":
+        assert {"git_log", "git_commit"} <= sent
+        assert "tools.git_log(" in answer and "tools.git_commit(" in answer
+    else:
+        assert sent == {"find_tools", "run_code"}
+        assert "def git_log(" in answer and "def git_commit(" in answer
+
+
+def test_always_on_one_program_covers_that_program_text_only(run, provider_server, home):  # noqa: F811
+    configure(home, "")
+    outside = home / "outside.txt"
+    provider_server.push_openai(tool_calls=[program("print('harmless')\n")])
+    provider_server.push_openai(tool_calls=[program(f"open({str(outside)!r}, 'w').write('pwned')\n", "c2")])
+    provider_server.push_openai(text="Done.")
+    term = run("--sandbox", "off")
+    term.line("go")
+    term.expect("[a]lways covers: this exact run_code call only")
+    term.expect(QUESTION)
+    term.answer("a")
+    term.expect("approved for the rest of this session: this exact run_code call only")
+    term.expect("run this Python program (outside a sandbox)")  # another program: asked again
+    term.expect(QUESTION)
+    term.answer("n")
+    term.expect("why not?")
+    term.type("\r")
+    term.expect("Done.")
+    assert term.finish() == 0
+    assert not outside.exists()

@@ -160,3 +160,14 @@ def test_activation_settings_reach_the_provider(tmp_path):
 def test_the_wire_format_for_openai_style_servers(tmp_path, env, flags, kind):
     home, cwd = setup(tmp_path)
     assert provider_settings(load_config(flags, env, cwd, home)).kind == kind
+
+
+def test_decision_mode_is_on_by_default_only_on_a_hosted_vendor_s_own_api(tmp_path):
+    from ankit.providers.presets import vendor_hosted
+    home, cwd = setup(tmp_path)
+    config = load_config({}, {"ANTHROPIC_API_KEY": "k"}, cwd, home)
+    assert config.search == "auto" and vendor_hosted(provider_settings(config))
+    assert vendor_hosted(provider_settings(load_config({}, {"OPENAI_API_KEY": "k"}, cwd, home)))
+    moved = {"OPENAI_API_KEY": "k", "OPENAI_BASE_URL": "http://127.0.0.1:9/v1/"}
+    assert not vendor_hosted(provider_settings(load_config({}, moved, cwd, home)))
+    assert not vendor_hosted(provider_settings(load_config({"base_url": "http://127.0.0.1:8080/v1"}, {}, cwd, home)))

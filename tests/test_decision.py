@@ -73,6 +73,7 @@ def test_written_letters_count_in_order_up_to_three_and_stop_at_none():
     assert written("C, A", 5) == ["C", "A"] and written("B then D, E, A", 5) == ["B", "D", "E"]
     assert written("Z", 5) == ["Z"] and written("B, Z, A", 5) == ["B", "Z"]
     assert written("I think Q", 5) == [] and written("a, b", 5) == []  # Q is no option; lower case is no letter
+    assert written("I think A tool fits: **C**, then A", 10) == ["C", "A"]  # "I think", "A tool" are words
 
 
 def test_shares_come_from_log_probabilities_where_there_are_any_else_from_the_letters_places():
@@ -81,6 +82,14 @@ def test_shares_come_from_log_probabilities_where_there_are_any_else_from_the_le
     found, source = shares(Said({}, "C, A"), 3)
     assert source == "letters" and math.isclose(found["C"], 2 / 3) and math.isclose(found["A"], 1 / 3)
     assert shares(Said({"The": -0.1}, "Sure!"), 3) == ({}, "")
+
+
+def test_a_first_chunk_whose_best_answer_is_a_tool_stands_alone_and_one_saying_none_does_not():
+    close = ScriptedChooser(["file_tool_1", "file_tool_2"], [0.45, 0.4])
+    assert decide(catalog_index(30), "read file number 1 or 2 from the disk", close).questions == 1  # MARGIN: 0
+    unsure = ScriptedChooser([], [0.6])  # Z first
+    decision = decide(catalog_index(30), "read file number 1 or 2 from the disk", unsure)
+    assert len(unsure.asked) == 3 and decision.rounds == 3  # the second chunk, then the groups
 
 
 def test_a_clear_first_chunk_stands_alone():
@@ -105,15 +114,17 @@ def test_an_unclear_first_chunk_asks_the_others_side_by_side_and_their_winners_m
             return super().choose(system, text)
 
     chooser = Together()
-    decision = decide(catalog_index(30), "read the file of sockets for a port", chooser, chunk=5)
+    decision = decide(catalog_index(30), "read the file of sockets for a port", chooser, chunk=5,
+                      margin={"letters": 0.5})  # three letters written: 4/7 leads 2/7 by less
     assert len(chooser.asked) == 5 and decision.mode == "decision"  # 1, then 3 at once, then their winners
+    assert decision.rounds == 3
     assert len(options_of(chooser.asked[-1])) == 8 and decision.ranked[0][0] == "port_owner"
     assert decision.questions == len(chooser.asked)
 
 
 def test_a_first_chunk_with_a_close_second_is_not_clear_but_its_ranking_stands_when_the_rest_say_none():
     chooser = ScriptedChooser(["file_tool_1", "file_tool_2"], [0.5, 0.4])  # the rest answer Z
-    decision = decide(catalog_index(30), "read file number 1 or 2 from the disk", chooser)
+    decision = decide(catalog_index(30), "read file number 1 or 2 from the disk", chooser, margin={"logprobs": 0.2})
     assert len(chooser.asked) == 2 and [n for n, _ in decision.ranked[:2]] == ["file_tool_1", "file_tool_2"]
 
 

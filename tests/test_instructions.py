@@ -111,10 +111,30 @@ def test_a_projects_import_stays_in_the_project_and_the_users_own_may_import_hom
         "import only the project's files)",
         f"skipped @../outside.md in {root / 'CLAUDE.md'}: it is outside {root.resolve()} (a project's instructions "
         "import only the project's files)",
-        f"skipped @.env in {root / 'CLAUDE.md'}: a project's instructions import only text files (.json, .markdown, "
-        ".md, .mdc, .rst, .toml, .txt, .yaml, .yml), none hidden; attach it with @ in a message if it is meant to be "
-        "sent"]
+        f"skipped @.env in {root / 'CLAUDE.md'}: '.env' on its way is hidden or sensitive (a project's instructions "
+        "import no file under such a folder); attach it with @ in a message if it is meant to be sent"]
     assert "hunter2" not in found.text and '"test": "vitest"' in found.text
+
+
+def test_an_import_under_a_hidden_or_sensitive_folder_is_refused_whatever_its_own_name(tmp_path):
+    """`@.claude/settings.local.json` holds tokens; in a home that is a git repository `~/.config/gh/hosts.yml`
+    lies inside the project: any hidden or sensitive segment, as written or as it really is, refuses it."""
+    home = repo(tmp_path / "home")
+    (home / ".claude").mkdir()
+    (home / ".claude" / "settings.local.json").write_text('{"env": {"TOKEN": "ghp_settingsleak"}}\n')
+    (home / ".config" / "gh").mkdir(parents=True)
+    (home / ".config" / "gh" / "hosts.yml").write_text("github.com:\n  oauth_token: gho_hostsleak\n")
+    (home / "secrets").mkdir()
+    (home / "secrets" / "notes.md").write_text("secret notes\n")
+    (home / "docs").mkdir()
+    (home / "docs" / "settings.md").symlink_to("../.claude/settings.local.json")
+    (home / "docs" / "style.md").write_text("use tabs\n")
+    (home / "CLAUDE.md").write_text("@.claude/settings.local.json\n@~/.config/gh/hosts.yml\n@secrets/notes.md\n"
+                                    "@docs/settings.md\n@docs/style.md\n")
+    found = load_instructions(home, tmp_path / "none", home=home)
+    assert "leak" not in found.text and "secret notes" not in found.text and "use tabs" in found.text
+    assert [line.split(": ", 1)[1].split(" on its way")[0] for line in found.skipped] == [
+        "'.claude'", "'.config'", "'secrets'", "'.claude'"]
 
 
 def test_outside_a_repository_only_the_working_folder_counts(tmp_path):
@@ -131,7 +151,9 @@ def test_the_cap_keeps_the_head_and_says_the_cut(tmp_path):
     (root / "AGENTS.md").write_text("first line\n" + "x" * (CAP + 500))
     found = load_instructions(root, tmp_path / "none")
     assert "first line" in found.text and found.cut > 500
-    assert f"{found.cut:,} more characters of instructions were cut" in found.text
+    assert f"{found.cut:,} more characters of this file were cut" in found.text
+    assert found.cuts == [f"instructions cut: AGENTS.md keeps {CAP:,} of {CAP + 524:,} characters (cap {CAP:,}; the "
+                          "project files alone fill it)"]
     assert len(found.text) < CAP + 400
 
 
@@ -267,3 +289,50 @@ def test_a_subfolders_claude_md_joins_the_result_when_the_model_reads_there_once
     assert "root rule" not in first[1]  # it is in the system prompt already
     again = [m["content"] for m in provider_server.requests[2].json["messages"] if m["role"] == "tool"][-1]
     assert "print('hi')" in again and "pkg rule" not in again  # once a session
+
+
+SUPERCLAUDE = Path(__file__).parent / "fixtures" / "claude_code" / "superclaude"
+
+
+def superclaude_and_a_project(home: Path) -> Path:
+    """SuperClaude's framework (MIT, 44 KB with its imports) in ~/.claude, and a project with its own CLAUDE.md, the
+    file that imports and CLAUDE.local.md."""
+    shutil.copytree(SUPERCLAUDE, home / ".claude", dirs_exist_ok=True)
+    work = home / "work"
+    work.mkdir(exist_ok=True)
+    subprocess.run(["git", "init", "-q", str(work)], check=True)
+    (work / "CLAUDE.md").write_text("# Billing service\nUse pnpm, never npm.\n@docs/conventions.md\n")
+    (work / "docs").mkdir()
+    (work / "docs" / "conventions.md").write_text("Money is integer cents.\n")
+    (work / "CLAUDE.local.md").write_text("My sandbox database is billing_dev.\n")
+    return work
+
+
+def test_a_large_user_framework_is_cut_before_the_projects_own_files(tmp_path):
+    work = superclaude_and_a_project(tmp_path)
+    found = load_instructions(work, tmp_path / "config", home=tmp_path)
+    for rule in ("Use pnpm, never npm.", "Money is integer cents.", "My sandbox database is billing_dev."):
+        assert rule in found.text
+    assert "# SuperClaude Entry Point" in found.text  # the user's files get what is left, in their order
+    assert len(found.text) < CAP + 2000 and found.cut > 25_000
+    claude = tmp_path / ".claude"
+    assert found.files[:3] == [claude / "CLAUDE.md", claude / "FLAGS.md", claude / "PRINCIPLES.md"]
+    assert found.cuts and all("(cap 16,000; user-level files are cut first)" in line for line in found.cuts)
+    assert found.cuts[0].startswith(f"instructions cut: {claude / 'RULES.md'} keeps ")
+    assert f"instructions cut: {claude / 'SESSION_LIFECYCLE.md'} keeps 0 of " in found.cuts[-1]
+
+
+def test_the_cut_is_said_at_start_and_in_context(run, home, provider_server):
+    work = superclaude_and_a_project(home)
+    provider_server.push_openai(text="ok")
+    done = subprocess.run([sys.executable, "-m", "ankit", "--base-url", provider_server.url + "/v1", "-p", "hi"],
+                          cwd=work, text=True, capture_output=True, timeout=60,
+                          env=env_for(home, HOME=str(home), ANKIT_PROVIDER="local"))
+    assert done.returncode == 0, done.stderr
+    assert f"ankit: instructions cut: {home / '.claude' / 'RULES.md'} keeps " in done.stderr
+    system = provider_server.requests[0].json["messages"][0]["content"]
+    assert "My sandbox database is billing_dev." in system and "Money is integer cents." in system
+    term = run()
+    term.line("/context")
+    term.expect(f"instructions cut: {home / '.claude' / 'ORCHESTRATOR.md'} keeps 0 of ")
+    term.finish()

@@ -21,7 +21,7 @@ LAYERS = [
     # toolkit is the stable API tool modules import (nothing in ankit imports it)
     ["discovery/", "skills/", "agents/", "mcp/", "storage/", "providers/", "routines/", "codemode/"],
     ["turn/"],
-    ["terminal/"],
+    ["terminal/", "acp/"],  # acp: the Agent Client Protocol, another face of the same session
     ["cli/", "__main__"],  # -p and the subcommands show tool lines and listings as the REPL does (terminal)
 ]
 
@@ -187,6 +187,18 @@ def test_discovery_and_mcp_name_the_tool_without_the_runner():
     assert runner == []
 
 
+def string_constants(path: Path) -> set[str]:
+    return {node.value for node in ast.walk(ast.parse(path.read_text()))
+            if isinstance(node, ast.Constant) and isinstance(node.value, str)}
+
+
+def test_one_module_names_claude_codes_tools():
+    claude = {"Bash", "BashOutput", "KillShell", "Read", "Write", "Edit", "MultiEdit", "Glob", "Grep", "LS",
+              "WebFetch", "WebSearch", "TodoWrite", "Task", "NotebookEdit"}
+    naming = [str(p.relative_to(ANKIT)) for p in sorted(ANKIT.rglob("*.py")) if string_constants(p) & claude]
+    assert naming == ["claude/toolnames.py"], "read Claude Code's tool names from the one table"
+
+
 def written(pattern: str) -> dict[str, int]:
     """The package's modules whose text matches pattern, with how many times."""
     found = {str(p.relative_to(ANKIT)): len(re.findall(pattern, p.read_text())) for p in sorted(ANKIT.rglob("*.py"))}
@@ -197,3 +209,29 @@ def test_one_module_starts_processes():
     """spawn() (safety/processes.py): contained, its own session, tracked, ended with ankit."""
     starts = written(r"subprocess\.(?:run|call|check_call|check_output|getoutput)\(|\bPopen\(|os\.(?:system|popen|spawn\w*)\(")
     assert set(starts) == {"safety/processes.py"}, starts
+
+
+def test_one_module_builds_http_openers():
+    """web.send (safety/web.py): no credentials across redirects, the loopback rule, timeouts and proxies."""
+    openers = written(r"build_opener\(|urlopen\(|HTTPS?Connection\(|\.Request\(")
+    assert set(openers) == {"safety/web.py"}, openers
+
+
+def _walks_and_hashes(function: ast.AST) -> bool:
+    """Whether a function both walks a folder (rglob, os.walk) and hashes (hashlib) in its own body."""
+    names = {node.attr for node in ast.walk(function) if isinstance(node, ast.Attribute)}
+    hashes = "hashlib" in {node.id for node in ast.walk(function) if isinstance(node, ast.Name)}
+    return hashes and bool(names & {"rglob", "walk"})
+
+
+def test_one_module_computes_folder_digests():
+    """safety/digests.py: every file of a folder or plugin that trust covers, none left out by a cap."""
+    digesting = sorted({str(p.relative_to(ANKIT)) for p in ANKIT.rglob("*.py")
+                        for f in ast.walk(ast.parse(p.read_text()))
+                        if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)) and _walks_and_hashes(f)})
+    assert digesting == ["safety/digests.py"]
+
+
+def test_one_function_sends_requests_to_the_model():
+    """Meter.stream (usage/meter.py): max_cost checked before every request, its cost recorded after."""
+    assert set(written(r"\.stream\((?:request|self\.request|req)\b")) == {"usage/meter.py"}

@@ -25,6 +25,7 @@ from ankit.mcp import oauth, oauthweb
 from ankit.mcp.servers import McpManager
 from ankit.mcp.tokens import TokenStore
 from ankit.mcp.transport import McpError
+from ankit.safety import web
 from tests.helpers import xdg_env
 from tests.test_repl import home, run  # noqa: F401 (fixtures)
 
@@ -437,8 +438,8 @@ def test_metadata_and_error_bodies_are_read_bounded_and_shown_as_one_clean_line(
 def test_a_slow_trickle_is_cut_at_the_deadline(auth):
     started = time.monotonic()
     with urllib.request.urlopen(auth.base + "/trickle", timeout=30) as answer:
-        got = oauthweb.bounded(answer, time.monotonic() + 1.0)
-    assert time.monotonic() - started < 5 and 0 < len(got) < 20
+        got, cut = web.read(answer, oauthweb.SIZE, time.monotonic() + 1.0)
+    assert time.monotonic() - started < 5 and 0 < len(got) < 20 and cut
 
 
 def test_a_client_is_registered_once_and_kept_across_logouts(auth, tmp_path):
@@ -509,9 +510,8 @@ class Login:
 def redirected(address: str) -> str:
     """What a browser on another machine ends on: the authorization server's redirect to the loopback address
     (which does not load there)."""
-    request = urllib.request.Request(address)
     try:
-        oauth._NO_REDIRECT.open(request, timeout=30)
+        web.send(address, timeout=30)
     except urllib.error.HTTPError as exc:
         assert exc.code == 302
         return exc.headers["Location"]

@@ -120,16 +120,13 @@ def test_an_error_result_reaches_the_model_as_an_error():
     assert result.is_error and "disk full" in result.content
 
 
-def test_a_result_that_is_all_structured_content_is_data_for_run_code_programs():
+def test_structured_content_is_the_value_for_run_code_programs_and_the_text_stays_the_models():
     from ankit.mcp.tools import result_value
-    from ankit.tooling.tool import JsonText
-    only = result_value({"content": [], "structuredContent": {"t": 1}})
-    assert only == '{"t": 1}' and isinstance(only, JsonText)  # the model's text as before, marked as data
-    same = result_value({"content": [{"type": "text", "text": '{"t":1}'}], "structuredContent": {"t": 1}})
-    assert same == '{"t":1}' and isinstance(same, JsonText)
+    from ankit.records import ToolOutput
+    assert result_value({"content": [], "structuredContent": {"t": 1}}) == ToolOutput('{"t": 1}', {"t": 1})
     told = result_value({"content": [{"type": "text", "text": "It is warm."}], "structuredContent": {"t": 1}})
-    assert told == "It is warm." and not isinstance(told, JsonText)  # text that says more stays text
-    assert not isinstance(result_value({"content": [{"type": "text", "text": "plain"}]}), JsonText)
+    assert told == ToolOutput("It is warm.", {"t": 1})  # the model reads the text, a program gets the data
+    assert result_value({"content": [{"type": "text", "text": "plain"}]}) == "plain"
 
 
 def test_a_hostile_listing_from_a_real_server_is_capped_scrubbed_and_visible(tmp_path, monkeypatch):

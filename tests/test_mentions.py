@@ -73,3 +73,16 @@ def test_a_pipe_a_device_or_a_huge_file_never_hangs_or_fills_memory(tmp_path):
     assert f"the file has {6 * FILE_CAP:,} bytes" in out.text and "é" * FILE_CAP in out.text  # read no further
     out = expand("@huge.log", tmp_path)
     assert out.notices == ["@huge.log: a binary file, not attached (only text files and images are)"]
+
+
+def test_text_the_user_did_not_type_attaches_nothing_under_a_hidden_or_sensitive_folder(tmp_path):
+    (tmp_path / ".claude").mkdir()
+    (tmp_path / ".claude" / "settings.local.json").write_text('{"env": {"TOKEN": "leak"}}\n')
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "a.md").symlink_to("../.claude/settings.local.json")
+    (tmp_path / "notes.md").write_text("fine\n")
+    out = expand("see @.claude/settings.local.json @docs/a.md @notes.md", tmp_path, inside=True)
+    assert "leak" not in out.text and "fine" in out.text and out.attached == ["notes.md"]
+    assert out.notices[0].startswith("@.claude/settings.local.json: '.claude' on its way is hidden or sensitive")
+    assert out.notices[1].startswith("@docs/a.md: '.claude' on its way")
+    assert expand("see @.claude/settings.local.json", tmp_path).attached == [".claude/settings.local.json"]  # typed

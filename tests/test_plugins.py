@@ -174,3 +174,51 @@ def test_superpowers_commands_run_as_plugin_colon_name_in_the_repl_and_in_p(prov
     assert "superpowers brainstorming" in provider_server.requests[1].json["messages"][-1]["content"]
     skill = provider_server.requests[2].json["messages"][-1]["content"]
     assert skill.startswith("# Skill: superpowers:brainstorming\n") and skill.endswith("\n\na todo app")
+
+
+def big_plugin(tmp_path: Path, marker: Path) -> Path:
+    """A plugin of 6,000 files whose PreToolUse hook script is the last file a walk would reach."""
+    root = tmp_path / "plugins" / "big"
+    (root / ".claude-plugin").mkdir(parents=True)
+    (root / ".claude-plugin" / "plugin.json").write_text('{"name": "big", "version": "1.0.0"}')
+    for folder in range(60):
+        (root / "docs" / f"d{folder:02}").mkdir(parents=True)
+        for number in range(100):
+            (root / "docs" / f"d{folder:02}" / f"{number:03}.md").write_text(f"page {folder}.{number}\n")
+    (root / "zz").mkdir()
+    (root / "zz" / "guard.sh").write_text(f"echo v1 >> {marker}\n")
+    (root / "hooks").mkdir()
+    (root / "hooks" / "hooks.json").write_text(json.dumps({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+        {"type": "command", "command": "sh ${CLAUDE_PLUGIN_ROOT}/zz/guard.sh"}]}]}}))
+    return root
+
+
+def test_a_6000_file_plugin_whose_hook_changes_after_add_is_off_with_one_line(provider_server, tmp_path):
+    marker = tmp_path / "HOOK_RAN"
+    root = big_plugin(tmp_path, marker)
+    added = ankit(tmp_path, "plugin", "add", str(root))
+    assert added.returncode == 0 and "  use its 6003 files (sha256 " in added.stdout, added.stdout + added.stderr
+    for _ in range(2):
+        provider_server.push_openai(tool_calls=[("c1", "run_command", '{"command": "echo hi"}')])
+        provider_server.push_openai(text="done")
+    done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "-p", "go", "--yes")
+    assert done.returncode == 0 and marker.read_text() == "v1\n", done.stderr
+    (root / "zz" / "guard.sh").write_text(f"echo changed >> {marker}\n")
+    done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "-p", "go", "--yes")
+    assert done.returncode == 0 and marker.read_text() == "v1\n", done.stderr
+    said = [line for line in done.stderr.splitlines() if "plugin big" in line]
+    assert said == [f"ankit: plugin big is off: its files changed since you added it; run ankit plugin add {root} to "
+                    "trust it as it is now"]
+
+
+def test_a_plugin_over_the_digest_limits_is_refused_in_one_line_and_nothing_is_written(tmp_path):
+    root = tmp_path / "plugins" / "huge"
+    (root / ".claude-plugin").mkdir(parents=True)
+    (root / ".claude-plugin" / "plugin.json").write_text('{"name": "huge"}')
+    with open(root / "model.bin", "wb") as sparse:  # takes no disk: only its size is over the limit
+        sparse.truncate(300 << 20)
+    done = ankit(tmp_path, "plugin", "add", str(root))
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr == (f"ankit: the plugin huge ({root}) holds more than 20,000 files or 256 MB, more than ankit "
+                           "digests to trust it; remove what it does not need (node_modules, build output)\n")
+    assert not (tmp_path / "config" / "ankit" / "plugins.json").exists()

@@ -3,6 +3,7 @@
 import json
 import os
 import subprocess
+from pathlib import Path
 import sys
 
 import pytest
@@ -15,13 +16,23 @@ from tests.test_oneshot import ankit
 from tests.test_repl import home, run  # noqa: F401  (fixtures)
 
 
+def git_repository(folder: Path) -> Path:
+    """A real repository with one commit, as the session's working folder."""
+    subprocess.run(["git", "init", "-q", str(folder)], check=True)
+    (folder / "notes.txt").write_text("TODO one\n")
+    subprocess.run(["git", "-C", str(folder), "add", "."], check=True)
+    subprocess.run(["git", "-C", str(folder), "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "first"],
+                   check=True)
+    return folder
+
+
 @pytest.mark.parametrize("command, key", [
     ("git status -s", "git status"), ("pytest -q", None), ("npm test", None), ("ls -la", "ls"),
     ("npm run build --prod", None), ("python3 -m pytest -q", None), ("python3 -c 'x'", None), ("sudo rm -rf /", None), ("FOO=1 make", None), ("ls | head", None),
     ("pytest; touch x", None), ("cat $(ls)", None), ("git --no-pager log", "git log"),
 ])
-def test_always_for_a_command_is_its_key_or_that_exact_command(command, key):
-    grant = Policy().grant("run_command", {"command": command})
+def test_always_for_a_command_is_its_key_or_that_exact_command(command, key, tmp_path):
+    grant = Policy(cwd=git_repository(tmp_path)).grant("run_command", {"command": command})
     assert grant == (Grant("run_command", "command", key) if key else
                      Grant("run_command", "exact", json.dumps({"command": command})))
 
@@ -38,8 +49,8 @@ def test_deny_wins_and_allow_must_cover_every_part():
     assert decide("write_file", path="x") == "ask"
 
 
-def test_always_is_narrow():
-    rules = Policy()
+def test_always_is_narrow(tmp_path):
+    rules = Policy(cwd=git_repository(tmp_path))
     assert rules.remember("run_command", {"command": "git status"}).startswith("run_command: git status …")
     assert rules.remember("run_command", {"command": "python3 -c 'print(1)'"}) == "this exact run_command call only"
     assert rules.remember("web_fetch", {"url": "https://docs.python.org/3/"}).startswith(
@@ -81,8 +92,8 @@ def test_a_line_it_cannot_read_surely_is_asked_and_under_yes_refused():
     assert Policy.from_rules(["run_command"], ["run_command: rm *"]).decide("run_command", {"command": "ls"}).decision == "allow"
 
 
-def test_always_for_a_command_covers_its_subcommand_and_never_code_running_options():
-    rules = Policy()
+def test_always_for_a_command_covers_its_subcommand_and_never_code_running_options(tmp_path):
+    rules = Policy(cwd=git_repository(tmp_path))
     assert rules.remember("run_command", {"command": "git --no-pager log"}).startswith("run_command: git log …")
     decide = lambda command: rules.decide("run_command", {"command": command}).decision  # noqa: E731
     assert decide("git log -p") == "allow" and decide("git --no-pager log --stat") == "allow"
@@ -132,8 +143,8 @@ def test_an_allow_rule_never_covers_code_running_options_or_writes():
 
 def test_lasting_calls_are_covered_only_exactly():
     rules = Policy()
-    assert rules.remember("add_project_note", {"text": "a"}, lasting=True) == "this exact add_project_note call only"
-    assert rules.decide("add_project_note", {"text": "b"}, lasting=True).decision == "ask"
+    assert rules.remember("add_project_note", {"text": "a"}, exact=True) == "this exact add_project_note call only"
+    assert rules.decide("add_project_note", {"text": "b"}, exact=True).decision == "ask"
 
 
 def test_an_ask_rule_wins_over_allow():
@@ -252,6 +263,21 @@ def test_a_deny_rule_holds_inside_substitutions_and_wrappers_under_yes(provider_
     assert done.returncode == 0, done.stderr
     assert "refused by the rule 'run_command: rm *'" in results(provider_server)["c1"]
     assert (tmp_path / "work" / "victim").is_dir()
+
+
+def test_a_subshell_line_is_read_surely_and_runs_under_a_deny_rule_and_yes(provider_server, tmp_path):
+    user_config(tmp_path, f'provider = "local"\nbase_url = "{provider_server.url}/v1"\ndeny = ["run_command: rm *"]\n')
+    (tmp_path / "work" / "src").mkdir(parents=True)
+    (tmp_path / "work" / "src" / "kept.txt").write_text("x\n")
+    provider_server.push_openai(tool_calls=[("c1", "run_command", '{"command": "(cd src && ls) && echo done"}'),
+                                            ("c2", "run_command", '{"command": "(cd src && rm kept.txt)"}')])
+    provider_server.push_openai(text="ok")
+    done = ankit(tmp_path, "--yes", "-p", "go")
+    assert done.returncode == 0, done.stderr
+    ran, refused = results(provider_server)["c1"], results(provider_server)["c2"]
+    assert "kept.txt\ndone" in ran and not ran.startswith("Error")
+    assert refused.startswith("Error: refused by the rule 'run_command: rm *' in the settings;")
+    assert (tmp_path / "work" / "src" / "kept.txt").exists()
 
 
 def test_a_note_for_later_sessions_is_refused_in_p_without_yes_and_marked_with_it(provider_server, tmp_path):

@@ -86,3 +86,32 @@ def test_a_run_with_nothing_refused_has_empty_permission_denials_and_strict_exit
                  "-p", "read a.txt")
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout.splitlines()[-1])["permission_denials"] == []
+
+
+def test_a_programs_inner_calls_are_events_under_run_code_and_listed_in_json(provider_server, tmp_path):
+    (tmp_path / "work").mkdir()
+    (tmp_path / "work" / "a.txt").write_text("alpha\n")
+    (tmp_path / "config" / "ankit").mkdir(parents=True)
+    (tmp_path / "config" / "ankit" / "config.toml").write_text('code_mode = "on"\n')
+    code = "import tools\nprint(tools.read_file('a.txt').strip(), tools.find_files('*.txt'))\n"
+    for fmt in ("stream-json", "json"):
+        provider_server.push_openai(tool_calls=[("call_1", "run_code", json.dumps({"code": code}))])
+        provider_server.push_openai(text="It says alpha.")
+        done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "--output-format", fmt, "-p", "read a.txt")
+        assert done.returncode == 0, done.stderr
+        lines = [json.loads(line) for line in done.stdout.splitlines()]
+        inner = [{"tool_use_id": "code-1", "parent_tool_use_id": "call_1", "tool_name": "read_file",
+                  "tool_input": {"path": "a.txt"}, "is_error": False},
+                 {"tool_use_id": "code-2", "parent_tool_use_id": "call_1", "tool_name": "find_files",
+                  "tool_input": {"pattern": "*.txt"}, "is_error": False}]
+        assert lines[-1]["inner_calls"] == inner
+        if fmt == "stream-json":
+            under = [o for o in lines if o.get("parent_tool_use_id") == "call_1"]
+            assert [o["type"] for o in under] == ["assistant", "user", "assistant", "user"]
+            assert under[0]["message"]["content"][0] == {"type": "tool_use", "id": "code-1", "name": "read_file",
+                                                         "input": {"path": "a.txt"}}
+            assert "alpha" in under[1]["message"]["content"][0]["content"]  # the result the model would read
+            outer = [o for o in lines if o["type"] == "user" and "parent_tool_use_id" not in o]
+            assert outer[0]["message"]["content"][0]["content"] == "alpha ['a.txt']\n"
+        else:
+            assert len(lines) == 1

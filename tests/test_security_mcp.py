@@ -9,6 +9,7 @@ import time
 import pytest
 
 from ankit.mcp.transport import LINE_CAP, McpError, StdioTransport
+from tests.test_oneshot import ROOT, ankit
 
 FLOOD = ("import sys\n"
          "sys.stdin.readline()\n"
@@ -53,3 +54,38 @@ def test_a_read_only_tool_that_may_reach_the_open_world_asks_and_its_approval_sh
     assert result.is_error and sent == [] and "the-rest-of-the-secret" in asked[0]
     assert not run_call(ToolCall("c2", read.name, "{}"), read, ToolContext(cwd="."), lambda *a: False).is_error
     assert sent == ["read"]
+
+
+def probe_server(tmp_path, *rules: str, key: str = "deny") -> None:
+    """The loopback MCP server as `probe` in the user's config, and Claude Code settings holding these rules."""
+    config = tmp_path / "config" / "ankit"
+    config.mkdir(parents=True, exist_ok=True)
+    server = ROOT / "tests" / "mcp_fake_server.py"
+    (config / "config.toml").write_text(f"[mcp.servers.probe]\ncommand = {json.dumps(sys.executable)}\n"
+                                        f"args = [{json.dumps(str(server))}]\nstart_timeout = 60\n")
+    claude = tmp_path / "home" / ".claude"
+    claude.mkdir(parents=True, exist_ok=True)
+    (claude / "settings.json").write_text(json.dumps({"permissions": {key: list(rules)}}))
+
+
+@pytest.mark.parametrize("rule", ["mcp__probe", "mcp__probe__*"])
+def test_a_rule_over_a_whole_server_denies_every_tool_of_it_under_yes(provider_server, tmp_path, rule):
+    probe_server(tmp_path, rule)
+    provider_server.push_openai(tool_calls=[("c1", "mcp__probe__echo", '{"text": "hi"}'),
+                                            ("c2", "mcp__probe__add", '{"a": 1, "b": 2}')])
+    provider_server.push_openai(text="ok")
+    done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "-p", "go", "--yes")
+    assert done.returncode == 0, done.stderr
+    sent = [m["content"] for m in provider_server.requests[1].json["messages"] if m["role"] == "tool"]
+    assert [s.split(" in the settings")[0] for s in sent] == [f"Error: refused by the rule {rule!r}"] * 2
+    assert "ignores" not in done.stderr and "cannot apply" not in done.stderr
+
+
+def test_an_allow_over_a_whole_server_lets_its_tools_run_in_p_without_yes(provider_server, tmp_path):
+    probe_server(tmp_path, "mcp__probe", key="allow")
+    provider_server.push_openai(tool_calls=[("c1", "mcp__probe__add", '{"a": 1, "b": 2}')])
+    provider_server.push_openai(text="ok")
+    done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "-p", "go")
+    assert done.returncode == 0, done.stderr
+    [sent] = [m["content"] for m in provider_server.requests[1].json["messages"] if m["role"] == "tool"]
+    assert not sent.startswith("Error") and "3" in sent

@@ -206,7 +206,7 @@ module = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(module)
 class Ctx:
     cwd = sys.argv[2]
-shown = module.run({"path": "one-line.txt"}, Ctx)
+shown = module.run({"path": "one-line.txt"}, Ctx).text
 print(shown.splitlines()[0][-40:])
 peak = next(line for line in open("/proc/self/status") if line.startswith("VmHWM:"))  # this program's own peak
 print(int(peak.split()[1]) // 1024)

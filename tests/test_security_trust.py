@@ -187,3 +187,50 @@ def test_every_project_file_that_runs_something_is_in_the_trust_digest(tmp_path)
     assert any(line.startswith("use the agent .ankit/agents/fixer.md") for line in held)
     assert any(line.startswith("offer the command .ankit/commands/deploy.md, which runs shell lines") for line in held)
     assert not any("plain.md" in line for line in held)
+
+
+def test_a_trusted_folders_session_start_script_that_changes_asks_again(run, provider_server, home):
+    work, marker = home / "work", home / "SESSION_RAN"
+    (work / "scripts").mkdir(parents=True)
+    (work / "scripts" / "session.sh").write_text(f"echo v1 >> {marker}\n")
+    (work / ".claude").mkdir()
+    (work / ".claude" / "settings.json").write_text(
+        '{"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "sh scripts/session.sh"}]}]}}')
+    term = run()
+    shown = term.expect("Trust this folder and apply them? [y/N] ")
+    assert "run the SessionStart hook of .claude/settings.json: sh scripts/session.sh" in shown
+    assert "run scripts/session.sh, which a hook or the status line names (sha256 " in shown
+    term.answer("y")
+    term.expect("ankit ")
+    provider_server.push_openai(text="started")
+    term.line("hi")
+    term.expect("started")
+    term.finish()
+    assert marker.read_text() == "v1\n"
+    (work / "scripts" / "session.sh").write_text(f"echo v2 >> {marker}\n")  # a git pull changes the script only
+    provider_server.push_openai(text="fine")
+    done = ankit(home, "-p", "hi", ANKIT_PROVIDER="local", ANKIT_BASE_URL=provider_server.url + "/v1")
+    assert "ignoring this folder's 2 thing(s) it would run" in done.stderr and "it changed since you trusted it" \
+        in done.stderr
+    term = run()
+    shown = term.expect("[y/N] ")
+    assert "changed since you trusted it" in shown and "now: run scripts/session.sh, which a hook" in shown
+    term.answer("n")
+    term.expect("ignored this time")
+    term.finish()
+    assert marker.read_text() == "v1\n"  # the changed script never ran
+
+
+def test_a_folder_over_the_digest_limits_is_refused_in_one_line_even_with_trust(provider_server, tmp_path):
+    work, marker = tmp_path / "work", tmp_path / "HOOK_RAN"
+    work.mkdir()
+    claude_only_repo(work, marker)
+    with open(work / ".claude" / "cache.bin", "wb") as sparse:  # takes no disk: only its size is over the limit
+        sparse.truncate(300 << 20)
+    provider_server.push_openai(tool_calls=[("c1", "run_command", '{"command": "echo hi"}')])
+    provider_server.push_openai(text="done")
+    done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "-p", "go", "--yes", "--trust")
+    assert done.returncode == 0 and not marker.exists(), done.stderr
+    said = [line for line in done.stderr.splitlines() if "trust" in line]
+    assert said == [f"ankit: this folder is not trusted: {work / '.claude'} holds more than 20,000 files or 256 MB, "
+                    "more than ankit digests to trust it; remove what it does not need (node_modules, build output)"]

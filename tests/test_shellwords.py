@@ -66,6 +66,7 @@ def test_a_line_using_what_the_scanner_does_not_model_is_unsure(line):
     "LANG=C sort f", "x=1; echo $x", "cat <<'EOF' > f.txt\n$(not run)\nEOF", "find . -name '*.py' -exec wc -l {} +",
     "sh -c 'ls; rm x'", "timeout 5 nice -n 2 rm x", "python3 -m pytest -q", "git log @{u}..", "echo a,b {}",
     "git log HEAD~1", "python3 x.py", "ls &>/dev/null", "while read -r line; do echo $line; done < f",
+    "(cd src && ls)", "( ls; echo x ) | wc -l", "ls && (cd a && make) || echo no",
 ])
 def test_a_line_of_modelled_constructs_is_sure(line):
     assert scan(line).sure, scan(line).why

@@ -96,3 +96,22 @@ def test_other_slash_words_are_one_line_and_a_path_is_a_question(provider_server
     provider_server.push_openai(text="It maps names to addresses.")
     path = ankit(tmp_path, "--base-url", url, "-p", "/etc/hosts: what is it for?")
     assert path.returncode == 0 and provider_server.requests[0].json["messages"][-1]["content"].startswith("/etc/hosts")
+
+
+def test_trust_trusts_a_folder_whose_only_project_file_is_a_command_with_allowed_tools_and_a_model(
+        provider_server, tmp_path):
+    work = tmp_path / "work"
+    (work / ".ankit" / "commands").mkdir(parents=True)
+    (work / ".ankit" / "commands" / "tidy.md").write_text(
+        "---\nallowed-tools: Bash(touch:*)\nmodel: gpt-4o-mini\n---\nMake the file.\n")
+    url = provider_server.url + "/v1"
+    for flags in ((), ("--trust",)):
+        provider_server.push_openai(tool_calls=[("c1", "run_command", '{"command": "touch made.txt"}')])
+        provider_server.push_openai(text="Done.")
+        done = ankit(tmp_path, "--base-url", url, "--model", "gpt-4o", "--sandbox", "ask", *flags, "-p", "/tidy")
+        assert done.returncode == 0, done.stderr
+    untrusted, _, trusted, _ = [r.json for r in provider_server.requests]
+    assert untrusted["model"] == "gpt-4o" and trusted["model"] == "gpt-4o-mini"
+    refused, allowed = [[m["content"] for m in r.json["messages"] if m["role"] == "tool"][0]
+                        for r in (provider_server.requests[1], provider_server.requests[3])]
+    assert refused.startswith("Error") and not allowed.startswith("Error") and (work / "made.txt").exists()

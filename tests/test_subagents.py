@@ -154,19 +154,40 @@ def test_ctrl_c_stops_subagents_running_at_once_without_waiting_for_them(run, pr
     assert [m["role"] for m in sent[1:]] == ["user", "assistant", "tool", "tool", "user"]
 
 
-def test_a_subagent_is_not_offered_run_code_in_code_mode(provider_server, tmp_path):
+def test_a_subagent_runs_a_program_whose_calls_go_through_its_own_tools(provider_server, tmp_path):
     config = tmp_path / "config" / "ankit"
-    config.mkdir(parents=True)
-    (config / "config.toml").write_text('code_mode = "on"\n')
-    task = json.dumps({"description": "look", "prompt": "Look around."})
+    (config / "agents").mkdir(parents=True)
+    (config / "config.toml").write_text('code_mode = "on"\ncode_mode_max_calls = 3\n')
+    (config / "agents" / "reader.md").write_text("---\nname: reader\ndescription: Reads.\ntools: Read, run_code\n---\nRead.\n")
+    (tmp_path / "work").mkdir()
+    for name in ("a", "b", "c"):
+        (tmp_path / "work" / f"{name}.json").write_text(json.dumps({"n": ord(name)}))
+    code = ("import json, tools\nprint(hasattr(tools, 'write_file'))\n"
+            "try:\n    tools.call('write_file', path='x.txt', content='no')\n"
+            "except tools.ToolError as exc:\n    print('no:', type(exc).__name__)\n"
+            "total = 0\nfor name in 'abc':\n    try:\n"
+            "        total += json.loads(tools.read_file(name + '.json'))['n']\n"
+            "    except tools.LimitReached as exc:\n        print('limit:', exc)\n"
+            "print(total)\n")
+    task = json.dumps({"description": "sum", "prompt": "Sum the numbers.", "agent": "reader"})
     provider_server.push_openai(tool_calls=[("c1", "task", task)])
-    provider_server.push_openai(text="Nothing here.")
-    provider_server.push_openai(text="The subagent found nothing.")
-    done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "-p", "go")
+    provider_server.push_openai(tool_calls=[("s1", "run_code", json.dumps({"code": code}))])
+    provider_server.push_openai(text="The sum is 195.")
+    provider_server.push_openai(text="The subagent says 195.")
+    done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "--yes", "-p", "go")
     assert done.returncode == 0, done.stderr
-    main = [t["function"]["name"] for t in provider_server.requests[0].json["tools"]]
-    sub = [t["function"]["name"] for t in provider_server.requests[1].json["tools"]]
-    assert "run_code" in main and "run_code" not in sub and "read_file" in sub
+    sub = sorted(t["function"]["name"] for t in provider_server.requests[1].json["tools"])
+    assert sub == ["read_file", "run_code"]
+    printed = provider_server.requests[2].json["messages"][-1]["content"].splitlines()
+    assert printed[:2] == ["False", "no: ToolError"]  # write_file is not its tool: unbound, and refused by name
+    assert printed[2].startswith("limit: this program made more than 3 tool calls")  # the limits hold for it
+    assert printed[3] == str(ord("a") + ord("b"))
+    assert not (tmp_path / "work" / "x.txt").exists()
+    lines = [json.loads(line) for line in sessions(tmp_path)[0].read_text().splitlines()]
+    run = next(line for line in lines if line["type"] == "subagent")
+    inner = [r["inner"] for m in run["messages"] for r in m.get("results", []) if r.get("inner")]
+    assert inner == [['write_file(path="x.txt", content="no") (error)', 'read_file(path="a.json")',
+                      'read_file(path="b.json")']]  # kept with its run; the call past the limit never ran
 
 
 FIXTURES = Path(__file__).parent / "fixtures" / "claude_code"

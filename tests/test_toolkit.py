@@ -164,11 +164,11 @@ def test_the_write_ankit_tool_skill_s_example_loads_and_runs(tmp_path):
 # --- the stable surface -----------------------------------------------------------------------------------------
 
 def toolkit_modules() -> dict[str, object]:
-    return {name: importlib.import_module(f"ankit.toolkit.{name}") for name in ankit.toolkit.__all__ if name != "ToolError"}
+    return {name: importlib.import_module(f"ankit.toolkit.{name}") for name in ankit.toolkit.__all__ if name not in ("ToolError", "ToolOutput")}
 
 
 def test_every_stable_name_exists_and_the_one_error_is_ankits():
-    assert ankit.toolkit.ToolError is ToolError
+    assert ankit.toolkit.ToolError is ToolError and ankit.toolkit.ToolOutput("t", 1).value == 1
     for name, module in toolkit_modules().items():
         assert module.__all__ and [n for n in module.__all__ if not hasattr(module, n)] == [], name
         assert module.__doc__, name

@@ -6,8 +6,6 @@ is recorded in $XDG_CONFIG_HOME/ankit/plugins.json through the state-file layer.
 since is off, all of it, until it is added again (the same rule as a folder's trust and its digest).
 """
 
-import hashlib
-import itertools
 import json
 import re
 from dataclasses import dataclass, field
@@ -15,6 +13,8 @@ from pathlib import Path
 
 from ankit.errors import ConfigError
 from ankit.safety import statefiles
+from ankit.safety.digests import TooBig, folder_digest
+from ankit.claude.hooksjson import hook_entries
 from ankit.claude.mcp import read_json, servers_of
 from ankit.wording import count
 
@@ -22,7 +22,6 @@ PLUGINS_FILE = "plugins.json"
 MANIFEST = Path(".claude-plugin") / "plugin.json"
 MARKETPLACE = Path(".claude-plugin") / "marketplace.json"
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
-FILES_CAP = 5000  # files of one plugin hashed
 ROOT_VARIABLE = "${CLAUDE_PLUGIN_ROOT}"
 
 
@@ -111,25 +110,12 @@ def trust_items(plugin: Plugin) -> list[str]:
     servers, _ = plugin.servers()
     lines = [f"start the MCP server {name}: " + " ".join([str(t.get("command", t.get("url", "?"))),
                                                          *map(str, t.get("args") or [])]) for name, t in servers.items()]
-    hooks, _ = read_json(plugin.root / "hooks" / "hooks.json") if (plugin.root / "hooks" / "hooks.json").is_file() \
-        else ({}, "")
-    events = hooks.get("hooks") if isinstance(hooks, dict) and isinstance(hooks.get("hooks"), dict) else {}
-    for event, groups in events.items():
-        for group in groups if isinstance(groups, list) else []:
-            for hook in group.get("hooks") or [] if isinstance(group, dict) else []:
-                if isinstance(hook, dict) and hook.get("command"):
-                    lines.append(f"run on {event}: {hook['command']}")
-    files = sorted(p for p in itertools.islice(plugin.root.rglob("*"), FILES_CAP) if p.is_file()
-                   and "__pycache__" not in p.parts and ".git" not in p.parts)
-    whole = hashlib.sha256("\n".join(f"{p.relative_to(plugin.root)} {_digest(p)}" for p in files).encode())
-    return lines + [f"use its {len(files)} files (sha256 {whole.hexdigest()[:16]})"]
-
-
-def _digest(path: Path) -> str:
-    try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
-    except OSError:
-        return "unreadable"
+    for path in plugin.hook_files():
+        data = read_json(path)[0]
+        entries, _ = hook_entries(data if isinstance(data, dict) else {}, path)
+        lines += [f"run on {e.event}: {e.text}" for e in entries if e.kind == "command"]
+    files = folder_digest(plugin.root, f"the plugin {plugin.name} ({plugin.root})")
+    return lines + [f"use its {files.files} files (sha256 {files.sha})"]
 
 
 def _read(config_home: Path) -> dict:
@@ -185,10 +171,15 @@ def added(config_home: Path) -> tuple[list[Plugin], list[str]]:
         except ConfigError as exc:
             problems.append(f"plugin {name} is off: {exc}")
             continue
-        plugin.current = trust_items(plugin) == entry.get("items")
-        if not plugin.current:
-            problems.append(f"plugin {name} is off: its files changed since you added it; run ankit plugin add "
-                            f"{plugin.root} to trust it as it is now")
+        try:
+            plugin.current = trust_items(plugin) == entry.get("items")
+        except TooBig as exc:
+            plugin.current = False
+            problems.append(f"plugin {name} is off: {exc}")
+        else:
+            if not plugin.current:
+                problems.append(f"plugin {name} is off: its files changed since you added it; run ankit plugin "
+                                f"add {plugin.root} to trust it as it is now")
         found.append(plugin)
     return found, problems
 

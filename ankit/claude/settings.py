@@ -2,30 +2,26 @@
 .claude/settings.json and .claude/settings.local.json (the project's).
 
 Read from them: `permissions.allow`, `deny` and `ask` in Claude Code's rule syntax, translated here into ankit's
-rules (`Bash(npm run test:*)` -> `run_command: npm run test*` and the same for job_start; `Read(./.env)` -> the
-reading tools on `.env`; `Edit(src/**)` -> the editing tools; `WebFetch(domain:example.com)` -> web_fetch on that
-host; `mcp__server__tool` as it is), and `env`. The policy engine (safety/policy.py) merges them as any layer: a
+rules (`Bash(npm run test:*)` -> `run_command: npm run test*` and the same for job_start; `Read(./.env)` ->
+`Read(.env)`, binding every path any tool declares it reads; `Edit(src/**)` -> `Edit(src/*)`, every path any tool
+changes; `WebFetch(domain:example.com)` -> web_fetch on that host; `mcp__server__tool` as it is, `mcp__server`
+every tool of that server; which tools a name binds: claude/toolnames.py), and `env`. The policy engine (safety/policy.py) merges them as any layer: a
 project's deny and ask apply at once, its allow and env wait for trust. Hooks are read by hooks/config.py.
 What trusting a folder's .claude/ would trust is listed by `trust_lines`. A rule or key ankit cannot translate is
 said once, never dropped silently.
 """
 
-import hashlib
-import itertools
 import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ankit.claude.hooksjson import hook_entries
+from ankit.claude.toolnames import path_rule, rule_argument, rule_tools
+from ankit.safety.digests import file_digest, folder_digest, named_files
+
 PROJECT_FILES = ("settings.json", "settings.local.json")
-READS = ("read_file", "search_text", "find_files", "list_directory")  # Claude Code's Read rules cover its readers
-EDITS = ("write_file", "edit_file", "edit_lines", "delete_file", "make_directory")
-SHELLS = ("run_command", "job_start")
-SIMPLE = {"WebSearch": ("web_search",), "Glob": ("find_files",), "Grep": ("search_text",), "LS": ("list_directory",),
-          "TodoWrite": ("write_todos",), "Task": ("task",), "Read": READS, "Edit": EDITS, "Write": EDITS,
-          "MultiEdit": EDITS, "Bash": SHELLS, "WebFetch": ("web_fetch",)}
 RULE = re.compile(r"^(?P<tool>[A-Za-z_][\w-]*)(?:\((?P<arg>.*)\))?$", re.S)
-FILES_CAP = 2000  # files of a .claude/ folder hashed into the trust digest
 
 
 @dataclass
@@ -39,6 +35,9 @@ class ClaudeLayer:
     problems: list[str] = field(default_factory=list)
     source: list[str] = field(default_factory=list)  # the Claude Code rules as written (allow), for the trust question
     hooks: list[str] = field(default_factory=list)  # one line per hook command, for the trust question
+    mode: str = ""  # permissions.defaultMode (the last file's): acceptEdits or plan ("" for default or none)
+    status: dict = field(default_factory=dict)  # statusLine (the last file's): {"command", "padding", "origin"}
+    commands: list[str] = field(default_factory=list)  # the hooks' and the status line's command lines
 
 
 def read_json(path: Path) -> tuple[dict, list[str]]:
@@ -63,22 +62,26 @@ def env_of(data: dict) -> dict[str, str]:
 
 def translate(rule: str, deny: bool) -> list[str] | None:
     """One Claude Code permission rule as ankit rules; None when ankit has nothing it could mean."""
+    if re.fullmatch(r"mcp__[\w-]+__\*", rule.strip()):
+        return [rule.strip()]  # every tool of that server, as mcp__server
     found = RULE.match(rule.strip())
     if found is None:
         return None
     tool, arg = found["tool"], found["arg"]
     if tool.startswith("mcp__"):
-        return [tool] if arg is None and tool.count("__") >= 2 else None
-    if tool not in SIMPLE:
+        return [tool] if arg is None and len(tool) > len("mcp__") else None  # mcp__server covers all its tools
+    tools, kind = rule_tools(tool), rule_argument(tool)  # the one table of Claude Code's tools (claude/toolnames.py)
+    if not tools:
         return None
-    tools = SIMPLE[tool]
     if arg is None or arg.strip() in ("", "*"):
         return list(tools)
-    if tool == "Bash":
+    if kind == "command":
         return [f"{t}: {_command(arg)}" for t in tools]
-    if tool == "WebFetch":
+    if kind == "domain":
         return _fetch(arg, deny)
-    if tool in ("Read", "Edit", "Write", "MultiEdit", "Glob", "Grep", "LS"):
+    if kind == "path" and path_rule(tool):  # every tool's declared paths (safety/pathrules.py)
+        return [f"{path_rule(tool)}({p})" for p in _paths(arg)]
+    if kind == "path":
         return [f"{t}: {p}" for t in tools for p in _paths(arg)]
     return None
 
@@ -126,9 +129,41 @@ def read_layer(paths: list[Path]) -> ClaudeLayer:
             for rule in permissions.get(key) or [] if isinstance(permissions.get(key), list) else []:
                 _take(layer, key, str(rule), path)
         layer.problems += [f"{path}: ankit ignores permissions.{k}" for k in permissions
-                           if k not in ("allow", "deny", "ask")]
-        layer.hooks += _hook_lines(data, path)
+                           if k not in ("allow", "deny", "ask", "defaultMode")]
+        _mode(layer, permissions.get("defaultMode"), path)
+        _status(layer, data.get("statusLine"), path)
+        lines, commands = _hook_lines(data, path)
+        layer.hooks, layer.commands = layer.hooks + lines, layer.commands + commands
     return layer
+
+
+def _mode(layer: ClaudeLayer, value, path: Path) -> None:
+    """permissions.defaultMode: acceptEdits and plan are taken; default changes nothing; bypassPermissions is
+    never taken from a file (one line: the flag does it for one run)."""
+    if value is None or value == "default":
+        return
+    if value in ("acceptEdits", "plan"):
+        layer.mode = str(value)
+    elif value == "bypassPermissions":
+        layer.problems.append(f"{path}: defaultMode bypassPermissions is not taken from a file; pass "
+                              "--permission-mode bypassPermissions (or --yes) for one run")
+    else:
+        layer.problems.append(f"{path}: defaultMode {str(value)[:40]!r} is not a mode (default, acceptEdits, plan, "
+                              "bypassPermissions); ignored")
+
+
+def _status(layer: ClaudeLayer, value, path: Path) -> None:
+    """statusLine: a command shown under the prompt; another type, or no command, is one line."""
+    if value is None:
+        return
+    command = value.get("command") if isinstance(value, dict) else None
+    if not isinstance(value, dict) or value.get("type", "command") != "command" or not isinstance(command, str) \
+            or not command.strip():
+        layer.problems.append(f"{path}: statusLine needs {{\"type\": \"command\", \"command\": \"...\"}}; ignored")
+        return
+    padding = value.get("padding", 0)
+    layer.status = {"command": command, "padding": padding if isinstance(padding, int) and 0 <= padding <= 20 else 0,
+                    "origin": str(path)}
 
 
 def _take(layer: ClaudeLayer, key: str, rule: str, path: Path) -> None:
@@ -141,23 +176,24 @@ def _take(layer: ClaudeLayer, key: str, rule: str, path: Path) -> None:
         layer.source.append(rule)
 
 
-def _hook_lines(data: dict, path: Path) -> list[str]:
-    """One line per hook a settings file configures: event, matcher and command (or prompt)."""
-    lines = []
-    tables = data.get("hooks") if isinstance(data.get("hooks"), dict) else {}
-    for event, groups in tables.items():
-        for group in groups if isinstance(groups, list) else []:
-            entries = group.get("hooks") if isinstance(group, dict) and isinstance(group.get("hooks"), list) else []
-            matcher = f" [{group.get('matcher')}]" if isinstance(group, dict) and group.get("matcher") else ""
-            for entry in (e for e in entries if isinstance(e, dict)):
-                what = entry.get("command") or entry.get("prompt") or "?"
-                lines.append(f"run the {event}{matcher} hook of .claude/{path.name}: {what}")
-    return lines
+def _hook_lines(data: dict, path: Path) -> tuple[list[str], list[str]]:
+    """One line per hook a settings file configures (event, matcher and command or prompt) and its status line
+    command; and the command lines themselves."""
+    entries, _ = hook_entries(data, path)
+    lines = [f"run the {e.event}{f' [{e.matcher}]' if e.matcher else ''} hook of .claude/{path.name}: {e.text}"
+             for e in entries]
+    commands = [e.text for e in entries if e.kind == "command"]
+    status = data.get("statusLine") if isinstance(data.get("statusLine"), dict) else {}
+    if isinstance(status.get("command"), str) and status["command"].strip():
+        lines.append(f"show the status line of .claude/{path.name}: {status['command']}")
+        commands.append(status["command"])
+    return lines, commands
 
 
 def trust_lines(cwd: Path) -> list[str]:
-    """What trusting the folder's .claude/ would trust: its hooks, allow rules and env, and a digest of every
-    other file there (hook scripts, agents, commands), so any change to them asks again."""
+    """What trusting the folder's .claude/ would trust: its hooks, allow rules and env, a digest of every other
+    file there (hook scripts, agents, commands), and each project file its hooks and status line name, so any
+    change to them asks again. TooBig when .claude/ is over the digest's limits."""
     folder = cwd / ".claude"
     if not folder.is_dir():
         return []
@@ -165,17 +201,17 @@ def trust_lines(cwd: Path) -> list[str]:
     layer = read_layer(settings)
     lines = list(layer.hooks) + [f"allow without asking: {rule}" for rule in layer.source]
     lines += [f"set the environment variable {k}={v}" for k, v in sorted(layer.env.items())]
-    found = itertools.islice(folder.rglob("*"), FILES_CAP)
-    others = sorted(p for p in found if p.is_file() and not (p.parent == folder and p.name in PROJECT_FILES))
-    if others:
-        whole = hashlib.sha256("\n".join(f"{p.relative_to(folder)} {_digest(p)}" for p in others).encode())
-        lines.append(f"use the {len(others)} other files under .claude (agents, commands, hook scripts; sha256 "
-                     f"{whole.hexdigest()[:16]})")
-    return lines
+    lines += [f"start in the permission mode {layer.mode}"] if layer.mode else []
+    others = folder_digest(folder, f"{folder}", leave_out=tuple(settings))
+    if others.files:
+        lines.append(f"use the {others.files} other files under .claude (agents, commands, hook scripts; sha256 "
+                     f"{others.sha})")
+    return lines + named_lines(layer.commands, cwd)
 
 
-def _digest(path: Path) -> str:
-    try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
-    except OSError:
-        return "unreadable"
+def named_lines(commands: list[str], cwd: Path) -> list[str]:
+    """One line per project file outside .claude/ that these commands name, with its digest."""
+    root = cwd.resolve()
+    named = dict.fromkeys(p for command in commands for p in named_files(command, root))
+    return [f"run {p.relative_to(root)}, which a hook or the status line names (sha256 {file_digest(p)})"
+            for p in named if not p.is_relative_to(root / ".claude")]

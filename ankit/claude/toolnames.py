@@ -1,70 +1,112 @@
-"""ankit's tools as Claude Code names them, for hooks written for Claude Code (their one translation table).
+"""Claude Code's tools and ankit's: the one table of their names and input keys, read by hooks (what a hook sees
+and what its matcher covers), permission rules (what `Read(...)` or `Bash(...)` binds, claude/settings.py),
+agent files (`tools: Read, Bash`) and the docs (a test holds `ankit help claude-code` and the README to it).
 
 A hook written for Claude Code tests `tool_name == "Bash"` and reads `tool_input.command` or
 `tool_input.file_path` (an absolute path). Each ankit tool with a Claude Code counterpart is shown to hooks
 under that name with Claude Code's input keys and `tool_response` shape; `updatedInput` is mapped back. Keys
 without a counterpart pass through under ankit's name. Claude Code deletes, moves and makes folders with Bash,
-so ankit's delete_file, move_file and make_directory are shown as the Bash command Claude Code would run
-(`rm -r -- .env`): a guard hook stops them as it would there. A tool without a counterpart keeps its name (the
-file tools among them get `file_path`), and a matcher naming what it does covers it too (FAMILIES: an
-`Edit|Write` matcher sees deletes and moves, a `Bash` matcher sees job starts).
+so ankit's delete_file, move_file and make_directory are shown as the Bash command a Claude Code user would run
+(`rm -rf -- build`): a guard hook stops them as it would there. A tool without a counterpart keeps its name (the
+file tools among them get `file_path`), and a matcher naming what it does covers it too (an `Edit|Write`
+matcher sees deletes and moves, a `BashOutput` matcher sees job_status).
 """
 
 import os
 import shlex
+from dataclasses import dataclass, field
 from pathlib import Path
 
-# ankit tool -> (Claude Code tool, {ankit key: Claude Code key}); keys not listed keep their names
-TABLE: dict[str, tuple[str, dict[str, str]]] = {
-    "run_command": ("Bash", {"command": "command", "reason": "description", "timeout": "timeout"}),
-    "job_start": ("Bash", {"command": "command", "reason": "description"}),
-    "job_output": ("BashOutput", {"job_id": "bash_id"}),
-    "job_stop": ("KillShell", {"job_id": "shell_id"}),
-    "read_file": ("Read", {"path": "file_path", "start_line": "offset", "end_line": "limit"}),
-    "write_file": ("Write", {"path": "file_path", "content": "content"}),
-    "edit_file": ("Edit", {"path": "file_path", "old_string": "old_string", "new_string": "new_string",
-                           "replace_all": "replace_all"}),
-    "find_files": ("Glob", {"pattern": "pattern", "path": "path"}),
-    "search_text": ("Grep", {"pattern": "pattern", "path": "path", "glob": "glob", "ignore_case": "-i",
-                             "context": "-C", "max_results": "head_limit"}),
-    "list_directory": ("LS", {"path": "path"}),
-    "web_fetch": ("WebFetch", {"url": "url"}),
-    "web_search": ("WebSearch", {"query": "query"}),
-    "write_todos": ("TodoWrite", {"todos": "todos"}),
-    "task": ("Task", {"description": "description", "prompt": "prompt", "agent": "subagent_type"}),
-}
-# Claude Code's name -> the ankit tool that does it (an agent file's `tools: Read, Bash` list, for one)
-CLAUDE_NAMES = {claude: tool for tool, (claude, _) in reversed(TABLE.items())} | {"MultiEdit": "edit_file"}
-# what a matcher naming a Claude Code tool covers besides its counterpart: the tools that do the same
-FAMILIES: dict[str, tuple[str, ...]] = {
-    "Bash": ("job_input",),
-    "Edit": ("write_file", "edit_lines", "apply_patch", "delete_file", "move_file", "make_directory"),
-    "Write": ("edit_file", "edit_lines", "apply_patch", "delete_file", "move_file", "make_directory"),
-    "MultiEdit": ("edit_file", "edit_lines", "apply_patch"),
-    "Read": ("read_file",),
-    "BashOutput": ("job_status", "job_wait"),
-    "KillShell": ("kill_process",),
-}
-PATH_TOOLS = {"edit_lines": "path", "delete_file": "path", "move_file": "source", "make_directory": "path"}
 SHELL_FORMS = ("delete_file", "move_file", "make_directory", "job_input", "git_commit", "git_branch", "git_status",
-               "git_diff", "git_log", "git_show")  # shown as the Bash command Claude Code would run
+               "git_diff", "git_log", "git_show")  # shown as the Bash command a Claude Code user would run
+EDITING = ("write_file", "edit_file", "edit_lines", "apply_patch", "delete_file", "move_file", "make_directory")
+READING = ("read_file", "search_text", "find_files", "list_directory")  # Claude Code's Read rules cover its readers
+
+
+@dataclass(frozen=True)
+class ClaudeTool:
+    """One of Claude Code's tools: the ankit tools a hook sees under its name, their keys in Claude Code's terms,
+    and what a hook matcher and a permission rule naming it cover."""
+
+    name: str
+    shown: tuple[str, ...] = ()  # ankit's tools a hook sees under this name
+    keys: dict[str, str] = field(default_factory=dict)  # ankit key -> Claude Code key; others keep their names
+    added: tuple[str, ...] = ()  # Claude Code's keys ankit fills in beside the mapped ones
+    matcher: tuple[str, ...] = ()  # besides `shown`, what a hook matcher naming it sees (tools doing the same)
+    rules: tuple[str, ...] = ()  # what a permission rule naming it binds
+    means: str = ""  # the ankit tool an agent file's `tools:` list means (else the first of `shown`)
+    argument: str = ""  # what a rule's `(...)` holds: a command line, `domain:HOST` or a path ("": none)
+
+
+ROWS = (
+    ClaudeTool("Bash", ("run_command", "job_start", *SHELL_FORMS),
+               {"command": "command", "reason": "description", "timeout": "timeout"},
+               ("dangerouslyDisableSandbox", "run_in_background", "file_path"), rules=("run_command", "job_start"),
+               argument="command"),
+    ClaudeTool("BashOutput", ("job_output",), {"job_id": "bash_id"}, matcher=("job_status", "job_wait")),
+    ClaudeTool("KillShell", ("job_stop",), {"job_id": "shell_id"}, matcher=("kill_process",)),
+    ClaudeTool("Read", ("read_file",), {"path": "file_path", "start_line": "offset", "end_line": "limit"},
+               rules=READING, argument="path"),
+    ClaudeTool("Write", ("write_file",), {"path": "file_path", "content": "content"}, matcher=EDITING, rules=EDITING,
+               argument="path"),
+    ClaudeTool("Edit", ("edit_file", "apply_patch"), {"path": "file_path", "old_string": "old_string",
+                                                      "new_string": "new_string", "replace_all": "replace_all"},
+               matcher=EDITING, rules=EDITING, argument="path"),
+    ClaudeTool("MultiEdit", matcher=("edit_file", "edit_lines", "apply_patch"), rules=EDITING, means="edit_file",
+               argument="path"),
+    ClaudeTool("Glob", ("find_files",), {"pattern": "pattern", "path": "path"}, argument="path"),
+    ClaudeTool("Grep", ("search_text",), {"pattern": "pattern", "path": "path", "glob": "glob", "ignore_case": "-i",
+                                          "context": "-C", "max_results": "head_limit"}, argument="path"),
+    ClaudeTool("LS", ("list_directory",), {"path": "path"}, argument="path"),
+    ClaudeTool("WebFetch", ("web_fetch",), {"url": "url"}, argument="domain"),
+    ClaudeTool("WebSearch", ("web_search",), {"query": "query"}),
+    ClaudeTool("TodoWrite", ("write_todos",), {"todos": "todos"}),
+    ClaudeTool("Task", ("task",), {"description": "description", "prompt": "prompt", "agent": "subagent_type"}),
+    *(ClaudeTool(name) for name in ("NotebookEdit", "NotebookRead", "SlashCommand", "Skill", "ExitPlanMode",
+                                    "AskUserQuestion")),  # no counterpart in ankit
+)
+BY_NAME = {row.name: row for row in ROWS}
+SHOWN_AS = {tool: row for row in reversed(ROWS) for tool in row.shown}  # ankit tool -> the row it is shown under
+# Claude Code's name -> the ankit tool that does it (an agent file's `tools: Read, Bash` list, for one)
+CLAUDE_NAMES = {row.name: row.means or row.shown[0] for row in ROWS if row.means or row.shown}
+PATH_TOOLS = {"edit_lines": "path", "delete_file": "path", "move_file": "source", "make_directory": "path"}
 PER_FILE = ("apply_patch",)  # shown as one Edit per file it changes
 ABSOLUTE = ("file_path",)  # Claude Code sends these as absolute paths
-NO_COUNTERPART = ("NotebookEdit", "NotebookRead", "SlashCommand", "Skill", "ExitPlanMode", "AskUserQuestion")
+
+
+def rule_tools(name: str) -> tuple[str, ...]:
+    """The ankit tools a permission rule naming this Claude Code tool binds (none: ankit has no counterpart)."""
+    row = BY_NAME.get(name)
+    return (row.rules or row.shown) if row is not None else ()
+
+
+def rule_argument(name: str) -> str:
+    """What a permission rule naming this tool holds in its parentheses: "command", "domain", "path" or ""."""
+    return BY_NAME[name].argument if name in BY_NAME else ""
+
+
+def path_rule(name: str) -> str:
+    """ankit's path rule form a rule naming this tool with a path becomes: "Read" (every path any tool reads),
+    "Edit" (every path any tool changes: Edit, Write, MultiEdit) or "" (a rule over its own tools)."""
+    row = BY_NAME.get(name)
+    return "Read" if name == "Read" else "Edit" if row is not None and row.rules == EDITING else ""
 
 
 def claude_name(tool: str) -> str:
     """The name a hook sees: Claude Code's for a tool with a counterpart, else ankit's."""
-    if tool in SHELL_FORMS:
-        return "Bash"
-    return TABLE[tool][0] if tool in TABLE else tool
+    return SHOWN_AS[tool].name if tool in SHOWN_AS else tool
+
+
+def _keys(tool: str) -> dict[str, str]:
+    """ankit's keys of this tool -> Claude Code's (a tool shown in Bash's shell form keeps its own)."""
+    return SHOWN_AS[tool].keys if tool in SHOWN_AS and tool not in SHELL_FORMS else {}
 
 
 def _shell_form(tool: str, args: dict) -> str:
     """The command Claude Code would run for a delete, move or new folder."""
     quote = lambda key: shlex.quote(str(args.get(key, "")))  # noqa: E731
     if tool == "delete_file":
-        return f"rm {'-r ' if args.get('recursive') else ''}-- {quote('path')}"
+        return f"rm {'-rf ' if args.get('recursive') else ''}-- {quote('path')}"  # as a Claude Code user deletes a folder
     if tool == "move_file":
         return f"mv {'' if args.get('overwrite') else '-n '}-- {quote('source')} {quote('destination')}"
     if tool == "job_input":
@@ -91,7 +133,7 @@ def _git_form(tool: str, args: dict) -> str:
 
 def names(tool: str) -> list[str]:
     """Every name a matcher may use for this tool: ankit's, Claude Code's, and those of what it does alike."""
-    found = [tool, claude_name(tool)] + [name for name, members in FAMILIES.items() if tool in members]
+    found = [tool, claude_name(tool)] + [row.name for row in ROWS if tool in row.matcher]
     return list(dict.fromkeys(found))
 
 
@@ -114,7 +156,7 @@ def to_claude(tool: str, args: dict, cwd: Path, path: str | None = None) -> tupl
     to one of its files: `path`)."""
     if tool in PER_FILE and path is not None:
         return "Edit", {**args, "file_path": _absolute(path, cwd)}
-    name, keys = TABLE.get(tool, (claude_name(tool), {}))
+    name, keys = claude_name(tool), _keys(tool)
     shown = {keys.get(key, key): value for key, value in args.items()}
     if tool in SHELL_FORMS:
         shown["command"] = _shell_form(tool, args)
@@ -144,13 +186,14 @@ def _todo(item) -> dict:
 
 
 def from_claude(tool: str, updated: dict, sent: dict, args: dict, cwd: Path) -> dict | None:
-    """A hook's updatedInput (in Claude Code's terms) as ankit's arguments: what it changed from what it was sent,
-    applied to the call's own arguments; None when the change cannot be put in ankit's terms (a new command
-    for a delete shown as `rm`)."""
-    back = {claude: key for key, claude in TABLE.get(tool, (tool, {}))[1].items()}
+    """A hook's updatedInput (in Claude Code's terms) as ankit's arguments. It is the whole new input, as Claude
+    Code takes it: what it changed from what it was sent is applied to the call's own arguments, and a key it
+    left out is dropped (`dangerouslyDisableSandbox` left out runs the command in the sandbox). None when the
+    change cannot be put in ankit's terms (a new command for a delete shown as `rm`)."""
+    back = {claude: key for key, claude in _keys(tool).items()}
     if PATH_TOOLS.get(tool):
         back["file_path"] = PATH_TOOLS[tool]
-    result = dict(args)
+    result = _dropped(tool, [key for key in sent if key not in updated], dict(args), back)
     for key, value in updated.items():
         if key in sent and sent[key] == value:
             continue
@@ -163,6 +206,16 @@ def from_claude(tool: str, updated: dict, sent: dict, args: dict, cwd: Path) -> 
         else:
             result[back.get(key, key)] = _back(tool, key, value, result, cwd)
     return result
+
+
+def _dropped(tool: str, left_out: list[str], args: dict, back: dict[str, str]) -> dict:
+    """The call's arguments without those whose keys an updatedInput left out; keys ankit derives for hooks
+    (`run_in_background`, a shell form's `command`, a path tool's `file_path`) stand for nothing to drop."""
+    derived = {"run_in_background"} | ({"command", "file_path"} if tool in SHELL_FORMS + PER_FILE else set()) \
+        | ({"file_path"} if tool in PATH_TOOLS else set())
+    for key in (k for k in left_out if k not in derived):
+        args.pop("sandbox" if key == "dangerouslyDisableSandbox" else back.get(key, key), None)
+    return args
 
 
 def _back(tool: str, key: str, value, result: dict, cwd: Path):

@@ -180,7 +180,7 @@ def _run_json(text: str, args, config: Config, streaming: bool) -> int:
         app.close()
     rounds = session.ledger.rounds[before:] if session else []
     result = result_object(session.id if session else "", answer, error, rounds, _prices(config), started,
-                           view.outcomes.denials)
+                           view.outcomes.denials, view.outcomes.inner)
     print(json.dumps(result, ensure_ascii=False))
     if error:
         print(f"ankit: {error}", file=sys.stderr)

@@ -39,6 +39,7 @@ class Outcomes:
     calls: dict[str, ToolCall] = field(default_factory=dict)
     denials: list[dict] = field(default_factory=list)
     failed: list[str] = field(default_factory=list)
+    inner: list[dict] = field(default_factory=list)  # the calls run_code programs made (inner_calls)
 
     def start(self, call: ToolCall) -> None:
         """A call is about to run."""
@@ -68,9 +69,9 @@ class Outcomes:
 
 
 def result_object(session_id: str, text: str, error: str, rounds: list[RoundRecord], prices: dict | None,
-                  started: float, denials: list[dict] | None = None) -> dict:
+                  started: float, denials: list[dict] | None = None, inner: list[dict] | None = None) -> dict:
     """The final object: Claude Code's `result` message (a refused call keeps subtype success, as there, and is
-    listed in permission_denials)."""
+    listed in permission_denials), and ankit's inner_calls: the calls run_code programs made."""
     cost = spent(rounds, prices) if prices is not None else None
     usage = total([r for r in rounds if r.usage.reported])
     return {"type": "result", "subtype": "error_during_execution" if error else "success",
@@ -78,7 +79,7 @@ def result_object(session_id: str, text: str, error: str, rounds: list[RoundReco
             "num_turns": len(rounds), "duration_ms": round((time.monotonic() - started) * 1000),
             "duration_api_ms": round(sum(r.duration for r in rounds) * 1000),
             "total_cost_usd": None if cost is None or not rounds else round(cost, 6),
-            "usage": usage_fields(usage), "permission_denials": denials or []}
+            "usage": usage_fields(usage), "permission_denials": denials or [], "inner_calls": inner or []}
 
 
 class JsonView(View):
@@ -90,6 +91,7 @@ class JsonView(View):
         self.session_id = ""
         self.text_so_far = ""
         self.outcomes = Outcomes()
+        self.running = ""  # the id of the call running now: a run_code call's inner calls name it
 
     def emit(self, obj: dict) -> None:
         """Print one JSON line (stream-json only)."""
@@ -110,6 +112,7 @@ class JsonView(View):
 
     def tool_start(self, call: ToolCall) -> None:
         self.outcomes.start(call)
+        self.running = call.id
         self.emit({"type": "assistant", "message": {"role": "assistant", "content": [
             {"type": "tool_use", "id": call.id, "name": call.name, "input": _input_of(call)}]}})
 
@@ -120,7 +123,16 @@ class JsonView(View):
              "is_error": result.is_error}]}})
 
     def inner_call(self, call: ToolCall, result: ToolResult) -> None:
+        """A run_code program's call: its tool_use and tool_result under the run_code call (parent_tool_use_id,
+        as Claude Code marks a subagent's messages), and a line of inner_calls."""
         self.outcomes.end(result, call)
+        parent = self.running
+        self.outcomes.inner.append({"tool_use_id": call.id, "parent_tool_use_id": parent, "tool_name": call.name,
+                                    "tool_input": _input_of(call), "is_error": result.is_error})
+        self.emit({"type": "assistant", "parent_tool_use_id": parent, "message": {"role": "assistant", "content": [
+            {"type": "tool_use", "id": call.id, "name": call.name, "input": _input_of(call)}]}})
+        self.emit({"type": "user", "parent_tool_use_id": parent, "message": {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": call.id, "content": result.content, "is_error": result.is_error}]}})
 
     def notice(self, line: str) -> None:
         print(f"ankit: {line}", file=sys.stderr)

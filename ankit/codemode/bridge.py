@@ -19,9 +19,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from ankit.codemode.stubs import parameter_order, stub
 from ankit.errors import ToolError
 from ankit.protocols import ToolRunner
-from ankit.records import ToolCall, ToolResult
+from ankit.records import ToolCall, ToolResult, ToolSpec
 from ankit.safety import text as boundary
 from ankit.paths import program
 from ankit.safety.processes import end_group, spawn
@@ -52,15 +53,6 @@ class CodeLimits:
         given = {"seconds": raw.get("code_mode_timeout"), "calls": raw.get("code_mode_max_calls"),
                  "output": raw.get("code_mode_output_cap"), "memory": raw.get("code_mode_memory_mb")}
         return cls(**{k: v for k, v in given.items() if isinstance(v, (int, float)) and v > 0})
-
-
-def parameter_order(tool: Tool) -> list[str]:
-    """A tool's parameters as positional order: the required ones first, then the others, as the schema lists."""
-    properties = tool.parameters.get("properties") if isinstance(tool.parameters, dict) else None
-    names = list(properties) if isinstance(properties, dict) else []
-    required = tool.parameters.get("required") or []
-    required = [n for n in names if n in required] if isinstance(required, list) else []
-    return required + [n for n in names if n not in required]
 
 
 @dataclass
@@ -127,9 +119,11 @@ class CodeMode:
             raise ToolError(f"{why} ({calls}); it printed:\n{text}" if text else f"{why} ({calls}); it printed nothing")
         return text or "(the program printed nothing)"
 
-    def bindings(self) -> dict[str, list[str]]:
-        """Every tool the program can call, with its parameters in positional order."""
-        return {name: parameter_order(tool) for name, tool in self.tools.items()}
+    def bindings(self) -> dict[str, dict]:
+        """Every tool the program can call: its parameters in positional order, and its stub with the whole
+        description for tools.help()."""
+        return {name: {"order": parameter_order(tool.parameters), "help": stub(_spec(tool), whole=True)}
+                for name, tool in self.tools.items()}
 
     def argv(self, to_child: int, from_child: int) -> list[str]:
         """The child's command line, inside the sandbox in force (unchanged where there is none)."""
@@ -258,6 +252,11 @@ class ProgramRun:
                 return  # the program ended without reading its answer: what it printed says the rest
 
 
+def _spec(tool: Tool) -> ToolSpec:
+    """What a program's help says of a tool (find_tools' spec() would build its catalog)."""
+    return ToolSpec(tool.name, tool.description, tool.parameters, tool.group, tool.returns)
+
+
 def _line(call: Call, result: ToolResult) -> str:
     """An inner call in one line for the transcript: `read_file(path="a.txt")`, and how it failed if it did."""
     shown = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)[:60]}" for k, v in call.args.items())
@@ -266,11 +265,14 @@ def _line(call: Call, result: ToolResult) -> str:
 
 
 def _value(result: ToolResult):
-    """What a call returns in the program: the tool's data where it gave data (scrubbed), else its text."""
-    if result.structured:
+    """What a call returns in the program: the tool's value where it gave one, else its text, parsed where the
+    text is a JSON object or array."""
+    if result.data is not None:
+        return json.loads(result.data)
+    if result.content.lstrip()[:1] in ("{", "["):
         try:
             return json.loads(result.content)
-        except ValueError:  # the scrubber's mark broke it: the text is still the answer
+        except ValueError:  # text that only starts like JSON
             pass
     return result.content
 

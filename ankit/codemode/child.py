@@ -1,7 +1,8 @@
 """The child side of run_code: runs the model's program with `import tools` bound to ankit over a pipe.
 
 Started by ankit/codemode/bridge.py as a module (`python -I -S -u`, paths.program) with IN OUT MEMORY, inside the
-sandbox; it imports only the standard library. The first line on IN is {"code": ..., "tools": {name: [parameter, ...]}}; each call
+sandbox; it imports only the standard library. The first line on IN is {"code": ..., "tools": {name: {"order":
+[parameter, ...], "help": its stub}}}; each call
 writes one JSON line on OUT ({"id", "tool", "args"}) and reads one answer on IN ({"id", "ok", "value"} or
 {"id", "ok": false, "kind", "error"}). What the program prints goes to stdout, which ankit reads.
 """
@@ -80,15 +81,30 @@ def _function(bridge: Bridge, name: str, order: list[str]):
     return call
 
 
-def tools_module(bridge: Bridge, names: dict) -> types.ModuleType:
-    """The `tools` module: one function per catalog tool, and the exceptions a call raises."""
-    module = types.ModuleType("tools", "Every tool of ankit's catalog as a function; a call returns its result.")
-    for name, order in names.items():
-        if name.isidentifier() and not name.startswith("_"):
-            setattr(module, name, _function(bridge, name, list(order)))
+RESERVED = ("names", "help", "call", "ToolError", "ToolRefused", "LimitReached")
+
+
+def tools_module(bridge: Bridge, bound: dict) -> types.ModuleType:
+    """The `tools` module: one function per catalog tool, names(), help(name), and the exceptions a call raises."""
+    module = types.ModuleType("tools", "Every tool of ankit's catalog as a function; a call returns its value.")
+    for name, about in bound.items():
+        if name.isidentifier() and not name.startswith("_") and name not in RESERVED:
+            setattr(module, name, _function(bridge, name, list(about.get("order") or [])))
+            getattr(module, name).__doc__ = about.get("help") or name
     module.ToolError, module.ToolRefused, module.LimitReached = ToolError, ToolRefused, LimitReached
-    module.names = lambda: sorted(names)
+    module.names = lambda: sorted(bound)
     module.call = lambda name, /, **args: bridge.call(str(name), args)  # a tool whose name is no identifier
+
+    def help(name: str | None = None) -> None:
+        """Print a tool's signature and whole description (every tool's name without one)."""
+        if name is None:
+            print(", ".join(sorted(bound)))
+        elif str(name) in bound:
+            print(bound[str(name)].get("help") or name)
+        else:
+            raise AttributeError(f"no tool named {name!r}; tools.names() lists them")
+
+    module.help = help
 
     def missing(attribute: str):
         raise AttributeError(f"no tool named {attribute!r}; tools.names() lists them, find_tools documents them")

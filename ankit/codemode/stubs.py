@@ -1,5 +1,6 @@
-"""Python signatures of tools, generated from their JSON Schemas: how find_tools and the system prompt document
-tools for run_code programs (code mode), where each tool is a function of the `tools` module."""
+"""Python signatures of tools, generated from their JSON Schemas: how find_tools, the system prompt and
+`tools.help()` document tools for run_code programs (code mode), where each tool is a function of the `tools`
+module taking its parameters in the order its signature shows."""
 
 import keyword
 
@@ -9,6 +10,8 @@ from ankit.wording import first_sentence
 SIMPLE = {"string": "str", "integer": "int", "number": "float", "boolean": "bool", "null": "None",
           "object": "dict", "array": "list"}
 LEVELS = ("none", "first-sentence", "full")
+TEXT_OR_DATA = "str | dict | list"  # a tool that says nothing: its text, parsed where it is a JSON object or array
+PARAMETER_CHARS = 160  # of one parameter's first sentence in a stub
 
 
 def python_type(schema, depth: int = 0) -> str:
@@ -29,56 +32,111 @@ def python_type(schema, depth: int = 0) -> str:
     return SIMPLE.get(kinds, "object") if isinstance(kinds, str) else "object"
 
 
-def signature(spec: ToolSpec) -> str:
-    """`name(path: str, limit: int | None = None)`: required parameters first, as the schema lists them."""
-    schema = spec.parameters if isinstance(spec.parameters, dict) else {}
+def _properties(parameters) -> tuple[dict, list]:
+    schema = parameters if isinstance(parameters, dict) else {}
     properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
     required = schema.get("required") if isinstance(schema.get("required"), list) else []
-    parts, odd = [], []
-    for name in [n for n in properties if n in required] + [n for n in properties if n not in required]:
-        if not name.isidentifier() or keyword.iskeyword(name):
-            odd.append(name)
-            continue
+    return properties, required
+
+
+def spelled(name: str) -> bool:
+    """Whether Python can spell the parameter name (the others are passed as tools.x(**{"odd-name": 1}))."""
+    return name.isidentifier() and not keyword.iskeyword(name)
+
+
+def parameter_order(parameters: dict) -> list[str]:
+    """The parameters a program may pass by position, in order: the required ones first, then the others, as the
+    schema lists them (names Python cannot spell are keywords only)."""
+    properties, required = _properties(parameters)
+    names = [n for n in properties if n in required] + [n for n in properties if n not in required]
+    return [n for n in names if spelled(n)]
+
+
+def _default(schema) -> str:
+    """A parameter's default as Python: the schema's own where it is a plain value, else None."""
+    value = schema.get("default") if isinstance(schema, dict) else None
+    return repr(value) if isinstance(value, (str, int, float, bool)) and len(repr(value)) <= 40 else "None"
+
+
+def returns(spec: ToolSpec) -> tuple[str, str]:
+    """What a call returns: (the annotation, what it holds), from the tool's `returns` ("list[str]: the paths")."""
+    annotation, _, meaning = (spec.returns or TEXT_OR_DATA).partition(": ")
+    return annotation.strip() or "str", " ".join(meaning.split())
+
+
+def signature(spec: ToolSpec) -> str:
+    """`name(path: str, limit: int | None = None) -> str`: required parameters first, as the schema lists them."""
+    properties, required = _properties(spec.parameters)
+    parts = []
+    for name in parameter_order(spec.parameters):
         kind = python_type(properties[name])
-        optional = kind if "None" in kind.split(" | ") else f"{kind} | None"
-        parts.append(f"{name}: {kind}" if name in required else f"{name}: {optional} = None")
-    if odd:
+        default = _default(properties[name])
+        if name in required:
+            parts.append(f"{name}: {kind}")
+        elif default == "None":
+            parts.append(f"{name}: {kind if 'None' in kind.split(' | ') else kind + ' | None'} = None")
+        else:
+            parts.append(f"{name}: {kind} = {default}")
+    if any(not spelled(n) for n in properties):
         parts.append("**kwargs")  # names Python cannot spell: tools.x(**{"odd-name": 1})
-    return f"{spec.name}({', '.join(parts)})"
+    return f"{spec.name}({', '.join(parts)}) -> {returns(spec)[0]}"
 
 
-def stub(spec: ToolSpec) -> str:
-    """A tool as a Python stub: its signature and its description's first sentence as the docstring."""
-    doc = first_sentence(spec.description).replace('"""', "'''") or spec.name
-    return f'def {signature(spec)}:\n    """{doc}"""'
+def stub(spec: ToolSpec, whole: bool = False) -> str:
+    """A tool as a Python stub: its signature, and as docstring the description (its first sentence, or whole),
+    each parameter's first sentence and what the call returns."""
+    text = " ".join(spec.description.split()) if whole else first_sentence(spec.description)
+    properties, _ = _properties(spec.parameters)
+    lines = [text or spec.name]
+    said = [(n, first_sentence(s.get("description", ""))[:PARAMETER_CHARS]) for n, s in properties.items()
+            if isinstance(s, dict)]
+    meaning = returns(spec)[1]
+    notes = [f"{n}: {d}" for n, d in said if d] + ([f"Returns {meaning}."] if meaning else [])
+    lines += [""] + notes if notes else []
+    doc = "\n".join(f"    {line}" if line else "" for line in lines).strip()
+    doc = doc.replace("\\", "\\\\").replace('"' * 3, "'" * 3)
+    return f'def {signature(spec)}:\n    """{doc}{chr(10) + "    " if notes else ""}"""'
 
 
-def stubs(specs: list[ToolSpec]) -> str:
-    """Stubs for several tools, one blank line apart."""
-    return "\n".join(stub(s) for s in specs)
+def stubs(specs: list[ToolSpec], whole: bool = False) -> str:
+    """Stubs for several tools."""
+    return "\n".join(stub(s, whole) for s in specs)
+
+
+def call_form(spec: ToolSpec) -> str:
+    """One line for a tool whose schema the model has already: how a program calls it and what it gets back."""
+    annotation, meaning = returns(spec)
+    back = f"{annotation}: {meaning}" if meaning else annotation
+    return f"tools.{spec.name}({', '.join(parameter_order(spec.parameters))}) -> {back}"
 
 
 def named(specs: list[ToolSpec], level: str) -> str:
-    """The tools named for the system prompt: names alone ("none"), or with the first sentence or the whole
-    description of each (code_mode_catalog)."""
+    """The tools named for the system prompt, grouped (`git: git_status, git_log`): names alone ("none"), or
+    each with its first sentence or whole description (code_mode_catalog)."""
+    groups: dict[str, list[ToolSpec]] = {}
+    for spec in specs:
+        groups.setdefault(spec.group or "other", []).append(spec)
     if level not in LEVELS[1:]:
-        return ", ".join(s.name for s in specs)
-    texts = [(s.name, first_sentence(s.description) if level == "first-sentence" else " ".join(s.description.split()))
-             for s in specs]
-    return "\n".join(f"- {name}: {text}" if text else f"- {name}" for name, text in texts)
+        return "\n".join(f"{group}: {', '.join(s.name for s in members)}" for group, members in groups.items())
+    lines = []
+    for group, members in groups.items():
+        lines.append(f"{group}:")
+        for s in members:
+            text = first_sentence(s.description) if level == "first-sentence" else " ".join(s.description.split())
+            lines.append(f"- {s.name}: {text}" if text else f"- {s.name}")
+    return "\n".join(lines)
 
 
 CODE_PROMPT = (
-    "Code mode: run_code runs a Python program in which `import tools` gives every tool below as a function "
-    "(text = tools.read_file(path=\"a.txt\")), whether find_tools loaded it or not. A call returns the tool's "
-    "result (its data, else its text) and raises tools.ToolError when it fails; only what the program prints "
-    "comes back to you. For a task of many tool calls (many files, pages or records), write one program instead "
-    "of calling tools one by one{only}. find_tools gives the Python signatures of the tools it finds.\nTools:\n"
+    "Code mode: in a run_code program `import tools` gives every tool as a function, loaded by find_tools or "
+    "not{only}.\nTools{beside}:\n"
 )
 
 
-def code_prompt(specs: list[ToolSpec], level: str, only: bool) -> str:
-    """What the system prompt says in code mode: how run_code works, and the tools named at the level asked."""
+def code_prompt(specs: list[ToolSpec], level: str, only: bool, sent: set[str] = frozenset()) -> str:
+    """What the system prompt says in code mode: how run_code works, and the tools named at the level asked,
+    leaving out those whose schemas every request carries already (`sent`)."""
     note = "; the other tools are reached through run_code alone in this session" if only else ""
-    listed = [s for s in specs if s.name not in ("run_code", "find_tools")]
-    return CODE_PROMPT.format(only=note) + named(listed, level)
+    beside = " (besides those you have as tools)" if sent - {"run_code", "find_tools"} else ""
+    listed = [s for s in specs if s.name not in ("run_code", "find_tools") and s.name not in sent]
+    return CODE_PROMPT.format(only=note, beside=beside) + named(listed, level)

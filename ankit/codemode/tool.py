@@ -6,13 +6,14 @@ from ankit.tooling.tool import Tool
 
 RUN_CODE_DESCRIPTION = (
     "Run a Python program that calls tools as functions: `import tools`, then e.g. `text = tools.read_file("
-    "path=\"a.txt\")`. Every tool of the catalog is there, loaded or not (find_tools gives their Python "
-    "signatures). A call returns the tool's result as Python data (a dict or list where the tool gives data, "
-    "else its text) and raises tools.ToolError when it fails (tools.ToolRefused when the user or a rule refused "
-    "it: do not retry it). Each call is checked and approved as a direct call would be. Only what the program "
-    "prints comes back to you: print just what you need. Use it for tasks of many calls (reading or changing "
-    "many files, pages or records) instead of one call per step. The program runs in the sandbox, without "
-    "network, and is stopped past its time limit."
+    "\"a.txt\")` (arguments in the order of the tool's parameters, or by name; tools.help(\"name\") prints a "
+    "tool's signature and whole description, tools.names() lists every tool). Every tool of the catalog is there, "
+    "loaded by find_tools or not. A call returns the tool's value (a file's text, a list of paths, records as "
+    "dicts, an MCP tool's structured content, else its text) and raises tools.ToolError when it fails "
+    "(tools.ToolRefused when the user or a rule refused it: do not retry it). Each call is checked and approved "
+    "as a direct call would be. Only what the program prints comes back to you: print just what you need. Use it "
+    "for tasks of several calls (reading or changing many files, pages or records) instead of one call per step. "
+    "The program runs in the sandbox, without network, and is stopped past its time limit."
 )
 
 
@@ -31,5 +32,5 @@ def make_run_code_tool() -> Tool:
         "type": "string", "description": "The Python program; `import tools` gives the tools as functions"}},
         "required": ["code"], "additionalProperties": False}
     return Tool("run_code", RUN_CODE_DESCRIPTION, parameters, run, group="core", needs_approval=True,
-                preview=preview, source="ankit", time_limit=0,
+                preview=preview, source="ankit", time_limit=0, confined=True,
                 examples=["read many files and summarise them", "run a program that calls tools"])

@@ -1,8 +1,10 @@
 """`@path` imports in instruction files, as Claude Code reads them: relative to the importing file, `~/` for the
 home folder, at most five hops deep, each file once, never inside a code span or a fenced block.
 
-A project's file imports only text files inside the project, none hidden (a cloned repository's
-`@~/.ssh/id_rsa` or `@.env` is not sent); the user's own files may import any of the user's files.
+A project's file imports only text files inside the project, none hidden or sensitive in any segment of its path
+as written or as it really is (a cloned repository's `@~/.ssh/id_rsa`, `@.env`, `@.claude/settings.local.json`,
+or `@~/.config/gh/hosts.yml` in a home that is itself the repository, is not sent); the user's own files may
+import any of the user's files.
 """
 
 import os
@@ -17,6 +19,7 @@ IMPORT = re.compile(r"(?:(?<=\s)|^)@((?:[^\s\\`]|\\ )+)")
 TRAILING = ".,;:!?)]}'\""
 FENCE = re.compile(r"^\s*(```|~~~)")
 CODE_SPAN = re.compile(r"`[^`\n]*`")
+SENSITIVE = re.compile(r"secret|credential|passw|token|private|^id_(?:rsa|dsa|ecdsa|ed25519)", re.I)
 
 
 def imported(text: str) -> list[str]:
@@ -46,9 +49,28 @@ def allowed(path: Path, scope: Path | None) -> str:
         return ""
     if not paths.lies_in(path, scope):
         return f"it is outside {scope} (a project's instructions import only the project's files)"
-    if path.name.startswith(".") or path.suffix.lower() not in TEXT_SUFFIXES:
+    part = hidden_part(path, scope)
+    if part:
+        return (f"{part!r} on its way is hidden or sensitive (a project's instructions import no file under such a "
+                "folder); attach it with @ in a message if it is meant to be sent")
+    if path.suffix.lower() not in TEXT_SUFFIXES:
         return (f"a project's instructions import only text files ({', '.join(sorted(TEXT_SUFFIXES))}), "
                 "none hidden; attach it with @ in a message if it is meant to be sent")
+    return ""
+
+
+def hidden_part(path: Path, root: Path) -> str:
+    """The first segment of the path below root, as written or as it really is, that is hidden (`.claude`,
+    `.config`, `.env`) or names something sensitive (`secrets`, `credentials`, `id_rsa`); "" when none is."""
+    for candidate, base in ((Path(os.path.abspath(path)), Path(os.path.abspath(root))),
+                            (Path(os.path.realpath(path)), Path(os.path.realpath(root)))):
+        try:
+            parts = candidate.relative_to(base).parts
+        except ValueError:
+            parts = candidate.parts[1:]  # outside: every segment counts
+        found = next((p for p in parts if p.startswith(".") or SENSITIVE.search(p)), "")
+        if found:
+            return found
     return ""
 
 

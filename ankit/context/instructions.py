@@ -1,6 +1,7 @@
 """Project instructions as Claude Code reads them: ~/.config/ankit/AGENTS.md, ~/.claude/CLAUDE.md, then in each
 folder from the repository root down to the working folder AGENTS.md, CLAUDE.md, .claude/CLAUDE.md and
-CLAUDE.local.md, each followed by the files it imports (ankit/context/imports.py); capped.
+CLAUDE.local.md, each followed by the files it imports (ankit/context/imports.py); within a budget that the
+project's files (and what they import) claim first, so a large user-level framework is what gets cut.
 
 Instructions from others' files are not instructions: a file is read only when it and its folder belong to the
 user (or to root, for system locations) and nobody else could have put it there (a folder others may write to
@@ -14,7 +15,8 @@ from pathlib import Path
 from ankit import paths
 from ankit.context import imports
 
-CAP = 16_000  # characters of instructions in all; the head is kept
+CAP = 16_000  # characters of instructions in all: the project's files first, then the user's
+LEAST = 200  # a file that would keep fewer characters than this is left out whole
 NESTED_CAP = 8_000  # characters of a subfolder's instructions added to a tool's result
 NAMES = ("AGENTS.md", "CLAUDE.md", ".claude/CLAUDE.md", "CLAUDE.local.md")  # in each folder, in this order
 USER_CLAUDE = Path(".claude") / "CLAUDE.md"  # under the home folder; ~/.config/ankit/AGENTS.md comes first
@@ -30,6 +32,7 @@ class Instructions:
     text: str  # "" when there are none
     cut: int = 0  # characters left out by the cap
     skipped: list[str] = field(default_factory=list)  # one line per file not read, and why
+    cuts: list[str] = field(default_factory=list)  # one line per file the cap cut, said at start and in /context
 
 
 def repository_root(cwd: Path) -> Path | None:
@@ -89,7 +92,7 @@ class _Reader:
     def __init__(self, home: Path, cap: int):
         self.home, self.cap = home, cap
         self.seen: set[str] = set()
-        self.sections: list[tuple[Path, str, Path | None]] = []  # (file, text, the file importing it)
+        self.sections: list[tuple[Path, str, Path | None, bool]] = []  # (file, text, its importer, the user's own)
         self.skipped: list[str] = []
         self.unread = 0
 
@@ -107,7 +110,7 @@ class _Reader:
             self.unread += max(0, path.stat().st_size - 16 * self.cap)
         except OSError:
             return
-        self.sections.append((path, body, importer))
+        self.sections.append((path, body, importer, scope is None))
         for word in imports.imported(body):
             self._follow(word, path, scope, depth)
 
@@ -128,21 +131,38 @@ class _Reader:
 
 
 def load_instructions(cwd: Path, config_home: Path, cap: int = CAP, home: Path | None = None) -> Instructions:
-    """Read the instruction files and their imports into one text of at most `cap` characters, saying what was
-    cut; /context lists every file read."""
+    """Read the instruction files and their imports into one text of at most `cap` characters (the project's
+    files claim it first, the user-level ones get the rest), saying what was cut; /context lists every file."""
     reader = _Reader(home or Path.home(), cap)
     for path, scope in _top_files(cwd, config_home, reader.home):
         reader.take(path, scope)
-    parts = [f"## {_shown(path, cwd)}" + (f" (imported by {_shown(by, cwd)})" if by else "") + f"\n{body}"
-             for path, body, by in reader.sections if body]
-    files = [path for path, body, _ in reader.sections if body]
-    if not parts:
+    sections = [(f"## {_shown(path, cwd)}" + (f" (imported by {_shown(by, cwd)})" if by else "") + f"\n{body}", path, user)
+                for path, body, by, user in reader.sections if body]
+    if not sections:
         return Instructions([], "", skipped=reader.skipped)
-    text = "\n\n".join(parts)
-    cut = max(0, len(text) - cap) + reader.unread
-    if cut:
-        text = text[:cap] + f"\n[ankit: {cut:,} more characters of instructions were cut (cap {cap:,})]"
-    return Instructions(files, f"{HEAD}\n\n{text}", cut, reader.skipped)
+    room = _budget(sections, cap)
+    parts, cuts = [], []
+    for (text, path, user), kept in zip(sections, room):
+        if kept < len(text):
+            cuts.append(f"instructions cut: {_shown(path, cwd)} keeps {kept:,} of {len(text):,} characters (cap "
+                        f"{cap:,}; {'user-level files are cut first' if user else 'the project files alone fill it'})")
+        if kept:
+            parts.append(text[:kept] + (f"\n[ankit: {len(text) - kept:,} more characters of this file were cut]"
+                                        if kept < len(text) else ""))
+    cut = sum(len(text) - kept for (text, _, _), kept in zip(sections, room)) + reader.unread
+    return Instructions([path for _, path, _ in sections], f"{HEAD}\n\n" + "\n\n".join(parts), cut, reader.skipped,
+                        cuts)
+
+
+def _budget(sections: list[tuple[str, Path, bool]], cap: int) -> list[int]:
+    """The characters each section keeps (in their order): the project's sections claim the cap first, the
+    user-level ones (user=True) get what is left; a section that would keep fewer than LEAST is left out whole."""
+    room, left = [0] * len(sections), cap
+    for index in sorted(range(len(sections)), key=lambda i: sections[i][2]):  # stable: the project's first
+        fits = min(len(sections[index][0]), left)
+        room[index] = fits if fits == len(sections[index][0]) or fits >= LEAST else 0
+        left -= room[index]
+    return room
 
 
 def nested_instructions(target: Path, cwd: Path, seen: set[str], home: Path | None = None,
@@ -161,7 +181,7 @@ def nested_instructions(target: Path, cwd: Path, seen: set[str], home: Path | No
         for name in NAMES:
             if (step / name).is_file() and paths.lies_in(step / name, root):
                 reader.take(step / name, root)
-    sections = [(p, body, by) for p, body, by in reader.sections if body]
+    sections = [(p, body, by) for p, body, by, _ in reader.sections if body]
     text = "\n\n".join(f"## {_shown(p, cwd)}" + (f" (imported by {_shown(by, cwd)})" if by else "") + f"\n{body}"
                          for p, body, by in sections)
     cut = max(0, len(text) - cap)

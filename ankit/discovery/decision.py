@@ -19,7 +19,8 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from ankit.discovery.catalog import first_sentence
-from ankit.discovery.index import Index
+from ankit.discovery.index import GroupHit, Index
+from ankit.wording import count
 
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXY"
 NONE = "Z"  # "no option in this list fits"
@@ -29,7 +30,7 @@ WINNERS = 2  # of each chunk, met again in the final question
 PLACES = (4.0, 2.0, 1.0)  # a written answer's letters weigh by place: "C, A" is C 2/3, A 1/3
 # The first chunk's answer stands when its best tool leads the next answer (a tool, or none) by this much:
 # fitted by tests/bench/bench_decision.py --fit on the unseen servers' half A (never on the half measured).
-MARGIN = {"logprobs": 0.5, "letters": 0.5}
+MARGIN = {"logprobs": 0.0, "letters": 0.0}
 SYSTEM = "You choose the tool an assistant should use. Answer with letters only."
 QUESTION = """A user asked an assistant: "{request}"
 
@@ -38,7 +39,8 @@ Which {kind} fits best?
 {none}. No {kind} in this list fits.
 
 Answer with up to three letters, best first (for example "C, A"), or {none} alone."""
-_LETTER = re.compile(r"(?<![A-Za-z])[A-Z](?![A-Za-z])")
+NO_LETTER = "the model's answer named none of the choice letters"
+_LETTER = re.compile(r"(?<![A-Za-z])(?![AI] [a-z])[A-Z](?![A-Za-z])")  # "A tool", "I think" are words
 
 
 @dataclass
@@ -72,10 +74,20 @@ class Decision:
     group: str = ""
     source: str = ""  # "logprobs" or "letters": what ranked the options
     questions: int = 0
+    rounds: int = 0  # questions asked one after another (those side by side count once)
     tokens: int = 0
     seconds: float = 0.0
     asked: list[str] = field(default_factory=list)  # what was asked, one phrase each, for find_tools' answer
     biased: bool = False  # the model answered by the options' position: not to be asked again this session
+
+    def said(self) -> str:
+        """What the model was asked, and what it cost, in a few words for find_tools' answer."""
+        cost = f"{count(self.questions, 'question')}, {count(self.tokens, 'token')}"
+        return f"asked the model {'; '.join(self.asked)} ({cost})"
+
+    def unchosen(self) -> list[str]:
+        """The model's choices, then the rest of the words' top (what find_tools' answer names as one call away)."""
+        return list(dict.fromkeys([*(name for name, _ in self.ranked), *self.candidates]))
 
 
 @dataclass
@@ -151,7 +163,7 @@ class _Asking:
 
     def __init__(self, chooser: Chooser, request: str, descriptions: dict[str, str]):
         self.chooser, self.request, self.descriptions = chooser, request, descriptions
-        self.questions = self.tokens = 0
+        self.questions = self.tokens = self.rounds = 0
         self.lock = threading.Lock()  # side-by-side questions count into the same search
 
     def ask(self, names: list[str], turn: int = 0, kind: str = "tool") -> _Answer | str:
@@ -166,17 +178,18 @@ class _Asking:
             return said
         found, source = shares(said, len(order))
         if not found:
-            return "the model's answer named none of the choice letters"
+            return NO_LETTER
         ranked = sorted(((order[LETTERS.index(k)], p) for k, p in found.items() if k != NONE), key=lambda x: -x[1])
         return _Answer(ranked, found.get(NONE, 0.0), source, max(found, key=found.__getitem__))
 
-    def side_by_side(self, chunks: list[list[str]], turns: list[int] | None = None) -> list[_Answer | str]:
+    def side_by_side(self, chunks: list[list[str]], turns: list[int] | None = None,
+                     kind: str = "tool") -> list[_Answer | str]:
         """The questions over these chunks, asked at once (one thread each), answers in the chunks' order."""
-        turns = turns or [0] * len(chunks)
+        turns, self.rounds = turns or [0] * len(chunks), self.rounds + 1
         if len(chunks) == 1:
-            return [self.ask(chunks[0], turns[0])]
+            return [self.ask(chunks[0], turns[0], kind)]
         with ThreadPoolExecutor(max_workers=len(chunks)) as pool:
-            return list(pool.map(self.ask, chunks, turns))
+            return list(pool.map(self.ask, chunks, turns, [kind] * len(chunks)))
 
 
 def clear(answer: _Answer, margin: dict[str, float]) -> bool:
@@ -209,6 +222,7 @@ def decide(index: Index, request: str, chooser: Chooser, min_probability: float 
         if not decision.ranked:
             _group(index, asking, decision)
     decision.candidates, decision.questions, decision.tokens = candidates, asking.questions, asking.tokens
+    decision.rounds = asking.rounds
     decision.seconds = time.monotonic() - started
     return decision
 
@@ -233,7 +247,7 @@ def _chosen(asking: _Asking, chunks: list[list[str]], min_probability: float, ma
     holding = [i for i, names in enumerate(winners) if names]
     if len(holding) <= 1:
         return answers[holding[0]] if holding else _Answer([], 1.0, first.source, NONE)
-    final = asking.ask([n for i in holding for n in winners[i]])
+    final = asking.side_by_side([[n for i in holding for n in winners[i]]])[0]
     return Decision("words", fallback_reason=final) if isinstance(final, str) else final
 
 
@@ -249,7 +263,7 @@ def _group(index: Index, asking: _Asking, decision: Decision) -> None:
     if not ids:
         return
     asking.descriptions.update({g: groups[g].summary for g in ids})
-    answer = asking.ask(ids, kind="tool group")
+    answer = asking.side_by_side([ids], kind="tool group")[0]
     chosen = answer.ranked[0][0] if isinstance(answer, _Answer) and answer.letter != NONE else ""
     decision.group = chosen
     decision.asked.append(f"none fit; then which of {len(ids)} tool groups fits: {chosen or 'none'}")
@@ -260,3 +274,19 @@ def group_options(index: Index, request: str) -> list[str]:
     groups = index.catalog.groups
     return [g for g in dict.fromkeys([h.group for h in index.search_groups(request)] + list(groups))
             if g in groups and not groups[g].core][:len(LETTERS)]
+
+
+def chosen_hits(index: Index, request: str, decision: Decision) -> list[GroupHit]:
+    """The groups of the model's choices, each scored by its tools' shares, best first; after "none fits", the
+    group it chose, with its tools as the words rank them within it."""
+    hits: dict[str, GroupHit] = {}
+    for name, share in decision.ranked:
+        group = index.catalog.group_of(name) or name
+        hit = hits.setdefault(group, GroupHit(group, 0.0, []))
+        hit.score += share
+        hit.tools.append(name)
+        hit.scores.append(share)
+    if not hits and decision.group:
+        found = next((h for h in index.search_groups(request) if h.group == decision.group), None)
+        return [found or GroupHit(decision.group, 1.0, [])]
+    return sorted(hits.values(), key=lambda h: h.score, reverse=True)

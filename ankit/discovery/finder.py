@@ -7,12 +7,13 @@ from dataclasses import dataclass, field
 
 from ankit.discovery.catalog import Catalog, catalog_text
 from ankit.wording import first_sentence
-from ankit.discovery.decision import Decision
+from ankit.discovery.decision import Decision, chosen_hits
 from ankit.discovery.index import GroupHit, Index
 from ankit.records import ToolSpec
-from ankit.wording import count
-from ankit.discovery.terms import GENERIC_VERBS, name_key, phrase_terms, stem, terms
-from ankit.codemode.stubs import stubs
+from ankit.discovery.parts import spec_size
+from ankit.discovery.synonyms import is_verb
+from ankit.discovery.terms import GENERIC_VERBS, clauses, name_key, phrase_terms, stem, terms
+from ankit.codemode.stubs import call_form, stubs
 from ankit.tooling.tool import Tool
 
 CLOSE = 0.6  # groups scoring at least this share of the best are listed as candidates
@@ -23,6 +24,8 @@ MAX_LISTED = 5
 MAX_NAMES = 12  # tool names listed per loaded group
 MAX_REST = 8  # names of the rest of decision mode's top listed in its answer
 MAX_PHRASINGS = 4  # other phrasings of the task read from one find_tools call
+MAX_PART_GROUPS = 5  # groups a request of several parts may load from (its best tools' and one per part)
+PART_BYTES = 6000  # schema bytes the best tools of a request's parts may add to what the whole request loads
 CATALOG_WORDS = {"", "list", "all", "catalog", "tools", "groups", "*", "?", "help"}
 _SEPARATORS = re.compile(r"[,\s]+")
 _GENERIC = frozenset(stem(w) for w in GENERIC_VERBS)
@@ -125,7 +128,50 @@ def find(index: Index, query: str, phrasings: list[str] | None = None,
         outcome.fallback_reason = decision.fallback_reason if decision is not None else ""
     question = is_question(query)
     outcome.tools = {h.group: siblings(index.catalog, h, question) for h in outcome.hits if h.group in outcome.activate}
+    if outcome.kind in ("winner", "close"):
+        with_parts(index, query, outcome)
     return outcome
+
+
+def request_parts(query: str) -> list[str]:
+    """A request's parts: its clauses, split again at a comma before a verb ('show the commits, create a
+    branch, commit' is three; 'read a, b and c' stays one)."""
+    pieces = []
+    for clause in clauses(query):
+        for piece in re.split(r",\s+", clause):
+            first = terms(piece.split()[0]) if piece.split() else []
+            if pieces and pieces[-1][1] == clause and not (first and is_verb(first[0])):
+                pieces[-1] = (f"{pieces[-1][0]}, {piece}", clause)
+            else:
+                pieces.append((piece, clause))
+    return [piece for piece, _ in pieces if piece.strip()]
+
+
+def with_parts(index: Index, query: str, outcome: Outcome) -> None:
+    """A request of several parts also loads the best tool of each part ('..., create a branch, commit' loads
+    git_commit beside the log and branch tools), within PART_BYTES and MAX_PART_GROUPS."""
+    pieces = request_parts(query)
+    if len(pieces) < 2:
+        return
+    catalog, room = index.catalog, PART_BYTES
+    for piece in pieces:
+        best = index.rank_tools(piece, limit=1)
+        name = best[0][0] if best and best[0][1] > 0 else ""
+        group = catalog.group_of(name) or name
+        if not name or group not in catalog.groups or catalog.groups[group].core or not telling_match(index, piece, group):
+            continue
+        known = outcome.tools.get(group)
+        if group in outcome.activate and (not known or name in known):
+            continue  # the whole group, or this tool, loads already
+        added = with_needs(catalog, group, [name])
+        size = sum(spec_size(catalog.tools[n]) for n in added if n in catalog.tools)
+        if size > room or group not in outcome.activate and len(outcome.activate) >= MAX_PART_GROUPS:
+            continue
+        room -= size
+        if group not in outcome.activate:
+            outcome.activate.append(group)
+            outcome.hits.append(next((h for h in index.search_groups(piece) if h.group == group), GroupHit(group, 0.0)))
+        outcome.tools[group] = list(dict.fromkeys([*(known or []), *added]))
 
 
 def is_question(query: str) -> bool:
@@ -164,17 +210,7 @@ def with_needs(catalog: Catalog, group_id: str, names: list[str]) -> list[str]:
 def decided(index: Index, query: str, decision: Decision) -> Outcome:
     """What the model's choice activates: the group of its best tool, and those as likely (three at most); after
     "none fits", the group it chose, its tools as the words rank them within it."""
-    catalog, hits = index.catalog, {}
-    for name, probability in decision.ranked:
-        group = catalog.group_of(name) or name
-        hit = hits.setdefault(group, GroupHit(group, 0.0, []))
-        hit.score += probability
-        hit.tools.append(name)
-        hit.scores.append(probability)
-    ranked = sorted(hits.values(), key=lambda h: h.score, reverse=True)[:MAX_LISTED]
-    if not ranked and decision.group:
-        found = next((h for h in index.search_groups(query) if h.group == decision.group), None)
-        ranked = [found or GroupHit(decision.group, 1.0, [])]
+    ranked = chosen_hits(index, query, decision)[:MAX_LISTED]
     if not ranked:
         return Outcome("nothing", mode="decision", decision=decision)
     tied = [h.group for h in ranked if h.score >= TIED * ranked[0].score][:MAX_ACTIVATED]
@@ -262,13 +298,18 @@ def _prefer_line(pairs: list[tuple[str, str]]) -> list[str]:
     return [f"Same job, prefer the configured server's tool: {said}."] if pairs else []
 
 
-def code_text(outcome: Outcome, catalog: Catalog) -> str:
-    """find_tools' answer in code mode: the found tools as Python stubs for run_code programs."""
+def code_text(outcome: Outcome, catalog: Catalog, code: str) -> str:
+    """find_tools' answer in code mode, one description per tool: with `only` (no schemas sent) the found tools
+    as Python stubs with their whole descriptions; with `on` (their schemas are sent) how a program calls each
+    and what it gets back."""
     specs = [catalog.tools[n].spec() for n in loads(outcome, catalog) if n in catalog.tools]
     if not specs:
         return ""
-    return ("In run_code, `import tools` gives each of them as a function (keyword arguments; it returns the "
-            "result, and raises tools.ToolError on failure):\n```python\n" + stubs(specs) + "\n```")
+    if code == "only":
+        return ("In run_code, `import tools` gives each of them as a function (it returns the tool's value, and "
+                "raises tools.ToolError on failure):\n```python\n" + stubs(specs, whole=True) + "\n```")
+    return ("In run_code, as functions of `import tools` (arguments in this order, or by name):\n"
+            + "\n".join(call_form(s) for s in specs))
 
 
 def result_text(outcome: Outcome, catalog: Catalog, newly: list[str], loaded: list[str], query: str,
@@ -295,16 +336,18 @@ def result_text(outcome: Outcome, catalog: Catalog, newly: list[str], loaded: li
         groups = catalog.groups
         lines += [f"- {h.group}: {first_sentence(groups[h.group].summary)}" for h in others if h.group in groups]
     lines += _rest_line(outcome, catalog, offered)
-    stubs_text = code_text(outcome, catalog) if code != "off" else ""
+    stubs_text = code_text(outcome, catalog, code) if code != "off" else ""
     return "\n".join(lines + ([stubs_text] if stubs_text else [])) + _mode_line(outcome)
 
 
 def _rest_line(outcome: Outcome, catalog: Catalog, offered: set[str]) -> list[str]:
     """In decision mode, the rest of the words' top that nothing loaded: the model's other choices first."""
-    if outcome.decision is None:
-        return []
-    chosen = [name for name, _ in outcome.decision.ranked]
-    rest = [n for n in dict.fromkeys([*chosen, *outcome.decision.candidates]) if n not in offered]
+    said = outcome.decision
+    if said is not None and said.group and not said.ranked:
+        others = [g for g, group in catalog.groups.items() if g != said.group and not group.core]
+        return [f"No tool of the words' top fit; the other tool groups (find_tools loads one by its id): "
+                f"{_listed(others)}."] if others else []
+    rest = [n for n in said.unchosen() if n not in offered] if said else []
     return [f"Also among the top (find_tools loads them by name): {_listed(rest[:MAX_REST])}."] if rest else []
 
 
@@ -317,9 +360,7 @@ def _line(catalog: Catalog, group_id: str, shown: list[str], fresh: set[str], of
 def _mode_line(outcome: Outcome) -> str:
     """How the answer was ranked, when decision mode was asked for: what the model was asked, or why not."""
     if outcome.mode == "decision" and outcome.decision is not None:
-        said = outcome.decision
-        cost = f"{count(said.questions, 'question')}, {count(said.tokens, 'token')}"
-        return f"\n(mode: decision: asked the model {'; '.join(said.asked)} ({cost}))"
+        return f"\n(mode: decision: {outcome.decision.said()})"
     return f"\n(mode: words; fallback_reason: {outcome.fallback_reason})" if outcome.fallback_reason else ""
 
 

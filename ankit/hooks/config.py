@@ -5,11 +5,9 @@ never dropped silently. Which files are read (a project's only when trusted) is 
 
 from pathlib import Path
 
-from ankit.claude.settings import env_of, read_json
+from ankit.claude.hooksjson import HookEntry, hook_entries
+from ankit.claude.settings import read_json
 from ankit.hooks.events import DEFAULT_TIMEOUT, EVENTS, Hook, Hooks
-
-ENTRY_FIELDS = {"type", "command", "prompt", "timeout"}
-GROUP_FIELDS = {"matcher", "hooks"}
 
 
 def from_config(tables: dict, origin: str) -> tuple[list[Hook], list[str]]:
@@ -20,7 +18,7 @@ def from_config(tables: dict, origin: str) -> tuple[list[Hook], list[str]]:
             problems.append(f"{origin}: unknown hook event {event!r}; events are {', '.join(EVENTS)}")
             continue
         for entry in entries if isinstance(entries, list) else [entries]:
-            hook = _hook(event, entry, entry, origin, {}) if isinstance(entry, dict) else None
+            hook = _table_hook(event, entry, origin) if isinstance(entry, dict) else None
             if hook is None:
                 problems.append(f"{origin}: a [[hooks.{event}]] entry needs command = \"...\" (and may have matcher, timeout)")
             else:
@@ -28,49 +26,30 @@ def from_config(tables: dict, origin: str) -> tuple[list[Hook], list[str]]:
     return hooks, problems
 
 
+def _table_hook(event: str, table: dict, origin: str) -> Hook | None:
+    """One [[hooks.EVENT]] table as a hook, or None without its command (or prompt)."""
+    kind = table.get("type", "command")
+    text = table.get("prompt" if kind == "prompt" else "command")
+    if not isinstance(text, str) or not text.strip():
+        return None
+    return _hook(HookEntry(event, str(table.get("matcher") or ""), kind, text, table.get("timeout")), origin, {})
+
+
 def from_claude_settings(path: Path, plugin_root: Path | None = None) -> tuple[list[Hook], list[str]]:
     """Hooks from a Claude Code settings.json (or a plugin's hooks.json, with its root for CLAUDE_PLUGIN_ROOT)."""
     data, problems = read_json(path)
-    tables = data.get("hooks")
-    env = env_of(data) | ({"CLAUDE_PLUGIN_ROOT": str(plugin_root)} if plugin_root else {})
-    hooks = []
-    for event, groups in (tables if isinstance(tables, dict) else {}).items():
-        if event not in EVENTS:
-            problems.append(f"{path}: ankit has no {event} event; those hooks do not run")
-            continue
-        for group in groups if isinstance(groups, list) else []:
-            found, more = _group(event, group, path, env)
-            hooks, problems = hooks + found, problems + more
-    return hooks, problems
+    # the settings files' env is merged once for the whole run (settings/layers.py), never per file
+    env = {"CLAUDE_PLUGIN_ROOT": str(plugin_root)} if plugin_root else {}
+    entries, more = hook_entries(data, path, EVENTS)
+    return [_hook(e, str(path), env) for e in entries], problems + more
 
 
-def _group(event: str, group, path: Path, env: dict) -> tuple[list[Hook], list[str]]:
-    """One {"matcher", "hooks": [...]} group of a settings file."""
-    if not isinstance(group, dict):
-        return [], [f"{path}: a {event} entry is not an object; skipped"]
-    hooks, problems = [], [f"{path}: ankit ignores {k!r} in {event} hooks" for k in sorted(set(group) - GROUP_FIELDS)]
-    for entry in group.get("hooks") if isinstance(group.get("hooks"), list) else []:
-        kind = entry.get("type", "command") if isinstance(entry, dict) else None
-        if kind not in ("command", "prompt"):
-            problems.append(f"{path}: a {event} hook of type {kind!r} is not supported; skipped")
-            continue
-        problems += [f"{path}: ankit ignores {k!r} in a {event} hook" for k in sorted(set(entry) - ENTRY_FIELDS)]
-        hook = _hook(event, group, entry, str(path), env)
-        hooks += [hook] if hook else []
-        problems += [] if hook else [f"{path}: a {event} hook without a {kind} is skipped"]
-    return hooks, list(dict.fromkeys(problems))
-
-
-def _hook(event: str, group: dict, entry: dict, origin: str, env: dict) -> Hook | None:
-    kind = entry.get("type", "command")
-    text = entry.get("prompt" if kind == "prompt" else "command")
-    if not isinstance(text, str) or not text.strip():
-        return None
+def _hook(entry: HookEntry, origin: str, env: dict) -> Hook:
     try:
-        timeout = float(entry.get("timeout") or (30 if kind == "prompt" else DEFAULT_TIMEOUT))
+        timeout = float(entry.timeout or (30 if entry.kind == "prompt" else DEFAULT_TIMEOUT))
     except (TypeError, ValueError):
         timeout = DEFAULT_TIMEOUT
-    return Hook(event, text, str(group.get("matcher") or ""), max(timeout, 0.1), origin, kind, dict(env))
+    return Hook(entry.event, entry.text, entry.matcher, max(timeout, 0.1), origin, entry.kind, dict(env))
 
 
 def load_hooks(config_tables: dict, config_origin: str, settings_files: list[Path], cwd: Path,

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ankit.protocols import Judge
-from ankit.safety.sandbox import Sandbox
+from ankit.safety.sandbox import CLAUDE_NAMES, Sandbox
 from ankit.safety.scrub import Scrubber
 from ankit.safety.text import deep
 from ankit.safety.visible import visible
@@ -37,7 +37,6 @@ KNOWN_OUTPUT = {"continue", "stopReason", "suppressOutput", "systemMessage", "de
                 "hookSpecificOutput"}
 KNOWN_SPECIFIC = {"hookEventName", "permissionDecision", "permissionDecisionReason", "updatedInput",
                   "additionalContext", "decision"}
-MODES = {"read-only": "plan", "workspace": "default", "off": "default"}
 
 
 @dataclass
@@ -50,7 +49,7 @@ class Hook:
     timeout: float = DEFAULT_TIMEOUT
     origin: str = ""  # the file it came from
     kind: str = "command"
-    env: dict[str, str] = field(default_factory=dict)  # the settings file's env, CLAUDE_PLUGIN_ROOT
+    env: dict[str, str] = field(default_factory=dict)  # CLAUDE_PLUGIN_ROOT for a plugin's hook
 
     def matches(self, subject: str) -> bool:
         """Whether this hook runs for a tool (by any of its names) or an event's source; a bad pattern matches
@@ -106,7 +105,7 @@ class Hooks:
         """Claude Code's name for the mode ankit is in."""
         if self.yes:
             return "bypassPermissions"
-        return MODES.get(getattr(self.mode, "mode", "off"), "default")
+        return CLAUDE_NAMES.get(getattr(self.mode, "name", "off"), "default")
 
     def active(self, event: str) -> bool:
         """Whether any hook listens to the event."""

@@ -21,12 +21,12 @@ import threading
 import time
 import urllib.error
 import urllib.parse
-import urllib.request
 from collections.abc import Callable
 
 from ankit.mcp.jsonrpc import McpError
-from ankit.mcp.oauthweb import exchange, LOOPBACK, said, same_resource, secure, shown
+from ankit.mcp.oauthweb import exchange, said, same_resource, secure, shown
 from ankit.mcp.tokens import TokenStore
+from ankit.safety import web
 
 LOGIN_WAIT = 300.0  # seconds the loopback address waits for the browser (or a pasted address)
 PASTE_POLL = 0.2  # seconds between looks at what was pasted
@@ -35,16 +35,6 @@ _RESOURCE_METADATA = re.compile(r'resource_metadata="([^"]+)"')
 ENDPOINTS = ("authorization_endpoint", "token_endpoint", "registration_endpoint", "revocation_endpoint",
              "device_authorization_endpoint")
 DEVICE_GRANT = "urn:ietf:params:oauth:grant-type:device_code"
-
-
-class _NoRedirect(urllib.request.HTTPRedirectHandler):
-    """The probe follows no redirect: the server's own answer names its metadata."""
-
-    def redirect_request(self, req, fp, code, msg, headers, newurl):
-        return None
-
-
-_NO_REDIRECT = urllib.request.build_opener(_NoRedirect())
 
 
 def _well_known(base: str, name: str) -> str:
@@ -62,10 +52,9 @@ def challenge(url: str, headers: dict) -> str:
 
 def probe(url: str) -> str:
     """POST nothing useful to the MCP endpoint to learn where its metadata is (from the 401)."""
-    request = urllib.request.Request(secure(url, "MCP server's url"), b"{}", {
-        "Content-Type": "application/json", "Accept": "application/json, text/event-stream"}, method="POST")
-    try:
-        with _NO_REDIRECT.open(request, timeout=HTTP_TIMEOUT):
+    headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+    try:  # no redirect followed (web.send): the server's own answer names its metadata
+        with web.send(secure(url, "MCP server's url"), b"{}", headers, "POST", HTTP_TIMEOUT):
             return _well_known(url, "oauth-protected-resource")
     except urllib.error.HTTPError as exc:
         return challenge(url, dict(exc.headers))
@@ -164,7 +153,7 @@ def _listen(kept: dict) -> http.server.HTTPServer:
     """The loopback redirect's listener: on the port the client was registered with when it is free, else on
     any (RFC 8252 §7.3: any port goes for a loopback redirect)."""
     registered = urllib.parse.urlsplit(kept.get("redirect_uri") or "")
-    for port in ([registered.port] if registered.hostname in LOOPBACK and registered.port else []) + [0]:
+    for port in ([registered.port] if web.loopback(registered.geturl()) and registered.port else []) + [0]:
         try:
             server = http.server.HTTPServer(("127.0.0.1", port), _Callback)
         except OSError:

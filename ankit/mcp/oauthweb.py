@@ -7,32 +7,22 @@
 - A JSON answer (metadata, a registration, tokens, an error) is read in pieces up to SIZE bytes and within
   DEADLINE seconds whatever its Content-Length says, then parsed through the text boundary (safety/text.py).
 - What a server says is shown through said(): one line, controls made visible, secrets scrubbed, cut to 200.
-- No redirect is followed: a code, a token or a secret is never sent to another address.
+- No redirect is followed (safety/web.py, the one HTTP function): a code, a token or a secret is never sent to
+  another address.
 """
 
 import json
-import socket
 import time
 import urllib.error
 import urllib.parse
-import urllib.request
 
 from ankit.mcp.jsonrpc import McpError
-from ankit.safety import text as boundary
+from ankit.safety import text as boundary, web
 from ankit.safety.scrub import Scrubber
 from ankit.safety.visible import visible_line
 
 SIZE = 256 * 1024  # bytes of one JSON answer
 DEADLINE = 30.0  # seconds for one exchange, however slowly the answer trickles in
-LOOPBACK = ("127.0.0.1", "::1", "localhost")
-
-
-class _NoRedirect(urllib.request.HTTPRedirectHandler):
-    def redirect_request(self, req, fp, code, msg, headers, newurl):
-        return None
-
-
-_OPENER = urllib.request.build_opener(_NoRedirect())
 
 
 def shown(url: str) -> str:
@@ -55,7 +45,7 @@ def secure(url, what: str) -> str:
     except ValueError:
         parts, host = None, ""
     plain = bool(text) and all("!" <= c <= "~" for c in text)
-    if plain and parts is not None and host and (parts.scheme == "https" or parts.scheme == "http" and host in LOOPBACK):
+    if plain and parts is not None and host and (parts.scheme == "https" or parts.scheme == "http" and web.loopback(text)):
         return text
     raise McpError(f"the {what} {visible_line(str(url))[:200]!r} is not an https address (plain http only on "
                    "127.0.0.1 or localhost); not used")
@@ -79,13 +69,12 @@ def exchange(url: str, data: dict | None = None, form: dict | None = None, what:
         body, headers["Content-Type"] = json.dumps(data).encode(), "application/json"
     elif form is not None:
         body, headers["Content-Type"] = urllib.parse.urlencode(form).encode(), "application/x-www-form-urlencoded"
-    request = urllib.request.Request(secure(url, what), body, headers, method="POST" if body is not None else "GET")
-    deadline = time.monotonic() + DEADLINE
+    address, deadline = secure(url, what), time.monotonic() + DEADLINE
     try:
-        with _OPENER.open(request, timeout=DEADLINE) as answer:
-            status, raw = answer.status, bounded(answer, deadline)
+        with web.send(address, body, headers, "POST" if body is not None else "GET", DEADLINE) as answer:
+            status, raw = answer.status, web.read(answer, SIZE, deadline)[0]
     except urllib.error.HTTPError as exc:
-        status, raw = exc.code, bounded(exc, deadline)
+        status, raw = exc.code, web.read(exc, SIZE, deadline)[0]
     except (urllib.error.URLError, OSError) as exc:
         raise McpError(f"cannot reach {shown(url)}: {said(getattr(exc, 'reason', exc))}") from None
     try:
@@ -93,17 +82,3 @@ def exchange(url: str, data: dict | None = None, form: dict | None = None, what:
     except ValueError:
         parsed = {}
     return status, parsed if isinstance(parsed, dict) else {}
-
-
-def bounded(answer, deadline: float) -> bytes:
-    """The body read in pieces: at most SIZE bytes and until the deadline (a slow trickle is cut, not waited out)."""
-    data = bytearray()
-    try:
-        while len(data) < SIZE and time.monotonic() < deadline:
-            piece = (getattr(answer, "read1", None) or answer.read)(min(65536, SIZE - len(data)))
-            if not piece:
-                break
-            data += piece
-    except (OSError, socket.timeout):
-        pass  # what came is all there is
-    return bytes(data)

@@ -8,33 +8,18 @@ import threading
 import time
 import urllib.error
 import urllib.parse
-import urllib.request
 
 from ankit.mcp.jsonrpc import (
     LINE_CAP, PROGRESS_STRETCH, Answer, Inbox, McpError, Notice, open_log, redact, reply_to, request_message,
     rpc_error,
 )
 from ankit.mcp.oauth import Tokens
-from ankit.safety import text as boundary
+from ankit.safety import text as boundary, web
 from ankit.claude.mcp import expand
 
 MODERN = "2026-07-28"  # stateless: no session, no cancel notification (closing the stream cancels)
 _HEADER_SAFE = re.compile(r"[!-~](?:[ -~]*[!-~])?")
 
-
-
-class _NoRedirect(urllib.request.HTTPRedirectHandler):
-    """Only a 307/308 to the same origin (/mcp to /mcp/) is followed, as the same POST: going anywhere else would
-    send the headers (tokens) to another address."""
-
-    def redirect_request(self, req, fp, code, msg, headers, newurl):
-        old, new = urllib.parse.urlsplit(req.full_url), urllib.parse.urlsplit(urllib.parse.urljoin(req.full_url, newurl))
-        if code not in (307, 308) or (old.scheme, old.netloc) != (new.scheme, new.netloc):
-            return None
-        return urllib.request.Request(new.geturl(), req.data, dict(req.header_items()), method=req.get_method())
-
-
-_OPENER = urllib.request.build_opener(_NoRedirect())
 
 
 def header_value(text: str) -> str:
@@ -191,9 +176,8 @@ class HttpTransport:
 
     def _post(self, message: dict, timeout: float, verb: str = "POST", again: bool = True):
         data = json.dumps(message, ensure_ascii=False).encode() if verb == "POST" else None
-        request = urllib.request.Request(self.url, data, self._headers(message), method=verb)
-        try:
-            return _OPENER.open(request, timeout=timeout)
+        try:  # only a 307/308 to the same origin (/mcp to /mcp/) is followed, as the same POST (web.send)
+            return web.send(self.url, data, self._headers(message), verb, timeout, same_origin=True)
         except urllib.error.HTTPError as exc:
             if exc.code == 401 and again and self.auth is not None and self.auth.refused():
                 return self._post(message, timeout, verb, again=False)  # refreshed: once more with the new token
@@ -209,8 +193,8 @@ class HttpTransport:
 
     def _http_error(self, exc: urllib.error.HTTPError) -> McpError:
         try:
-            body = exc.read(4000).decode("utf-8", "replace")
-        except OSError:
+            body = web.read(exc, 4000)[0].decode("utf-8", "replace")
+        except TimeoutError:
             body = ""
         try:
             error = boundary.loads(body).get("error")

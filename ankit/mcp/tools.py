@@ -6,10 +6,11 @@ import re
 from collections.abc import Callable
 
 from ankit.errors import ToolError
+from ankit.records import ToolOutput
 from ankit.safety.effects import from_annotations
 from ankit.safety.scrub import Scrubber
 from ankit.safety.text import outside
-from ankit.tooling.tool import JsonText, Tool
+from ankit.tooling.tool import Tool
 
 NAME_LIMIT = 64
 DESCRIPTION_CAP = 2048  # characters of a server's tool description kept: it goes to the model in every request
@@ -94,16 +95,12 @@ def result_text(result: dict) -> str:
     return text or "(no output)"
 
 
-def result_value(result: dict) -> str:
-    """A CallToolResult as the tool's text (result_text), marked JsonText where it is the structured content as
-    JSON (no other text, or text that says the same), so a run_code program gets the data."""
-    data, text = result.get("structuredContent"), result_text(result)
-    if not isinstance(data, dict):
-        return text
-    try:
-        return JsonText(text) if json.loads(text) == data else text
-    except ValueError:
-        return text
+def result_value(result: dict) -> str | ToolOutput:
+    """A CallToolResult as the tool's text (result_text), with its structuredContent as the value a run_code
+    program gets where the server sent one."""
+    text = result_text(result)
+    data = result.get("structuredContent")
+    return text if data is None else ToolOutput(text, data)
 
 
 def make_tool(server: str, spec: dict, exposed: str, call: Caller, hints: bool = True,
@@ -129,7 +126,17 @@ def make_tool(server: str, spec: dict, exposed: str, call: Caller, hints: bool =
     return Tool(name=exposed, description=description, parameters=object_schema(spec.get("inputSchema")),
                 run=run, group=f"mcp:{server}", read_only=read_only, needs_approval=not read_only,
                 preview=preview, source=f"MCP server {server}",
-                effects=from_annotations(spec.get("annotations") if hints else None))
+                effects=from_annotations(spec.get("annotations") if hints else None),
+                returns=returned(spec.get("outputSchema")))
+
+
+def returned(schema) -> str:
+    """What a call returns to a run_code program: the outputSchema's object with its keys, else text or the
+    JSON the text holds."""
+    keys = schema.get("properties") if isinstance(schema, dict) else None
+    if not isinstance(keys, dict) or not keys:
+        return "str | dict | list"  # its text, parsed where it is a JSON object or array
+    return "dict: {" + ", ".join(repr(str(k)[:40]) for k in list(keys)[:20]) + "} (the tool's structured content)"
 
 
 def _task_only(spec: dict) -> bool:

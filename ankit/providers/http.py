@@ -14,11 +14,12 @@ from ankit.providers import compat
 from ankit.providers.base import ProviderSettings, ShapeError
 from ankit.providers.sse import LINE_CAP, LineTooLong, ServerEvent, read_events
 from ankit.records import Event
-from ankit.safety import text as boundary
+from ankit.safety import text as boundary, web
 from ankit.safety.scrub import Scrubber, mask_url
 
 # http.client, urllib.request and email load ssl and the email package: they are imported on the first
-# request (_client, _urllib, and _retry_after), so starting ankit never waits for them.
+# request (safety/web.py, _client and _retry_after), so starting ankit never waits for them. The request itself
+# goes through web.send: no redirect followed (the key would go along), a local server never behind a proxy.
 
 RETRY_STATUSES = frozenset({408, 409, 429, 529})
 BACKOFF_FIRST = 0.5  # seconds before the first retry without Retry-After; doubles each time
@@ -30,18 +31,6 @@ BODY_CAP = 64 * 1024 * 1024  # bytes of a whole (not streamed) answer
 ERROR_CAP = 1024 * 1024  # bytes of an error body read for its message
 
 
-class _Idle:
-    """Connects within the connect timeout, then waits at most `idle` seconds for every later read."""
-
-    def __init__(self, *args, idle: float, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.idle = idle
-
-    def connect(self):
-        super().connect()
-        self.sock.settimeout(self.idle)
-
-
 @functools.cache
 def _client():
     """http.client, imported with the first request."""
@@ -49,61 +38,20 @@ def _client():
     return http.client
 
 
-@functools.cache
-def _urllib():
-    """urllib.request, the HTTP and HTTPS handlers whose connections use the idle timeout, and a handler that
-    does not follow the model server's redirects (urllib would send the API key along to the new address)."""
-    client = _client()
-    import urllib.request
-
-    class Connection(_Idle, client.HTTPConnection):
-        pass
-
-    class SecureConnection(_Idle, client.HTTPSConnection):
-        pass
-
-    class Handler(urllib.request.HTTPHandler):
-        def __init__(self, idle: float):
-            super().__init__()
-            self.idle = idle
-
-        def http_open(self, req):
-            return self.do_open(functools.partial(Connection, idle=self.idle), req)
-
-    class SecureHandler(urllib.request.HTTPSHandler):
-        def __init__(self, idle: float):
-            super().__init__()
-            self.idle = idle
-
-        def https_open(self, req):
-            return self.do_open(functools.partial(SecureConnection, idle=self.idle), req, context=self._context)
-
-    class NoRedirect(urllib.request.HTTPRedirectHandler):
-        def redirect_request(self, *args, **kwargs):
-            return None
-
-    return urllib.request, Handler, SecureHandler, NoRedirect
-
-
 def post_stream(settings: ProviderSettings, url: str, body: dict, headers: dict) -> "http.client.HTTPResponse":
     """POST body as JSON and return the open 2xx response, retrying failures worth retrying."""
     client = _client()
-    request_module, handler, secure_handler, no_redirect = _urllib()
     # a file name that is not UTF-8 reaches text as lone surrogates: they go as "?" rather than fail the round
     data = json.dumps(body, ensure_ascii=False).encode("utf-8", errors="replace")
     all_headers = {"content-type": "application/json", "accept": "text/event-stream",
                    "user-agent": f"ankit/{__version__}", **headers, **settings.headers}
     if not url.startswith(("http://", "https://")):
         raise ProviderError(f"the base URL {mask_url(settings.base_url)!r} must start with http:// or https:// (check --base-url)")
-    handlers = [handler(settings.idle_timeout), secure_handler(settings.idle_timeout), no_redirect()]
-    if _is_loopback(url):  # a local server is never behind the user's HTTP(S)_PROXY
-        handlers.append(request_module.ProxyHandler({}))
-    opener = request_module.build_opener(*handlers)
     attempt = 0
     while True:
-        request = request_module.Request(url, data=data, headers=all_headers, method="POST")
         try:
-            return _checked(settings, opener.open(request, timeout=settings.connect_timeout))
+            return _checked(settings, web.send(url, data, all_headers, "POST", settings.connect_timeout,
+                                               settings.idle_timeout))
         except urllib.error.HTTPError as exc:
             if 300 <= exc.code < 400:  # never followed: the key would go along to wherever it points
                 exc.close()
@@ -132,12 +80,6 @@ def _redirected(settings: ProviderSettings, url: str, exc: urllib.error.HTTPErro
                                "with your key: check --base-url", settings, MESSAGE_MAX * 2), status=exc.code)
 
 
-def _is_loopback(url: str) -> bool:
-    """True for localhost and the 127.0.0.0/8 and ::1 addresses."""
-    host = (urllib.parse.urlsplit(url).hostname or "").lower()
-    return host == "localhost" or host.startswith("127.") or host == "::1"
-
-
 def _checked(settings: ProviderSettings, response):
     """The response, unless it is a web page rather than an API answer."""
     if "html" in response.headers.get("content-type", ""):
@@ -160,18 +102,15 @@ def read_reply(settings: ProviderSettings, response, read_stream, read_whole) ->
 
 def read_json(settings: ProviderSettings, response) -> dict:
     """The whole body of a non-streamed answer as a JSON object."""
-    client = _client()
     try:
-        raw = response.read(BODY_CAP + 1)
-        if len(raw) > BODY_CAP:
-            raise StreamError(f"{settings.preset} sent an answer over {BODY_CAP // (1024 * 1024)} MB; ankit stopped "
-                              "reading it (check --base-url)")
+        raw, cut = web.read(response, BODY_CAP)
     except TimeoutError:
         raise idle_error(settings) from None
-    except (client.IncompleteRead, OSError):
-        raw = b""
     finally:
         response.close()
+    if cut:
+        raise StreamError(f"{settings.preset} sent an answer over {BODY_CAP // (1024 * 1024)} MB; ankit stopped "
+                          "reading it (check --base-url)")
     try:
         body = boundary.loads(raw)
     except (ValueError, RecursionError):

@@ -9,11 +9,12 @@ from dataclasses import dataclass
 
 from ankit import __version__
 from ankit.providers.base import ProviderSettings
-from ankit.safety import text as boundary
+from ankit.safety import text as boundary, web
 
 ANTHROPIC_VERSION = "2023-06-01"
 PROBE_BUDGET = 0.4  # seconds all local servers together may take to answer
 LIMIT = 1000  # models asked for (Anthropic pages its list)
+LISTING_CAP = 4 * 1024 * 1024  # bytes of a model listing
 
 
 @dataclass(frozen=True)
@@ -49,21 +50,14 @@ def fetch_json(settings: ProviderSettings, url: str, timeout: float, body: dict 
     answer in time, not JSON). No redirect is followed: urllib would send the key along to the new address."""
     if not url.startswith(("http://", "https://")):
         return None
-    import urllib.request  # here, not at the top: it loads ssl, and config imports this module at every start
-
-    class Stay(urllib.request.HTTPRedirectHandler):
-        def redirect_request(self, *args, **kwargs):
-            return None
-
-    handlers = [Stay(), *([urllib.request.ProxyHandler({})] if _loopback(url) else [])]
-    opener = urllib.request.build_opener(*handlers)
     data, headers = None, _headers(settings)
     if body is not None:
         data, headers = json.dumps(body).encode(), {**headers, "content-type": "application/json"}
-    try:
-        with opener.open(urllib.request.Request(url, data, headers=headers), timeout=timeout) as response:
-            return boundary.loads(response.read(4 * 1024 * 1024))
-    except (urllib.error.URLError, OSError, ValueError):
+    try:  # no redirect followed: urllib would send the key along to the new address
+        with web.send(url, data, headers=headers, timeout=timeout) as response:
+            raw, cut = web.read(response, LISTING_CAP)
+        return None if cut else boundary.loads(raw)
+    except (urllib.error.URLError, OSError, ValueError, RecursionError):
         return None
 
 
@@ -82,10 +76,6 @@ def list_models(settings: ProviderSettings, timeout: float = 3.0) -> list[str] |
         return None
     ids = {str(item["id"]) for item in data if isinstance(item, dict) and isinstance(item.get("id"), (str, int))}
     return sorted(ids)
-
-
-def _loopback(url: str) -> bool:
-    return url.split("://", 1)[-1].startswith(("127.", "localhost", "[::1]"))
 
 
 def _listening(url: str, timeout: float) -> bool:

@@ -49,6 +49,13 @@ SETUP_HELP = (
 )
 
 
+def vendor_hosted(settings: ProviderSettings) -> bool:
+    """Whether the settings reach a hosted vendor's own API (Anthropic, OpenAI, OpenRouter, GitHub Models), whose
+    models read a lettered list; a local or other server's model may be too small to rank tools."""
+    preset = PRESETS.get(settings.preset)
+    return bool(preset and preset.key_required and settings.native)
+
+
 def choose_preset(config: Config) -> str | None:
     """The configured provider, else the first one whose key is present, else None."""
     if config.provider:

@@ -1,7 +1,8 @@
 """Safety by construction: the policy engine (policy.py: every "may this call run, and what does an answer cover";
 shellwords.py reads shell lines for it, sure only of what it models; programs.py
 knows what programs do with their words and which are inert), the scrubber (scrub.py), the text boundary
-(visible.py: outside text made visible, and fitted to a terminal's width), and to come ankit's private state
+(visible.py: outside text made visible, and fitted to a terminal's width), the digests of what trust covers
+(digests.py: every file of a folder or plugin, and the project files a command names), ankit's private state
 files and the OS sandbox. Each class of harm has one mechanism here that every caller goes through.
 
 May import: ankit.paths (ankit's folders), ankit.records, ankit.errors. Never settings (which writes its files

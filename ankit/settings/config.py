@@ -40,15 +40,17 @@ class Config:
     allow: list[str] = field(default_factory=list)  # permission rules, e.g. "run_command: pytest *"
     deny: list[str] = field(default_factory=list)  # deny wins over allow, --yes and [a]lways
     ask: list[str] = field(default_factory=list)  # always asked, even when an allow rule or [a]lways covers it
+    origins: dict = field(default_factory=dict)  # (allow|deny|ask, rule) -> the file it came from (/permissions)
     tool_timeout: float = 600.0  # seconds a tool's run() may take unless the tool says otherwise
-    sandbox: str = "workspace"  # workspace, read-only or off: where commands run unasked (ankit/safety/sandbox.py)
+    sandbox: str = "workspace"  # the mode: workspace, accept-edits, read-only or off (ankit/safety/sandbox.py)
     subagent_max_rounds: int = 15  # rounds one subagent may run before it must answer
     code_mode: str = "off"  # run_code: off, on (beside the tools) or only (run_code and find_tools alone)
-    code_mode_catalog: str = "first-sentence"  # what the system prompt says of each tool in code mode
+    code_mode_catalog: str = "none"  # what the system prompt says of each tool in code mode
     notify: float = 30.0  # a turn longer than this many seconds rings the terminal when it ends (0: never)
     phrases: bool = True  # the model writes MCP tools' search phrases in the background of a REPL session
     phrases_model: str = ""  # the model that writes them ("": the session's)
-    search: str = "words"  # find_tools ranks by words, or by the model's choice among the top tools (decision)
+    search: str = "auto"  # find_tools ranks by words, or by the model's choice among the top tools (decision);
+    # auto: decision with a capable model (decision_model named, or a hosted vendor's own API), else words
     decision_model: str = ""  # the model decision mode asks ("": the session's)
     min_probability: float = 0.05  # decision mode drops tools the model gives less than this
     trusted: bool = False  # this folder's .ankit/ settings and tools apply (trust list or --trust)
@@ -58,6 +60,7 @@ class Config:
     held_tools: list[Path] = field(default_factory=list)  # project tool modules waiting for trust
     held_claude: list[str] = field(default_factory=list)  # what the folder's .claude/ would run, waiting for trust
     claude_env: dict = field(default_factory=dict)  # Claude Code settings files' env (a project's once trusted)
+    status_line: dict = field(default_factory=dict)  # Claude Code's statusLine (a project's once trusted)
     yes: bool = False
     tools_dirs: list[Path] = field(default_factory=list)
     skills_dir: Path | None = None
@@ -97,8 +100,8 @@ KEYS: dict[str, type] = {
 }
 FIELDS = {key: kind for key, kind in KEYS.items() if key in Config.__dataclass_fields__}
 CHOICES = {"deferred": ("auto", "native", "append"), "api": ("", "responses", "chat"),
-           "catalog_mode": ("names", "first", "full"), "sandbox": ("workspace", "read-only", "off"),
-           "search": ("words", "decision"), "code_mode": ("off", "on", "only"),
+           "catalog_mode": ("names", "first", "full"), "sandbox": sandbox.MODES,
+           "search": ("auto", "words", "decision"), "code_mode": ("off", "on", "only"),
            "code_mode_catalog": ("none", "first-sentence", "full")}
 ALIASES = {"sandbox": sandbox.ALIASES}  # /mode's names (ask, plan) are the setting's too
 ENV_KEYS = {"ANKIT_PROVIDER": "provider", "ANKIT_MODEL": "model", "ANKIT_BASE_URL": "base_url"}

@@ -11,9 +11,11 @@ a folder is trusted as it is now is its fingerprint (trust.py) against the one r
 from collections.abc import Mapping
 from pathlib import Path
 
+from ankit import paths
 from ankit.errors import ConfigError
 from ankit.claude import settings as claude
 from ankit.safety import envnames
+from ankit.safety.digests import TooBig
 from ankit.settings import config as settings
 from ankit.claude import plugins
 from ankit.settings import trust
@@ -56,21 +58,23 @@ def _layer(config: settings.Config, values: dict, origin_: str) -> None:
         if key in values:
             added = [r for r in getattr(config, key) if r not in before]
             setattr(config, key, before + added)
+            config.origins.update({(key, r): origin_ for r in added if (key, r) not in config.origins})
     config.raw = settings.merge_tables(config.raw, values)
     for key in (*UNIONS, "allow"):
         if getattr(config, key):
             config.raw[key] = list(getattr(config, key))
 
 
-def load_config(flags: dict, env: Mapping, cwd: Path, config_home: Path) -> settings.Config:
+def load_config(flags: dict, env: Mapping, cwd: Path, config_home: Path, claude_home: Path | None = None) -> settings.Config:
     """Merge defaults, the user's and the folder's config files, the environment and the flags, the folder's
-    file under the layer rules above (its held part applies only when the folder is trusted as it is now)."""
+    file under the layer rules above (its held part applies only when the folder is trusted as it is now);
+    claude_home: Claude Code's user folder (paths.claude_home() unless handed in)."""
     config = settings.Config(env=env)
     user = config_home / "config.toml"
     if user.is_file():
         _layer(config, _read_layer(config, user), str(user))
     _plugin_layer(config, config_home)
-    _claude_layer(config, [Path.home() / ".claude" / "settings.json"], ("allow", "deny", "ask"))
+    _claude_layer(config, [(claude_home or paths.claude_home()) / "settings.json"], ("allow", "deny", "ask"))
     _project_layer(config, flags, cwd, config_home)
     settings.apply_values(config, {f: env[v] for v, f in settings.ENV_KEYS.items() if env.get(v)}, "environment")
     settings.apply_values(config, {k: v for k, v in flags.items() if k in settings.FIELDS}, "flags")
@@ -102,6 +106,10 @@ def _claude_layer(config: settings.Config, files: list[Path], keys: tuple[str, .
     rules = {key: getattr(layer, key) for key in keys if getattr(layer, key)}
     if rules:
         _layer(config, rules, ", ".join(str(f) for f in files if f.is_file()))
+    if layer.mode and "allow" in keys:  # a project's mode waits for trust, as its allow rules do
+        _layer(config, {"sandbox": layer.mode}, ", ".join(str(f) for f in files if f.is_file()))
+    if layer.status and "allow" in keys:  # a command: the user's own, or a trusted folder's
+        config.status_line = layer.status
     if env:
         kept, refused = envnames.passing(layer.env, "settings env")
         config.claude_env |= kept
@@ -119,11 +127,17 @@ def _project_layer(config: settings.Config, flags: dict, cwd: Path, config_home:
     config.trusted = bool(flags.get("trust"))  # --trust: a folder holding only agents or commands too
     files = [cwd / ".claude" / name for name in claude.PROJECT_FILES]
     _claude_layer(config, files, UNIONS, env=False)
-    runs = trust.runs(cwd)
-    if not values and not tools and not runs:
-        return
     safe, held = split(values, {k: getattr(config, k, config.raw.get(k)) for k in LIMITS})
-    print_ = fingerprint(held, tools, cwd, runs)
+    try:
+        runs = trust.runs(cwd)
+        print_ = fingerprint(held, tools, cwd, runs) if values or tools or runs else None
+    except TooBig as exc:  # not digested in part: refused, --trust or not
+        config.trusted = False
+        config.problems.append(f"this folder is not trusted: {exc}")
+        _layer(config, safe, str(path))
+        return
+    if print_ is None:
+        return
     recorded = trust.recorded(cwd, config_home)
     config.trusted = bool(flags.get("trust")) or (recorded is not None and recorded.digest == print_.digest)
     config.trust_items = print_.items

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ankit.safety import statefiles
+from ankit.safety.digests import file_digest, folder_digest
 from ankit.claude import settings as claude
 
 TRUST_FILE = "trusted.json"
@@ -100,8 +101,8 @@ def runs(cwd: Path) -> list[str]:
     lines = claude.trust_lines(cwd)  # .mcp.json's servers are held as the folder's own (claude/mcp.py)
     agents = sorted((cwd / ".ankit" / "agents").glob("*.md"))
     commands = [p for p in sorted((cwd / ".ankit" / "commands").rglob("*.md")) if _runs_shell(p)]
-    lines += [f"use the agent {p.relative_to(cwd)} (sha256 {_file_digest(p)})" for p in agents]
-    lines += [f"offer the command {p.relative_to(cwd)}, which runs shell lines (sha256 {_file_digest(p)})"
+    lines += [f"use the agent {p.relative_to(cwd)} (sha256 {file_digest(p)})" for p in agents]
+    lines += [f"offer the command {p.relative_to(cwd)}, which runs shell lines (sha256 {file_digest(p)})"
               for p in commands]
     return lines
 
@@ -138,18 +139,16 @@ def fingerprint(held: dict, tools: list[Path], cwd: Path, runs: list[str] = ()) 
     """The trust fingerprint of a folder's held settings, tool modules (their contents hashed) and what else it
     would run (`runs`: its .claude/ hooks, allow rules, env and files; claude/settings.py)."""
     items = describe(held, [], cwd) + list(runs)
-    items += [f"load the tool module {path.relative_to(cwd)} (sha256 {_file_digest(path)})" for path in tools]
+    items += [f"load the tool module {path.relative_to(cwd)} (sha256 {file_digest(path)})" for path in tools]
     folder = cwd / ".ankit" / "tools"
-    others = sorted(p for p in folder.rglob("*") if p.is_file() and p not in tools
-                    and "__pycache__" not in p.parts and p.suffix != ".pyc") if tools else []  # Python's own caches
-    if others:  # helpers the modules import (_common.py, data files): a change to them is a change too
-        whole = hashlib.sha256("\n".join(f"{p.relative_to(folder)} {_file_digest(p)}" for p in others).encode())
-        items.append(f"with {len(others)} other files under .ankit/tools (sha256 {whole.hexdigest()[:16]})")
-    return Fingerprint(items)
+    others = folder_digest(folder, str(folder), leave_out=tuple(tools)) if tools else None
+    if others and others.files:  # helpers the modules import (_common.py, data files): a change to them is a change too
+        items.append(f"with {others.files} other files under .ankit/tools (sha256 {others.sha})")
+    return Fingerprint(items + claude.named_lines(_hook_commands(held.get("hooks")), cwd))
 
 
-def _file_digest(path: Path) -> str:
-    try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
-    except OSError:
-        return "unreadable"
+def _hook_commands(tables) -> list[str]:
+    """The command lines of a config.toml's [[hooks.EVENT]] tables."""
+    tables = tables if isinstance(tables, dict) else {}
+    entries = [e for group in tables.values() for e in (group if isinstance(group, list) else [group])]
+    return [e["command"] for e in entries if isinstance(e, dict) and isinstance(e.get("command"), str)]

@@ -25,7 +25,7 @@ def message_entry(message: Message) -> dict:
         del entry["opaque"]  # most messages carry no provider data: keep their lines as they were
     for result in entry["results"]:
         del result["summary"]  # the user's line about a call is for the screen only
-        del result["refused"], result["structured"]  # what a run_code program was told: in the content already
+        del result["refused"], result["data"]  # what a run_code program was told: in the content already
         if not result["inner"]:
             del result["inner"]  # only run_code's result lists the calls its program made
     if not entry["images"]:

@@ -75,7 +75,8 @@ def context_text(app, session, width: int = 0) -> str:
                  for group, why in app.activation.preloaded.items()]
     read = [f"instructions read: {visible_line(str(path))}" for path in app.instructions.files]
     skipped = [f"instructions {line}" for line in app.instructions.skipped]  # not the user's: never in the prompt
-    return "\n".join(fit_lines(lines + preloaded + read + skipped + _last_reported(session), width))
+    cuts = [visible_line(line) for line in app.instructions.cuts]
+    return "\n".join(fit_lines(lines + preloaded + read + cuts + skipped + _last_reported(session), width))
 
 
 def _instructions_row(app) -> list[str]:

@@ -17,8 +17,8 @@ from ankit.safety import statefiles
 from ankit.safety.effects import declared, names_lasting
 from ankit.tooling.tool import Tool, call_flexibly
 
-FORMAT = 2  # bump when what is stored changes
-HOOKS = ("needs_approval", "preview", "changes", "time_limit")  # a module's functions, called through the module
+FORMAT = 3  # bump when what is stored changes
+HOOKS = ("needs_approval", "preview", "changes", "time_limit", "touches")  # a module's functions, called through the module
 _DEPTH = 3  # folder/*.py, folder/GROUP/*.py and helpers one level further down
 
 
@@ -52,11 +52,21 @@ def describe(tool: Tool) -> dict | None:
     entry = {"name": tool.name, "description": tool.description, "parameters": tool.parameters, "group": tool.group,
              "read_only": tool.read_only, "effects": sorted(tool.declared_effects()), "examples": tool.examples, "hooks": hooks,
              "needs_approval": None if "needs_approval" in hooks else tool.needs_approval,
-             "time_limit": None if "time_limit" in hooks else tool.time_limit}
+             "time_limit": None if "time_limit" in hooks else tool.time_limit, "returns": tool.returns,
+             "confined": tool.confined}
     try:
         return entry if json.loads(json.dumps(entry)) == entry else None  # a tuple or an object would not come back
     except (TypeError, ValueError):
         return None
+
+
+def confines(path: Path) -> bool:
+    """Whether a module saying `confined = True` is believed: only ankit's own modules start their commands
+    through the sandbox (a module of the same name elsewhere confines nothing)."""
+    try:
+        return Path(path).resolve().is_relative_to(statefiles.bundled("tools").resolve())
+    except (OSError, ValueError):
+        return False
 
 
 class _Module:
@@ -108,7 +118,8 @@ def lazy_tool(entry: dict, path: Path, load) -> Tool:
                 preview=hook.get("preview"),
                 examples=entry["examples"], source=str(path), changes=hook.get("changes"),
                 time_limit=hook.get("time_limit", entry["time_limit"]), lasting=_Lasting(module),
-                effects=_Effects(module))
+                effects=_Effects(module), returns=str(entry.get("returns") or ""), touches=hook.get("touches"),
+                confined=entry.get("confined") is True and confines(path))
 
 
 class _Lasting:

@@ -9,7 +9,7 @@ from pathlib import Path
 from ankit.safety.effects import declared, names_lasting
 from ankit.safety.visible import visible_line
 from ankit.tooling.limits import import_with_limit
-from ankit.tooling.listing import ListingCache, describe, lazy_tool
+from ankit.tooling.listing import ListingCache, confines, describe, lazy_tool
 from ankit.tooling.schema import check_schema
 from ankit.tooling.tool import Tool
 
@@ -45,6 +45,9 @@ def tool_from_module(module, path: Path, group: str) -> Tool:
         source=str(path),
         changes=getattr(module, "changes", None) if callable(getattr(module, "changes", None)) else None,
         time_limit=getattr(module, "time_limit", None),
+        touches=getattr(module, "touches", None) if callable(getattr(module, "touches", None)) else None,
+        confined=getattr(module, "confined", False) is True and confines(path),
+        returns=str(getattr(module, "returns", "") or ""),
     )
 
 

@@ -1,19 +1,15 @@
 """The Tool record and the ToolContext a call gets: what discovery, skills, mcp and the turn name without the runner."""
 
 import inspect
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ankit.errors import ToolError
-from ankit.records import ASKED_EFFECTS, EFFECTS, TodoList, ToolSpec
+from ankit.records import ASKED_EFFECTS, EFFECTS, TodoList, ToolSpec, Touches
 
 DEFAULT_TIME_LIMIT = 600.0  # seconds a tool's run() may take unless it or the config says otherwise
-
-
-class JsonText(str):
-    """A tool's text that is its structured result as JSON (an MCP tool's structuredContent): the model reads the
-    text as ever, a run_code program gets the data."""
 
 
 def _no_admin(argv: list[str]) -> str:
@@ -47,6 +43,8 @@ class ToolContext:
     run_task: Callable[[dict, Callable[[str], None]], str] = _no_subagents  # the task tool: a subagent's answer
     run_code: Callable[[dict, "ToolContext"], str] | None = None  # runs run_code's program (None: not here)
     inner: Callable[[str], None] = lambda line: None  # one line per call a run_code program makes
+    editor: object = None  # protocols.Editor: the user's editor's files and terminals (ankit acp), where offered
+    withheld: frozenset[str] = frozenset()  # real paths the rules deny reading: search and listing tools leave them out
 
 
 @dataclass
@@ -69,10 +67,13 @@ class Tool:
     effects: frozenset[str] | Callable = frozenset(EFFECTS)  # what it may do (safety/effects.py): everything unless
     # declared; a function (a cached listing's tool) asks its module when a call needs it
     phrases: list[str] = field(default_factory=list)  # what users type for it, written by a model: searched, never sent
+    touches: Callable | None = None  # touches(args, ctx) -> {"reads", "changes", "runs", "reaches", "withholds"}
+    confined: bool = False  # its calls run inside the OS sandbox (ankit's own command tools): unasked there
+    returns: str = ""  # what a run_code program's call returns: "annotation" or "annotation: what it holds"
 
     def spec(self) -> ToolSpec:
         """The part the model sees."""
-        return ToolSpec(self.name, self.description, self.parameters, self.group)
+        return ToolSpec(self.name, self.description, self.parameters, self.group, self.returns)
 
     def wants_approval(self, args: dict, ctx: ToolContext) -> bool:
         """Whether this call must be approved by the user before it runs."""
@@ -88,9 +89,33 @@ class Tool:
         """Whether this call's effect outlives the session: it is always asked and its result marked."""
         return bool(call_flexibly(self.lasting, args, ctx)) if callable(self.lasting) else bool(self.lasting)
 
+    def exact_grant(self, args: dict, ctx: ToolContext | None) -> bool:
+        """Whether an [a]lways answer for this call covers that exact call only: its effect outlives the session,
+        or it runs in the sandbox a program it is given that no scanner reads (run_code), not a shell command."""
+        return self.outlives(args, ctx) or (self.confined and not isinstance(args.get("command"), str))
+
     def declared_effects(self) -> frozenset[str]:
         """What the tool declares it may do (everything when it declares nothing)."""
         return frozenset(self.effects()) if callable(self.effects) else self.effects
+
+    def touched(self, args: dict, ctx: ToolContext) -> Touches:
+        """What this call declares it reads, changes, runs and reaches (paths absolute); undeclared (a tool
+        without touches(), or one that raised) when it cannot say: then only the paths changes() names are known."""
+        try:
+            found = call_flexibly(self.touches, args, ctx) if self.touches is not None else None
+        except Exception:
+            found = None
+        if not isinstance(found, dict):
+            return Touches(changes=_absolute(self._changed(args, ctx), ctx.cwd), declared=False)
+        words = {key: tuple(str(v) for v in found.get(key) or ()) for key in ("runs", "reaches")}
+        return Touches(_absolute(found.get("reads") or (), ctx.cwd), _absolute(found.get("changes") or (), ctx.cwd),
+                       words["runs"], words["reaches"], bool(found.get("withholds")))
+
+    def _changed(self, args: dict, ctx: ToolContext) -> list:
+        try:
+            return list(call_flexibly(self.changes, args, ctx) or []) if self.changes is not None else []
+        except Exception:
+            return []
 
     def limit(self, args: dict, ctx: ToolContext) -> float:
         """The seconds this call may run: the tool's own limit, else the config's tool_timeout, else the default."""
@@ -101,6 +126,11 @@ class Tool:
             return float(own) if own is not None else DEFAULT_TIME_LIMIT
         except (TypeError, ValueError):
             return DEFAULT_TIME_LIMIT
+
+
+def _absolute(found, cwd: Path) -> tuple[str, ...]:
+    """Declared paths as absolute, normalised strings (relative ones start at the working folder)."""
+    return tuple(os.path.normpath(os.path.join(cwd, os.path.expanduser(str(p)))) for p in found)
 
 
 def call_flexibly(fn: Callable, args: dict, ctx: ToolContext):

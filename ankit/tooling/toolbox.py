@@ -10,19 +10,18 @@ from pathlib import Path
 
 from ankit.errors import Cancelled, ToolError
 from ankit.protocols import Approver, Checkpoints
-from ankit.records import ARGUMENTS_CAP, TOO_LONG, ToolCall, ToolResult
+from ankit.records import ARGUMENTS_CAP, TOO_LONG, ToolCall, ToolOutput, ToolResult
 from ankit.safety import text as boundary
 from ankit.safety.effects import changes
-from ankit.safety.policy import Policy
-from ankit.safety.sandbox import COMMAND_TOOLS, Sandbox, Verdict
+from ankit.safety.policy import Policy, Verdict as Decision
+from ankit.safety.sandbox import Sandbox, Verdict
 from ankit.safety.scrub import Scrubber
-from ankit.safety.statefiles import bundled
 from ankit.hooks import toolcalls
 from ankit.claude.toolnames import PER_FILE
 from ankit.hooks.events import Hooks
 from ankit.tooling.relay import Relay
 from ankit.tooling.limits import MAX_DEPTH, ToolTimeout, call_with_limit, too_deep
-from ankit.tooling.tool import DEFAULT_TIME_LIMIT, JsonText, Tool, ToolContext, call_flexibly
+from ankit.tooling.tool import DEFAULT_TIME_LIMIT, Tool, ToolContext, call_flexibly
 from ankit.tooling.schema import validate
 
 DEFAULT_OUTPUT_CAP = 64 * 1024
@@ -87,11 +86,12 @@ def run_call(call: ToolCall, tool: Tool | None, ctx: ToolContext, approve: Appro
         args = _checked_arguments(call, tool)
         verdict = _sandbox_step(tool, args, ctx, sandbox)
         refused = _gate(call, tool, args, ctx, approve, policy or Policy(), error, verdict)
-        if refused is not None:
+        if not isinstance(refused, Decision):
             return refused
+        ctx = replace(ctx, withheld=frozenset(refused.withheld))
         limit = tool.limit(args, ctx)
         try:
-            output_text, structured = _run(tool, args, ctx, keeper, limit, verdict, sandbox)
+            output_text, value = _run(tool, args, ctx, keeper, limit, verdict, sandbox)
             output_text = scrub.text(output_text)
         finally:
             live(stream.end())  # the live output's last unfinished line
@@ -101,7 +101,7 @@ def run_call(call: ToolCall, tool: Tool | None, ctx: ToolContext, approve: Appro
         return replace(error(*_failure_of(exc, tool, limit)), inner=[scrub.text(line) for line in inner])
     content = cap_output(output_text + LASTING_MARK if tool.outlives(args, ctx) else output_text, cap)
     return ToolResult(call.id, call.name, content, summary=scrub.text(_summary(told, output_text, cap)),
-                      structured=structured and content == output_text, inner=[scrub.text(line) for line in inner])
+                      data=_value_json(value, scrub), inner=[scrub.text(line) for line in inner])
 
 
 def _error(call: ToolCall, scrub: Scrubber, cap: int, text: str, summary: str = "") -> ToolResult:
@@ -121,42 +121,68 @@ def _failure_of(exc: BaseException, tool: Tool, limit: float) -> tuple[str, str]
 
 
 def _run(tool: Tool, args: dict, ctx: ToolContext, keeper: Checkpoints | None, limit: float, verdict: Verdict,
-         sandbox: Sandbox | None) -> tuple[str, bool]:
-    """The call's output, and whether it is structured data (JSON); a sandboxed call's says what the sandbox may
-    have stopped and what it set aside."""
+         sandbox: Sandbox | None) -> tuple[str, object]:
+    """The call's text and its value for a run_code program (NO_VALUE when the tool gave text alone); a
+    sandboxed call's text says what the sandbox may have stopped and what it set aside."""
     if verdict.action != "sandboxed":
-        output = _execute(tool, args, ctx, keeper, limit)
-        return _as_text(output), isinstance(output, (dict, list, JsonText))
+        return _text_and_value(_execute(tool, args, ctx, keeper, limit))
     before = sandbox.protected_now()
     try:
-        text = _as_text(_execute(tool, args, ctx, keeper, limit))
+        text, value = _text_and_value(_execute(tool, args, ctx, keeper, limit))
     finally:
         moved = sandbox.set_aside(before)
-    return text + sandbox.stopped_note(text, tool.name) + moved, False
+    return text + sandbox.stopped_note(text, tool.name) + moved, value
+
+
+NO_VALUE = object()  # a tool that returned text alone: a program gets the text (parsed when it is JSON)
+VALUE_CAP = ARGUMENTS_CAP  # characters of a value's JSON a program may get; past it the program gets the text
+
+
+def _text_and_value(output) -> tuple[str, object]:
+    """What run() returned as the model's text and the program's value: a ToolOutput's two parts, a dict or
+    list as JSON text and itself, anything else as text alone."""
+    if isinstance(output, ToolOutput):
+        return _as_text(output.text), output.value
+    return _as_text(output), output if isinstance(output, (dict, list)) else NO_VALUE
+
+
+def _value_json(value, scrub: Scrubber) -> str | None:
+    """A value as JSON for a program, each string through the text boundary and the scrubber; None when there
+    is none, or it is not JSON data, nests too deeply or is past VALUE_CAP."""
+    if value is NO_VALUE or too_deep(value):
+        return None
+    try:
+        text = json.dumps(_cleaned(value, scrub), ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError, RecursionError):
+        return None
+    return text if len(text) <= VALUE_CAP else None
+
+
+def _cleaned(value, scrub: Scrubber):
+    if isinstance(value, str):
+        return scrub.text(boundary.clean(value))
+    if isinstance(value, dict):
+        return {_cleaned(str(key), scrub): _cleaned(item, scrub) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_cleaned(item, scrub) for item in value]
+    return value
 
 
 def _sandbox_step(tool: Tool, args: dict, ctx: ToolContext, sandbox: Sandbox | None) -> Verdict:
     """The sandbox's say on this call (none without a sandbox)."""
     if sandbox is None:
         return Verdict()
-    confines = (tool.name in COMMAND_TOOLS and _bundled(tool)) or (tool.name == "run_code" and tool.source == "ankit")
+    confines = tool.confined
     edits = changes(tool.declared_effects())  # a tool without a declaration changes everything
-    return sandbox.verdict(tool.name, confines, edits, args)
-
-
-def _bundled(tool: Tool) -> bool:
-    """Whether the tool is one of ankit's own modules (a tool of the same name elsewhere confines nothing)."""
-    try:
-        return Path(tool.source).resolve().is_relative_to(bundled("tools").resolve())
-    except (OSError, ValueError):
-        return False
+    return sandbox.verdict(tool.name, confines, edits, args, tool.declared_effects())
 
 
 def _gate(call: ToolCall, tool: Tool, args: dict, ctx: ToolContext, approve: Approver, policy: Policy,
-          error: Callable[[str, str], ToolResult], step: Verdict = Verdict()) -> ToolResult | None:
-    """The policy's verdict (ankit/safety/policy.py: rules, the sandbox's step), then the user's approval where
-    the tool wants it or the policy asks; None lets the call run."""
-    verdict = policy.decide(tool.name, args, _changed_paths(tool, args, ctx), tool.outlives(args, ctx), step)
+          error: Callable[[str, str], ToolResult], step: Verdict = Verdict()):
+    """The policy's verdict (ankit/safety/policy.py: rules over what the call declares it touches, the sandbox's
+    step), then the user's approval where the tool wants it or the policy asks; the verdict lets the call run
+    (with the reads it must leave out), a result refuses it."""
+    verdict = policy.decide(tool.name, args, (), tool.exact_grant(args, ctx), step, tool.touched(args, ctx), tool.group)
     if verdict.decision == "deny" and not verdict.rule:  # the sandbox refused it (plan mode)
         return replace(error(verdict.why, verdict.why.split(":")[0]), refused=True)
     if verdict.decision == "deny":
@@ -170,7 +196,7 @@ def _gate(call: ToolCall, tool: Tool, args: dict, ctx: ToolContext, approve: App
         answer = approve(tool, args, str(text or ""))
         if isinstance(answer, str) or not answer:  # False, or the reason the user gave for the no
             return declined(call, answer)
-    return None
+    return verdict
 
 
 def _execute(tool: Tool, args: dict, ctx: ToolContext, keeper: Checkpoints | None, limit: float):

@@ -3,7 +3,6 @@
 __all__ = ["fetch", "Response", "check_url", "origin", "approved", "approve", "lookalike_note", "CREDENTIALS", "REDIRECTS"]
 
 import codecs
-import functools
 import re
 import socket
 import time
@@ -13,10 +12,11 @@ import zlib
 from dataclasses import dataclass, field
 
 from ankit.errors import ToolError
+from ankit.safety import web
 
 USER_AGENT = "Mozilla/5.0 (compatible; ankit/0.1; Python-urllib)"
 REDIRECTS = {301, 302, 303, 307, 308}
-CREDENTIALS = {"authorization", "proxy-authorization", "cookie"}
+CREDENTIALS = set(web.CREDENTIALS)  # what a redirect to another origin drops (safety/web.py decides)
 META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([a-zA-Z0-9_.:-]+)""", re.IGNORECASE)
 
 
@@ -89,21 +89,6 @@ class Response:
         return self.body.decode(charset(self.headers.get("content-type", ""), self.body), errors="replace")
 
 
-@functools.cache
-def _urllib():
-    """urllib.request and a handler that leaves redirects to fetch(), so each hop is checked.
-
-    Imported on the first request, not with the module: it loads ssl, which most sessions never need.
-    """
-    import urllib.request
-
-    class NoRedirect(urllib.request.HTTPRedirectHandler):
-        def redirect_request(self, *args, **kwargs):
-            return None
-
-    return urllib.request, NoRedirect
-
-
 def check_url(url: str) -> str:
     """The URL to request: a bare host gets https://; any scheme but http and https is refused."""
     url = url.strip()
@@ -142,22 +127,16 @@ def fetch(url: str, *, method: str = "GET", headers: dict | None = None, data: b
         if allowed is not None and origin(url) != origin(chain[-1]) and not allowed(url):
             raise ToolError(f"{chain[-1]} redirected to {url}, another origin the user has not approved; "
                             "fetch that address itself to ask the user")
-        if _origin(url) != _origin(chain[-1]):
-            headers = {key: value for key, value in headers.items() if key.lower() not in CREDENTIALS}
+        if web.origin(url) != web.origin(chain[-1]):
+            headers = web.without_credentials(headers)
         if response.status == 303 or (response.status in (301, 302) and method == "POST"):
             method, data = "GET", None
 
 
 def _once(url, method, headers, data, timeout, max_bytes, deadline) -> Response:
-    request_module, no_redirect = _urllib()
-    request = request_module.Request(url, data=data, method=method, headers={"User-Agent": USER_AGENT, **headers})
-    handlers = [no_redirect()]
-    if _is_loopback(url):
-        handlers.append(request_module.ProxyHandler({}))
-    opener = request_module.build_opener(*handlers)
     host = urllib.parse.urlsplit(url).netloc
-    try:
-        with opener.open(request, timeout=timeout) as resp:
+    try:  # web.send follows no redirect: fetch() checks each hop
+        with web.send(url, data, {"User-Agent": USER_AGENT, **headers}, method, timeout) as resp:
             return _read(resp, url, resp.status, resp.reason, max_bytes, deadline)
     except urllib.error.HTTPError as exc:
         with exc:
@@ -172,19 +151,9 @@ def _once(url, method, headers, data, timeout, max_bytes, deadline) -> Response:
         raise ToolError(f"connection to {host} failed ({_reason(exc)})") from None
 
 
-def _origin(url: str) -> tuple:
-    parts = urllib.parse.urlsplit(url)
-    return parts.scheme.lower(), (parts.hostname or "").lower(), parts.port
-
-
 def _reason(reason) -> str:
     text = getattr(reason, "strerror", None) or str(reason)
     return text.removeprefix("[Errno -2] ").removeprefix("[Errno -3] ")
-
-
-def _is_loopback(url: str) -> bool:
-    host = (urllib.parse.urlsplit(url).hostname or "").lower()
-    return host in ("localhost", "::1") or host.startswith("127.")
 
 
 def _read(resp, url: str, status: int, reason: str, max_bytes: int, deadline: float) -> Response:
@@ -192,23 +161,7 @@ def _read(resp, url: str, status: int, reason: str, max_bytes: int, deadline: fl
     chunk by chunk, and cut at the cap (a small compressed body cannot grow to gigabytes in memory)."""
     headers = {k.lower(): v for k, v in resp.headers.items()}
     inflate = _Inflater(headers.get("content-encoding", ""))
-    chunks, size, truncated = [], 0, False
-    try:
-        while size <= max_bytes:
-            if time.monotonic() > deadline:
-                truncated = True
-                break
-            chunk = resp.read(65536)
-            if not chunk:
-                break
-            piece = inflate.feed(chunk, max_bytes - size + 1)
-            chunks.append(piece)
-            size += len(piece)
-    except (TimeoutError, socket.timeout):
-        truncated = True
-    body = b"".join(chunks)
-    if len(body) > max_bytes:
-        body, truncated = body[:max_bytes], True
+    body, truncated = web.read(resp, max_bytes, deadline, inflate.feed)
     return Response(url, status, reason, headers, body, truncated)
 
 

@@ -1,6 +1,6 @@
 """Paths for file tools: resolve against the working folder and tell when a path leaves it."""
 
-__all__ = ["workdir", "resolve", "target", "unfollowed", "is_inside", "show", "outside_note", "needs_approval", "existing_file", "suggest", "file_errors"]
+__all__ = ["workdir", "resolve", "target", "unfollowed", "is_inside", "show", "outside_note", "needs_approval", "existing_file", "suggest", "file_errors", "tree", "withheld", "withheld_note"]
 
 import os
 from collections.abc import Iterator
@@ -119,3 +119,32 @@ def file_errors(doing: str) -> Iterator[None]:
     except OSError as exc:
         where = f": {exc.filename}" if exc.filename else ""
         raise ToolError(f"cannot {doing}: {exc.strerror or exc}{where}") from None
+
+
+def tree(path: Path) -> list[Path]:
+    """A path and, for a folder, everything under it (links listed, never followed): what deleting or moving it
+    changes, for a tool's touches()."""
+    found = [path]
+    if path.is_dir() and not path.is_symlink():
+        for folder, dirs, files in os.walk(path):
+            found += [Path(folder) / name for name in (*dirs, *files)]
+    return found
+
+
+def withheld(ctx, path: Path) -> bool:
+    """Whether the settings' rules deny reading this path (as named or as it really is): a search or listing
+    tool that declares `"withholds": True` in its touches() leaves it out, and says how many with withheld_note."""
+    kept = getattr(ctx, "withheld", None)
+    if not kept:
+        return False
+    if os.path.normpath(str(path)) in kept:
+        return True
+    try:
+        return str(Path(path).resolve()) in kept
+    except (OSError, RuntimeError):
+        return True
+
+
+def withheld_note(count: int, what: str = "files") -> str:
+    """The line a search or listing tool adds when it left out paths the rules deny reading ('' for none)."""
+    return f"[{count} {what} left out: the settings' rules deny reading them]" if count else ""

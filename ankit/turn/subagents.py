@@ -14,6 +14,7 @@ from pathlib import Path
 from ankit.names import ambiguous, resolve
 from ankit.agents.definitions import AgentSpec
 from ankit.agents.families import agent_model, known_models
+from ankit.codemode.bridge import CodeLimits, CodeMode
 from ankit.discovery.finder import make_find_tools
 from ankit.errors import AnkitError, Cancelled, ToolError
 from ankit.providers import ProviderSettings, make_provider
@@ -31,7 +32,7 @@ from ankit.tooling.activation import Activation
 from ankit.hooks.events import Hooks
 from ankit.tooling.tool import Tool
 from ankit.tooling.toolbox import Runner, cap_output
-from ankit.usage.budget import Budget
+from ankit.usage.meter import Meter
 from ankit.usage.ledger import status_line
 from ankit.turn.window import context_window
 
@@ -129,6 +130,11 @@ class SubView(View):
     def notice(self, line: str) -> None:
         self.output(f"[{self.label}] ankit: {line}\n")
 
+    def inner_call(self, call: ToolCall, result: ToolResult) -> None:
+        arguments = visible_line(" ".join(call.arguments.split())[:100])
+        failed = f" ({result.summary or 'failed'})" if result.is_error else ""
+        self.output(f"[{self.label}]   · {call.name} {arguments}{failed}\n")
+
 
 @dataclass
 class Subagents:
@@ -141,9 +147,10 @@ class Subagents:
     agents: dict[str, AgentSpec] = field(default_factory=dict)
     max_rounds: int = 15
     max_tokens: int = 4096
-    budget: Budget | None = None
+    meter: Meter | None = None  # the session's: max_cost counts subagents' requests as its own
     hooks: Hooks | None = None
     stop: threading.Event = field(default_factory=threading.Event)  # set: running subagents stop
+    code_limits: CodeLimits | None = None  # code mode: each subagent's run_code programs, limited one by one
     finished: list[SubagentRun] = field(default_factory=list)
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _asking: threading.Lock = field(default_factory=threading.Lock)  # one approval question at a time
@@ -236,7 +243,8 @@ class Subagents:
         allowed = _allowed(spec, found)
         core = self.registry.activation.core
         activation = Activation(lambda g: [s for s in self.registry.group_specs(g) if allowed(self.registry.tools.get(s.name))],
-                                list(core), all_groups=self.registry.activation.all_groups)
+                                list(core), all_groups=self.registry.activation.all_groups,
+                                only=self.registry.activation.only)
         finder = make_find_tools(lambda: self.registry.index, _activator(self.registry, activation, found),
                                  lambda: [*activation.core, *activation.active], self.registry.catalog_mode)
         finds = spec is None or spec.tools is None or "find_tools" in spec.tools
@@ -247,14 +255,18 @@ class Subagents:
         ctx = replace(self.runner.ctx, todos=TodoList())
         approve = NamedApprover(self.runner.approve, label, self._asking, self.stop)
         runner = replace(self.runner, tools=tools, ctx=ctx, approve=approve, notice=None)  # its notes: in its lines
+        view = SubView(label, output, self.stop)
+        if self.code_limits is not None and "run_code" in tools:  # its programs call what it may, as it asks
+            programs = CodeMode(runner, tools, ctx.cwd, runner.sandbox, self.code_limits, view.inner_call)
+            runner = replace(runner, ctx=replace(ctx, run_code=programs.run))
         provider, model = None, spec.model if spec and spec.model not in ("", "inherit") else ""
         if self.settings is not None:
             model = self.model_for(spec)[0]
             provider = make_provider(replace(self.settings, session_id=sid, model=model, origin=""))
         prompt = replace(self.prompt, own=spec.system if spec else "")
-        return Session(provider, runner, activation, prompt, view=SubView(label, output, self.stop), model=model,
+        return Session(provider, runner, activation, prompt, view=view, model=model,
                        max_tokens=self.max_tokens, max_rounds=self.max_rounds, todos=ctx.todos, id=sid,
-                       budget=self.budget)
+                       **({"meter": self.meter} if self.meter is not None else {}))
 
 
 def _activator(registry: Registry, activation: Activation, found: set[str]):
@@ -272,7 +284,7 @@ def _allowed(spec: AgentSpec | None, found: set[str]):
     """Which tools a subagent may call: every tool, or its agent's list (names or groups) and, when the list has
     find_tools, the groups and tools it found; for an untrusted project's agent only those whose declared effects are reads."""
     def allowed(tool: Tool | None) -> bool:
-        if tool is None or tool.name in ("task", "run_code"):  # no subagent of a subagent; programs: the main session's
+        if tool is None or tool.name == "task":  # no subagent of a subagent
             return False
         if spec is None:
             return True

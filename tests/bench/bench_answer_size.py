@@ -6,7 +6,9 @@ For each request set it prints, per rule, the loaded recall (the share of the go
 core tools counted as loaded), the tools and schema bytes a search loads beside core (means), and for the
 bundled tools the requests of the issue. "whole" loads every tool of each group find() activates (the rule
 before issue #31 item 4); "share S" loads each group's best tool and the tools scoring at least S of it
-(find_tools uses ankit.discovery.finder.NEAR). Bundled requests: each tool's examples, gold the tool.
+(find_tools uses ankit.discovery.finder.NEAR); "find_tools" is what find_tools itself loads (finder.loads: its
+siblings rule and the best tool of each part of a request of several parts). Bundled requests: each tool's
+examples, gold the tool; then requests of several parts, gold the tool of each part.
 """
 
 import argparse
@@ -18,7 +20,7 @@ sys.path.insert(0, str(ROOT))
 
 from ankit.discovery.catalog import build_catalog  # noqa: E402
 from ankit.discovery.evaluation import Query, load_queries  # noqa: E402
-from ankit.discovery.finder import NEAR, find, is_question, siblings  # noqa: E402
+from ankit.discovery.finder import NEAR, find, is_question, loads, siblings  # noqa: E402
 from ankit.discovery.index import Index  # noqa: E402
 from ankit.discovery.parts import spec_size  # noqa: E402
 from tests.bench.compare import FLEET, fleet_tools  # noqa: E402
@@ -27,11 +29,24 @@ from tests.helpers import bundled  # noqa: E402
 SETS = ("queries", "user_requests_dev", "user_requests_heldout", "user_requests_blind", "user_requests_blind2")
 ISSUE = ("run the tests", "who is listening on port 8080", "is anything listening on port 3000 that I should kill?",
          "show the recent commits", "start the dev server in the background")
+SEVERAL = (  # requests of several parts, the tool of each part
+    ("show the last commits and who made them, create a branch, commit", ["git_log", "git_branch", "git_commit"]),
+    ("list the files in src, then delete the old log file", ["list_directory", "delete_file"]),
+    ("read the config file and then search the web for the error", ["read_file", "web_search"]),
+    ("run the tests, then commit the fix", ["run_command", "git_commit"]),
+    ("fetch https://example.com and remember what it says", ["web_fetch", "remember"]),
+    ("start the dev server in the background, then check what is listening on port 3000", ["job_start", "port_status"]),
+    ("find the TODO comments, fix the first one, show the diff", ["search_text", "edit_file", "git_diff"]),
+    ("stage and commit my changes, then push a new branch", ["git_commit", "git_branch"]),
+)
 
 
-def loaded(index: Index, text: str, share: float | None) -> list[str]:
-    """The tools a search loads beside core: whole groups (share None) or each group's close tools."""
+def loaded(index: Index, text: str, share: float | str | None) -> list[str]:
+    """The tools a search loads beside core: whole groups (share None), each group's close tools, or what
+    find_tools loads (share "find_tools")."""
     catalog, outcome = index.catalog, find(index, text)
+    if share == "find_tools":
+        return loads(outcome, catalog)
     hits = {h.group: h for h in outcome.hits}
     found = []
     for group in outcome.activate:
@@ -56,9 +71,9 @@ def figures(index: Index, queries: list[Query], share: float | None) -> tuple[fl
 def table(label: str, index: Index, queries: list[Query], shares: list[float]) -> None:
     print(f"\n{label} ({len(queries)} requests)")
     print(f"  {'rule':<10} {'loaded recall':>13} {'tools':>7} {'bytes':>8}")
-    for share in [None, *shares]:
+    for share in [None, *shares, "find_tools"]:
         recall, tools, size = figures(index, queries, share)
-        name = "whole" if share is None else f"share {share:g}"
+        name = "whole" if share is None else share if isinstance(share, str) else f"share {share:g}"
         print(f"  {name:<10} {recall:>13.3f} {tools:>7.2f} {size:>8.0f}")
 
 
@@ -75,6 +90,10 @@ def main(argv: list[str]) -> int:
     for text in ISSUE:
         print(f"  {text!r}: whole {', '.join(loaded(index, text, None))}")
         print(f"  {'':{len(text) + 4}}share {NEAR:g} {', '.join(loaded(index, text, NEAR))}")
+    table("bundled tools, requests of several parts", index,
+          [Query(f"several-{i}", text, gold) for i, (text, gold) in enumerate(SEVERAL)], shares)
+    for text, gold in SEVERAL:
+        print(f"  {text!r}: {', '.join(loaded(index, text, 'find_tools'))}")
     tools, groups = fleet_tools()  # as bench_fleet.py reads it: the bundled tools with their groups' phrases
     fleet_catalog, _ = build_catalog(tools, groups)
     fleet = Index(fleet_catalog, tools)

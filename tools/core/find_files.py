@@ -2,7 +2,7 @@
 
 import re
 
-from ankit.toolkit import ToolError, ignore, paths
+from ankit.toolkit import ToolError, ToolOutput, ignore, paths
 
 MAX_RESULTS = 500
 
@@ -24,6 +24,7 @@ parameters = {
     "required": ["pattern"],
     "additionalProperties": False,
 }
+returns = "list[str]: the matching paths, relative to the working folder (folders end in /)"
 read_only = True
 effects = ["read"]
 needs_approval = paths.needs_approval
@@ -39,28 +40,50 @@ def preview(args: dict, ctx) -> str:
     return f"{paths.outside_note(args, ctx)}find {args.get('pattern')!r} in {paths.resolve(ctx, args.get('path'))}"
 
 
-def run(args: dict, ctx) -> str:
-    """Return matching paths, one a line, relative to the working folder."""
+def touches(args: dict, ctx) -> dict:
+    """Every path the search would name (links listed, never followed); one the settings' rules deny reading is
+    left out of the result."""
+    folder = paths.resolve(ctx, args.get("path"))
+    found = [path for path, _ in _matching(folder, args)] if folder.is_dir() and _pattern(args) else []
+    return {"reads": found or [folder], "withholds": True}
+
+
+def run(args: dict, ctx) -> ToolOutput:
+    """Return matching paths, one a line, relative to the working folder; a program gets them as a list."""
     folder = paths.resolve(ctx, args.get("path"))
     if not folder.is_dir():
         raise ToolError(f"no such folder: {paths.show(ctx, folder)}; give a folder to search in")
-    pattern = args["pattern"].strip().removeprefix("./")
+    pattern = _pattern(args)
     if not pattern:
         raise ToolError("pattern is empty; give a glob such as '*.py' or 'src/**/*.js'")
+    kind = args.get("kind") or "file"
+    found, left = [], 0
+    for path, is_dir in _matching(folder, args):
+        if paths.withheld(ctx, path):
+            left += 1
+            continue
+        found.append(paths.show(ctx, path) + ("/" if is_dir else ""))
+        if len(found) > MAX_RESULTS:
+            break
+    note = f"\n{paths.withheld_note(left, 'paths')}" if left else ""
+    if not found:
+        return ToolOutput(f"no {kind if kind != 'any' else 'path'}s match {pattern!r} in {paths.show(ctx, folder)}{note}", [])
+    more = f"\n[more than {MAX_RESULTS} matches; narrow the pattern or folder]" if len(found) > MAX_RESULTS else ""
+    return ToolOutput("\n".join(found[:MAX_RESULTS]) + more + note, found[:MAX_RESULTS])
+
+
+def _pattern(args: dict) -> str:
+    return str(args.get("pattern") or "").strip().removeprefix("./")
+
+
+def _matching(folder, args: dict):
+    """(path, is_dir) of every entry under folder whose name (or relative path) matches and whose kind fits."""
+    pattern = _pattern(args)
     regex = re.compile(ignore.translate(pattern), re.DOTALL)
     by_name = "/" not in pattern
     kind = args.get("kind") or "file"
-    found = []
     for path, is_dir in ignore.walk(folder, bool(args.get("include_ignored"))):
         if (kind == "file" and is_dir) or (kind == "folder" and not is_dir):
             continue
-        rel = path.relative_to(folder).as_posix()
-        if regex.fullmatch(path.name if by_name else rel):
-            found.append(paths.show(ctx, path) + ("/" if is_dir else ""))
-            if len(found) > MAX_RESULTS:
-                break
-    if not found:
-        return f"no {kind if kind != 'any' else 'path'}s match {pattern!r} in {paths.show(ctx, folder)}"
-    if len(found) > MAX_RESULTS:
-        return "\n".join(found[:MAX_RESULTS]) + f"\n[more than {MAX_RESULTS} matches; narrow the pattern or folder]"
-    return "\n".join(found)
+        if regex.fullmatch(path.name if by_name else path.relative_to(folder).as_posix()):
+            yield path, is_dir

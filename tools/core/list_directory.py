@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from ankit.toolkit import ToolError, ignore, paths, text
+from ankit.toolkit import ToolError, ToolOutput, ignore, paths, text
 
 MAX_ENTRIES = 500
 
@@ -20,6 +20,7 @@ parameters = {
     },
     "additionalProperties": False,
 }
+returns = "list[str]: the entries' paths, relative to the working folder (folders end in /)"
 read_only = True
 effects = ["read"]
 needs_approval = paths.needs_approval
@@ -35,27 +36,40 @@ def preview(args: dict, ctx) -> str:
     return f"{paths.outside_note(args, ctx)}list {paths.resolve(ctx, args.get('path'))}"
 
 
-def run(args: dict, ctx) -> str:
-    """Return one line per entry, indented by level."""
+def touches(args: dict, ctx) -> dict:
+    """Every entry the listing would show; one the settings' rules deny reading is left out of it."""
+    folder = paths.resolve(ctx, args.get("path"))
+    return {"reads": [p for p, _ in _items(folder, args)] if folder.is_dir() else [folder], "withholds": True}
+
+
+def _items(folder: Path, args: dict):
+    """(path, is_dir) of the entries shown: the folder's own, or a few levels of it without what git ignores."""
+    depth = min(5, max(1, int(args.get("depth") or 1)))
+    if depth > 1:
+        return ignore.walk(folder, depth=depth)
+    return [(p, p.is_dir() and not p.is_symlink()) for p in sorted(folder.iterdir(), key=lambda p: p.name)]
+
+
+def run(args: dict, ctx) -> ToolOutput:
+    """Return one line per entry, indented by level; a program gets the entries' paths as a list."""
     folder = paths.resolve(ctx, args.get("path"))
     if not folder.exists():
         raise ToolError(f"no such folder: {paths.show(ctx, folder)}{paths.suggest(folder)}")
     if not folder.is_dir():
         raise ToolError(f"{paths.show(ctx, folder)} is a file; use read_file to read it")
-    depth = min(5, max(1, int(args.get("depth") or 1)))
-    lines = []
-    if depth == 1:
-        entries = sorted(folder.iterdir(), key=lambda p: p.name)
-        items = [(p, p.is_dir() and not p.is_symlink()) for p in entries]
-    else:
-        items = ignore.walk(folder, depth=depth)
-    for path, is_dir in items:
+    lines, found, left = [], [], 0
+    for path, is_dir in _items(folder, args):
+        if paths.withheld(ctx, path):
+            left += 1
+            continue
         if len(lines) >= MAX_ENTRIES:
             lines.append(f"[stopped after {MAX_ENTRIES} entries; list a subfolder or use find_files]")
             break
         lines.append("  " * (len(path.relative_to(folder).parts) - 1) + _describe(path, is_dir))
+        found.append(paths.show(ctx, path) + ("/" if is_dir else ""))
     header = f"{paths.show(ctx, folder)}/"
-    return header + "\n" + "\n".join(lines) if lines else f"{header} is empty"
+    lines += [paths.withheld_note(left, "entries")] if left else []
+    return ToolOutput(header + "\n" + "\n".join(lines) if lines else f"{header} is empty", found)
 
 
 def _describe(path: Path, is_dir: bool) -> str:

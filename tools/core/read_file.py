@@ -3,7 +3,7 @@
 import itertools
 from pathlib import Path
 
-from ankit.toolkit import ToolError, paths, text
+from ankit.toolkit import ToolError, ToolOutput, edits, paths, text
 
 MAX_LINES = 2000
 MAX_CHARS = 60_000
@@ -26,6 +26,7 @@ parameters = {
     "required": ["path"],
     "additionalProperties": False,
 }
+returns = "str: the file's text, without line numbers (only the lines asked for when start_line or end_line is given)"
 read_only = True
 effects = ["read"]
 needs_approval = paths.needs_approval
@@ -37,13 +38,18 @@ examples = [
 ]
 
 
+def touches(args: dict, ctx) -> dict:
+    """The file it reads."""
+    return {"reads": [args["path"]]}
+
+
 def preview(args: dict, ctx) -> str:
     """Say which file outside the working folder would be read."""
     return f"{paths.outside_note(args, ctx)}read {paths.resolve(ctx, args.get('path'))}"
 
 
-def run(args: dict, ctx) -> str:
-    """Return the numbered lines of the requested range, with a note when more remain."""
+def run(args: dict, ctx) -> ToolOutput | str:
+    """The numbered lines of the requested range, with a note when more remain; a program gets the text."""
     path = paths.existing_file(ctx, args["path"])
     start = max(1, int(args.get("start_line") or 1))
     end = args.get("end_line")
@@ -55,24 +61,31 @@ def run(args: dict, ctx) -> str:
         size = text.human_size(path.stat().st_size)
         return f"{paths.show(ctx, path)} looks like a binary file ({size}); not shown"
     count = min(MAX_LINES, int(end) - start + 1) if end is not None else MAX_LINES
-    lines, total, note, digest = _load(path, start, count)
+    with paths.file_errors(f"read {paths.show(ctx, path)}"):
+        lines, total, note, digest, whole = _load(path, start, count, edits.editor_of(ctx, "reads"))
     shown = paths.show(ctx, path)
     body = _numbered(lines, start, end is not None and int(end), total, note, shown)
-    return body + (f"\n[file hash {digest}, for edit_lines]" if digest else "")
+    ranged = args.get("start_line") is not None or end is not None or whole is None
+    value = "".join(line + "\n" for line in lines) if ranged else whole
+    return ToolOutput(body + (f"\n[file hash {digest}, for edit_lines]" if digest else ""), value)
 
 
-def _load(path: Path, start: int, count: int) -> tuple[list[str], int | None, str, str]:
-    """Up to count lines from start (1-based), the total line count (None when streamed), a decoding note, a hash."""
+def _load(path: Path, start: int, count: int, editor=None) -> tuple[list[str], int | None, str, str, str | None]:
+    """Up to count lines from start (1-based), the total line count (None when streamed), a decoding note, a
+    hash, and the whole text (None when streamed), private keys hidden in both; in an editor that reads files
+    (ankit acp) its text, an unsaved buffer's included."""
     if path.stat().st_size <= MAX_WHOLE_FILE:
-        data = path.read_bytes()
+        data = path.read_bytes() if editor is None else editor.read_text(path).encode("utf-8", "surrogatepass")
         content, note = text.decode(data)
-        lines = text.hide_private_keys(text.split_lines(content))
-        return lines[start - 1 : start - 1 + count], len(lines), note, text.file_hash(data)
+        every = text.split_lines(content)
+        lines = text.hide_private_keys(every)
+        whole = content if lines is every else "".join(line + "\n" for line in lines)
+        return lines[start - 1 : start - 1 + count], len(lines), note, text.file_hash(data), whole
     with open(path, encoding="utf-8", errors="replace", newline="") as handle:
         picked = list(itertools.islice(_bounded_lines(handle), start - 1, start + count))
     note = f"large file ({text.human_size(path.stat().st_size)}); read further with start_line"
     total = start - 1 + len(picked) if len(picked) <= count else None
-    return [line.rstrip("\r\n") for line in picked[:count]], total, note, ""
+    return [line.rstrip("\r\n") for line in picked[:count]], total, note, "", None
 
 
 def _bounded_lines(handle, limit: int = LINE_CHARS):

@@ -9,10 +9,11 @@ import time
 import warnings
 from pathlib import Path
 
-from ankit.toolkit import ToolError, ignore, paths, text
+from ankit.toolkit import ToolError, ToolOutput, ignore, paths, text
 
 MAX_FILE_BYTES = 4 * 1024 * 1024
 DEFAULT_RESULTS = 200
+LINE_CHARS = 2000  # characters of a matching line a program gets
 REGEX_SECONDS = 20  # a regular expression search stops here (search_timeout in the config)
 
 name = "search_text"
@@ -37,6 +38,7 @@ parameters = {
     "required": ["pattern"],
     "additionalProperties": False,
 }
+returns = "list[dict]: one {'path', 'line', 'text'} per matching line (line numbers from 1)"
 read_only = True
 effects = ["read"]
 needs_approval = paths.needs_approval
@@ -48,49 +50,64 @@ examples = [
 ]
 
 
+def touches(args: dict, ctx) -> dict:
+    """Every file the search would open (a link inside the folder followed, one leading out not); a file the
+    settings' rules deny reading is left out of the result, not the search refused."""
+    target = paths.resolve(ctx, args.get("path"))
+    return {"reads": list(_files(target, args, ctx)) if target.exists() else [target], "withholds": True}
+
+
 def preview(args: dict, ctx) -> str:
     """Say which path outside the working folder would be searched."""
     return f"{paths.outside_note(args, ctx)}search {args.get('pattern')!r} in {paths.resolve(ctx, args.get('path'))}"
 
 
-def run(args: dict, ctx) -> str:
+def run(args: dict, ctx) -> ToolOutput:
     """Return matching lines with file and line number, bounded by max_results; a regular expression runs
-    under a deadline (in a child process: a catastrophic pattern cannot hang ankit)."""
+    under a deadline (in a child process: a catastrophic pattern cannot hang ankit). A program gets records."""
     regex = _compile(args)
     if args.get("literal"):
-        return _search(args, ctx, regex)
+        return ToolOutput(*_search(args, ctx, regex))
     seconds = float(ctx.config.get("search_timeout") or REGEX_SECONDS) if isinstance(ctx.config, dict) else REGEX_SECONDS
     try:
-        return run_with_deadline(lambda: _search(args, ctx, regex), seconds, ToolError)
+        return ToolOutput(*run_with_deadline(lambda: _search(args, ctx, regex), seconds, ToolError))
     except TimeoutError:
         raise ToolError(f"the regular expression took longer than {seconds:g} s (it may backtrack "
                         "catastrophically, as (a+)+ does); simplify it, narrow path or glob, or set literal") from None
 
 
-def _search(args: dict, ctx, regex: re.Pattern) -> str:
-    """The search itself: matching lines with file and line number, bounded by max_results."""
+def _search(args: dict, ctx, regex: re.Pattern) -> list:
+    """The search itself: [the matching lines with file and line number, bounded by max_results; one record
+    per match]."""
     target = paths.resolve(ctx, args.get("path"))
     if not target.exists():
         raise ToolError(f"no such file or folder: {paths.show(ctx, target)}{paths.suggest(target)}")
     limit = max(1, int(args.get("max_results") or DEFAULT_RESULTS))
     context = min(5, max(0, int(args.get("context") or 0)))
-    out, count, skipped = [], 0, 0
+    out, count, skipped, records, left = [], 0, 0, [], 0
     for path in _files(target, args, ctx):
+        if paths.withheld(ctx, path):
+            left += 1
+            continue
         lines = _lines(path)
         if lines is None:
             skipped += 1
             continue
         block, hits = _matches(lines, regex, context, paths.show(ctx, path), limit - count)
         out.extend(block)
-        count += hits
+        records += [{"path": paths.show(ctx, path), "line": i + 1, "text": text.clip_line(lines[i], LINE_CHARS)}
+                    for i in hits]
+        count += len(hits)
         if count >= limit:
             out.append(f"[stopped at {limit} matches; narrow the pattern, path or glob, or raise max_results]")
             break
     if skipped:
         out.append(f"[skipped {skipped} files larger than {text.human_size(MAX_FILE_BYTES)}]")
+    out += [paths.withheld_note(left)] if left else []
     if not count:
-        return f"no matches for {args['pattern']!r} in {paths.show(ctx, target)}" + (f"\n{out[-1]}" if skipped else "")
-    return text.cap("\n".join(out), hint="narrow the search")
+        notes = "".join(f"\n{line}" for line in out[len(out) - bool(skipped) - bool(left):])
+        return [f"no matches for {args['pattern']!r} in {paths.show(ctx, target)}" + notes, []]
+    return [text.cap("\n".join(out), hint="narrow the search"), records]
 
 
 def _compile(args: dict) -> re.Pattern:
@@ -135,11 +152,11 @@ def _lines(path: Path) -> list[str] | None:
     return text.hide_private_keys(text.split_lines(text.decode(data)[0]))
 
 
-def _matches(lines: list[str], regex: re.Pattern, context: int, shown: str, room: int) -> tuple[list[str], int]:
-    """Output lines for up to room matching lines (with merged context) and the number of matches."""
+def _matches(lines: list[str], regex: re.Pattern, context: int, shown: str, room: int) -> tuple[list[str], list[int]]:
+    """Output lines for up to room matching lines (with merged context) and the matching lines' indexes."""
     hits = [i for i, line in enumerate(lines) if regex.search(line)][: max(0, room)]
     if not context:
-        return [f"{shown}:{i + 1}: {text.clip_line(lines[i].strip(), 300)}" for i in hits], len(hits)
+        return [f"{shown}:{i + 1}: {text.clip_line(lines[i].strip(), 300)}" for i in hits], hits
     out, done, marked = [], -1, set(hits)
     for i in hits:
         low, high = max(i - context, done + 1), min(len(lines) - 1, i + context)
@@ -149,7 +166,7 @@ def _matches(lines: list[str], regex: re.Pattern, context: int, shown: str, room
             mark = ":" if n in marked else "-"
             out.append(f"{shown}{mark}{n + 1}{mark} {text.clip_line(lines[n], 300)}")
         done = max(done, high)
-    return out, len(hits)
+    return out, hits
 
 
 # --- a pure computation under a deadline, in a forked child whose answer comes back through a pipe -------------

@@ -30,6 +30,11 @@ def changes(args: dict, ctx) -> list:
     return [_target(args, ctx)]
 
 
+def touches(args: dict, ctx) -> dict:
+    """The file, or the folder and everything in it (links removed, never followed)."""
+    return {"changes": paths.tree(_target(args, ctx))}
+
+
 def preview(args: dict, ctx) -> str:
     """Describe what would be deleted, with a count for folders."""
     path = _target(args, ctx)

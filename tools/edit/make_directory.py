@@ -21,6 +21,11 @@ def changes(args: dict, ctx) -> list:
     return [paths.target(ctx, args["path"])]
 
 
+def touches(args: dict, ctx) -> dict:
+    """The folder it creates."""
+    return {"changes": [args["path"]]}
+
+
 def preview(args: dict, ctx) -> str:
     """Name the folder to be created."""
     path = paths.target(ctx, args["path"])

@@ -32,6 +32,13 @@ def changes(args: dict, ctx) -> list:
     return list(_plan(args, ctx))
 
 
+def touches(args: dict, ctx) -> dict:
+    """Both ends, for a folder everything in it: each file is read where it is and changed in both places."""
+    source, target = _plan(args, ctx)
+    moved = paths.tree(source)
+    return {"reads": moved, "changes": moved + [target / p.relative_to(source) for p in moved]}
+
+
 def preview(args: dict, ctx) -> str:
     """Describe the move."""
     source, target = _plan(args, ctx)

@@ -1,6 +1,6 @@
 """git_branch: list branches, or create or switch to one."""
 
-from ankit.toolkit import ToolError, git as gitlib
+from ankit.toolkit import ToolError, ToolOutput, git as gitlib
 
 name = "git_branch"
 description = (
@@ -16,6 +16,8 @@ parameters = {
     },
     "additionalProperties": False,
 }
+returns = ("list[dict]: one {'name', 'current', 'commit', 'upstream'} per branch for list; str: what "
+           "happened for create and switch")
 read_only = False
 effects = ["read", "write"]
 examples = ["which branch am I on", "list all git branches", "create a new branch called feature/login"]
@@ -31,10 +33,17 @@ def preview(args: dict, ctx) -> str:
     return f"git {' '.join(_argv(args))}\n(in {ctx.cwd})"
 
 
-def run(args: dict, ctx) -> str:
-    """List branches, or create/switch and report the current branch."""
+FORMAT = "--format=%(HEAD)%00%(refname:short)%00%(objectname:short)%00%(upstream:short)"
+
+
+def run(args: dict, ctx) -> ToolOutput | str:
+    """List branches (a program gets records), or create/switch and report the current branch."""
     if (args.get("action") or "list") == "list":
-        return gitlib.cap(gitlib.git(ctx, *_argv(args)).rstrip("\n") or "(no branches yet: make a first commit)")
+        shown = gitlib.git(ctx, *_argv(args)).rstrip("\n") or "(no branches yet: make a first commit)"
+        listed = gitlib.git(ctx, "branch", FORMAT, *(["--all"] if args.get("all") else [])).splitlines()
+        fields = [line.split("\0") for line in listed if line.count("\0") == 3]
+        return ToolOutput(gitlib.cap(shown), [{"name": name, "current": head == "*", "commit": commit,
+                                               "upstream": upstream} for head, name, commit, upstream in fields])
     result = gitlib.run(ctx, *_argv(args))
     if result.returncode != 0:
         raise ToolError(gitlib.explain(result.stderr, ctx, ("switch",)))

@@ -17,6 +17,7 @@ parameters = {
     "required": ["message"],
     "additionalProperties": False,
 }
+returns = "str: the new commit's hash, branch, subject and changed files"
 read_only = False
 effects = ["read", "write", "run"]  # git runs the repository's hooks
 needs_approval = True

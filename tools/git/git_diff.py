@@ -18,6 +18,7 @@ parameters = {
     },
     "additionalProperties": False,
 }
+returns = "str: the diff text"
 read_only = True
 effects = ["read"]
 needs_approval = False

@@ -1,6 +1,6 @@
 """git_log: recent commits, one a line."""
 
-from ankit.toolkit import git as gitlib
+from ankit.toolkit import ToolOutput, git as gitlib
 
 name = "git_log"
 description = (
@@ -18,16 +18,20 @@ parameters = {
     },
     "additionalProperties": False,
 }
+returns = "list[dict]: one {'commit', 'date', 'author', 'email', 'subject'} per commit, newest first"
 read_only = True
 effects = ["read"]
 needs_approval = False
 examples = ["show the recent commits", "git log for src/app.py", "who changed this file last"]
 
 
-def run(args: dict, ctx) -> str:
-    """One line per commit."""
+FIELDS = ("commit", "date", "author", "email", "subject")
+
+
+def run(args: dict, ctx) -> ToolOutput:
+    """One line per commit; a program gets one record per commit."""
     count = max(1, min(500, int(args.get("max_count") or 20)))
-    argv = ["log", f"--max-count={count}", "--date=short", "--format=%h %ad %an: %s"]
+    argv = ["log", f"--max-count={count}", "--date=short", "--format=%h%x1f%ad%x1f%an%x1f%ae%x1f%s"]
     if args.get("grep"):
         argv += [f"--grep={args['grep']}", "--regexp-ignore-case", "--fixed-strings"]
     if args.get("ref"):
@@ -35,5 +39,6 @@ def run(args: dict, ctx) -> str:
     argv.append("--")
     if args.get("path"):
         argv.append(args["path"])
-    out = gitlib.git(ctx, *argv).rstrip("\n")
-    return gitlib.cap(out or "(no commits match)")
+    records = [dict(zip(FIELDS, line.split("\x1f", 4))) for line in gitlib.git(ctx, *argv).splitlines() if line]
+    out = "\n".join(f"{r['commit']} {r['date']} {r['author']}: {r.get('subject', '')}" for r in records)
+    return ToolOutput(gitlib.cap(out or "(no commits match)"), records)

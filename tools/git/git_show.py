@@ -1,6 +1,6 @@
 """git_show: one commit's message and changes."""
 
-from ankit.toolkit import git as gitlib
+from ankit.toolkit import ToolOutput, git as gitlib
 
 name = "git_show"
 description = (
@@ -18,19 +18,30 @@ parameters = {
     },
     "additionalProperties": False,
 }
+returns = ("dict: {'commit', 'author', 'email', 'date', 'message', 'diff'} (str: the file's text "
+           "with file_at_ref)")
 read_only = True
 effects = ["read"]
 needs_approval = False
 examples = ["show the last commit", "what changed in commit abc123", "show me config.py as it was in HEAD~3"]
 
 
-def run(args: dict, ctx) -> str:
-    """The commit with its diff, or a file's content at the commit."""
+def run(args: dict, ctx) -> ToolOutput:
+    """The commit with its diff, or a file's content at the commit; a program gets the commit as a record."""
     ref = gitlib.revision(args.get("ref") or "HEAD")
     if args.get("file_at_ref"):
         path = args["file_at_ref"].removeprefix("./")
-        return gitlib.cap(gitlib.git(ctx, "show", f"{ref}:./{path}"))
-    argv = ["show", "--format=commit %H%nAuthor: %an <%ae>%nDate:   %ad%n%n%B", "--date=iso"]
+        content = gitlib.git(ctx, "show", f"{ref}:./{path}")
+        return ToolOutput(gitlib.cap(content), content)
+    head = "commit %H%nAuthor: %an <%ae>%nDate:   %ad%n%n%B"
+    argv = ["show", f"--format=%x1e{head}%x1e", "--date=iso"]
     argv += ["--stat"] if args.get("stat") else ["--patch", "--stat"]
     argv += [ref, "--"] + ([args["path"]] if args.get("path") else [])
-    return gitlib.cap(gitlib.git(ctx, *argv).rstrip("\n"))
+    raw = gitlib.git(ctx, *argv)
+    _, shown, diff = (raw + "\x1e\x1e").split("\x1e", 2)
+    diff = diff.rstrip("\x1e").strip("\n")
+    fields = dict(zip(("commit", "author", "date"), (line.split(maxsplit=1)[-1] for line in shown.split("\n", 3)[:3])))
+    author, _, email = fields.get("author", "").rpartition(" <")
+    message = shown.split("\n\n", 1)[-1].strip("\n")
+    record = {**fields, "author": author, "email": email.rstrip(">"), "message": message, "diff": diff}
+    return ToolOutput(gitlib.cap(raw.replace("\x1e", "").rstrip("\n")), record)

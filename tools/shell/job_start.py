@@ -24,6 +24,7 @@ parameters = {
 }
 read_only = False
 effects = ["run"]
+confined = True  # its command starts through ctx.confine: inside the sandbox in force (ankit's own module only)
 needs_approval = True
 examples = [
     "start the dev server in the background",
