@@ -1018,17 +1018,20 @@ def test_ankits_own_lines_break_at_spaces_never_mid_word(run, provider_server):
 
 
 def test_a_message_larger_than_a_guessed_window_asks_before_it_is_sent(run, provider_server, home):
-    provider_server.push_openai(text="Read it.")
+    for name in "abc":  # each attached whole up to 40,000 characters, 120,000 in all: about 30,000 tokens
+        (home / "work" / f"{name}.txt").write_text("lorem ipsum dolor\n" * 2200)
+    typed = "summarize @a.txt @b.txt @c.txt " + "and more " * 1200  # and 2,700 more tokens
+    provider_server.push_openai(text="Read them.")
     term = run(ANKIT_MODEL="no-such-family")  # nothing known of it, the server says nothing: 32,000 tokens guessed
-    term.line("summarize " + "lorem ipsum dolor " * 7200)  # about 32,400 tokens
-    term.expect("this message is about 32,403 tokens, more than the context window of no-such-family (32,000 tokens)")
+    term.line(typed)
+    term.expect("more than the context window of no-such-family (32,000 tokens)")
     term.expect("send it anyway? [y/N] ")
     term.answer("n")
     term.expect("not sent; Up brings the message back")
-    term.line("summarize " + "lorem ipsum dolor " * 7200)
+    term.line(typed)
     term.expect("send it anyway? [y/N] ")
     term.answer("y")
-    term.expect("Read it.")
+    term.expect("Read them.")
     assert term.finish() == 0
     assert len(provider_server.requests) == 1  # the first was kept back
 

@@ -374,6 +374,9 @@ def _open(state: ReplState, args) -> None:
     if state.phrases is not None:
         state.phrases.kick()  # it waits for servers still starting, then asks about those without phrases
     view.line(banner(state), DIM)
+    if app.config.untrusted:
+        view.line(f"this folder is not trusted ({app.config.untrusted}): every command asks before it runs, and its "
+                  ".ankit/ and .claude/ settings are ignored; run ankit here again and trust it to change that", YELLOW)
     state.status_line = statusline.for_state(state)
     statusline.show(state, DIM)
     if state.session.provider is None:
