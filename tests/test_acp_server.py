@@ -120,3 +120,12 @@ def test_nothing_configured_is_auth_required_naming_the_variable(tmp_path):
         assert "ANTHROPIC_API_KEY" in reply["error"]["message"] or "local" in reply["error"]["message"]
     finally:
         client.close()
+
+
+def test_the_client_going_away_mid_turn_ends_ankit(client, provider_server):
+    provider_server.push([b'data: {"choices":[{"index":0,"delta":{"content":"Thinking"}}]}\n\n', "stall"])
+    client.initialize()
+    sid = client.new_session()
+    client.call("session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": "go slowly"}]})
+    client.wait(lambda: client.updates("agent_message_chunk"))
+    assert client.close() == 0  # within close()'s wait, though the model's stream never ends
