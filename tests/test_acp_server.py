@@ -91,7 +91,7 @@ def test_a_saved_session_loads_in_a_new_process_replaying_its_history(tmp_path, 
         listed = second.request("session/list", {"cwd": str(second.cwd)})["result"]["sessions"]
         assert [s["sessionId"] for s in listed] == [sid]
         loaded = second.request("session/load", {"sessionId": sid, "cwd": str(second.cwd), "mcpServers": []})
-        assert loaded["result"]["modes"]["currentModeId"] in ("ask", "workspace")
+        assert loaded["result"]["modes"]["currentModeId"] in ("ask", "default")
         kinds = [u["sessionUpdate"] for u in second.updates() if u["sessionUpdate"] != "available_commands_update"]
         assert kinds == ["user_message_chunk", "tool_call", "agent_message_chunk"]
         call = second.updates("tool_call")[0]

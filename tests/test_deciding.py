@@ -121,6 +121,7 @@ def test_a_model_answering_a_whatever_the_order_is_caught_and_asked_no_more(prov
     provider_server.push(answer(kind, ["A"]))
     provider_server.push(answer(kind, ["A"]))
     chooser = chooser_for(provider_server, kind)
+    assert chooser.decide(index, "zzzz qqqq").mode == "words"  # no word matched: nothing asked, nothing probed
     decision = chooser.decide(index, request)
     questions = [str(r.json.get("messages") or r.json.get("input")) for r in provider_server.requests]
     assert len(questions) == 2 and questions[0] != questions[1]  # one chunk in two rotations
@@ -246,3 +247,14 @@ def test_a_model_whose_answers_name_no_letter_twice_is_asked_no_more(provider_se
     third = chooser.decide(index, "read file number 0 from the disk")
     assert len(provider_server.requests) == asked and third.mode == "words"
     assert third.fallback_reason.startswith("the model's answers named no choice letter in 2 searches in a row")
+
+
+def test_max_cost_stops_a_decision_question_and_the_words_rank(provider_server, tmp_path):
+    """The turn's first request is under the cap; what it cost leaves no room for a question, which is not sent:
+    find_tools ranks by the words, and the next round is stopped the same way."""
+    decision_config(tmp_path, 'max_cost = 0.5\n[prices."priced-model"]\ninput = 1\noutput = 0\n')
+    spent = {"prompt_tokens": 499_990, "completion_tokens": 1, "total_tokens": 499_991}  # $0.49999 of $0.50
+    provider_server.push_openai(tool_calls=[("c1", "find_tools", '{"query": "read a file"}')], usage=spent)
+    done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "--model", "priced-model", "-p", "read it")
+    assert done.returncode == 1 and "stopped by max_cost $0.5000" in done.stderr
+    assert len(provider_server.requests) == 1  # the turn's first round alone: no question reached the model

@@ -230,3 +230,8 @@ def test_one_module_computes_folder_digests():
                         for f in ast.walk(ast.parse(p.read_text()))
                         if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)) and _walks_and_hashes(f)})
     assert digesting == ["safety/digests.py"]
+
+
+def test_one_function_sends_requests_to_the_model():
+    """Meter.stream (usage/meter.py): max_cost checked before every request, its cost recorded after."""
+    assert set(written(r"\.stream\((?:request|self\.request|req)\b")) == {"usage/meter.py"}

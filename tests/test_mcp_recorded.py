@@ -19,6 +19,7 @@ from ankit.mcp.client import PROTOCOL_VERSIONS, McpClient
 from ankit.mcp.servers import McpManager
 from ankit.mcp.tools import make_tools, result_text
 from ankit.mcp.transport import McpError
+from ankit.records import ToolOutput
 from tests.helpers import wait_for, xdg_env
 from tests.mcp_replay_server import ReplayHttp
 
@@ -98,7 +99,8 @@ def replay(tmp_path):
 
 def outcome(run, arguments: dict) -> tuple[str, str]:
     try:
-        return "ok", run(arguments)
+        result = run(arguments)
+        return "ok", result.text if isinstance(result, ToolOutput) else result
     except McpError as exc:
         return "rpc", str(exc)
     except ToolError as exc:

@@ -12,6 +12,7 @@ from pathlib import Path
 from ankit.protocols import View
 from ankit.records import TodoList, ToolCall, ToolResult
 from ankit.safety.effects import changes
+from ankit.safety.statefiles import bundled
 from ankit.safety.text import outside
 from ankit.safety.visible import visible
 from ankit.tooling.tool import Tool, ToolContext, call_flexibly
@@ -30,7 +31,7 @@ def kind_of(tool: Tool | None) -> str:
     """The ACP kind a call is shown with: from the tool's declared effects, a few of ankit's own by what they do."""
     if tool is None:
         return "other"
-    if tool.name in SHOWN_AS and tool.source and "/tools/" in tool.source.replace("\\", "/"):
+    if tool.name in SHOWN_AS and _bundled(tool):
         return SHOWN_AS[tool.name]
     effects = tool.declared_effects()
     if "run" in effects:
@@ -40,6 +41,16 @@ def kind_of(tool: Tool | None) -> str:
     if "network" in effects:
         return "fetch"
     return "read" if effects <= {"read"} else "other"
+
+
+def _bundled(tool: Tool) -> bool:
+    """Whether the tool is one of ankit's own modules (the built-in find_tools and task are too)."""
+    if tool.source == "ankit":
+        return True
+    try:
+        return Path(tool.source).resolve().is_relative_to(bundled("tools").resolve())
+    except (OSError, ValueError):
+        return False
 
 
 def title_of(call: ToolCall, args: dict) -> str:

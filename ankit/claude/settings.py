@@ -36,6 +36,7 @@ class ClaudeLayer:
     source: list[str] = field(default_factory=list)  # the Claude Code rules as written (allow), for the trust question
     hooks: list[str] = field(default_factory=list)  # one line per hook command, for the trust question
     mode: str = ""  # permissions.defaultMode (the last file's): acceptEdits or plan ("" for default or none)
+    status: dict = field(default_factory=dict)  # statusLine (the last file's): {"command", "padding", "origin"}
     commands: list[str] = field(default_factory=list)  # the hooks' and the status line's command lines
 
 
@@ -130,6 +131,7 @@ def read_layer(paths: list[Path]) -> ClaudeLayer:
         layer.problems += [f"{path}: ankit ignores permissions.{k}" for k in permissions
                            if k not in ("allow", "deny", "ask", "defaultMode")]
         _mode(layer, permissions.get("defaultMode"), path)
+        _status(layer, data.get("statusLine"), path)
         lines, commands = _hook_lines(data, path)
         layer.hooks, layer.commands = layer.hooks + lines, layer.commands + commands
     return layer
@@ -148,6 +150,20 @@ def _mode(layer: ClaudeLayer, value, path: Path) -> None:
     else:
         layer.problems.append(f"{path}: defaultMode {str(value)[:40]!r} is not a mode (default, acceptEdits, plan, "
                               "bypassPermissions); ignored")
+
+
+def _status(layer: ClaudeLayer, value, path: Path) -> None:
+    """statusLine: a command shown under the prompt; another type, or no command, is one line."""
+    if value is None:
+        return
+    command = value.get("command") if isinstance(value, dict) else None
+    if not isinstance(value, dict) or value.get("type", "command") != "command" or not isinstance(command, str) \
+            or not command.strip():
+        layer.problems.append(f"{path}: statusLine needs {{\"type\": \"command\", \"command\": \"...\"}}; ignored")
+        return
+    padding = value.get("padding", 0)
+    layer.status = {"command": command, "padding": padding if isinstance(padding, int) and 0 <= padding <= 20 else 0,
+                    "origin": str(path)}
 
 
 def _take(layer: ClaudeLayer, key: str, rule: str, path: Path) -> None:

@@ -40,7 +40,7 @@ Which {kind} fits best?
 
 Answer with up to three letters, best first (for example "C, A"), or {none} alone."""
 NO_LETTER = "the model's answer named none of the choice letters"
-_LETTER = re.compile(r"(?<![A-Za-z])[A-Z](?![A-Za-z])")
+_LETTER = re.compile(r"(?<![A-Za-z])(?![AI] [a-z])[A-Z](?![A-Za-z])")  # "A tool", "I think" are words
 
 
 @dataclass

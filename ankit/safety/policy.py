@@ -218,7 +218,7 @@ class Policy:
             return False
         root = self.cwd.resolve()
         inside = [Path(os.path.realpath(p)) for p in touched.changes]
-        return all(p.is_relative_to(root) and not _runs_later(str(p.relative_to(root)), self.cwd) for p in inside)
+        return all(p.is_relative_to(root) and not grants.runs_later(str(p.relative_to(root)), self.cwd) for p in inside)
 
     def _by_paths(self, tool: str, group: str, args: dict, touched: Touches, rules: list[Rule],
                   decision: str) -> tuple[Verdict | None, list[str]]:

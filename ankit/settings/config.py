@@ -60,6 +60,7 @@ class Config:
     held_tools: list[Path] = field(default_factory=list)  # project tool modules waiting for trust
     held_claude: list[str] = field(default_factory=list)  # what the folder's .claude/ would run, waiting for trust
     claude_env: dict = field(default_factory=dict)  # Claude Code settings files' env (a project's once trusted)
+    status_line: dict = field(default_factory=dict)  # Claude Code's statusLine (a project's once trusted)
     yes: bool = False
     tools_dirs: list[Path] = field(default_factory=list)
     skills_dir: Path | None = None

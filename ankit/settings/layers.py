@@ -108,6 +108,8 @@ def _claude_layer(config: settings.Config, files: list[Path], keys: tuple[str, .
         _layer(config, rules, ", ".join(str(f) for f in files if f.is_file()))
     if layer.mode and "allow" in keys:  # a project's mode waits for trust, as its allow rules do
         _layer(config, {"sandbox": layer.mode}, ", ".join(str(f) for f in files if f.is_file()))
+    if layer.status and "allow" in keys:  # a command: the user's own, or a trusted folder's
+        config.status_line = layer.status
     if env:
         kept, refused = envnames.passing(layer.env, "settings env")
         config.claude_env |= kept

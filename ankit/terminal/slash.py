@@ -72,6 +72,7 @@ class ReplState:
     notify: Notifier | None = None  # rings when a long turn ends
     typeahead: TypeAhead | None = None  # the keys typed while a turn runs (on a terminal)
     phrases: PhraseWriter | None = None  # writes MCP tools' search phrases in the background (None: off)
+    status_line: object = None  # terminal.statusline.StatusLine: the settings' statusLine command (None: none)
 
 
 def open_session(state: ReplState, resume=None) -> None:
@@ -179,8 +180,8 @@ def completions(state: ReplState, before: str) -> list[str]:
     if not words[0].startswith("/"):
         return []
     if len(words) == 1:
-        names = [*COMMANDS, *state.custom, *prompt_names(state.app.mcp)]
-        return [f"/{n}" for n in names if f"/{n}".startswith(words[0])]
+        names = [*COMMANDS, *state.custom, *prompt_names(state.app.mcp), *(s.name for s in state.app.skills)]
+        return [f"/{n}" for n in dict.fromkeys(names) if f"/{n}".startswith(words[0])]
     command = COMMANDS.get(ALIASES.get(words[0][1:], words[0][1:]))
     if command is None or not command.complete or len(words) > 2:
         return []
@@ -240,8 +241,8 @@ def cmd_usage(state: ReplState, arg: str) -> str:
     subagents = subagent_lines(runs, prices, state.view.width())
     text = text + "\n\n" + "\n".join(subagents) if subagents else text
     text += "".join("\n\n" + "\n".join(part) for part in _beside_turns(state, prices) if part)
-    budget = session.budget
-    return text + ("\n\n" + budget.line(session.spent_rounds()) if budget else "")
+    line = session.meter.line()
+    return text + ("\n\n" + line if line else "")
 
 
 def _beside_turns(state: ReplState, prices: dict) -> list[list[str]]:
@@ -421,7 +422,7 @@ def _phrases(state: ReplState, words: list[str]) -> None:
         raise AnkitError("no provider is configured, so no model can write the phrases")
     state.view.line("asking the model for the words users type for each server's tools ...")
     for line in write_phrases(state.session.provider, state.app.registry, names, "--again" in words,
-                              state.app.scrubber()):
+                              state.app.scrubber(), state.session.meter):
         state.view.line(line)
 
 

@@ -29,6 +29,8 @@ from ankit.turn.deciding import ModelChooser
 from ankit.turn.phrasing import PhraseWriter
 from ankit.turn.prompt import Prompt
 from ankit.turn.registry import BUILT_IN, Registry
+from ankit.usage.budget import Budget
+from ankit.usage.meter import Meter
 from ankit.usage.pricing import load_prices
 
 if TYPE_CHECKING:  # what only a session needs is imported when one is made: listings start faster
@@ -70,6 +72,10 @@ class App:
     arch: str = ""  # the architecture the sandbox's seccomp filter is built for ("": this machine's)
     _store: SessionStore | None = field(default=None, repr=False)
     chooser: ModelChooser | None = None  # decision mode's questions (search = "decision"), for /usage
+    meter: Meter = field(init=False)  # every request to the model goes through it (max_cost, /usage)
+
+    def __post_init__(self) -> None:
+        self.meter = Meter(Budget(self.config.max_cost, self.prices()))  # a cap of 0 checks nothing
 
     def load(self) -> "App":
         """Load tools, skills and the catalog; MCP servers start in the background."""
@@ -263,7 +269,7 @@ class App:
         if self.config.search == "words":
             return None
         wanted = self.decision_wanted if self.config.search == "auto" else None
-        self.chooser = ModelChooser(self.decision_provider, self.config.min_probability, wanted)
+        self.chooser = ModelChooser(self.decision_provider, self.config.min_probability, wanted, self.meter)
         return self.chooser.decide
 
     def decision_wanted(self) -> bool:
@@ -296,7 +302,7 @@ class App:
             return None
         if self.config.phrases_model:
             provider.use_model(self.config.phrases_model)
-        return PhraseWriter(provider, self.registry, self.scrubber())
+        return PhraseWriter(provider, self.registry, self.scrubber(), self.meter)
 
     def session_provider(self, session_id: str):
         """The configured model's provider for a session, or None (setup_error says why)."""
