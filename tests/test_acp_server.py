@@ -91,7 +91,7 @@ def test_a_saved_session_loads_in_a_new_process_replaying_its_history(tmp_path, 
         listed = second.request("session/list", {"cwd": str(second.cwd)})["result"]["sessions"]
         assert [s["sessionId"] for s in listed] == [sid]
         loaded = second.request("session/load", {"sessionId": sid, "cwd": str(second.cwd), "mcpServers": []})
-        assert loaded["result"]["modes"]["currentModeId"] in ("ask", "workspace")
+        assert loaded["result"]["modes"]["currentModeId"] in ("ask", "default")
         kinds = [u["sessionUpdate"] for u in second.updates() if u["sessionUpdate"] != "available_commands_update"]
         assert kinds == ["user_message_chunk", "tool_call", "agent_message_chunk"]
         call = second.updates("tool_call")[0]
@@ -120,3 +120,12 @@ def test_nothing_configured_is_auth_required_naming_the_variable(tmp_path):
         assert "ANTHROPIC_API_KEY" in reply["error"]["message"] or "local" in reply["error"]["message"]
     finally:
         client.close()
+
+
+def test_the_client_going_away_mid_turn_ends_ankit(client, provider_server):
+    provider_server.push([b'data: {"choices":[{"index":0,"delta":{"content":"Thinking"}}]}\n\n', "stall"])
+    client.initialize()
+    sid = client.new_session()
+    client.call("session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": "go slowly"}]})
+    client.wait(lambda: client.updates("agent_message_chunk"))
+    assert client.close() == 0  # within close()'s wait, though the model's stream never ends

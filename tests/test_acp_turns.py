@@ -36,6 +36,27 @@ def test_the_commands_offered_are_ankits_and_the_custom_ones(tmp_path, provider_
         client.close()
 
 
+def test_a_custom_commands_lines_run_through_the_runner_and_its_approval(tmp_path, provider_server):
+    commands = tmp_path / "config" / "ankit" / "commands"
+    commands.mkdir(parents=True)
+    (commands / "status.md").write_text("The folder holds: !`echo one-file`\nSay so.\n")
+    client = AcpClient(tmp_path, "--base-url", provider_server.url + "/v1", "--sandbox", "off")
+    client.handlers["session/request_permission"] = lambda p: {"outcome": {"outcome": "selected",
+                                                                           "optionId": "allow_once"}}
+    try:
+        client.initialize()
+        provider_server.push_openai(text="It holds one file.")
+        assert client.prompt(client.new_session(), "/status")["result"]["stopReason"] == "end_turn"
+        assert [m["method"] for m in client.asked] == ["session/request_permission"]
+        sent = provider_server.requests[0].json["messages"][-1]["content"]
+        assert sent.startswith("The folder holds: exit code 0") and "one-file" in sent
+        unknown = client.prompt(client.new_session(), "/nosuch thing")
+        assert unknown["result"]["stopReason"] == "end_turn" and "unknown command /nosuch" in client.text()
+        assert len(provider_server.requests) == 1
+    finally:
+        client.close()
+
+
 def test_usage_is_a_slash_command_and_an_update_after_each_turn(client, provider_server):
     sid = client.new_session()
     provider_server.push_openai(text="Hi.", usage={"prompt_tokens": 1200, "completion_tokens": 30,
@@ -52,10 +73,12 @@ def test_usage_is_a_slash_command_and_an_update_after_each_turn(client, provider
 
 def test_set_mode_switches_the_sandbox_mode_and_says_so(client, provider_server):
     sid = client.new_session()
-    assert client.request("session/set_mode", {"sessionId": sid, "modeId": "read-only"})["result"] == {}
-    assert client.updates("current_mode_update")[-1]["currentModeId"] in ("read-only", "ask")
+    assert client.request("session/set_mode", {"sessionId": sid, "modeId": "acceptEdits"})["result"] == {}
+    assert client.updates("current_mode_update")[-1]["currentModeId"] == "acceptEdits"
+    assert client.request("session/set_mode", {"sessionId": sid, "modeId": "plan"})["result"] == {}
+    assert client.updates("current_mode_update")[-1]["currentModeId"] in ("plan", "ask")  # ask: no sandbox here
     bad = client.request("session/set_mode", {"sessionId": sid, "modeId": "yolo"})
-    assert bad["error"]["code"] == -32602 and "ask, workspace, read-only" in bad["error"]["message"]
+    assert bad["error"]["code"] == -32602 and "default, acceptEdits, plan, ask" in bad["error"]["message"]
 
 
 def test_write_todos_becomes_the_plan(client, provider_server):

@@ -7,5 +7,6 @@ session/request_permission (approver), the editor's files and terminals (editor)
 and the loop that reads stdin (server). Each implements a seam of ankit/protocols.py; the session is never
 patched.
 
-May import: the turn (app, session) and everything below it; never terminal/ or cli/.
+May import: the turn (app, session) and everything below it, and of terminal/ (the same layer) only what runs
+custom commands (command_run, slash's list of them); never cli/.
 """

@@ -17,7 +17,7 @@ from ankit.acp.view import AcpView
 from ankit.acp.wire import AUTH_REQUIRED, INVALID_PARAMS, RESOURCE_NOT_FOUND, Connection, RpcError
 from ankit.errors import AnkitError
 from ankit.providers.presets import PRESETS
-from ankit.safety.sandbox import MODES, parse_mode
+from ankit.safety.sandbox import MEANING, MODES, parse_mode
 from ankit.safety.text import outside
 from ankit.claude.mcp import servers_of
 from ankit.settings.layers import load_config
@@ -93,10 +93,10 @@ class Agent:
     def _opened(self, live: Live) -> dict:
         """The answer to session/new or load; after it, what was told meanwhile and the commands offered."""
         sandbox = live.app.sandbox
-        current = MODE_NAMES[sandbox.mode if sandbox else "off"][0]
+        current = MODE_NAMES[sandbox.name if sandbox else "off"][0]
         self.later += [partial(live.view.open, live.session.id), live.turns.advertise]
         return {"sessionId": live.session.id, "modes": {"currentModeId": current, "availableModes": [
-            {"id": ident, "name": name, "description": text} for ident, name, text in MODE_NAMES.values()]}}
+            {"id": ident, "name": name, "description": MEANING[mode]} for mode, (ident, name) in MODE_NAMES.items()]}}
 
     def _open(self, cwd: Path, servers, saved) -> Live:
         """An app for the folder and a session in it (resumed from `saved`), wired to this client."""

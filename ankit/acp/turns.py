@@ -1,17 +1,19 @@
 """One session/prompt to its stop reason: a slash command ankit runs itself (/usage, /compact, /clear, /undo,
-/mode, /model, /todos, /help) or the message sent to the model; and the commands offered to the client
-(available_commands_update: these and the custom commands of this folder and the user)."""
+/mode, /model, /todos, /help), a custom command or a skill run as the REPL and -p run them
+(terminal/command_run.py: this class is the `state` it takes), or the message sent to the model; and the commands
+offered to the client (available_commands_update)."""
 
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 
-from ankit import paths
 from ankit.acp.view import AcpView
+from ankit.context.mentions import expand
 from ankit.errors import AnkitError, Cancelled
-from ankit.safety.sandbox import SHOWN, parse_mode
+from ankit.safety.sandbox import MEANING, SHOWN, parse_mode
 from ankit.safety.visible import visible_line
-from ankit.terminal.custom import CustomCommand, command_dirs, expand_template, load_commands, snippets
+from ankit.terminal.command_run import run_named
+from ankit.terminal.slash import app_commands, is_command
 from ankit.turn.app import App
 from ankit.turn.compaction import compact
 from ankit.turn.session import Session
@@ -21,9 +23,9 @@ from ankit.usage.pricing import load_prices
 from ankit.wording import count
 
 TODO_MARKS = {"pending": "○", "in_progress": "◐", "done": "●"}
-MODE_NAMES = {"off": ("ask", "Ask", "no sandbox: every command and edit asks first"),
-              "workspace": ("workspace", "Workspace", "commands run unasked in a sandbox that writes only this folder"),
-              "read-only": ("read-only", "Plan (read-only)", "commands run read-only, edits are refused: plan first")}
+# ankit's modes as the client lists them: Claude Code's names (its ACP adapter's too) beside ankit's ask
+MODE_NAMES = {"workspace": ("default", "Default"), "accept-edits": ("acceptEdits", "Accept edits"),
+              "read-only": ("plan", "Plan (read-only)"), "off": ("ask", "Ask")}
 
 
 @dataclass
@@ -42,8 +44,7 @@ class Turns:
     def __init__(self, app: App, session: Session, view: AcpView,
                  guard: Callable[[str], AbstractContextManager[bool]]):
         self.app, self.session, self.view, self.guard = app, session, view, guard
-        self.custom, problems = load_commands(command_dirs(app.cwd, paths.config_home()), set(BUILT_INS),
-                                              root=app.cwd)
+        self.custom, problems = app_commands(app)  # the folder's, the user's, Claude Code's and the plugins'
         for line in problems:
             view.notice(line)
 
@@ -53,6 +54,8 @@ class Turns:
                    for c in BUILT_INS.values()]
         offered += [{"name": c.name, "description": visible_line(c.description)[:200],
                      **({"input": {"hint": visible_line(c.hint)[:100]}} if c.hint else {})} for c in self.custom.values()]
+        offered += [{"name": k.name, "description": visible_line(k.description)[:200]} for k in self.app.skills
+                     if k.name not in self.custom and k.name not in BUILT_INS]
         self.view.send({"sessionUpdate": "available_commands_update", "availableCommands": offered})
 
     def run(self, blocks, message: Callable) -> str:
@@ -94,27 +97,29 @@ class Turns:
 
     def _answer(self, text: str, images: list) -> str:
         """A slash command's answer, or a turn of the model; its stop reason."""
-        name, _, arguments = text[1:].partition(" ") if text.startswith("/") else ("", "", "")
+        before = len(self.session.ledger.rounds)
+        if not is_command(text.split("\n", 1)[0]):
+            self.session.turn(text, images)
+            return self._why_stopped(before)
+        name, _, arguments = text.strip()[1:].partition(" ")
         if name in BUILT_INS:
             self.view.text(BUILT_INS[name].run(self, arguments.strip()) + "\n")
-            return "end_turn"
-        if name in self.custom:
-            return self._custom(self.custom[name], arguments.strip())
-        before = len(self.session.ledger.rounds)
-        self.session.turn(text, images)
-        return self._why_stopped(before)
-
-    def _custom(self, command: CustomCommand, arguments: str) -> str:
-        """A custom command's text sent as the message, its allowed-tools granted for the turn (a project's only
-        when the folder is trusted); its !`command` lines are not run here, they go as written."""
-        body = expand_template(command.body, arguments)
-        if snippets(body):
-            self.view.notice(f"/{command.name}: its !`command` lines are sent as written (ankit acp does not run them)")
-        rules = command.tools if not command.project or self.app.config.trusted else []
-        with self.app.policy.allowing(rules):
-            before = len(self.session.ledger.rounds)
-            self.session.turn(body)
+        elif run_named(self, name, arguments.strip()):
             return self._why_stopped(before)
+        else:
+            self.view.text(f"unknown command /{visible_line(name)[:40]}: /help lists the commands ankit takes here\n")
+        return "end_turn"
+
+    def send(self, text: str, mentions: bool = True, typed: bool = True) -> None:
+        """A custom command's or a skill's message as one turn (command_run's `state.send`): @mentions attached,
+        only inside the folder when the user did not type them."""
+        images = []
+        if mentions:
+            expanded = expand(text, self.app.cwd, self.session.provider.accepts_images, self.app.scrubber(), not typed)
+            for line in expanded.notices:
+                self.view.notice(line)
+            text, images = expanded.text, expanded.images
+        self.session.turn(text, images)
 
     def _why_stopped(self, before: int) -> str:
         """end_turn, or why the model stopped short: max_tokens, refusal, or max_turn_requests (max_rounds)."""
@@ -133,7 +138,7 @@ class Turns:
             raise AnkitError("no sandbox in this session")
         line = sandbox.switch(mode)
         self.session.use_prompt(self.app.prompt())  # plan mode is in the system prompt
-        self.view.send({"sessionUpdate": "current_mode_update", "currentModeId": MODE_NAMES[sandbox.mode][0]})
+        self.view.send({"sessionUpdate": "current_mode_update", "currentModeId": MODE_NAMES[sandbox.name][0]})
         return line
 
 
@@ -141,6 +146,7 @@ def cmd_help(turns: Turns, arg: str) -> str:
     """The commands ankit takes here."""
     lines = [f"/{c.name}{' ' + c.hint if c.hint else ''}: {c.description}" for c in BUILT_INS.values()]
     lines += [f"/{c.name}: {visible_line(c.description)}" for c in turns.custom.values()]
+    lines += [f"/{k.name}: {visible_line(k.description)[:120]}" for k in turns.app.skills]
     return "\n".join(lines)
 
 
@@ -182,10 +188,11 @@ def cmd_undo(turns: Turns, arg: str) -> str:
 def cmd_mode(turns: Turns, arg: str) -> str:
     """Show or switch the mode: ask, workspace or read-only."""
     if not arg:
-        return f"mode: {SHOWN[turns.app.sandbox.mode]} (/mode ask, workspace or read-only)"
+        name = turns.app.sandbox.name
+        return f"mode: {SHOWN[name]}: {MEANING[name]} (/mode default, acceptEdits, plan or ask)"
     mode = parse_mode(arg)
     if mode is None:
-        raise AnkitError("/mode takes ask, workspace or read-only")
+        raise AnkitError("/mode takes default, acceptEdits, plan or ask")
     return turns.switch_mode(mode)
 
 
@@ -212,7 +219,7 @@ BUILT_INS = {c.name: c for c in [
     BuiltIn("compact", "", "go on from a summary the model writes (the file keeps all)", cmd_compact),
     BuiltIn("clear", "", "a fresh history (the earlier one stays in the session file)", cmd_clear),
     BuiltIn("undo", "", "put back the files the last turn changed", cmd_undo),
-    BuiltIn("mode", "[ask | workspace | read-only]", "show or switch the sandbox mode", cmd_mode),
+    BuiltIn("mode", "[default | acceptEdits | plan | ask]", "show or switch the mode", cmd_mode),
     BuiltIn("model", "[NAME]", "show the model, or switch to NAME for the next turns", cmd_model),
     BuiltIn("todos", "", "the checklist the model keeps", cmd_todos),
 ]}
