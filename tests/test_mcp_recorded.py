@@ -19,6 +19,7 @@ from ankit.mcp.client import PROTOCOL_VERSIONS, McpClient
 from ankit.mcp.servers import McpManager
 from ankit.mcp.tools import make_tools, result_text
 from ankit.mcp.transport import McpError
+from ankit.records import ToolOutput
 from tests.helpers import wait_for, xdg_env
 from tests.mcp_replay_server import ReplayHttp
 
@@ -97,8 +98,10 @@ def replay(tmp_path):
 
 
 def outcome(run, arguments: dict) -> tuple[str, str]:
+    """How a call ended, and the model's text (a ToolOutput's text: its value is a run_code program's)."""
     try:
-        return "ok", run(arguments)
+        output = run(arguments)
+        return "ok", output.text if isinstance(output, ToolOutput) else output
     except McpError as exc:
         return "rpc", str(exc)
     except ToolError as exc:

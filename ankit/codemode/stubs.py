@@ -127,15 +127,14 @@ def named(specs: list[ToolSpec], level: str) -> str:
     return "\n".join(lines)
 
 
-CODE_PROMPT = (
-    "Code mode: in a run_code program `import tools` gives every tool as a function, those you have and those "
-    "find_tools lists, loaded or not{only}."
-)
+CODE_PROMPT = "Code mode: in a run_code program `import tools` gives every tool as a function{which}{only}."
+LISTED = ", those you have and those find_tools lists, loaded or not"
 
 
-def code_prompt(specs: list[ToolSpec], level: str, only: bool, skip: set[str] = frozenset()) -> str:
+def code_prompt(specs: list[ToolSpec], level: str, only: bool, skip: set[str] = frozenset(),
+                finder: bool = True) -> str:
     """What the system prompt says in code mode: how programs reach tools, and the tools named at the level
     asked, leaving out those named elsewhere in every request (`skip`: schemas sent, find_tools' listing)."""
     note = "; the other tools are reached through run_code alone in this session" if only else ""
     listed = [s for s in specs if s.name not in ("run_code", "find_tools") and s.name not in skip]
-    return CODE_PROMPT.format(only=note) + (f"\nAlso:\n{named(listed, level)}" if listed else "")
+    return CODE_PROMPT.format(which=LISTED if finder else "", only=note) + (f"\nAlso:\n{named(listed, level)}" if listed else "")

@@ -29,4 +29,4 @@ def make_run_code_tool() -> Tool:
         "required": ["code"], "additionalProperties": False}
     return Tool("run_code", RUN_CODE_DESCRIPTION, parameters, run, group="core", needs_approval=True,
                 preview=preview, source="ankit", time_limit=0, confined=True,
-                examples=["read many files and summarise them", "run a program that calls tools"])
+                examples=["run a python program that calls tools", "write a program to crunch many files with tools"])

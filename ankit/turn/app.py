@@ -231,7 +231,7 @@ class App:
         skip = set() if only else set(core)
         if self.config.code_mode_catalog == "none":
             skip |= {s.name for s in specs if s.name not in core}  # find_tools' listing names them
-        return code_prompt(specs, self.config.code_mode_catalog, only, skip)
+        return code_prompt(specs, self.config.code_mode_catalog, only, skip, not self.registry.everything_offered())
 
     def session(self, view: View, approve: Approver, ask: Asker = input, resume: SessionData | None = None,
                 inbox: Inbox | None = None) -> Session:

@@ -215,17 +215,18 @@ def repository(work: Path) -> None:
     subprocess.run([*git, "commit", "-qm", "files"], cwd=work, check=True)
 
 
-def run(root: Path, number: int, task: Task, mode: str) -> Server:
-    """One task in one mode, through ankit; the server's counts."""
+def run(root: Path, number: int, task: Task, mode: str, catalog: str = "none") -> Server:
+    """One task in one mode (and code_mode_catalog), through ankit; the server's counts."""
     from ankit.protocols import NullView
     from ankit.settings.layers import load_config
     from ankit.turn.app import build_app
 
-    work, home = root / f"work-{number}-{mode}", root / f"config-{number}-{mode}"
+    tag = f"{number}{MODES.index(mode)}{catalog[0]}"  # the same length in every mode: the prompt names the folder
+    work, home = root / f"work-{tag}", root / f"config-{tag}"
     repository(work)
     home.mkdir()
     (home / "config.toml").write_text(
-        f'code_mode = "{mode}"\npreload = false\ndeferred = "append"\nmax_rounds = 80\n[mcp.servers.fake]\n'
+        f'code_mode = "{mode}"\ncode_mode_catalog = "{catalog}"\npreload = false\ndeferred = "append"\nmax_rounds = 80\n[mcp.servers.fake]\n'
         f"command = {json.dumps(sys.executable)}\nargs = [{json.dumps(str(ROOT / 'tests' / 'mcp_fake_server.py'))}]\n")
     server = Server(task, mode)
     flags = {"base_url": server.url, "provider": "anthropic", "model": "claude-sonnet-4-5"}
@@ -262,12 +263,14 @@ def main() -> None:
             answers = {s.answer for s in figures[task.name].values()}
             if len(answers) != 1 or not next(iter(answers)):
                 raise SystemExit(f"bench_code_mode: the modes answered differently for {task.name!r}: {answers}")
+        sentences = run(Path(tmp), 0, TASKS[0], "on", "first-sentence").sizes[0]
     lines = ["| task | calls | off: requests / bytes | on | only | answer |", "|---|---:|---:|---:|---:|---|"]
     for task in TASKS:
         cells = [f"{len(s.sizes)} / {sum(s.sizes):,}" for s in figures[task.name].values()]
         lines.append(f"| {task.name} | {task.calls} | {' | '.join(cells)} | {figures[task.name]['off'].answer} |")
     first = {mode: figures[TASKS[0].name][mode].sizes[0] for mode in MODES}
-    lines += ["", f"first request: off {first['off']:,} bytes, on {first['on']:,}, only {first['only']:,}",
+    lines += ["", f"first request: off {first['off']:,} bytes, on {first['on']:,} (with code_mode_catalog = "
+              f"\"first-sentence\": {sentences:,}), only {first['only']:,}",
               decision(figures)]
     print("\n".join(lines))
 
