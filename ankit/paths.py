@@ -36,6 +36,12 @@ def cache_home() -> Path:
     return _xdg("XDG_CACHE_HOME", ".cache") / "ankit"
 
 
+def claude_home() -> Path:
+    """~/.claude: Claude Code's user settings, commands and agents (handed in where they are read, as
+    config_home is)."""
+    return Path.home() / ".claude"
+
+
 def archive() -> Path | None:
     """The zip file ankit runs from (an ankit.pyz), or None."""
     found = getattr(__loader__, "archive", None)  # zipimport's loader names its archive

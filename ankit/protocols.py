@@ -7,7 +7,8 @@ oneshot.PrintApprover; `ToolRunner` by tooling.toolbox.Runner; `SessionStore` by
 `Prompt` by turn.prompt.Prompt; `Ready` by turn.registry.Registry; `Provider` by providers.base.Provider;
 `Checkpoints` by storage.checkpoints.Checkpoints; `Tool` by tooling.tool.Tool; `Elicitor` by
 terminal.elicit.FormElicitor and cli.oneshot's decline; `Inbox` and `KeyShare` by terminal.typeahead.TypeAhead;
-`TurnHooks` by turn.turnhooks.SessionHooks.
+`TurnHooks` by turn.turnhooks.SessionHooks; `View`, `Approver` and `Editor` by acp.view.AcpView,
+acp.approver.AcpApprover and acp.editor.AcpEditor too (`ankit acp`: the same session in an editor).
 
 It sits at the bottom of the package: it names only records, so every layer may use these shapes.
 """
@@ -17,7 +18,8 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Protocol
 
-from ankit.records import Event, Request, SessionData, SubagentRun, TodoList, ToolCall, ToolResult
+from ankit.records import (Event, Request, SessionData, SubagentRun, TerminalRun, TodoList, ToolCall,
+                           ToolResult)
 
 
 class View(Protocol):
@@ -47,6 +49,9 @@ class View(Protocol):
     def todos(self, todos: TodoList) -> None:
         """The session's checklist changed (write_todos): show it."""
 
+    def stop_reason(self, reason: str) -> None:
+        """Why the provider says a reply ended ("end_turn", "tool_use", "max_tokens", "refusal", ...)."""
+
 
 class NullView(View):
     """A view that shows nothing (subcommands, tests)."""
@@ -66,6 +71,27 @@ class Approver(Protocol):
     declines it; raises Cancelled to stop the turn."""
 
     def __call__(self, tool: Tool, args: dict, preview: str) -> bool | str: ...
+
+
+class Editor(Protocol):
+    """The user's editor, where it offers its own files and terminals (the Agent Client Protocol's fs/* and
+    terminal/*, acp.editor.AcpEditor): reads see unsaved buffers, writes show in the editor and can be undone
+    there, commands run in its terminals. The tools reach it as ctx.editor (None: ankit's own). The policy,
+    the sandbox and the hooks have decided before any of these is called; each raises OSError on failure."""
+
+    reads: bool  # fs/read_text_file offered
+    writes: bool  # fs/write_text_file offered
+    runs: bool  # terminal/* offered
+
+    def read_text(self, path: Path) -> str:
+        """The text of a file as the editor has it (an unsaved buffer's included)."""
+
+    def write_text(self, path: Path, content: str) -> None:
+        """Write a whole text file through the editor."""
+
+    def run(self, argv: list[str], cwd: Path, timeout: float) -> TerminalRun:
+        """Run argv (already inside the sandbox in force) in a terminal of the editor, to its end or the timeout
+        (then it is killed); a KeyboardInterrupt kills it and is raised again."""
 
 
 class Asker(Protocol):

@@ -305,3 +305,15 @@ class SessionData:
     todos: list[Todo] = field(default_factory=list)  # the checklist write_todos keeps
     subagents: list[SubagentRun] = field(default_factory=list)  # the tasks its subagents ran
     forked_from: str = ""  # the session this one was forked from (/fork, --fork-session)
+
+
+@dataclass
+class TerminalRun:
+    """A command the user's editor ran in one of its terminals (protocols.Editor.run)."""
+
+    code: int | None  # None: ended by a signal, or stopped at the timeout
+    output: str
+    signal: str = ""
+    timed_out: bool = False
+    truncated: bool = False  # the editor kept only the end of a longer output
+    seconds: float = 0.0

@@ -425,6 +425,23 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         pass
 
 
+GITCONFIG = "[user]\n\tname = ankit tests\n\temail = tests@ankit.invalid\n[init]\n\tdefaultBranch = main\n"
+
+
+@pytest.fixture(autouse=True)
+def own_home(tmp_path_factory, monkeypatch) -> Path:
+    """Every test gets a HOME and XDG folders of its own, empty but for a git identity: nothing in the user's
+    ~/.claude, ~/.config/ankit, caches or git config decides what a test sees (xdg_home sets its own on top)."""
+    root = tmp_path_factory.mktemp("own-home")
+    for name, value in {**xdg_env(root), "XDG_CACHE_HOME": str(root / "cache")}.items():
+        monkeypatch.setenv(name, value)
+    for name in ("GIT_CONFIG_GLOBAL", "CLAUDE_CONFIG_DIR"):
+        monkeypatch.delenv(name, raising=False)
+    (root / "home").mkdir()
+    (root / "home" / ".gitconfig").write_text(GITCONFIG)
+    return root / "home"
+
+
 @pytest.fixture(autouse=True)
 def terminal_size(monkeypatch):
     """Every test sees the 80 x 24 terminal that CI's pipes get, whatever terminal runs pytest (COLUMNS, LINES

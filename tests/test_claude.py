@@ -31,8 +31,8 @@ def test_what_cannot_be_applied_is_said_and_env_is_read(tmp_path):
                                 "env": {"BUILD_MODE": "ci", "DEBUG": True, "bad name": "x", "LIST": [1]}}))
     layer = read_layer([path])
     assert "Read(.env)" in layer.deny
-    assert layer.problems == [f"{path}: ankit cannot apply the deny rule 'NotebookEdit'; it is ignored",
-                              f"{path}: ankit ignores permissions.defaultMode"]
+    assert layer.problems == [f"{path}: ankit cannot apply the deny rule 'NotebookEdit'; it is ignored"]
+    assert layer.mode == "plan"
     assert layer.env == {"BUILD_MODE": "ci", "DEBUG": "true"}
 
 

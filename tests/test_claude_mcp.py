@@ -71,7 +71,7 @@ def test_a_trusted_folders_mcp_json_server_starts_with_its_variables_filled(tmp_
     listed = ankit(tmp_path, "--trust", "mcp", "list", FAKE_PY=sys.executable, FAKE_DIR=str(FAKE.parent))
     assert "fake: ready" in listed.stdout and "mcp__fake__echo" in listed.stdout, listed.stdout + listed.stderr
     shown = ankit(tmp_path, "mcp", "get", "fake")
-    assert shown.stdout.splitlines()[:3] == [f"fake (in {tmp_path / 'work' / '.mcp.json'})",
+    assert shown.stdout.splitlines()[:3] == [f"fake (in {tmp_path / 'work' / '.mcp.json'}, scope project)",
                                              "  command: '${FAKE_PY}' '${FAKE_DIR:-/nowhere}/mcp_fake_server.py'",
                                              "  env: FAKE_GREETING=… (values not shown)"]
     missing = ankit(tmp_path, "--trust", "mcp", "list", FAKE_DIR=str(FAKE.parent))

@@ -407,3 +407,25 @@ def test_a_find_tools_request_of_several_parts_loads_the_tool_of_each(provider_s
     else:
         assert sent == {"find_tools", "run_code"}
         assert "def git_log(" in answer and "def git_commit(" in answer
+
+
+def test_always_on_one_program_covers_that_program_text_only(run, provider_server, home):  # noqa: F811
+    configure(home, "")
+    outside = home / "outside.txt"
+    provider_server.push_openai(tool_calls=[program("print('harmless')\n")])
+    provider_server.push_openai(tool_calls=[program(f"open({str(outside)!r}, 'w').write('pwned')\n", "c2")])
+    provider_server.push_openai(text="Done.")
+    term = run("--sandbox", "off")
+    term.line("go")
+    term.expect("[a]lways covers: this exact run_code call only")
+    term.expect(QUESTION)
+    term.answer("a")
+    term.expect("approved for the rest of this session: this exact run_code call only")
+    term.expect("run this Python program (outside a sandbox)")  # another program: asked again
+    term.expect(QUESTION)
+    term.answer("n")
+    term.expect("why not?")
+    term.type("\r")
+    term.expect("Done.")
+    assert term.finish() == 0
+    assert not outside.exists()

@@ -19,7 +19,7 @@ def test_a_template_without_placeholders_gets_the_arguments_appended():
 
 def test_folders_frontmatter_and_clashes(tmp_path):
     cwd, config = tmp_path / "work", tmp_path / "config"
-    project, user, claude, _ = command_dirs(cwd, config, tmp_path / "home")
+    project, user, claude, _ = command_dirs(cwd, config, tmp_path / "home" / ".claude")
     for folder in (project, user, claude):
         folder.mkdir(parents=True)
     (project / "review.md").write_text("---\ndescription: Review a file\nargument-hint: FILE\n---\nReview $1\n")
@@ -55,7 +55,7 @@ def test_claude_codes_folders_and_subfolders_are_namespaced_as_claude_code_does(
     home, cwd = tmp_path / "home", tmp_path / "work"
     shutil.copytree(FIXTURES, home / ".claude" / "commands")
     (home / ".claude" / "commands" / "README.md").write_text("# my commands\n")
-    found, problems = load_commands(command_dirs(cwd, tmp_path / "config", home), {"help"}, cwd)
+    found, problems = load_commands(command_dirs(cwd, tmp_path / "config", home / ".claude"), {"help"}, cwd)
     assert problems == []
     assert sorted(found) == ["business-case", "codebase-cleanup:refactor-clean", "refactor-clean", "tech-debt"]
     assert found["refactor-clean"].source.parent.name == "code-refactoring"
@@ -71,7 +71,7 @@ def test_a_projects_claude_commands_are_the_projects_and_snippets_are_found(tmp_
     (cwd / ".claude" / "commands" / "git" / "commit.md").write_bytes(
         b"\xef\xbb\xbf---\r\nallowed-tools: Bash(git add:*), Bash(git status:*)\r\nmodel: haiku\r\n"
         b"description: Commit\r\n---\r\nStatus: !`git status --short`\r\nDiff: !`git diff --stat`\r\n")
-    found, _ = load_commands(command_dirs(cwd, tmp_path / "config", tmp_path / "home"), set(), cwd)
+    found, _ = load_commands(command_dirs(cwd, tmp_path / "config", tmp_path / "home" / ".claude"), set(), cwd)
     commit = found["commit"]
     assert commit.project and commit.description == "Commit (project:git)" and commit.model == "haiku"
     assert commit.tools == ["Bash(git add:*)", "Bash(git status:*)"]

@@ -56,11 +56,12 @@ def test_a_clear_first_chunk_is_one_short_question_on_the_wire(provider_server, 
     assert decision.source == ("logprobs" if kind == "chat+logprobs" else "letters")
     body = provider_server.requests[0].json
     assert len(provider_server.requests) == 1 and "tools" not in body
+    limit = body.get("max_tokens") or body.get("max_completion_tokens") or body.get("max_output_tokens")
+    assert limit == (16 if kind == "responses" else 12)  # the Responses API takes no fewer than 16
     if kind.startswith("chat"):
-        assert body["logprobs"] is True and body["top_logprobs"] == 20 and body.get("max_tokens", body.get("max_completion_tokens")) == 16
+        assert body["logprobs"] is True and body["top_logprobs"] == 20
     else:
         assert "logprobs" not in body and "top_logprobs" not in body and "logprobs" not in str(body.get("include"))
-        assert body.get("max_tokens", body.get("max_output_tokens")) == 16
     if kind == "chat+logprobs":
         assert decision.tokens == 211
 
@@ -120,12 +121,13 @@ def test_a_model_answering_a_whatever_the_order_is_caught_and_asked_no_more(prov
     provider_server.push(answer(kind, ["A"]))
     provider_server.push(answer(kind, ["A"]))
     chooser = chooser_for(provider_server, kind)
+    assert chooser.decide(index, "zzzz qqqq").mode == "words"  # no word matched: nothing asked, nothing probed
     decision = chooser.decide(index, request)
     questions = [str(r.json.get("messages") or r.json.get("input")) for r in provider_server.requests]
     assert len(questions) == 2 and questions[0] != questions[1]  # one chunk in two rotations
     assert decision.mode == "words" and "whatever the options' order" in decision.fallback_reason
     again = chooser.decide(index, "read file number 4 from the disk")
-    assert again.mode == "words" and len(provider_server.requests) == 2 and chooser.biased
+    assert again.mode == "words" and len(provider_server.requests) == 2 and chooser.off
 
 
 def test_a_search_s_questions_tokens_and_time_are_kept_for_usage(provider_server):
@@ -161,7 +163,7 @@ def test_a_one_shot_search_where_nothing_fits_answers_with_the_groups(provider_s
     done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "-p", "who listens on 8080?")
     assert done.returncode == 0, done.stderr
     asked = provider_server.requests[1].json
-    assert asked["max_tokens"] == 16 and asked["logprobs"] is True and "tools" not in asked
+    assert asked["max_tokens"] == 12 and asked["logprobs"] is True and "tools" not in asked
     assert asked["messages"][1]["content"].startswith('A user asked an assistant: "who is listening on port 8080"')
     assert "Which tool group fits best?" in provider_server.requests[3].json["messages"][1]["content"]
     answer_text = provider_server.requests[4].json["messages"][-1]["content"]
@@ -231,3 +233,28 @@ def test_auto_asks_the_model_only_where_it_ranks(provider_server):
         provider_server.push(answer("chat", [letter_of(request, names, "file_tool_2", turn)]))
     asked = ModelChooser(lambda: make_provider(provider_server.settings()), wanted=lambda: True)
     assert asked.decide(index, request).mode == "decision" and len(provider_server.requests) == 2
+
+
+def test_a_model_whose_answers_name_no_letter_twice_is_asked_no_more(provider_server):
+    index = catalog_index(3)
+    for _ in range(4):  # two searches, each the chunk in two rotations (the first) or once
+        provider_server.push_anthropic(text="I would use the file tool.")
+    chooser = chooser_for(provider_server, "anthropic")
+    first = chooser.decide(index, "read file number 1 from the disk")
+    second = chooser.decide(index, "read file number 2 from the disk")
+    assert first.fallback_reason == second.fallback_reason == "the model's answer named none of the choice letters"
+    asked = len(provider_server.requests)
+    third = chooser.decide(index, "read file number 0 from the disk")
+    assert len(provider_server.requests) == asked and third.mode == "words"
+    assert third.fallback_reason.startswith("the model's answers named no choice letter in 2 searches in a row")
+
+
+def test_max_cost_stops_a_decision_question_and_the_words_rank(provider_server, tmp_path):
+    """The turn's first request is under the cap; what it cost leaves no room for a question, which is not sent:
+    find_tools ranks by the words, and the next round is stopped the same way."""
+    decision_config(tmp_path, 'max_cost = 0.5\n[prices."priced-model"]\ninput = 1\noutput = 0\n')
+    spent = {"prompt_tokens": 499_990, "completion_tokens": 1, "total_tokens": 499_991}  # $0.49999 of $0.50
+    provider_server.push_openai(tool_calls=[("c1", "find_tools", '{"query": "read a file"}')], usage=spent)
+    done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "--model", "priced-model", "-p", "read it")
+    assert done.returncode == 1 and "stopped by max_cost $0.5000" in done.stderr
+    assert len(provider_server.requests) == 1  # the turn's first round alone: no question reached the model

@@ -73,6 +73,7 @@ def test_written_letters_count_in_order_up_to_three_and_stop_at_none():
     assert written("C, A", 5) == ["C", "A"] and written("B then D, E, A", 5) == ["B", "D", "E"]
     assert written("Z", 5) == ["Z"] and written("B, Z, A", 5) == ["B", "Z"]
     assert written("I think Q", 5) == [] and written("a, b", 5) == []  # Q is no option; lower case is no letter
+    assert written("I think A tool fits: **C**, then A", 10) == ["C", "A"]  # "I think", "A tool" are words
 
 
 def test_shares_come_from_log_probabilities_where_there_are_any_else_from_the_letters_places():

@@ -47,11 +47,11 @@ def test_an_untrusted_projects_agent_gets_no_model_and_read_only_tools(tmp_path)
     home, work = tmp_path / "home", tmp_path / "work"
     (work / ".claude" / "agents").mkdir(parents=True)
     (work / ".claude" / "agents" / "reviewer.md").write_text(REVIEWER)
-    found, problems = load_agents(agent_dirs(work, tmp_path / "config", home), trusted=False, root=work)
+    found, problems = load_agents(agent_dirs(work, tmp_path / "config", home / ".claude"), trusted=False, root=work)
     spec = found["reviewer"]
     assert problems == [] and spec.project and spec.read_only and spec.model == ""
     assert spec.notes == ["its model 'claude-opus-9' is ignored", "it gets read-only tools only"]
-    trusted, _ = load_agents(agent_dirs(work, tmp_path / "config", home), trusted=True, root=work)
+    trusted, _ = load_agents(agent_dirs(work, tmp_path / "config", home / ".claude"), trusted=True, root=work)
     assert trusted["reviewer"].model == "claude-opus-9" and not trusted["reviewer"].read_only
     assert "reviewer: Reviews code for bugs; never edits." in agents_text(found)
 
@@ -65,7 +65,7 @@ def test_the_project_wins_a_name_and_a_link_out_of_the_project_is_skipped(tmp_pa
     secret = tmp_path / "secret.md"
     secret.write_text("---\ndescription: s\n---\nkey material\n")
     os.symlink(secret, work / ".ankit" / "agents" / "leak.md")
-    found, problems = load_agents(agent_dirs(work, config, tmp_path / "home"), trusted=True, root=work)
+    found, problems = load_agents(agent_dirs(work, config, tmp_path / "home" / ".claude"), trusted=True, root=work)
     assert found["helper"].description == "project's" and "leak" not in found
     assert problems == [f"agent {work / '.ankit' / 'agents' / 'leak.md'} skipped: it links to a file outside {work}"]
 
@@ -78,7 +78,7 @@ def test_a_collection_copied_in_with_its_subfolders_and_readme_is_read_as_claude
     home = tmp_path / "home"
     shutil.copytree(FIXTURES / "voltagent" / "04-quality-security", home / ".claude" / "agents" / "quality")
     shutil.copytree(FIXTURES / "wshobson" / "agent-teams" / "agents", home / ".claude" / "agents" / "teams" / "x")
-    found, problems = load_agents(agent_dirs(tmp_path / "work", tmp_path / "config", home), trusted=False)
+    found, problems = load_agents(agent_dirs(tmp_path / "work", tmp_path / "config", home / ".claude"), trusted=False)
     assert problems == []  # the README is no agent, and says nothing
     assert sorted(found) == ["code-reviewer", "debugger", "team-debugger", "team-implementer", "team-lead",
                              "team-reviewer", "ui-ux-tester"]

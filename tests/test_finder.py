@@ -460,3 +460,29 @@ def test_a_request_of_several_parts_loads_the_best_tool_of_each_within_the_budge
     other = loads(find(index, "start the dev server in the background, then check what is listening on port 3000"),
                   index.catalog)
     assert "job_start" in other and "port_status" in other  # two parts in two groups
+
+
+def test_decision_mode_loads_the_winner_names_the_rest_of_the_top_and_says_what_was_asked(tmp_path):
+    from ankit.discovery.decision import Decision
+    asked = []
+
+    def decide(index, query):
+        asked.append(query)
+        if "history" in query:
+            return Decision("decision", [("git_diff", 0.9)], candidates=["git_log", "git_diff"], questions=1, tokens=300,
+                            asked=["which of the words' top 2 tools fits"])
+        return Decision("decision", [], none=0.9, group="git", candidates=["git_log"], questions=2, tokens=610,
+                        asked=["which of the words' top 1 tools fits", "none fit; then which of 2 tool groups fits: git"])
+
+    loop = Loop(small_catalog(tmp_path))
+    loop.tool = make_find_tools(lambda: loop.index, loop.activate, lambda: list(loop.active), "first", decide)
+    text = loop.call({"query": "show the commit history"})
+    assert text.startswith("Loaded git: git_diff; not loaded yet: git_log")
+    assert "Also among the top (find_tools loads them by name): git_log." in text
+    assert text.endswith("(mode: decision: asked the model which of the words' top 2 tools fits (1 question, "
+                         "300 tokens))")
+    text = loop.call({"query": "inspect the commits"})
+    assert ("No tool of the words' top fit; the other tool groups (find_tools loads one by its id): apps, github, "
+            "process, transport, web.") in text
+    assert text.endswith("none fit; then which of 2 tool groups fits: git (2 questions, 610 tokens))")
+    assert asked == ["show the commit history", "inspect the commits"]

@@ -21,7 +21,7 @@ LAYERS = [
     # toolkit is the stable API tool modules import (nothing in ankit imports it)
     ["discovery/", "skills/", "agents/", "mcp/", "storage/", "providers/", "routines/", "codemode/"],
     ["turn/"],
-    ["terminal/"],
+    ["terminal/", "acp/"],  # acp: the Agent Client Protocol, another face of the same session
     ["cli/", "__main__"],  # -p and the subcommands show tool lines and listings as the REPL does (terminal)
 ]
 
@@ -230,3 +230,8 @@ def test_one_module_computes_folder_digests():
                         for f in ast.walk(ast.parse(p.read_text()))
                         if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)) and _walks_and_hashes(f)})
     assert digesting == ["safety/digests.py"]
+
+
+def test_one_function_sends_requests_to_the_model():
+    """Meter.stream (usage/meter.py): max_cost checked before every request, its cost recorded after."""
+    assert set(written(r"\.stream\((?:request|self\.request|req)\b")) == {"usage/meter.py"}

@@ -100,8 +100,8 @@ def replay(tmp_path):
 def outcome(run, arguments: dict) -> tuple[str, str]:
     """How a call ended, and the model's text (a ToolOutput's text: its value is a run_code program's)."""
     try:
-        output = run(arguments)
-        return "ok", output.text if isinstance(output, ToolOutput) else output
+        result = run(arguments)
+        return "ok", result.text if isinstance(result, ToolOutput) else result
     except McpError as exc:
         return "rpc", str(exc)
     except ToolError as exc:

@@ -161,3 +161,15 @@ def test_phrases_false_asks_nothing_in_the_background(provider_server, tmp_path)
     assert "no search phrases yet for fake" in shown  # said where asked; never written unasked
     assert term.finish() == 0
     assert provider_server.requests == []
+
+
+def test_max_cost_stops_the_phrase_writer_before_it_asks(tmp_path, provider_server):
+    fake_server_config(tmp_path)
+    config = tmp_path / "config" / "ankit" / "config.toml"
+    config.write_text('max_cost = 0.5\n[prices."priced-model"]\ninput = 1000000\noutput = 0\n' + config.read_text())
+    done = ankit(tmp_path, "mcp", "phrases", "--base-url", provider_server.url + "/v1", "--model", "priced-model",
+                 OPENAI_API_KEY="sk-test-1")
+    assert done.returncode == 0, done.stderr
+    said = done.stdout.splitlines()[1]
+    assert said.startswith("fake: the model was not reached (stopped by max_cost $0.5000: this session has spent")
+    assert said.endswith("; nothing kept") and provider_server.requests == []

@@ -3,6 +3,7 @@
 import json
 import os
 import subprocess
+from pathlib import Path
 import sys
 
 import pytest
@@ -15,13 +16,23 @@ from tests.test_oneshot import ankit
 from tests.test_repl import home, run  # noqa: F401  (fixtures)
 
 
+def git_repository(folder: Path) -> Path:
+    """A real repository with one commit, as the session's working folder."""
+    subprocess.run(["git", "init", "-q", str(folder)], check=True)
+    (folder / "notes.txt").write_text("TODO one\n")
+    subprocess.run(["git", "-C", str(folder), "add", "."], check=True)
+    subprocess.run(["git", "-C", str(folder), "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "first"],
+                   check=True)
+    return folder
+
+
 @pytest.mark.parametrize("command, key", [
     ("git status -s", "git status"), ("pytest -q", None), ("npm test", None), ("ls -la", "ls"),
     ("npm run build --prod", None), ("python3 -m pytest -q", None), ("python3 -c 'x'", None), ("sudo rm -rf /", None), ("FOO=1 make", None), ("ls | head", None),
     ("pytest; touch x", None), ("cat $(ls)", None), ("git --no-pager log", "git log"),
 ])
-def test_always_for_a_command_is_its_key_or_that_exact_command(command, key):
-    grant = Policy().grant("run_command", {"command": command})
+def test_always_for_a_command_is_its_key_or_that_exact_command(command, key, tmp_path):
+    grant = Policy(cwd=git_repository(tmp_path)).grant("run_command", {"command": command})
     assert grant == (Grant("run_command", "command", key) if key else
                      Grant("run_command", "exact", json.dumps({"command": command})))
 
@@ -38,8 +49,8 @@ def test_deny_wins_and_allow_must_cover_every_part():
     assert decide("write_file", path="x") == "ask"
 
 
-def test_always_is_narrow():
-    rules = Policy()
+def test_always_is_narrow(tmp_path):
+    rules = Policy(cwd=git_repository(tmp_path))
     assert rules.remember("run_command", {"command": "git status"}).startswith("run_command: git status …")
     assert rules.remember("run_command", {"command": "python3 -c 'print(1)'"}) == "this exact run_command call only"
     assert rules.remember("web_fetch", {"url": "https://docs.python.org/3/"}).startswith(
@@ -81,8 +92,8 @@ def test_a_line_it_cannot_read_surely_is_asked_and_under_yes_refused():
     assert Policy.from_rules(["run_command"], ["run_command: rm *"]).decide("run_command", {"command": "ls"}).decision == "allow"
 
 
-def test_always_for_a_command_covers_its_subcommand_and_never_code_running_options():
-    rules = Policy()
+def test_always_for_a_command_covers_its_subcommand_and_never_code_running_options(tmp_path):
+    rules = Policy(cwd=git_repository(tmp_path))
     assert rules.remember("run_command", {"command": "git --no-pager log"}).startswith("run_command: git log …")
     decide = lambda command: rules.decide("run_command", {"command": command}).decision  # noqa: E731
     assert decide("git log -p") == "allow" and decide("git --no-pager log --stat") == "allow"
@@ -132,8 +143,8 @@ def test_an_allow_rule_never_covers_code_running_options_or_writes():
 
 def test_lasting_calls_are_covered_only_exactly():
     rules = Policy()
-    assert rules.remember("add_project_note", {"text": "a"}, lasting=True) == "this exact add_project_note call only"
-    assert rules.decide("add_project_note", {"text": "b"}, lasting=True).decision == "ask"
+    assert rules.remember("add_project_note", {"text": "a"}, exact=True) == "this exact add_project_note call only"
+    assert rules.decide("add_project_note", {"text": "b"}, exact=True).decision == "ask"
 
 
 def test_an_ask_rule_wins_over_allow():
@@ -242,7 +253,9 @@ def test_an_untrusted_repository_cannot_switch_the_model_its_cap_counts(provider
 
 @pytest.mark.parametrize("command", ['echo "$(rm -rf victim)"', "echo `rm -rf victim`", "echo hi | xargs rm -rf victim",
                                      "env X=1 sh -c 'rm -rf victim'", "$(printf rm) -rf victim",
-                                     "python3 -c \"import shutil; shutil.rmtree('victim')\" # rm"])
+                                     "python3 -c \"import shutil; shutil.rmtree('victim')\" # rm",
+                                     "flock . -c 'r${x}m -rf victim'", "ssh-agent sh -c 'r${x}m -rf victim'",
+                                     "script -qc 'r${x}m -rf victim' /dev/null", "nice -n 1 flock . -c 'rm -rf victim'"])
 def test_a_deny_rule_holds_inside_substitutions_and_wrappers_under_yes(provider_server, tmp_path, command):
     user_config(tmp_path, f'provider = "local"\nbase_url = "{provider_server.url}/v1"\ndeny = ["run_command: rm *"]\n')
     (tmp_path / "work" / "victim").mkdir(parents=True)
@@ -358,7 +371,7 @@ def test_trust_covers_a_servers_environment_and_the_tools_helper_files(tmp_path)
     ("git -c alias.p=push p", "ask"), ("{rm,-rf,x}", "ask"), ("a=rm; $a -rf x", "ask"), ("$'\\x72m' -rf x", "ask"),
     ("ssh host rm -rf x", "ask"), ("git log", "allow"), ("env -iu X r''m -rf x", "deny"),
     ("sudo -Eu root r''m x", "deny"), ("cp /bin/r? ./x; ./x -rf x", "ask"), ("toybox r''m x", "ask"),
-    ("git -c alias.x='!r''m x' x", "ask"), ("/usr/bin/git log", "allow"), ("flock l -c 'r''m -rf x'", "ask"),
+    ("git -c alias.x='!r''m x' x", "ask"), ("/usr/bin/git log", "allow"), ("flock l -c 'r''m -rf x'", "deny"), ("ssh-agent sh -c 'r''m -rf x'", "deny"),
     ("sg users 'r''m -rf x'", "deny"), ("printf 'r''m\\nx' | xargs env", "ask"),
     ("/usr/bin/../../tmp/x -rf x", "ask"),
 ])

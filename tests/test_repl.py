@@ -975,8 +975,11 @@ def test_shift_tab_cycles_the_mode_keeps_the_line_and_plan_mode_runs_commands_un
     term = run()
     term.expect("sandbox: workspace (Shift-Tab)")
     term.prompt()
-    term.type("plan the\x1b[Z")  # Shift-Tab with a half-typed line: workspace -> read-only
-    term.expect("mode: read-only plan mode")
+    term.type("plan the\x1b[Z")  # Shift-Tab with a half-typed line: default -> acceptEdits
+    term.expect("mode: acceptEdits (file edits in the folder unasked)")
+    term.prompt("> plan the")
+    term.type("\x1b[Z")  # acceptEdits -> plan
+    term.expect("mode: plan (read-only): nothing changes")
     term.prompt("> plan the")
     term.type(" work\r")
     term.expect("Planned.")
@@ -987,7 +990,7 @@ def test_shift_tab_cycles_the_mode_keeps_the_line_and_plan_mode_runs_commands_un
     assert "the sandbox may have stopped this" in told and not (home / "work" / "made").exists()
     assert QUESTION not in term.seen  # the command ran unasked
     term.type("/mode ask\r")
-    term.expect("mode: ask (no sandbox: every command asks)")
+    term.expect("mode: ask (no sandbox: every command asks): every command and edit asks")
     term.line("touch it")
     term.expect(QUESTION)
     term.answer("n")

@@ -302,7 +302,7 @@ def test_the_setting_and_the_flag_choose_the_mode_and_a_wrong_one_is_one_line(tm
     assert load_config({}, {}, tmp_path, home).sandbox == "read-only"
     assert load_config({"sandbox": "off"}, {}, tmp_path, home).sandbox == "off"
     (home / "config.toml").write_text('sandbox = "loose"\n')
-    with pytest.raises(ConfigError, match="sandbox must be workspace or read-only or off, not 'loose'"):
+    with pytest.raises(ConfigError, match="sandbox must be workspace or accept-edits or read-only or off, not 'loose'"):
         load_config({}, {}, tmp_path, home)
 
 

@@ -2,12 +2,14 @@
 
 import json
 import os
+import subprocess
 
 from ankit.records import ToolCall
 from ankit.safety.policy import Policy
 from ankit.tooling.toolbox import ToolContext, run_call
 from tests.test_approval import BY_NAME, approver
 from tests.test_oneshot import ankit
+from tests.test_policy import git_repository
 
 
 def shell(command: str, call_id: str = "c1") -> ToolCall:
@@ -16,6 +18,7 @@ def shell(command: str, call_id: str = "c1") -> ToolCall:
 
 def test_always_for_one_shell_command_covers_its_program_and_subcommand_only(tmp_path):
     approve, ask, out = approver("a", "n", "n", "n", "n")
+    approve.policy = Policy(cwd=git_repository(tmp_path))  # git: only in the session's own repository
     ctx, tool = ToolContext(cwd=tmp_path), BY_NAME["run_command"]
     assert not run_call(shell("git status"), tool, ctx, approve, policy=approve.policy).is_error  # answered "a"
     assert "approved for the rest of this session: run_command: git status" in out.getvalue()
@@ -155,3 +158,49 @@ def test_always_for_tee_never_covers_a_file_direnv_runs(tmp_path):
     run_call(shell("tee log.txt"), tool, ctx, approve, policy=approve.policy)
     run_call(shell("tee log.txt .envrc"), tool, ctx, approve, policy=approve.policy)
     assert len(ask.questions) == 2 and not (tmp_path / ".envrc").exists()
+
+
+def test_always_on_a_plain_grep_never_covers_one_that_follows_links_out_of_the_folder(tmp_path):
+    home, work = tmp_path / "home", tmp_path / "work"
+    (home / ".ssh").mkdir(parents=True)
+    (home / ".ssh" / "id_rsa").write_text("PRIVATE KEY\n")
+    work.mkdir()
+    (work / "notes.txt").write_text("TODO one\n")
+    (work / "vendor").symlink_to("../home/.ssh")
+    approve, ask, out = approver("a", "n")
+    approve.policy = Policy(cwd=work)
+    ctx, tool = ToolContext(cwd=work), BY_NAME["run_command"]
+    assert not run_call(shell("grep -n TODO notes.txt"), tool, ctx, approve, policy=approve.policy).is_error
+    assert "notes.txt" in run_call(shell("grep -rn TODO ."), tool, ctx, approve, policy=approve.policy).content
+    followed = run_call(shell("grep -R PRIVATE ."), tool, ctx, approve, policy=approve.policy)
+    assert followed.is_error and "PRIVATE KEY" not in followed.content and len(ask.questions) == 2
+
+
+def test_always_on_git_covers_only_the_sessions_own_repository_never_a_shipped_one_with_textconv(tmp_path):
+    work = git_repository(tmp_path / "work")
+    subprocess.run(["git", "clone", "-q", "--bare", str(work), str(work / "vendor.git")], check=True)
+    marker = tmp_path / "PWNED"
+    with open(work / "vendor.git" / "config", "a") as config:
+        config.write(f'[diff "x"]\n\ttextconv = "touch {marker}; cat"\n')
+    (work / "vendor.git" / "info").mkdir(exist_ok=True)
+    (work / "vendor.git" / "info" / "attributes").write_text("* diff=x\n")
+    subprocess.run(["git", "show", "HEAD"], cwd=work / "vendor.git", capture_output=True, check=True)
+    assert marker.exists()  # the attack is real: git show there runs the textconv program
+    marker.unlink()
+    approve, ask, out = approver("a", "n", "n")
+    approve.policy = Policy(cwd=work)
+    ctx, tool = ToolContext(cwd=work), BY_NAME["run_command"]
+    assert not run_call(shell("git show --stat HEAD"), tool, ctx, approve, policy=approve.policy).is_error
+    assert "approved for the rest of this session: run_command: git show" in out.getvalue()
+    assert not run_call(shell("git show HEAD"), tool, ctx, approve, policy=approve.policy).is_error  # covered
+    shipped = ToolCall("c2", "run_command", json.dumps({"command": "git show HEAD", "cwd": "vendor.git"}))
+    assert run_call(shipped, tool, ctx, approve, policy=approve.policy).is_error  # asked, and declined
+    assert run_call(shell("git show --textconv HEAD"), tool, ctx, approve, policy=approve.policy).is_error
+    assert len(ask.questions) == 3 and not marker.exists()
+
+
+def test_always_on_git_is_that_call_only_when_the_repositorys_own_config_names_a_program(tmp_path):
+    work = git_repository(tmp_path / "work")
+    with open(work / ".git" / "config", "a") as config:
+        config.write('[core]\n\tpager = "touch PWNED; less"\n')
+    assert Policy(cwd=work).remember("run_command", {"command": "git log"}) == "this exact run_command call only"

@@ -71,6 +71,7 @@ def test_completions(make_state):
     state = make_state()
     assert completions(state, "/mo") == ["/model", "/mode"] and completions(state, "/mode") == ["/model", "/mode"]
     assert completions(state, "/s") == ["/skills", "/save", "/sessions", "/show"]
+    assert completions(state, "/rev") == ["/review-commit"]  # a skill starts as /skill-name too
     assert completions(state, "/model gpt-4.1-m") == ["gpt-4.1-mini"]
     assert "claude-opus-4-7" in completions(state, "/model  claude-op")
     assert completions(state, "/tools e") == ["edit"]
@@ -339,7 +340,8 @@ def test_mode_workspace_in_a_session_started_with_the_sandbox_off_confines_the_n
     monkeypatch.setattr(tempfile, "tempdir", str(temp))  # as TMPDIR would: /tmp, which holds tmp_path, is not it
     state = make_state(sandbox="off")
     assert state.app.sandbox.label() == "ask"
-    assert run(state, "/mode workspace").strip().endswith("mode: workspace sandbox")
+    assert run(state, "/mode workspace").strip().endswith("mode: default (workspace sandbox): commands run unasked in "
+                                                          "the workspace sandbox, edits ask")
     command = f"touch inside && touch {outside}/escaped; echo finished"
     provider_server.push_openai(tool_calls=[("c1", "run_command", json.dumps({"command": command}))])
     provider_server.push_openai(text="Ran it.")

@@ -136,3 +136,12 @@ def test_a_timeout_is_shown_in_milliseconds_and_an_unchanged_one_comes_back_as_i
     assert run(guarded(tmp_path, body), tool, {"command": "make", "timeout": 90}).content == "done"
     assert seen(tmp_path) == [["Bash", {"command": "make", "timeout": 90000}]]
     assert ran == [{"command": "make", "timeout": 90, "reason": "build it"}]
+
+
+def test_updated_input_is_the_whole_input_so_a_key_left_out_is_dropped(tmp_path):
+    body = ("inp.pop('dangerouslyDisableSandbox'); inp.pop('timeout')\n"
+            "print(json.dumps({'hookSpecificOutput': {'updatedInput': inp}}))\n")
+    ran = []
+    tool = recording("run_command", ran, **COMMAND)
+    assert run(guarded(tmp_path, body), tool, {"command": "make", "timeout": 90, "sandbox": False}).content == "done"
+    assert ran == [{"command": "make"}]  # in the sandbox again, with the default time limit

@@ -40,9 +40,10 @@ class AgentSpec:
     asked: list[str] = field(default_factory=list)  # the tools field as written (Claude Code's names)
 
 
-def agent_dirs(cwd: Path, config_home: Path, home: Path) -> list[tuple[Path, bool]]:
-    """Where definitions are looked for, lowest precedence first, each with whether it is the project's."""
-    return [(config_home / "agents", False), (home / ".claude" / "agents", False),
+def agent_dirs(cwd: Path, config_home: Path, claude_home: Path) -> list[tuple[Path, bool]]:
+    """Where definitions are looked for, lowest precedence first, each with whether it is the project's;
+    claude_home: Claude Code's user folder (~/.claude)."""
+    return [(config_home / "agents", False), (claude_home / "agents", False),
             (cwd / ".claude" / "agents", True), (cwd / ".ankit" / "agents", True)]
 
 

@@ -35,6 +35,8 @@ class ClaudeLayer:
     problems: list[str] = field(default_factory=list)
     source: list[str] = field(default_factory=list)  # the Claude Code rules as written (allow), for the trust question
     hooks: list[str] = field(default_factory=list)  # one line per hook command, for the trust question
+    mode: str = ""  # permissions.defaultMode (the last file's): acceptEdits or plan ("" for default or none)
+    status: dict = field(default_factory=dict)  # statusLine (the last file's): {"command", "padding", "origin"}
     commands: list[str] = field(default_factory=list)  # the hooks' and the status line's command lines
 
 
@@ -127,10 +129,41 @@ def read_layer(paths: list[Path]) -> ClaudeLayer:
             for rule in permissions.get(key) or [] if isinstance(permissions.get(key), list) else []:
                 _take(layer, key, str(rule), path)
         layer.problems += [f"{path}: ankit ignores permissions.{k}" for k in permissions
-                           if k not in ("allow", "deny", "ask")]
+                           if k not in ("allow", "deny", "ask", "defaultMode")]
+        _mode(layer, permissions.get("defaultMode"), path)
+        _status(layer, data.get("statusLine"), path)
         lines, commands = _hook_lines(data, path)
         layer.hooks, layer.commands = layer.hooks + lines, layer.commands + commands
     return layer
+
+
+def _mode(layer: ClaudeLayer, value, path: Path) -> None:
+    """permissions.defaultMode: acceptEdits and plan are taken; default changes nothing; bypassPermissions is
+    never taken from a file (one line: the flag does it for one run)."""
+    if value is None or value == "default":
+        return
+    if value in ("acceptEdits", "plan"):
+        layer.mode = str(value)
+    elif value == "bypassPermissions":
+        layer.problems.append(f"{path}: defaultMode bypassPermissions is not taken from a file; pass "
+                              "--permission-mode bypassPermissions (or --yes) for one run")
+    else:
+        layer.problems.append(f"{path}: defaultMode {str(value)[:40]!r} is not a mode (default, acceptEdits, plan, "
+                              "bypassPermissions); ignored")
+
+
+def _status(layer: ClaudeLayer, value, path: Path) -> None:
+    """statusLine: a command shown under the prompt; another type, or no command, is one line."""
+    if value is None:
+        return
+    command = value.get("command") if isinstance(value, dict) else None
+    if not isinstance(value, dict) or value.get("type", "command") != "command" or not isinstance(command, str) \
+            or not command.strip():
+        layer.problems.append(f"{path}: statusLine needs {{\"type\": \"command\", \"command\": \"...\"}}; ignored")
+        return
+    padding = value.get("padding", 0)
+    layer.status = {"command": command, "padding": padding if isinstance(padding, int) and 0 <= padding <= 20 else 0,
+                    "origin": str(path)}
 
 
 def _take(layer: ClaudeLayer, key: str, rule: str, path: Path) -> None:
@@ -168,6 +201,7 @@ def trust_lines(cwd: Path) -> list[str]:
     layer = read_layer(settings)
     lines = list(layer.hooks) + [f"allow without asking: {rule}" for rule in layer.source]
     lines += [f"set the environment variable {k}={v}" for k, v in sorted(layer.env.items())]
+    lines += [f"start in the permission mode {layer.mode}"] if layer.mode else []
     others = folder_digest(folder, f"{folder}", leave_out=tuple(settings))
     if others.files:
         lines.append(f"use the {others.files} other files under .claude (agents, commands, hook scripts; sha256 "

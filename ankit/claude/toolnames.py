@@ -186,13 +186,14 @@ def _todo(item) -> dict:
 
 
 def from_claude(tool: str, updated: dict, sent: dict, args: dict, cwd: Path) -> dict | None:
-    """A hook's updatedInput (in Claude Code's terms) as ankit's arguments: what it changed from what it was sent,
-    applied to the call's own arguments; None when the change cannot be put in ankit's terms (a new command
-    for a delete shown as `rm`)."""
+    """A hook's updatedInput (in Claude Code's terms) as ankit's arguments. It is the whole new input, as Claude
+    Code takes it: what it changed from what it was sent is applied to the call's own arguments, and a key it
+    left out is dropped (`dangerouslyDisableSandbox` left out runs the command in the sandbox). None when the
+    change cannot be put in ankit's terms (a new command for a delete shown as `rm`)."""
     back = {claude: key for key, claude in _keys(tool).items()}
     if PATH_TOOLS.get(tool):
         back["file_path"] = PATH_TOOLS[tool]
-    result = dict(args)
+    result = _dropped(tool, [key for key in sent if key not in updated], dict(args), back)
     for key, value in updated.items():
         if key in sent and sent[key] == value:
             continue
@@ -205,6 +206,16 @@ def from_claude(tool: str, updated: dict, sent: dict, args: dict, cwd: Path) -> 
         else:
             result[back.get(key, key)] = _back(tool, key, value, result, cwd)
     return result
+
+
+def _dropped(tool: str, left_out: list[str], args: dict, back: dict[str, str]) -> dict:
+    """The call's arguments without those whose keys an updatedInput left out; keys ankit derives for hooks
+    (`run_in_background`, a shell form's `command`, a path tool's `file_path`) stand for nothing to drop."""
+    derived = {"run_in_background"} | ({"command", "file_path"} if tool in SHELL_FORMS + PER_FILE else set()) \
+        | ({"file_path"} if tool in PATH_TOOLS else set())
+    for key in (k for k in left_out if k not in derived):
+        args.pop("sandbox" if key == "dangerouslyDisableSandbox" else back.get(key, key), None)
+    return args
 
 
 def _back(tool: str, key: str, value, result: dict, cwd: Path):

@@ -170,7 +170,8 @@ def _with_app(command: str, argv: list[str], app: App) -> int:
         names = [a for a in argv[1:] if a != "--again"]
         if app.registry is None or app.registry.mcp is None or any(a.startswith("-") for a in names):
             raise AnkitError(PHRASES_USAGE if app.registry and app.registry.mcp else "no MCP server is configured")
-        for line in write_phrases(app.provider(), app.registry, names, "--again" in argv, app.scrubber()):
+        for line in write_phrases(app.provider(), app.registry, names, "--again" in argv, app.scrubber(),
+                                  app.meter):
             print(line, flush=True)
         return 0
     if command == "mcp":

@@ -45,6 +45,9 @@ def parser() -> argparse.ArgumentParser:
                    help="commands run unasked in a sandbox writing only the working folder (workspace), run "
                         "unasked writing nothing (read-only, also named plan), or ask every time (off, also "
                         "named ask); the same names as /mode")
+    p.add_argument("--permission-mode", dest="permission_mode", metavar="MODE",
+                   help="Claude Code's modes: default, acceptEdits (file edits in the folder unasked), plan "
+                        "(read-only) or bypassPermissions (the same as --yes); ankit's own names work too")
     p.add_argument("--tools-dir", dest="tools_dirs", action="append", default=[], help="extra folder of tool modules")
     p.add_argument("--skills-dir", dest="skills_dir", help="extra folder of skills (searched first)")
     p.add_argument("--trust", action="store_true", help="apply this folder's .ankit/ settings and tools this run")
@@ -103,6 +106,19 @@ def help_command(argv: list[str]) -> int:
     return 0
 
 
+def _permission_mode(args) -> None:
+    """--permission-mode as --yes (bypassPermissions) or as the mode --sandbox names (checked with the settings)."""
+    name = args.permission_mode
+    if name is None:
+        return
+    if name == "bypassPermissions":
+        args.yes = True
+    elif args.sandbox and args.sandbox != name:
+        parser().error(f"--permission-mode {name} and --sandbox {args.sandbox} name two modes: give one")
+    else:
+        args.sandbox = name
+
+
 def _asks_help(words: list[str]) -> bool:
     """Whether -h or --help comes before any `--` (after which words belong to a server's command)."""
     head = words[:words.index("--")] if "--" in words else words
@@ -114,7 +130,6 @@ CLAUDE_FLAGS = {
     "--allowedTools": "allow rules in the settings: allow = [\"run_command: npm test *\"] (ankit help approvals)",
     "--disallowedTools": "deny rules in the settings: deny = [\"run_command: rm *\"] (ankit help approvals)",
     "--system-prompt": "ankit keeps its own system prompt; --system TEXT adds TEXT to it",
-    "--permission-mode": "--sandbox workspace|read-only|plan|off, and --yes to approve every call",
     "--mcp-config": "ankit mcp add-json NAME JSON, or a .mcp.json in the folder (ankit help mcp)",
     "--session-id": "ankit names its sessions itself; --resume ID goes on with one",
     "--verbose": "ankit always shows each tool call (on standard error with -p)",
@@ -181,6 +196,7 @@ def main(argv: list[str] | None = None) -> int:
         return bundle_command(rest)
     rest, own = own_words(command, rest, parser())
     args, extra = parser().parse_known_args(rest)
+    _permission_mode(args)
     extra += own
     args.message = _message_words(extra) if extra and not command else ""
     if args.message and args.prompt == "":  # ankit -p --output-format json "question"

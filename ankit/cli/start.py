@@ -85,7 +85,13 @@ def _trusted(config, flags: dict, interactive: bool):
 
 
 def _run(command: str, args, extra: list[str]) -> int:
-    """The settings (this folder's, if trusted), then the subcommand, -p or the REPL."""
+    """The settings (this folder's, if trusted), then the subcommand, -p or the REPL; ankit acp reads them for
+    each session's folder."""
+    if command == "acp":
+        if extra:
+            raise AnkitError(f"ankit acp takes the global options only, not {visible_line(' '.join(extra))}")
+        from ankit.acp.server import serve  # the protocol's modules: only for ankit acp
+        return serve(vars(args))
     if not command and args.prompt is None and args.resume is not None:
         from ankit.terminal.picker import resume_where  # the session and its folder, before that folder's settings
         resume_where(args)

@@ -29,6 +29,9 @@ HELP = {
     "routine": ('ankit routine [add "SCHEDULE" "PROMPT" [--allow TOOL]... [--watch URL] | list | remove ID |\n'
                 "              run-due [--now YYYY-MM-DDTHH:MM] | install [--systemd]]",
                 "Prompts ankit answers by itself on a schedule. See ankit help routines."),
+    "acp": ("ankit acp [--model NAME] [--provider NAME] [--trust] [--sandbox MODE] [--yes]",
+            "ankit in your editor: an Agent Client Protocol agent on stdin and stdout (Zed, Neovim's\n"
+            "CodeCompanion, JetBrains, any ACP client starts it). See ankit help acp."),
     "help": ("ankit help [TOPIC]", "The guide's topics, or one topic."),
 }
 SUBCOMMANDS = tuple(HELP)

@@ -140,25 +140,29 @@ def load_instructions(cwd: Path, config_home: Path, cap: int = CAP, home: Path |
                 for path, body, by, user in reader.sections if body]
     if not sections:
         return Instructions([], "", skipped=reader.skipped)
-    room = {id(part): 0 for part in sections}
-    left = cap
-    for part in [p for p in sections if not p[2]] + [p for p in sections if p[2]]:  # the project's first
-        fits = min(len(part[0]), left)
-        room[id(part)] = fits if fits == len(part[0]) or fits >= LEAST else 0
-        left -= room[id(part)]
+    room = _budget(sections, cap)
     parts, cuts = [], []
-    for part in sections:
-        text, path, user = part
-        kept = room[id(part)]
+    for (text, path, user), kept in zip(sections, room):
         if kept < len(text):
             cuts.append(f"instructions cut: {_shown(path, cwd)} keeps {kept:,} of {len(text):,} characters (cap "
                         f"{cap:,}; {'user-level files are cut first' if user else 'the project files alone fill it'})")
         if kept:
             parts.append(text[:kept] + (f"\n[ankit: {len(text) - kept:,} more characters of this file were cut]"
                                         if kept < len(text) else ""))
-    cut = sum(len(text) - room[id(p)] for p in sections for text in [p[0]]) + reader.unread
-    files = [path for _, path, _ in sections]
-    return Instructions(files, f"{HEAD}\n\n" + "\n\n".join(parts), cut, reader.skipped, cuts)
+    cut = sum(len(text) - kept for (text, _, _), kept in zip(sections, room)) + reader.unread
+    return Instructions([path for _, path, _ in sections], f"{HEAD}\n\n" + "\n\n".join(parts), cut, reader.skipped,
+                        cuts)
+
+
+def _budget(sections: list[tuple[str, Path, bool]], cap: int) -> list[int]:
+    """The characters each section keeps (in their order): the project's sections claim the cap first, the
+    user-level ones (user=True) get what is left; a section that would keep fewer than LEAST is left out whole."""
+    room, left = [0] * len(sections), cap
+    for index in sorted(range(len(sections)), key=lambda i: sections[i][2]):  # stable: the project's first
+        fits = min(len(sections[index][0]), left)
+        room[index] = fits if fits == len(sections[index][0]) or fits >= LEAST else 0
+        left -= room[index]
+    return room
 
 
 def nested_instructions(target: Path, cwd: Path, seen: set[str], home: Path | None = None,

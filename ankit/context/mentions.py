@@ -16,6 +16,7 @@ LISTING_CAP = 200  # entries of a folder's listing
 IMAGE_CAP = 5 * 1024 * 1024  # bytes of one image (what Anthropic accepts)
 IMAGE_TYPES = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif",
                ".webp": "image/webp"}
+ATTACHED = "\n\n[ankit] Attached by the user's @mentions:\n"  # what heads the attached files in a message
 MENTION = re.compile(r"(?:(?<=\s)|^)@(\"[^\"]+\"|[^\s\"]+)")
 TRAILING = ".,;:!?)]}'"
 
@@ -79,7 +80,7 @@ def expand(text: str, cwd: Path, images: bool = True, scrub: Scrubber | None = N
             blocks.append(block)
             out.attached.append(raw)
     if blocks:
-        out.text = text + "\n\n[ankit] Attached by the user's @mentions:\n" + "\n".join(blocks)
+        out.text = text + ATTACHED + "\n".join(blocks)
     for raw in refused:
         out.notices.append(f"@{raw}: this model does not take images here (Anthropic and OpenAI do); not attached")
         out.text += f"\n[ankit] The image {raw} could not be attached: this provider does not take images."
@@ -107,8 +108,12 @@ def _text_block(path: Path, raw: str, out: Expanded, room: int, scrub: Scrubber)
     if len(body) > room:
         out.notices.append(f"@{raw}: not attached, the message already carries {TOTAL_CAP:,} characters of files")
         return "", 0
-    kind = "folder" if path.is_dir() else "file"
-    return f'<{kind} path="{raw}">\n{body}' + ("" if body.endswith("\n") else "\n") + f"</{kind}>", len(body)
+    return block("folder" if path.is_dir() else "file", raw, body), len(body)
+
+
+def block(kind: str, raw: str, body: str) -> str:
+    """One attachment as the model reads it: <file path="...">text</file> (or a folder's listing)."""
+    return f'<{kind} path="{raw}">\n{body}' + ("" if body.endswith("\n") else "\n") + f"</{kind}>"
 
 
 def _looks_like_path(raw: str) -> bool:

@@ -19,7 +19,8 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from ankit.discovery.catalog import first_sentence
-from ankit.discovery.index import Index
+from ankit.discovery.index import GroupHit, Index
+from ankit.wording import count
 
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXY"
 NONE = "Z"  # "no option in this list fits"
@@ -38,7 +39,8 @@ Which {kind} fits best?
 {none}. No {kind} in this list fits.
 
 Answer with up to three letters, best first (for example "C, A"), or {none} alone."""
-_LETTER = re.compile(r"(?<![A-Za-z])[A-Z](?![A-Za-z])")
+NO_LETTER = "the model's answer named none of the choice letters"
+_LETTER = re.compile(r"(?<![A-Za-z])(?![AI] [a-z])[A-Z](?![A-Za-z])")  # "A tool", "I think" are words
 
 
 @dataclass
@@ -77,6 +79,15 @@ class Decision:
     seconds: float = 0.0
     asked: list[str] = field(default_factory=list)  # what was asked, one phrase each, for find_tools' answer
     biased: bool = False  # the model answered by the options' position: not to be asked again this session
+
+    def said(self) -> str:
+        """What the model was asked, and what it cost, in a few words for find_tools' answer."""
+        cost = f"{count(self.questions, 'question')}, {count(self.tokens, 'token')}"
+        return f"asked the model {'; '.join(self.asked)} ({cost})"
+
+    def unchosen(self) -> list[str]:
+        """The model's choices, then the rest of the words' top (what find_tools' answer names as one call away)."""
+        return list(dict.fromkeys([*(name for name, _ in self.ranked), *self.candidates]))
 
 
 @dataclass
@@ -167,7 +178,7 @@ class _Asking:
             return said
         found, source = shares(said, len(order))
         if not found:
-            return "the model's answer named none of the choice letters"
+            return NO_LETTER
         ranked = sorted(((order[LETTERS.index(k)], p) for k, p in found.items() if k != NONE), key=lambda x: -x[1])
         return _Answer(ranked, found.get(NONE, 0.0), source, max(found, key=found.__getitem__))
 
@@ -263,3 +274,19 @@ def group_options(index: Index, request: str) -> list[str]:
     groups = index.catalog.groups
     return [g for g in dict.fromkeys([h.group for h in index.search_groups(request)] + list(groups))
             if g in groups and not groups[g].core][:len(LETTERS)]
+
+
+def chosen_hits(index: Index, request: str, decision: Decision) -> list[GroupHit]:
+    """The groups of the model's choices, each scored by its tools' shares, best first; after "none fits", the
+    group it chose, with its tools as the words rank them within it."""
+    hits: dict[str, GroupHit] = {}
+    for name, share in decision.ranked:
+        group = index.catalog.group_of(name) or name
+        hit = hits.setdefault(group, GroupHit(group, 0.0, []))
+        hit.score += share
+        hit.tools.append(name)
+        hit.scores.append(share)
+    if not hits and decision.group:
+        found = next((h for h in index.search_groups(request) if h.group == decision.group), None)
+        return [found or GroupHit(decision.group, 1.0, [])]
+    return sorted(hits.values(), key=lambda h: h.score, reverse=True)

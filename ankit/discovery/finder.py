@@ -7,10 +7,9 @@ from dataclasses import dataclass, field
 
 from ankit.discovery.catalog import Catalog, catalog_text
 from ankit.wording import first_sentence
-from ankit.discovery.decision import Decision
+from ankit.discovery.decision import Decision, chosen_hits
 from ankit.discovery.index import GroupHit, Index
 from ankit.records import ToolSpec
-from ankit.wording import count
 from ankit.discovery.parts import spec_size
 from ankit.discovery.synonyms import is_verb
 from ankit.discovery.terms import GENERIC_VERBS, clauses, name_key, phrase_terms, stem, terms
@@ -211,17 +210,7 @@ def with_needs(catalog: Catalog, group_id: str, names: list[str]) -> list[str]:
 def decided(index: Index, query: str, decision: Decision) -> Outcome:
     """What the model's choice activates: the group of its best tool, and those as likely (three at most); after
     "none fits", the group it chose, its tools as the words rank them within it."""
-    catalog, hits = index.catalog, {}
-    for name, probability in decision.ranked:
-        group = catalog.group_of(name) or name
-        hit = hits.setdefault(group, GroupHit(group, 0.0, []))
-        hit.score += probability
-        hit.tools.append(name)
-        hit.scores.append(probability)
-    ranked = sorted(hits.values(), key=lambda h: h.score, reverse=True)[:MAX_LISTED]
-    if not ranked and decision.group:
-        found = next((h for h in index.search_groups(query) if h.group == decision.group), None)
-        ranked = [found or GroupHit(decision.group, 1.0, [])]
+    ranked = chosen_hits(index, query, decision)[:MAX_LISTED]
     if not ranked:
         return Outcome("nothing", mode="decision", decision=decision)
     tied = [h.group for h in ranked if h.score >= TIED * ranked[0].score][:MAX_ACTIVATED]
@@ -353,10 +342,12 @@ def result_text(outcome: Outcome, catalog: Catalog, newly: list[str], loaded: li
 
 def _rest_line(outcome: Outcome, catalog: Catalog, offered: set[str]) -> list[str]:
     """In decision mode, the rest of the words' top that nothing loaded: the model's other choices first."""
-    if outcome.decision is None:
-        return []
-    chosen = [name for name, _ in outcome.decision.ranked]
-    rest = [n for n in dict.fromkeys([*chosen, *outcome.decision.candidates]) if n not in offered]
+    said = outcome.decision
+    if said is not None and said.group and not said.ranked:
+        others = [g for g, group in catalog.groups.items() if g != said.group and not group.core]
+        return [f"No tool of the words' top fit; the other tool groups (find_tools loads one by its id): "
+                f"{_listed(others)}."] if others else []
+    rest = [n for n in said.unchosen() if n not in offered] if said else []
     return [f"Also among the top (find_tools loads them by name): {_listed(rest[:MAX_REST])}."] if rest else []
 
 
@@ -369,9 +360,7 @@ def _line(catalog: Catalog, group_id: str, shown: list[str], fresh: set[str], of
 def _mode_line(outcome: Outcome) -> str:
     """How the answer was ranked, when decision mode was asked for: what the model was asked, or why not."""
     if outcome.mode == "decision" and outcome.decision is not None:
-        said = outcome.decision
-        cost = f"{count(said.questions, 'question')}, {count(said.tokens, 'token')}"
-        return f"\n(mode: decision: asked the model {'; '.join(said.asked)} ({cost}))"
+        return f"\n(mode: decision: {outcome.decision.said()})"
     return f"\n(mode: words; fallback_reason: {outcome.fallback_reason})" if outcome.fallback_reason else ""
 
 

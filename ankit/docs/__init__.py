@@ -6,7 +6,7 @@ from importlib import resources
 
 # The order `ankit help` lists them in (a newcomer's order); a file not named here follows, by name.
 ORDER = ("install", "providers", "oneshot", "repl", "instructions", "sessions", "usage", "approvals", "sandbox",
-         "safety", "claude-code", "tools", "skills", "subagents", "hooks", "mcp", "plugins", "routines", "discovery", "development")
+         "safety", "claude-code", "acp", "tools", "skills", "subagents", "hooks", "mcp", "plugins", "routines", "discovery", "development")
 
 
 def _files() -> dict[str, str]:

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ankit.protocols import Judge
-from ankit.safety.sandbox import Sandbox
+from ankit.safety.sandbox import CLAUDE_NAMES, Sandbox
 from ankit.safety.scrub import Scrubber
 from ankit.safety.text import deep
 from ankit.safety.visible import visible
@@ -37,7 +37,6 @@ KNOWN_OUTPUT = {"continue", "stopReason", "suppressOutput", "systemMessage", "de
                 "hookSpecificOutput"}
 KNOWN_SPECIFIC = {"hookEventName", "permissionDecision", "permissionDecisionReason", "updatedInput",
                   "additionalContext", "decision"}
-MODES = {"read-only": "plan", "workspace": "default", "off": "default"}
 
 
 @dataclass
@@ -106,7 +105,7 @@ class Hooks:
         """Claude Code's name for the mode ankit is in."""
         if self.yes:
             return "bypassPermissions"
-        return MODES.get(getattr(self.mode, "mode", "off"), "default")
+        return CLAUDE_NAMES.get(getattr(self.mode, "name", "off"), "default")
 
     def active(self, event: str) -> bool:
         """Whether any hook listens to the event."""

@@ -22,6 +22,7 @@ from ankit.records import Event, Message, Notice, Request, ToolCall, ToolSpec
 
 FINDER = "find_tools"  # the tool whose answers load tools: declared as the client tool search
 SEARCH_WORDS = ("tool_search", "defer_loading")  # a 400 naming these refuses client tool search
+MIN_OUTPUT = 16  # the API refuses a max_output_tokens under 16
 REASONING_WORDS = ("reasoning", "encrypted_content", "encrypted content")
 REASONING_MODELS = re.compile(r"(?:openai/)?(?:o\d|gpt-[5-9]|gpt-\d\d|codex)", re.IGNORECASE)
 SEARCH_MODELS = re.compile(r"(?:openai/)?gpt-(?:5\.(?:[4-9]|\d\d)|[6-9]|\d\d)", re.IGNORECASE)  # gpt-5.4 and later
@@ -129,7 +130,7 @@ def build_body(settings: ProviderSettings, request: Request, declared: Declared)
     body["store"] = False
     if declared.reasoning and REASONING_MODELS.match(settings.model):
         body["include"] = ["reasoning.encrypted_content"]
-    body["max_output_tokens"] = request.max_tokens
+    body["max_output_tokens"] = max(request.max_tokens, MIN_OUTPUT)
     if settings.preset == "openai" and settings.native and settings.session_id:
         body["prompt_cache_key"] = settings.session_id
     return body

@@ -11,7 +11,8 @@ says exactly what it covers: a command's program and subcommand after its global
 log` -> `git log`), never a call with an option that runs code (`git -c`, `--exec`, `-o ProxyCommand`), an
 environment assignment or a substitution; for HTTP the origin and the method class (reading or writing), never a
 request whose headers or body expand a secret (`${TOKEN}`); for a tool whose effect outlives the session
-(memory, notes, routines, MCP settings: `lasting`) only that exact call.
+(memory, notes, routines, MCP settings: `lasting`) or that runs the program it is given (run_code) only that exact
+call (safety/grants.py).
 
 A rule is "TOOL" (every call of it) or "TOOL: PATTERN", a glob matched against the call's subject: the command of
 a shell tool, else its url, path, query or name. A path is matched as given and as it really is inside the
@@ -29,15 +30,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ankit.records import Touches
-from ankit.safety import pathrules, sandbox
+from ankit.safety import grants, pathrules, sandbox
+from ankit.safety.grants import Grant, carries_secret, describe, real as _real
 from ankit.safety.pathrules import PATH_KEYS
 from ankit.safety.programs import command_key, normalized, runs_code
 from ankit.safety.shellwords import scan
 
 SUBJECT_KEYS = ("command", "url", "path", "query", "name")
 SHELL_KEY = "command"
-READING = {"GET", "HEAD", "OPTIONS"}
-SECRET_REF = re.compile(r"\$\{?[A-Za-z_][A-Za-z0-9_]*\}?")
 PATH_RULE = re.compile(r"(Read|Edit|Write)\((.*)\)", re.S)
 
 
@@ -85,16 +85,6 @@ class Rule:
         return self.tool if self.pattern is None else f"{self.tool}: {self.pattern}"
 
 
-@dataclass(frozen=True)
-class Grant:
-    """What one [a]lways answer covers: kind "command" (a program and subcommand), "exact" (these arguments),
-    "origin" (an origin and a method class) or "tool" (every call inside the working folder)."""
-
-    tool: str
-    kind: str
-    value: str = ""
-
-
 @dataclass
 class Verdict:
     """A decision: "allow", "deny" or "ask"; the rule that decided it, and why, for the user and the model."""
@@ -127,38 +117,6 @@ def _url_covers(pattern: str, url: str) -> bool:
     wanted = (want.path or "/") + (f"?{want.query}" if want.query else "")
     return (fnmatch.fnmatchcase(got.scheme.lower(), want.scheme.lower())
             and fnmatch.fnmatchcase(host, want.netloc.lower()) and fnmatch.fnmatchcase(path, wanted))
-
-
-def origin(url: str) -> str | None:
-    """"scheme://host[:port]" of a URL; None when it has none or names a user before its host."""
-    try:
-        parts = urllib.parse.urlsplit(url.strip() if "://" in url else "https://" + url.strip())
-        port = parts.port
-    except ValueError:
-        return None
-    if not parts.hostname or "@" in parts.netloc:
-        return None
-    return f"{parts.scheme.lower()}://{parts.hostname.lower()}" + (f":{port}" if port else "")
-
-
-def method_class(args: dict) -> str:
-    """"read" for GET, HEAD and OPTIONS (and tools without a method), else "write"."""
-    return "read" if str(args.get("method") or "GET").upper() in READING else "write"
-
-
-def carries_secret(args: dict) -> bool:
-    """Whether a web call's headers, body or query expand an environment variable (${TOKEN})."""
-    sent = {k: v for k, v in args.items() if k in ("headers", "body", "json", "query", "data", "url")}
-    return bool(SECRET_REF.search(json.dumps(sent, ensure_ascii=False)))
-
-
-def _real(raw: str, cwd: Path) -> Path | None:
-    """Where a path argument really leads (symlinks followed), or None when it cannot be resolved."""
-    try:
-        path = Path(os.path.expanduser(raw.strip() or "."))
-        return (path if path.is_absolute() else cwd.resolve() / path).resolve()
-    except (OSError, RuntimeError, ValueError):
-        return None
 
 
 def outside(args: dict, cwd: Path, paths: list = ()) -> list[str]:
@@ -206,7 +164,7 @@ class Policy:
         finally:
             self.allow = [rule for rule in self.allow if not any(rule is a for a in added)]
 
-    def decide(self, tool: str, args: dict, paths: list = (), lasting: bool = False,
+    def decide(self, tool: str, args: dict, paths: list = (), exact: bool = False,
                step: sandbox.Verdict | None = None, touched: Touches | None = None, group: str = "") -> Verdict:
         """Whether a call runs unasked ("allow"), is refused ("deny") or is asked; paths: those it will change
         (when touched, what the call declares it reads and changes, says nothing); step: the sandbox's say on it
@@ -217,10 +175,10 @@ class Policy:
             touched = pathrules.of_call(touched, args, self.cwd)
         verdict, withheld = self._by_paths(tool, group, args, touched, self.deny, "deny")
         if verdict is None:
-            verdict = self._decide(tool, args, touched, lasting, step, group)
+            verdict = self._decide(tool, args, touched, exact, step, group)
         return Verdict(verdict.decision, verdict.rule, verdict.why, tuple(withheld))
 
-    def _decide(self, tool: str, args: dict, touched: Touches, lasting: bool, step: sandbox.Verdict | None,
+    def _decide(self, tool: str, args: dict, touched: Touches, exact: bool, step: sandbox.Verdict | None,
                 group: str) -> Verdict:
         forms = self._path_forms(args)
         for form in forms:
@@ -243,13 +201,24 @@ class Policy:
             return Verdict("allow", "", "it runs confined in the sandbox")
         if self.cwd is not None and outside(args, self.cwd, touched.changes):
             return Verdict("ask", why="it names a path outside the working folder")
+        if step.action == "accepted" and self._edits_here(touched):
+            return Verdict("allow", "", step.reason)
         rule = self._matches(self.allow, tool, forms[-1], deny=False, group=group)
         if rule is None and self.cwd is not None:
             rule = pathrules.all_allowed(self.allow, touched, self.cwd)
         if rule is not None:
             return Verdict("allow", str(rule))
-        grant = next((g for g in self.always if self._granted(g, tool, forms[-1], lasting, touched.changes)), None)
+        grant = next((g for g in self.always if self._granted(g, tool, forms[-1], exact, touched.changes)), None)
         return Verdict("allow", describe(grant)) if grant is not None else Verdict("ask")
+
+    def _edits_here(self, touched: Touches) -> bool:
+        """Whether accept-edits covers a call: it names the paths it changes, runs and reaches nothing, and every
+        path lies in the working folder and nowhere a program runs from later (.git, .claude, .envrc, ...)."""
+        if self.cwd is None or not touched.changes or touched.runs or touched.reaches:
+            return False
+        root = self.cwd.resolve()
+        inside = [Path(os.path.realpath(p)) for p in touched.changes]
+        return all(p.is_relative_to(root) and not grants.runs_later(str(p.relative_to(root)), self.cwd) for p in inside)
 
     def _by_paths(self, tool: str, group: str, args: dict, touched: Touches, rules: list[Rule],
                   decision: str) -> tuple[Verdict | None, list[str]]:
@@ -333,109 +302,24 @@ class Policy:
         matched = [next((r for r in rules if r.pattern and r.covers(" ".join(w))), None) for w in found.top]
         return matched[0] if all(matched) else None
 
-    def _granted(self, grant: Grant, tool: str, args: dict, lasting: bool, paths: list = ()) -> bool:
-        """Whether an [a]lways answer covers this call."""
-        if grant.tool != tool:
-            return False
-        if grant.kind == "exact" or lasting:
-            return grant.kind == "exact" and grant.value == _canonical(args)
-        named = [v for key in PATH_KEYS for v in (args.get(key) if isinstance(args.get(key), list) else [args.get(key)])]
-        if any(_runs_later(str(p), self.cwd) for p in [*named, *paths] if p):
-            return False
-        if grant.kind == "tool":
-            return True
-        if grant.kind == "origin":
-            url = args.get("url")
-            return (isinstance(url, str) and not carries_secret(args)
-                    and f"{method_class(args)} {origin(url)}" == grant.value)
-        text = args.get(SHELL_KEY)
-        found = scan(text) if isinstance(text, str) else None
-        if found is None or not _single(found):
-            return False
-        words = found.top[0]
-        if self.cwd is not None and any(_leaves(word, self.cwd) for word in words[1:]):
-            return False
-        where = self.cwd / str(args["cwd"]) if self.cwd is not None and args.get("cwd") else self.cwd
-        if any(_runs_later(value, where) for word in words[1:] for value in {word, word.split("=", 1)[-1]}):
-            return False  # `cp x .git/config` under an [a]lways for cp: a program would run it later
-        return not runs_code(words) and command_key(words) == grant.value
+    def _granted(self, grant: Grant, tool: str, args: dict, exact: bool, paths: tuple = ()) -> bool:
+        """Whether an [a]lways answer covers this call (safety/grants.py)."""
+        return grants.covers(grant, tool, args, exact, paths, self.cwd)
 
-    def grant(self, tool: str, args: dict, lasting: bool = False) -> Grant:
-        """The narrowest [a]lways answer that still helps for this call."""
-        text = subject(args)
-        if lasting:
-            return Grant(tool, "exact", _canonical(args))
-        if SHELL_KEY in args and isinstance(text, str):
-            found = scan(text)
-            key = command_key(found.top[0]) if _single(found) and not runs_code(found.top[0]) else None
-            return Grant(tool, "command", key) if key else Grant(tool, "exact", _canonical(args))
-        if "url" in args and isinstance(text, str):
-            where = origin(text)
-            if where is None or carries_secret(args):
-                return Grant(tool, "exact", _canonical(args))
-            return Grant(tool, "origin", f"{method_class(args)} {where}")
-        return Grant(tool, "tool")
+    def grant(self, tool: str, args: dict, exact: bool = False) -> Grant:
+        """The narrowest [a]lways answer that still helps for this call (exact: only this call, as for a tool
+        whose effect outlives the session or that runs the program it is given)."""
+        return grants.make(tool, args, exact, self.cwd)
 
-    def coverage(self, tool: str, args: dict, lasting: bool = False) -> str:
+    def coverage(self, tool: str, args: dict, exact: bool = False) -> str:
         """What an [a]lways answer for this call would cover, as the approval states it before the answer."""
-        return describe(self.grant(tool, args, lasting))
+        return describe(self.grant(tool, args, exact))
 
-    def remember(self, tool: str, args: dict, lasting: bool = False) -> str:
+    def remember(self, tool: str, args: dict, exact: bool = False) -> str:
         """Remember an [a]lways answer as narrowly as the call allows; returns what it covers."""
-        grant = self.grant(tool, args, lasting)
+        grant = self.grant(tool, args, exact)
         self.always.append(grant)
         return describe(grant)
-
-
-def describe(grant: Grant) -> str:
-    """One line saying what a grant covers."""
-    if grant.kind == "command":
-        return (f"{grant.tool}: {grant.value} … (any arguments, but no option that runs code, no expansion, "
-                "no path outside)")
-    if grant.kind == "origin":
-        kind, where = grant.value.split(" ", 1)
-        methods = "GET, HEAD and OPTIONS" if kind == "read" else "POST, PUT, PATCH and DELETE"
-        return f"{grant.tool}: {methods} requests to {where}/ (none carrying a ${{SECRET}})"
-    if grant.kind == "tool":
-        return f"every {grant.tool} call inside the working folder"
-    return f"this exact {grant.tool} call only"
-
-
-RUNS_LATER = set(sandbox.PROTECTED)  # files a program reads and runs later: one list with the sandbox's
-
-
-def _runs_later(path: str, cwd: Path | None = None) -> bool:
-    """Whether a path lies where a program will find and run it later (git hooks and config, ankit's own
-    settings, direnv, an editor's tasks): an [a]lways never covers a call naming it, as written (a glob or a
-    brace that the shell would turn into such a name counts) or as it really is (a symlink to .git)."""
-    for part in Path(path).parts:
-        if part in RUNS_LATER or ("{" in part and "}" in part):
-            return True
-        if part.startswith(".") and any(fnmatch.fnmatchcase(name, part) for name in RUNS_LATER):
-            return True
-    real = _real(path, cwd) if cwd is not None else None
-    root = cwd.resolve() if cwd is not None else None
-    return bool(real and root and real.is_relative_to(root) and RUNS_LATER & set(real.relative_to(root).parts))
-
-
-def _leaves(word: str, cwd: Path) -> bool:
-    """Whether a command's word names a path outside the working folder (`/etc/x`, `~/.ssh`, `../x`), also as an
-    option's value (`--file=/etc/x`, `-f/etc/x`)."""
-    values = {word, word.split("=", 1)[-1]} | ({word[2:]} if word[:1] == "-" and word[1:2] != "-" else set())
-    for value in values:  # resolved whatever its spelling: `h/.ssh/id_rsa` where h is a link to the home folder
-        real = _real(value, cwd) if value else cwd
-        if real is None or not real.is_relative_to(cwd.resolve()):
-            return True
-    return False
-
-
-def _single(found) -> bool:
-    """Whether a scanned line is one simple command read surely, its words all as written (no $x, glob or ~)."""
-    return found.plain and found.sure and not found.assignments and len(found.top) == 1 and not found.loose
-
-
-def _canonical(args: dict) -> str:
-    return json.dumps(args, sort_keys=True, ensure_ascii=False)
 
 
 def _plain_enough(text: str) -> bool:

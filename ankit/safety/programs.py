@@ -42,13 +42,13 @@ WRAPPERS = {
     "unbuffer": set(), "chrt": set(), "taskset": set(), "flock": {"-w", "-E", "--timeout"}, "strace": {"-o", "-e",
     "-p", "-s", "-u"}, "ltrace": {"-o", "-e"}, "chroot": set(), "caffeinate": set(), "torsocks": set(),
     "proxychains": set(), "proxychains4": set(), "firejail": set(), "systemd-run": set(), "runuser": {"-u", "-g"},
-    "catchsegv": set(), "valgrind": set(), "script": set(), "watch": {"-n", "-d", "--interval"},
+    "catchsegv": set(), "valgrind": set(), "script": set(), "watch": {"-n", "--interval", "-q", "--equexit"},
     "fakeroot": set(), "unshare": set(), "nsenter": set(), "prlimit": set(), "setpriv": set(), "numactl": set(),
     "faketime": set(), "chronic": set(), "pkexec": {"--user"}, "sg": set(), "xvfb-run": set(),
-    "dbus-run-session": set(),
-}
+    "dbus-run-session": set(), "su": set(), "ssh-agent": set(), "parallel": set(), "sem": set(),
+}  # how each is read, and which options ankit knows: safety/wrappers.py
 TAKES_FIRST = {"timeout": 1, "chroot": 1, "flock": 1, "taskset": 1, "chrt": 1, "faketime": 1, "sg": 1}
-STRING_RUNNERS = {"eval", "watch", "ssh", "su", "script"}  # their words are joined and run as a shell line
+STRING_RUNNERS = {"eval", "watch", "ssh"}  # their words are joined and run as a shell line
 WRAPPER_SHELLS = {"sudo": {"-s", "-i", "--shell", "--login", "-e", "--edit"}, "xargs": {"-I", "-i", "--replace"},
                   "env": {"-S", "--split-string"}}  # options after which what runs is no longer a command's words
 FIND_EXEC = {"-exec", "-execdir", "-ok", "-okdir"}
@@ -172,6 +172,77 @@ INERT = {
 INERT_SUBCOMMANDS = {
     "git": {"status", "diff", "log", "show", "blame", "rev-parse", "ls-files", "ls-tree", "describe", "shortlog"},
 }
+
+
+# Options known not to change what a program of INERT reads beyond the paths on its line, for the programs that
+# can walk a tree: `grep -R`, `ls -L`, `du -L` and `diff -r` follow links (out of the folder) and are left out.
+# Any option of an INERT program not listed here is inert (it reads only the files named).
+INERT_OPTIONS = {
+    "grep": {"-E", "-F", "-G", "-P", "-e", "-f", "-i", "-y", "-v", "-w", "-x", "-c", "-L", "-l", "-m", "-o", "-q",
+             "-s", "-b", "-H", "-h", "-n", "-T", "-Z", "-z", "-A", "-B", "-C", "-a", "-I", "-U", "-r", "-D",
+             "--extended-regexp", "--fixed-strings", "--basic-regexp", "--perl-regexp", "--regexp", "--file",
+             "--ignore-case", "--no-ignore-case", "--invert-match", "--word-regexp", "--line-regexp", "--count",
+             "--color", "--colour", "--files-without-match", "--files-with-matches", "--max-count", "--only-matching",
+             "--quiet", "--silent", "--no-messages", "--byte-offset", "--with-filename", "--no-filename", "--label",
+             "--line-number", "--initial-tab", "--null", "--null-data", "--after-context", "--before-context",
+             "--context", "--text", "--binary-files", "--binary", "--line-buffered", "--recursive", "--include",
+             "--exclude", "--exclude-from", "--exclude-dir", "--devices", "--no-ignore-case"},
+    "ls": {"-a", "-A", "-l", "-h", "-t", "-r", "-S", "-1", "-d", "-F", "-p", "-i", "-s", "-n", "-g", "-o", "-G",
+           "-c", "-u", "-U", "-X", "-v", "-x", "-m", "-C", "-R", "-B", "-k", "-w", "-T", "-I", "-Q", "-N", "-b",
+           "-q", "-H", "--all", "--almost-all", "--human-readable", "--color", "--classify", "--reverse", "--sort",
+           "--time", "--time-style", "--group-directories-first", "--full-time", "--recursive", "--directory",
+           "--inode", "--size", "--numeric-uid-gid", "--indicator-style", "--format", "--width", "--tabsize",
+           "--ignore", "--hide", "--quoting-style", "--literal", "--escape", "--hide-control-chars",
+           "--show-control-chars", "--si", "--block-size", "--ignore-backups", "--no-group", "--author"},
+    "du": {"-s", "-h", "-a", "-c", "-d", "-k", "-m", "-b", "-x", "-P", "-H", "-0", "-B", "--summarize",
+           "--human-readable", "--all", "--total", "--max-depth", "--apparent-size", "--exclude", "--si",
+           "--block-size", "--bytes", "--one-file-system", "--no-dereference", "--null", "--time", "--inodes"},
+    "diff": {"-u", "-U", "-c", "-C", "-q", "-s", "-y", "-w", "-b", "-B", "-i", "-a", "-p", "-t", "-W", "-d", "-e",
+             "-n", "-E", "-Z", "--brief", "--unified", "--context", "--side-by-side", "--ignore-all-space",
+             "--ignore-space-change", "--ignore-blank-lines", "--ignore-case", "--text", "--color", "--label",
+             "--show-c-function", "--expand-tabs", "--strip-trailing-cr", "--width", "--minimal", "--normal",
+             "--report-identical-files", "--speed-large-files", "--suppress-common-lines", "--ignore-tab-expansion",
+             "--ignore-trailing-space"},
+}
+INERT_OPTIONS["egrep"] = INERT_OPTIONS["fgrep"] = INERT_OPTIONS["grep"]
+
+
+def inert_options(words: list[str]) -> bool:
+    """Whether every option of a command is known not to widen what it reads (INERT_OPTIONS; a program without
+    a table there: any). Short options may be grouped (`-rn`) or carry a number (`-3`, `-A2`); a value given as
+    the next word (`-e -R`, `--exclude -R`) is a value, not an option."""
+    known = INERT_OPTIONS.get(words[0] if words else "")
+    if known is None:
+        return True
+    valued, index = VALUED_SHORT.get(words[0], set()) | VALUED_LONG.get(words[0], set()), 1
+    while index < len(words) and words[index] != "--":
+        word, index = words[index], index + 1
+        if word.startswith("--"):
+            if word.split("=", 1)[0] not in known:
+                return False
+            index += word in valued
+        elif word.startswith("-") and len(word) > 1 and not word[1:].isdigit():
+            for place, char in enumerate(word[1:], 1):
+                if char.isdigit():
+                    continue
+                if "-" + char not in known:
+                    return False
+                if "-" + char in valued:
+                    index += place == len(word) - 1  # the value is the next word, or the rest of this one
+                    break
+    return True
+
+
+VALUED_SHORT = {"grep": {"-e", "-f", "-m", "-A", "-B", "-C", "-D", "-d"}, "ls": {"-I", "-T", "-w"},
+                "du": {"-d", "-B"}, "diff": {"-U", "-C", "-W"}}  # short options taking a value (the word's rest)
+VALUED_LONG = {"grep": {"--regexp", "--file", "--max-count", "--label", "--after-context", "--before-context",
+                         "--context", "--include", "--exclude", "--exclude-from", "--exclude-dir", "--binary-files",
+                         "--devices"},
+               "ls": {"--ignore", "--hide", "--sort", "--time", "--time-style", "--format", "--width", "--tabsize",
+                      "--quoting-style", "--indicator-style", "--block-size"},
+               "du": {"--max-depth", "--exclude", "--block-size", "--time"}, "diff": {"--label", "--width"}}
+VALUED_SHORT["egrep"] = VALUED_SHORT["fgrep"] = VALUED_SHORT["grep"]
+VALUED_LONG["egrep"] = VALUED_LONG["fgrep"] = VALUED_LONG["grep"]
 
 
 def command_key(words: list[str]) -> str | None:

@@ -18,12 +18,23 @@ from ankit.errors import ConfigError
 from ankit.safety.scrub import secret_name
 from ankit import paths
 
-MODES = ("workspace", "read-only", "off")
-ALIASES = {"ask": "off", "plan": "read-only", "readonly": "read-only"}  # /mode's names; the setting takes them too
-CYCLE = ("off", "workspace", "read-only")  # Shift-Tab: ask every time, workspace sandbox, read-only plan
-SHOWN = {"off": "ask (no sandbox: every command asks)", "workspace": "workspace sandbox",
-         "read-only": "read-only plan mode"}
-LABELS = {"off": "ask", "workspace": "sandbox: workspace", "read-only": "plan (read-only)"}  # the status line
+MODES = ("workspace", "accept-edits", "read-only", "off")
+# /mode's names, the setting's and --permission-mode's: Claude Code's permission modes beside ankit's own
+ALIASES = {"ask": "off", "plan": "read-only", "readonly": "read-only", "default": "workspace",
+           "acceptedits": "accept-edits", "accept_edits": "accept-edits"}
+CLAUDE_NAMES = {"workspace": "default", "accept-edits": "acceptEdits", "read-only": "plan", "off": "default"}
+CYCLE = ("workspace", "accept-edits", "read-only", "off")  # Shift-Tab, as Claude Code's default, acceptEdits, plan
+SHOWN = {"off": "ask (no sandbox: every command asks)", "workspace": "default (workspace sandbox)",
+         "read-only": "plan (read-only)", "accept-edits": "acceptEdits (file edits in the folder unasked)"}
+LABELS = {"off": "ask", "workspace": "sandbox: workspace", "read-only": "plan (read-only)",
+          "accept-edits": "accept edits"}  # the status line
+MEANING = {"workspace": "commands run unasked in the workspace sandbox, edits ask",
+           "accept-edits": "file edits inside the folder run unasked; commands ask as in default",
+           "read-only": "nothing changes: commands run in a read-only sandbox, edit tools are refused",
+           "off": "every command and edit asks"}
+# the effects a tool may declare for accept-edits to let its call through unasked: reading and changing files;
+# write-elsewhere only as far as the call's own paths show (the policy lets it through when all lie in the folder)
+ACCEPTED = frozenset({"read", "write", "write-elsewhere"})
 # Never writable inside the working folder: what a program finds there and runs later, unasked and unconfined (git's
 # hooks and config, ankit's and Claude's settings, direnv, an editor's or dev container's tasks, commit hooks), and
 # the instructions and skills the next session reads as the user's. The policy's [a]lways answers never cover
@@ -90,7 +101,8 @@ def _detect(arch: str) -> Support:
 
 
 def parse_mode(text: str) -> str | None:
-    """A mode from a setting, a flag or /mode: workspace, read-only or off (ask and plan are aliases)."""
+    """A mode from a setting, a flag or /mode: workspace, accept-edits, read-only or off (ask, plan, and Claude
+    Code's default and acceptEdits are aliases)."""
     word = str(text).strip().lower()
     word = ALIASES.get(word, word)
     return word if word in MODES else None
@@ -105,10 +117,14 @@ class Verdict:
     reason: str = ""
 
 
-def decide(tool: str, confines: bool, edits: bool, args: dict, mode: str) -> Verdict:
+def decide(tool: str, confines: bool, edits: bool, args: dict, mode: str, accepts: bool = False) -> Verdict:
     """Whether a call runs unasked because it runs in the sandbox. confines: the tool is one of ankit's own
     command tools, which start their command through ToolContext.confine; edits: it changes files and is not
-    read-only. mode is the one in force ("off" where there is no sandbox). Deny rules come first and still apply."""
+    read-only. mode is the one in force ("off" where there is no sandbox). accepts: accept-edits is on and the
+    tool declares it does nothing but read and change files here ("accepted": the policy lets it run when every
+    path it changes lies in the folder). Deny rules come first and still apply."""
+    if accepts and not confines:
+        return Verdict("accepted", "acceptEdits: a file edit inside the working folder")
     if mode == "off":
         return Verdict()
     if confines:
@@ -131,12 +147,19 @@ class Sandbox:
     machine: Support = field(default_factory=lambda: Support("", "not checked"))
     temp: Path | None = None  # the temporary folder commands may write (None: the system's)
     arch: str = ""  # the architecture seccomp filters are built for ("": this machine's)
+    accept_edits: bool = False  # accept-edits: file edits inside the folder run unasked (commands: as workspace)
 
     @classmethod
     def for_setting(cls, mode: str, cwd: Path, arch: str = "") -> "Sandbox":
         """The sandbox for a configured mode; the machine is checked only when a sandbox is asked for."""
         machine = support(arch) if mode != "off" else Support("", "off")
-        return cls(Path(cwd), mode, machine, arch=arch)
+        edits = mode == "accept-edits"
+        return cls(Path(cwd), "workspace" if edits else mode, machine, arch=arch, accept_edits=edits)
+
+    @property
+    def name(self) -> str:
+        """The mode as /mode names it: accept-edits, or the sandbox's mode in force."""
+        return "accept-edits" if self.accept_edits else self.mode
 
     @property
     def mode(self) -> str:
@@ -163,25 +186,31 @@ class Sandbox:
 
     def switch(self, mode: str) -> str:
         """Use another mode from now on; returns a line saying what is in force."""
+        self.accept_edits = mode == "accept-edits"
+        mode = "workspace" if self.accept_edits else mode
         if mode != "off" and not self.machine.kind:
             self.machine = support(self.arch)
         self.asked = mode
-        if mode != "off" and self.mode == "off":
+        if mode != "off" and self.mode == "off" and not self.accept_edits:
             return f"{self.unavailable()}; mode stays ask"
-        return f"mode: {SHOWN[self.mode]}"
+        return f"mode: {SHOWN[self.name]}: {MEANING[self.name]}"
 
     def label(self) -> str:
         """The mode in force, short, for the status line."""
-        return LABELS[self.mode]
+        return LABELS[self.name]
 
     def cycled(self) -> str:
-        """The mode after this one in the Shift-Tab cycle."""
-        after = CYCLE[(CYCLE.index(self.mode) + 1) % len(CYCLE)]
-        return "read-only" if after == "workspace" and self.machine.kind and self.holds_home() else after
+        """The mode after this one in the Shift-Tab cycle (default, acceptEdits, plan, ask); the workspace
+        sandbox is passed over where it cannot be had (a folder holding the home folder)."""
+        after = CYCLE[(CYCLE.index(self.name) + 1) % len(CYCLE)]
+        return "accept-edits" if after == "workspace" and self.machine.kind and self.holds_home() else after
 
-    def verdict(self, tool: str, confines: bool, edits: bool, args: dict) -> Verdict:
-        """The policy's sandbox step for one call under the mode in force (see decide)."""
-        return decide(tool, confines, edits, args, self.mode)
+    def verdict(self, tool: str, confines: bool, edits: bool, args: dict,
+                effects: frozenset[str] | None = None) -> Verdict:
+        """The policy's sandbox step for one call under the mode in force (see decide); effects: what the tool
+        declares it may do (None: unknown, never accepted)."""
+        accepts = self.accept_edits and effects is not None and bool(effects) and effects <= ACCEPTED
+        return decide(tool, confines, edits, args, self.mode, accepts)
 
     def prompt_note(self) -> str:
         """What the system prompt says about the mode in force ("" when off)."""

@@ -40,8 +40,9 @@ class Config:
     allow: list[str] = field(default_factory=list)  # permission rules, e.g. "run_command: pytest *"
     deny: list[str] = field(default_factory=list)  # deny wins over allow, --yes and [a]lways
     ask: list[str] = field(default_factory=list)  # always asked, even when an allow rule or [a]lways covers it
+    origins: dict = field(default_factory=dict)  # (allow|deny|ask, rule) -> the file it came from (/permissions)
     tool_timeout: float = 600.0  # seconds a tool's run() may take unless the tool says otherwise
-    sandbox: str = "workspace"  # workspace, read-only or off: where commands run unasked (ankit/safety/sandbox.py)
+    sandbox: str = "workspace"  # the mode: workspace, accept-edits, read-only or off (ankit/safety/sandbox.py)
     subagent_max_rounds: int = 15  # rounds one subagent may run before it must answer
     code_mode: str = "on"  # run_code: off, on (beside the tools, the default: bench_code_mode.py) or only
     code_mode_catalog: str = "none"  # what the system prompt says of each tool in code mode
@@ -59,6 +60,7 @@ class Config:
     held_tools: list[Path] = field(default_factory=list)  # project tool modules waiting for trust
     held_claude: list[str] = field(default_factory=list)  # what the folder's .claude/ would run, waiting for trust
     claude_env: dict = field(default_factory=dict)  # Claude Code settings files' env (a project's once trusted)
+    status_line: dict = field(default_factory=dict)  # Claude Code's statusLine (a project's once trusted)
     yes: bool = False
     tools_dirs: list[Path] = field(default_factory=list)
     skills_dir: Path | None = None
@@ -98,7 +100,7 @@ KEYS: dict[str, type] = {
 }
 FIELDS = {key: kind for key, kind in KEYS.items() if key in Config.__dataclass_fields__}
 CHOICES = {"deferred": ("auto", "native", "append"), "api": ("", "responses", "chat"),
-           "catalog_mode": ("names", "first", "full"), "sandbox": ("workspace", "read-only", "off"),
+           "catalog_mode": ("names", "first", "full"), "sandbox": sandbox.MODES,
            "search": ("auto", "words", "decision"), "code_mode": ("off", "on", "only"),
            "code_mode_catalog": ("none", "first-sentence", "full")}
 ALIASES = {"sandbox": sandbox.ALIASES}  # /mode's names (ask, plan) are the setting's too

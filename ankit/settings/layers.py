@@ -11,6 +11,7 @@ a folder is trusted as it is now is its fingerprint (trust.py) against the one r
 from collections.abc import Mapping
 from pathlib import Path
 
+from ankit import paths
 from ankit.errors import ConfigError
 from ankit.claude import settings as claude
 from ankit.safety import envnames
@@ -57,21 +58,23 @@ def _layer(config: settings.Config, values: dict, origin_: str) -> None:
         if key in values:
             added = [r for r in getattr(config, key) if r not in before]
             setattr(config, key, before + added)
+            config.origins.update({(key, r): origin_ for r in added if (key, r) not in config.origins})
     config.raw = settings.merge_tables(config.raw, values)
     for key in (*UNIONS, "allow"):
         if getattr(config, key):
             config.raw[key] = list(getattr(config, key))
 
 
-def load_config(flags: dict, env: Mapping, cwd: Path, config_home: Path) -> settings.Config:
+def load_config(flags: dict, env: Mapping, cwd: Path, config_home: Path, claude_home: Path | None = None) -> settings.Config:
     """Merge defaults, the user's and the folder's config files, the environment and the flags, the folder's
-    file under the layer rules above (its held part applies only when the folder is trusted as it is now)."""
+    file under the layer rules above (its held part applies only when the folder is trusted as it is now);
+    claude_home: Claude Code's user folder (paths.claude_home() unless handed in)."""
     config = settings.Config(env=env)
     user = config_home / "config.toml"
     if user.is_file():
         _layer(config, _read_layer(config, user), str(user))
     _plugin_layer(config, config_home)
-    _claude_layer(config, [Path.home() / ".claude" / "settings.json"], ("allow", "deny", "ask"))
+    _claude_layer(config, [(claude_home or paths.claude_home()) / "settings.json"], ("allow", "deny", "ask"))
     _project_layer(config, flags, cwd, config_home)
     settings.apply_values(config, {f: env[v] for v, f in settings.ENV_KEYS.items() if env.get(v)}, "environment")
     settings.apply_values(config, {k: v for k, v in flags.items() if k in settings.FIELDS}, "flags")
@@ -103,6 +106,10 @@ def _claude_layer(config: settings.Config, files: list[Path], keys: tuple[str, .
     rules = {key: getattr(layer, key) for key in keys if getattr(layer, key)}
     if rules:
         _layer(config, rules, ", ".join(str(f) for f in files if f.is_file()))
+    if layer.mode and "allow" in keys:  # a project's mode waits for trust, as its allow rules do
+        _layer(config, {"sandbox": layer.mode}, ", ".join(str(f) for f in files if f.is_file()))
+    if layer.status and "allow" in keys:  # a command: the user's own, or a trusted folder's
+        config.status_line = layer.status
     if env:
         kept, refused = envnames.passing(layer.env, "settings env")
         config.claude_env |= kept

@@ -89,7 +89,7 @@ class Approver:
             rows = shutil.get_terminal_size((80, 24)).lines
             for line in preview_lines(tool, args, preview, self.view.colour, self.view.width(), rows):
                 self.view.write(line + "\n")
-            covers = self.policy.coverage(tool.name, args, tool.outlives(args, None))
+            covers = self.policy.coverage(tool.name, args, tool.exact_grant(args, None))
             self.view.write(paint(visible_line(f"[a]lways covers: {covers}")[: self.view.width() - 1], DIM,
                                   self.view.colour) + "\n")
             if self.notify is not None:
@@ -98,7 +98,7 @@ class Approver:
         if answer == "no":
             return reason or False
         if answer == "always":
-            covered = self.policy.remember(tool.name, args, tool.outlives(args, None))
+            covered = self.policy.remember(tool.name, args, tool.exact_grant(args, None))
             self.view.line(f"approved for the rest of this session: {covered}", DIM)
         if answer == "quit":
             raise Cancelled("cancelled at the approval prompt")

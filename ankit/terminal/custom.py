@@ -32,11 +32,11 @@ class CustomCommand:
     model: str = ""  # the model field, as written
 
 
-def command_dirs(cwd: Path, config_home: Path, home: Path | None = None) -> list[Path]:
-    """Where custom commands are looked for, first one winning on a name clash."""
-    home = home or Path.home()
+def command_dirs(cwd: Path, config_home: Path, claude_home: Path | None = None) -> list[Path]:
+    """Where custom commands are looked for, first one winning on a name clash; claude_home: Claude Code's user
+    folder (paths.claude_home() unless handed in)."""
     return [cwd / ".ankit" / "commands", config_home / "commands", cwd / ".claude" / "commands",
-            home / ".claude" / "commands"]
+            (claude_home or paths.claude_home()) / "commands"]
 
 
 def load_commands(folders: list[Path], builtin: set[str], root: Path | None = None,

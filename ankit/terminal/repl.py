@@ -26,6 +26,7 @@ from ankit.terminal.mcp_parts import attach_resources
 from ankit.terminal.notify import Notifier
 from ankit.terminal.render import BOLD, DIM, YELLOW, TerminalView, paint, prompt_paint
 from ankit.terminal.picker import elsewhere
+from ankit.terminal import statusline
 from ankit.terminal.typeahead import TypeAhead
 from ankit.turn.app import build_app, warn
 from ankit.turn.phrasing import hint
@@ -77,7 +78,7 @@ class LineReader:
                 rl.parse_and_bind(binding)
             self.pastes = paste.Pastes()
             rl.parse_and_bind(r'"\C-x\C-e": "\C-a/edit \C-j"')  # the line so far goes to $EDITOR via /edit
-            rl.parse_and_bind(r'"\e[Z": "\C-a/mode \C-j"')  # Shift-Tab: the next mode; the line comes back
+            rl.parse_and_bind(r'"\e[Z": "\C-a/mode --next \C-j"')  # Shift-Tab: the next mode; the line comes back
 
     def _completer(self, text: str, index: int) -> str | None:
         if index == 0:
@@ -269,7 +270,7 @@ def send(state: ReplState, text: str, mentions: bool = True, typed: bool = True)
     if state.phrases is not None:
         state.phrases.kick()
     started = time.monotonic()
-    with model_call(state, f"waiting for {session.provider.model}"):
+    with model_call(state, f"waiting for {session.provider.model}"), statusline.during_turn(state):
         try:
             with state.typeahead.turn() if state.typeahead is not None else nullcontext():
                 session.turn(text, images)
@@ -284,6 +285,7 @@ def send(state: ReplState, text: str, mentions: bool = True, typed: bool = True)
             view.error(visible(bug_line(exc)) + "; the session is kept")
     if state.notify is not None:
         state.notify.turn_done(time.monotonic() - started)
+    statusline.show(state, DIM)
     view.write("\n")
 
 
@@ -370,6 +372,8 @@ def _open(state: ReplState, args) -> None:
     if state.phrases is not None:
         state.phrases.kick()  # it waits for servers still starting, then asks about those without phrases
     view.line(banner(state), DIM)
+    state.status_line = statusline.for_state(state)
+    statusline.show(state, DIM)
     if state.session.provider is None:
         view.line(app.setup_error)
         view.line("Meanwhile the commands that need no model work: /help, /tools, /skills, /sessions.", DIM)

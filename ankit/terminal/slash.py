@@ -11,7 +11,6 @@ from dataclasses import dataclass, field
 from ankit import docs
 from ankit.errors import AnkitError, Cancelled, ConfigError
 from ankit.terminal import guide
-from ankit.safety.sandbox import parse_mode
 from ankit.safety.visible import visible, visible_line
 from ankit.terminal.approval import Approver
 from ankit.terminal.keys import PastedLines
@@ -42,6 +41,7 @@ from ankit import paths
 from ankit.terminal.custom import command_dirs, load_commands
 from pathlib import Path
 from ankit.terminal.command_run import run_named
+from ankit.terminal.modes import cmd_mode, cmd_permissions
 from ankit.terminal.pager import show
 from ankit.hooks.config import listing
 from ankit.turn.compaction import SUMMARY_HEAD, compact
@@ -72,6 +72,7 @@ class ReplState:
     notify: Notifier | None = None  # rings when a long turn ends
     typeahead: TypeAhead | None = None  # the keys typed while a turn runs (on a terminal)
     phrases: PhraseWriter | None = None  # writes MCP tools' search phrases in the background (None: off)
+    status_line: object = None  # terminal.statusline.StatusLine: the settings' statusLine command (None: none)
 
 
 def open_session(state: ReplState, resume=None) -> None:
@@ -110,7 +111,7 @@ class Command:
 def command_folders(app: App) -> tuple[list[Path], dict[Path, str]]:
     """The folders custom commands are read from, and which of them are plugins' (folder -> plugin name)."""
     plugins = {folder: plugin.name for plugin in app.plugins() for folder in plugin.folders("commands")}
-    return command_dirs(app.cwd, paths.config_home()) + list(plugins), plugins
+    return command_dirs(app.cwd, paths.config_home(), paths.claude_home()) + list(plugins), plugins
 
 
 def app_commands(app: App) -> tuple[dict, list[str]]:
@@ -179,8 +180,8 @@ def completions(state: ReplState, before: str) -> list[str]:
     if not words[0].startswith("/"):
         return []
     if len(words) == 1:
-        names = [*COMMANDS, *state.custom, *prompt_names(state.app.mcp)]
-        return [f"/{n}" for n in names if f"/{n}".startswith(words[0])]
+        names = [*COMMANDS, *state.custom, *prompt_names(state.app.mcp), *(s.name for s in state.app.skills)]
+        return [f"/{n}" for n in dict.fromkeys(names) if f"/{n}".startswith(words[0])]
     command = COMMANDS.get(ALIASES.get(words[0][1:], words[0][1:]))
     if command is None or not command.complete or len(words) > 2:
         return []
@@ -240,8 +241,8 @@ def cmd_usage(state: ReplState, arg: str) -> str:
     subagents = subagent_lines(runs, prices, state.view.width())
     text = text + "\n\n" + "\n".join(subagents) if subagents else text
     text += "".join("\n\n" + "\n".join(part) for part in _beside_turns(state, prices) if part)
-    budget = session.budget
-    return text + ("\n\n" + budget.line(session.spent_rounds()) if budget else "")
+    line = session.meter.line()
+    return text + ("\n\n" + line if line else "")
 
 
 def _beside_turns(state: ReplState, prices: dict) -> list[list[str]]:
@@ -421,25 +422,13 @@ def _phrases(state: ReplState, words: list[str]) -> None:
         raise AnkitError("no provider is configured, so no model can write the phrases")
     state.view.line("asking the model for the words users type for each server's tools ...")
     for line in write_phrases(state.session.provider, state.app.registry, names, "--again" in words,
-                              state.app.scrubber()):
+                              state.app.scrubber(), state.session.meter):
         state.view.line(line)
 
 
 def cmd_show(state: ReplState, arg: str) -> None:
     """The whole output of the last (or Nth-last) tool call, through a pager when longer than the screen."""
     show(state.view, arg)
-
-
-def cmd_mode(state: ReplState, arg: str) -> str:
-    """Switch the sandbox mode: the one named, else the next in the cycle (Shift-Tab sends /mode and the line
-    typed so far, which comes back on the next prompt)."""
-    sandbox = state.app.sandbox
-    mode = parse_mode(arg) if arg.strip() else None
-    if mode is None and arg.strip() and state.prefill is not None:
-        state.prefill(arg)
-    line = sandbox.switch(mode or sandbox.cycled())
-    state.session.use_prompt(state.app.prompt())  # plan mode is in the system prompt
-    return line
 
 
 def cmd_hooks(state: ReplState, arg: str) -> str:
@@ -482,7 +471,8 @@ COMMANDS: dict[str, Command] = {c.name: c for c in [
     Command("init", "[NOTE]", "ask the model to write AGENTS.md for this project", cmd_init),
     Command("edit", "[TEXT]", "compose a message in $EDITOR (Ctrl-X Ctrl-E too)", cmd_edit),
     Command("show", "[N]", "the whole output of the last (or Nth-last) tool call", cmd_show),
-    Command("mode", "[MODE]", "ask, workspace or read-only sandbox (Shift-Tab: the next)", cmd_mode),
+    Command("mode", "[MODE]", "the mode; or default, acceptEdits, plan, ask (Shift-Tab)", cmd_mode),
+    Command("permissions", "", "the mode and every rule in force, and where each is from", cmd_permissions),
     Command("exit", "", "leave ankit (Ctrl-D too)", cmd_exit),
 ]}
 ALIASES = {"quit": "exit", "q": "exit", "?": "help"}

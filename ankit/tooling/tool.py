@@ -43,6 +43,7 @@ class ToolContext:
     run_task: Callable[[dict, Callable[[str], None]], str] = _no_subagents  # the task tool: a subagent's answer
     run_code: Callable[[dict, "ToolContext"], str] | None = None  # runs run_code's program (None: not here)
     inner: Callable[[str], None] = lambda line: None  # one line per call a run_code program makes
+    editor: object = None  # protocols.Editor: the user's editor's files and terminals (ankit acp), where offered
     withheld: frozenset[str] = frozenset()  # real paths the rules deny reading: search and listing tools leave them out
 
 
@@ -87,6 +88,11 @@ class Tool:
     def outlives(self, args: dict, ctx: ToolContext) -> bool:
         """Whether this call's effect outlives the session: it is always asked and its result marked."""
         return bool(call_flexibly(self.lasting, args, ctx)) if callable(self.lasting) else bool(self.lasting)
+
+    def exact_grant(self, args: dict, ctx: ToolContext | None) -> bool:
+        """Whether an [a]lways answer for this call covers that exact call only: its effect outlives the session,
+        or it runs in the sandbox a program it is given that no scanner reads (run_code), not a shell command."""
+        return self.outlives(args, ctx) or (self.confined and not isinstance(args.get("command"), str))
 
     def declared_effects(self) -> frozenset[str]:
         """What the tool declares it may do (everything when it declares nothing)."""

@@ -174,7 +174,7 @@ def _sandbox_step(tool: Tool, args: dict, ctx: ToolContext, sandbox: Sandbox | N
         return Verdict()
     confines = tool.confined
     edits = changes(tool.declared_effects())  # a tool without a declaration changes everything
-    return sandbox.verdict(tool.name, confines, edits, args)
+    return sandbox.verdict(tool.name, confines, edits, args, tool.declared_effects())
 
 
 def _gate(call: ToolCall, tool: Tool, args: dict, ctx: ToolContext, approve: Approver, policy: Policy,
@@ -182,7 +182,7 @@ def _gate(call: ToolCall, tool: Tool, args: dict, ctx: ToolContext, approve: App
     """The policy's verdict (ankit/safety/policy.py: rules over what the call declares it touches, the sandbox's
     step), then the user's approval where the tool wants it or the policy asks; the verdict lets the call run
     (with the reads it must leave out), a result refuses it."""
-    verdict = policy.decide(tool.name, args, (), tool.outlives(args, ctx), step, tool.touched(args, ctx), tool.group)
+    verdict = policy.decide(tool.name, args, (), tool.exact_grant(args, ctx), step, tool.touched(args, ctx), tool.group)
     if verdict.decision == "deny" and not verdict.rule:  # the sandbox refused it (plan mode)
         return replace(error(verdict.why, verdict.why.split(":")[0]), refused=True)
     if verdict.decision == "deny":

@@ -21,8 +21,9 @@ copied alone into ~/.config/ankit/tools/ works as it did among the bundled tools
 The promise: each name in a module's `__all__` (and `ToolError`, `ToolOutput` here) keeps its name, its arguments and their
 meaning in later versions; names and keyword arguments with defaults may be added. A name is removed only after
 a version that warns when it is used. Everything else (names starting with `_`, names not listed) is private.
-Functions that take `ctx` use only `ctx.cwd`, `ctx.state`, `ctx.config`, `ctx.data_dir` and `ctx.confine`
-(`proc.shell_line`: the command inside the session's sandbox).
+Functions that take `ctx` use only `ctx.cwd`, `ctx.state`, `ctx.config`, `ctx.data_dir`, `ctx.confine`
+(`proc.shell_line`: the command inside the session's sandbox) and `ctx.editor` (`edits.load`, `edits.save`,
+`proc.run`: the user's editor's files and terminals under `ankit acp`, where it offers them).
 
 Helpers that one tool alone needs stay in that tool (apply_patch's diff parser, web_fetch's HTML reader).
 

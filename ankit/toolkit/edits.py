@@ -1,6 +1,6 @@
 """Shared by the edit tools: read a text file exactly, diff two versions, write one back."""
 
-__all__ = ["TextFile", "load", "save", "diff", "summary"]
+__all__ = ["TextFile", "load", "save", "diff", "summary", "editor_of"]
 
 import difflib
 import os
@@ -21,8 +21,16 @@ class TextFile:
     exists: bool = True
 
 
-def load(path: Path, shown: str) -> TextFile:
-    """Read a text file without translating newlines; a missing file loads as empty and not existing."""
+def editor_of(ctx, offers: str):
+    """The user's editor when the session has one offering this ("reads", "writes", "runs"; ankit acp), else
+    None: the tools use ankit's own files and processes."""
+    editor = getattr(ctx, "editor", None)
+    return editor if editor is not None and getattr(editor, offers, False) else None
+
+
+def load(path: Path, shown: str, ctx=None) -> TextFile:
+    """Read a text file without translating newlines; a missing file loads as empty and not existing. With
+    ctx in an editor that reads files (ankit acp), the editor's text is read: an unsaved buffer's included."""
     if path.is_dir():
         raise ToolError(f"{shown} is a folder, not a file")
     if not path.exists():
@@ -31,6 +39,9 @@ def load(path: Path, shown: str) -> TextFile:
         raise ToolError(f"{shown} is not a regular file (a pipe, socket or device); the edit tools only change text files")
     with file_errors(f"read {shown}"):
         data = path.read_bytes()
+        editor = editor_of(ctx, "reads")
+        if editor is not None and b"\x00" not in data[:8192]:
+            return TextFile(path, editor.read_text(path))
     if b"\x00" in data[:8192]:
         raise ToolError(f"{shown} is a binary file; the edit tools only change text files")
     try:
@@ -39,8 +50,14 @@ def load(path: Path, shown: str) -> TextFile:
         return TextFile(path, data.decode("latin-1"), "latin-1")
 
 
-def save(file: TextFile, content: str) -> None:
-    """Write content back in the file's encoding, creating parent folders."""
+def save(file: TextFile, content: str, ctx=None) -> None:
+    """Write content back in the file's encoding, creating parent folders; with ctx in an editor that writes
+    files (ankit acp), a UTF-8 file is written through the editor, which shows the change and can undo it."""
+    editor = editor_of(ctx, "writes")
+    if editor is not None and file.encoding == "utf-8":
+        with file_errors(f"write {file.path}"):
+            editor.write_text(file.path, content)
+        return
     try:
         data = content.encode(file.encoding)
     except UnicodeEncodeError:

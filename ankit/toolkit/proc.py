@@ -22,8 +22,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ankit.errors import ToolTimeout
+from ankit.errors import ToolError, ToolTimeout
 from ankit.safety import processes
+from ankit.toolkit.edits import editor_of
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)")
 _LIVE: list[subprocess.Popen] = []
@@ -211,12 +212,18 @@ class Outcome:
     lines: int = 0  # lines printed
 
 
-def run(argv: list[str], cwd: Path, timeout: float, on_output: Callable[[bytes], None] | None = None) -> Outcome:
+def run(argv: list[str], cwd: Path, timeout: float, on_output: Callable[[bytes], None] | None = None,
+        ctx=None) -> Outcome:
     """Run argv to completion or timeout; at timeout the whole process group is stopped.
 
     on_output hears each chunk as it arrives. A Ctrl-C (KeyboardInterrupt) or ankit's time limit for the tool
     (ToolTimeout) stops the group too, and is raised again with a message saying what the command had printed.
+    With ctx in an editor that offers terminals (ankit acp), argv runs in one of them: the editor shows its
+    output live, and it is killed at the timeout or a cancel.
     """
+    editor = editor_of(ctx, "runs")
+    if editor is not None:
+        return _in_editor(editor, argv, cwd, timeout)
     capture, started = Capture(listener=on_output), time.monotonic()
     proc, used = _popen(argv, cwd, subprocess.DEVNULL), ""
     try:
@@ -240,6 +247,22 @@ def run(argv: list[str], cwd: Path, timeout: float, on_output: Callable[[bytes],
     capture.done.wait(2.0)
     return Outcome(code, capture.text(), timed_out, time.monotonic() - started, used, capture.total, capture.cut,
                    capture.lines)
+
+
+def _in_editor(editor, argv: list[str], cwd: Path, timeout: float) -> Outcome:
+    """argv run in a terminal of the user's editor, its output kept within the same bounds as run()'s."""
+    started, capture = time.monotonic(), Capture()
+    try:
+        ran = editor.run(argv, cwd, timeout)
+    except KeyboardInterrupt as exc:
+        exc.args = (f"stopped by the user after {time.monotonic() - started:.1f} s: the command was killed in the "
+                    "editor's terminal",)
+        raise
+    except OSError as exc:
+        raise ToolError(f"the editor could not run the command: {exc}") from None
+    capture.feed(ran.output.encode("utf-8", "replace"))
+    return Outcome(ran.code, capture.text(), ran.timed_out, ran.seconds or time.monotonic() - started,
+                   ran.signal, capture.total, capture.cut, capture.lines)
 
 
 def release(proc: subprocess.Popen) -> None:

@@ -29,12 +29,14 @@ from ankit.turn.deciding import ModelChooser
 from ankit.turn.phrasing import PhraseWriter
 from ankit.turn.prompt import Prompt
 from ankit.turn.registry import BUILT_IN, Registry
+from ankit.usage.budget import Budget
+from ankit.usage.meter import Meter
 from ankit.usage.pricing import load_prices
 
 if TYPE_CHECKING:  # what only a session needs is imported when one is made: listings start faster
     from ankit.discovery.catalog import Catalog
     from ankit.discovery.index import Index
-    from ankit.protocols import Approver, Asker, Elicitor, Inbox, View
+    from ankit.protocols import Approver, Asker, Editor, Elicitor, Inbox, View
     from ankit.providers import ProviderSettings
     from ankit.storage.sessions import SessionData, SessionStore
     from ankit.tooling.activation import Activation
@@ -70,6 +72,10 @@ class App:
     arch: str = ""  # the architecture the sandbox's seccomp filter is built for ("": this machine's)
     _store: SessionStore | None = field(default=None, repr=False)
     chooser: ModelChooser | None = None  # decision mode's questions (search = "decision"), for /usage
+    meter: Meter = field(init=False)  # every request to the model goes through it (max_cost, /usage)
+
+    def __post_init__(self) -> None:
+        self.meter = Meter(Budget(self.config.max_cost, self.prices()))  # a cap of 0 checks nothing
 
     def load(self) -> "App":
         """Load tools, skills and the catalog; MCP servers start in the background."""
@@ -96,7 +102,7 @@ class App:
     def refresh_agents(self) -> list[str]:
         """Read the agent definitions again when their files changed (at start, and before each prompt); the
         dict is updated in place, so the task tool and the subagents see the same one; the problems found."""
-        folders = agent_dirs(self.cwd, paths.config_home(), Path.home())
+        folders = agent_dirs(self.cwd, paths.config_home(), paths.claude_home())
         plugins = {folder: plugin.name for plugin in self.plugins() for folder in plugin.folders("agents")}
         folders += [(folder, False) for folder in plugins]
         now = paths.stamp([folder for folder, _ in folders], "**/*.md")
@@ -128,7 +134,7 @@ class App:
     def load_hooks(self) -> "App":
         """The hooks of config.toml, ~/.claude/settings.json, (trusted folders only) the project's .claude/, and
         the added plugins' hooks.json."""
-        claude = [Path.home() / ".claude" / "settings.json"]
+        claude = [paths.claude_home() / "settings.json"]
         project = [self.cwd / ".claude" / "settings.json", self.cwd / ".claude" / "settings.local.json"]
         origin = ", ".join(str(p) for p in self.config.files) or "config.toml"
         plugin_files = [(path, plugin.root) for plugin in self.plugins() for path in plugin.hook_files()]
@@ -234,10 +240,11 @@ class App:
         return code_prompt(specs, self.config.code_mode_catalog, only, skip, not self.registry.everything_offered())
 
     def session(self, view: View, approve: Approver, ask: Asker = input, resume: SessionData | None = None,
-                inbox: Inbox | None = None) -> Session:
-        """A session wired to the provider (None when nothing is configured), resumed if asked."""
+                inbox: Inbox | None = None, editor: Editor | None = None) -> Session:
+        """A session wired to the provider (None when nothing is configured), resumed if asked; editor: the
+        user's editor's files and terminals for the tools (ankit acp)."""
         from ankit.turn.wiring import build_session  # what only a session needs loads when one is made
-        session = build_session(self, view, approve, ask, resume, inbox)
+        session = build_session(self, view, approve, ask, resume, inbox, editor)
         origin = session.provider.settings.origin if session.provider is not None else ""
         if origin and not self._told_origin:
             self._told_origin = True
@@ -271,7 +278,7 @@ class App:
         if self.config.search == "words":
             return None
         wanted = self.decision_wanted if self.config.search == "auto" else None
-        self.chooser = ModelChooser(self.decision_provider, self.config.min_probability, wanted)
+        self.chooser = ModelChooser(self.decision_provider, self.config.min_probability, wanted, self.meter)
         return self.chooser.decide
 
     def decision_wanted(self) -> bool:
@@ -304,15 +311,14 @@ class App:
             return None
         if self.config.phrases_model:
             provider.use_model(self.config.phrases_model)
-        return PhraseWriter(provider, self.registry, self.scrubber())
+        return PhraseWriter(provider, self.registry, self.scrubber(), self.meter)
 
     def session_provider(self, session_id: str):
         """The configured model's provider for a session, or None (setup_error says why)."""
         try:
-            from ankit.providers import make_provider
-            from ankit.providers.presets import provider_settings
+            from ankit.providers import make_provider, presets  # one statement: the lazy imports are counted
             if self._settings is None:  # chosen once: a probe for a local server runs at most once
-                self._settings = provider_settings(self.config)
+                self._settings = presets.provider_settings(self.config)
             return make_provider(replace(self._settings, session_id=session_id))
         except ConfigError as exc:
             self.setup_error = str(exc)

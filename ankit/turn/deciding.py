@@ -10,15 +10,17 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ankit.discovery.decision import Decision, Said, decide
+from ankit.discovery.decision import NO_LETTER, Decision, Said, decide
 from ankit.discovery.index import Index
 from ankit.errors import AnkitError
 from ankit.protocols import Provider
+from ankit.usage.meter import Meter
 from ankit.records import (Message, Request, RoundRecord, TextDelta, TokenChoices, Usage,
                            UsageReport)
 
 TOP = 20  # alternatives asked for the first token
-REPLY_TOKENS = 16  # "C, A, F" with room to spare (the Responses API takes no fewer than 16)
+REPLY_TOKENS = 12  # "C, A, F" with room to spare
+MUTE = 2  # searches in a row whose answers named no choice letter before the session stops asking
 
 
 @dataclass
@@ -33,38 +35,47 @@ class Search:
 
 class ModelChooser:
     """Asks choice questions (several at once when chunks go side by side); remembers their rounds, each search's
-    cost, the reasons a search kept the lexical ranking, and a model found answering by position."""
+    cost, the reasons a search kept the lexical ranking, and why decision mode went off for the session."""
 
     def __init__(self, provider: Callable[[], Provider | None], min_probability: float = 0.05,
-                 wanted: Callable[[], bool] | None = None):
+                 wanted: Callable[[], bool] | None = None, meter: Meter | None = None):
         self.provider_of = provider  # made on first use: a search may never happen
         self.provider: Provider | None = None
         self.min_probability = min_probability
         self.wanted = wanted  # search = "auto": whether this model ranks
         self.ranks: bool | None = None if wanted else True  # ... answered once, at the first search
         self.rounds: list[RoundRecord] = []
+        self.meter = meter or Meter()  # the session's: max_cost checked before each question
         self.searches: list[Search] = []
         self.fallbacks: list[str] = []  # why a search kept the lexical ranking, each time
-        self.biased = ""  # why decision mode is off for the session: the model answered by position
+        self.off = ""  # why decision mode is off for the session: the model answers by position, or with no letter
+        self.unread = 0  # searches in a row whose answers named no letter
         self.probed = False
         self.lock = threading.Lock()
 
     def decide(self, index: Index, request: str) -> Decision:
         """A search in decision mode; the first one also asks whether the model reads position, not meaning."""
-        if self.biased:
-            return self._kept(Decision("words", fallback_reason=self.biased))
+        if self.off:
+            return self._kept(Decision("words", fallback_reason=self.off))
         if self.ranks is None:
             self.ranks = bool(self.wanted())
         if not self.ranks:
             return Decision("words")  # auto, without a capable model: the words, as configured
-        with self.lock:
-            probe, self.probed = not self.probed, True
-        decision = decide(index, request, self, self.min_probability, probe=probe)
-        if decision.biased:
-            self.biased = decision.fallback_reason
+        decision = decide(index, request, self, self.min_probability, probe=not self.probed)
+        self.probed = self.probed or decision.questions > 0  # a search that asked nothing probed nothing
+        self._watch(decision)
         with self.lock:
             self.searches.append(Search(decision.questions, decision.tokens, decision.seconds, decision.mode))
         return self._kept(decision) if decision.mode != "decision" else decision
+
+    def _watch(self, decision: Decision) -> None:
+        """Decision mode off for the session once the model answers by position, or twice names no letter."""
+        self.unread = self.unread + 1 if decision.fallback_reason == NO_LETTER else 0
+        if decision.biased:
+            self.off = decision.fallback_reason
+        elif self.unread >= MUTE:
+            self.off = (f"the model's answers named no choice letter in {MUTE} searches in a row: decision mode is "
+                        "off for this session")
 
     def choose(self, system: str, question: str) -> Said | str:
         """The model's answer: the first token's log-probabilities where they come back, and the reply's text."""
@@ -72,9 +83,9 @@ class ModelChooser:
         if provider is None:
             return self._fell_back("no model is configured")
         request = Request(system, [Message("user", question)], [], max_tokens=REPLY_TOKENS, top_logprobs=TOP)
-        started, usage, choices, text = time.monotonic(), Usage(), {}, []
+        usage, choices, text = Usage(), {}, []
         try:
-            for event in provider.stream(request):
+            for event in self.meter.stream(provider, request, into=self.rounds):  # BudgetError: past max_cost
                 if isinstance(event, TokenChoices):
                     choices = choices or event.logprobs
                 elif isinstance(event, TextDelta):
@@ -83,8 +94,6 @@ class ModelChooser:
                     usage = event.usage
         except AnkitError as exc:
             return self._fell_back(f"the question failed: {exc}")
-        finally:
-            self._record(provider, usage, time.monotonic() - started)
         return Said(choices, "".join(text), usage.input_tokens + usage.output_tokens)
 
     def _provider(self) -> Provider | None:
@@ -92,11 +101,6 @@ class ModelChooser:
             if self.provider is None:
                 self.provider = self.provider_of()
             return self.provider
-
-    def _record(self, provider: Provider, usage: Usage, seconds: float) -> None:
-        with self.lock:
-            self.rounds.append(RoundRecord(0, len(self.rounds) + 1, provider.name, provider.model, usage, 0,
-                                           [], [], seconds))
 
     def _kept(self, decision: Decision) -> Decision:
         if decision.fallback_reason and decision.fallback_reason not in self.fallbacks[-1:]:

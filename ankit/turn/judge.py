@@ -2,11 +2,12 @@
 one request without tools, the event's JSON scrubbed of the secrets ankit knows, the answer read by the hooks."""
 
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ankit.protocols import Provider
 from ankit.records import Message, Request, TextDelta
 from ankit.safety.scrub import Scrubber
+from ankit.usage.meter import Meter
 
 SYSTEM = ("You evaluate a hook in a coding assistant. Read the condition and the event's JSON, and answer with "
           'JSON only: {"ok": true} when the condition holds, or {"ok": false, "reason": "why, for the assistant"}.')
@@ -19,6 +20,7 @@ class ModelJudge:
 
     provider: Provider
     scrub: Scrubber
+    meter: Meter = field(default_factory=Meter)  # the session's: max_cost checked, the request counted
 
     def __call__(self, prompt: str, timeout: float) -> str:
         request = Request(SYSTEM, [Message("user", self.scrub.text(prompt))], [], max_tokens=MAX_TOKENS)
@@ -27,7 +29,7 @@ class ModelJudge:
 
         def ask() -> None:
             try:
-                pieces.extend(e.text for e in self.provider.stream(request) if isinstance(e, TextDelta))
+                pieces.extend(e.text for e in self.meter.stream(self.provider, request) if isinstance(e, TextDelta))
             except Exception as exc:  # handed to the caller as the hook's failure
                 failed.append(exc)
 

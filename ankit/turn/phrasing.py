@@ -8,13 +8,13 @@ phrases with its description from then on. Servers are asked side by side.
 
 import queue
 import threading
-import time
 from collections.abc import Iterator
 
 from ankit.discovery.phrases import SYSTEM, original_name, question, read_answer
 from ankit.protocols import Provider
-from ankit.records import Message, Request, RoundRecord, TextDelta, Usage, UsageReport
+from ankit.records import Message, Request, RoundRecord, TextDelta
 from ankit.safety.scrub import Scrubber
+from ankit.usage.meter import Meter
 from ankit.turn.registry import Registry
 from ankit.wording import count
 
@@ -39,7 +39,7 @@ def without_phrases(registry: Registry) -> list[str]:
 
 
 def write_phrases(provider: Provider, registry: Registry, names: list[str], again: bool,
-                  scrubber: Scrubber) -> Iterator[str]:
+                  scrubber: Scrubber, meter: Meter | None = None) -> Iterator[str]:
     """For each listed server (or those named) without kept phrases (every one, with again), ask the model (the
     question scrubbed of the secrets ankit knows: a description may carry one) and keep its phrases: a line when a
     server is asked, and one when it is done (servers side by side; a slow model takes a while)."""
@@ -60,7 +60,7 @@ def write_phrases(provider: Provider, registry: Registry, names: list[str], agai
         questions = -(-len(tools) // PER_QUESTION)
         yield f"{server}: asking the model about {count(len(tools), 'tool')} ({count(questions, 'question')})..."
         asked.append((server, label, tools))
-    writer = PhraseWriter(provider, registry, scrubber)
+    writer = PhraseWriter(provider, registry, scrubber, meter)
     yield from writer.write(asked)
     registry.reindex()
 
@@ -70,8 +70,9 @@ class PhraseWriter:
     tool list (an answer without phrases is kept too, so the same list is not asked again); the requests' usage
     is kept for /usage."""
 
-    def __init__(self, provider: Provider, registry: Registry, scrubber: Scrubber):
+    def __init__(self, provider: Provider, registry: Registry, scrubber: Scrubber, meter: Meter | None = None):
         self.provider, self.registry, self.scrubber = provider, registry, scrubber
+        self.meter = meter or Meter()  # the session's: max_cost checked before each question
         self.rounds: list[RoundRecord] = []  # one per question asked
         self.lock = threading.Lock()
         self.running = False  # a background thread is asking
@@ -140,14 +141,5 @@ class PhraseWriter:
     def _ask(self, text: str) -> str:
         """The model's whole text answer to one question (no tools offered); its usage kept."""
         request = Request(SYSTEM, [Message("user", text)], [], max_tokens=MAX_TOKENS)
-        started, pieces, usage = time.monotonic(), [], Usage()
-        for event in self.provider.stream(request):
-            if isinstance(event, TextDelta):
-                pieces.append(event.text)
-            elif isinstance(event, UsageReport):
-                usage = event.usage
-        record = RoundRecord(0, len(self.rounds) + 1, self.provider.name, self.provider.model, usage, 0, [], [],
-                             time.monotonic() - started)
-        with self.lock:
-            self.rounds.append(record)
-        return "".join(pieces)
+        events = self.meter.stream(self.provider, request, into=self.rounds)  # BudgetError: past max_cost
+        return "".join(event.text for event in events if isinstance(event, TextDelta))

@@ -20,7 +20,7 @@ from ankit.tooling.activation import Activation, RoundTools
 from ankit.tooling.toolbox import cap_output
 from ankit.turn.conversation import Conversation
 from ankit.turn.window import BYTES_PER_TOKEN, fit_history, history_room, message_bytes, schema_budget
-from ankit.usage.budget import Budget
+from ankit.usage.meter import Meter
 from ankit.usage.ledger import Ledger
 
 REPEAT_LIMIT = 3
@@ -28,12 +28,13 @@ NO_PROVIDER = ("No provider is configured: export ANTHROPIC_API_KEY (or OPENAI_A
                "GITHUB_TOKEN), or use --provider ollama or --base-url URL")
 
 
-def read_reply(provider: Provider, request: Request, view: View) -> tuple[Message, Usage, Exception | None]:
-    """Stream one reply, its text shown on the view as it comes; a cut or a Ctrl-C keeps the partial text and
-    comes back as the error."""
+def read_reply(meter: Meter, provider: Provider, request: Request, view: View,
+               tokens: int) -> tuple[Message, Usage, Exception | None]:
+    """Stream one reply through the meter (max_cost: BudgetError before anything is sent), its text shown on the
+    view as it comes; a cut or a Ctrl-C keeps the partial text and comes back as the error."""
     reply, usage, error = Message("assistant"), Usage(), None
     try:
-        for event in provider.stream(request):
+        for event in meter.stream(provider, request, tokens=tokens):
             if isinstance(event, TextDelta):
                 reply.text += event.text
                 view.text(event.text)
@@ -46,6 +47,7 @@ def read_reply(provider: Provider, request: Request, view: View) -> tuple[Messag
             elif isinstance(event, Notice):
                 view.notice(event.text)
             elif isinstance(event, StreamEnd):
+                view.stop_reason(event.stop_reason)
                 if event.stop_reason == "max_tokens":
                     view.notice(f"the reply reached max_tokens ({request.max_tokens:,} tokens) and was cut: say 'go on' "
                                 f"for the rest, or raise max_tokens in the config")
@@ -132,7 +134,7 @@ class Session:
     max_rounds: int = 25
     todos: TodoList = field(default_factory=TodoList)  # the checklist write_todos keeps (the tools' ctx holds it too)
     resume: InitVar[SessionData | None] = None  # a saved session to go on with
-    budget: Budget | None = None  # max_cost, checked before each request
+    meter: Meter = field(default_factory=Meter)  # every request goes through it: max_cost checked, cost recorded
     checkpoints: Checkpoints | None = None  # what tool calls changed, for /undo and /rewind
     hooks: TurnHooks = field(default_factory=NoHooks)  # SessionStart, UserPromptSubmit, Stop, PreCompact, SessionEnd
     # (the runner has the tool events)
@@ -160,6 +162,7 @@ class Session:
             self.activation.reset(resume.activated)  # the resumed session brings its own activated set
             self.todos.replace([{"text": t.text, "status": t.status} for t in resume.todos])
             self.runs, self.forked_from = list(resume.subagents), resume.forked_from
+            self.meter.restart(self.spent_rounds())  # max_cost counts what the resumed session spent
 
     def turn(self, text: str, images: list[Image] | None = None) -> str:
         """Run one user turn to its final answer and return the answer's text."""
@@ -218,9 +221,8 @@ class Session:
             self.conversation.told_overflow = True
             self.view.notice(f"the oldest {plan.dropped} messages no longer fit the model's window: left out of "
                              "requests, kept in the session file")
-        self.check_budget(request, plan.tools)
         started = time.monotonic()
-        reply, usage, error = read_reply(self.provider, request, self.view)
+        reply, usage, error = read_reply(self.meter, self.provider, request, self.view, self.tokens(request, plan.tools))
         if plan.history and plan.history[-1].role == "tool":  # what the request sent with that batch stays so
             plan.history[-1].activated += newly_sent(plan.history, plan.tools)
         if keep and (reply.text or reply.tool_calls):
@@ -251,15 +253,11 @@ class Session:
         plan = self.plan()
         return build_request(self.system, plan, self.max_tokens, self.activation.catalog()), plan.tools
 
-    def check_budget(self, request: Request, tools: RoundTools) -> None:
-        """Raise BudgetError when this request would take the session past max_cost."""
-        if self.budget is None:
-            return
+    @staticmethod
+    def tokens(request: Request, tools: RoundTools) -> int:
+        """About how many input tokens the request is (what max_cost is checked with before it is sent)."""
         size = len(request.system.encode()) + sum(message_bytes(m) for m in request.messages)
-        size += tools.schema_bytes + len(request.note.encode())
-        notice = self.budget.check(self.provider.model, self.spent_rounds(), size // BYTES_PER_TOKEN)
-        if notice:
-            self.view.notice(notice)
+        return (size + tools.schema_bytes + len(request.note.encode())) // BYTES_PER_TOKEN
 
     def _run_tools(self, calls: list[ToolCall]) -> None:
         results: list[ToolResult] = []
@@ -319,6 +317,7 @@ class Session:
         self.todos.replace([])
         self.id, self.created, self.turn_no = new_session_id(), _now(), 0
         self.ledger = Ledger()
+        self.meter.restart()
 
     def fork(self) -> str:
         """Go on under a new id with a copy of the conversation (and of its checkpoints); the original file stays

@@ -32,7 +32,7 @@ from ankit.tooling.activation import Activation
 from ankit.hooks.events import Hooks
 from ankit.tooling.tool import Tool
 from ankit.tooling.toolbox import Runner, cap_output
-from ankit.usage.budget import Budget
+from ankit.usage.meter import Meter
 from ankit.usage.ledger import status_line
 from ankit.turn.window import context_window
 
@@ -147,7 +147,7 @@ class Subagents:
     agents: dict[str, AgentSpec] = field(default_factory=dict)
     max_rounds: int = 15
     max_tokens: int = 4096
-    budget: Budget | None = None
+    meter: Meter | None = None  # the session's: max_cost counts subagents' requests as its own
     hooks: Hooks | None = None
     stop: threading.Event = field(default_factory=threading.Event)  # set: running subagents stop
     code_limits: CodeLimits | None = None  # code mode: each subagent's run_code programs, limited one by one
@@ -266,7 +266,7 @@ class Subagents:
         prompt = replace(self.prompt, own=spec.system if spec else "")
         return Session(provider, runner, activation, prompt, view=view, model=model,
                        max_tokens=self.max_tokens, max_rounds=self.max_rounds, todos=ctx.todos, id=sid,
-                       budget=self.budget)
+                       **({"meter": self.meter} if self.meter is not None else {}))
 
 
 def _activator(registry: Registry, activation: Activation, found: set[str]):

@@ -13,7 +13,7 @@ from pathlib import Path
 from ankit import paths
 from ankit.context.nested import NestedInstructions
 from ankit.errors import AnkitError
-from ankit.protocols import Approver, Asker, Inbox, View
+from ankit.protocols import Approver, Asker, Editor, Inbox, View
 from ankit.records import SessionData, TodoList
 from ankit.skills.tool import load_skill
 from ankit.storage.checkpoints import Checkpoints
@@ -25,7 +25,6 @@ from ankit.turn.session import Session
 from ankit.turn.subagents import SubPrompt, Subagents
 from ankit.turn.judge import ModelJudge
 from ankit.turn.turnhooks import SessionHooks
-from ankit.usage.budget import Budget
 
 
 def resumed(app, args) -> SessionData | None:
@@ -45,7 +44,7 @@ def resumed(app, args) -> SessionData | None:
 
 
 def build_session(app, view: View, approve: Approver, ask: Asker = input, resume: SessionData | None = None,
-                  inbox: Inbox | None = None) -> Session:
+                  inbox: Inbox | None = None, editor: Editor | None = None) -> Session:
     """A session wired to the provider (None when nothing is configured), resumed if asked; `app` is the
     turn.app.App it is made from (not imported here: the app imports this module when it makes a session)."""
     sid = resume.id if resume else new_session_id()
@@ -54,10 +53,10 @@ def build_session(app, view: View, approve: Approver, ask: Asker = input, resume
     confine = {"confine": app.sandbox.confine} if app.sandbox is not None else {}
     ctx = ToolContext(cwd=app.cwd, config=app.config.raw, data_dir=paths.data_home(), ask=ask,
                       find_tools=app.tools.search, load_skill=partial(load_skill, app.skills), todos=todos,
-                      admin=Admin(app.config, app.cwd).for_tools, **confine)
+                      admin=Admin(app.config, app.cwd).for_tools, editor=editor, **confine)
     provider = app.session_provider(sid)
     if provider is not None and any(h.kind == "prompt" for h in app.hooks.hooks):
-        app.hooks.judge = ModelJudge(provider, app.hooks.scrub)  # prompt hooks are answered by this model
+        app.hooks.judge = ModelJudge(provider, app.hooks.scrub, app.meter)  # prompt hooks: this model answers
     if resume is None and provider is not None and not provider.defers and app.config.preload:
         app.activation.preload(app.habits())
     checkpoints = Checkpoints(paths.state_home() / "sessions", resume.cwd if resume and resume.cwd else app.cwd)
@@ -74,7 +73,7 @@ def build_session(app, view: View, approve: Approver, ask: Asker = input, resume
         ready=app.registry if app.mcp is not None else None, model=app.config.model,
         cwd=Path(resume.cwd) if resume and resume.cwd else app.cwd,  # a session keeps the folder it began in
         max_tokens=app.config.max_tokens, max_rounds=app.config.max_rounds, todos=todos, id=sid,
-        resume=resume, budget=Budget(app.config.max_cost, app.prices()), checkpoints=checkpoints,
+        resume=resume, meter=app.meter, checkpoints=checkpoints,
         hooks=SessionHooks(app.hooks, view), subagents=subagents, inbox=inbox)
 
 
@@ -88,5 +87,5 @@ def _subagents(app, runner: Runner, stop: threading.Event, settings) -> Subagent
     prompt = SubPrompt(app.cwd, "", app.instructions.text, app.config.context_window)
     limits = CodeLimits.from_config(app.config.raw) if app.config.code_mode in ("on", "only") else None
     return Subagents(app.registry, settings, runner, prompt, app.agents, app.config.subagent_max_rounds,
-                     app.config.max_tokens, Budget(app.config.max_cost, app.prices()), app.hooks, stop,
+                     app.config.max_tokens, app.meter, app.hooks, stop,
                      code_limits=limits)

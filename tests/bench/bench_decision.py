@@ -7,8 +7,8 @@ usage: python3 tests/bench/bench_decision.py [--recorded FILE] [--fit] [--per N]
        python3 tests/bench/bench_decision.py --answers DIR        # ... and the answers written for them, recorded
        python3 tests/bench/bench_decision.py --decision URL --model NAME [--record FILE]   # a live server
 
-Sets: "fit" is the unseen half A (--per N requests of each server, picked by the id's hash: 3 by default),
-where --fit chooses the margin at which a first chunk's answer stands; "test" is half B (4 of each server);
+Sets: "fit" is the unseen half A (--per N requests of each server, picked by the id's hash: 5 by default),
+where --fit chooses the margin at which a first chunk's answer stands; "test" is half B (N + 1 of each server);
 "test, written here" is tests/bench/decision/requests_B2.jsonl, written and labelled for B's servers that had
 no requests (by the one who answered the questions: not blind, shown apart). The margin is fitted on "fit"
 alone, and the test sets are measured with it.
@@ -145,7 +145,7 @@ def picked(path: Path, per: int | None) -> list[dict]:
 
 def sets(argv: list[str]) -> dict[str, tuple[Index, list[dict]]]:
     """The fit set (half A), the test set (half B) and the requests written here for B's other servers."""
-    per, half_b = int(value(argv, "--per") or 3), catalog_index("B")
+    per, half_b = int(value(argv, "--per") or 5), catalog_index("B")
     return {"fit": (catalog_index("A"), picked(UNSEEN / "requests_A.jsonl", per)),
             "test": (half_b, picked(UNSEEN / "requests_B.jsonl", per + 1)),
             "test, written here": (half_b, picked(HERE / "requests_B2.jsonl", None))}

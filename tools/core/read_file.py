@@ -3,7 +3,7 @@
 import itertools
 from pathlib import Path
 
-from ankit.toolkit import ToolError, ToolOutput, paths, text
+from ankit.toolkit import ToolError, ToolOutput, edits, paths, text
 
 MAX_LINES = 2000
 MAX_CHARS = 60_000
@@ -61,7 +61,8 @@ def run(args: dict, ctx) -> ToolOutput | str:
         size = text.human_size(path.stat().st_size)
         return f"{paths.show(ctx, path)} looks like a binary file ({size}); not shown"
     count = min(MAX_LINES, int(end) - start + 1) if end is not None else MAX_LINES
-    lines, total, note, digest, whole = _load(path, start, count)
+    with paths.file_errors(f"read {paths.show(ctx, path)}"):
+        lines, total, note, digest, whole = _load(path, start, count, edits.editor_of(ctx, "reads"))
     shown = paths.show(ctx, path)
     body = _numbered(lines, start, end is not None and int(end), total, note, shown)
     ranged = args.get("start_line") is not None or end is not None or whole is None
@@ -69,11 +70,12 @@ def run(args: dict, ctx) -> ToolOutput | str:
     return ToolOutput(body + (f"\n[file hash {digest}, for edit_lines]" if digest else ""), value)
 
 
-def _load(path: Path, start: int, count: int) -> tuple[list[str], int | None, str, str, str | None]:
+def _load(path: Path, start: int, count: int, editor=None) -> tuple[list[str], int | None, str, str, str | None]:
     """Up to count lines from start (1-based), the total line count (None when streamed), a decoding note, a
-    hash, and the whole text (None when streamed), private keys hidden in both."""
+    hash, and the whole text (None when streamed), private keys hidden in both; in an editor that reads files
+    (ankit acp) its text, an unsaved buffer's included."""
     if path.stat().st_size <= MAX_WHOLE_FILE:
-        data = path.read_bytes()
+        data = path.read_bytes() if editor is None else editor.read_text(path).encode("utf-8", "surrogatepass")
         content, note = text.decode(data)
         every = text.split_lines(content)
         lines = text.hide_private_keys(every)

@@ -73,7 +73,7 @@ def run(args: dict, ctx) -> str:
                 file.path.unlink()
             report.append(f"deleted {shown}")
             continue
-        edits.save(file, new)
+        edits.save(file, new, ctx)
         report.append(f"{'patched' if file.exists else 'created'} {shown} ({edits.summary(file.content, new)})")
         if remove is not None:
             with paths.file_errors(f"remove {paths.show(ctx, remove)} after renaming it"):
@@ -90,7 +90,7 @@ def _plan(args: dict, ctx) -> list:
         source = paths.target(ctx, fp.old_path or fp.new_path)
         target = paths.target(ctx, fp.new_path or fp.old_path)
         shown = paths.show(ctx, target)
-        file = edits.load(source, paths.show(ctx, source))
+        file = edits.load(source, paths.show(ctx, source), ctx)
         _check_exists(fp, file, shown, ctx)
         new = apply(file.content, fp.hunks, shown)
         if fp.new_path is None:

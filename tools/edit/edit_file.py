@@ -49,7 +49,7 @@ def preview(args: dict, ctx) -> str:
 def run(args: dict, ctx) -> str:
     """Make the replacement and say how much changed."""
     file, new, shown = _plan(args, ctx)
-    edits.save(file, new)
+    edits.save(file, new, ctx)
     return f"edited {shown} ({edits.summary(file.content, new)})"
 
 
@@ -57,7 +57,7 @@ def _plan(args: dict, ctx):
     """The file, its new content and its shown name; raise ToolError when the edit does not fit."""
     path = paths.target(ctx, args["path"])
     shown = paths.show(ctx, path)
-    file = edits.load(path, shown)
+    file = edits.load(path, shown, ctx)
     if not file.exists:
         raise ToolError(f"no such file: {shown}{paths.suggest(path)}; use write_file to create a file")
     old, new = args["old_string"], args["new_string"]

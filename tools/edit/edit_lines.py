@@ -53,7 +53,7 @@ def preview(args: dict, ctx) -> str:
 def run(args: dict, ctx) -> str:
     """Make the edit; return the new hash and the changed region with line numbers."""
     file, new, shown = _plan(args, ctx)
-    edits.save(file, new)
+    edits.save(file, new, ctx)
     digest = text.file_hash(new.encode(file.encoding, errors="replace"))
     start = int(args["start_line"])
     added = 0 if _operation(args) == "delete" else len(_split(_new_lines(args, "\n")))
@@ -72,7 +72,7 @@ def _plan(args: dict, ctx):
     """The file, its new content and its shown name; raise ToolError when the edit does not fit."""
     path = paths.target(ctx, args["path"])
     shown = paths.show(ctx, path)
-    file = edits.load(path, shown)
+    file = edits.load(path, shown, ctx)
     if not file.exists:
         raise ToolError(f"no such file: {shown}{paths.suggest(path)}; use write_file to create a file")
     current = text.file_hash(file.content.encode(file.encoding))

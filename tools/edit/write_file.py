@@ -40,7 +40,7 @@ def preview(args: dict, ctx) -> str:
     """The unified diff from the current file (or nothing) to the new content."""
     path = paths.target(ctx, args["path"])
     shown = paths.show(ctx, path)
-    file = edits.load(path, shown)
+    file = edits.load(path, shown, ctx)
     old = file.content if file.exists else None
     return paths.outside_note(args, ctx) + edits.diff(old, args["content"], shown)
 
@@ -49,8 +49,8 @@ def run(args: dict, ctx) -> str:
     """Write the file and say what changed."""
     path = paths.target(ctx, args["path"])
     shown = paths.show(ctx, path)
-    file = edits.load(path, shown)
-    edits.save(file, args["content"])
+    file = edits.load(path, shown, ctx)
+    edits.save(file, args["content"], ctx)
     lines = args["content"].count("\n") + (not args["content"].endswith("\n") and bool(args["content"]))
     if not file.exists:
         return f"created {shown} ({lines} lines)"

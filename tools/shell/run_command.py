@@ -56,7 +56,7 @@ def run(args: dict, ctx) -> str:
     if not args["command"].strip():
         raise ToolError("command is empty; give a shell command line")
     live = proc.LiveText(getattr(ctx, "output", None))
-    outcome = proc.run(proc.shell_line(args["command"], args, ctx), folder, _timeout(args), live.feed)
+    outcome = proc.run(proc.shell_line(args["command"], args, ctx), folder, _timeout(args), live.feed, ctx=ctx)
     if outcome.timed_out:
         head = (f"timed out after {_timeout(args)} s: the command and its child processes were stopped "
                 f"({outcome.signal_used}); raise timeout or use job_start for long commands")
