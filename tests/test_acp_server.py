@@ -55,6 +55,10 @@ def test_bad_input_gets_a_json_rpc_error_and_the_agent_goes_on(client, provider_
     assert missing["error"]["code"] == -32602 and "session/new" in missing["error"]["message"]
     bad_cwd = client.request("session/new", {"cwd": "relative/path", "mcpServers": []})
     assert "absolute path" in bad_cwd["error"]["message"]
+    client.initialize()
+    empty = client.request("session/prompt", {"sessionId": client.new_session(), "prompt": "not a list"})
+    assert empty["error"]["code"] == -32602 and "prompt is empty" in empty["error"]["message"]
+    assert provider_server.requests == []  # nothing the provider would refuse was sent
     provider_server.push_openai(text="still here")
     client.initialize()
     assert client.prompt(client.new_session(), "ok?")["result"]["stopReason"] == "end_turn"

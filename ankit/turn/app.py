@@ -16,7 +16,7 @@ from ankit.safety import statefiles
 from ankit.safety.policy import Policy
 from ankit.safety.sandbox import Sandbox
 from ankit.safety.scrub import Scrubber
-from ankit.safety.visible import visible
+from ankit.safety.text import outside
 from ankit import paths
 from ankit.settings.config import Config
 from ankit.skills.library import Skill, find_skills, skill_dirs
@@ -45,6 +45,7 @@ if TYPE_CHECKING:  # what only a session needs is imported when one is made: lis
     from ankit.turn.session import Session
 
 PRELOAD_SESSIONS, PRELOAD_LEAST = 5, 3  # groups activated in 3 of this folder's last 5 sessions are preloaded
+WARN_CAP = 2000  # characters of one start-up line (it may quote a file or a server)
 
 
 @dataclass
@@ -339,4 +340,4 @@ def build_app(config: Config, cwd: Path | None = None, mcp_start: str = "all", e
 def warn(lines: list[str]) -> None:
     """Print start-up problems, one line each, to stderr."""
     for line in lines:
-        print(f"ankit: {visible(line)}", file=sys.stderr)
+        print(f"ankit: {outside(line, WARN_CAP)}", file=sys.stderr)
