@@ -128,3 +128,13 @@ def test_images_and_embedded_files_reach_the_model(client, provider_server, tmp_
     sent = provider_server.requests[0].json["messages"][-1]["content"]
     assert '<file path="linked.py">\nprint(\'linked\')\n</file>' in sent
     assert '<file path="buffer.py">\nprint(\'unsaved\')\n</file>' in sent
+
+
+def test_a_provider_failure_is_the_prompts_error_in_one_line_and_the_session_goes_on(client, provider_server):
+    provider_server.push({"error": {"message": "model not found"}}, status=404)
+    sid = client.new_session()
+    failed = client.prompt(sid, "hello")
+    assert failed["error"]["code"] == -32603 and "check the model name" in failed["error"]["message"]
+    assert "\n" not in failed["error"]["message"] and "Traceback" not in failed["error"]["message"]
+    provider_server.push_openai(text="Fine now.")
+    assert client.prompt(sid, "again")["result"]["stopReason"] == "end_turn"

@@ -122,8 +122,7 @@ class Agent:
         approver = AcpApprover(self.conn.request, "", view, app.policy, app.config.yes)
         editor = AcpEditor(self.conn.request, "", view, self.offers)
         session = app.session(view, approver, ask=_no_questions, resume=saved, editor=editor)
-        if session.provider is None:
-            app.close()
+        if session.provider is None:  # the caller closes the app
             raise RpcError(AUTH_REQUIRED, f"{app.setup_error or KEY_HINT}")
         approver.session_id = editor.session_id = session.id
         return session

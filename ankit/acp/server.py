@@ -60,6 +60,10 @@ class Interrupts:
             self.stopping = True
         threading.Thread(target=self._signal, args=(session_id,), name="acp-cancel", daemon=True).start()
 
+    def cancel_running(self) -> None:
+        """The client went away: the running turn stops as a cancel stops it."""
+        self.cancel(self.running)
+
     def _signal(self, session_id: str) -> None:
         """SIGINT to the main thread until the turn took it: one that lands just before a blocking read is only
         seen by the next (as a second Ctrl-C would be)."""
@@ -111,7 +115,7 @@ def serve(flags: dict) -> int:
     os.dup2(_log_fd(), sys.stdout.fileno())  # a stray print or a child's output goes to the log, never the protocol
     interrupts = Interrupts()
     interrupts.install()
-    conn = Connection(sys.stdin.buffer, protocol_out, partial_urgent(interrupts)).start()
+    conn = Connection(sys.stdin.buffer, protocol_out, partial_urgent(interrupts), interrupts.cancel_running).start()
     agent = Agent(conn, flags, interrupts.turn)
     log(f"ankit acp started in {os.getcwd()}")
     try:

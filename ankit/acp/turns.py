@@ -8,6 +8,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 
 from ankit.acp.view import AcpView
+from ankit.acp.wire import INTERNAL_ERROR, INVALID_PARAMS, RpcError
 from ankit.context.mentions import expand
 from ankit.errors import AnkitError, Cancelled
 from ankit.safety.sandbox import MEANING, SHOWN, parse_mode
@@ -60,21 +61,22 @@ class Turns:
 
     def run(self, blocks, message: Callable) -> str:
         """The prompt to its ACP stop reason; a cancel (as Ctrl-C) is "cancelled", never an error."""
-        expanded = message(blocks, self.app.cwd, self.session.provider.accepts_images, self.app.scrubber())
-        for line in expanded.notices:
-            self.view.notice(line)
-        self.view.stopped = ""
-        with self.guard(self.session.id) as going:
+        with self.guard(self.session.id) as going:  # a cancel sent with the prompt finds it here
             if not going:
                 return "cancelled"
+            expanded = message(blocks, self.app.cwd, self.session.provider.accepts_images, self.app.scrubber())
+            if not expanded.text.strip() and not expanded.images:
+                raise RpcError(INVALID_PARAMS, "the prompt is empty: send a list of content blocks with some text")
+            for line in expanded.notices:
+                self.view.notice(line)
+            self.view.stopped = ""
             try:
                 return self._answer(expanded.text, expanded.images)
             except (KeyboardInterrupt, Cancelled) as exc:
                 self.view.notice(str(exc) or "cancelled")
                 return "cancelled"
-            except AnkitError as exc:
-                self.view.notice(str(exc))
-                return "end_turn" if not self.view.stopped else self.view.stopped
+            except AnkitError as exc:  # the provider failed, max_cost...: the editor shows the line and its fix
+                raise RpcError(INTERNAL_ERROR, str(exc)) from None
             finally:
                 self.report_usage()
 

@@ -47,10 +47,11 @@ class Incoming:
 
 class Connection:
     """The client on the other end: `inbox` gets its requests and notifications, `urgent` ones are handled on the
-    reader thread at once (a cancel must not wait behind the turn it cancels)."""
+    reader thread at once (a cancel must not wait behind the turn it cancels), `gone` is told when it closes."""
 
-    def __init__(self, reader: BinaryIO, writer: BinaryIO, urgent: Callable[[Incoming], bool] = lambda m: False):
-        self.reader, self.writer, self.urgent = reader, writer, urgent
+    def __init__(self, reader: BinaryIO, writer: BinaryIO, urgent: Callable[[Incoming], bool] = lambda m: False,
+                 gone: Callable[[], None] = lambda: None):
+        self.reader, self.writer, self.urgent, self.gone = reader, writer, urgent, gone
         self.inbox: queue.Queue[Incoming | None] = queue.Queue()
         self._out: queue.Queue[bytes | None] = queue.Queue()
         self._pending: dict[int, queue.Queue] = {}
@@ -136,6 +137,7 @@ class Connection:
             pass
         self.closed.set()
         self.inbox.put(None)
+        self.gone()  # the client went away: what runs for it stops
 
     def _skip_rest(self) -> None:
         while (more := self.reader.readline(1024 * 1024)) and not more.endswith(b"\n"):

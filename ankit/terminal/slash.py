@@ -180,8 +180,8 @@ def completions(state: ReplState, before: str) -> list[str]:
     if not words[0].startswith("/"):
         return []
     if len(words) == 1:
-        names = [*COMMANDS, *state.custom, *prompt_names(state.app.mcp), *(s.name for s in state.app.skills)]
-        return [f"/{n}" for n in dict.fromkeys(names) if f"/{n}".startswith(words[0])]
+        names = [*COMMANDS, *state.custom, *prompt_names(state.app.mcp)]
+        return [f"/{n}" for n in names if f"/{n}".startswith(words[0])]
     command = COMMANDS.get(ALIASES.get(words[0][1:], words[0][1:]))
     if command is None or not command.complete or len(words) > 2:
         return []
