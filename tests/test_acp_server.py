@@ -133,3 +133,17 @@ def test_the_client_going_away_mid_turn_ends_ankit(client, provider_server):
     client.call("session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": "go slowly"}]})
     client.wait(lambda: client.updates("agent_message_chunk"))
     assert client.close() == 0  # within close()'s wait, though the model's stream never ends
+
+
+def test_cancel_stops_a_subagent_whose_model_stalls(client, provider_server):
+    task = '{"description": "look around", "prompt": "list what is here"}'
+    provider_server.push_openai(tool_calls=[("t1", "task", task)])
+    provider_server.push([b'data: {"choices":[{"index":0,"delta":{"content":"Sub"}}]}\n\n', "stall"])
+    client.initialize()
+    sid = client.new_session()
+    rid = client.call("session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": "delegate"}]})
+    client.wait(lambda: len(provider_server.requests) == 2)  # the subagent's request is streaming
+    client.send({"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": sid}})
+    assert client.answer(rid, timeout=10)["result"] == {"stopReason": "cancelled"}
+    assert client.updates("tool_call")[0]["title"] == "task look around"
+    assert client.updates("tool_call_update")[-1]["status"] == "failed"

@@ -73,6 +73,7 @@ class Turns:
             try:
                 return self._answer(expanded.text, expanded.images)
             except (KeyboardInterrupt, Cancelled) as exc:
+                self.view.stopped_running(str(exc) or "stopped by the user")
                 self.view.notice(str(exc) or "cancelled")
                 return "cancelled"
             except AnkitError as exc:  # the provider failed, max_cost...: the editor shows the line and its fix
