@@ -10,11 +10,16 @@ import json
 from pathlib import Path
 
 from ankit.safety import statefiles
+from ankit.safety.scrub import Scrubber
 from ankit.safety.text import outside
 from ankit.tooling.tool import Tool
 
 PER_TOOL = 8  # phrases kept per tool
 LONGEST = 120  # characters kept of one phrase
+# phrases are matched, never run: the model wrote them from a question scrubbed of every known secret, and a tool
+# folder's own are its author's; scrubbing each of a catalog's thousands against the environment at every start
+# cost 0.2 s of `ankit tools` (tests/bench/bench_startup.py)
+NO_SECRETS = Scrubber({})
 _DESCRIBED = 400  # characters of a tool's description put in the question
 QUESTION = """For each tool of the MCP server "{server}" below, write up to 8 short requests (3 to 10 words) that a user
 might type to an assistant when they need that tool: in everyday words, with the abbreviations and slang people
@@ -51,9 +56,9 @@ def read_answer(text: str, names: list[str]) -> dict[str, list[str]]:
 
 
 def kept(said: list) -> list[str]:
-    """The phrases kept of a list: text only, each through the text boundary on one line (controls made visible,
-    known secrets hidden), repeats dropped, at most PER_TOOL of at most LONGEST characters each."""
-    lines = [outside(" ".join(p.split())[:LONGEST], LONGEST, line=True) for p in said if isinstance(p, str)]
+    """The phrases kept of a list: text only, each through the text boundary on one line (controls made visible),
+    repeats dropped, at most PER_TOOL of at most LONGEST characters each."""
+    lines = [outside(" ".join(p.split())[:LONGEST], LONGEST, NO_SECRETS, line=True) for p in said if isinstance(p, str)]
     return [p for p in dict.fromkeys(lines) if p][:PER_TOOL]
 
 

@@ -256,7 +256,8 @@ class Subagents:
         runner = replace(self.runner, tools=tools, ctx=ctx, approve=approve, notice=None)  # its notes: in its lines
         view = SubView(label, output, self.stop)
         if self.code_limits is not None and "run_code" in tools:  # its programs call what it may, as it asks
-            programs = CodeMode(runner, tools, ctx.cwd, runner.sandbox, self.code_limits, view.inner_call)
+            programs = CodeMode(replace(runner, values=True), tools, ctx.cwd, runner.sandbox, self.code_limits,
+                                view.inner_call)
             runner = replace(runner, ctx=replace(ctx, run_code=programs.run))
         provider, model = None, spec.model if spec and spec.model not in ("", "inherit") else ""
         if self.settings is not None:
