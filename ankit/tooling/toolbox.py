@@ -174,6 +174,8 @@ def _sandbox_step(tool: Tool, args: dict, ctx: ToolContext, sandbox: Sandbox | N
         return Verdict()
     confines = tool.confined
     edits = changes(tool.declared_effects())  # a tool without a declaration changes everything
+    if tool.claims is not None and not changes(tool.claims):
+        edits = False  # it only claims to read: plan mode asks the user (its calls ask) instead of refusing it
     return sandbox.verdict(tool.name, confines, edits, args, tool.declared_effects())
 
 
