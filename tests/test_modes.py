@@ -47,7 +47,9 @@ def test_plan_bypass_and_a_wrong_mode(provider_server, tmp_path):
     bypass = ankit(tmp_path, "--base-url", url, "--permission-mode", "bypassPermissions", "-p", "go")
     assert bypass.returncode == 0 and (tmp_path / "work" / "notes.md").read_text() == "one\n"
     wrong = ankit(tmp_path, "--base-url", url, "--permission-mode", "yolo", "-p", "go")
-    assert wrong.returncode == 1 and len(wrong.stderr.splitlines()) == 1 and "'yolo'" in wrong.stderr
+    assert wrong.returncode == 2 and len(wrong.stderr.splitlines()) == 1
+    assert "--permission-mode takes default, acceptEdits, plan or bypassPermissions" in wrong.stderr
+    assert "not 'yolo'" in wrong.stderr and "sandbox must" not in wrong.stderr
     both = ankit(tmp_path, "--permission-mode", "plan", "--sandbox", "off", "-p", "go")
     assert both.returncode == 2 and "name two modes: give one" in both.stderr
 
