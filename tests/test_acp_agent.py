@@ -12,6 +12,8 @@ SERVER = {"name": "fake", "command": sys.executable, "args": [FAKE], "env": [{"n
 
 def test_the_editors_mcp_server_joins_a_trusted_folders_catalog(tmp_path, provider_server):
     client = AcpClient(tmp_path, "--base-url", provider_server.url + "/v1", "--trust")
+    client.handlers["session/request_permission"] = lambda params: {"outcome": {"outcome": "selected",
+                                                                                "optionId": "allow_once"}}
     try:
         client.initialize()
         provider_server.push_openai(tool_calls=[("c1", "mcp__fake__echo", '{"text": "from the editor"}')])
