@@ -88,7 +88,7 @@ class AcpClient:
             self.proc.stdin.write(data)
             self.proc.stdin.flush()
         except (OSError, ValueError):
-            if self.proc.poll() is None:
+            if self.proc.poll() is None and not self.proc.stdin.closed:
                 raise
 
     def call(self, method: str, params: dict | None = None) -> int:

@@ -140,7 +140,7 @@ class Server:
         if method == "notifications/initialized":
             self.initialized = True
             self.send({"jsonrpc": "2.0", "method": "notifications/message",
-                       "params": {"level": "info", "data": "fake server initialized"}})
+                       "params": {"level": "info", "data": self.opts.log_text or "fake server initialized"}})
             if self.opts.ping_flood:
                 for i in range(self.opts.ping_flood):
                     self.send({"jsonrpc": "2.0", "id": f"flood-{i}", "method": "ping"})
@@ -349,6 +349,7 @@ def main() -> None:
     parser.add_argument("--answer-version", default="")
     parser.add_argument("--init-error", action="store_true")
     parser.add_argument("--tools", type=int, default=0)
+    parser.add_argument("--log-text", default="")  # what the log message after initialized says
     parser.add_argument("--page-size", type=int, default=0)
     parser.add_argument("--instructions", default="")
     parser.add_argument("--crash-on-start", action="store_true")

@@ -23,7 +23,8 @@ from pathlib import Path
 
 STUBS = ("rm", "ls", "cat", "git", "touch", "curl", "grep", "mv", "chmod", "wc", "id", "echo", "printf", "python3",
          "sudo", "ssh", "perl", "awk", "sed", "setsid", "tee", "head")
-REAL = ("env", "nice", "timeout", "xargs", "find", "sh", "bash", "nohup")
+REAL = ("env", "nice", "timeout", "xargs", "find", "sh", "bash", "nohup", "flock", "script", "stdbuf", "ionice",
+        "setpriv", "unshare", "chroot", "ssh-agent", "su", "runuser", "taskset", "systemd-run", "parallel")
 SHELLS = ("bash", "dash")
 STUB = '#!/bin/sh\nprintf \'%s\\0\' "$#" "${0##*/}" "$@" >> {log}\n'
 WORDS = ("x", "-rf", "-la", "push", "status", "a b", "--", "-c", "f.txt", "*.txt", "$HOME", "~", "-n", "1", ";",
@@ -105,6 +106,38 @@ SOUP = ("rm", "ls", "cat", "git", "'a b'", '"c;d"', "x\\ y", ";", "&&", "||", "|
 def _soup(rng: random.Random) -> str:
     """Tokens strung together at random: what the grammar does not think of (time a=b ls, xargs <<E)."""
     return "".join(rng.choice(SOUP) + rng.choice(("", " ", " ", "\t")) for _ in range(rng.randint(1, 10)))
+
+
+# Wrappers that run a command or a command string ({cmd}: a command's words, {line}: a quoted line), each in the
+# spellings people use; what the scanner cannot read through must be unsure, never sure and wrong.
+WRAPPER_FORMS = (
+    "flock lk {cmd}", "flock -n lk {cmd}", "flock -w 1 lk {cmd}", "flock lk -c {line}", "flock -s lk --command {line}",
+    "flock -x -w 1 lk -c {line}", "flock -c {line} lk", "script -qc {line} /dev/null", "script -q -c {line} /dev/null",
+    "script -qec {line} out.log", "script --command {line} -q /dev/null", "script -q out.log", "timeout 5 {cmd}",
+    "timeout -s KILL 5 {cmd}", "timeout --foreground -k 1 5 {cmd}", "timeout --preserve-status 5 {cmd}", "nice {cmd}",
+    "nice -n 5 {cmd}", "nice -5 {cmd}", "nice --adjustment=3 {cmd}", "ionice -c 3 {cmd}", "ionice -c2 -n7 {cmd}",
+    "ionice -t -c 3 {cmd}", "stdbuf -oL {cmd}", "stdbuf -o L -e 0 {cmd}", "stdbuf --output=L {cmd}",
+    "setpriv --reuid=0 {cmd}", "setpriv --nnp {cmd}", "setpriv --inh-caps -all {cmd}", "unshare -r {cmd}",
+    "unshare --user --map-root-user {cmd}", "unshare -U {cmd}", "chroot / {cmd}", "chroot --skip-chdir / {cmd}",
+    "chroot --userspec=0:0 / {cmd}", "ssh-agent {cmd}", "ssh-agent -s {cmd}", "ssh-agent sh -c {line}",
+    "ssh-agent -t 5 {cmd}", "su -c {line}", "su root -c {line}", "su -c {line} root", "su - root -c {line}",
+    "su root {cmd}", "su -s /bin/sh root -c {line}", "runuser -u root {cmd}", "runuser -u root -- {cmd}",
+    "runuser -c {line} root", "runuser root -c {line}", "taskset 1 {cmd}", "taskset -c 0 {cmd}", "xargs -r {cmd}",
+    "xargs -0 -r {cmd}", "env -i {cmd}", "env -u X {cmd}", "setsid -f {cmd}", "parallel {cmd} ::: a b",
+    "systemd-run --user {cmd}", "timeout 5 flock lk -c {line}", "nice flock lk {cmd}", "flock lk timeout 5 {cmd}",
+    "ionice -c 3 nice -n 2 stdbuf -oL {cmd}", "flock lk ssh-agent {cmd}", "script -qc {line}",
+    "flock -o lk -c {line}", "flock --verbose lk {cmd}", "nice -n 1 -- {cmd}", "timeout -v 5 {cmd}",
+)
+
+
+def wrapper_lines(count: int, seed: int) -> list[str]:
+    """Lines that run a generated command or line through one of WRAPPER_FORMS (the wrapper corpus)."""
+    rng = random.Random(seed)
+    lines = []
+    for _ in range(count):
+        inner = _line(rng, 1).replace("'", "'\\''")
+        lines.append(rng.choice(WRAPPER_FORMS).format(cmd=_command(rng, 1), line=f"'{inner}'"))
+    return lines
 
 
 def generate(count: int, seed: int) -> list[str]:

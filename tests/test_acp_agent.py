@@ -12,6 +12,8 @@ SERVER = {"name": "fake", "command": sys.executable, "args": [FAKE], "env": [{"n
 
 def test_the_editors_mcp_server_joins_a_trusted_folders_catalog(tmp_path, provider_server):
     client = AcpClient(tmp_path, "--base-url", provider_server.url + "/v1", "--trust")
+    client.handlers["session/request_permission"] = lambda params: {"outcome": {"outcome": "selected",
+                                                                                "optionId": "allow_once"}}
     try:
         client.initialize()
         provider_server.push_openai(tool_calls=[("c1", "mcp__fake__echo", '{"text": "from the editor"}')])
@@ -54,5 +56,39 @@ def test_each_session_reads_its_own_folders_instructions(tmp_path, provider_serv
         systems = [str(r.json["messages"][0]["content"]) for r in provider_server.requests]
         assert "French" in systems[0] and "Welsh" not in systems[0]
         assert "Welsh" in systems[1] and "French" not in systems[1]
+    finally:
+        client.close()
+
+
+def test_an_mcp_servers_question_is_the_editors_form(tmp_path, provider_server):
+    client = AcpClient(tmp_path, "--base-url", provider_server.url + "/v1", "--trust", "--yes")
+    asked = []
+    client.handlers["elicitation/create"] = lambda params: asked.append(params) or {
+        "action": "accept", "content": {"when": "2026-12-24"}}
+    try:
+        client.initialize()
+        client.send({"jsonrpc": "2.0", "id": 99, "method": "initialize", "params": {
+            "protocolVersion": 1, "clientCapabilities": {"elicitation": {"form": {}}}}})
+        client.answer(99)
+        provider_server.push_openai(tool_calls=[("c1", "mcp__fake__book", "{}")])
+        provider_server.push_openai(text="Booked.")
+        sid = client.new_session(servers=[{**SERVER, "args": [FAKE, "--asking"]}])
+        assert client.prompt(sid, "book a table")["result"]["stopReason"] == "end_turn"
+        assert asked[0]["sessionId"] == sid and asked[0]["mode"] == "form"
+        assert asked[0]["message"] == "MCP server fake asks: Which date?" and "properties" in asked[0]["requestedSchema"]
+        assert "2026-12-24" in provider_server.requests[1].json["messages"][-1]["content"]
+    finally:
+        client.close()
+
+
+def test_without_forms_the_question_is_declined_with_a_line(tmp_path, provider_server):
+    client = AcpClient(tmp_path, "--base-url", provider_server.url + "/v1", "--trust", "--yes")
+    try:
+        client.initialize()
+        provider_server.push_openai(tool_calls=[("c1", "mcp__fake__book", "{}")])
+        provider_server.push_openai(text="Not booked.")
+        client.prompt(client.new_session(servers=[{**SERVER, "args": [FAKE, "--asking"]}]), "book a table")
+        assert "MCP server 'fake' asked \"Which date?\"; declined" in client.text("agent_thought_chunk")
+        assert provider_server.requests[1].json["messages"][-1]["content"] == 'elicitation answered {"action": "decline"}'
     finally:
         client.close()

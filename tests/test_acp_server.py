@@ -55,6 +55,10 @@ def test_bad_input_gets_a_json_rpc_error_and_the_agent_goes_on(client, provider_
     assert missing["error"]["code"] == -32602 and "session/new" in missing["error"]["message"]
     bad_cwd = client.request("session/new", {"cwd": "relative/path", "mcpServers": []})
     assert "absolute path" in bad_cwd["error"]["message"]
+    client.initialize()
+    empty = client.request("session/prompt", {"sessionId": client.new_session(), "prompt": "not a list"})
+    assert empty["error"]["code"] == -32602 and "prompt is empty" in empty["error"]["message"]
+    assert provider_server.requests == []  # nothing the provider would refuse was sent
     provider_server.push_openai(text="still here")
     client.initialize()
     assert client.prompt(client.new_session(), "ok?")["result"]["stopReason"] == "end_turn"
@@ -120,3 +124,26 @@ def test_nothing_configured_is_auth_required_naming_the_variable(tmp_path):
         assert "ANTHROPIC_API_KEY" in reply["error"]["message"] or "local" in reply["error"]["message"]
     finally:
         client.close()
+
+
+def test_the_client_going_away_mid_turn_ends_ankit(client, provider_server):
+    provider_server.push([b'data: {"choices":[{"index":0,"delta":{"content":"Thinking"}}]}\n\n', "stall"])
+    client.initialize()
+    sid = client.new_session()
+    client.call("session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": "go slowly"}]})
+    client.wait(lambda: client.updates("agent_message_chunk"))
+    assert client.close() == 0  # within close()'s wait, though the model's stream never ends
+
+
+def test_cancel_stops_a_subagent_whose_model_stalls(client, provider_server):
+    task = '{"description": "look around", "prompt": "list what is here"}'
+    provider_server.push_openai(tool_calls=[("t1", "task", task)])
+    provider_server.push([b'data: {"choices":[{"index":0,"delta":{"content":"Sub"}}]}\n\n', "stall"])
+    client.initialize()
+    sid = client.new_session()
+    rid = client.call("session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": "delegate"}]})
+    client.wait(lambda: len(provider_server.requests) == 2)  # the subagent's request is streaming
+    client.send({"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": sid}})
+    assert client.answer(rid, timeout=10)["result"] == {"stopReason": "cancelled"}
+    assert client.updates("tool_call")[0]["title"] == "task look around"
+    assert client.updates("tool_call_update")[-1]["status"] == "failed"

@@ -128,3 +128,27 @@ def test_images_and_embedded_files_reach_the_model(client, provider_server, tmp_
     sent = provider_server.requests[0].json["messages"][-1]["content"]
     assert '<file path="linked.py">\nprint(\'linked\')\n</file>' in sent
     assert '<file path="buffer.py">\nprint(\'unsaved\')\n</file>' in sent
+
+
+def test_a_provider_failure_is_the_prompts_error_in_one_line_and_the_session_goes_on(client, provider_server):
+    provider_server.push({"error": {"message": "model not found"}}, status=404)
+    sid = client.new_session()
+    failed = client.prompt(sid, "hello")
+    assert failed["error"]["code"] == -32603 and "check the model name" in failed["error"]["message"]
+    assert "\n" not in failed["error"]["message"] and "Traceback" not in failed["error"]["message"]
+    provider_server.push_openai(text="Fine now.")
+    assert client.prompt(sid, "again")["result"]["stopReason"] == "end_turn"
+
+
+def test_the_mode_changes_while_a_turn_runs(client, provider_server):
+    gate = provider_server.gate()
+    provider_server.push([b'data: {"choices":[{"index":0,"delta":{"content":"Working"}}]}\n\n', gate,
+                          b'data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n'])
+    sid = client.new_session()
+    rid = client.call("session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": "work"}]})
+    client.wait(lambda: client.updates("agent_message_chunk"))
+    changed = client.request("session/set_mode", {"sessionId": sid, "modeId": "acceptEdits"}, timeout=10)
+    assert changed["result"] == {} and "id" not in client.answers.get(rid, {})  # answered while the turn runs
+    assert client.updates("current_mode_update")[-1]["currentModeId"] == "acceptEdits"
+    gate.set()
+    assert client.answer(rid)["result"]["stopReason"] == "end_turn"

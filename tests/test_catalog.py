@@ -84,7 +84,7 @@ def test_a_group_toml_gives_its_tools_phrases_searched_as_a_models_are(tmp_path)
     tools = load(tmp_path)
     catalog, problems = build_catalog(tools)
     assert problems == []
-    assert catalog.tools["forecast"].phrases == ["do I need an umbrella tomorrow", "umbrella [31m?",
+    assert catalog.tools["forecast"].phrases == ["do I need an umbrella tomorrow", "umbrella^[[31m?",
                                                  "will it be sunny this weekend"]
     assert catalog.tools["rain_radar"].phrases == [] and catalog.tools["read_file"].phrases == []
     assert [t.phrases for t in tools] == [[], [], []]  # the loaded tools stay as their modules made them

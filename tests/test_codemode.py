@@ -381,8 +381,9 @@ def test_on_mode_describes_each_found_tool_once_its_schema_and_a_call_line(provi
     assert done.returncode == 0, done.stderr
     system = provider_server.requests[0].json["messages"][0]["content"]
     sent = {t["function"]["name"] for t in provider_server.requests[0].json["tools"]}
-    assert "read_file" in sent and "read_file" not in system.split("Tools (besides those you have as tools):")[1]
-    assert "\ngit: git_branch, git_commit" in system and "- git_commit" not in system  # names alone, by group
+    finder = next(t for t in provider_server.requests[0].json["tools"] if t["function"]["name"] == "find_tools")
+    assert "read_file" in sent and "git_commit" not in system  # no name twice: the schemas, then find_tools' list
+    assert "\n- git: git_branch, git_commit, " in finder["function"]["description"]  # names alone, by group
     answer = provider_server.requests[1].json["messages"][-1]["content"]
     assert "tools.git_commit(message, paths, all) -> str: the new commit's hash" in answer
     assert "def git_commit(" not in answer and "git_commit" in {t["function"]["name"] for t in

@@ -114,7 +114,8 @@ MCP_SPECS = [
 
 
 def test_mcp_tools_take_their_effects_from_the_annotations():
-    tools, _ = make_tools("srv", MCP_SPECS, lambda name, args: {"content": [{"type": "text", "text": name}]})
+    tools, _ = make_tools("srv", MCP_SPECS, lambda name, args: {"content": [{"type": "text", "text": name}]},
+                          trusted=True)  # the user's config says trust_annotations = true for srv
     effects = {t.name.split("__")[-1]: t.declared_effects() for t in tools}
     assert effects == {"plain": EVERYTHING, "look": {"read"}, "fetch": {"read", "network"},
                        "append": {"read", "write", "write-elsewhere", "lasting"}}
@@ -125,12 +126,25 @@ def test_mcp_tools_take_their_effects_from_the_annotations():
 @needs_landlock
 def test_plan_mode_runs_only_the_mcp_tools_that_declare_they_read(tmp_path):
     sent = []
-    tools, _ = make_tools("srv", MCP_SPECS, lambda name, args: sent.append(name) or {"content": []})
+    tools, _ = make_tools("srv", MCP_SPECS, lambda name, args: sent.append(name) or {"content": []}, trusted=True)
     sandbox = Sandbox(tmp_path, "read-only", MACHINE)
     outcome = {t.name.split("__")[-1]: run_call(ToolCall("c", t.name, "{}"), t, ToolContext(cwd=tmp_path),
                                                 Approver(True), sandbox=sandbox) for t in tools}
     assert sent == ["look", "fetch"]
     assert all("refused in read-only plan mode" in outcome[n].content for n in ("plain", "append"))
+
+
+@needs_landlock
+def test_plan_mode_asks_for_a_read_only_claim_of_a_server_the_user_has_not_marked(tmp_path):
+    sent, asked = [], []
+    tools, _ = make_tools("srv", MCP_SPECS, lambda name, args: sent.append(name) or {"content": []})
+    sandbox = Sandbox(tmp_path, "read-only", MACHINE)
+    outcome = {t.name.split("__")[-1]: run_call(ToolCall("c", t.name, "{}"), t, ToolContext(cwd=tmp_path),
+                                                lambda tool, args, preview: asked.append(tool.name) or False,
+                                                sandbox=sandbox) for t in tools}
+    assert sent == [] and [n.split("__")[-1] for n in asked] == ["look", "fetch"]  # asked, and declined here
+    assert all("refused in read-only plan mode" in outcome[n].content for n in ("plain", "append"))
+    assert not any(reads_only(t.declared_effects()) for t in tools)  # no untrusted project's subagent gets one
 
 
 def test_the_vocabulary():

@@ -235,3 +235,10 @@ def test_one_module_computes_folder_digests():
 def test_one_function_sends_requests_to_the_model():
     """Meter.stream (usage/meter.py): max_cost checked before every request, its cost recorded after."""
     assert set(written(r"\.stream\((?:request|self\.request|req)\b")) == {"usage/meter.py"}
+
+
+def test_only_the_boundary_makes_foreign_text_fit_to_show():
+    """Below the screens (terminal/, cli/, acp/, which fit text to a width), what another program wrote reaches
+    the screen or the model through outside() (safety/text.py) alone: no variant of it anywhere else."""
+    found = written(r"\bvisible(?:_line)?\(|\.scrub\.text\(visible")
+    assert sorted(n for n in found if not n.startswith(("safety/", "terminal/", "cli/", "acp/"))) == []

@@ -98,6 +98,7 @@ def replay(tmp_path):
 
 
 def outcome(run, arguments: dict) -> tuple[str, str]:
+    """How a call ended, and the model's text (a ToolOutput's text: its value is a run_code program's)."""
     try:
         result = run(arguments)
         return "ok", result.text if isinstance(result, ToolOutput) else result

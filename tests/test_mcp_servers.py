@@ -69,7 +69,8 @@ def test_start_does_not_wait_for_servers(manage):
 
 def test_tools_arrive_with_safe_unique_names_and_valid_schemas(manage):
     changes = threading.Event()
-    manager = manage({"fake": fake("--tools", "30", "--page-size", "7")}, on_change=changes.set)
+    manager = manage({"fake": fake("--tools", "30", "--page-size", "7", trust_annotations=True)},
+                     on_change=changes.set)
     assert manager.wait(10)
     assert changes.is_set()
     tools = manager.catalog.tools()

@@ -95,7 +95,7 @@ def specs():
 
 def test_make_tools_maps_annotations_groups_and_names():
     calls = []
-    tools, problems = make_tools("fs", specs(), lambda name, args: calls.append((name, args)) or {})
+    tools, problems = make_tools("fs", specs(), lambda name, args: calls.append((name, args)) or {}, trusted=True)
     look, write = tools
     assert [t.name for t in tools] == ["mcp__fs__look", "mcp__fs__write"]
     assert look.group == write.group == "mcp:fs"
@@ -105,6 +105,12 @@ def test_make_tools_maps_annotations_groups_and_names():
     assert look.run({"where": "here"}, None) == "(no output)"
     assert calls == [("look", {"where": "here"})]
     assert "MCP server fs, tool write" in write.preview({"a": 1}, None)
+
+
+def test_annotations_of_a_server_the_user_has_not_marked_are_claims_only():
+    look, write = make_tools("fs", specs(), lambda name, args: {})[0]
+    assert look.needs_approval and not look.read_only and look.claims == {"read"} and "run" in look.effects
+    assert write.claims is None and write.effects == look.effects  # no annotations: it does everything
 
 
 def test_a_label_replaces_the_server_name_in_exposed_names():

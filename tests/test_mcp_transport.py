@@ -186,3 +186,14 @@ def test_a_call_without_progress_keeps_its_timeout(start):
     with pytest.raises(McpError, match=r"did not answer tools/call within 0.5s"):
         transport.request("tools/call", {"name": "slow", "arguments": {"seconds": 2, "every": 0.05}}, 0.5)
     assert transport.request("ping", None, 10) == {}
+
+
+def test_a_log_message_reaches_the_log_through_the_text_boundary(start, tmp_path):
+    """A C1 CSI, an OSC title and a bell in a server's log message would act on the terminal of whoever reads
+    the log: they are kept as visible text."""
+    start("--log-text", "\x9b2Jgone \x1b]0;title\x07 done")
+    log = tmp_path / "fake.log"
+    assert wait_for(lambda: "done" in log.read_text())
+    text = log.read_text()
+    assert "\x9b" not in text and "\x1b" not in text and "\x07" not in text
+    assert "log info: " in text and "gone" in text

@@ -31,7 +31,7 @@ def test_an_answer_is_read_from_its_first_json_object_and_kept_within_bounds():
     found = read_answer(answer, ["read_query", "list_tables"])
     assert list(found) == ["read_query"]  # unknown names and non-lists are dropped
     kept = found["read_query"]
-    assert kept[:3] == ["top 10 customers by revenue", "rows [31m in users", "x" * LONGEST] and len(kept) == PER_TOOL
+    assert kept[:3] == ["top 10 customers by revenue", "rows^[[31m in users", "x" * LONGEST] and len(kept) == PER_TOOL
     assert read_answer("I cannot help with that.", ["read_query"]) == {}
     assert read_answer('Use {braces} like this: {"read_query": ["rows in users"]}', ["read_query"]) == \
         {"read_query": ["rows in users"]}

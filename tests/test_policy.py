@@ -253,7 +253,9 @@ def test_an_untrusted_repository_cannot_switch_the_model_its_cap_counts(provider
 
 @pytest.mark.parametrize("command", ['echo "$(rm -rf victim)"', "echo `rm -rf victim`", "echo hi | xargs rm -rf victim",
                                      "env X=1 sh -c 'rm -rf victim'", "$(printf rm) -rf victim",
-                                     "python3 -c \"import shutil; shutil.rmtree('victim')\" # rm"])
+                                     "python3 -c \"import shutil; shutil.rmtree('victim')\" # rm",
+                                     "flock . -c 'r${x}m -rf victim'", "ssh-agent sh -c 'r${x}m -rf victim'",
+                                     "script -qc 'r${x}m -rf victim' /dev/null", "nice -n 1 flock . -c 'rm -rf victim'"])
 def test_a_deny_rule_holds_inside_substitutions_and_wrappers_under_yes(provider_server, tmp_path, command):
     user_config(tmp_path, f'provider = "local"\nbase_url = "{provider_server.url}/v1"\ndeny = ["run_command: rm *"]\n')
     (tmp_path / "work" / "victim").mkdir(parents=True)
@@ -369,7 +371,7 @@ def test_trust_covers_a_servers_environment_and_the_tools_helper_files(tmp_path)
     ("git -c alias.p=push p", "ask"), ("{rm,-rf,x}", "ask"), ("a=rm; $a -rf x", "ask"), ("$'\\x72m' -rf x", "ask"),
     ("ssh host rm -rf x", "ask"), ("git log", "allow"), ("env -iu X r''m -rf x", "deny"),
     ("sudo -Eu root r''m x", "deny"), ("cp /bin/r? ./x; ./x -rf x", "ask"), ("toybox r''m x", "ask"),
-    ("git -c alias.x='!r''m x' x", "ask"), ("/usr/bin/git log", "allow"), ("flock l -c 'r''m -rf x'", "ask"),
+    ("git -c alias.x='!r''m x' x", "ask"), ("/usr/bin/git log", "allow"), ("flock l -c 'r''m -rf x'", "deny"), ("ssh-agent sh -c 'r''m -rf x'", "deny"),
     ("sg users 'r''m -rf x'", "deny"), ("printf 'r''m\\nx' | xargs env", "ask"),
     ("/usr/bin/../../tmp/x -rf x", "ask"),
 ])

@@ -46,7 +46,7 @@ def test_a_read_only_tool_that_may_reach_the_open_world_asks_and_its_approval_sh
              {"name": "read", "annotations": {"readOnlyHint": True, "openWorldHint": False},
               "inputSchema": {"type": "object"}}]
     sent = []
-    search, read = make_tools("web", specs, lambda name, args: sent.append(name) or {})[0]
+    search, read = make_tools("web", specs, lambda name, args: sent.append(name) or {}, trusted=True)[0]
     asked = []
     query = "harmless words " + "x" * 500 + " OPENAI_API_KEY=the-rest-of-the-secret"
     result = run_call(ToolCall("c1", search.name, json.dumps({"q": query})), search, ToolContext(cwd="."),
@@ -89,3 +89,31 @@ def test_an_allow_over_a_whole_server_lets_its_tools_run_in_p_without_yes(provid
     assert done.returncode == 0, done.stderr
     [sent] = [m["content"] for m in provider_server.requests[1].json["messages"] if m["role"] == "tool"]
     assert not sent.startswith("Error") and "3" in sent
+
+
+def echo_in_p(provider_server, tmp_path, *flags: str) -> str:
+    provider_server.push_openai(tool_calls=[("c1", "mcp__probe__echo", '{"text": "hi"}')])
+    provider_server.push_openai(text="ok")
+    done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", *flags, "-p", "go")
+    assert done.returncode == 0, done.stderr
+    return [m["content"] for m in provider_server.requests[-1].json["messages"] if m["role"] == "tool"][0]
+
+
+def test_a_read_only_hint_runs_unasked_only_for_a_server_the_users_own_config_trusts(provider_server, tmp_path):
+    """The MCP spec: annotations from an untrusted server are untrusted. echo says readOnlyHint and closed world;
+    each run in a fresh home (a cached list grants nothing either)."""
+    server = ROOT / "tests" / "mcp_fake_server.py"
+    table = (f"[mcp.servers.probe]\ncommand = {json.dumps(sys.executable)}\nargs = [{json.dumps(str(server))}]\n"
+             "start_timeout = 60\ntrust_annotations = true\n")
+    other = table.replace(json.dumps(str(server)), json.dumps(str(server)) + ', "--instructions", "hi"')
+    cases = {"untrusted": ("", ""), "project": ("", table), "user": (table, ""), "swapped": (table, other)}
+    for case, (user, project) in cases.items():
+        home = tmp_path / case
+        probe_server(home)
+        if user:
+            (home / "config" / "ankit" / "config.toml").write_text(user)
+        if project:
+            (home / "work" / ".ankit").mkdir(parents=True)
+            (home / "work" / ".ankit" / "config.toml").write_text(project)
+        answer = echo_in_p(provider_server, home, "--trust")
+        assert answer == "hi" if case == "user" else answer.startswith("Error: the user declined"), (case, answer)

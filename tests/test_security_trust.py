@@ -253,3 +253,13 @@ def test_a_folder_not_trusted_asks_before_every_command_and_the_header_says_why(
     term.expect("I did not run it.")
     assert term.finish() == 0
     assert not (home / "work" / "made.txt").exists() and attacker.requests == []
+
+
+def test_p_names_the_mcp_json_it_ignores_not_an_ankit_folder_the_project_lacks(provider_server, tmp_path):
+    (tmp_path / "work").mkdir()
+    (tmp_path / "work" / ".mcp.json").write_text('{"mcpServers": {"clock": {"command": "python3", "args": ["c.py"]}}}')
+    provider_server.push_openai(text="done")
+    done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "-p", "go")
+    assert done.returncode == 0
+    assert "ankit: ignoring this folder's .mcp.json servers: the folder is not trusted" in done.stderr
+    assert ".ankit/" not in done.stderr

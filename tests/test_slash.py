@@ -71,7 +71,6 @@ def test_completions(make_state):
     state = make_state()
     assert completions(state, "/mo") == ["/model", "/mode"] and completions(state, "/mode") == ["/model", "/mode"]
     assert completions(state, "/s") == ["/skills", "/save", "/sessions", "/show"]
-    assert completions(state, "/rev") == ["/review-commit"]  # a skill starts as /skill-name too
     assert completions(state, "/model gpt-4.1-m") == ["gpt-4.1-mini"]
     assert "claude-opus-4-7" in completions(state, "/model  claude-op")
     assert completions(state, "/tools e") == ["edit"]

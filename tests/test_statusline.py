@@ -117,3 +117,19 @@ def test_the_line_is_cut_to_the_width_and_padded():
     assert shown("\x1b[1;31mwarn\x1b[0m\x1b]0;title\x07 x\n2nd", padding=2, width=80) == "  warn^[]0;title^G x"
     assert shown("a" * 200, width=50) == "a" * 48 + "…"
     assert shown("\n\n") == ""
+    from ankit.safety.scrub import Scrubber
+    assert "sk-ant-test-secret-123456" not in shown("key sk-ant-test-secret-123456", scrub=Scrubber({}, ["sk-ant-test-secret-123456"]))
+
+
+def test_the_status_line_gets_the_merged_settings_env(run, home):
+    """The same env as commands, hooks and MCP servers: settings.local.json over settings.json (trusted folder)."""
+    (home / ".claude").mkdir()
+    (home / ".claude" / "settings.json").write_text(json.dumps({
+        "env": {"NODE_ENV": "user", "TZ": "UTC"},
+        "statusLine": {"type": "command", "command": "echo \"env=$NODE_ENV/$TZ\"", "padding": 1}}))
+    local = home / "work" / ".claude"
+    local.mkdir(parents=True)
+    (local / "settings.local.json").write_text(json.dumps({"env": {"NODE_ENV": "local"}}))
+    term = run("--trust")
+    term.expect(" env=local/UTC")
+    assert term.finish() == 0

@@ -60,7 +60,8 @@ def test_the_prompt_names_tools_grouped_at_the_level_asked_without_those_already
     assert named([specs[0], specs[2]], "first-sentence") == "core:\n- read_file: Read a text file\n- get_time: Get the time"
     assert named([specs[2]], "full") == "core:\n- get_time: Get the time. More words."
     prompt = code_prompt(specs, "none", only=True)
-    assert prompt.endswith("Tools:\ncore: read_file, get_time\ngit: git_log, git_status")
-    assert "through run_code alone" in prompt
-    beside = code_prompt(specs, "none", only=False, sent={"read_file", "get_time", "run_code"})
-    assert beside.endswith("Tools (besides those you have as tools):\ngit: git_log, git_status")
+    assert prompt.endswith("Also:\ncore: read_file, get_time\ngit: git_log, git_status")
+    assert "through run_code alone" in prompt and "those find_tools lists" in prompt
+    beside = code_prompt(specs, "none", only=False, skip={"read_file", "get_time", "git_log", "git_status"})
+    assert "Also" not in beside and beside.startswith("Code mode: ")  # every name is said elsewhere already
+    assert "find_tools" not in code_prompt(specs, "none", only=False, finder=False)

@@ -1,5 +1,7 @@
 """Running a call: arguments, validation, approval, failures as results, the output cap."""
 
+import json
+
 import pytest
 from tests.test_loader import folder, write  # noqa: F401 (folder is a fixture)
 
@@ -93,3 +95,19 @@ def test_a_call_whose_changes_cannot_be_told_runs_and_the_user_hears_undo_will_n
     assert result.content == "made it" and not result.is_error
     assert keeper.notes == ["touch: cannot tell which files this call changes (its changes() raised KeyError); "
                             "/undo will not cover it"]
+
+
+def test_a_program_s_call_carries_the_tool_s_value_scrubbed_and_a_direct_call_only_its_text(tmp_path):
+    from ankit.records import ToolOutput
+    from ankit.safety.scrub import Scrubber
+    from ankit.tooling.tool import Tool
+    secret = "sk-ant-api03-" + "x" * 40
+    tool = Tool("rows", "Rows.", {"type": "object"}, lambda args: ToolOutput("2 rows", [{"key": secret}, 2]))
+    call = ToolCall("c1", "rows", "{}")
+    direct = run_call(call, tool, ToolContext(cwd=tmp_path), lambda *a: True, scrub=Scrubber())
+    assert direct.content == "2 rows" and direct.data is None  # nothing computed for nobody
+    program = run_call(call, tool, ToolContext(cwd=tmp_path), lambda *a: True, scrub=Scrubber(), values=True)
+    assert program.content == "2 rows" and secret not in program.data and json.loads(program.data)[1] == 2
+    listed = run_call(call, Tool("d", "D.", {"type": "object"}, lambda args: {"a": [1]}), ToolContext(cwd=tmp_path),
+                      lambda *a: True, values=True)
+    assert json.loads(listed.content) == {"a": [1]} and json.loads(listed.data) == {"a": [1]}

@@ -9,7 +9,7 @@ from functools import partial
 from pathlib import Path
 
 from ankit import __version__, paths
-from ankit.acp.approver import AcpApprover
+from ankit.acp.approver import AcpApprover, AcpElicitor
 from ankit.acp.content import prompt_message, replay
 from ankit.acp.editor import AcpEditor, Offers
 from ankit.acp.turns import MODE_NAMES, Turns
@@ -104,8 +104,10 @@ class Agent:
         os.environ.update(config.claude_env)
         told = config.problems + _held(config)
         told += self._join_servers(config, servers)
-        app = build_app(config, cwd)
+        elicitor = AcpElicitor(self.conn.request, self.offers.forms)
+        app = build_app(config, cwd, elicit=elicitor)
         view = AcpView(self.conn.notify, app.lookup, cwd)
+        elicitor.view = view
         for line in told + app.problems + app.notices + app.skill_problems:
             view.notice(line)  # held until the client knows the session
         try:
@@ -114,6 +116,7 @@ class Agent:
         except BaseException:
             app.close()
             raise
+        elicitor.session_id = session.id
         self.sessions[session.id] = live
         return live
 
@@ -122,8 +125,7 @@ class Agent:
         approver = AcpApprover(self.conn.request, "", view, app.policy, app.config.yes)
         editor = AcpEditor(self.conn.request, "", view, self.offers)
         session = app.session(view, approver, ask=_no_questions, resume=saved, editor=editor)
-        if session.provider is None:
-            app.close()
+        if session.provider is None:  # the caller closes the app
             raise RpcError(AUTH_REQUIRED, f"{app.setup_error or KEY_HINT}")
         approver.session_id = editor.session_id = session.id
         return session

@@ -1,8 +1,11 @@
-"""Approvals as session/request_permission: the same question the REPL asks (the preview, what an always answer
-covers), its four answers mapped onto ankit's: allow once (yes), allow always (the policy remembers it as
-narrowly as the REPL's [a]lways), reject once (no), reject always (no, and no more questions for what an
-always would have covered, this session). The policy, the sandbox and the hooks have decided before."""
+"""The questions ankit puts to the user, through the editor. Approvals as session/request_permission: the same
+question the REPL asks (the preview, what an always answer covers), its four answers mapped onto ankit's: allow
+once (yes), allow always (the policy remembers it as narrowly as the REPL's [a]lways), reject once (no), reject
+always (no, and no more questions for what an always would have covered, this session); the policy, the sandbox
+and the hooks have decided before. An MCP server's question (elicitation) as elicitation/create's form, where the
+client offers forms."""
 
+import json
 from collections.abc import Callable
 
 from ankit.acp.view import AcpView, kind_of, title_of
@@ -49,7 +52,7 @@ class AcpApprover:
         """The option the user picked (its kind); raises Cancelled when the client says the turn was cancelled."""
         running = self.view.running
         call_id = running.call.id if running is not None else f"ask-{tool.name}"
-        text = outside(preview.rstrip("\n"), PREVIEW_CAP) or outside(str(args), PREVIEW_CAP)
+        text = outside(preview.rstrip("\n") or json.dumps(args, indent=2, ensure_ascii=False), PREVIEW_CAP)
         fence = "```diff" if "\n@@" in "\n" + text or text.startswith("---") else "```"
         body = f"{fence}\n{text}\n```\n\nAllow always covers: {outside(covers, 500, line=True)}"
         params = {"sessionId": self.session_id,
@@ -70,3 +73,34 @@ class AcpApprover:
             raise Cancelled("cancelled at the approval prompt")
         picked = outcome.get("optionId")
         return picked if picked in dict(OPTIONS) else "reject_once"
+
+
+class AcpElicitor:
+    """An MCP server's question as the editor's form (protocols.Elicitor); declined with a line where the client
+    offers no forms. Called from an MCP server's thread; `view` and `session_id` are set once the session is."""
+
+    def __init__(self, ask: Callable[[str, dict], dict], forms: bool):
+        self.ask, self.forms = ask, forms
+        self.view: AcpView | None = None
+        self.session_id = ""
+
+    def __call__(self, server: str, message: str, schema: dict) -> dict:
+        shown = outside(message, 200, line=True)
+        if not self.forms or not self.session_id:
+            self._tell(f"MCP server {server!r} asked \"{shown}\"; declined (this editor takes no forms)")
+            return {"action": "decline"}
+        params = {"sessionId": self.session_id, "mode": "form", "requestedSchema": schema,
+                  "message": f"MCP server {outside(server, 40, line=True)} asks: {outside(message, 2000)}"}
+        try:
+            result = self.ask("elicitation/create", params)
+        except (RpcError, Closed) as exc:
+            self._tell(f"MCP server {server!r} asked \"{shown}\"; declined (the editor could not ask: {exc})")
+            return {"action": "decline"}
+        result = result if isinstance(result, dict) else {}
+        action = result.get("action") if result.get("action") in ("accept", "decline", "cancel") else "decline"
+        content = result.get("content") if isinstance(result.get("content"), dict) else {}
+        return {"action": action, **({"content": content} if action == "accept" else {})}
+
+    def _tell(self, line: str) -> None:
+        if self.view is not None:
+            self.view.notice(line)

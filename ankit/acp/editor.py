@@ -23,12 +23,15 @@ class Offers:
     reads: bool = False
     writes: bool = False
     runs: bool = False
+    forms: bool = False  # elicitation/create in form mode
 
     @classmethod
     def of(cls, capabilities: dict) -> "Offers":
-        """From clientCapabilities ({"fs": {"readTextFile", "writeTextFile"}, "terminal"})."""
+        """From clientCapabilities ({"fs": {"readTextFile", "writeTextFile"}, "terminal", "elicitation": {"form"}})."""
         fs = capabilities.get("fs") if isinstance(capabilities.get("fs"), dict) else {}
-        return cls(fs.get("readTextFile") is True, fs.get("writeTextFile") is True, capabilities.get("terminal") is True)
+        asks = capabilities.get("elicitation") if isinstance(capabilities.get("elicitation"), dict) else {}
+        return cls(fs.get("readTextFile") is True, fs.get("writeTextFile") is True, capabilities.get("terminal") is True,
+                   asks.get("form") is not None)
 
 
 class AcpEditor:

@@ -8,6 +8,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 
 from ankit.acp.view import AcpView
+from ankit.acp.wire import INTERNAL_ERROR, INVALID_PARAMS, RpcError
 from ankit.context.mentions import expand
 from ankit.errors import AnkitError, Cancelled
 from ankit.safety.sandbox import MEANING, SHOWN, parse_mode
@@ -44,6 +45,7 @@ class Turns:
     def __init__(self, app: App, session: Session, view: AcpView,
                  guard: Callable[[str], AbstractContextManager[bool]]):
         self.app, self.session, self.view, self.guard = app, session, view, guard
+        self.prompt_stale = False  # the mode changed since the system prompt was made
         self.custom, problems = app_commands(app)  # the folder's, the user's, Claude Code's and the plugins'
         for line in problems:
             view.notice(line)
@@ -60,21 +62,25 @@ class Turns:
 
     def run(self, blocks, message: Callable) -> str:
         """The prompt to its ACP stop reason; a cancel (as Ctrl-C) is "cancelled", never an error."""
-        expanded = message(blocks, self.app.cwd, self.session.provider.accepts_images, self.app.scrubber())
-        for line in expanded.notices:
-            self.view.notice(line)
-        self.view.stopped = ""
-        with self.guard(self.session.id) as going:
+        with self.guard(self.session.id) as going:  # a cancel sent with the prompt finds it here
             if not going:
                 return "cancelled"
+            if self.prompt_stale:
+                self.prompt_stale = False
+                self.session.use_prompt(self.app.prompt())
+            typed = _typed(blocks)
+            self.view.stopped = ""
             try:
-                return self._answer(expanded.text, expanded.images)
+                if is_command(typed.strip().split("\n", 1)[0]):
+                    return self._command(typed.strip())  # its own text, @mentions attached as it is sent
+                return self._turn(message(blocks, self.app.cwd, self.session.provider.accepts_images,
+                                          self.app.scrubber()))
             except (KeyboardInterrupt, Cancelled) as exc:
+                self.view.stopped_running(str(exc) or "stopped by the user")
                 self.view.notice(str(exc) or "cancelled")
                 return "cancelled"
-            except AnkitError as exc:
-                self.view.notice(str(exc))
-                return "end_turn" if not self.view.stopped else self.view.stopped
+            except AnkitError as exc:  # the provider failed, max_cost...: the editor shows the line and its fix
+                raise RpcError(INTERNAL_ERROR, str(exc)) from None
             finally:
                 self.report_usage()
 
@@ -95,13 +101,20 @@ class Turns:
             update["cost"] = {"amount": round(amount, 6), "currency": "USD"}
         self.view.send(update)
 
-    def _answer(self, text: str, images: list) -> str:
-        """A slash command's answer, or a turn of the model; its stop reason."""
+    def _turn(self, expanded) -> str:
+        """The message (a mentions.Expanded) as a turn of the model; its stop reason."""
+        if not expanded.text.strip() and not expanded.images:
+            raise RpcError(INVALID_PARAMS, "the prompt is empty: send a list of content blocks with some text")
+        for line in expanded.notices:
+            self.view.notice(line)
         before = len(self.session.ledger.rounds)
-        if not is_command(text.split("\n", 1)[0]):
-            self.session.turn(text, images)
-            return self._why_stopped(before)
-        name, _, arguments = text.strip()[1:].partition(" ")
+        self.session.turn(expanded.text, expanded.images)
+        return self._why_stopped(before)
+
+    def _command(self, text: str) -> str:
+        """A slash command: ankit's own answer, or a custom command or skill sent as a turn; its stop reason."""
+        before = len(self.session.ledger.rounds)
+        name, _, arguments = text[1:].partition(" ")
         if name in BUILT_INS:
             self.view.text(BUILT_INS[name].run(self, arguments.strip()) + "\n")
         elif run_named(self, name, arguments.strip()):
@@ -132,14 +145,22 @@ class Turns:
         return "end_turn"
 
     def switch_mode(self, mode: str) -> str:
-        """Use one of ankit's modes (the sandbox's) from now on, and tell the client the mode in force."""
+        """Use one of ankit's modes (the sandbox's) from now on, and tell the client the mode in force; may run
+        while a turn does (session/set_mode is answered at once): the calls still to come follow the new mode,
+        the system prompt from the next prompt on."""
         sandbox = self.app.sandbox
         if sandbox is None:
             raise AnkitError("no sandbox in this session")
         line = sandbox.switch(mode)
-        self.session.use_prompt(self.app.prompt())  # plan mode is in the system prompt
+        self.prompt_stale = True  # plan mode is in the system prompt: the next prompt takes it (see run)
         self.view.send({"sessionUpdate": "current_mode_update", "currentModeId": MODE_NAMES[sandbox.name][0]})
         return line
+
+
+def _typed(blocks) -> str:
+    """The text blocks of a prompt, joined: what the user typed."""
+    blocks = blocks if isinstance(blocks, list) else []
+    return "".join(str(b.get("text") or "") for b in blocks if isinstance(b, dict) and b.get("type") == "text")
 
 
 def cmd_help(turns: Turns, arg: str) -> str:

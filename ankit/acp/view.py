@@ -162,6 +162,12 @@ class AcpView(View):
         self._update(running, "failed" if result.is_error else "completed", content)
         self.running, self.written = None, {}
 
+    def stopped_running(self, why: str) -> None:
+        """A cancel stopped the turn: the call it stopped ends as failed, saying why."""
+        if self.running is not None:
+            self._update(self.running, "failed", self._content(self.running, outside(why, 500)))
+            self.running, self.written = None, {}
+
     def _update(self, running: Running, status: str, content: list[dict]) -> None:
         self.send({"sessionUpdate": "tool_call_update", "toolCallId": running.call.id, "status": status,
                    "content": content})

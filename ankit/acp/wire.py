@@ -47,10 +47,12 @@ class Incoming:
 
 class Connection:
     """The client on the other end: `inbox` gets its requests and notifications, `urgent` ones are handled on the
-    reader thread at once (a cancel must not wait behind the turn it cancels)."""
+    reader thread at once (a cancel must not wait behind the turn it cancels), `gone` is told when it closes."""
 
-    def __init__(self, reader: BinaryIO, writer: BinaryIO, urgent: Callable[[Incoming], bool] = lambda m: False):
-        self.reader, self.writer, self.urgent = reader, writer, urgent
+    def __init__(self, reader: BinaryIO, writer: BinaryIO, line_cap: int = LINE_CAP):
+        self.reader, self.writer, self.line_cap = reader, writer, line_cap
+        self.urgent: Callable[[Incoming], bool] = _nothing_urgent
+        self.gone: Callable[[], None] = _nothing
         self.inbox: queue.Queue[Incoming | None] = queue.Queue()
         self._out: queue.Queue[bytes | None] = queue.Queue()
         self._pending: dict[int, queue.Queue] = {}
@@ -59,8 +61,10 @@ class Connection:
         self.closed = threading.Event()
         self._writer = threading.Thread(target=self._write, name="acp-writer", daemon=True)
 
-    def start(self) -> "Connection":
-        """Start reading and writing."""
+    def start(self, urgent: Callable[[Incoming], bool] = None, gone: Callable[[], None] = None) -> "Connection":
+        """Start reading and writing; `urgent` takes a message on the reader thread (True: handled there), `gone`
+        hears that the client closed the connection."""
+        self.urgent, self.gone = urgent or _nothing_urgent, gone or _nothing
         threading.Thread(target=self._read, name="acp-reader", daemon=True).start()
         self._writer.start()
         return self
@@ -126,16 +130,17 @@ class Connection:
 
     def _read(self) -> None:
         try:
-            while line := self.reader.readline(LINE_CAP + 1):
-                if len(line) > LINE_CAP and not line.endswith(b"\n"):
+            while line := self.reader.readline(self.line_cap + 1):
+                if len(line) > self.line_cap and not line.endswith(b"\n"):
                     self._skip_rest()
-                    self.error(None, RpcError(INVALID_REQUEST, f"message longer than {LINE_CAP:,} bytes; not read"))
+                    self.error(None, RpcError(INVALID_REQUEST, f"message longer than {self.line_cap:,} bytes; not read"))
                 elif line.strip():
                     self._take(line)
         except (OSError, ValueError):
             pass
         self.closed.set()
         self.inbox.put(None)
+        self.gone()  # the client went away: what runs for it stops
 
     def _skip_rest(self) -> None:
         while (more := self.reader.readline(1024 * 1024)) and not more.endswith(b"\n"):
@@ -162,6 +167,14 @@ class Connection:
             incoming = Incoming(message["method"], params, message.get("id"))
             if not self.urgent(incoming):
                 self.inbox.put(incoming)
+
+
+def _nothing_urgent(incoming: Incoming) -> bool:
+    return False
+
+
+def _nothing() -> None:
+    pass
 
 
 def _shape(message) -> str:

@@ -10,6 +10,7 @@ from pathlib import Path
 from ankit import __version__
 from ankit.errors import AnkitError
 from ankit.cli.subcommands import SUBCOMMANDS, help_text, own_words, split
+from ankit.safety.sandbox import ALIASES, MODES
 
 
 class Parser(argparse.ArgumentParser):
@@ -41,10 +42,11 @@ def parser() -> argparse.ArgumentParser:
                    help="OpenAI wire format: responses (default on api.openai.com) or chat (Chat Completions)")
     p.add_argument("--yes", "-y", "--dangerously-skip-permissions", action="store_true",
                    help="approve every tool call without asking (deny rules still hold)")
-    p.add_argument("--sandbox", choices=("workspace", "read-only", "plan", "off", "ask"), metavar="MODE",
-                   help="commands run unasked in a sandbox writing only the working folder (workspace), run "
-                        "unasked writing nothing (read-only, also named plan), or ask every time (off, also "
-                        "named ask); the same names as /mode")
+    p.add_argument("--sandbox", choices=("workspace", "accept-edits", "read-only", "plan", "off", "ask"),
+                   metavar="MODE",
+                   help="commands run unasked in a sandbox writing only the working folder (workspace), file edits "
+                        "in the folder unasked too (accept-edits), run unasked writing nothing (read-only, also "
+                        "named plan), or ask every time (off, also named ask); the same names as /mode")
     p.add_argument("--permission-mode", dest="permission_mode", metavar="MODE",
                    help="Claude Code's modes: default, acceptEdits (file edits in the folder unasked), plan "
                         "(read-only) or bypassPermissions (the same as --yes); ankit's own names work too")
@@ -113,6 +115,9 @@ def _permission_mode(args) -> None:
         return
     if name == "bypassPermissions":
         args.yes = True
+    elif name.lower() not in (*MODES, *ALIASES):
+        parser().error(f"--permission-mode takes default, acceptEdits, plan or bypassPermissions (or ankit's "
+                       f"workspace, accept-edits, read-only, ask), not {name!r}")
     elif args.sandbox and args.sandbox != name:
         parser().error(f"--permission-mode {name} and --sandbox {args.sandbox} name two modes: give one")
     else:

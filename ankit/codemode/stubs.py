@@ -127,16 +127,14 @@ def named(specs: list[ToolSpec], level: str) -> str:
     return "\n".join(lines)
 
 
-CODE_PROMPT = (
-    "Code mode: in a run_code program `import tools` gives every tool as a function, loaded by find_tools or "
-    "not{only}.\nTools{beside}:\n"
-)
+CODE_PROMPT = "Code mode: in a run_code program `import tools` gives every tool as a function{which}{only}."
+LISTED = ", those you have and those find_tools lists, loaded or not"
 
 
-def code_prompt(specs: list[ToolSpec], level: str, only: bool, sent: set[str] = frozenset()) -> str:
-    """What the system prompt says in code mode: how run_code works, and the tools named at the level asked,
-    leaving out those whose schemas every request carries already (`sent`)."""
+def code_prompt(specs: list[ToolSpec], level: str, only: bool, skip: set[str] = frozenset(),
+                finder: bool = True) -> str:
+    """What the system prompt says in code mode: how programs reach tools, and the tools named at the level
+    asked, leaving out those named elsewhere in every request (`skip`: schemas sent, find_tools' listing)."""
     note = "; the other tools are reached through run_code alone in this session" if only else ""
-    beside = " (besides those you have as tools)" if sent - {"run_code", "find_tools"} else ""
-    listed = [s for s in specs if s.name not in ("run_code", "find_tools") and s.name not in sent]
-    return CODE_PROMPT.format(only=note, beside=beside) + named(listed, level)
+    listed = [s for s in specs if s.name not in ("run_code", "find_tools") and s.name not in skip]
+    return CODE_PROMPT.format(which=LISTED if finder else "", only=note) + (f"\nAlso:\n{named(listed, level)}" if listed else "")

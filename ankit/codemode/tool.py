@@ -5,15 +5,11 @@ from ankit.errors import ToolError
 from ankit.tooling.tool import Tool
 
 RUN_CODE_DESCRIPTION = (
-    "Run a Python program that calls tools as functions: `import tools`, then e.g. `text = tools.read_file("
-    "\"a.txt\")` (arguments in the order of the tool's parameters, or by name; tools.help(\"name\") prints a "
-    "tool's signature and whole description, tools.names() lists every tool). Every tool of the catalog is there, "
-    "loaded by find_tools or not. A call returns the tool's value (a file's text, a list of paths, records as "
-    "dicts, an MCP tool's structured content, else its text) and raises tools.ToolError when it fails "
-    "(tools.ToolRefused when the user or a rule refused it: do not retry it). Each call is checked and approved "
-    "as a direct call would be. Only what the program prints comes back to you: print just what you need. Use it "
-    "for tasks of several calls (reading or changing many files, pages or records) instead of one call per step. "
-    "The program runs in the sandbox, without network, and is stopped past its time limit."
+    "Run a Python program that calls tools: `import tools`, then e.g. `text = tools.read_file(\"a.txt\")`. "
+    "Every tool is a function, loaded or not (arguments by name or in signature order); tools.help(\"name\") "
+    "prints one's signature and description. A call returns the tool's value (a file's text, lists, records as "
+    "dicts) or raises tools.ToolError (tools.ToolRefused: refused, do not retry). Only what the program prints "
+    "comes back. Use it for tasks of several calls. Sandboxed, no network."
 )
 
 
@@ -33,4 +29,4 @@ def make_run_code_tool() -> Tool:
         "required": ["code"], "additionalProperties": False}
     return Tool("run_code", RUN_CODE_DESCRIPTION, parameters, run, group="core", needs_approval=True,
                 preview=preview, source="ankit", time_limit=0, confined=True,
-                examples=["read many files and summarise them", "run a program that calls tools"])
+                examples=["run a python program that calls tools", "write a program to crunch many files with tools"])

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ankit.discovery.parts import spec_size, split_group
-from ankit.discovery.phrases import clean
+from ankit.discovery.phrases import kept
 from ankit.discovery.synonyms import is_verb
 from ankit.discovery.terms import name_terms, split_name, stem, terms
 from ankit.tooling.tool import Tool
@@ -295,7 +295,7 @@ def apply_metadata(group: Group, data: dict, where: str) -> list[str]:
 
 def apply_phrases(catalog: Catalog, group: Group, table, where: str) -> list[str]:
     """Give the group's tools the phrases its group.toml writes for them ([phrases]: tool name = [requests]),
-    kept as a model's are (clean); a tool that has phrases already keeps them. One line per bad entry."""
+    kept as a model's are (kept); a tool that has phrases already keeps them. One line per bad entry."""
     if table is None:
         return []
     if not isinstance(table, dict):
@@ -308,7 +308,7 @@ def apply_phrases(catalog: Catalog, group: Group, table, where: str) -> list[str
         elif listed is None or isinstance(said, str):
             problems.append(f"{where}: phrases for {name} must be a list of strings; ignored")
         elif not catalog.tools[name].phrases:
-            catalog.tools[name] = replace(catalog.tools[name], phrases=clean(listed))
+            catalog.tools[name] = replace(catalog.tools[name], phrases=kept(listed))
             catalog.terms.pop(name, None)
     return problems
 

@@ -7,21 +7,25 @@ part of each tool's description (catalog.described); it is never sent to the mod
 
 import hashlib
 import json
-import re
 from pathlib import Path
 
 from ankit.safety import statefiles
+from ankit.safety.scrub import Scrubber
+from ankit.safety.text import outside
 from ankit.tooling.tool import Tool
 
 PER_TOOL = 8  # phrases kept per tool
 LONGEST = 120  # characters kept of one phrase
+# phrases are matched, never run: the model wrote them from a question scrubbed of every known secret, and a tool
+# folder's own are its author's; scrubbing each of a catalog's thousands against the environment at every start
+# cost 0.2 s of `ankit tools` (tests/bench/bench_startup.py)
+NO_SECRETS = Scrubber({})
 _DESCRIBED = 400  # characters of a tool's description put in the question
 QUESTION = """For each tool of the MCP server "{server}" below, write up to 8 short requests (3 to 10 words) that a user
 might type to an assistant when they need that tool: in everyday words, with the abbreviations and slang people
 use, mostly NOT the tool's own words. Vary the verbs and the objects; include requests that name only the
 object or only the effect wanted, and questions. Answer with one JSON object: {{"tool_name": ["request", ...], ...}}."""
 SYSTEM = "You write the search phrases of a tool catalog. Answer with the JSON object only."
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 
 def original_name(tool: Tool, label: str) -> str:
@@ -46,16 +50,16 @@ def read_answer(text: str, names: list[str]) -> dict[str, list[str]]:
     phrases = {}
     for name in names:
         said = found.get(name)
-        if isinstance(said, list) and (kept := clean(said)):
-            phrases[name] = kept
+        if isinstance(said, list) and (good := kept(said)):
+            phrases[name] = good
     return phrases
 
 
-def clean(said: list) -> list[str]:
-    """The phrases kept of a list: text only, control characters and repeats dropped, at most PER_TOOL of at
-    most LONGEST characters each."""
-    kept = [" ".join(_CONTROL.sub(" ", p).split())[:LONGEST] for p in said if isinstance(p, str)]
-    return [p for p in dict.fromkeys(kept) if p][:PER_TOOL]
+def kept(said: list) -> list[str]:
+    """The phrases kept of a list: text only, each through the text boundary on one line (controls made visible),
+    repeats dropped, at most PER_TOOL of at most LONGEST characters each."""
+    lines = [outside(" ".join(p.split())[:LONGEST], LONGEST, NO_SECRETS, line=True) for p in said if isinstance(p, str)]
+    return [p for p in dict.fromkeys(lines) if p][:PER_TOOL]
 
 
 def _first_object(text: str, tries: int = 20) -> dict:

@@ -21,8 +21,7 @@ from pathlib import Path
 from ankit.protocols import Judge
 from ankit.safety.sandbox import CLAUDE_NAMES, Sandbox
 from ankit.safety.scrub import Scrubber
-from ankit.safety.text import deep
-from ankit.safety.visible import visible
+from ankit.safety.text import deep, outside
 from ankit.claude import toolnames
 from ankit.hooks import envfile, process
 
@@ -33,6 +32,7 @@ BLOCKING = ("PreToolUse", "PermissionRequest", "PostToolUse", "PostToolUseFailur
             "SubagentStop")  # where exit 2 or a "block" changes what happens; elsewhere stderr is shown
 CONTEXT_EVENTS = ("UserPromptSubmit", "SessionStart", "SubagentStart")  # plain stdout of exit 0 is context
 DEFAULT_TIMEOUT = 60.0
+HOOK_TEXT_CAP = 64 * 1024  # characters of one text a hook wrote, shown or sent (its output is capped before too)
 KNOWN_OUTPUT = {"continue", "stopReason", "suppressOutput", "systemMessage", "decision", "reason",
                 "hookSpecificOutput"}
 KNOWN_SPECIFIC = {"hookEventName", "permissionDecision", "permissionDecisionReason", "updatedInput",
@@ -132,7 +132,7 @@ class Hooks:
         if env_file is not None:
             values, problems = envfile.take(env_file)
             os.environ.update(values)  # the commands ankit runs from now on see them
-            outcome.notes += [self.shown(line) for line in problems]
+            outcome.notes += [outside(line, HOOK_TEXT_CAP, self.scrub).strip() for line in problems]
         return outcome
 
     def _one(self, hook: Hook, data: bytes, results: list, index: int, extra: dict) -> None:
@@ -163,10 +163,6 @@ class Hooks:
             return []
         self._told.add(line)
         return [line]
-
-    def shown(self, text: str) -> str:
-        """A hook's text as it may be shown or sent: escapes visible, known secrets scrubbed."""
-        return self.scrub.text(visible(text)).strip()
 
     def tool(self, event: str, tool: str, args: dict, call_id: str, content: str | None = None,
              failed: bool = False, paths: list[str] = ()) -> Outcome:
@@ -223,7 +219,7 @@ def _answer(text: str) -> tuple[bool, str] | None:
 def _merge(outcome: Outcome, hook: Hook, finished: process.Finished, hooks: Hooks) -> None:
     """Fold one hook's exit code and output into the event's outcome."""
     name = f"{hook.event} hook {_short(hook.command)}"
-    err = hooks.shown(finished.err)
+    err = outside(finished.err, HOOK_TEXT_CAP, hooks.scrub).strip()
     if finished.dropped:
         outcome.notes += hooks.once(f"{name} printed more than {process.OUTPUT_CAP:,} bytes; the rest was dropped")
     if finished.failure:
@@ -247,7 +243,7 @@ def _read_json(outcome: Outcome, hook: Hook, name: str, out: str, hooks: Hooks) 
         data = None
     if not isinstance(data, dict):
         if out and hook.event in CONTEXT_EVENTS:
-            outcome.context.append(hooks.shown(out))
+            outcome.context.append(outside(out, HOOK_TEXT_CAP, hooks.scrub).strip())
         return
     specific = data.get("hookSpecificOutput") if isinstance(data.get("hookSpecificOutput"), dict) else {}
     unknown = sorted((set(data) - KNOWN_OUTPUT) | (set(specific) - KNOWN_SPECIFIC))
@@ -255,19 +251,20 @@ def _read_json(outcome: Outcome, hook: Hook, name: str, out: str, hooks: Hooks) 
         outcome.notes += hooks.once(f"{name}: ankit does not support the output field(s) {', '.join(unknown)}; "
                                     "they are ignored")
     if data.get("continue") is False:
-        outcome.stop = hooks.shown(str(data.get("stopReason") or f"stopped by the {name}"))
+        stop = str(data.get("stopReason") or f"stopped by the {name}")
+        outcome.stop = outside(stop, HOOK_TEXT_CAP, hooks.scrub).strip()
     if isinstance(data.get("systemMessage"), str):
-        outcome.notes.append(hooks.shown(data["systemMessage"]))
+        outcome.notes.append(outside(data["systemMessage"], HOOK_TEXT_CAP, hooks.scrub).strip())
     if isinstance(specific.get("additionalContext"), str):
-        outcome.context.append(hooks.shown(specific["additionalContext"]))
+        outcome.context.append(outside(specific["additionalContext"], HOOK_TEXT_CAP, hooks.scrub).strip())
     _decide(outcome, name, data, specific, hooks)
 
 
 def _decide(outcome: Outcome, name: str, data: dict, specific: dict, hooks: Hooks) -> None:
     """The decision fields: permissionDecision (PreToolUse), decision.behavior (PermissionRequest), decision."""
     request = specific.get("decision") if isinstance(specific.get("decision"), dict) else {}
-    reason = hooks.shown(str(specific.get("permissionDecisionReason") or request.get("message")
-                             or data.get("reason") or ""))
+    reason = outside(str(specific.get("permissionDecisionReason") or request.get("message")
+                             or data.get("reason") or ""), HOOK_TEXT_CAP, hooks.scrub).strip()
     decision = (specific.get("permissionDecision") or request.get("behavior")
                 or {"approve": "allow", "block": "deny"}.get(data.get("decision")))
     if decision == "deny":
@@ -281,7 +278,7 @@ def _decide(outcome: Outcome, name: str, data: dict, specific: dict, hooks: Hook
 
 
 def _short(command: str) -> str:
-    line = " ".join(visible(command).split())
+    line = outside(" ".join(command.split()), 200, line=True)
     return repr(line if len(line) <= 40 else line[:39] + "…")
 
 

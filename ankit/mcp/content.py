@@ -6,7 +6,9 @@ from ankit.mcp.client import McpClient
 from ankit.mcp.prompts import fill, messages_text, prompt_commands, resource_text
 from ankit.mcp.server import Server
 from ankit.mcp.transport import McpError
+from ankit.safety.text import outside
 
+PROMPT_CAP = 100_000  # characters of a prompt's messages sent as the user's message
 
 class McpContent:
     """Prompts and resources of the servers; a server not running is started (`running`) to answer."""
@@ -26,7 +28,7 @@ class McpContent:
         server = next(s for s in self._servers if s.name == name)
         filled = fill(command, prompt, arguments)
         client = self._running(server)
-        return messages_text(client.get_prompt(prompt["name"], filled, server.config.timeout))
+        return outside(messages_text(client.get_prompt(prompt["name"], filled, server.config.timeout)), PROMPT_CAP)
 
     def resources(self) -> list[tuple[str, dict]]:
         """(server name, resource) for every server's listed resources."""

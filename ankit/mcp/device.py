@@ -13,9 +13,9 @@ from collections.abc import Callable
 
 from ankit.mcp.jsonrpc import McpError
 from ankit.mcp.oauth import DEVICE_GRANT, credentials, discover, keep, register, stamped
-from ankit.mcp.oauthweb import exchange, said, secure, shown
+from ankit.mcp.oauthweb import SAID, exchange, secure, shown
+from ankit.safety.text import outside
 from ankit.mcp.tokens import TokenStore
-from ankit.safety.visible import visible_line
 
 LONGEST = 1800.0  # seconds a device login waits at most, whatever expires_in says
 CODE_LENGTH = 64  # characters of a user code shown
@@ -37,8 +37,9 @@ def device_login(name: str, url: str, store: TokenStore, say: Callable[[str], No
     status, grant = exchange(endpoint, form=form, what="device authorization endpoint")
     if status != 200 or not all(isinstance(grant.get(k), str) and grant[k] for k in
                                 ("device_code", "user_code", "verification_uri")):
+        said = grant.get("error_description") or grant.get("error") or f"HTTP {status}"
         raise McpError(f"the authorization server refused a device login for {name!r}: "
-                       f"{said(grant.get('error_description') or grant.get('error') or f'HTTP {status}')}")
+                       f"{outside(said, SAID, line=True)}")
     _show(name, grant, say)
     tokens = _poll(meta, client, grant, resource["resource"], name, sleep)
     return keep(store, name, url, meta, client, tokens)
@@ -53,7 +54,7 @@ def _redirect() -> str:
 
 def _show(name: str, grant: dict, say: Callable[[str], None]) -> None:
     """Where to go and the code to enter, each address whole on a line of its own."""
-    code = visible_line(grant["user_code"])[:CODE_LENGTH]
+    code = outside(grant["user_code"], CODE_LENGTH, line=True)
     say(f"to log in to MCP server {name!r}, open this address on any device with a browser:")
     say(secure(grant["verification_uri"], "verification address"))
     say(f"and enter the code {code}")
@@ -84,7 +85,7 @@ def _poll(meta: dict, client: dict, grant: dict, resource: str, name: str, sleep
         if error == "expired_token":
             break
         raise McpError(f"the authorization server refused the token for {name!r}: "
-                       f"{said(tokens.get('error_description') or error or f'HTTP {status}')}")
+                       f"{outside(tokens.get('error_description') or error or f'HTTP {status}', SAID, line=True)}")
     raise McpError(f"the code for {name!r} expired before the login was approved; run ankit mcp login {name} "
                    "--device again")
 

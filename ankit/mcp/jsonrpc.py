@@ -17,6 +17,7 @@ METHOD_NOT_FOUND = -32601
 QUIET_NOTICES = ("notifications/message", "notifications/progress")  # logged or ignored, not passed on
 MESSAGE_CAP = 300  # characters kept of a server's error message (its first line)
 LOG_CAP = 1024 * 1024  # a server's log file starts afresh past this size
+LOG_LINE = 4000  # characters of one log message a server sends, as its log keeps it (through the text boundary)
 PROGRESS_STRETCH = 10  # a request that keeps reporting progress may take this many times its timeout
 LINE_CAP = 32 * 1024 * 1024  # one JSON-RPC line from a server; past it the server is stopped and marked failed
 INBOX_SIZE = 256  # a server's own messages waiting to be handled; a server that fills this floods

@@ -24,7 +24,8 @@ import urllib.parse
 from collections.abc import Callable
 
 from ankit.mcp.jsonrpc import McpError
-from ankit.mcp.oauthweb import exchange, said, same_resource, secure, shown
+from ankit.mcp.oauthweb import SAID, exchange, same_resource, secure, shown
+from ankit.safety.text import outside
 from ankit.mcp.tokens import TokenStore
 from ankit.safety import web
 
@@ -59,7 +60,7 @@ def probe(url: str) -> str:
     except urllib.error.HTTPError as exc:
         return challenge(url, dict(exc.headers))
     except (urllib.error.URLError, OSError) as exc:
-        raise McpError(f"cannot reach {shown(url)}: {said(getattr(exc, 'reason', exc))}") from None
+        raise McpError(f"cannot reach {shown(url)}: {outside(getattr(exc, 'reason', exc), SAID, line=True)}") from None
 
 
 def discover(url: str) -> tuple[dict, dict]:
@@ -250,7 +251,7 @@ def _checked(answer: dict, state: str, meta: dict, name: str) -> str:
                        f"{shown(issuer)} always does; nothing was stored")
     if answer.get("error"):
         raise McpError(f"the authorization server refused the login for {name!r}: "
-                       f"{said(answer.get('error_description') or answer['error'])}")
+                       f"{outside(answer.get('error_description') or answer['error'], SAID, line=True)}")
     if not answer.get("code"):
         raise McpError(f"the login answer for {name!r} had no code; run ankit mcp login {name} again")
     return answer["code"]
@@ -264,7 +265,7 @@ def redeem(meta: dict, client: dict, form: dict, name: str, store: TokenStore | 
         if tokens.get("error") == "invalid_client" and store is not None:
             store.forget_client(meta["issuer"])
         error = tokens.get("error_description") or tokens.get("error") or f"HTTP {status}"
-        raise McpError(f"the authorization server refused the token for {name!r}: {said(error)}")
+        raise McpError(f"the authorization server refused the token for {name!r}: {outside(error, SAID, line=True)}")
     return stamped(tokens)
 
 

@@ -6,7 +6,8 @@
   copies is the address that is opened.
 - A JSON answer (metadata, a registration, tokens, an error) is read in pieces up to SIZE bytes and within
   DEADLINE seconds whatever its Content-Length says, then parsed through the text boundary (safety/text.py).
-- What a server says is shown through said(): one line, controls made visible, secrets scrubbed, cut to 200.
+- What a server says is shown through the text boundary (outside(text, SAID, line=True)): one line, controls
+  made visible, secrets scrubbed, cut to SAID characters.
 - No redirect is followed (safety/web.py, the one HTTP function): a code, a token or a secret is never sent to
   another address.
 """
@@ -18,22 +19,18 @@ import urllib.parse
 
 from ankit.mcp.jsonrpc import McpError
 from ankit.safety import text as boundary, web
-from ankit.safety.scrub import Scrubber
-from ankit.safety.visible import visible_line
+from ankit.safety.text import outside
 
 SIZE = 256 * 1024  # bytes of one JSON answer
+SAID = 200  # characters of what a login server says (an error description, an address) shown in a line
 DEADLINE = 30.0  # seconds for one exchange, however slowly the answer trickles in
 
 
 def shown(url: str) -> str:
     """The URL fit for a message: no user, password or query (they may hold secrets), controls made visible."""
     parts = urllib.parse.urlsplit(str(url))
-    return visible_line(urllib.parse.urlunsplit((parts.scheme, parts.netloc.rpartition("@")[2], parts.path, "", "")))
-
-
-def said(value, scrub: Scrubber | None = None) -> str:
-    """A server's words (an error description) as one short line: scrubbed, controls visible, 200 characters."""
-    return visible_line((scrub or Scrubber()).text(" ".join(str(value).split())))[:200]
+    return outside(urllib.parse.urlunsplit((parts.scheme, parts.netloc.rpartition("@")[2], parts.path, "", "")), SAID,
+                   line=True)
 
 
 def secure(url, what: str) -> str:
@@ -47,7 +44,7 @@ def secure(url, what: str) -> str:
     plain = bool(text) and all("!" <= c <= "~" for c in text)
     if plain and parts is not None and host and (parts.scheme == "https" or parts.scheme == "http" and web.loopback(text)):
         return text
-    raise McpError(f"the {what} {visible_line(str(url))[:200]!r} is not an https address (plain http only on "
+    raise McpError(f"the {what} {outside(str(url), SAID, line=True)!r} is not an https address (plain http only on "
                    "127.0.0.1 or localhost); not used")
 
 
@@ -76,7 +73,7 @@ def exchange(url: str, data: dict | None = None, form: dict | None = None, what:
     except urllib.error.HTTPError as exc:
         status, raw = exc.code, web.read(exc, SIZE, deadline)[0]
     except (urllib.error.URLError, OSError) as exc:
-        raise McpError(f"cannot reach {shown(url)}: {said(getattr(exc, 'reason', exc))}") from None
+        raise McpError(f"cannot reach {shown(url)}: {outside(getattr(exc, 'reason', exc), SAID, line=True)}") from None
     try:
         parsed = boundary.loads(raw or b"{}")
     except ValueError:

@@ -199,8 +199,9 @@ class McpManager:
 
     def _set_tools(self, server: Server, specs: list[dict], note: str = "") -> None:
         before = [t.spec() for t in server.tools]
+        trusted = server.config is not None and server.config.trust_annotations  # the user's own word only
         tools, server.problems = make_tools(server.name, specs, partial(self._call, server), server.label,
-                                            scrub=Scrubber(values=server.secrets()))
+                                            scrub=Scrubber(values=server.secrets()), trusted=trusted)
         server.problems += [note] if note else []
         server.tools = tools
         if [t.spec() for t in tools] == before:

@@ -28,6 +28,7 @@ class ServerConfig:
     oauth_scope: str = ""  # the scopes to ask for at login (default: those the server names)
     sandbox: bool = False  # start the stdio server inside ankit's sandbox: writes in its cwd and the temp folder
     network: bool = True  # with sandbox: whether it may reach the network
+    trust_annotations: bool = False  # the user's own config trusts its readOnlyHint (settings/layers.py keeps it so)
 
 
 def server_config(name: str, raw, env=None) -> ServerConfig:
@@ -59,12 +60,13 @@ def server_config(name: str, raw, env=None) -> ServerConfig:
     oauth = {key: raw.get(key, "") for key in ("oauth_client_id", "oauth_scope")}
     if not all(isinstance(v, str) for v in oauth.values()):
         raise ConfigError(f"{where} oauth_client_id and oauth_scope must be strings")
-    for key in ("sandbox", "network"):
+    for key in ("sandbox", "network", "trust_annotations"):
         if not isinstance(raw.get(key, True), bool):
             raise ConfigError(f"{where} {key} must be true or false")
     return ServerConfig(name, command, [str(a) for a in args], {str(k): str(v) for k, v in env.items()},
                         raw.get("cwd"), bool(raw.get("core", False)), **numbers, url=url, headers=headers, **oauth,
-                        sandbox=raw.get("sandbox", False), network=raw.get("network", True))
+                        sandbox=raw.get("sandbox", False), network=raw.get("network", True),
+                        trust_annotations=raw.get("trust_annotations", False) is True)
 
 
 def launch(cfg: ServerConfig) -> tuple[str, list[str]]:

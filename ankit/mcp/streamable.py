@@ -10,7 +10,7 @@ import urllib.error
 import urllib.parse
 
 from ankit.mcp.jsonrpc import (
-    LINE_CAP, PROGRESS_STRETCH, Answer, Inbox, McpError, Notice, open_log, redact, reply_to, request_message,
+    LINE_CAP, LOG_LINE, PROGRESS_STRETCH, Answer, Inbox, McpError, Notice, open_log, redact, reply_to, request_message,
     rpc_error,
 )
 from ankit.mcp.oauth import Tokens
@@ -303,7 +303,8 @@ class HttpTransport:
         if "id" in message:
             self._quietly(reply_to(message, self.answer))
         elif method == "notifications/message":
-            self._note(f"log {params.get('level', 'info')}: {json.dumps(params.get('data'), ensure_ascii=False)}")
+            self._note(f"log {boundary.outside(params.get('level', 'info'), 20, line=True)}: "
+                       f"{boundary.outside(json.dumps(params.get('data'), ensure_ascii=False), LOG_LINE, line=True)}")
         elif self.on_notice is not None:
             self.on_notice(method, params)
 

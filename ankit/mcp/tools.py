@@ -104,16 +104,20 @@ def result_value(result: dict) -> str | ToolOutput:
 
 
 def make_tool(server: str, spec: dict, exposed: str, call: Caller, hints: bool = True,
-              scrub: Scrubber | None = None) -> Tool:
+              scrub: Scrubber | None = None, trusted: bool = False) -> Tool:
     """One MCP tool definition as an ankit Tool that calls the server under its original name; hints False
-    (a list from the cache, not from the live server): its annotations grant nothing, every call asks. Its
-    description passes the text boundary (capped, scrubbed, escapes made visible)."""
+    (a list from the cache, not from the live server): its annotations grant nothing, every call asks. trusted
+    (the user's own config says trust_annotations = true for this server): its annotations are its effects;
+    otherwise they are claims only (Tool.claims): every call asks, plan mode asks rather than refuses a tool
+    claiming to only read, and an untrusted project's subagent never gets it. Its description passes the text
+    boundary (capped, scrubbed, escapes made visible)."""
     original = spec["name"]
-    notes = spec.get("annotations") if hints and isinstance(spec.get("annotations"), dict) else {}
+    claimed = spec.get("annotations") if hints and isinstance(spec.get("annotations"), dict) else None
+    notes = claimed if trusted and claimed is not None else {}
     # Read-only is not enough to run unasked: a tool that may reach the open world (the spec's default) sends its
     # arguments off the machine, as web_search does, so only a server's read-only, closed-world tools run freely.
     read_only = notes.get("readOnlyHint") is True and notes.get("openWorldHint") is False
-    description = outside(str(spec.get("description") or spec.get("title") or notes.get("title") or original).strip(),
+    description = outside(str(spec.get("description") or spec.get("title") or (claimed or {}).get("title") or original).strip(),
                           DESCRIPTION_CAP, scrub)
 
     def run(args: dict, ctx=None) -> str:
@@ -125,8 +129,8 @@ def make_tool(server: str, spec: dict, exposed: str, call: Caller, hints: bool =
 
     return Tool(name=exposed, description=description, parameters=object_schema(spec.get("inputSchema")),
                 run=run, group=f"mcp:{server}", read_only=read_only, needs_approval=not read_only,
-                preview=preview, source=f"MCP server {server}",
-                effects=from_annotations(spec.get("annotations") if hints else None),
+                preview=preview, source=f"MCP server {server}", effects=from_annotations(notes or None),
+                claims=from_annotations(claimed) if claimed is not None and not trusted else None,
                 returns=returned(spec.get("outputSchema")))
 
 
@@ -145,8 +149,8 @@ def _task_only(spec: dict) -> bool:
     return isinstance(execution, dict) and execution.get("taskSupport") == "required"
 
 
-def make_tools(server: str, specs: list[dict], call: Caller, label: str = "",
-               hints: bool = True, scrub: Scrubber | None = None) -> tuple[list[Tool], list[str]]:
+def make_tools(server: str, specs: list[dict], call: Caller, label: str = "", hints: bool = True,
+               scrub: Scrubber | None = None, trusted: bool = False) -> tuple[list[Tool], list[str]]:
     """Tools for a server's list, in its order; label (default: the server name) prefixes exposed names; hints
     False for a cached list (see make_tool)."""
     tools, problems, taken, originals, scrub = [], [], set(), set(), scrub or Scrubber()
@@ -167,7 +171,7 @@ def make_tools(server: str, specs: list[dict], call: Caller, label: str = "",
                             f"which ankit does not support")
             continue
         originals.add(original)
-        tool = make_tool(server, spec, exposed_name(label or server, original, taken), call, hints, scrub)
+        tool = make_tool(server, spec, exposed_name(label or server, original, taken), call, hints, scrub, trusted)
         taken.add(tool.name)
         tools.append(tool)
     return tools, problems

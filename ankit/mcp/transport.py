@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 from ankit.mcp.jsonrpc import (  # noqa: F401 (McpError, METHOD_NOT_FOUND, LINE_CAP: also imported from here)
-    JUNK_LOGGED, LINE_CAP, METHOD_NOT_FOUND, QUIET_NOTICES, Answer, Inbox, McpError, Notice, Waiter, open_log,
+    JUNK_LOGGED, LINE_CAP, LOG_LINE, METHOD_NOT_FOUND, QUIET_NOTICES, Answer, Inbox, McpError, Notice, Waiter, open_log,
     redact, reply_to, request_message, rpc_error,
 )
 from ankit.safety import text as boundary
@@ -227,7 +227,8 @@ class StdioTransport:
             if waiter is not None:
                 waiter.deadline = time.monotonic() + waiter.timeout
         if method == "notifications/message":
-            self._note(f"log {params.get('level', 'info')}: {json.dumps(params.get('data'), ensure_ascii=False)}")
+            self._note(f"log {boundary.outside(params.get('level', 'info'), 20, line=True)}: "
+                       f"{boundary.outside(json.dumps(params.get('data'), ensure_ascii=False), LOG_LINE, line=True)}")
         if self.on_notice is not None and method not in QUIET_NOTICES:
             self.on_notice(method, params)  # on the inbox thread: it may send requests and wait for the reader
 

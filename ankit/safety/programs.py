@@ -42,13 +42,13 @@ WRAPPERS = {
     "unbuffer": set(), "chrt": set(), "taskset": set(), "flock": {"-w", "-E", "--timeout"}, "strace": {"-o", "-e",
     "-p", "-s", "-u"}, "ltrace": {"-o", "-e"}, "chroot": set(), "caffeinate": set(), "torsocks": set(),
     "proxychains": set(), "proxychains4": set(), "firejail": set(), "systemd-run": set(), "runuser": {"-u", "-g"},
-    "catchsegv": set(), "valgrind": set(), "script": set(), "watch": {"-n", "-d", "--interval"},
+    "catchsegv": set(), "valgrind": set(), "script": set(), "watch": {"-n", "--interval", "-q", "--equexit"},
     "fakeroot": set(), "unshare": set(), "nsenter": set(), "prlimit": set(), "setpriv": set(), "numactl": set(),
     "faketime": set(), "chronic": set(), "pkexec": {"--user"}, "sg": set(), "xvfb-run": set(),
-    "dbus-run-session": set(),
-}
+    "dbus-run-session": set(), "su": set(), "ssh-agent": set(), "parallel": set(), "sem": set(),
+}  # how each is read, and which options ankit knows: safety/wrappers.py
 TAKES_FIRST = {"timeout": 1, "chroot": 1, "flock": 1, "taskset": 1, "chrt": 1, "faketime": 1, "sg": 1}
-STRING_RUNNERS = {"eval", "watch", "ssh", "su", "script"}  # their words are joined and run as a shell line
+STRING_RUNNERS = {"eval", "watch", "ssh"}  # their words are joined and run as a shell line
 WRAPPER_SHELLS = {"sudo": {"-s", "-i", "--shell", "--login", "-e", "--edit"}, "xargs": {"-I", "-i", "--replace"},
                   "env": {"-S", "--split-string"}}  # options after which what runs is no longer a command's words
 FIND_EXEC = {"-exec", "-execdir", "-ok", "-okdir"}

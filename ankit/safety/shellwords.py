@@ -14,6 +14,7 @@ unwrapped, so `sudo env X=1 xargs rm` is seen as `rm`. A real shell is the test 
 import re
 from dataclasses import dataclass, field
 
+from ankit.safety import wrappers
 from ankit.safety.programs import (FIND_EXEC, INERT_ENV, INTERPRETERS, NAME, POSIX_SHELLS, SHELLS, STRING_RUNNERS,
                                    TAKES_FIRST, WRAPPER_SHELLS, WRAPPERS, has_option, options_end, settable,
                                    shell_code, unmodeled)
@@ -241,10 +242,17 @@ class _Parser:
             return self._code(rest[code + (program == "busybox")], depth)
         if program in STRING_RUNNERS:
             start = options_end(texts, WRAPPERS.get(program, set()))
+            if program == "watch" and has_option(texts[:start], {"-x", "--exec"}):
+                self.result.doubt("watch -x, which runs its words as they are, not as a line")
             return self._code(_Word(" ".join(texts[start:]), all(w.exact for w in rest[start:])), depth)
         if program not in WRAPPERS:
             return None
-        start = options_end(texts, WRAPPERS[program])
+        plan = wrappers.plan(program, texts)
+        if plan.doubt:
+            self.result.doubt(plan.doubt)
+        if plan.code is not None:
+            return self._code(rest[plan.code], depth)
+        start = plan.start
         if has_option(texts[:start], WRAPPER_SHELLS.get(program, set())):
             self.result.doubt(f"{program} with an option that makes it read a string as code")
             if program == "env":
@@ -254,7 +262,6 @@ class _Parser:
             if texts[start].split("=", 1)[0] not in INERT_ENV:
                 self.result.doubt(f"the assignment {texts[start].split('=', 1)[0]}=, which is not known to be inert")
             start += 1
-        start += TAKES_FIRST.get(program, 0)
         if start < len(rest):
             self._command(rest[start:], False, depth + 1)
             if program == "xargs":

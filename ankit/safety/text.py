@@ -36,6 +36,8 @@ def outside(text, cap: int, scrub: Scrubber | None = None, line: bool = False) -
     worked on), the secrets the scrubber knows hidden, every control and escape made visible (on one line with
     line: newlines and tabs shown too)."""
     text = text if isinstance(text, str) else str(text)
+    if scrub is not None and not scrub.secrets and len(text) <= cap and text.isascii() and text.isprintable():
+        return text  # nothing to cut, hide or make visible (a catalog's phrases at every start: bench_startup.py)
     unseen = max(0, len(text) - cap - _SLACK)
     shown = (scrub or Scrubber()).text(clean(text[:cap + _SLACK]))
     shown = (visible_line if line else visible)(shown)

@@ -44,7 +44,7 @@ class Config:
     tool_timeout: float = 600.0  # seconds a tool's run() may take unless the tool says otherwise
     sandbox: str = "workspace"  # the mode: workspace, accept-edits, read-only or off (ankit/safety/sandbox.py)
     subagent_max_rounds: int = 15  # rounds one subagent may run before it must answer
-    code_mode: str = "off"  # run_code: off, on (beside the tools) or only (run_code and find_tools alone)
+    code_mode: str = "on"  # run_code: off, on (beside the tools, the default: bench_code_mode.py) or only
     code_mode_catalog: str = "none"  # what the system prompt says of each tool in code mode
     notify: float = 30.0  # a turn longer than this many seconds rings the terminal when it ends (0: never)
     phrases: bool = True  # the model writes MCP tools' search phrases in the background of a REPL session

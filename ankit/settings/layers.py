@@ -8,6 +8,7 @@ else that changes what runs, where keys go or what a cap counts (FREE lists the 
 a folder is trusted as it is now is its fingerprint (trust.py) against the one recorded.
 """
 
+import json
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -73,14 +74,37 @@ def load_config(flags: dict, env: Mapping, cwd: Path, config_home: Path, claude_
     user = config_home / "config.toml"
     if user.is_file():
         _layer(config, _read_layer(config, user), str(user))
+    trusted = _annotation_trust(config.mcp_servers)
     _plugin_layer(config, config_home)
     _claude_layer(config, [(claude_home or paths.claude_home()) / "settings.json"], ("allow", "deny", "ask"))
     _project_layer(config, flags, cwd, config_home)
+    _keep_annotation_trust(config, trusted)
     settings.apply_values(config, {f: env[v] for v, f in settings.ENV_KEYS.items() if env.get(v)}, "environment")
     settings.apply_values(config, {k: v for k, v in flags.items() if k in settings.FIELDS}, "flags")
     settings.finish(config, flags)
     check_limits(config)
     return config
+
+
+def _annotation_trust(servers: dict) -> dict[str, str]:
+    """The user's own servers marked `trust_annotations = true`, each with what starts it."""
+    return {name: _started_by(table) for name, table in servers.items()
+            if isinstance(table, dict) and table.get("trust_annotations") is True}
+
+
+def _started_by(table) -> str:
+    return json.dumps([table.get(k) for k in ("command", "args", "url")] if isinstance(table, dict) else None,
+                      default=str)
+
+
+def _keep_annotation_trust(config: settings.Config, trusted: dict[str, str]) -> None:
+    """trust_annotations holds only where the user's own config said it, for the server it described there: a
+    project's file saying it, or starting another program under that name, trusts nothing."""
+    for name, table in config.mcp_servers.items():
+        if isinstance(table, dict) and "trust_annotations" in table:
+            table.pop("trust_annotations")
+        if isinstance(table, dict) and trusted.get(name) == _started_by(table):
+            table["trust_annotations"] = True
 
 
 def _plugin_layer(config: settings.Config, config_home: Path) -> None:

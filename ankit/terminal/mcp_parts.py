@@ -6,19 +6,21 @@ import re
 from ankit.errors import AnkitError
 from ankit.mcp.prompts import usage
 from ankit.safety.scrub import Scrubber
-from ankit.safety.visible import visible
+from ankit.safety.text import outside
 
 PROMPTS_HEAD = "MCP prompts (from the servers; the server starts when one is used):"
 RESOURCE = re.compile(r"(?<!\S)@([A-Za-z0-9][A-Za-z0-9_-]{0,39}):(\S+)")
 RESOURCE_CAP = 100_000  # characters of one attached resource
+LISTED = 200  # characters of a prompt's usage line or a resource's address as listed
 
 
 def prompt_rows(mcp) -> list[tuple[str, str]]:
     """The /help rows of the servers' prompts."""
     if mcp is None:
         return []
-    return [(visible(usage(command, prompt)), visible(str(prompt.get("description") or f"prompt of {server}")
-                                                      .splitlines()[0][:70]))
+    return [(outside(usage(command, prompt), LISTED, line=True),
+             outside((str(prompt.get("description") or f"prompt of {server}").splitlines() or [""])[0][:70], 70,
+                     line=True))
             for command, (server, prompt) in mcp.content.prompts().items()]
 
 
@@ -31,7 +33,8 @@ def resource_completions(word: str, mcp) -> list[str]:
     """Tab candidates for @SERVER:URI."""
     if mcp is None:
         return []
-    return [m for m in (f"@{server}:{r['uri']}" for server, r in mcp.content.resources()) if m.startswith(word)]
+    return [m for m in (f"@{server}:{outside(r['uri'], LISTED, line=True)}" for server, r in mcp.content.resources())
+            if m.startswith(word)]
 
 
 def attach_resources(text: str, mcp, scrub: Scrubber) -> tuple[str, list[str], list[str]]:
@@ -45,7 +48,7 @@ def attach_resources(text: str, mcp, scrub: Scrubber) -> tuple[str, list[str], l
         if name not in names:
             continue
         try:
-            body = scrub.text(mcp.content.read(name, uri))[:RESOURCE_CAP]
+            body = outside(mcp.content.read(name, uri), RESOURCE_CAP, scrub)
         except AnkitError as exc:
             notices.append(f"@{name}:{uri}: not attached: {exc}")
             continue

@@ -2,6 +2,7 @@
 
 import os
 import sys
+import threading
 from collections import deque
 from dataclasses import dataclass, field
 from typing import TextIO
@@ -87,6 +88,7 @@ class TerminalView(View):
         self._cr = ""  # a carriage return held back from the last reply piece
         self._typed: list[str] = []  # the footer's lines of what is typed while a turn runs
         self._status = ""  # the status line command's line, drawn under them while a turn runs
+        self._footer_lock = threading.Lock()
 
     def waiting(self, label: str | None = None) -> None:
         """Show what ankit waits for (the model, or the tool running), on a terminal only, until the next output."""
@@ -129,15 +131,18 @@ class TerminalView(View):
     def footer(self, lines: list[str]) -> None:
         """Lines kept below the output until changed ([] takes them away), on a terminal only; each is cut to
         the width and holds nothing from outside ankit unmade visible. The status line's, if any, comes under."""
-        self._typed = list(lines)
-        if self.live is not None:
-            self.live.footer(self._typed + ([self._status] if self._status else []))
+        with self._footer_lock:  # the typed keys' thread and the status line's both draw it
+            self._typed = list(lines)
+            if self.live is not None:
+                self.live.footer(self._typed + ([self._status] if self._status else []))
 
     def status_footer(self, line: str) -> None:
         """The status line command's line under the footer's other lines ("" takes it away); cut and made
         visible already (terminal/statusline.py)."""
-        self._status = line
-        self.footer(self._typed)
+        with self._footer_lock:
+            self._status = line
+            if self.live is not None:
+                self.live.footer(self._typed + ([line] if line else []))
 
     def _markdown(self) -> Markdown:
         # the width is read at each new line; layout on a terminal, whether or not NO_COLOR drops the colour

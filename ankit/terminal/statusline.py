@@ -60,19 +60,21 @@ def payload(session, cwd: Path, prices: dict, started: float) -> dict:
     }
 
 
-def shown(output: str, padding: int = 0, width: int = 0) -> str:
-    """The first line of the command's output as the screen shows it: colours dropped, the rest made visible,
-    cut to the width."""
+def shown(output: str, padding: int = 0, width: int = 0, scrub=None) -> str:
+    """The first line of the command's output as the screen shows it: colours dropped, the secrets ankit knows
+    hidden, the rest made visible, cut to the width."""
     first = COLOUR.sub("", output.lstrip("\n").split("\n", 1)[0].rstrip("\r"))
-    return clip(" " * padding + outside(first, 1000, line=True), (width or terminal_width()) - 1) if first.strip() else ""
+    if not first.strip():
+        return ""
+    return clip(" " * padding + outside(first, 1000, scrub, line=True), (width or terminal_width()) - 1)
 
 
 class StatusLine:
     """One statusLine command for a session: run now (line), or kept fresh in the footer while a turn runs (watch)."""
 
-    def __init__(self, command: str, cwd: Path, prices: dict, padding: int = 0, note=None):
+    def __init__(self, command: str, cwd: Path, prices: dict, padding: int = 0, note=None, scrub=None):
         self.command, self.cwd, self.prices, self.padding = command, Path(cwd), prices, padding
-        self.note = note  # says, once, that the command could not start
+        self.note, self.scrub = note, scrub  # note says, once, that the command could not start
         self.started = time.monotonic()
         self._noted = False
 
@@ -83,7 +85,7 @@ class StatusLine:
         if done.failure.startswith("could not start") and self.note is not None and not self._noted:
             self._noted = True
             self.note(f"the status line command did not run: {done.failure}")
-        return shown(done.out, self.padding) if done.code == 0 else ""
+        return shown(done.out, self.padding, scrub=self.scrub) if done.code == 0 else ""
 
     def watch(self, session, show) -> "Watch":
         """A thread that, while the turn runs, shows a new line (show(line)) at most every REFRESH seconds."""
@@ -125,7 +127,8 @@ def for_state(state) -> StatusLine | None:
         prices = load_prices(state.app.config.prices)
     except AnkitError:  # a malformed [prices] table is told by /usage; the cost shows 0
         prices = {}
-    return StatusLine(found["command"], state.app.cwd, prices, int(found.get("padding") or 0), state.view.notice)
+    return StatusLine(found["command"], state.app.cwd, prices, int(found.get("padding") or 0), state.view.notice,
+                      state.app.scrubber())
 
 
 def during_turn(state):

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from ankit.safety.effects import declared, names_lasting
-from ankit.safety.visible import visible_line
+from ankit.safety.text import outside
 from ankit.tooling.limits import import_with_limit
 from ankit.tooling.listing import ListingCache, confines, describe, lazy_tool
 from ankit.tooling.schema import check_schema
@@ -24,7 +24,7 @@ def tool_from_module(module, path: Path, group: str) -> Tool:
     if not isinstance(module.name, str) or not module.name:
         raise ValueError("name must be a non-empty string")
     if not TOOL_NAME.fullmatch(module.name):  # providers reject every request that declares such a name
-        raise ValueError(f"name {visible_line(module.name)!r} must be 1 to 64 letters, digits, '_' or '-'")
+        raise ValueError(f"name {outside(module.name, 64, line=True)!r} must be 1 to 64 letters, digits, '_' or '-'")
     if not callable(module.run):
         raise ValueError("run must be a function run(args, ctx)")
     problem = check_schema(module.parameters)

@@ -69,6 +69,7 @@ class Tool:
     phrases: list[str] = field(default_factory=list)  # what users type for it, written by a model: searched, never sent
     touches: Callable | None = None  # touches(args, ctx) -> {"reads", "changes", "runs", "reaches", "withholds"}
     confined: bool = False  # its calls run inside the OS sandbox (ankit's own command tools): unasked there
+    claims: frozenset[str] | None = None  # what an untrusted outside party says it does (MCP annotations): a hint
     returns: str = ""  # what a run_code program's call returns: "annotation" or "annotation: what it holds"
 
     def spec(self) -> ToolSpec:

@@ -69,10 +69,10 @@ DECLINED = "the user declined this call; do not retry it, ask the user what to d
 def run_call(call: ToolCall, tool: Tool | None, ctx: ToolContext, approve: Approver, cap: int = DEFAULT_OUTPUT_CAP,
              output: Callable[[str], None] | None = None, keeper: Checkpoints | None = None,
              policy: Policy | None = None, scrub: Scrubber | None = None,
-             sandbox: Sandbox | None = None) -> ToolResult:
+             sandbox: Sandbox | None = None, values: bool = False) -> ToolResult:
     """One call to its result: arguments, the policy (rules, the sandbox's step, approval), run under a time limit,
     output scrubbed and capped; a sandboxed call whose output looks refused by the sandbox says so and how to
-    leave it."""
+    leave it. With values (a run_code program's call) the result also carries the tool's value as JSON."""
     scrub = scrub or Scrubber()
     error = partial(_error, call, scrub, cap)
     if tool is None:
@@ -101,7 +101,7 @@ def run_call(call: ToolCall, tool: Tool | None, ctx: ToolContext, approve: Appro
         return replace(error(*_failure_of(exc, tool, limit)), inner=[scrub.text(line) for line in inner])
     content = cap_output(output_text + LASTING_MARK if tool.outlives(args, ctx) else output_text, cap)
     return ToolResult(call.id, call.name, content, summary=scrub.text(_summary(told, output_text, cap)),
-                      data=_value_json(value, scrub), inner=[scrub.text(line) for line in inner])
+                      data=_value_json(value, scrub) if values else None, inner=[scrub.text(line) for line in inner])
 
 
 def _error(call: ToolCall, scrub: Scrubber, cap: int, text: str, summary: str = "") -> ToolResult:
@@ -174,6 +174,8 @@ def _sandbox_step(tool: Tool, args: dict, ctx: ToolContext, sandbox: Sandbox | N
         return Verdict()
     confines = tool.confined
     edits = changes(tool.declared_effects())  # a tool without a declaration changes everything
+    if tool.claims is not None and not changes(tool.claims):
+        edits = False  # it only claims to read: plan mode asks the user (its calls ask) instead of refusing it
     return sandbox.verdict(tool.name, confines, edits, args, tool.declared_effects())
 
 
@@ -335,6 +337,7 @@ class Runner:
     hooks: Hooks | None = None  # PreToolUse and PostToolUse commands
     stop: threading.Event | None = None  # set on Ctrl-C: task calls running at once stop (shared with subagents)
     notice: Callable[[str], None] | None = None  # where hooks' lines for the user go (the view's notice)
+    values: bool = False  # a run_code program's runner: results carry the tool's value (ToolResult.data)
     _started: dict[str, tuple[Future, Relay]] = field(default_factory=dict, init=False, repr=False)  # tasks at once
 
     def lookup(self, name: str) -> Tool | None:
@@ -395,7 +398,7 @@ class Runner:
                 return replace(blocked, content=cap_output(self.scrub.text(blocked.content), self.cap))
             call, tool, approve = decided.call, decided.tool, decided.approve
         result = run_call(call, tool, self.ctx, approve, self.cap, output, self.keeper, self.policy, self.scrub,
-                          self.sandbox)
+                          self.sandbox, self.values)
         return self._after(call, result, output)
 
     def _after(self, call: ToolCall, result: ToolResult, output: Callable[[str], None] | None) -> ToolResult:

@@ -16,7 +16,7 @@ from ankit.safety import statefiles
 from ankit.safety.policy import Policy
 from ankit.safety.sandbox import Sandbox
 from ankit.safety.scrub import Scrubber
-from ankit.safety.visible import visible
+from ankit.safety.text import outside
 from ankit import paths
 from ankit.settings.config import Config
 from ankit.skills.library import Skill, find_skills, skill_dirs
@@ -45,6 +45,7 @@ if TYPE_CHECKING:  # what only a session needs is imported when one is made: lis
     from ankit.turn.session import Session
 
 PRELOAD_SESSIONS, PRELOAD_LEAST = 5, 3  # groups activated in 3 of this folder's last 5 sessions are preloaded
+WARN_CAP = 2000  # characters of one start-up line (it may quote a file or a server)
 
 
 @dataclass
@@ -88,7 +89,7 @@ class App:
         self.load_skills()
         self.instructions = load_instructions(self.cwd, paths.config_home())
         self.notices += self.instructions.cuts
-        self.registry = Registry(file_tools, self.skills, self.config.core, self.config.catalog_mode,
+        self.registry = Registry(file_tools, self.skills, self.config.core, self._catalog_mode(),
                                  self.config.mcp_servers, paths.state_home() / "mcp", self.mcp_start,
                                  self.problems, mcp_root=self.cwd, mcp_elicit=self.elicit,
                                  agents=self.agents, decide=self._decider(), code_mode=self.config.code_mode)
@@ -220,15 +221,24 @@ class App:
         return Prompt(self.cwd, self.skills, self.config.context_window, self.instructions.text, self.config.system,
                       note, finder=not self.registry.everything_offered(), code=self._code_prompt())
 
+    def _catalog_mode(self) -> str:
+        """How find_tools lists the groups not loaded: by their tools' names in code mode when code_mode_catalog
+        is "none" (the names a program calls, said once), else as catalog_mode says."""
+        names = self.config.code_mode in ("on", "only") and self.config.code_mode_catalog == "none"
+        return "names" if names else self.config.catalog_mode
+
     def _code_prompt(self) -> str:
-        """Code mode's part of the system prompt ("" when it is off)."""
+        """Code mode's part of the system prompt ("" when it is off): the tools no schema sent and no line of
+        find_tools' listing names already."""
         if self.config.code_mode not in ("on", "only"):
             return ""
         specs = [tool.spec() for tool in self.tools.values() if tool.name != "find_tools"]
-        only = self.config.code_mode == "only"
-        catalog = self.registry.catalog
-        sent = set() if only else {n for g in self.registry.activation.core for n in catalog.members(g)}
-        return code_prompt(specs, self.config.code_mode_catalog, only, sent)
+        only, catalog = self.config.code_mode == "only", self.registry.catalog
+        core = {n for g in self.registry.activation.core for n in catalog.members(g)}
+        skip = set() if only else set(core)
+        if self.config.code_mode_catalog == "none":
+            skip |= {s.name for s in specs if s.name not in core}  # find_tools' listing names them
+        return code_prompt(specs, self.config.code_mode_catalog, only, skip, not self.registry.everything_offered())
 
     def session(self, view: View, approve: Approver, ask: Asker = input, resume: SessionData | None = None,
                 inbox: Inbox | None = None, editor: Editor | None = None) -> Session:
@@ -330,4 +340,4 @@ def build_app(config: Config, cwd: Path | None = None, mcp_start: str = "all", e
 def warn(lines: list[str]) -> None:
     """Print start-up problems, one line each, to stderr."""
     for line in lines:
-        print(f"ankit: {visible(line)}", file=sys.stderr)
+        print(f"ankit: {outside(line, WARN_CAP)}", file=sys.stderr)

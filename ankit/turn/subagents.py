@@ -26,7 +26,6 @@ from ankit.turn.turnhooks import STOP_LIMIT
 from ankit.records import SubagentRun
 from ankit.safety.effects import reads_only
 from ankit.safety.text import outside
-from ankit.safety.visible import visible_line
 from ankit.storage.sessions import new_session_id
 from ankit.tooling.activation import Activation
 from ankit.hooks.events import Hooks
@@ -120,7 +119,7 @@ class SubView(View):
 
     def tool_start(self, call: ToolCall) -> None:
         self._check()
-        arguments = visible_line(" ".join(call.arguments.split())[:100])
+        arguments = outside(" ".join(call.arguments.split())[:100], 100, line=True)
         self.output(f"[{self.label}] · {call.name} {arguments}\n")
 
     def tool_end(self, result: ToolResult) -> None:
@@ -131,7 +130,7 @@ class SubView(View):
         self.output(f"[{self.label}] ankit: {line}\n")
 
     def inner_call(self, call: ToolCall, result: ToolResult) -> None:
-        arguments = visible_line(" ".join(call.arguments.split())[:100])
+        arguments = outside(" ".join(call.arguments.split())[:100], 100, line=True)
         failed = f" ({result.summary or 'failed'})" if result.is_error else ""
         self.output(f"[{self.label}]   · {call.name} {arguments}{failed}\n")
 
@@ -257,7 +256,8 @@ class Subagents:
         runner = replace(self.runner, tools=tools, ctx=ctx, approve=approve, notice=None)  # its notes: in its lines
         view = SubView(label, output, self.stop)
         if self.code_limits is not None and "run_code" in tools:  # its programs call what it may, as it asks
-            programs = CodeMode(runner, tools, ctx.cwd, runner.sandbox, self.code_limits, view.inner_call)
+            programs = CodeMode(replace(runner, values=True), tools, ctx.cwd, runner.sandbox, self.code_limits,
+                                view.inner_call)
             runner = replace(runner, ctx=replace(ctx, run_code=programs.run))
         provider, model = None, spec.model if spec and spec.model not in ("", "inherit") else ""
         if self.settings is not None:

@@ -81,7 +81,8 @@ def build_session(app, view: View, approve: Approver, ask: Asker = input, resume
 
 def _code_mode(app, runner: Runner, view: View) -> CodeMode:
     """run_code's programs, whose calls go through `runner` (a program's own run_code call is refused)."""
-    return CodeMode(runner, app.tools, app.cwd, app.sandbox, CodeLimits.from_config(app.config.raw), view.inner_call)
+    return CodeMode(replace(runner, values=True), app.tools, app.cwd, app.sandbox, CodeLimits.from_config(app.config.raw),
+                    view.inner_call)
 
 
 def _subagents(app, runner: Runner, stop: threading.Event, settings) -> Subagents:

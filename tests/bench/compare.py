@@ -29,7 +29,7 @@ from ankit.discovery.decision import decide  # noqa: E402
 from ankit.discovery.evaluation import InputError, load_queries, read_catalog  # noqa: E402
 from ankit.discovery.finder import find, loads  # noqa: E402
 from ankit.discovery.index import Index  # noqa: E402
-from ankit.discovery.phrases import clean  # noqa: E402
+from ankit.discovery.phrases import kept  # noqa: E402
 from ankit.tooling.tool import Tool  # noqa: E402
 from tests.bench.bm25_baseline import BM25  # noqa: E402
 
@@ -49,14 +49,14 @@ def bundled_phrases() -> dict[str, dict[str, list[str]]]:
     for path in sorted((ROOT / "tools").glob("*/group.toml")):
         table = read_metadata(path)[0].get("phrases")
         if isinstance(table, dict):
-            found[path.parent.name] = {name: clean(said) for name, said in table.items() if isinstance(said, list)}
+            found[path.parent.name] = {name: kept(said) for name, said in table.items() if isinstance(said, list)}
     return found
 
 
 def with_phrases(tools: list[Tool], extra: dict[str, list[str]] | None = None) -> list[Tool]:
     """The tools, those without phrases given their bundled group's (same group and name) or extra's."""
     shipped, extra = bundled_phrases(), extra or {}
-    said = [t.phrases or shipped.get(t.group, {}).get(t.name) or clean(extra.get(t.name) or []) for t in tools]
+    said = [t.phrases or shipped.get(t.group, {}).get(t.name) or kept(extra.get(t.name) or []) for t in tools]
     return [replace(t, phrases=s) if s != t.phrases else t for t, s in zip(tools, said)]
 
 
