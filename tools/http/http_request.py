@@ -40,7 +40,6 @@ parameters = {
     "required": ["url"],
     "additionalProperties": False,
 }
-read_only = False
 effects = ["read", "network"]
 examples = [
     "call the REST API endpoint https://api.example.com/v1/users",
