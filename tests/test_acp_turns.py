@@ -138,3 +138,17 @@ def test_a_provider_failure_is_the_prompts_error_in_one_line_and_the_session_goe
     assert "\n" not in failed["error"]["message"] and "Traceback" not in failed["error"]["message"]
     provider_server.push_openai(text="Fine now.")
     assert client.prompt(sid, "again")["result"]["stopReason"] == "end_turn"
+
+
+def test_the_mode_changes_while_a_turn_runs(client, provider_server):
+    gate = provider_server.gate()
+    provider_server.push([b'data: {"choices":[{"index":0,"delta":{"content":"Working"}}]}\n\n', gate,
+                          b'data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n'])
+    sid = client.new_session()
+    rid = client.call("session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": "work"}]})
+    client.wait(lambda: client.updates("agent_message_chunk"))
+    changed = client.request("session/set_mode", {"sessionId": sid, "modeId": "acceptEdits"}, timeout=10)
+    assert changed["result"] == {} and "id" not in client.answers.get(rid, {})  # answered while the turn runs
+    assert client.updates("current_mode_update")[-1]["currentModeId"] == "acceptEdits"
+    gate.set()
+    assert client.answer(rid)["result"]["stopReason"] == "end_turn"

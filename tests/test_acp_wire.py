@@ -15,7 +15,7 @@ class Pipes:
     def __init__(self, urgent=lambda m: False):
         to_agent_r, self.to_agent = os.pipe()
         self.from_agent, from_agent_w = os.pipe()
-        self.conn = Connection(os.fdopen(to_agent_r, "rb"), os.fdopen(from_agent_w, "wb"), urgent).start()
+        self.conn = Connection(os.fdopen(to_agent_r, "rb"), os.fdopen(from_agent_w, "wb")).start(urgent)
         self.reader = os.fdopen(self.from_agent, "rb")
 
     def write(self, data: bytes) -> None:

@@ -258,3 +258,13 @@ def test_max_cost_stops_a_decision_question_and_the_words_rank(provider_server, 
     done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "--model", "priced-model", "-p", "read it")
     assert done.returncode == 1 and "stopped by max_cost $0.5000" in done.stderr
     assert len(provider_server.requests) == 1  # the turn's first round alone: no question reached the model
+
+
+def test_questions_past_max_cost_are_not_sent_and_the_words_stand(provider_server):
+    from ankit.usage.budget import Budget
+    from ankit.usage.meter import Meter
+    meter = Meter(Budget(0.5, {"test-model": {"input": 1_000_000, "output": 0}}))  # a dollar a token
+    chooser = ModelChooser(lambda: make_provider(provider_server.settings()), meter=meter)
+    decision = chooser.decide(catalog_index(4), "read file number 2 from the disk")
+    assert provider_server.requests == [] and decision.mode == "words"
+    assert decision.fallback_reason.startswith("the question failed: stopped by max_cost $0.5000")

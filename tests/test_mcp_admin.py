@@ -141,3 +141,17 @@ def test_global_options_before_mcp_still_apply_and_a_bad_mcp_json_is_left_alone(
     assert refused.returncode == 1 and len(refused.stderr.splitlines()) == 1
     assert "is not an object with an \"mcpServers\" object" in refused.stderr
     assert (work / ".mcp.json").read_text() == "[1, 2]\n"
+
+
+def test_the_mcp_manage_tool_names_the_scope_as_claude_mcp_add_does(provider_server, tmp_path):
+    """The model's way to the same command: scope project writes .mcp.json through the approval path."""
+    add = {"action": "add", "name": "fake", "command": sys.executable, "args": [str(FAKE)], "scope": "project"}
+    provider_server.push_openai(tool_calls=[("c1", "find_tools", '{"query": "add an MCP server"}')])
+    provider_server.push_openai(tool_calls=[("c2", "mcp_manage", json.dumps(add))])
+    provider_server.push_openai(text="Added.")
+    done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "-p", "add it", "--yes")
+    assert done.returncode == 0, done.stderr
+    result = provider_server.requests[2].json["messages"][-1]["content"]
+    assert result.startswith(f"added MCP server fake to {tmp_path / 'work' / '.mcp.json'}: "), result
+    written = json.loads((tmp_path / "work" / ".mcp.json").read_text())
+    assert written["mcpServers"]["fake"]["command"] == sys.executable

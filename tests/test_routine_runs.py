@@ -147,3 +147,27 @@ def test_the_crontab_line_survives_cron_with_a_percent_sign_in_a_path(tmp_path):
     assert "\\%" in command  # cron cuts a command at a bare %: the printed line escapes it
     log = run_cron(base, command, "2030-01-01T09:00")
     assert "no routine is due" in log
+
+
+def test_a_routine_in_a_trusted_folder_runs_with_that_folders_settings_env(provider_server, tmp_path):
+    """The merged settings env reaches a routine's commands as it reaches the REPL's (the folder's own once trusted)."""
+    from ankit.settings import trust
+    from ankit.settings.layers import load_config
+    from ankit.settings.trust import Fingerprint
+    work = tmp_path / "work"
+    (work / ".claude").mkdir(parents=True)
+    (work / ".claude" / "settings.json").write_text(json.dumps({"env": {"NODE_ENV": "nightly"}}))
+    config_home = tmp_path / "config" / "ankit"
+    config_home.mkdir(parents=True)
+    (config_home / "config.toml").write_text(f'base_url = "{provider_server.url}/v1"\n')
+    folder = load_config({}, {}, work, config_home)
+    trust.remember(work, config_home, Fingerprint(folder.trust_items).digest, folder.trust_items)
+    added = ankit(tmp_path, "routine", "add", "every day 09:00", "which stage?", "--allow", "run_command")
+    assert added.returncode == 0, added.stderr
+    created = json.loads((tmp_path / "data" / "ankit" / "routines.json").read_text())["routines"][0]["created"]
+    provider_server.push_openai(tool_calls=[("c1", "run_command", '{"command": "echo stage=$NODE_ENV"}')])
+    provider_server.push_openai(text="Nightly.")
+    later = (datetime.fromisoformat(created) + timedelta(days=1)).strftime("%Y-%m-%dT09:05")
+    log = run_cron(tmp_path, cron_command(tmp_path), later)
+    assert "Nightly." in log, log
+    assert "stage=nightly" in provider_server.requests[1].json["messages"][-1]["content"]

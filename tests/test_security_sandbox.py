@@ -74,10 +74,12 @@ KEY = "sk-proj-Zx9Yw8Vu7Ts6Rq5Po4Nm3Lk2Ji1Hg0FeDcBa"
 
 
 @pytest.mark.parametrize("command", ["printenv OPENAI_API_KEY | rev", "printenv GH_TOKEN | sed 's/./& /g'",
-                                     "printenv OPENAI_API_KEY SOME_SETTING GH_TOKEN | base32 -w0"])
+                                     "printenv OPENAI_API_KEY SOME_SETTING GH_TOKEN | base32 -w0",
+                                     "cat /proc/[0-9]*/environ 2>/dev/null | tr '\\0' '\\n' | grep -a _KEY | rev"])
 @needs_landlock
 def test_a_sandboxed_command_never_sees_a_secret_to_encode_past_the_scrubber(provider_server, tmp_path, command):
-    """An unasked command could print the key in use reversed, spaced or in base32: the scrubber knows none."""
+    """An unasked command could print the key in use reversed, spaced or in base32: the scrubber knows none; nor
+    may it find the key in the environment of a process in its own sandbox (the trampoline's /proc/PID/environ)."""
     provider_server.push_openai(tool_calls=[("c1", "run_command", json.dumps({"command": command}))])
     provider_server.push_openai(text="done")
     done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "-p", "go", OPENAI_API_KEY=KEY,

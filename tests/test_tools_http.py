@@ -67,8 +67,8 @@ class Approver:
         return self.answer
 
 
-def call(args: dict, ctx: ToolContext, approver=None):
-    return run_call(ToolCall("c1", "http_request", json.dumps(args)), TOOL, ctx, approver or Approver())
+def call(args: dict, ctx: ToolContext, approver=None, values: bool = False):
+    return run_call(ToolCall("c1", "http_request", json.dumps(args)), TOOL, ctx, approver or Approver(), values=values)
 
 
 def test_get_with_query_returns_status_chosen_headers_and_indented_json(api, tmp_path):
@@ -99,6 +99,16 @@ def test_env_references_are_sent_but_never_shown(api, tmp_path, monkeypatch):
     assert "tok-VERY-secret" not in result.content and "Bearer [redacted]" in result.content  # the echo is scrubbed
     assert "Authorization: Bearer ${DEMO_API_TOKEN}" in approver.previews[0]
     assert "tok-VERY" not in approver.previews[0]
+
+
+def test_a_program_gets_the_response_as_a_record_with_its_json_body_parsed_and_secrets_redacted(api, tmp_path,
+                                                                                                monkeypatch):
+    monkeypatch.setenv("DEMO_API_TOKEN", "tok-VERY-secret-123")
+    result = call({"url": api[0].url + "/me", "headers": {"Authorization": "Bearer ${DEMO_API_TOKEN}"}},
+                  ToolContext(cwd=tmp_path), values=True)
+    record = json.loads(result.data)
+    assert record["status"] == 200 and record["url"].endswith("/me") and record["headers"]["x-ratelimit-remaining"] == "41"
+    assert record["body"]["path"] == "/me" and "tok-VERY" not in result.data  # parsed, and redacted as the text is
 
 
 def test_a_missing_env_reference_is_one_line_and_sends_nothing(api, tmp_path, monkeypatch):

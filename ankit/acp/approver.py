@@ -5,6 +5,7 @@ always (no, and no more questions for what an always would have covered, this se
 and the hooks have decided before. An MCP server's question (elicitation) as elicitation/create's form, where the
 client offers forms."""
 
+import json
 from collections.abc import Callable
 
 from ankit.acp.view import AcpView, kind_of, title_of
@@ -51,7 +52,7 @@ class AcpApprover:
         """The option the user picked (its kind); raises Cancelled when the client says the turn was cancelled."""
         running = self.view.running
         call_id = running.call.id if running is not None else f"ask-{tool.name}"
-        text = outside(preview.rstrip("\n"), PREVIEW_CAP) or outside(str(args), PREVIEW_CAP)
+        text = outside(preview.rstrip("\n") or json.dumps(args, indent=2, ensure_ascii=False), PREVIEW_CAP)
         fence = "```diff" if "\n@@" in "\n" + text or text.startswith("---") else "```"
         body = f"{fence}\n{text}\n```\n\nAllow always covers: {outside(covers, 500, line=True)}"
         params = {"sessionId": self.session_id,

@@ -115,8 +115,9 @@ def serve(flags: dict) -> int:
     os.dup2(_log_fd(), sys.stdout.fileno())  # a stray print or a child's output goes to the log, never the protocol
     interrupts = Interrupts()
     interrupts.install()
-    conn = Connection(sys.stdin.buffer, protocol_out, partial_urgent(interrupts), interrupts.cancel_running).start()
+    conn = Connection(sys.stdin.buffer, protocol_out)
     agent = Agent(conn, flags, interrupts.turn)
+    conn.start(partial_urgent(interrupts, agent), interrupts.cancel_running)
     log(f"ankit acp started in {os.getcwd()}")
     try:
         while (incoming := conn.inbox.get()) is not None:
@@ -127,12 +128,16 @@ def serve(flags: dict) -> int:
     return 0
 
 
-def partial_urgent(interrupts: Interrupts):
-    """What the reader thread handles itself: session/cancel at once; a prompt is counted as it queues."""
+def partial_urgent(interrupts: Interrupts, agent: Agent):
+    """What the reader thread handles itself: session/cancel and session/set_mode at once (the spec lets the mode
+    change while a turn runs); a prompt is counted as it queues."""
     def urgent(incoming: Incoming) -> bool:
         session_id = str(incoming.params.get("sessionId") or "")
         if incoming.method == "session/cancel":
             interrupts.cancel(session_id)
+            return True
+        if incoming.method == "session/set_mode":
+            _answer(agent, agent.conn, incoming)
             return True
         if incoming.method == "session/prompt":
             interrupts.queued(session_id)
@@ -141,7 +146,15 @@ def partial_urgent(interrupts: Interrupts):
 
 
 def _handle(agent: Agent, conn: Connection, incoming: Incoming) -> None:
-    """One request to its method and its answer (a notification gets none); what waited for the answer after it."""
+    """One request (main thread): its answer, then what waited for the answer."""
+    _answer(agent, conn, incoming)
+    later, agent.later = agent.later, []
+    for step in later:
+        step()
+
+
+def _answer(agent: Agent, conn: Connection, incoming: Incoming) -> None:
+    """One request to its method and its answer (a notification gets none)."""
     name = METHODS.get(incoming.method)
     try:
         if name is None:
@@ -159,9 +172,6 @@ def _handle(agent: Agent, conn: Connection, incoming: Incoming) -> None:
     else:
         if incoming.id is not None:
             conn.reply(incoming.id, result)
-    later, agent.later = agent.later, []
-    for step in later:
-        step()
 
 
 def _answer_error(conn: Connection, incoming: Incoming, error: RpcError) -> None:

@@ -45,6 +45,7 @@ class Turns:
     def __init__(self, app: App, session: Session, view: AcpView,
                  guard: Callable[[str], AbstractContextManager[bool]]):
         self.app, self.session, self.view, self.guard = app, session, view, guard
+        self.prompt_stale = False  # the mode changed since the system prompt was made
         self.custom, problems = app_commands(app)  # the folder's, the user's, Claude Code's and the plugins'
         for line in problems:
             view.notice(line)
@@ -64,6 +65,9 @@ class Turns:
         with self.guard(self.session.id) as going:  # a cancel sent with the prompt finds it here
             if not going:
                 return "cancelled"
+            if self.prompt_stale:
+                self.prompt_stale = False
+                self.session.use_prompt(self.app.prompt())
             expanded = message(blocks, self.app.cwd, self.session.provider.accepts_images, self.app.scrubber())
             if not expanded.text.strip() and not expanded.images:
                 raise RpcError(INVALID_PARAMS, "the prompt is empty: send a list of content blocks with some text")
@@ -135,12 +139,14 @@ class Turns:
         return "end_turn"
 
     def switch_mode(self, mode: str) -> str:
-        """Use one of ankit's modes (the sandbox's) from now on, and tell the client the mode in force."""
+        """Use one of ankit's modes (the sandbox's) from now on, and tell the client the mode in force; may run
+        while a turn does (session/set_mode is answered at once): the calls still to come follow the new mode,
+        the system prompt from the next prompt on."""
         sandbox = self.app.sandbox
         if sandbox is None:
             raise AnkitError("no sandbox in this session")
         line = sandbox.switch(mode)
-        self.session.use_prompt(self.app.prompt())  # plan mode is in the system prompt
+        self.prompt_stale = True  # plan mode is in the system prompt: the next prompt takes it (see run)
         self.view.send({"sessionUpdate": "current_mode_update", "currentModeId": MODE_NAMES[sandbox.name][0]})
         return line
 

@@ -49,9 +49,10 @@ class Connection:
     """The client on the other end: `inbox` gets its requests and notifications, `urgent` ones are handled on the
     reader thread at once (a cancel must not wait behind the turn it cancels), `gone` is told when it closes."""
 
-    def __init__(self, reader: BinaryIO, writer: BinaryIO, urgent: Callable[[Incoming], bool] = lambda m: False,
-                 gone: Callable[[], None] = lambda: None):
-        self.reader, self.writer, self.urgent, self.gone = reader, writer, urgent, gone
+    def __init__(self, reader: BinaryIO, writer: BinaryIO):
+        self.reader, self.writer = reader, writer
+        self.urgent: Callable[[Incoming], bool] = _nothing_urgent
+        self.gone: Callable[[], None] = _nothing
         self.inbox: queue.Queue[Incoming | None] = queue.Queue()
         self._out: queue.Queue[bytes | None] = queue.Queue()
         self._pending: dict[int, queue.Queue] = {}
@@ -60,8 +61,10 @@ class Connection:
         self.closed = threading.Event()
         self._writer = threading.Thread(target=self._write, name="acp-writer", daemon=True)
 
-    def start(self) -> "Connection":
-        """Start reading and writing."""
+    def start(self, urgent: Callable[[Incoming], bool] = None, gone: Callable[[], None] = None) -> "Connection":
+        """Start reading and writing; `urgent` takes a message on the reader thread (True: handled there), `gone`
+        hears that the client closed the connection."""
+        self.urgent, self.gone = urgent or _nothing_urgent, gone or _nothing
         threading.Thread(target=self._read, name="acp-reader", daemon=True).start()
         self._writer.start()
         return self
@@ -164,6 +167,14 @@ class Connection:
             incoming = Incoming(message["method"], params, message.get("id"))
             if not self.urgent(incoming):
                 self.inbox.put(incoming)
+
+
+def _nothing_urgent(incoming: Incoming) -> bool:
+    return False
+
+
+def _nothing() -> None:
+    pass
 
 
 def _shape(message) -> str:

@@ -2,7 +2,10 @@
 
 import difflib
 import json
+import os
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 
@@ -81,7 +84,29 @@ def run_one(routine: Routine, config: Config, now: datetime) -> tuple[str, str]:
         raise AnkitError(f"its folder {cwd} is gone; remove it with ankit routine remove {routine.id}")
     flags = {"provider": config.provider or None, "model": config.model or None, "base_url": config.base_url or None,
              "sandbox": "off"}  # unattended: only the routine's own allow list lets a command run, as before
-    app = build_app(load_config(flags, config.env, cwd, paths.config_home()), cwd)
+    folder = load_config(flags, config.env, cwd, paths.config_home())
+    with settings_env(folder.claude_env):  # its folder's settings env (once trusted), for this routine alone
+        return _run_in(routine, build_app(folder, cwd), cwd)
+
+
+@contextmanager
+def settings_env(values: dict) -> Iterator[None]:
+    """The settings files' merged env set while inside, the environment as it was after (routines of other
+    folders run next in the same process)."""
+    before = {key: os.environ.get(key) for key in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for key, value in before.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+
+
+def _run_in(routine: Routine, app, cwd: Path) -> tuple[str, str]:
+    """The routine's turn on its folder's app (closed after)."""
     try:
         prompt = routine.prompt
         if routine.watch:

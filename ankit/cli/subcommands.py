@@ -40,7 +40,10 @@ SUBCOMMANDS = tuple(HELP)
 def help_text(command: str) -> str:
     """One subcommand's usage and what it does."""
     usage, what = HELP[command]
-    return f"usage: {usage}\n\n{what}\n\nThe global options (ankit --help) go before or after the subcommand."
+    where = "before or after the subcommand"
+    if command in OWN_FLAGS:
+        where += f" (before {', '.join(OWN_FLAGS[command])}: the words after those are theirs alone)"
+    return f"usage: {usage}\n\n{what}\n\nThe global options (ankit --help) go {where}."
 
 
 OWN_FLAGS = {"mcp": ("add", "add-json", "import", "remove", "get")}  # actions whose words are theirs alone

@@ -223,8 +223,10 @@ class Sandbox:
         if self.mode == "off" or args.get("sandbox") is False:
             return argv
         writes = [] if self.mode == "read-only" else writable_folders(self.cwd, self.temp)
-        return command(self.machine.kind, without_secrets(argv), writes, protected(self.cwd), network=False,
-                       private=True)
+        # the secrets go before the trampoline starts: it shares the command's sandbox, so the command could read
+        # them from the trampoline's /proc/PID/environ
+        return without_secrets(command(self.machine.kind, argv, writes, protected(self.cwd), network=False,
+                                       private=True))
 
     def protected_now(self) -> set[str]:
         """The protected names that exist in the working folder now."""

@@ -5,7 +5,7 @@ import os
 import re
 import urllib.parse
 
-from ankit.toolkit import ToolError, http
+from ankit.toolkit import ToolError, ToolOutput, http
 
 METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
 SAFE = {"GET", "HEAD", "OPTIONS"}  # read-only methods: asked once per origin; the others every time
@@ -40,6 +40,8 @@ parameters = {
     "required": ["url"],
     "additionalProperties": False,
 }
+returns = ("dict: {'status', 'url', 'headers', 'body'}: the status code, the final URL, the headers shown, and "
+           "the whole body (parsed when it is JSON; None when binary)")
 effects = ["read", "network"]
 examples = [
     "call the REST API endpoint https://api.example.com/v1/users",
@@ -103,8 +105,9 @@ def preview(args: dict, ctx) -> str:
     return "\n".join(lines)
 
 
-def run(args: dict, ctx) -> str:
-    """Send the request (following same-origin or approved redirects) and describe the response."""
+def run(args: dict, ctx) -> ToolOutput:
+    """Send the request (following same-origin or approved redirects) and describe the response; a program gets
+    it as a record."""
     url, method = _url(args), _method(args)
     names = _env_names(args)
     http.approve(ctx, url)
@@ -133,7 +136,7 @@ def run(args: dict, ctx) -> str:
             method, data = "GET", None
         chain.append(url)
         url = following
-    return _scrub(_describe(response, args, chain, note), secrets)
+    return ToolOutput(_scrub(_describe(response, args, chain, note), secrets), _scrub(_record(response, args), secrets))
 
 
 def _stop(following: str, here: str, method: str, status: int, ctx, hops: int) -> str:
@@ -205,7 +208,29 @@ def _text(response, args: dict) -> str:
     return text if len(text) <= size else text[:size] + f"\n[body cut at {size} of {len(text)} characters; raise max_chars]"
 
 
-def _scrub(text: str, secrets: list[str]) -> str:
+def _record(response, args: dict) -> dict:
+    """The response as data: status, final URL, the headers shown, the body (JSON parsed, binary None)."""
+    wanted = [*SHOWN, *(h.lower() for h in args.get("show_headers") or [])]
+    kind, body = response.content_type, response.text() if response.body else ""
+    if "json" in kind:
+        try:
+            body = json.loads(body)
+        except ValueError:
+            pass
+    elif kind and not (kind.startswith("text/") or "xml" in kind or "javascript" in kind or "form" in kind):
+        body = None
+    return {"status": response.status, "url": response.url, "body": body,
+            "headers": {key: response.headers[key] for key in dict.fromkeys(wanted) if key in response.headers}}
+
+
+def _scrub(value, secrets: list[str]):
+    """Text (or every string of a record) with the header values taken from the environment redacted."""
+    if isinstance(value, dict):
+        return {_scrub(k, secrets): _scrub(v, secrets) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_scrub(v, secrets) for v in value]
+    if not isinstance(value, str):
+        return value
     for secret in sorted(set(secrets), key=len, reverse=True):
-        text = text.replace(secret, "[redacted]")
-    return text
+        value = value.replace(secret, "[redacted]")
+    return value

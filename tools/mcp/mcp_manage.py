@@ -17,6 +17,9 @@ parameters = {
         "args": {"type": "array", "items": {"type": "string"}, "description": "add: its arguments, e.g. [\"@playwright/mcp@latest\"]"},
         "env": {"type": "object", "additionalProperties": {"type": "string"}, "description": "add: environment variables for it"},
         "project": {"type": "boolean", "description": "Use this project's .ankit/config.toml instead of the user's"},
+        "scope": {"type": "string", "enum": ["user", "local", "project"],
+                  "description": "As claude mcp add -s: user (the user's config), local (this folder's "
+                                 ".ankit/config.toml), project (this folder's .mcp.json, shared)"},
     },
     "required": ["action", "name"],
     "additionalProperties": False,
@@ -32,7 +35,7 @@ examples = [
 def argv(args: dict) -> list[str]:
     """The ankit command line this call stands for (without 'ankit')."""
     action, server = args["action"], str(args["name"])
-    project = ["--project"] if args.get("project") else []
+    project = ["-s", str(args["scope"])] if args.get("scope") else ["--project"] if args.get("project") else []
     if action == "add":
         env = [part for key, value in (args.get("env") or {}).items() for part in ("--env", f"{key}={value}")]
         return ["mcp", "add", server, *env, *project, "--", str(args.get("command") or ""), *map(str, args.get("args") or [])]
@@ -51,7 +54,9 @@ def lasting(args: dict, ctx) -> bool:
 
 def preview(args: dict, ctx) -> str:
     """The exact command that would run."""
-    where = "this project's .ankit/config.toml" if args.get("project") else "your ankit config"
+    scope = args.get("scope") or ("local" if args.get("project") else "user")
+    where = {"local": "this project's .ankit/config.toml", "project": "this project's .mcp.json"}.get(
+        scope, "your ankit config")
     return f"$ {shlex.join(['ankit', *argv(args)])}\n(changes {where}; ankit starts the server in its next session)"
 
 
