@@ -12,6 +12,8 @@ SERVER = {"name": "fake", "command": sys.executable, "args": [FAKE], "env": [{"n
 
 def test_the_editors_mcp_server_joins_a_trusted_folders_catalog(tmp_path, provider_server):
     client = AcpClient(tmp_path, "--base-url", provider_server.url + "/v1", "--trust")
+    client.handlers["session/request_permission"] = lambda params: {"outcome": {"outcome": "selected",
+                                                                                "optionId": "allow_once"}}
     try:
         client.initialize()
         asked = []  # its readOnlyHint is a claim (the user's own config does not trust it): the editor is asked

@@ -429,6 +429,21 @@ def test_a_prompt_hook_is_answered_by_the_model(provider_server, tmp_path):
     assert done.stdout.endswith("Ran them: all pass.\n")
 
 
+def test_max_cost_stops_a_prompt_hooks_question(provider_server, tmp_path):
+    settings = tmp_path / "home" / ".claude"
+    settings.mkdir(parents=True)
+    (settings / "settings.json").write_text(json.dumps({"hooks": {"Stop": [{"hooks": [
+        {"type": "prompt", "prompt": "Were the tests run? $ARGUMENTS", "timeout": 20}]}]}}))
+    (tmp_path / "config" / "ankit").mkdir(parents=True)
+    (tmp_path / "config" / "ankit" / "config.toml").write_text('max_cost = 0.5\n[prices."priced-model"]\ninput = 1\n'
+                                                                'output = 0\n')
+    provider_server.push_openai(text="Done.", usage={"prompt_tokens": 499_990, "completion_tokens": 1,
+                                                     "total_tokens": 499_991})  # $0.49999 of $0.50
+    done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "--model", "priced-model", "-p", "fix it")
+    assert "the model did not answer (stopped by max_cost $0.5000" in done.stderr
+    assert len(provider_server.requests) == 1 and done.stdout == "Done.\n"
+
+
 def test_what_ankit_does_not_support_is_said_once_at_start(provider_server, tmp_path):
     settings = tmp_path / "home" / ".claude"
     settings.mkdir(parents=True)

@@ -35,6 +35,20 @@ def test_accept_edits_in_p_lets_edits_in_the_folder_through_while_the_rest_still
     assert not (tmp_path / "work" / "made").exists()
 
 
+def test_accept_edits_asks_for_a_file_programs_run_later_in_any_case_or_with_invisible_characters(provider_server,
+                                                                                                  tmp_path):
+    """On macOS and Windows `.GIT/hooks/pre-commit` is `.git/hooks/pre-commit`; HFS+ drops U+200C from `.g<U+200C>it`."""
+    names = [".GIT/hooks/pre-commit", ".Claude/settings.local.json", ".g\u200cit/config", "sub/AGENTS.MD", ".EnvRc"]
+    provider_server.push_openai(tool_calls=[(f"c{i}", "write_file", json.dumps({"path": name, "content": "x\n"}))
+                                            for i, name in enumerate(names)])
+    provider_server.push_openai(text="Done.")
+    done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "--permission-mode", "acceptEdits", "-p", "go")
+    assert done.returncode == 0, done.stderr
+    results = [m["content"] for m in provider_server.requests[1].json["messages"] if m["role"] == "tool"]
+    assert len(results) == len(names) and all(r.startswith("Error: the user declined this call") for r in results), results
+    assert sorted(p.name for p in (tmp_path / "work").iterdir()) == []
+
+
 def test_plan_bypass_and_a_wrong_mode(provider_server, tmp_path):
     url = provider_server.url + "/v1"
     provider_server.push_openai(tool_calls=edits(tmp_path)[:1])
@@ -47,7 +61,9 @@ def test_plan_bypass_and_a_wrong_mode(provider_server, tmp_path):
     bypass = ankit(tmp_path, "--base-url", url, "--permission-mode", "bypassPermissions", "-p", "go")
     assert bypass.returncode == 0 and (tmp_path / "work" / "notes.md").read_text() == "one\n"
     wrong = ankit(tmp_path, "--base-url", url, "--permission-mode", "yolo", "-p", "go")
-    assert wrong.returncode == 1 and len(wrong.stderr.splitlines()) == 1 and "'yolo'" in wrong.stderr
+    assert wrong.returncode == 2 and len(wrong.stderr.splitlines()) == 1
+    assert "--permission-mode takes default, acceptEdits, plan or bypassPermissions" in wrong.stderr
+    assert "not 'yolo'" in wrong.stderr and "sandbox must" not in wrong.stderr
     both = ankit(tmp_path, "--permission-mode", "plan", "--sandbox", "off", "-p", "go")
     assert both.returncode == 2 and "name two modes: give one" in both.stderr
 

@@ -68,14 +68,13 @@ class Turns:
             if self.prompt_stale:
                 self.prompt_stale = False
                 self.session.use_prompt(self.app.prompt())
-            expanded = message(blocks, self.app.cwd, self.session.provider.accepts_images, self.app.scrubber())
-            if not expanded.text.strip() and not expanded.images:
-                raise RpcError(INVALID_PARAMS, "the prompt is empty: send a list of content blocks with some text")
-            for line in expanded.notices:
-                self.view.notice(line)
+            typed = _typed(blocks)
             self.view.stopped = ""
             try:
-                return self._answer(expanded.text, expanded.images)
+                if is_command(typed.strip().split("\n", 1)[0]):
+                    return self._command(typed.strip())  # its own text, @mentions attached as it is sent
+                return self._turn(message(blocks, self.app.cwd, self.session.provider.accepts_images,
+                                          self.app.scrubber()))
             except (KeyboardInterrupt, Cancelled) as exc:
                 self.view.stopped_running(str(exc) or "stopped by the user")
                 self.view.notice(str(exc) or "cancelled")
@@ -102,13 +101,20 @@ class Turns:
             update["cost"] = {"amount": round(amount, 6), "currency": "USD"}
         self.view.send(update)
 
-    def _answer(self, text: str, images: list) -> str:
-        """A slash command's answer, or a turn of the model; its stop reason."""
+    def _turn(self, expanded) -> str:
+        """The message (a mentions.Expanded) as a turn of the model; its stop reason."""
+        if not expanded.text.strip() and not expanded.images:
+            raise RpcError(INVALID_PARAMS, "the prompt is empty: send a list of content blocks with some text")
+        for line in expanded.notices:
+            self.view.notice(line)
         before = len(self.session.ledger.rounds)
-        if not is_command(text.split("\n", 1)[0]):
-            self.session.turn(text, images)
-            return self._why_stopped(before)
-        name, _, arguments = text.strip()[1:].partition(" ")
+        self.session.turn(expanded.text, expanded.images)
+        return self._why_stopped(before)
+
+    def _command(self, text: str) -> str:
+        """A slash command: ankit's own answer, or a custom command or skill sent as a turn; its stop reason."""
+        before = len(self.session.ledger.rounds)
+        name, _, arguments = text[1:].partition(" ")
         if name in BUILT_INS:
             self.view.text(BUILT_INS[name].run(self, arguments.strip()) + "\n")
         elif run_named(self, name, arguments.strip()):
@@ -149,6 +155,12 @@ class Turns:
         self.prompt_stale = True  # plan mode is in the system prompt: the next prompt takes it (see run)
         self.view.send({"sessionUpdate": "current_mode_update", "currentModeId": MODE_NAMES[sandbox.name][0]})
         return line
+
+
+def _typed(blocks) -> str:
+    """The text blocks of a prompt, joined: what the user typed."""
+    blocks = blocks if isinstance(blocks, list) else []
+    return "".join(str(b.get("text") or "") for b in blocks if isinstance(b, dict) and b.get("type") == "text")
 
 
 def cmd_help(turns: Turns, arg: str) -> str:

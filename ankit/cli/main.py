@@ -10,6 +10,7 @@ from pathlib import Path
 from ankit import __version__
 from ankit.errors import AnkitError
 from ankit.cli.subcommands import SUBCOMMANDS, help_text, own_words, split
+from ankit.safety.sandbox import ALIASES, MODES
 
 
 class Parser(argparse.ArgumentParser):
@@ -114,6 +115,9 @@ def _permission_mode(args) -> None:
         return
     if name == "bypassPermissions":
         args.yes = True
+    elif name.lower() not in (*MODES, *ALIASES):
+        parser().error(f"--permission-mode takes default, acceptEdits, plan or bypassPermissions (or ankit's "
+                       f"workspace, accept-edits, read-only, ask), not {name!r}")
     elif args.sandbox and args.sandbox != name:
         parser().error(f"--permission-mode {name} and --sandbox {args.sandbox} name two modes: give one")
     else:

@@ -8,6 +8,7 @@ import fnmatch
 import json
 import os
 import re
+import unicodedata
 import urllib.parse
 from dataclasses import dataclass
 from pathlib import Path
@@ -191,14 +192,24 @@ def runs_later(path: str, cwd: Path | None = None) -> bool:
     """Whether a path lies where a program will find and run it later (git hooks and config, ankit's own
     settings, direnv, an editor's tasks): an [a]lways never covers a call naming it, as written (a glob or a
     brace that the shell would turn into such a name counts) or as it really is (a symlink to .git)."""
-    for part in Path(path).parts:
-        if part in RUNS_LATER or ("{" in part and "}" in part):
+    for part in map(folded, Path(path).parts):
+        if part in FOLDED_LATER or ("{" in part and "}" in part):
             return True
-        if part.startswith(".") and any(fnmatch.fnmatchcase(name, part) for name in RUNS_LATER):
+        if part.startswith(".") and any(fnmatch.fnmatchcase(name, part) for name in FOLDED_LATER):
             return True
     found = real(path, cwd) if cwd is not None else None
     root = cwd.resolve() if cwd is not None else None
-    return bool(found and root and found.is_relative_to(root) and RUNS_LATER & set(found.relative_to(root).parts))
+    return bool(found and root and found.is_relative_to(root)
+                and FOLDED_LATER & set(map(folded, found.relative_to(root).parts)))
+
+
+def folded(name: str) -> str:
+    """A file name as a case-insensitive file system sees it (macOS, Windows: `.GIT` is `.git`; HFS+ also drops
+    invisible format characters, `.g<U+200C>it`): format characters dropped, NFC, case folded."""
+    return unicodedata.normalize("NFC", "".join(c for c in name if unicodedata.category(c) != "Cf")).casefold()
+
+
+FOLDED_LATER = {folded(name) for name in RUNS_LATER}
 
 
 def leaves(word: str, cwd: Path) -> bool:

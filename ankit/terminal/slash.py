@@ -24,6 +24,7 @@ from ankit.terminal.overview import context_text, group_text, mcp_text, resumed_
 from ankit.terminal.picker import elsewhere, pick_session
 from ankit.usage.ledger import render_usage, status_line, subagent_lines
 from ankit.turn.app import App
+from ankit.turn.judge import ModelJudge
 from ankit.turn.phrasing import PhraseWriter
 from ankit.turn.session import Session
 from ankit.usage.pricing import load_prices
@@ -246,10 +247,11 @@ def cmd_usage(state: ReplState, arg: str) -> str:
 
 
 def _beside_turns(state: ReplState, prices: dict) -> list[list[str]]:
-    """/usage's requests beside the turns: search phrases written in the background, decision mode's questions
-    (and how often it kept the lexical ranking, and why)."""
-    writer, chooser = state.phrases, state.app.chooser
+    """/usage's requests beside the turns: search phrases written in the background, prompt hooks' questions,
+    decision mode's questions (and how often it kept the lexical ranking, and why)."""
+    writer, chooser, judge = state.phrases, state.app.chooser, state.app.hooks.judge
     runs = [("search phrases", list(writer.rounds))] if writer and writer.rounds else []
+    runs += [("prompt hooks", list(judge.rounds))] if isinstance(judge, ModelJudge) and judge.rounds else []
     runs += [("find_tools decisions", list(chooser.rounds))] if chooser and chooser.rounds else []
     fell = [f"decision mode kept the lexical ranking {count(len(chooser.fallbacks), 'time')}: "
             f"{visible(chooser.fallbacks[-1])}"] if chooser and chooser.fallbacks else []

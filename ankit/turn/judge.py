@@ -5,7 +5,7 @@ import threading
 from dataclasses import dataclass, field
 
 from ankit.protocols import Provider
-from ankit.records import Message, Request, TextDelta
+from ankit.records import Message, Request, RoundRecord, TextDelta
 from ankit.safety.scrub import Scrubber
 from ankit.usage.meter import Meter
 
@@ -21,6 +21,7 @@ class ModelJudge:
     provider: Provider
     scrub: Scrubber
     meter: Meter = field(default_factory=Meter)  # the session's: max_cost checked, the request counted
+    rounds: list[RoundRecord] = field(default_factory=list)  # one per hook answered, for /usage
 
     def __call__(self, prompt: str, timeout: float) -> str:
         request = Request(SYSTEM, [Message("user", self.scrub.text(prompt))], [], max_tokens=MAX_TOKENS)
@@ -29,7 +30,7 @@ class ModelJudge:
 
         def ask() -> None:
             try:
-                pieces.extend(e.text for e in self.meter.stream(self.provider, request) if isinstance(e, TextDelta))
+                pieces.extend(e.text for e in self.meter.stream(self.provider, request, into=self.rounds) if isinstance(e, TextDelta))
             except Exception as exc:  # handed to the caller as the hook's failure
                 failed.append(exc)
 
