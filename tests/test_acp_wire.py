@@ -12,10 +12,10 @@ from ankit.acp.wire import LINE_CAP, Closed, Connection, RpcError
 class Pipes:
     """A Connection whose other end the test writes and reads as bytes."""
 
-    def __init__(self, urgent=lambda m: False):
+    def __init__(self, urgent=lambda m: False, line_cap: int = LINE_CAP):
         to_agent_r, self.to_agent = os.pipe()
         self.from_agent, from_agent_w = os.pipe()
-        self.conn = Connection(os.fdopen(to_agent_r, "rb"), os.fdopen(from_agent_w, "wb")).start(urgent)
+        self.conn = Connection(os.fdopen(to_agent_r, "rb"), os.fdopen(from_agent_w, "wb"), line_cap).start(urgent)
         self.reader = os.fdopen(self.from_agent, "rb")
 
     def write(self, data: bytes) -> None:
@@ -59,14 +59,18 @@ def test_each_bad_line_gets_its_error_and_the_reading_goes_on(pipes):
     assert pipes.conn.inbox.get(timeout=5).method == "ok"
 
 
-def test_a_line_over_the_cap_is_refused_without_being_kept(pipes):
-    big = b'{"jsonrpc": "2.0", "id": 1, "method": "x", "params": {"a": "' + b"a" * (LINE_CAP + 10) + b'"}}\n'
-    writer = threading.Thread(target=pipes.write, args=(big + b'{"jsonrpc": "2.0", "id": 2, "method": "y"}\n',))
-    writer.start()
-    error = pipes.read()
-    writer.join()
-    assert error["error"]["code"] == -32600 and "longer than" in error["error"]["message"]
-    assert pipes.conn.inbox.get(timeout=10).method == "y"
+def test_a_line_over_the_cap_is_refused_without_being_kept():
+    pipes = Pipes(line_cap=4096)
+    try:
+        big = b'{"jsonrpc": "2.0", "id": 1, "method": "x", "params": {"a": "' + b"a" * 3_000_000 + b'"}}\n'
+        writer = threading.Thread(target=pipes.write, args=(big + b'{"jsonrpc": "2.0", "id": 2, "method": "y"}\n',))
+        writer.start()
+        error = pipes.read()
+        writer.join()
+        assert error["error"]["code"] == -32600 and "longer than 4,096 bytes" in error["error"]["message"]
+        assert pipes.conn.inbox.get(timeout=10).method == "y"
+    finally:
+        pipes.close()
 
 
 def test_a_request_to_the_client_waits_for_its_answer_or_its_error(pipes):

@@ -40,13 +40,14 @@ def test_a_project_deny_applies_untrusted_its_allow_and_env_wait_for_trust(tmp_p
     work = tmp_path / "work"
     (work / ".claude").mkdir(parents=True)
     (work / ".claude" / "settings.json").write_text(json.dumps({"permissions": {
-        "deny": ["Bash(curl:*)"], "allow": ["Bash(npm run test:*)"]}, "env": {"PATH": "/evil"}}))
+        "deny": ["Bash(curl:*)"], "allow": ["Bash(npm run test:*)"]}, "env": {"PATH": "/evil", "TZ": "UTC"}}))
     config = load_config({}, {}, work, tmp_path / "config")
     assert "run_command: curl*" in config.deny and config.allow == [] and config.claude_env == {}
     assert "allow without asking: Bash(npm run test:*)" in config.held_claude
-    assert "set the environment variable PATH=/evil" in config.held_claude
+    assert "set the environment variable TZ=UTC" in config.held_claude
+    assert not any("PATH" in line for line in config.held_claude)  # never set: the question does not promise it
     config = load_config({"trust": True}, {}, work, tmp_path / "config")
-    assert "run_command: npm run test*" in config.allow and config.claude_env == {}  # PATH runs other programs
+    assert "run_command: npm run test*" in config.allow and config.claude_env == {"TZ": "UTC"}  # PATH runs programs
     assert any(line.startswith("settings env: not set: PATH (only a name known not") for line in config.problems)
 
 

@@ -49,8 +49,8 @@ class Connection:
     """The client on the other end: `inbox` gets its requests and notifications, `urgent` ones are handled on the
     reader thread at once (a cancel must not wait behind the turn it cancels), `gone` is told when it closes."""
 
-    def __init__(self, reader: BinaryIO, writer: BinaryIO):
-        self.reader, self.writer = reader, writer
+    def __init__(self, reader: BinaryIO, writer: BinaryIO, line_cap: int = LINE_CAP):
+        self.reader, self.writer, self.line_cap = reader, writer, line_cap
         self.urgent: Callable[[Incoming], bool] = _nothing_urgent
         self.gone: Callable[[], None] = _nothing
         self.inbox: queue.Queue[Incoming | None] = queue.Queue()
@@ -130,10 +130,10 @@ class Connection:
 
     def _read(self) -> None:
         try:
-            while line := self.reader.readline(LINE_CAP + 1):
-                if len(line) > LINE_CAP and not line.endswith(b"\n"):
+            while line := self.reader.readline(self.line_cap + 1):
+                if len(line) > self.line_cap and not line.endswith(b"\n"):
                     self._skip_rest()
-                    self.error(None, RpcError(INVALID_REQUEST, f"message longer than {LINE_CAP:,} bytes; not read"))
+                    self.error(None, RpcError(INVALID_REQUEST, f"message longer than {self.line_cap:,} bytes; not read"))
                 elif line.strip():
                     self._take(line)
         except (OSError, ValueError):

@@ -19,6 +19,7 @@ from pathlib import Path
 from ankit.claude.hooksjson import hook_entries
 from ankit.claude.toolnames import path_rule, rule_argument, rule_tools
 from ankit.safety.digests import file_digest, folder_digest, named_files
+from ankit.safety.envnames import inert
 
 PROJECT_FILES = ("settings.json", "settings.local.json")
 RULE = re.compile(r"^(?P<tool>[A-Za-z_][\w-]*)(?:\((?P<arg>.*)\))?$", re.S)
@@ -191,7 +192,7 @@ def _hook_lines(data: dict, path: Path) -> tuple[list[str], list[str]]:
 
 
 def trust_lines(cwd: Path) -> list[str]:
-    """What trusting the folder's .claude/ would trust: its hooks, allow rules and env, a digest of every other
+    """What trusting the folder's .claude/ would trust: its hooks, allow rules and the env it may set, a digest of every other
     file there (hook scripts, agents, commands), and each project file its hooks and status line name, so any
     change to them asks again. TooBig when .claude/ is over the digest's limits."""
     folder = cwd / ".claude"
@@ -200,7 +201,7 @@ def trust_lines(cwd: Path) -> list[str]:
     settings = [folder / name for name in PROJECT_FILES]
     layer = read_layer(settings)
     lines = list(layer.hooks) + [f"allow without asking: {rule}" for rule in layer.source]
-    lines += [f"set the environment variable {k}={v}" for k, v in sorted(layer.env.items())]
+    lines += [f"set the environment variable {k}={v}" for k, v in sorted(layer.env.items()) if inert(k)]
     lines += [f"start in the permission mode {layer.mode}"] if layer.mode else []
     others = folder_digest(folder, f"{folder}", leave_out=tuple(settings))
     if others.files:
