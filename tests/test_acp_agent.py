@@ -16,12 +16,15 @@ def test_the_editors_mcp_server_joins_a_trusted_folders_catalog(tmp_path, provid
                                                                                 "optionId": "allow_once"}}
     try:
         client.initialize()
+        asked = []  # its readOnlyHint is a claim (the user's own config does not trust it): the editor is asked
+        client.handlers["session/request_permission"] = lambda params: asked.append(params) or {
+            "outcome": {"outcome": "selected", "optionId": "allow_once"}}
         provider_server.push_openai(tool_calls=[("c1", "mcp__fake__echo", '{"text": "from the editor"}')])
         provider_server.push_openai(text="Echoed.")
         sid = client.new_session(servers=[SERVER])
         assert client.prompt(sid, "echo it")["result"]["stopReason"] == "end_turn"
         result = provider_server.requests[1].json["messages"][-1]
-        assert result["role"] == "tool" and "from the editor" in result["content"]
+        assert result["role"] == "tool" and "from the editor" in result["content"] and len(asked) == 1
     finally:
         client.close()
 

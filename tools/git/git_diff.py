@@ -19,10 +19,14 @@ parameters = {
     "additionalProperties": False,
 }
 returns = "str: the diff text"
-read_only = True
 effects = ["read"]
 needs_approval = False
 examples = ["show me the diff of my changes", "what is staged for commit", "diff against the main branch"]
+
+
+def touches(args: dict, ctx) -> dict:
+    """The path it is limited to, else the repository; it runs git."""
+    return {"reads": [args["path"]] if args.get("path") else ["."], "runs": ["git"]}
 
 
 def run(args: dict, ctx) -> str:

@@ -19,13 +19,17 @@ parameters = {
     "additionalProperties": False,
 }
 returns = "list[dict]: one {'commit', 'date', 'author', 'email', 'subject'} per commit, newest first"
-read_only = True
 effects = ["read"]
 needs_approval = False
 examples = ["show the recent commits", "git log for src/app.py", "who changed this file last"]
 
 
 FIELDS = ("commit", "date", "author", "email", "subject")
+
+
+def touches(args: dict, ctx) -> dict:
+    """The path it is limited to, else the repository; it runs git."""
+    return {"reads": [args["path"]] if args.get("path") else ["."], "runs": ["git"]}
 
 
 def run(args: dict, ctx) -> ToolOutput:

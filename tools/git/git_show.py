@@ -20,10 +20,15 @@ parameters = {
 }
 returns = ("dict: {'commit', 'author', 'email', 'date', 'message', 'diff'} (str: the file's text "
            "with file_at_ref)")
-read_only = True
 effects = ["read"]
 needs_approval = False
 examples = ["show the last commit", "what changed in commit abc123", "show me config.py as it was in HEAD~3"]
+
+
+def touches(args: dict, ctx) -> dict:
+    """The file it shows at the commit, or the path its diff is limited to, else the repository; it runs git."""
+    named = [p.removeprefix("./") for p in (args.get("file_at_ref"), args.get("path")) if p]
+    return {"reads": named or ["."], "runs": ["git"]}
 
 
 def run(args: dict, ctx) -> ToolOutput:

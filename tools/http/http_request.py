@@ -42,7 +42,6 @@ parameters = {
 }
 returns = ("dict: {'status', 'url', 'headers', 'body'}: the status code, the final URL, the headers shown, and "
            "the whole body (parsed when it is JSON; None when binary)")
-read_only = False
 effects = ["read", "network"]
 examples = [
     "call the REST API endpoint https://api.example.com/v1/users",
@@ -86,6 +85,11 @@ def needs_approval(args: dict, ctx) -> bool:
         return False  # run() reports the bad URL; nothing is sent
     known = _secrets_sent(ctx).get(origin(url), set())
     return _method(args) not in SAFE or not http.approved(ctx, url) or not _env_names(args) <= known
+
+
+def touches(args: dict, ctx) -> dict:
+    """The host it reaches (redirects may lead to others, each checked as it comes)."""
+    return {"reaches": [urllib.parse.urlsplit(str(args.get("url") or "")).hostname or ""]}
 
 
 def preview(args: dict, ctx) -> str:

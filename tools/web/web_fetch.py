@@ -28,7 +28,6 @@ parameters = {
     "required": ["url"],
     "additionalProperties": False,
 }
-read_only = True
 effects = ["network"]
 examples = [
     "fetch https://docs.python.org/3/library/json.html and summarise it",
@@ -40,6 +39,11 @@ examples = [
 def needs_approval(args: dict, ctx) -> bool:
     """Ask once per origin (scheme, host, port) and session: a URL can carry data out, so the user sees where."""
     return not http.approved(ctx, str(args.get("url", "")))
+
+
+def touches(args: dict, ctx) -> dict:
+    """The host it reaches (redirects may lead to others, each checked as it comes)."""
+    return {"reaches": [urllib.parse.urlsplit(str(args.get("url") or "")).hostname or ""]}
 
 
 def preview(args: dict, ctx) -> str:
