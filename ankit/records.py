@@ -14,6 +14,23 @@ ASKED_EFFECTS = ("write-elsewhere", "run")  # a call whose tool may do these is 
 
 
 @dataclass(frozen=True)
+class CallEffects:
+    """What one call does, as everything that decides about it reads it (Tool.call_effects): the tool's effect
+    words, whether this call outlives the session, whether it asks first, and whether it runs confined in the
+    sandbox (unasked there)."""
+
+    words: frozenset[str]
+    lasting: bool = False
+    asks: bool = False
+    confined: bool = False
+
+    @property
+    def changes(self) -> bool:
+        """It may change something: write here or elsewhere, keep something lasting, run a program."""
+        return bool(self.words & {"write", "write-elsewhere", "lasting", "run"})
+
+
+@dataclass(frozen=True)
 class Touches:
     """What one call declares it reads, changes, runs and reaches (absolute paths, program names, hosts);
     withholds: a read the rules deny is left out of the result instead of the call refused (search and listing

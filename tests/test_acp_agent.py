@@ -12,14 +12,15 @@ SERVER = {"name": "fake", "command": sys.executable, "args": [FAKE], "env": [{"n
 
 def test_the_editors_mcp_server_joins_a_trusted_folders_catalog(tmp_path, provider_server):
     with acp(tmp_path, provider_server, "--trust") as client:
-        client.handlers["session/request_permission"] = lambda params: {"outcome": {"outcome": "selected",
-                                                                                    "optionId": "allow_once"}}
+        asked = []  # its readOnlyHint is a claim (the user's own config does not trust it): the editor is asked
+        client.handlers["session/request_permission"] = lambda params: asked.append(params) or {
+            "outcome": {"outcome": "selected", "optionId": "allow_once"}}
         provider_server.push_openai(tool_calls=[("c1", "mcp__fake__echo", '{"text": "from the editor"}')])
         provider_server.push_openai(text="Echoed.")
         sid = client.new_session(servers=[SERVER])
         assert client.prompt(sid, "echo it")["result"]["stopReason"] == "end_turn"
         result = provider_server.requests[1].json["messages"][-1]
-        assert result["role"] == "tool" and "from the editor" in result["content"]
+        assert result["role"] == "tool" and "from the editor" in result["content"] and len(asked) == 1
 
 
 def test_in_an_untrusted_folder_the_editors_servers_wait_and_the_session_says_so(tmp_path, provider_server):

@@ -147,7 +147,7 @@ def test_a_tool_that_runs_only_as_a_task_is_left_out_with_a_reason(replay):
 
 def test_annotations_decide_approval_as_the_real_servers_set_them(replay):
     client = replay(HERE / "fixtures" / "mcp_filesystem.jsonl")
-    tools, _ = make_tools("filesystem", client.list_tools(30), lambda o, a: {})
+    tools, _ = make_tools("filesystem", client.list_tools(30), lambda o, a: {}, trusted=True)
     asks = {t.name.removeprefix("mcp__filesystem__"): t.needs_approval for t in tools}
     assert asks["read_text_file"] is False and asks["list_directory"] is False
     assert asks["write_file"] is True and asks["move_file"] is True
@@ -184,7 +184,8 @@ def test_ankit_p_calls_a_replayed_real_server_and_asks_before_it_writes(provider
     fixture = HERE / "fixtures" / "mcp_filesystem.jsonl"
     (tmp_path / "config" / "ankit").mkdir(parents=True)
     (tmp_path / "config" / "ankit" / "config.toml").write_text(
-        f"[mcp.servers.filesystem]\ncommand = {json.dumps(sys.executable)}\nargs = {json.dumps([REPLAY, str(fixture)])}\n")
+        f"[mcp.servers.filesystem]\ncommand = {json.dumps(sys.executable)}\nargs = {json.dumps([REPLAY, str(fixture)])}\n"
+        "trust_annotations = true\n")
     provider_server.push_openai(tool_calls=[
         ("c1", "mcp__filesystem__read_text_file", '{"path": "/work/fleet/data/probe.txt"}'),
         ("c2", "mcp__filesystem__write_file", '{"path": "/work/fleet/data/probe.txt", "content": "hello probe\\n"}'),
@@ -244,7 +245,7 @@ def test_ankit_p_calls_the_python_sdks_2026_07_28_server(provider_server, tmp_pa
     (tmp_path / "config" / "ankit").mkdir(parents=True)
     (tmp_path / "config" / "ankit" / "config.toml").write_text(
         f"[mcp.servers.sdk]\ncommand = {json.dumps(sys.executable)}\nargs = {json.dumps([REPLAY, str(fixture)])}\n"
-        "start_timeout = 60\n")
+        "start_timeout = 60\ntrust_annotations = true\n")
     provider_server.push_openai(tool_calls=[("c1", "mcp__sdk__echo", '{"text": "hello"}')])
     provider_server.push_openai(text="done")
     env = {**{k: v for k, v in os.environ.items() if not k.endswith(("_API_KEY", "_TOKEN"))}, **xdg_env(tmp_path),

@@ -189,7 +189,7 @@ def test_an_ended_session_fails_the_call_in_one_line_and_marks_the_client_gone(s
 
 
 def test_a_manager_runs_a_url_server_and_starts_a_new_session_after_one_ends(server, tmp_path):
-    manager = McpManager({"web": {"url": server.url}}, tmp_path)
+    manager = McpManager({"web": {"url": server.url, "trust_annotations": True}}, tmp_path)
     try:
         manager.start()
         assert manager.wait(10) and not manager.status.failures()

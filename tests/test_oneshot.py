@@ -215,7 +215,8 @@ def test_the_first_turn_waits_for_mcp_servers_still_starting(provider_server, tm
     server = ROOT / "tests" / "mcp_fake_server.py"
     (config / "config.toml").write_text(f"[mcp.servers.fake]\ncommand = {json.dumps(sys.executable)}\n"
                                         f"args = [{json.dumps(str(server))}, \"--start-delay\", \"1\"]\n"
-                                        "start_timeout = 60\n")  # a loaded machine may be slow to start Python
+                                        "start_timeout = 60\n"  # a loaded machine may be slow to start Python
+                                        "trust_annotations = true\n")  # echo's readOnlyHint: believed, so unasked
     provider_server.push_openai(tool_calls=[("c1", "mcp__fake__echo", '{"text": "ready"}')])
     provider_server.push_openai(text="ok")
     done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "-p", "echo")

@@ -234,3 +234,13 @@ def test_a_folder_over_the_digest_limits_is_refused_in_one_line_even_with_trust(
     said = [line for line in done.stderr.splitlines() if "trust" in line]
     assert said == [f"ankit: this folder is not trusted: {work / '.claude'} holds more than 20,000 files or 256 MB, "
                     "more than ankit digests to trust it; remove what it does not need (node_modules, build output)"]
+
+
+def test_p_names_the_mcp_json_it_ignores_not_an_ankit_folder_the_project_lacks(provider_server, tmp_path):
+    (tmp_path / "work").mkdir()
+    (tmp_path / "work" / ".mcp.json").write_text('{"mcpServers": {"clock": {"command": "python3", "args": ["c.py"]}}}')
+    provider_server.push_openai(text="done")
+    done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "-p", "go")
+    assert done.returncode == 0
+    assert "ankit: ignoring this folder's .mcp.json servers: the folder is not trusted" in done.stderr
+    assert ".ankit/" not in done.stderr

@@ -72,16 +72,23 @@ def _trusted(config, flags: dict, interactive: bool):
         print("ankit: not trusted; this folder's .ankit/ and .claude/ settings, hooks and tools are ignored this time",
               file=sys.stderr)
         return config
-    # key names come from the folder's file: shown, never obeyed
-    what = visible_line(", ".join(sorted(config.held))) + (" and " if config.held and config.held_tools else "")
-    what += f"{len(config.held_tools)} tool module(s)" if config.held_tools else ""
-    what = ".ankit/ " + what if what else ""
+    what = _held_settings(config.held, cwd)
+    what += (" and " if what and config.held_tools else "") + (
+        f".ankit/ {len(config.held_tools)} tool module(s)" if config.held_tools else "")
     claude = f"{len(config.held_claude)} thing(s) it would run (.claude/ hooks, .mcp.json, agents, commands)"
     what += (" and " if what else "") + claude if config.held_claude else ""
     why = "it changed since you trusted it" if config.trust_changes else "the folder is not trusted"
     print(f"ankit: ignoring this folder's {what}: {why} (run ankit here to trust it, or pass --trust)",
           file=sys.stderr)
     return config
+
+
+def _held_settings(held: dict, cwd: Path) -> str:
+    """Which of the folder's files the held settings come from: .ankit/'s keys, .mcp.json's servers."""
+    own = (cwd / ".ankit" / "config.toml").is_file()
+    keys = sorted(k for k in held if own or k != "mcp")
+    parts = [".ankit/ " + visible_line(", ".join(keys))] if keys else []  # names from the file: shown, never obeyed
+    return " and ".join(parts + ([".mcp.json servers"] if "mcp" in held and (cwd / ".mcp.json").is_file() else []))
 
 
 def _run(command: str, args, extra: list[str]) -> int:

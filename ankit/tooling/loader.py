@@ -6,7 +6,7 @@ import re
 import sys
 from pathlib import Path
 
-from ankit.safety.effects import declared, names_lasting
+from ankit.safety.effects import changes, declared, names_lasting
 from ankit.safety.text import outside
 from ankit.tooling.limits import import_with_limit
 from ankit.tooling.listing import ListingCache, confines, describe, lazy_tool
@@ -36,7 +36,7 @@ def tool_from_module(module, path: Path, group: str) -> Tool:
         parameters=module.parameters,
         run=module.run,
         group=str(getattr(module, "group", group) or group),
-        read_only=bool(getattr(module, "read_only", False)),
+        read_only=_reads_only(declared(getattr(module, "effects", None))),
         needs_approval=getattr(module, "needs_approval", False),
         lasting=module.lasting if hasattr(module, "lasting") else names_lasting(getattr(module, "effects", None)),
         effects=declared(getattr(module, "effects", None)),
@@ -49,6 +49,12 @@ def tool_from_module(module, path: Path, group: str) -> Tool:
         confined=getattr(module, "confined", False) is True and confines(path),
         returns=str(getattr(module, "returns", "") or ""),
     )
+
+
+def _reads_only(effects: frozenset[str]) -> bool:
+    """The read-only label, from the effects alone: it reads or fetches and changes nothing (a module's own
+    read_only is not read)."""
+    return bool(effects) and not changes(effects)
 
 
 def load_module(path: Path):

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ankit.errors import ToolError
-from ankit.records import ASKED_EFFECTS, EFFECTS, TodoList, ToolSpec, Touches
+from ankit.records import ASKED_EFFECTS, EFFECTS, CallEffects, TodoList, ToolSpec, Touches
 
 DEFAULT_TIME_LIMIT = 600.0  # seconds a tool's run() may take unless it or the config says otherwise
 
@@ -76,24 +76,36 @@ class Tool:
         """The part the model sees."""
         return ToolSpec(self.name, self.description, self.parameters, self.group, self.returns)
 
+    def call_effects(self, args: dict, ctx: ToolContext | None) -> CallEffects:
+        """The one reading of what this call does: its effect words; lasting (the module's lasting, or "lasting"
+        named); whether it asks (a lasting call, a tool that may write elsewhere or run programs, else the
+        module's needs_approval, a function of the call or a bool, never for a tool declared read-only without
+        one); confined (ankit's own command tools, unasked in the sandbox)."""
+        words, lasting = self.declared_effects(), self._lasting(args, ctx)
+        if lasting or words & set(ASKED_EFFECTS):
+            asks = True
+        elif callable(self.needs_approval):
+            asks = bool(call_flexibly(self.needs_approval, args, ctx))
+        else:
+            asks = bool(self.needs_approval) and not self.read_only
+        return CallEffects(words, lasting, asks, self.confined)
+
     def wants_approval(self, args: dict, ctx: ToolContext) -> bool:
-        """Whether this call must be approved by the user before it runs."""
-        if self.outlives(args, ctx) or self.declared_effects() & set(ASKED_EFFECTS):
-            return True
-        if self.read_only and not callable(self.needs_approval):
-            return False
-        if callable(self.needs_approval):
-            return bool(call_flexibly(self.needs_approval, args, ctx))
-        return bool(self.needs_approval)
+        """Whether this call must be approved by the user before it runs (call_effects)."""
+        return self.call_effects(args, ctx).asks
 
     def outlives(self, args: dict, ctx: ToolContext) -> bool:
         """Whether this call's effect outlives the session: it is always asked and its result marked."""
+        return self._lasting(args, ctx)
+
+    def _lasting(self, args: dict, ctx: ToolContext | None) -> bool:
         return bool(call_flexibly(self.lasting, args, ctx)) if callable(self.lasting) else bool(self.lasting)
 
-    def exact_grant(self, args: dict, ctx: ToolContext | None) -> bool:
+    def exact_grant(self, args: dict, ctx: ToolContext | None, effects: CallEffects | None = None) -> bool:
         """Whether an [a]lways answer for this call covers that exact call only: its effect outlives the session,
         or it runs in the sandbox a program it is given that no scanner reads (run_code), not a shell command."""
-        return self.outlives(args, ctx) or (self.confined and not isinstance(args.get("command"), str))
+        lasting = effects.lasting if effects is not None else self._lasting(args, ctx)
+        return lasting or (self.confined and not isinstance(args.get("command"), str))
 
     def declared_effects(self) -> frozenset[str]:
         """What the tool declares it may do (everything when it declares nothing)."""

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from ankit.errors import Cancelled, ToolError
 from ankit.protocols import Approver, Checkpoints
-from ankit.records import ARGUMENTS_CAP, TOO_LONG, ToolCall, ToolOutput, ToolResult
+from ankit.records import ARGUMENTS_CAP, TOO_LONG, CallEffects, ToolCall, ToolOutput, ToolResult
 from ankit.safety import text as boundary
 from ankit.safety.effects import changes
 from ankit.safety.policy import Policy, Verdict as Decision
@@ -84,8 +84,9 @@ def run_call(call: ToolCall, tool: Tool | None, ctx: ToolContext, approve: Appro
     limit = DEFAULT_TIME_LIMIT
     try:
         args = _checked_arguments(call, tool)
-        verdict = _sandbox_step(tool, args, ctx, sandbox)
-        refused = _gate(call, tool, args, ctx, approve, policy or Policy(), error, verdict)
+        effects = tool.call_effects(args, ctx)  # the one reading of what this call does
+        verdict = _sandbox_step(tool, args, effects, sandbox)
+        refused = _gate(call, tool, args, ctx, approve, policy or Policy(), error, verdict, effects)
         if not isinstance(refused, Decision):
             return refused
         ctx = replace(ctx, withheld=frozenset(refused.withheld))
@@ -168,30 +169,30 @@ def _cleaned(value, scrub: Scrubber):
     return value
 
 
-def _sandbox_step(tool: Tool, args: dict, ctx: ToolContext, sandbox: Sandbox | None) -> Verdict:
+def _sandbox_step(tool: Tool, args: dict, effects: CallEffects, sandbox: Sandbox | None) -> Verdict:
     """The sandbox's say on this call (none without a sandbox)."""
     if sandbox is None:
         return Verdict()
-    confines = tool.confined
-    edits = changes(tool.declared_effects())  # a tool without a declaration changes everything
+    edits = effects.changes  # a tool without a declaration changes everything
     if tool.claims is not None and not changes(tool.claims):
         edits = False  # it only claims to read: plan mode asks the user (its calls ask) instead of refusing it
-    return sandbox.verdict(tool.name, confines, edits, args, tool.declared_effects())
+    return sandbox.verdict(tool.name, effects.confined, edits, args, effects.words)
 
 
 def _gate(call: ToolCall, tool: Tool, args: dict, ctx: ToolContext, approve: Approver, policy: Policy,
-          error: Callable[[str, str], ToolResult], step: Verdict = Verdict()):
+          error: Callable[[str, str], ToolResult], step: Verdict, effects: CallEffects):
     """The policy's verdict (ankit/safety/policy.py: rules over what the call declares it touches, the sandbox's
     step), then the user's approval where the tool wants it or the policy asks; the verdict lets the call run
     (with the reads it must leave out), a result refuses it."""
-    verdict = policy.decide(tool.name, args, (), tool.exact_grant(args, ctx), step, tool.touched(args, ctx), tool.group)
+    exact = tool.exact_grant(args, ctx, effects)
+    verdict = policy.decide(tool.name, args, (), exact, step, tool.touched(args, ctx), tool.group)
     if verdict.decision == "deny" and not verdict.rule:  # the sandbox refused it (plan mode)
         return replace(error(verdict.why, verdict.why.split(":")[0]), refused=True)
     if verdict.decision == "deny":
         why = f" ({verdict.why})" if verdict.why else ""
         return replace(error(f"refused by the rule {verdict.rule!r} in the settings{why}; do not retry it, ask the "
                              "user", f"refused by the rule {verdict.rule!r}"), refused=True)
-    if verdict.decision == "ask" and (verdict.rule or tool.wants_approval(args, ctx)):
+    if verdict.decision == "ask" and (verdict.rule or effects.asks):
         text = call_flexibly(tool.preview, args, ctx) if tool.preview else ""
         text = f"{step.reason}\n{text}" if step.reason else text
         text = f"{verdict.why}\n{text}" if verdict.rule and verdict.why else text  # why a line was not read surely

@@ -16,7 +16,6 @@ parameters = {
     },
     "additionalProperties": False,
 }
-read_only = True
 effects = ["read"]
 needs_approval = False
 examples = [

@@ -21,7 +21,6 @@ parameters = {
     "additionalProperties": False,
 }
 returns = "list[str]: the entries' paths, relative to the working folder (folders end in /)"
-read_only = True
 effects = ["read"]
 needs_approval = paths.needs_approval
 examples = [

@@ -27,7 +27,6 @@ parameters = {
     "additionalProperties": False,
 }
 returns = "str: the file's text, without line numbers (only the lines asked for when start_line or end_line is given)"
-read_only = True
 effects = ["read"]
 needs_approval = paths.needs_approval
 examples = [

@@ -39,7 +39,6 @@ parameters = {
     "additionalProperties": False,
 }
 returns = "list[dict]: one {'path', 'line', 'text'} per matching line (line numbers from 1)"
-read_only = True
 effects = ["read"]
 needs_approval = paths.needs_approval
 examples = [

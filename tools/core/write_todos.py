@@ -32,7 +32,6 @@ parameters = {
     "required": ["todos"],
     "additionalProperties": False,
 }
-read_only = False
 effects = []  # only the session's own checklist
 needs_approval = False  # it changes only the session's own checklist
 examples = [

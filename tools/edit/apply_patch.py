@@ -21,7 +21,6 @@ parameters = {
     "required": ["patch"],
     "additionalProperties": False,
 }
-read_only = False
 effects = ["read", "write", "write-elsewhere"]  # outside the working folder after a question
 needs_approval = True
 examples = [

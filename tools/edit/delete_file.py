@@ -19,7 +19,6 @@ parameters = {
     "required": ["path"],
     "additionalProperties": False,
 }
-read_only = False
 effects = ["read", "write", "write-elsewhere"]  # outside the working folder after a question
 needs_approval = True
 examples = ["delete the file temp.log", "remove the build folder", "rm old_backup.txt"]

@@ -20,7 +20,6 @@ parameters = {
     "required": ["path", "old_string", "new_string"],
     "additionalProperties": False,
 }
-read_only = False
 effects = ["read", "write", "write-elsewhere"]  # outside the working folder after a question
 needs_approval = True
 examples = [

@@ -24,7 +24,6 @@ parameters = {
     "required": ["path", "file_hash", "start_line"],
     "additionalProperties": False,
 }
-read_only = False
 effects = ["read", "write", "write-elsewhere"]  # outside the working folder after a question
 needs_approval = True
 examples = [

@@ -10,7 +10,6 @@ parameters = {
     "required": ["path"],
     "additionalProperties": False,
 }
-read_only = False
 effects = ["read", "write", "write-elsewhere"]  # outside the working folder after a question
 needs_approval = True
 examples = ["create a folder called src/utils", "make a new directory for the tests", "mkdir -p docs/images"]

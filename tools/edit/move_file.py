@@ -19,7 +19,6 @@ parameters = {
     "required": ["source", "destination"],
     "additionalProperties": False,
 }
-read_only = False
 effects = ["read", "write", "write-elsewhere"]  # outside the working folder after a question
 needs_approval = True
 examples = ["rename main.py to app.py", "move the helpers module into the lib folder", "mv old_name.txt new_name.txt"]

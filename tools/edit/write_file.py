@@ -16,7 +16,6 @@ parameters = {
     "required": ["path", "content"],
     "additionalProperties": False,
 }
-read_only = False
 effects = ["read", "write", "write-elsewhere"]  # outside the working folder after a question
 needs_approval = True
 examples = [

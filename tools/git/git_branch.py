@@ -18,7 +18,6 @@ parameters = {
 }
 returns = ("list[dict]: one {'name', 'current', 'commit', 'upstream'} per branch for list; str: what "
            "happened for create and switch")
-read_only = False
 effects = ["read", "write"]
 examples = ["which branch am I on", "list all git branches", "create a new branch called feature/login"]
 

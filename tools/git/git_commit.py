@@ -18,7 +18,6 @@ parameters = {
     "additionalProperties": False,
 }
 returns = "str: the new commit's hash, branch, subject and changed files"
-read_only = False
 effects = ["read", "write", "run"]  # git runs the repository's hooks
 needs_approval = True
 examples = ["commit my changes with the message fix login bug", "git commit the staged files", "stage app.py and commit it"]

@@ -19,7 +19,6 @@ parameters = {
     "additionalProperties": False,
 }
 returns = "str: the diff text"
-read_only = True
 effects = ["read"]
 needs_approval = False
 examples = ["show me the diff of my changes", "what is staged for commit", "diff against the main branch"]

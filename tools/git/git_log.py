@@ -19,7 +19,6 @@ parameters = {
     "additionalProperties": False,
 }
 returns = "list[dict]: one {'commit', 'date', 'author', 'email', 'subject'} per commit, newest first"
-read_only = True
 effects = ["read"]
 needs_approval = False
 examples = ["show the recent commits", "git log for src/app.py", "who changed this file last"]

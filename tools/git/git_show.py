@@ -20,7 +20,6 @@ parameters = {
 }
 returns = ("dict: {'commit', 'author', 'email', 'date', 'message', 'diff'} (str: the file's text "
            "with file_at_ref)")
-read_only = True
 effects = ["read"]
 needs_approval = False
 examples = ["show the last commit", "what changed in commit abc123", "show me config.py as it was in HEAD~3"]

@@ -13,7 +13,6 @@ description = (
 parameters = {"type": "object", "properties": {}, "additionalProperties": False}
 returns = ("dict: {'branch', 'upstream', 'ahead', 'behind', 'files'}, files a list of {'path', 'staged', "
            "'unstaged'} (one status letter each, '?' for untracked)")
-read_only = True
 effects = ["read"]
 needs_approval = False
 examples = ["what is the git status", "which files have I changed", "show uncommitted changes in the repo"]

@@ -26,7 +26,6 @@ parameters = {
     },
     "additionalProperties": False,
 }
-read_only = False
 effects = ["read", "network"]
 examples = [
     "check my github notifications",

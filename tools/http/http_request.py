@@ -42,7 +42,6 @@ parameters = {
 }
 returns = ("dict: {'status', 'url', 'headers', 'body'}: the status code, the final URL, the headers shown, and "
            "the whole body (parsed when it is JSON; None when binary)")
-read_only = False
 effects = ["read", "network"]
 examples = [
     "call the REST API endpoint https://api.example.com/v1/users",

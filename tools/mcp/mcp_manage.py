@@ -24,7 +24,6 @@ parameters = {
     "required": ["action", "name"],
     "additionalProperties": False,
 }
-read_only = False
 effects = ["read", "lasting"]
 examples = [
     "add the playwright MCP server to ankit",

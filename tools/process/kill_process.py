@@ -24,7 +24,6 @@ parameters = {
     },
     "additionalProperties": False,
 }
-read_only = False
 effects = ["run"]
 needs_approval = True
 examples = ["kill process 12345", "stop whatever is running on port 8000", "force kill the stuck python process"]

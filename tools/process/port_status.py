@@ -15,7 +15,6 @@ parameters = {
     },
     "additionalProperties": False,
 }
-read_only = True
 effects = ["read"]
 needs_approval = False
 examples = [

@@ -16,7 +16,6 @@ parameters = {
     },
     "additionalProperties": False,
 }
-read_only = True
 effects = ["read"]
 needs_approval = False
 BY_MODEL = "(written by the model in earlier sessions, approved then: information, not instructions)"

@@ -20,7 +20,6 @@ parameters = {
     "required": ["schedule"],
     "additionalProperties": False,
 }
-read_only = False
 effects = ["lasting"]
 needs_approval = True
 lasting = True  # kept beyond this session: asked every time, refused in -p without --yes

@@ -3,7 +3,6 @@
 name = "routine_list"
 description = "List the scheduled routines (prompts and page watches ankit runs by itself): number, schedule, next run, last result."
 parameters = {"type": "object", "properties": {}, "additionalProperties": False}
-read_only = True
 effects = ["read"]
 examples = ["what routines are scheduled", "list my recurring tasks", "when does the daily report run next"]
 

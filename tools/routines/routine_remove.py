@@ -10,7 +10,6 @@ parameters = {
     "required": ["id"],
     "additionalProperties": False,
 }
-read_only = False
 effects = ["lasting"]
 needs_approval = True
 lasting = True  # kept beyond this session: asked every time, refused in -p without --yes

@@ -24,7 +24,6 @@ parameters = {
     "required": ["job_id", "text"],
     "additionalProperties": False,
 }
-read_only = False
 effects = ["run"]
 needs_approval = True
 examples = [

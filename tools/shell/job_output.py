@@ -16,7 +16,6 @@ parameters = {
     "required": ["job_id"],
     "additionalProperties": False,
 }
-read_only = True
 effects = ["read"]
 needs_approval = False
 examples = ["show the dev server logs", "what has the background job printed", "tail the output of job 1"]

@@ -12,7 +12,6 @@ parameters = {
     "properties": {"job_id": {"type": "string", "description": "One job's id (default: all jobs)"}},
     "additionalProperties": False,
 }
-read_only = True
 effects = ["read"]
 needs_approval = False
 examples = ["is the dev server still running", "check on my background jobs", "did the background build finish"]

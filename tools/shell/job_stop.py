@@ -13,7 +13,6 @@ parameters = {
     "required": ["job_id"],
     "additionalProperties": False,
 }
-read_only = False
 effects = []  # it only ends a job this session started
 needs_approval = False  # it only ends a job this session started
 examples = ["stop the dev server", "kill background job 2", "end the watcher job"]

@@ -25,7 +25,6 @@ parameters = {
     "required": ["job_id"],
     "additionalProperties": False,
 }
-read_only = True
 effects = ["read"]
 needs_approval = False
 examples = [

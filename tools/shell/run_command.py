@@ -24,7 +24,6 @@ parameters = {
     "required": ["command"],
     "additionalProperties": False,
 }
-read_only = False
 effects = ["run"]
 confined = True  # its command starts through ctx.confine: inside the sandbox in force (ankit's own module only)
 needs_approval = True

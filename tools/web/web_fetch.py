@@ -28,7 +28,6 @@ parameters = {
     "required": ["url"],
     "additionalProperties": False,
 }
-read_only = True
 effects = ["network"]
 examples = [
     "fetch https://docs.python.org/3/library/json.html and summarise it",

@@ -22,7 +22,6 @@ parameters = {
     "required": ["query"],
     "additionalProperties": False,
 }
-read_only = True
 effects = ["network"]
 examples = [
     "search the web for python asyncio tutorials",
