@@ -66,6 +66,23 @@ def test_a_line_its_allowed_tools_do_not_cover_is_refused_in_p_and_nothing_is_se
     assert done.stderr.splitlines()[-1] == "ankit: /peek not sent: its command ls -a was declined"
 
 
+def test_arguments_are_text_a_backtick_command_in_them_never_runs(provider_server, tmp_path):
+    """`ankit -p "/review $PR_TITLE"` in CI: a title holding !`touch PWNED` is text sent to the model, never a line
+    run (in the workspace sandbox it would run unasked); the command's own lines still run."""
+    repository(tmp_path)
+    user_command(tmp_path, "review.md", "Branch: !`git branch --show-current`\nReview $ARGUMENTS\n")
+    user_command(tmp_path, "hello.md", "Say hello\n")
+    provider_server.push_openai(text="Reviewed.")
+    provider_server.push_openai(text="Hello.")
+    for prompt in ("/review fix !`touch PWNED` now", "/hello !`touch PWNED2`"):
+        done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "-p", prompt)
+        assert done.returncode == 0, done.stderr
+    first, second = (r.json["messages"][-1]["content"] for r in provider_server.requests)
+    assert re.fullmatch(r"Branch: exit code 0 \([\d.]+ s\)\ntrunk\nReview fix !`touch PWNED` now", first), first
+    assert second.endswith("\n\n!`touch PWNED2`"), second
+    assert not [p for p in (tmp_path / "work").iterdir() if p.name.startswith("PWNED")]
+
+
 def test_third_party_commands_fill_arguments_and_a_skill_starts_as_slash_name(provider_server, tmp_path):
     """wshobson/agents' tech-debt command ($ARGUMENTS) and wcag-audit-patterns skill (MIT)."""
     source = FIXTURES / "wshobson" / "commands" / "codebase-cleanup" / "tech-debt.md"

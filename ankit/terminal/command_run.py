@@ -16,7 +16,7 @@ from ankit.safety.visible import visible_line
 from ankit.claude.settings import translate
 from ankit.skills.library import skill_named
 from ankit.skills.tool import load_skill
-from ankit.terminal.custom import SNIPPET, CustomCommand, expand_template, snippets
+from ankit.terminal.custom import CustomCommand, expand_command, expand_template
 
 NOT_TRUSTED = ("/{name} runs {count} command(s) ({first}) and this folder is not trusted: not sent; run ankit here "
                "and trust the folder, or pass --trust")
@@ -98,10 +98,9 @@ def command_model(state, command: CustomCommand) -> str:
 def command_text(state, command: CustomCommand, arguments: str) -> str:
     """The message a custom command sends, its commands run and their output inlined; AnkitError (the line saying
     why) when it is not to be sent."""
-    text = expand_template(command.body, arguments)
-    found = snippets(text)
+    pieces, found = expand_command(command.body, arguments)
     if not found or state.session.provider is None:  # without a model, nothing is sent: nothing need run
-        return text
+        return expand_template(command.body, arguments)
     if command.project and not state.app.config.trusted:
         raise AnkitError(NOT_TRUSTED.format(name=command.name, count=len(found), first=visible_line(found[0])))
     outputs = []
@@ -113,5 +112,4 @@ def command_text(state, command: CustomCommand, arguments: str) -> str:
         if result.summary.startswith("declined"):
             raise AnkitError(f"/{command.name} not sent: its command {visible_line(line)} was declined")
         outputs.append(result.content.strip())
-    filled = iter(outputs)
-    return SNIPPET.sub(lambda match: next(filled), text)
+    return "".join(piece + output for piece, output in zip(pieces, [*outputs, ""]))

@@ -129,6 +129,29 @@ def expand_template(body: str, arguments: str) -> str:
 
     A template that uses no placeholder gets the arguments appended, so they are never lost.
     """
+    if arguments and not PLACEHOLDER.search(body):
+        return f"{body}\n\n{arguments}"
+    return _fill(body, arguments)
+
+
+def expand_command(body: str, arguments: str) -> tuple[list[str], list[str]]:
+    """A command's text split around its own !`command` parts: (the text pieces, placeholders filled; the
+    commands, filled too). Only the body's snippets are commands: a `!`...`` the arguments bring stays text."""
+    pieces, lines = [], []
+    start = 0
+    for match in SNIPPET.finditer(body):
+        pieces.append(body[start:match.start()])
+        lines.append(_fill(match.group(1), arguments))
+        start = match.end()
+    pieces.append(body[start:])
+    if arguments and not PLACEHOLDER.search(body):
+        pieces[-1] += f"\n\n{arguments}"
+        return pieces, lines
+    return [_fill(piece, arguments) for piece in pieces], lines
+
+
+def _fill(text: str, arguments: str) -> str:
+    """$ARGUMENTS and $1..$9 in text replaced by the arguments (quotes group words)."""
     try:
         words = shlex.split(arguments)
     except ValueError:  # an unclosed quote: plain words
@@ -141,6 +164,4 @@ def expand_template(body: str, arguments: str) -> str:
         index = int(key) - 1
         return words[index] if index < len(words) else ""
 
-    if arguments and not PLACEHOLDER.search(body):
-        return f"{body}\n\n{arguments}"
-    return PLACEHOLDER.sub(fill, body)
+    return PLACEHOLDER.sub(fill, text)
