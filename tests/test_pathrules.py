@@ -3,6 +3,7 @@ bind search, listing, patching, moving and deleting as they bind read_file and w
 --yes` against the loopback provider, with real files and links."""
 
 import json
+import os
 import subprocess
 from pathlib import Path
 
@@ -97,6 +98,12 @@ def test_read_and_edit_allow_rules_cover_a_declared_call_only_when_every_path_is
     assert policy.decide("some_tool", {}, touched=running).decision == "ask"
     undeclared = Touches(reads=(str(tmp_path / "docs" / "x"),), declared=False)
     assert policy.decide("some_tool", {}, touched=undeclared).decision == "ask"
+
+
+def test_a_path_rule_under_the_home_folder_binds_the_absolute_path(tmp_path):
+    policy = Policy.from_rules([], ["Read(~/.ssh/*)"], cwd=tmp_path)
+    verdict = policy.decide("read_file", {"path": os.path.expanduser("~/.ssh/id_rsa")})
+    assert verdict.decision == "deny" and verdict.rule == f"Read({os.path.expanduser('~/.ssh/*')})"
 
 
 def test_a_tool_that_declares_nothing_is_bound_by_the_paths_its_arguments_name(tmp_path):

@@ -53,7 +53,8 @@ class Rule:
         """"TOOL", "TOOL: GLOB", or a path rule "Read(GLOB)", "Edit(GLOB)", "Write(GLOB)" (pathrules.py)."""
         shaped = PATH_RULE.fullmatch(str(text).strip())
         if shaped is not None:
-            return cls(pathrules.KINDS[shaped[1].lower()], shaped[2].strip().removeprefix("./") or "*")
+            glob = shaped[2].strip().removeprefix("./") or "*"
+            return cls(pathrules.KINDS[shaped[1].lower()], os.path.expanduser(glob) if glob[:2] == "~/" else glob)
         name, sep, pattern = str(text).partition(":")
         return cls(name.strip(), pattern.strip() if sep else None)
 
