@@ -12,6 +12,10 @@ class ConfigError(AnkitError):
     """A setting is missing or malformed."""
 
 
+class ContextError(AnkitError):
+    """A message that cannot fit the model's context window: refused before anything was sent."""
+
+
 class ProviderError(AnkitError):
     """The provider refused or failed a request."""
 

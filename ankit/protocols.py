@@ -4,7 +4,7 @@
 patched on afterwards, and nothing below `App` calls back into it. Concrete fits: `View` by
 terminal.render.TerminalView and oneshot.PrintView; `Approver` by terminal.approval.Approver and
 oneshot.PrintApprover; `ToolRunner` by tooling.toolbox.Runner; `SessionStore` by storage.sessions.SessionStore;
-`Prompt` by turn.prompt.Prompt; `Ready` by turn.registry.Registry; `Provider` by providers.base.Provider;
+`Prompt` by turn.prompt.Prompt; `WindowSource` by providers.windows.ServerWindows; `Ready` by turn.registry.Registry; `Provider` by providers.base.Provider;
 `Checkpoints` by storage.checkpoints.Checkpoints; `Tool` by tooling.tool.Tool; `Elicitor` by
 terminal.elicit.FormElicitor and cli.oneshot's decline; `Inbox` and `KeyShare` by terminal.typeahead.TypeAhead;
 `TurnHooks` by turn.turnhooks.SessionHooks; `View`, `Approver` and `Editor` by acp.view.AcpView,
@@ -129,9 +129,18 @@ class Provider(Protocol):
 class Prompt(Protocol):
     """The system prompt and the context window for a model."""
 
+    configured_window: int  # the config's context_window (0: none set)
+
     def system(self, model: str) -> str: ...
 
-    def window(self, model: str) -> int: ...
+    def window(self, model: str, server: int = 0) -> int:
+        """The window in tokens: the config's, else what the server said (server), else a guess from the name."""
+
+
+class WindowSource(Protocol):
+    """What the server says a model's context window is, in tokens (providers.windows.ServerWindows), or None."""
+
+    def __call__(self, model: str) -> int | None: ...
 
 
 class SessionStore(Protocol):

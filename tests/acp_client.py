@@ -2,12 +2,12 @@
 real subprocess, sends requests, answers the agent's own requests (permissions, fs/*, terminal/*) with the test's
 handlers, and keeps every notification.
 
-    client = AcpClient(tmp_path, "--base-url", provider_server.url + "/v1")
-    client.initialize(fs=True, terminal=True)
-    sid = client.new_session()
-    reply = client.prompt(sid, "hello")          # the session/prompt answer (result or error)
-    client.updates("agent_message_chunk")        # the session/update notifications of that kind
-    client.handlers["session/request_permission"] = lambda params: {"outcome": {...}}
+    with acp(tmp_path, provider_server, "--trust") as client:  # started, initialized, closed after
+        client.initialize(fs=True, terminal=True)                # again, offering the editor's files and terminals
+        client.handlers["session/request_permission"] = lambda params: {"outcome": {...}}
+        sid = client.new_session()
+        reply = client.prompt(sid, "hello")      # the session/prompt answer (result or error)
+        client.updates("agent_message_chunk")    # the session/update notifications of that kind
 """
 
 import json
@@ -17,11 +17,24 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from tests.helpers import xdg_env
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+@contextmanager
+def acp(root: Path, server=None, *args: str) -> Iterator["AcpClient"]:
+    """ankit acp started (pointed at the loopback provider server when given) and initialized; closed after."""
+    client = AcpClient(root, *(["--base-url", server.url + "/v1"] if server is not None else []), *args)
+    try:
+        client.initialize()
+        yield client
+    finally:
+        client.close()
 
 
 def acp_env(root: Path, **extra) -> dict:

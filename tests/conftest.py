@@ -22,7 +22,12 @@ provider, a session or an `ankit` subprocess at `server.url` and it speaks real 
         assert request.json["stream"] is True
         assert server.pending == 0            # every scripted reply was used
         server.models = ["m1", "m2"]          # GET .../models lists these (404 while None); such requests go
-                                              # to server.model_requests, never to server.requests
+                                              # to server.model_requests, never to server.requests; an entry may
+                                              # be a whole object: {"id": "m", "max_model_len": 8192} (vLLM)
+        server.info["/props"] = {"default_generation_settings": {"n_ctx": 8192}}  # what a server says of itself:
+                                              # /props (llama.cpp), /api/show (Ollama), /api/v0/models/M (LM
+                                              # Studio) are answered apart (404 when not set), recorded in
+                                              # server.info_requests
 
 Parts of a reply (a list): bytes are written and flushed at once (a chunk of a chunked body); a number pauses
 that many seconds; "stall" stops sending and holds the connection open until the test ends (or STALL_MAX);
@@ -55,6 +60,7 @@ from ankit.records import Event, Message, OpaqueData, Request, TextDelta, ToolCa
 from tests.helpers import xdg_env
 
 FIXTURES = Path(__file__).parent / "fixtures"
+INFO_PATHS = ("/props", "/api/show", "/api/v0/models/")  # where servers say their context window
 STALL_MAX = 30.0  # a stalled reply never holds its thread longer than this
 TEST_KEY = "sk-test-SECRET-0123456789abcdef"
 READ = ToolSpec("read_file", "Read a file.", {"type": "object", "properties": {"path": {"type": "string"}}}, "files")
@@ -274,6 +280,8 @@ class ProviderServer:
         self.requests: list[RecordedRequest] = []
         self.models: list[str] | None = None  # what GET .../models lists; None answers 404 (no such endpoint)
         self.model_requests: list[RecordedRequest] = []  # GET .../models requests, kept apart from `requests`
+        self.info: dict[str, dict] = {}  # path -> the JSON a server says of itself there (INFO_PATHS), else 404
+        self.info_requests: list[RecordedRequest] = []  # requests to INFO_PATHS, kept apart from `requests`
         self.replies: deque[Reply] = deque()
         self.release = threading.Event()
         self.gates: list[threading.Event] = []
@@ -346,13 +354,21 @@ class ProviderServer:
         self.httpd.server_close()
 
     def serve(self, handler: "_Handler") -> None:
-        """Record one request and play the next scripted reply (GET .../models is answered apart, see models)."""
+        """Record one request and play the next scripted reply (GET .../models and INFO_PATHS are answered apart)."""
         length = int(handler.headers.get("content-length") or 0)
         body = handler.rfile.read(length) if length else b""
         headers = {k.lower(): v for k, v in handler.headers.items()}
+        if handler.path.startswith(INFO_PATHS):
+            self.info_requests.append(RecordedRequest(handler.command, handler.path, headers, body))
+            said = self.info.get(handler.path.split("?")[0])
+            _play(handler, Reply(200 if said is not None else 404, [("Content-Type", "application/json")],
+                                 [json.dumps(said if said is not None else {"error": "not found"}).encode()],
+                                 streamed=False), self.release)
+            return
         if handler.command == "GET" and handler.path.split("?")[0].endswith("/models"):
             self.model_requests.append(RecordedRequest(handler.command, handler.path, headers, body))
-            listing = {"object": "list", "data": [{"id": m, "object": "model"} for m in self.models or []]}
+            listing = {"object": "list", "data": [{"id": m, "object": "model"} if isinstance(m, str) else m
+                                                  for m in self.models or []]}
             _play(handler, Reply(200 if self.models is not None else 404, [("Content-Type", "application/json")],
                                  [json.dumps(listing if self.models is not None else {"error": "no models"}).encode()],
                                  streamed=False), self.release)

@@ -3,7 +3,7 @@ onto ankit's answers; a real subprocess against the loopback provider server."""
 
 import pytest
 
-from tests.acp_client import AcpClient
+from tests.acp_client import AcpClient, acp
 
 WRITE = ("write_file", '{"path": "x.txt", "content": "hi\\n"}')
 
@@ -15,12 +15,8 @@ def picked(option: str):
 
 @pytest.fixture
 def client(tmp_path, provider_server):
-    started = AcpClient(tmp_path, "--base-url", provider_server.url + "/v1")
-    started.initialize()
-    try:
+    with acp(tmp_path, provider_server) as started:
         yield started
-    finally:
-        started.close()
 
 
 def asked(client: AcpClient) -> list[dict]:

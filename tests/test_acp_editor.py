@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.acp_client import AcpClient
+from tests.acp_client import AcpClient, acp
 from tests.helpers import RUN_TAG, sleeps_left, wait_for
 
 ALLOW = {"outcome": {"outcome": "selected", "optionId": "allow_once"}}
@@ -56,12 +56,9 @@ class Terminals:
 
 @pytest.fixture
 def client(tmp_path, provider_server):
-    started = AcpClient(tmp_path, "--base-url", provider_server.url + "/v1")
-    started.handlers["session/request_permission"] = lambda params: ALLOW
-    try:
+    with acp(tmp_path, provider_server) as started:
+        started.handlers["session/request_permission"] = lambda params: ALLOW
         yield started
-    finally:
-        started.close()
 
 
 def test_an_edit_is_written_through_fs_write_text_file(client, provider_server):

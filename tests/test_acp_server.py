@@ -5,16 +5,13 @@ import json
 
 import pytest
 
-from tests.acp_client import AcpClient
+from tests.acp_client import AcpClient, acp
 
 
 @pytest.fixture
 def client(tmp_path, provider_server):
-    started = AcpClient(tmp_path, "--base-url", provider_server.url + "/v1")
-    try:
+    with acp(tmp_path, provider_server) as started:
         yield started
-    finally:
-        started.close()
 
 
 def test_the_handshake_says_version_1_and_what_ankit_takes(client):
@@ -44,13 +41,13 @@ def test_a_streamed_turn_comes_as_chunks_then_end_turn(client, provider_server):
 
 def test_bad_input_gets_a_json_rpc_error_and_the_agent_goes_on(client, provider_server):
     client.send_raw(b"this is not json\n")
-    client.send_raw(b'{"jsonrpc": "2.0", "id": 7, "params": {}}\n')
+    client.send_raw(b'{"jsonrpc": "2.0", "id": 700, "params": {}}\n')
     client.send_raw(b'[1, 2, 3]\n')
     unknown = client.request("session/fly", {})
     assert unknown["error"]["code"] == -32601
     errors = [m for m in client.messages if "error" in m]
     assert [e["error"]["code"] for e in errors[:3]] == [-32700, -32600, -32600]
-    assert errors[1]["id"] == 7 and errors[0]["id"] is None
+    assert errors[1]["id"] == 700 and errors[0]["id"] is None
     missing = client.request("session/prompt", {"sessionId": "nope", "prompt": []})
     assert missing["error"]["code"] == -32602 and "session/new" in missing["error"]["message"]
     bad_cwd = client.request("session/new", {"cwd": "relative/path", "mcpServers": []})
@@ -89,9 +86,7 @@ def test_a_saved_session_loads_in_a_new_process_replaying_its_history(tmp_path, 
     sid = first.new_session()
     assert first.prompt(sid, "what do my notes say?")["result"]["stopReason"] == "end_turn"
     assert first.close() == 0
-    second = AcpClient(tmp_path, "--base-url", provider_server.url + "/v1")
-    try:
-        second.initialize()
+    with acp(tmp_path, provider_server) as second:
         listed = second.request("session/list", {"cwd": str(second.cwd)})["result"]["sessions"]
         assert [s["sessionId"] for s in listed] == [sid]
         loaded = second.request("session/load", {"sessionId": sid, "cwd": str(second.cwd), "mcpServers": []})
@@ -103,8 +98,6 @@ def test_a_saved_session_loads_in_a_new_process_replaying_its_history(tmp_path, 
         provider_server.push_openai(text="Still 42.")
         assert second.prompt(sid, "sure?")["result"]["stopReason"] == "end_turn"
         assert [m["role"] for m in provider_server.requests[-1].json["messages"]][-3:] == ["tool", "assistant", "user"]
-    finally:
-        second.close()
 
 
 def test_loading_a_session_that_does_not_exist_is_one_error(client):
@@ -115,15 +108,12 @@ def test_loading_a_session_that_does_not_exist_is_one_error(client):
 
 
 def test_nothing_configured_is_auth_required_naming_the_variable(tmp_path):
-    client = AcpClient(tmp_path)
-    try:
+    with acp(tmp_path) as client:
         offered = client.initialize()["result"]["authMethods"]
         assert offered and "ANTHROPIC_API_KEY" in offered[0]["description"]
         reply = client.request("session/new", {"cwd": str(client.cwd), "mcpServers": []})
         assert reply["error"]["code"] == -32000
         assert "ANTHROPIC_API_KEY" in reply["error"]["message"] or "local" in reply["error"]["message"]
-    finally:
-        client.close()
 
 
 def test_the_client_going_away_mid_turn_ends_ankit(client, provider_server):

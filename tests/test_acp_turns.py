@@ -4,26 +4,20 @@ provider server."""
 
 import pytest
 
-from tests.acp_client import AcpClient
+from tests.acp_client import acp
 
 
 @pytest.fixture
 def client(tmp_path, provider_server):
-    started = AcpClient(tmp_path, "--base-url", provider_server.url + "/v1")
-    started.initialize()
-    try:
+    with acp(tmp_path, provider_server) as started:
         yield started
-    finally:
-        started.close()
 
 
 def test_the_commands_offered_are_ankits_and_the_custom_ones(tmp_path, provider_server):
     commands = tmp_path / "config" / "ankit" / "commands"
     commands.mkdir(parents=True)
     (commands / "review.md").write_text("---\ndescription: review a file\nargument-hint: FILE\n---\nReview $1 closely.\n")
-    client = AcpClient(tmp_path, "--base-url", provider_server.url + "/v1")
-    try:
-        client.initialize()
+    with acp(tmp_path, provider_server) as client:
         sid = client.new_session()
         offered = {c["name"]: c for c in client.wait(lambda: client.updates("available_commands_update"))[0][
             "availableCommands"]}
@@ -32,19 +26,15 @@ def test_the_commands_offered_are_ankits_and_the_custom_ones(tmp_path, provider_
         provider_server.push_openai(text="Looks fine.")
         assert client.prompt(sid, "/review app.py")["result"]["stopReason"] == "end_turn"
         assert provider_server.requests[0].json["messages"][-1]["content"] == "Review app.py closely."
-    finally:
-        client.close()
 
 
 def test_a_custom_commands_lines_run_through_the_runner_and_its_approval(tmp_path, provider_server):
     commands = tmp_path / "config" / "ankit" / "commands"
     commands.mkdir(parents=True)
     (commands / "status.md").write_text("The folder holds: !`echo one-file`\nSay so.\n")
-    client = AcpClient(tmp_path, "--base-url", provider_server.url + "/v1", "--sandbox", "off")
-    client.handlers["session/request_permission"] = lambda p: {"outcome": {"outcome": "selected",
-                                                                           "optionId": "allow_once"}}
-    try:
-        client.initialize()
+    with acp(tmp_path, provider_server, "--sandbox", "off") as client:
+        client.handlers["session/request_permission"] = lambda p: {"outcome": {"outcome": "selected",
+                                                                               "optionId": "allow_once"}}
         provider_server.push_openai(text="It holds one file.")
         assert client.prompt(client.new_session(), "/status")["result"]["stopReason"] == "end_turn"
         assert [m["method"] for m in client.asked] == ["session/request_permission"]
@@ -53,8 +43,6 @@ def test_a_custom_commands_lines_run_through_the_runner_and_its_approval(tmp_pat
         unknown = client.prompt(client.new_session(), "/nosuch thing")
         assert unknown["result"]["stopReason"] == "end_turn" and "unknown command /nosuch" in client.text()
         assert len(provider_server.requests) == 1
-    finally:
-        client.close()
 
 
 def test_usage_is_a_slash_command_and_an_update_after_each_turn(client, provider_server):
@@ -107,14 +95,10 @@ def test_a_refusal_stops_with_refusal(client, provider_server):
 def test_max_rounds_stops_with_max_turn_requests(tmp_path, provider_server):
     (tmp_path / "config" / "ankit").mkdir(parents=True)
     (tmp_path / "config" / "ankit" / "config.toml").write_text("max_rounds = 2\n")
-    client = AcpClient(tmp_path, "--base-url", provider_server.url + "/v1")
-    try:
-        client.initialize()
+    with acp(tmp_path, provider_server) as client:
         for number in (1, 2):
             provider_server.push_openai(tool_calls=[(f"c{number}", "get_time", "{}")])
         assert client.prompt(client.new_session(), "loop")["result"]["stopReason"] == "max_turn_requests"
-    finally:
-        client.close()
 
 
 def test_images_and_embedded_files_reach_the_model(client, provider_server, tmp_path):

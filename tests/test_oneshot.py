@@ -66,6 +66,32 @@ def test_an_overflow_says_what_to_do_in_p_terms(provider_server, tmp_path):
     assert done.stderr.endswith("· shorten the prompt or its @files\n"), done.stderr
 
 
+def test_a_message_larger_than_the_window_the_server_says_is_refused_before_sending(provider_server, tmp_path):
+    provider_server.info["/props"] = {"default_generation_settings": {"n_ctx": 8192}}
+    (tmp_path / "work").mkdir()
+    (tmp_path / "work" / "mid.log").write_text("a log line that goes on and on\n" * 2000)  # 62 KB
+    done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "-p", "summarize @mid.log")
+    assert done.returncode == 1 and provider_server.requests == []  # nothing was sent
+    attached, line = done.stderr.splitlines()
+    assert attached == "ankit: @mid.log: only the first 40,000 of 62,000 characters attached"
+    assert line.startswith("ankit: this message is about 10,0")
+    assert "more than the model's context window of 8,192 tokens leaves" in line and "nothing was sent" in line
+    assert [r.path for r in provider_server.info_requests] == ["/props"]
+
+
+def test_after_an_overflow_the_message_is_out_of_the_session_and_continue_goes_on(provider_server, tmp_path):
+    provider_server.push({"error": {"message": "the request exceeds the available context size, try increasing it",
+                                    "type": "exceed_context_size_error", "n_ctx": 2048}}, status=400)
+    provider_server.push_openai(text="Hello.")
+    url = provider_server.url + "/v1"
+    first = ankit(tmp_path, "--base-url", url, "-p", "a question the server finds too long")
+    assert first.returncode == 1
+    assert first.stderr.endswith("· shorten the prompt or its @files\n"), first.stderr
+    done = ankit(tmp_path, "--base-url", url, "--continue", "-p", "hello")
+    assert done.returncode == 0, done.stderr
+    assert [m["content"] for m in provider_server.requests[1].json["messages"][1:]] == ["hello"]
+
+
 def test_a_server_listing_several_models_gives_the_first_and_says_so(provider_server, tmp_path):
     provider_server.models = ["zeta-7b", "alpha-3b"]
     provider_server.push_openai(text="ok")

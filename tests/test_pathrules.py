@@ -3,6 +3,8 @@ bind search, listing, patching, moving and deleting as they bind read_file and w
 --yes` against the loopback provider, with real files and links."""
 
 import json
+import os
+import subprocess
 from pathlib import Path
 
 from ankit.records import Touches
@@ -98,6 +100,12 @@ def test_read_and_edit_allow_rules_cover_a_declared_call_only_when_every_path_is
     assert policy.decide("some_tool", {}, touched=undeclared).decision == "ask"
 
 
+def test_a_path_rule_under_the_home_folder_binds_the_absolute_path(tmp_path):
+    policy = Policy.from_rules([], ["Read(~/.ssh/*)"], cwd=tmp_path)
+    verdict = policy.decide("read_file", {"path": os.path.expanduser("~/.ssh/id_rsa")})
+    assert verdict.decision == "deny" and verdict.rule == f"Read({os.path.expanduser('~/.ssh/*')})"
+
+
 def test_a_tool_that_declares_nothing_is_bound_by_the_paths_its_arguments_name(tmp_path):
     policy = Policy.from_rules([], ["Read(.env)"], cwd=tmp_path)
     verdict = policy.decide("third_party_reader", {"file": ".env"})
@@ -105,3 +113,23 @@ def test_a_tool_that_declares_nothing_is_bound_by_the_paths_its_arguments_name(t
     withholding = Touches(reads=(str(tmp_path / ".env"), str(tmp_path / "a")), withholds=True)
     verdict = policy.decide("search_text", {"pattern": "x"}, touched=withholding)
     assert verdict.decision == "ask" and verdict.withheld == (str(tmp_path / ".env"),)
+
+
+def test_a_read_deny_binds_the_file_git_show_would_print_from_a_commit(tmp_path):
+    from ankit.records import ToolCall
+    from ankit.tooling.toolbox import ToolContext, run_call
+    from tests.test_approval import BY_NAME
+    from tests.test_policy import git_repository
+    work = git_repository(tmp_path / "work")
+    (work / "secrets").mkdir()
+    (work / "secrets" / "key.txt").write_text("SECRET=one\n")
+    subprocess.run(["git", "-C", str(work), "add", "."], check=True)
+    subprocess.run(["git", "-C", str(work), "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "key"],
+                   check=True)
+    policy = Policy.from_rules([], ["Read(secrets/*)"], cwd=work, yes=True)
+    call = ToolCall("c1", "git_show", json.dumps({"file_at_ref": "secrets/key.txt"}))
+    result = run_call(call, BY_NAME["git_show"], ToolContext(cwd=work), lambda *a: True, policy=policy)
+    assert result.is_error and "Read(secrets/*)" in result.content and "SECRET" not in result.content
+    shown = run_call(ToolCall("c2", "git_show", json.dumps({"file_at_ref": "notes.txt"})), BY_NAME["git_show"],
+                     ToolContext(cwd=work), lambda *a: True, policy=policy)
+    assert "TODO one" in shown.content

@@ -905,7 +905,7 @@ def test_model_lists_the_servers_models_and_tab_completes_them(run, provider_ser
     terminal.type("/model qwen3-c\t\r")
     terminal.expect("model for the next turns: qwen3-coder:30b")
     assert terminal.finish() == 0
-    assert len(provider_server.model_requests) == 1  # asked once
+    assert len(provider_server.model_requests) == 2  # asked once for /model, once for the window it shows
 
 
 def test_edit_and_ctrl_x_ctrl_e_compose_the_message_in_the_editor(run, provider_server, home):
@@ -1017,22 +1017,40 @@ def test_ankits_own_lines_break_at_spaces_never_mid_word(run, provider_server):
     assert "(2301" in words and "tokens)" in words and "window" in words and "context_window" in words
 
 
-def test_a_message_larger_than_the_context_window_asks_before_it_is_sent(run, provider_server, home):
-    (home / "config" / "ankit").mkdir(parents=True, exist_ok=True)
-    (home / "config" / "ankit" / "config.toml").write_text("context_window = 1000\n")
-    provider_server.push_openai(text="Read it.")
-    term = run()
-    term.line("summarize " + "lorem ipsum dolor " * 300)  # about 1,350 tokens
-    term.expect("this message is about 1,353 tokens, more than the context window of gpt-4o (1,000 tokens)")
+def test_a_message_larger_than_a_guessed_window_asks_before_it_is_sent(run, provider_server, home):
+    for name in "abc":  # each attached whole up to 40,000 characters, 120,000 in all: about 30,000 tokens
+        (home / "work" / f"{name}.txt").write_text("lorem ipsum dolor\n" * 2200)
+    typed = "summarize @a.txt @b.txt @c.txt " + "and more " * 1200  # and 2,700 more tokens
+    provider_server.push_openai(text="Read them.")
+    term = run(ANKIT_MODEL="no-such-family")  # nothing known of it, the server says nothing: 32,000 tokens guessed
+    term.line(typed)
+    term.expect("more than the context window of no-such-family (32,000 tokens)")
     term.expect("send it anyway? [y/N] ")
     term.answer("n")
     term.expect("not sent; Up brings the message back")
-    term.line("summarize " + "lorem ipsum dolor " * 300)
+    term.line(typed)
     term.expect("send it anyway? [y/N] ")
     term.answer("y")
-    term.expect("Read it.")
+    term.expect("Read them.")
     assert term.finish() == 0
     assert len(provider_server.requests) == 1  # the first was kept back
+
+
+def test_a_message_larger_than_the_window_the_server_says_is_refused_in_one_line(run, provider_server, home):
+    provider_server.info["/props"] = {"default_generation_settings": {"n_ctx": 12000}}
+    provider_server.push_openai(text="Short one read.")
+    term = run()
+    term.line("summarize " + "lorem ipsum dolor " * 2700)  # about 12,150 tokens
+    term.expect("this message is about 12,")
+    term.expect("nothing was sent")
+    term.prompt()
+    term.line("/model")
+    term.expect("window 12,000 tokens")
+    term.line("hello")
+    term.expect("Short one read.")
+    assert term.finish() == 0
+    assert [m["content"] for m in provider_server.requests[0].json["messages"][1:]] == ["hello"]
+    assert [r.path for r in provider_server.info_requests] == ["/props"]  # asked once
 
 
 def test_a_large_paste_shows_as_one_line_and_is_sent_whole(run, provider_server):

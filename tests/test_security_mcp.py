@@ -9,6 +9,7 @@ import time
 import pytest
 
 from ankit.mcp.transport import LINE_CAP, McpError, StdioTransport
+from ankit.safety.sandbox import support
 from tests.test_oneshot import ROOT, ankit
 
 FLOOD = ("import sys\n"
@@ -117,3 +118,14 @@ def test_a_read_only_hint_runs_unasked_only_for_a_server_the_users_own_config_tr
             (home / "work" / ".ankit" / "config.toml").write_text(project)
         answer = echo_in_p(provider_server, home, "--trust")
         assert answer == "hi" if case == "user" else answer.startswith("Error: the user declined"), (case, answer)
+
+
+@pytest.mark.skipif(not support().kind, reason="plan mode needs this machine's sandbox")
+def test_plan_mode_asks_for_a_tool_an_untrusted_server_calls_read_only_and_p_refuses_it(provider_server, tmp_path):
+    probe_server(tmp_path / "untrusted")
+    assert echo_in_p(provider_server, tmp_path / "untrusted", "--sandbox", "plan").startswith(
+        "Error: the user declined")  # asked (plan mode does not run it on the server's word), and -p asks nobody
+    probe_server(tmp_path / "trusted")
+    config = tmp_path / "trusted" / "config" / "ankit" / "config.toml"
+    config.write_text(config.read_text() + "trust_annotations = true\n")
+    assert echo_in_p(provider_server, tmp_path / "trusted", "--sandbox", "plan") == "hi"

@@ -236,6 +236,25 @@ def test_a_folder_over_the_digest_limits_is_refused_in_one_line_even_with_trust(
                     "more than ankit digests to trust it; remove what it does not need (node_modules, build output)"]
 
 
+def test_a_folder_not_trusted_asks_before_every_command_and_the_header_says_why(run, provider_server, attacker, home):
+    hostile_repo(home / "work", attacker.url, home)
+    provider_server.push_openai(tool_calls=[("c1", "run_command", '{"command": "echo hi > made.txt"}')])
+    provider_server.push_openai(text="I did not run it.")
+    term = run()
+    term.expect("Trust this folder and apply them? [y/N] ")
+    term.answer("n")
+    term.expect("· ask (Shift-Tab)")  # the banner's mode
+    term.expect("this folder is not trusted (you did not trust it): every command asks before it runs")
+    term.line("make a file")
+    term.expect("[y]es")  # asked, though commands in a trusted folder's workspace sandbox run unasked
+    term.answer("n")
+    term.expect("why not?")
+    term.type("\r")
+    term.expect("I did not run it.")
+    assert term.finish() == 0
+    assert not (home / "work" / "made.txt").exists() and attacker.requests == []
+
+
 def test_p_names_the_mcp_json_it_ignores_not_an_ankit_folder_the_project_lacks(provider_server, tmp_path):
     (tmp_path / "work").mkdir()
     (tmp_path / "work" / ".mcp.json").write_text('{"mcpServers": {"clock": {"command": "python3", "args": ["c.py"]}}}')

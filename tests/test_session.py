@@ -42,13 +42,15 @@ class Recorder(View):
 class FixedPrompt:
     """The same system prompt and window for every model."""
 
+    configured_window = 0
+
     def __init__(self, window=32_000):
         self._window = window
 
     def system(self, model):
         return "system"
 
-    def window(self, model):
+    def window(self, model, server=0):
         return self._window
 
 

@@ -99,15 +99,18 @@ def test_model_name_is_checked_against_the_servers_list(make_state, provider_ser
     assert "model for the next turns: llama-3.2-3b" in run(state, "/model llama-3.2-3b")
 
 
-def test_an_overflow_in_the_repl_names_clear(make_state, provider_server):
+def test_an_overflow_in_the_repl_takes_the_message_out_so_the_next_one_goes_through(make_state, provider_server):
     state = make_state()
     provider_server.push({"error": {"message": "the request exceeds the available context size, try increasing it",
                                     "type": "exceed_context_size_error", "n_ctx": 2048}}, status=400)
+    provider_server.push_openai(text="Hi.")
     start = len(state.view.out.getvalue())
-    send(state, "hello")
+    send(state, "a message the server finds too long")
     shown = state.view.out.getvalue()[start:]
     assert "does not fit the model's context window" in shown
-    assert "· /clear starts a new conversation (the earlier one stays saved)" in shown
+    assert "· that message was taken out of the conversation, so the next one goes through" in " ".join(shown.split())
+    send(state, "hello")
+    assert [m["content"] for m in provider_server.requests[1].json["messages"][1:]] == ["hello"]
 
 
 def test_find_activates_and_clear_keeps_the_activated_set(make_state, provider_server):

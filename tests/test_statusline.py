@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from ankit.terminal.statusline import REFRESH, StatusLine, shown
+from ankit.terminal.statusline import REFRESH, TIMEOUT, StatusLine, shown
 from tests.test_repl import USAGE, home, run  # noqa: F401  (fixtures)
 
 RECIPE = Path(__file__).parent / "fixtures" / "claude_code" / "recipes" / "statusline-cost.sh"
@@ -133,3 +133,19 @@ def test_the_status_line_gets_the_merged_settings_env(run, home):
     term = run("--trust")
     term.expect(" env=local/UTC")
     assert term.finish() == 0
+
+
+def test_a_status_command_that_hangs_never_holds_up_the_prompt(run, provider_server, home):
+    """Each turn used to wait out the command's timeout twice (the footer's last run, then the line above the
+    prompt): a hanging command cost 10 s a turn. The prompt gets its last line instead, or none."""
+    log = home / "runs"
+    settings(home, f"echo run >> {log}; sleep 60")
+    for words in ("One.", "Two."):
+        provider_server.push_openai(text=words, usage=USAGE)
+    term = run()
+    term.prompt()
+    for question, words in (("hi", "One."), ("again", "Two.")):
+        term.line(question)
+        term.expect(words, timeout=TIMEOUT)
+        term.expect("\n> ", timeout=TIMEOUT)  # the footer's run and the prompt's line, each well under TIMEOUT
+    assert term.finish() == 0 and len(log.read_text().splitlines()) >= 3

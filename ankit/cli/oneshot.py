@@ -139,7 +139,7 @@ def _error_line(exc: AnkitError, args) -> str:
     if not getattr(exc, "overflow", False):
         return str(exc)
     carried = getattr(args, "cont", False) or getattr(args, "resume", None)
-    return str(exc) + (" · without --continue or --resume, ankit -p starts a new one" if carried
+    return str(exc) + (" · the message was taken out of the session: --continue goes on without it" if carried
                        else " · shorten the prompt or its @files")
 
 

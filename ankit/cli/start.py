@@ -4,6 +4,7 @@ line an error ends in. Imported by cli/main.py once it knows it needs them, so -
 import contextlib
 import os
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from ankit import paths
@@ -71,7 +72,7 @@ def _trusted(config, flags: dict, interactive: bool):
             return load_config(flags, os.environ, cwd, home)
         print("ankit: not trusted; this folder's .ankit/ and .claude/ settings, hooks and tools are ignored this time",
               file=sys.stderr)
-        return config
+        return _asking(config, flags, "you did not trust it")
     what = _held_settings(config.held, cwd)
     what += (" and " if what and config.held_tools else "") + (
         f".ankit/ {len(config.held_tools)} tool module(s)" if config.held_tools else "")
@@ -80,7 +81,15 @@ def _trusted(config, flags: dict, interactive: bool):
     why = "it changed since you trusted it" if config.trust_changes else "the folder is not trusted"
     print(f"ankit: ignoring this folder's {what}: {why} (run ankit here to trust it, or pass --trust)",
           file=sys.stderr)
-    return config
+    return _asking(config, flags, why) if interactive else config
+
+
+def _asking(config, flags: dict, why: str):
+    """An untrusted folder's REPL session: every command asks before it runs (mode ask) until the folder is trusted,
+    unless --sandbox named a mode or the mode is stricter already (plan, ask)."""
+    if flags.get("sandbox") or config.sandbox in ("read-only", "off"):
+        return config
+    return replace(config, sandbox="off", untrusted=why)
 
 
 def _held_settings(held: dict, cwd: Path) -> str:

@@ -1,5 +1,7 @@
-"""The models a server offers (GET {base}/models) and finding a local server that answers, for /model and set-up."""
+"""The models a server offers (GET {base}/models), the context window it says a model has, and finding a local
+server that answers, for /model, the window and set-up."""
 
+import json
 import threading
 import urllib.error
 import urllib.parse
@@ -43,19 +45,34 @@ def _headers(settings: ProviderSettings) -> dict:
     return {**headers, **settings.headers}
 
 
-def list_models(settings: ProviderSettings, timeout: float = 3.0) -> list[str] | None:
-    """The model ids the server lists, sorted; None when it has no such endpoint or does not answer in time."""
-    url = settings.base_url.rstrip("/") + "/models" + (f"?limit={LIMIT}" if settings.kind == "anthropic" else "")
+def fetch_json(settings: ProviderSettings, url: str, timeout: float, body: dict | None = None):
+    """The JSON a GET (a POST with body) of the server's URL answers; None for anything else (an error status, no
+    answer in time, not JSON). No redirect is followed: urllib would send the key along to the new address."""
     if not url.startswith(("http://", "https://")):
         return None
+    data, headers = None, _headers(settings)
+    if body is not None:
+        data, headers = json.dumps(body).encode(), {**headers, "content-type": "application/json"}
     try:  # no redirect followed: urllib would send the key along to the new address
-        with web.send(url, headers=_headers(settings), timeout=timeout) as response:
+        with web.send(url, data, headers=headers, timeout=timeout) as response:
             raw, cut = web.read(response, LISTING_CAP)
-        body = None if cut else boundary.loads(raw)
+        return None if cut else boundary.loads(raw)
     except (urllib.error.URLError, OSError, ValueError, RecursionError):
         return None
+
+
+def listing(settings: ProviderSettings, timeout: float) -> list | None:
+    """The entries of the server's model listing (GET {base}/models)."""
+    url = settings.base_url.rstrip("/") + "/models" + (f"?limit={LIMIT}" if settings.kind == "anthropic" else "")
+    body = fetch_json(settings, url, timeout)
     data = body.get("data") if isinstance(body, dict) else body if isinstance(body, list) else None
-    if not isinstance(data, list):
+    return data if isinstance(data, list) else None
+
+
+def list_models(settings: ProviderSettings, timeout: float = 3.0) -> list[str] | None:
+    """The model ids the server lists, sorted; None when it has no such endpoint or does not answer in time."""
+    data = listing(settings, timeout)
+    if data is None:
         return None
     ids = {str(item["id"]) for item in data if isinstance(item, dict) and isinstance(item.get("id"), (str, int))}
     return sorted(ids)

@@ -1,6 +1,8 @@
 """Safety by construction: the policy engine (policy.py: every "may this call run, and what does an answer cover";
-shellwords.py reads shell lines for it, sure only of what it models; programs.py
-knows what programs do with their words and which are inert), the scrubber (scrub.py), the text boundary
+pathrules.py matches Read(...)/Edit(...) rules to the paths a call declares; grants.py says what an [a]lways
+covers; shellwords.py reads shell lines for it, sure only of what it models, wrappers.py through wrappers;
+programs.py knows what programs do with their words and which are inert; envnames.py which environment names
+are inert), the scrubber (scrub.py), the text boundary
 (text.py: outside() is the one way another program's words reach the screen or the model; visible.py: controls
 made visible, and text fitted to a terminal's width), the edges where ankit meets the outside, once each
 (processes.py: spawn() starts every process; web.py: send() makes every HTTP request), the digests of what trust covers

@@ -53,7 +53,8 @@ class Rule:
         """"TOOL", "TOOL: GLOB", or a path rule "Read(GLOB)", "Edit(GLOB)", "Write(GLOB)" (pathrules.py)."""
         shaped = PATH_RULE.fullmatch(str(text).strip())
         if shaped is not None:
-            return cls(pathrules.KINDS[shaped[1].lower()], shaped[2].strip().removeprefix("./") or "*")
+            glob = shaped[2].strip().removeprefix("./") or "*"
+            return cls(pathrules.KINDS[shaped[1].lower()], os.path.expanduser(glob) if glob[:2] == "~/" else glob)
         name, sep, pattern = str(text).partition(":")
         return cls(name.strip(), pattern.strip() if sep else None)
 
@@ -177,6 +178,14 @@ class Policy:
         if verdict is None:
             verdict = self._decide(tool, args, touched, exact, step, group)
         return Verdict(verdict.decision, verdict.rule, verdict.why, tuple(withheld))
+
+    def binds_paths(self, tool: str, group: str = "") -> bool:
+        """Whether any rule could bind a path this tool's call declares (a Read or Edit rule, an allow rule of
+        those, or a rule of the tool's own with a glob): only then is the declaration worth making (a search
+        declares every file it would open)."""
+        kinds = (pathrules.READ, pathrules.EDIT)
+        return any(r.tool in kinds or (r.pattern and r.binds(tool, group))
+                   for r in (*self.deny, *self.ask, *self.allow))
 
     def _decide(self, tool: str, args: dict, touched: Touches, exact: bool, step: sandbox.Verdict | None,
                 group: str) -> Verdict:

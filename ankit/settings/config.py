@@ -54,6 +54,7 @@ class Config:
     decision_model: str = ""  # the model decision mode asks ("": the session's)
     min_probability: float = 0.05  # decision mode drops tools the model gives less than this
     trusted: bool = False  # this folder's .ankit/ settings and tools apply (trust list or --trust)
+    untrusted: str = ""  # why this REPL session asks before every command: the folder is not trusted ("": it is)
     held: dict = field(default_factory=dict)  # project settings waiting for trust (see ankit/settings/layers.py)
     trust_items: list[str] = field(default_factory=list)  # what trusting this folder trusts, one line each
     trust_changes: list[str] = field(default_factory=list)  # what changed since the folder was trusted

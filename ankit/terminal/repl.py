@@ -39,7 +39,8 @@ PROMPT = "> "
 MORE = ". "
 BLOCK = '"""'
 
-OVERFLOW_REMEDY = " · /clear starts a new conversation (the earlier one stays saved)"
+OVERFLOW_REMEDY = (" · that message was taken out of the conversation, so the next one goes through: shorten it, or "
+                   "name a large file without @")
 
 
 class LineReader:
@@ -305,9 +306,10 @@ def attach(state: ReplState, text: str, typed: bool) -> tuple[str, list]:
 
 
 def fits_or_confirmed(state: ReplState, text: str) -> bool:
-    """Whether to send a message: yes when it fits the model's context window, else only if the user says so."""
+    """Whether to send a message: yes when it fits the model's context window, else only if the user says so. A
+    window known for sure (the config's, the server's) is the session's to enforce: it refuses in one line."""
     size, window = tokens(len(text.encode("utf-8", "replace"))), state.session.window
-    if size <= window:
+    if size <= window or state.session.window_sure:
         return True
     view = state.view
     view.line(f"this message is about {size:,} tokens, more than the context window of "
@@ -372,6 +374,9 @@ def _open(state: ReplState, args) -> None:
     if state.phrases is not None:
         state.phrases.kick()  # it waits for servers still starting, then asks about those without phrases
     view.line(banner(state), DIM)
+    if app.config.untrusted:
+        view.line(f"this folder is not trusted ({app.config.untrusted}): every command asks before it runs, and its "
+                  ".ankit/ and .claude/ settings are ignored; run ankit here again and trust it to change that", YELLOW)
     state.status_line = statusline.for_state(state)
     statusline.show(state, DIM)
     if state.session.provider is None:

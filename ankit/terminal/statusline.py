@@ -5,7 +5,8 @@ id), its first line shown through the text boundary: in the footer while a turn 
 
 Colour sequences (SGR, `ESC [ ... m`) are dropped, the only escapes known to do nothing but colour; every other
 control is made visible. A command that fails, times out or prints nothing shows nothing, as in Claude Code; one
-that cannot start is said once.
+that cannot start is said once. A slow command never holds up the REPL: a turn ends without waiting for its run,
+and above the prompt it gets PROMPT_WAIT seconds, after which its last line shows.
 """
 
 import contextlib
@@ -26,6 +27,7 @@ from ankit.usage.pricing import load_prices
 
 REFRESH = 0.3  # seconds between two runs at most, as in Claude Code
 TIMEOUT = 5.0  # seconds one run may take
+PROMPT_WAIT = 1.0  # seconds the prompt waits for a fresh line before showing the last one
 CAP = 4096  # bytes of its output read
 COLOUR = re.compile(r"\x1b\[[0-9;:]*m")
 
@@ -77,6 +79,7 @@ class StatusLine:
         self.note, self.scrub = note, scrub  # note says, once, that the command could not start
         self.started = time.monotonic()
         self._noted = False
+        self.last = ""  # the last line a run showed
 
     def line(self, session) -> str:
         """Run the command once with the session's data; its line ("" when it shows nothing)."""
@@ -85,7 +88,18 @@ class StatusLine:
         if done.failure.startswith("could not start") and self.note is not None and not self._noted:
             self._noted = True
             self.note(f"the status line command did not run: {done.failure}")
-        return shown(done.out, self.padding, scrub=self.scrub) if done.code == 0 else ""
+        line = shown(done.out, self.padding, scrub=self.scrub) if done.code == 0 else ""
+        self.last = line or self.last
+        return line
+
+    def soon(self, session, wait: float = PROMPT_WAIT) -> str:
+        """A fresh line if the command answers within wait seconds, else the last one (its run goes on unwaited)."""
+        fresh = []
+        runner = threading.Thread(target=lambda: fresh.append(self.line(session)), daemon=True,
+                                  name="ankit-status-line")
+        runner.start()
+        runner.join(wait)
+        return fresh[0] if fresh else self.last
 
     def watch(self, session, show) -> "Watch":
         """A thread that, while the turn runs, shows a new line (show(line)) at most every REFRESH seconds."""
@@ -97,7 +111,7 @@ class Watch:
 
     def __init__(self, status: StatusLine, session, show):
         self.status, self.session, self.show = status, session, show
-        self.stop = threading.Event()
+        self.stop, self.lock = threading.Event(), threading.Lock()
         self.thread = threading.Thread(target=self._run, daemon=True, name="ankit-status-line")
 
     def __enter__(self) -> "Watch":
@@ -105,8 +119,8 @@ class Watch:
         return self
 
     def __exit__(self, *exc) -> None:
-        self.stop.set()
-        self.thread.join(TIMEOUT + 1)
+        with self.lock:  # a run still going ends unwaited and shows nothing (the turn is over)
+            self.stop.set()
 
     def _run(self) -> None:
         seen = None
@@ -114,7 +128,10 @@ class Watch:
             now = (len(self.session.conversation.messages), len(self.session.ledger.rounds))
             if now != seen:  # as in Claude Code: after the conversation changed, never more often than REFRESH
                 seen = now
-                self.show(self.status.line(self.session))
+                line = self.status.line(self.session)
+                with self.lock:
+                    if not self.stop.is_set():
+                        self.show(line)
             self.stop.wait(REFRESH)
 
 
@@ -150,6 +167,6 @@ def _footer(state):
 def show(state, dim: str) -> None:
     """The status line above the prompt (after the first lines and after each turn)."""
     if state.status_line is not None and state.session is not None:
-        line = state.status_line.line(state.session)
+        line = state.status_line.soon(state.session)
         if line:
             state.view.line(line, dim)

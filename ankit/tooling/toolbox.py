@@ -185,7 +185,9 @@ def _gate(call: ToolCall, tool: Tool, args: dict, ctx: ToolContext, approve: App
     step), then the user's approval where the tool wants it or the policy asks; the verdict lets the call run
     (with the reads it must leave out), a result refuses it."""
     exact = tool.exact_grant(args, ctx, effects)
-    verdict = policy.decide(tool.name, args, (), exact, step, tool.touched(args, ctx), tool.group)
+    touched = tool.touched(args, ctx) if policy.binds_paths(tool.name, tool.group) else None
+    changed = _changed_paths(tool, args, ctx) if touched is None else ()  # cheap: no walk of a tree
+    verdict = policy.decide(tool.name, args, changed, exact, step, touched, tool.group)
     if verdict.decision == "deny" and not verdict.rule:  # the sandbox refused it (plan mode)
         return replace(error(verdict.why, verdict.why.split(":")[0]), refused=True)
     if verdict.decision == "deny":

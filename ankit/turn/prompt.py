@@ -35,9 +35,9 @@ class Prompt:
     finder: bool = True  # False when every tool is offered from the start: no find_tools to tell of
     code: str = ""  # code mode: how run_code works and the tools it can call (codemode.stubs.code_prompt)
 
-    def window(self, model: str) -> int:
-        """The model's context window in tokens."""
-        return context_window(model, self.configured_window)
+    def window(self, model: str, server: int = 0) -> int:
+        """The model's context window in tokens: the config's, else what the server said, else a guess."""
+        return context_window(model, self.configured_window or server)
 
     def system(self, model: str) -> str:
         """The system prompt for a model (the skills list gets about 1% of its window)."""

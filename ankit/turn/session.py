@@ -9,9 +9,9 @@ from dataclasses import InitVar, dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 
-from ankit.errors import AnkitError, Cancelled, ConfigError, StreamError
+from ankit.errors import AnkitError, Cancelled, ConfigError, ContextError, StreamError
 from ankit.protocols import (Checkpoints, Inbox, NoHooks, NullView, Prompt, Provider, Ready, SessionStore,
-                             SubagentSource, ToolRunner, TurnHooks, View)
+                             SubagentSource, ToolRunner, TurnHooks, View, WindowSource)
 from ankit.records import (Image, Message, Notice, OpaqueData, Request, RoundRecord, SessionData, StreamEnd,
                            SubagentRun, TextDelta, TodoList, ToolCall, ToolCallDone, ToolResult, ToolSpec, Usage,
                            UsageReport)
@@ -19,7 +19,7 @@ from ankit.storage.sessions import new_session_id
 from ankit.tooling.activation import Activation, RoundTools
 from ankit.tooling.toolbox import cap_output
 from ankit.turn.conversation import Conversation
-from ankit.turn.window import BYTES_PER_TOKEN, fit_history, history_room, message_bytes, schema_budget
+from ankit.turn.window import BYTES_PER_TOKEN, cannot_fit, fit_history, history_room, message_bytes, schema_budget
 from ankit.usage.meter import Meter
 from ankit.usage.ledger import Ledger
 
@@ -142,10 +142,12 @@ class Session:
     runs: list[SubagentRun] = field(default_factory=list, init=False)  # this session's subagent runs
     forked_from: str = field(default="", init=False)
     inbox: Inbox | None = None  # what the user types while the turn works, taken at each round boundary
+    server_window: WindowSource | None = None  # what the server says the model's window is (asked when first needed)
     ledger: Ledger = field(default_factory=Ledger, init=False)
     conversation: Conversation = field(default_factory=Conversation, init=False)
     system: str = field(default="", init=False)
-    window: int = field(default=0, init=False)
+    window_sure: bool = field(default=False, init=False)  # the window is the config's or the server's, not a guess
+    _window: int = field(default=0, init=False, repr=False)
     turn_no: int = field(default=0, init=False)
     id: str = field(default_factory=new_session_id)  # the provider may know it too (a prompt-cache key)
     created: str = field(default_factory=_now, init=False)
@@ -153,7 +155,7 @@ class Session:
     def __post_init__(self, resume: SessionData | None) -> None:
         if self.provider is not None:
             self.model = self.provider.model
-        self.system, self.window = self.prompt.system(self.model), self.prompt.window(self.model)
+        self.system = self.prompt.system(self.model)
         if resume is not None:
             self.id, self.created = resume.id, resume.created
             self.conversation = Conversation(list(resume.messages), resume.title)
@@ -164,10 +166,27 @@ class Session:
             self.runs, self.forked_from = list(resume.subagents), resume.forked_from
             self.meter.restart(self.spent_rounds())  # max_cost counts what the resumed session spent
 
+    @property
+    def window(self) -> int:
+        """The model's context window in tokens: the config's, else what the server says (asked when first needed,
+        so the prompt shows before any request), else a guess from the model's name."""
+        if not self._window:
+            said = None
+            if self.server_window is not None and self.provider is not None and not self.prompt.configured_window:
+                said = self.server_window(self.model)
+            self._window = self.prompt.window(self.model, said or 0)
+            self.window_sure = bool(said or self.prompt.configured_window)
+        return self._window
+
     def turn(self, text: str, images: list[Image] | None = None) -> str:
-        """Run one user turn to its final answer and return the answer's text."""
+        """Run one user turn to its final answer and return the answer's text; a message that cannot fit a window
+        known for sure is refused before anything is sent, and one the provider refuses as too long is taken out."""
         if self.provider is None:
             raise ConfigError(NO_PROVIDER)
+        fixed = len(self.system.encode()) + self.activation.core_bytes()
+        too_big = cannot_fit(Message("user", text, images=images or []), self.window, fixed, self.max_tokens)
+        if too_big and self.window_sure:
+            raise ContextError(too_big)
         if self.ready is not None:
             self.ready.before_turn(self.view)
         added = self.hooks.prompt(self.id, text, bool(self.conversation.messages))
@@ -181,6 +200,10 @@ class Session:
                 self.conversation.messages.append(Message("user", more, added=[more]))
                 answer = self._rounds()
             return answer
+        except AnkitError as exc:
+            if getattr(exc, "overflow", False):  # kept, it would meet every later message with the same refusal
+                self.conversation.drop_last_turn()
+            raise
         finally:
             self.save()
 
@@ -350,7 +373,7 @@ class Session:
             raise ConfigError(NO_PROVIDER)
         self.provider.use_model(model)
         self.model = model
-        self.system, self.window = self.prompt.system(model), self.prompt.window(model)
+        self.system, self._window = self.prompt.system(model), 0
 
     def use_prompt(self, prompt: Prompt) -> None:
         """Build the system prompt from another Prompt (new project instructions after /init)."""

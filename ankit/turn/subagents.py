@@ -56,9 +56,9 @@ class SubPrompt:
         parts = [head, f"Working folder: {self.cwd}" if self.own else "", self.instructions.strip()]
         return "\n\n".join(p for p in parts if p)
 
-    def window(self, model: str) -> int:
+    def window(self, model: str, server: int = 0) -> int:
         """The model's context window in tokens."""
-        return context_window(model, self.configured_window)
+        return context_window(model, self.configured_window or server)
 
 
 class SubTools(Mapping):

@@ -65,6 +65,18 @@ def message_bytes(message: Message) -> int:
     return size
 
 
+def cannot_fit(message: Message, window: int, fixed_bytes: int, reserve: int) -> str:
+    """The line that refuses a message too large for the window beside what every request carries (the system
+    prompt, the core tools) and the reply's reserve; "" when it fits."""
+    size = tokens(message_bytes(message))
+    over = size + tokens(fixed_bytes) + reserve - window
+    if over <= 0:
+        return ""
+    return (f"this message is about {size:,} tokens, {over:,} more than the model's context window of {window:,} "
+            "tokens leaves beside the system prompt, the tools and the reply: nothing was sent; shorten it, or "
+            "name a large file without @ so the model reads only the parts it needs")
+
+
 def turn_starts(messages: list[Message]) -> list[int]:
     """Indexes of the user messages that open a turn."""
     return [i for i, m in enumerate(messages) if m.role == "user"]

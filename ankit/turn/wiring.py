@@ -17,6 +17,7 @@ from ankit.protocols import Approver, Asker, Editor, Inbox, View
 from ankit.records import SessionData, TodoList
 from ankit.skills.tool import load_skill
 from ankit.storage.checkpoints import Checkpoints
+from ankit.providers.windows import ServerWindows
 from ankit.storage.sessions import new_session_id
 from ankit.codemode.bridge import CodeLimits, CodeMode
 from ankit.tooling.toolbox import Runner, ToolContext
@@ -74,7 +75,8 @@ def build_session(app, view: View, approve: Approver, ask: Asker = input, resume
         cwd=Path(resume.cwd) if resume and resume.cwd else app.cwd,  # a session keeps the folder it began in
         max_tokens=app.config.max_tokens, max_rounds=app.config.max_rounds, todos=todos, id=sid,
         resume=resume, meter=app.meter, checkpoints=checkpoints,
-        hooks=SessionHooks(app.hooks, view), subagents=subagents, inbox=inbox)
+        hooks=SessionHooks(app.hooks, view), subagents=subagents, inbox=inbox,
+        server_window=ServerWindows(provider.settings) if provider is not None else None)
 
 
 def _code_mode(app, runner: Runner, view: View) -> CodeMode:

@@ -24,6 +24,11 @@ needs_approval = False
 examples = ["show me the diff of my changes", "what is staged for commit", "diff against the main branch"]
 
 
+def touches(args: dict, ctx) -> dict:
+    """The path it is limited to, else the repository; it runs git."""
+    return {"reads": [args["path"]] if args.get("path") else ["."], "runs": ["git"]}
+
+
 def run(args: dict, ctx) -> str:
     """The requested diffs, each under a heading."""
     gitlib.require_repo(ctx)

@@ -27,6 +27,11 @@ examples = ["show the recent commits", "git log for src/app.py", "who changed th
 FIELDS = ("commit", "date", "author", "email", "subject")
 
 
+def touches(args: dict, ctx) -> dict:
+    """The path it is limited to, else the repository; it runs git."""
+    return {"reads": [args["path"]] if args.get("path") else ["."], "runs": ["git"]}
+
+
 def run(args: dict, ctx) -> ToolOutput:
     """One line per commit; a program gets one record per commit."""
     count = max(1, min(500, int(args.get("max_count") or 20)))

@@ -25,6 +25,12 @@ needs_approval = False
 examples = ["show the last commit", "what changed in commit abc123", "show me config.py as it was in HEAD~3"]
 
 
+def touches(args: dict, ctx) -> dict:
+    """The file it shows at the commit, or the path its diff is limited to, else the repository; it runs git."""
+    named = [p.removeprefix("./") for p in (args.get("file_at_ref"), args.get("path")) if p]
+    return {"reads": named or ["."], "runs": ["git"]}
+
+
 def run(args: dict, ctx) -> ToolOutput:
     """The commit with its diff, or a file's content at the commit; a program gets the commit as a record."""
     ref = gitlib.revision(args.get("ref") or "HEAD")

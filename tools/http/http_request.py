@@ -87,6 +87,11 @@ def needs_approval(args: dict, ctx) -> bool:
     return _method(args) not in SAFE or not http.approved(ctx, url) or not _env_names(args) <= known
 
 
+def touches(args: dict, ctx) -> dict:
+    """The host it reaches (redirects may lead to others, each checked as it comes)."""
+    return {"reaches": [urllib.parse.urlsplit(str(args.get("url") or "")).hostname or ""]}
+
+
 def preview(args: dict, ctx) -> str:
     """The request as it would go out, with ${NAME} references left unexpanded."""
     url = _url(args)

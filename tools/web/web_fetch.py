@@ -41,6 +41,11 @@ def needs_approval(args: dict, ctx) -> bool:
     return not http.approved(ctx, str(args.get("url", "")))
 
 
+def touches(args: dict, ctx) -> dict:
+    """The host it reaches (redirects may lead to others, each checked as it comes)."""
+    return {"reaches": [urllib.parse.urlsplit(str(args.get("url") or "")).hostname or ""]}
+
+
 def preview(args: dict, ctx) -> str:
     """The address about to be fetched."""
     where = http.origin(str(args.get("url", "")))
