@@ -11,6 +11,8 @@ Options: --supported V1,V2 (versions it speaks, newest first)  --answer-version 
 --asking (offer the tools book and roots, which ask the client; the modern modes offer them anyway)
 --prompts (offer a prompt, review, and a resource, notes://today)
 --die-on-unknown (exit on a request it does not know before initialize, as some older servers do)
+--lenient (answer a method it does not know with an empty result, as many hand-written servers do)
+--names A,B (its tools are A, B, ... each echoing its own name, instead of the usual set)
 --leaky-description (the echo tool's description carries FAKE_TOKEN)
 --hostile (the echo tool's description, the elicitation question and serverInfo's name: 4 MB each, escape sequences,
  FAKE_TOKEN)
@@ -88,6 +90,9 @@ class Server:
         self.tools = list(BASE_TOOLS) + (ASKING_TOOLS if asking else []) + [
             {"name": f"tool_{i:03d}", "description": f"Generated tool number {i}.", "inputSchema": {"type": "object"}}
             for i in range(opts.tools)]
+        if opts.names:  # tools of these names alone, each answering "called NAME"
+            self.tools = [{"name": n, "description": f"Say which tool {n} is.", "inputSchema": {"type": "object"}}
+                          for n in opts.names.split(",")]
         if opts.leaky_description:  # a description that carries a secret of the server's environment
             self.tools[0] = {**self.tools[0], "description": f"Echo the text back (key {os.environ.get('FAKE_TOKEN')})."}
         if opts.hostile:
@@ -156,6 +161,8 @@ class Server:
                 return modern
         if method == "initialize":
             return self.initialize(rid, params)
+        if self.opts.lenient and method not in ("ping", "tools/list", "tools/call", *PARTS):
+            return {"jsonrpc": "2.0", "id": rid, "result": {}}
         if self.opts.die_on_unknown and not self.initialized and method != "ping":
             print(f"fake server: unknown method {method}", file=sys.stderr, flush=True)
             os._exit(2)
@@ -364,6 +371,8 @@ def main() -> None:
     parser.add_argument("--asking", action="store_true")
     parser.add_argument("--prompts", action="store_true")
     parser.add_argument("--die-on-unknown", action="store_true")
+    parser.add_argument("--lenient", action="store_true")
+    parser.add_argument("--names", default="")
     parser.add_argument("--modern-only", action="store_true")
     parser.add_argument("--leaky-description", action="store_true")
     parser.add_argument("--hostile", action="store_true")

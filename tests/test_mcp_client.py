@@ -221,3 +221,14 @@ def test_a_servers_instructions_pass_the_text_boundary(make, monkeypatch):
     client.start(10)
     assert client.instructions.startswith("Use me.^[]0;owned^G key [redacted] BBB")
     assert len(client.instructions) < 2100 and client.instructions.endswith(" more characters cut]")
+
+
+def test_a_server_answering_discover_with_an_empty_result_gets_the_handshake(make, tmp_path):
+    client = make("--lenient")  # {} for server/discover, as hand-written servers answer what they do not know
+    client.start(10)
+    assert client.protocol_version == "2025-06-18" and not client.modern
+    assert wait_for(lambda: len(received(tmp_path)) >= 3)
+    assert [m.get("method") for m in received(tmp_path)[:3]] == [
+        "server/discover", "initialize", "notifications/initialized"]
+    assert "echo" in [t["name"] for t in client.list_tools(10)]
+    assert client.call_tool("echo", {"text": "hi"}, 10)["content"][0]["text"] == "hi"

@@ -567,3 +567,20 @@ def test_resuming_in_p_a_session_that_ran_elsewhere_says_where_it_ran(provider_s
 def test_all_without_resume_is_one_line(tmp_path):
     done = ankit(tmp_path, "--all")
     assert done.returncode == 2 and done.stderr.count("\n") == 1 and "--all goes with --resume" in done.stderr
+
+
+def test_two_servers_whose_tools_would_share_a_name_are_told_apart_said_and_both_callable(provider_server, tmp_path):
+    config = tmp_path / "config" / "ankit"
+    config.mkdir(parents=True)
+    fake = json.dumps(str(ROOT / "tests" / "mcp_fake_server.py"))
+    config.joinpath("config.toml").write_text(
+        f'[mcp.servers.a]\ncommand = {json.dumps(sys.executable)}\nargs = [{fake}, "--names", "b__c", "--lenient"]\n'
+        f'[mcp.servers.a__b]\ncommand = {json.dumps(sys.executable)}\nargs = [{fake}, "--names", "c"]\n')
+    provider_server.push_openai(tool_calls=[("c1", "mcp__a__b__c", "{}"), ("c2", "mcp__a_b__c", "{}")])
+    provider_server.push_openai(text="both answered")
+    done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "--yes", "-p", "call both")
+    assert done.returncode == 0, done.stderr
+    assert ("MCP servers 'a' and 'a__b' could give two tools one name (mcp__a__b__...): 'a__b''s tools are named "
+            "mcp__a_b__...") in done.stderr
+    results = {m["tool_call_id"]: m["content"] for m in provider_server.requests[1].json["messages"] if m["role"] == "tool"}
+    assert results == {"c1": "called b__c", "c2": "called c"}

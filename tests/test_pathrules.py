@@ -133,3 +133,10 @@ def test_a_read_deny_binds_the_file_git_show_would_print_from_a_commit(tmp_path)
     shown = run_call(ToolCall("c2", "git_show", json.dumps({"file_at_ref": "notes.txt"})), BY_NAME["git_show"],
                      ToolContext(cwd=work), lambda *a: True, policy=policy)
     assert "TODO one" in shown.content
+    (work / "notes.txt").write_text("TODO two\n")
+    (work / "secrets" / "key.txt").write_text("SECRET=two\n")
+    for tool, args in (("git_show", {}), ("git_diff", {}), ("git_diff", {"ref": "HEAD~1"})):
+        result = run_call(ToolCall("c3", tool, json.dumps(args)), BY_NAME[tool], ToolContext(cwd=work),
+                          lambda *a: True, policy=policy)
+        assert "SECRET" not in result.content and "1 files left out" in result.content, (tool, result.content)
+        assert tool == "git_show" or "TODO" in result.content, (tool, result.content)  # HEAD changed the key only

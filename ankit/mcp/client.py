@@ -111,11 +111,12 @@ class McpClient:
             if exc.code in MODERN_ERRORS and not set(self._offered(exc.data)) & set(LEGACY):
                 raise self._unsupported(self._offered(exc.data)) from None
             return False  # an older server: any other error, or no answer in time
-        versions = [v for v in result.get("supportedVersions") or [] if isinstance(v, str)]
+        said = result.get("supportedVersions") if isinstance(result, dict) else None
+        versions = [v for v in said or [] if isinstance(v, str)]
         if MODERN not in versions:
             self.transport.protocol_version = ""
-            if set(versions) & set(LEGACY):
-                return False
+            if not versions or set(versions) & set(LEGACY):  # no versions: a server answering every method it does
+                return False  # not know with an empty result, as many hand-written ones do; initialize settles it
             raise self._unsupported(versions)
         self._accept(MODERN, result)
         return True

@@ -1,6 +1,7 @@
 """What the MCP manager knows of one configured server, and what it says of it (its state, its summary)."""
 
 import hashlib
+import re
 import threading
 import time
 from collections import deque
@@ -56,11 +57,22 @@ class Server:
         return self.starting() and time.monotonic() - self.since > self.config.start_timeout
 
 
+def clashing(names: list[str]) -> dict[str, str]:
+    """The servers whose tools could be named as another's (server a's tool b__c and server a__b's tool c are both
+    mcp__a__b__c), each with the server it would meet."""
+    cleaned = {name: clean_name(name) for name in names}
+    return {name: other for name, label in cleaned.items() for other, prefix in cleaned.items()
+            if other != name and label.startswith(prefix + "__")}
+
+
 def labels(names: list[str]) -> dict[str, str]:
-    """A short provider-safe label per server name, unique in config order."""
-    labels, used = {}, set()
+    """A short provider-safe label per server name, unique in config order; a server whose tools could meet
+    another's under one name gets its runs of _ made one (a__b: mcp__a_b__c), so both stay callable."""
+    labels, used, clashes = {}, set(), clashing(names)
     for name in names:
         label = clean_name(name)
+        if name in clashes:
+            label = re.sub("_{2,}", "_", label)
         if len(label) > 24 or label in used:
             label = f"{label[:17]}_{hashlib.sha1(name.encode()).hexdigest()[:6]}"
         labels[name] = label

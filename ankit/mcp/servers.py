@@ -19,7 +19,7 @@ from ankit.mcp.asks import Asks
 from ankit.mcp.catalog import McpCatalog
 from ankit.mcp.client import LEGACY, McpClient
 from ankit.mcp.content import McpContent
-from ankit.mcp.server import MAX_RESTARTS, Server, labels
+from ankit.mcp.server import MAX_RESTARTS, Server, clashing, labels
 from ankit.mcp.status import McpStatus
 from ankit.mcp.tokens import TokenStore
 from ankit.mcp.settings import launch, server_config
@@ -55,8 +55,12 @@ class McpManager:
         self._servers: list[Server] = []
         self.catalog, self.status = McpCatalog(self._servers), McpStatus(self._servers)
         self.content = McpContent(self._servers, self.running)
+        clashes = clashing(list(servers))
         for name, label in labels(list(servers)).items():
-            if label != clean_name(name):  # two names that read alike: told apart by a hash, and said so
+            if name in clashes:  # its tools and another server's could share a name: told apart, and said so
+                self.status.queue(f"MCP servers {clashes[name]!r} and {name!r} could give two tools one name "
+                                  f"(mcp__{clean_name(name)}__...): {name!r}'s tools are named mcp__{label}__...")
+            elif label != clean_name(name):  # two names that read alike: told apart by a hash, and said so
                 self.status.queue(f"MCP server {name!r}'s tools are named mcp__{label}__... ({clean_name(name)!r} "
                                   "is another server's, or too long)")
             server = Server(name, label, self.log_dir / f"mcp-{label}.log")
