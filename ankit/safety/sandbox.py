@@ -45,6 +45,13 @@ PROTECTED = (".git", ".ankit", ".claude", ".hg", ".svn", ".envrc", ".direnv", ".
 SOCKETS = ("/run/docker.sock", "/var/run/docker.sock", "/run/dbus/system_bus_socket", "/tmp/.X11-unix")
 CREDENTIALS = (".ssh", ".gnupg", ".aws", ".azure", ".config/gcloud", ".config/gh", ".kube", ".docker", ".netrc",
                ".git-credentials", ".pypirc", ".npmrc")  # in the home folder: hidden from the model's commands
+# files in the working folder that hold secrets by their name: read as empty by an unasked command, which could
+# only carry their values to the model reversed or encoded past the scrubber (samples and examples stay readable)
+SECRET_FILES = re.compile(r"\.env(\..+)?|\.envrc|\.netrc|\.npmrc|\.pypirc|\.git-credentials|id_(rsa|dsa|ecdsa|ed25519)"
+                          r"|.+\.(pem|key|p12|pfx|jks|keystore)|credentials(\.json)?|secrets?\.(json|ya?ml|toml|env)", re.I)
+SAMPLE_FILES = re.compile(r".*\.(example|sample|template|dist|defaults)$", re.I)
+SECRETS_SKIPPED = frozenset({".git", "node_modules", ".venv", "venv", "__pycache__", ".tox", "dist", "build", "target"})
+SECRETS_DEPTH, SECRETS_ENTRIES = 4, 5000  # how deep and how many entries the look for them goes (per command)
 ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 SEATBELT = "/usr/bin/sandbox-exec"
 NO_LANDLOCK = {38: "the kernel has no Landlock: it needs Linux 5.13+ built with it",
@@ -226,7 +233,7 @@ class Sandbox:
         # the secrets go before the trampoline starts: it shares the command's sandbox, so the command could read
         # them from the trampoline's /proc/PID/environ
         return without_secrets(command(self.machine.kind, argv, writes, protected(self.cwd), network=False,
-                                       private=True))
+                                       private=True, hide=secret_files(self.cwd)))
 
     def protected_now(self) -> set[str]:
         """The protected names that exist in the working folder now."""
@@ -269,6 +276,27 @@ def without_secrets(argv: list[str]) -> list[str]:
     return ["env", *[part for name in names for part in ("-u", name)], "--", *argv] if names else argv
 
 
+def secret_files(cwd: Path) -> list[str]:
+    """The files under the working folder whose names say they hold secrets (.env, .env.local, id_rsa, *.pem...),
+    a few levels deep and within a bounded number of entries; links are not followed."""
+    found, queue, seen = [], [(os.path.realpath(cwd), 0)], 0
+    while queue and seen < SECRETS_ENTRIES:
+        folder, depth = queue.pop(0)
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries[:SECRETS_ENTRIES - seen]:
+            seen += 1
+            if entry.is_dir(follow_symlinks=False):
+                if depth + 1 < SECRETS_DEPTH and entry.name not in SECRETS_SKIPPED:
+                    queue.append((entry.path, depth + 1))
+            elif SECRET_FILES.fullmatch(entry.name) and not SAMPLE_FILES.match(entry.name) \
+                    and entry.is_file(follow_symlinks=False):
+                found.append(entry.path)
+    return sorted(found)
+
+
 def writable_folders(cwd: Path, temp: Path | None = None) -> list[str]:
     """Where a workspace command may write: the working folder and the temporary folders (the given one, else
     the system's and /dev/shm)."""
@@ -302,7 +330,7 @@ def private_files() -> list[str]:
 
 
 def command(kind: str, argv: list[str], writes: list[str], protect: list[str], network: bool,
-            private: bool = False) -> list[str]:
+            private: bool = False, hide: list[str] = ()) -> list[str]:
     """argv started inside the sandbox of this kind: the trampoline (Linux) or sandbox-exec (macOS).
 
     The trampoline runs as a module with -I -S (paths.program, as processes.trampoline): the working folder,
@@ -315,6 +343,7 @@ def command(kind: str, argv: list[str], writes: list[str], protect: list[str], n
     options = [part for folder in writes for part in ("--write", folder)]
     options += [part for path in protect for part in ("--protect", path)]
     covered = [p for p in hidden(private) if not any(Path(w).is_relative_to(p) for w in writes)]  # never the folder itself
+    covered += list(hide)
     options += [part for path in covered for part in ("--hide", path)]
     options += [] if network else ["--no-network"]
     return [*paths.program("ankit.safety.confine"), *options, "--", *argv]
