@@ -140,3 +140,18 @@ def test_a_read_deny_binds_the_file_git_show_would_print_from_a_commit(tmp_path)
                           lambda *a: True, policy=policy)
         assert "SECRET" not in result.content and "1 files left out" in result.content, (tool, result.content)
         assert tool == "git_show" or "TODO" in result.content, (tool, result.content)  # HEAD changed the key only
+
+
+def test_a_read_deny_binds_the_files_a_shell_line_names_as_best_it_can(provider_server, tmp_path):
+    work = claude_deny(tmp_path, "Read(./.env)")
+    secrets_folder(work)
+    provider_server.push_openai(tool_calls=[("c1", "run_command", '{"command": "cat .env"}'),
+                                            ("c2", "run_command", '{"command": "head -n1 docs/link"}'),
+                                            ("c3", "run_command", '{"command": "cat app.py"}')])
+    provider_server.push_openai(text="ok")
+    done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "-p", "show", "--yes")
+    assert done.returncode == 0, done.stderr
+    direct, linked, plain = results(provider_server)
+    assert direct.startswith("Error: refused by the rule 'Read(.env)' in the settings (it reads .env)")
+    assert linked.startswith("Error: refused by the rule 'Read(.env)'") and "SECRET=" not in direct + linked
+    assert "read_from_env" in plain
