@@ -50,8 +50,10 @@ CREDENTIALS = (".ssh", ".gnupg", ".aws", ".azure", ".config/gcloud", ".config/gh
 SECRET_FILES = re.compile(r"\.env(\..+)?|\.envrc|\.netrc|\.npmrc|\.pypirc|\.git-credentials|id_(rsa|dsa|ecdsa|ed25519)"
                           r"|.+\.(pem|key|p12|pfx|jks|keystore)|credentials(\.json)?|secrets?\.(json|ya?ml|toml|env)", re.I)
 SAMPLE_FILES = re.compile(r".*\.(example|sample|template|dist|defaults)$", re.I)
-SECRETS_SKIPPED = frozenset({".git", "node_modules", ".venv", "venv", "__pycache__", ".tox", "dist", "build", "target"})
-SECRETS_DEPTH, SECRETS_ENTRIES = 4, 5000  # how deep and how many entries the look for them goes (per command)
+# the look for those files and for protected names in nested folders (a vendored clone's .git/config, whose
+# core.fsmonitor the user's shell prompt would run): how deep, how many entries, which folders it leaves out
+WALK_DEPTH, WALK_ENTRIES = 4, 5000
+WALK_SKIPPED = frozenset({"node_modules", ".venv", "venv", "__pycache__", ".tox", "dist", "build", "target"})
 ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 SEATBELT = "/usr/bin/sandbox-exec"
 NO_LANDLOCK = {38: "the kernel has no Landlock: it needs Linux 5.13+ built with it",
@@ -236,8 +238,10 @@ class Sandbox:
                                        private=True, hide=secret_files(self.cwd)))
 
     def protected_now(self) -> set[str]:
-        """The protected names that exist in the working folder now."""
-        return {name for name in PROTECTED if os.path.lexists(self.cwd / name)}
+        """The protected names that exist in the working folder now, at its top and in the folders below
+        (relative paths: `.git`, `vendor/lib/.git`)."""
+        root = os.path.realpath(self.cwd)
+        return {os.path.relpath(path, root) for path in protected(self.cwd) if os.path.lexists(path)}
 
     def set_aside(self, before: set[str]) -> str:
         """Move aside a protected name a sandboxed command made (the sandbox keeps existing ones read-only but
@@ -277,24 +281,27 @@ def without_secrets(argv: list[str]) -> list[str]:
 
 
 def secret_files(cwd: Path) -> list[str]:
-    """The files under the working folder whose names say they hold secrets (.env, .env.local, id_rsa, *.pem...),
-    a few levels deep and within a bounded number of entries; links are not followed."""
-    found, queue, seen = [], [(os.path.realpath(cwd), 0)], 0
-    while queue and seen < SECRETS_ENTRIES:
+    """The files under the working folder whose names say they hold secrets (.env, .env.local, id_rsa, *.pem...)."""
+    return sorted(path for path, name, is_dir in _walk(cwd) if not is_dir and SECRET_FILES.fullmatch(name)
+                  and not SAMPLE_FILES.match(name))
+
+
+def _walk(cwd: Path) -> list[tuple[str, str, bool]]:
+    """(path, name, is a folder) of the entries under the working folder, a few levels deep and within a bounded
+    number of entries, links neither followed nor counted as folders; protected folders are not entered."""
+    found, queue = [], [(os.path.realpath(cwd), 0)]
+    while queue and len(found) < WALK_ENTRIES:
         folder, depth = queue.pop(0)
         try:
-            entries = list(os.scandir(folder))
+            entries = list(os.scandir(folder))[:WALK_ENTRIES - len(found)]
         except OSError:
             continue
-        for entry in entries[:SECRETS_ENTRIES - seen]:
-            seen += 1
-            if entry.is_dir(follow_symlinks=False):
-                if depth + 1 < SECRETS_DEPTH and entry.name not in SECRETS_SKIPPED:
-                    queue.append((entry.path, depth + 1))
-            elif SECRET_FILES.fullmatch(entry.name) and not SAMPLE_FILES.match(entry.name) \
-                    and entry.is_file(follow_symlinks=False):
-                found.append(entry.path)
-    return sorted(found)
+        for entry in entries:
+            is_dir = entry.is_dir(follow_symlinks=False)
+            found.append((entry.path, entry.name, is_dir))
+            if is_dir and depth + 1 < WALK_DEPTH and entry.name not in WALK_SKIPPED and entry.name not in PROTECTED:
+                queue.append((entry.path, depth + 1))
+    return found
 
 
 def writable_folders(cwd: Path, temp: Path | None = None) -> list[str]:
@@ -306,8 +313,10 @@ def writable_folders(cwd: Path, temp: Path | None = None) -> list[str]:
 
 
 def protected(cwd: Path) -> list[str]:
-    """The paths inside the working folder that stay read-only."""
-    return [os.path.join(os.path.realpath(cwd), name) for name in PROTECTED]
+    """The paths inside the working folder that stay read-only: the protected names at its top, and those found in
+    the folders below (a nested repository's .git, a package's .claude)."""
+    top = [os.path.join(os.path.realpath(cwd), name) for name in PROTECTED]
+    return top + sorted(path for path, name, _ in _walk(cwd) if name in PROTECTED and path not in top)
 
 
 def hidden(private: bool = False) -> list[str]:
