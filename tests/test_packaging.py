@@ -41,3 +41,17 @@ def test_installed_command_works_from_another_folder(provider_server, tmp_path):
     done = run("--base-url", provider_server.url + "/v1", "-p", "read my notes")
     assert done.returncode == 0, done.stderr
     assert "bundled tools work" in provider_server.requests[1].json["messages"][-1]["content"]
+    hello = '{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 1}}\n'
+    acp = subprocess.run([str(bin_dir / "ankit"), "acp"], cwd=elsewhere, env=env, input=hello, capture_output=True,
+                         text=True, timeout=60)  # every subpackage installed: ankit.acp was once left out
+    assert '"protocolVersion": 1' in acp.stdout, acp.stderr
+
+
+def test_pip_install_ships_every_package_of_ankit():
+    """pyproject.toml names each package for `pip install .`; one left out is missing from the installed ankit."""
+    import tomllib
+    setup = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    named = {setup["package-dir"].get(name, name.replace(".", "/")): name for name in setup["packages"]}
+    on_disk = {str(p.parent.relative_to(ROOT)) for p in (ROOT / "ankit").rglob("__init__.py")}
+    assert sorted(on_disk - set(named)) == []
+    assert sorted(n for folder, n in named.items() if not (ROOT / folder).is_dir()) == []

@@ -80,6 +80,17 @@ def test_read_file_numbers_lines_and_reads_ranges(tmp_path):
     assert ok("read_file", {"path": "a.txt", "start_line": 2, "end_line": 3}, tmp_path) == "2\ttwo\n3\tthree" + tail
 
 
+def test_read_file_tells_the_user_how_many_lines_not_its_first_numbered_line(tmp_path):
+    (tmp_path / "a.txt").write_text("one\ntwo\nthree\n")
+    (tmp_path / "empty.txt").write_text("")
+    (tmp_path / "long.txt").write_text("".join(f"line {n}\n" for n in range(1, 2501)))
+    summaries = [call("read_file", args, tmp_path).summary for args in (
+        {"path": "a.txt"}, {"path": "a.txt", "start_line": 3}, {"path": "a.txt", "start_line": 2, "end_line": 2},
+        {"path": "empty.txt"}, {"path": "long.txt"}, {"path": "a.txt", "start_line": 9})]
+    assert summaries == ["3 lines", "line 3 of 3", "line 2 of 3", "empty", "lines 1-2,000 of 2,500",
+                         "past the end: 3 lines"]
+
+
 def test_read_file_says_how_to_continue_a_long_file(tmp_path):
     (tmp_path / "long.txt").write_text("".join(f"line {n}\n" for n in range(1, 2501)))
     out = ok("read_file", {"path": "long.txt"}, tmp_path)

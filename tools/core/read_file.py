@@ -63,7 +63,9 @@ def run(args: dict, ctx) -> ToolOutput | str:
     with paths.file_errors(f"read {paths.show(ctx, path)}"):
         lines, total, note, digest, whole = _load(path, start, count, edits.editor_of(ctx, "reads"))
     shown = paths.show(ctx, path)
-    body = _numbered(lines, start, end is not None and int(end), total, note, shown)
+    body, last = _numbered(lines, start, end is not None and int(end), total, note, shown)
+    if hasattr(ctx, "summarize"):
+        ctx.summarize(_told(start, last, total))
     ranged = args.get("start_line") is not None or end is not None or whole is None
     value = "".join(line + "\n" for line in lines) if ranged else whole
     return ToolOutput(body + (f"\n[file hash {digest}, for edit_lines]" if digest else ""), value)
@@ -100,12 +102,22 @@ def _bounded_lines(handle, limit: int = LINE_CHARS):
         yield line
 
 
-def _numbered(lines: list[str], start: int, end, total: int | None, note: str, shown: str) -> str:
-    """Number the lines (bounded by MAX_CHARS) and say what is left."""
+def _told(start: int, last: int, total: int | None) -> str:
+    """The user's line for the read: '42 lines', or which lines of how many."""
+    of = f" of {total:,}" if total is not None else ""
+    if start == 1 and last == total:
+        return f"{total:,} line{'' if total == 1 else 's'}" if total else "empty"
+    if last < start:
+        return f"past the end{of and ': ' + of[4:] + ' lines'}"
+    return f"line {start:,}{of}" if last == start else f"lines {start:,}-{last:,}{of}"
+
+
+def _numbered(lines: list[str], start: int, end, total: int | None, note: str, shown: str) -> tuple[str, int]:
+    """Number the lines (bounded by MAX_CHARS) and say what is left; also the number of the last line shown."""
     if total == 0:
-        return f"{shown} is empty"
+        return f"{shown} is empty", 0
     if not lines:
-        return f"{shown} has {total} lines; start_line {start} is past the end"
+        return f"{shown} has {total} lines; start_line {start} is past the end", start - 1
     out, used = [], 0
     for number, line in enumerate(lines, start):
         numbered = f"{number}\t{line if ' more characters]' in line[LINE_CHARS:] else text.clip_line(line, LINE_CHARS)}"
@@ -118,4 +130,4 @@ def _numbered(lines: list[str], start: int, end, total: int | None, note: str, s
     if (total is None or last < total) and (not end or last < end):
         of = f" of {total}" if total is not None else ""
         footer.append(f"[showing lines {start}-{last}{of}; continue with start_line={last + 1}]")
-    return "\n".join(out + footer)
+    return "\n".join(out + footer), last
