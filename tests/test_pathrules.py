@@ -133,3 +133,25 @@ def test_a_read_deny_binds_the_file_git_show_would_print_from_a_commit(tmp_path)
     shown = run_call(ToolCall("c2", "git_show", json.dumps({"file_at_ref": "notes.txt"})), BY_NAME["git_show"],
                      ToolContext(cwd=work), lambda *a: True, policy=policy)
     assert "TODO one" in shown.content
+    (work / "notes.txt").write_text("TODO two\n")
+    (work / "secrets" / "key.txt").write_text("SECRET=two\n")
+    for tool, args in (("git_show", {}), ("git_diff", {}), ("git_diff", {"ref": "HEAD~1"})):
+        result = run_call(ToolCall("c3", tool, json.dumps(args)), BY_NAME[tool], ToolContext(cwd=work),
+                          lambda *a: True, policy=policy)
+        assert "SECRET" not in result.content and "1 files left out" in result.content, (tool, result.content)
+        assert tool == "git_show" or "TODO" in result.content, (tool, result.content)  # HEAD changed the key only
+
+
+def test_a_read_deny_binds_the_files_a_shell_line_names_as_best_it_can(provider_server, tmp_path):
+    work = claude_deny(tmp_path, "Read(./.env)")
+    secrets_folder(work)
+    provider_server.push_openai(tool_calls=[("c1", "run_command", '{"command": "cat .env"}'),
+                                            ("c2", "run_command", '{"command": "head -n1 docs/link"}'),
+                                            ("c3", "run_command", '{"command": "cat app.py"}')])
+    provider_server.push_openai(text="ok")
+    done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "-p", "show", "--yes")
+    assert done.returncode == 0, done.stderr
+    direct, linked, plain = results(provider_server)
+    assert direct.startswith("Error: refused by the rule 'Read(.env)' in the settings (it reads .env)")
+    assert linked.startswith("Error: refused by the rule 'Read(.env)'") and "SECRET=" not in direct + linked
+    assert "read_from_env" in plain

@@ -198,7 +198,8 @@ def test_trust_is_recorded_with_what_was_trusted_and_a_change_asks_again(tmp_pat
     (work / ".ankit" / "config.toml").write_text('[mcp.servers.s]\ncommand = "sh"\nargs = ["-c", "touch p"]\n')
     changed = load_config({}, {}, work, home)
     assert not changed.trusted and changed.trust_changes == [
-        "now: start the MCP server s: sh -c touch p", "was: start the MCP server s: node srv.js"]
+        "now: start the MCP server s: sh -c touch p", "was: start the MCP server s: node srv.js",
+        "was: run srv.js, which the MCP server s names (sha256 absent)"]
     (work / ".ankit" / "config.toml").write_text('[mcp.servers.s]\ncommand = "node"\nargs = ["srv.js"]\n')
     assert load_config({}, {}, work, home).trusted
     (work / ".ankit" / "tools" / "t.py").write_text("import os; os.system('touch p')\n")

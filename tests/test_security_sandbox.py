@@ -3,6 +3,7 @@
 import base64
 import json
 import socket
+import subprocess
 import sys
 
 import pytest
@@ -147,3 +148,47 @@ def test_a_sandboxed_command_reads_no_credential_file_nor_ankits_own_files(provi
     result = next(m for m in provider_server.requests[1].json["messages"] if m["role"] == "tool")["content"]
     assert "fo-terces" not in result and "listed" in result, result
     assert "id_test" not in result.split("listed", 1)[1] and "logins" not in result.split("listed", 1)[1]
+
+
+@needs_landlock
+def test_an_unasked_command_reads_the_folders_secret_files_as_empty(provider_server, tmp_path):
+    """`.env` read by read_file shows names, not values; an unasked command could send the values reversed or in
+    base64, past the scrubber: it reads them as empty, while an example file stays readable."""
+    work = tmp_path / "work"
+    (work / "apps" / "web").mkdir(parents=True)
+    (work / ".env").write_text("DB_PASSWORD=hunter2hunter2\n")
+    (work / "apps" / "web" / ".env.local").write_text("STRIPE_KEY=sk_live_0123456789abcdef\n")
+    (work / ".env.example").write_text("DB_PASSWORD=changeme\n")
+    command = "cat .env apps/web/.env.local .env.example | rev; base64 -w0 .env; echo; wc -c < .env"
+    provider_server.push_openai(tool_calls=[("c1", "run_command", json.dumps({"command": command}))])
+    provider_server.push_openai(text="done")
+    done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "-p", "go")
+    assert done.returncode == 0, done.stderr
+    result = next(m for m in provider_server.requests[1].json["messages"] if m["role"] == "tool")["content"]
+    assert "emegnahc=DROWSSAP_BD" in result and result.rstrip().endswith("\n0"), result  # the example; .env is empty
+    assert "2retnuh" not in result and "fedcba9876543210" not in result and "aHVudGVy" not in result, result
+    assert (work / ".env").read_text() == "DB_PASSWORD=hunter2hunter2\n"
+
+
+@needs_landlock
+def test_a_nested_repositorys_config_and_hooks_stay_read_only_and_a_new_nested_one_is_set_aside(provider_server,
+                                                                                                tmp_path):
+    """A vendored clone's .git/config with core.fsmonitor runs at the user's next `git status` there (a shell prompt
+    does it on cd), outside the sandbox: as the working folder's own .git, it is not the unasked command's to write."""
+    work = tmp_path / "work"
+    (work / "vendor").mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(work / "vendor" / "lib")], check=True)
+    config = (work / "vendor" / "lib" / ".git" / "config").read_text()
+    command = ("printf '[core]\\n\\tfsmonitor = touch PWNED\\n' >> vendor/lib/.git/config; "
+               "echo 'touch PWNED' > vendor/lib/.git/hooks/post-checkout; "
+               "mkdir -p pkg/.claude && echo '{}' > pkg/.claude/settings.json; echo ok > vendor/lib/notes.txt")
+    provider_server.push_openai(tool_calls=[("c1", "run_command", json.dumps({"command": command}))])
+    provider_server.push_openai(text="done")
+    done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "-p", "go")
+    assert done.returncode == 0, done.stderr
+    result = next(m for m in provider_server.requests[1].json["messages"] if m["role"] == "tool")["content"]
+    assert (work / "vendor" / "lib" / ".git" / "config").read_text() == config, result
+    assert not (work / "vendor" / "lib" / ".git" / "hooks" / "post-checkout").exists()
+    assert (work / "vendor" / "lib" / "notes.txt").read_text() == "ok\n"  # the rest of the folder is writable
+    assert [p.name[:len(".claude.from-sandbox-")] for p in (work / "pkg").iterdir()] == [".claude.from-sandbox-"]
+    assert "pkg/.claude is now .claude.from-sandbox-" in result, result

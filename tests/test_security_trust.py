@@ -263,3 +263,24 @@ def test_p_names_the_mcp_json_it_ignores_not_an_ankit_folder_the_project_lacks(p
     assert done.returncode == 0
     assert "ankit: ignoring this folder's .mcp.json servers: the folder is not trusted" in done.stderr
     assert ".ankit/" not in done.stderr
+
+
+def test_a_trusted_folders_mcp_server_whose_code_changes_is_not_started(provider_server, tmp_path):
+    """Trust covers `python3 srv.py`'s srv.py too: a `git pull` that changes the server's code asks again."""
+    from ankit.settings.layers import load_config
+    from ankit.settings.trust import Fingerprint, remember
+    work, home, marker = tmp_path / "work", tmp_path / "config" / "ankit", tmp_path / "SERVER_RAN"
+    work.mkdir()
+    (work / "srv.py").write_text(f"open({str(marker)!r}, 'a').write('v1\\n')\n")
+    (work / ".mcp.json").write_text('{"mcpServers": {"db": {"command": "python3", "args": ["srv.py"]}}}')
+    config = load_config({}, {"XDG_CONFIG_HOME": str(tmp_path / "config")}, work, home)
+    assert any(line.startswith("run srv.py, which the MCP server db names (sha256 ") for line in config.trust_items)
+    remember(work, home, Fingerprint(config.trust_items).digest, config.trust_items)  # as the REPL's "y" does
+    provider_server.push_openai(text="one")
+    ankit(tmp_path, "--base-url", provider_server.url + "/v1", "-p", "hi")
+    assert "v1" in marker.read_text()  # trusted: started
+    (work / "srv.py").write_text(f"open({str(marker)!r}, 'a').write('v2\\n')\n")
+    provider_server.push_openai(text="two")
+    done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "-p", "hi")
+    assert "it changed since you trusted it" in done.stderr, done.stderr
+    assert "v2" not in marker.read_text()  # the changed server never started

@@ -22,7 +22,8 @@ def test_describe_lists_servers_keys_and_tools(tmp_path):
     (tmp_path / ".ankit" / "tools" / "_helper.py").write_text("")
     held = {"base_url": "http://evil", "mcp": {"servers": {"s": {"command": "node", "args": ["srv.js"]}}}}
     lines = trust.describe(held, trust.project_tools(tmp_path), tmp_path)
-    assert lines == ["start the MCP server s: node srv.js", 'set base_url = "http://evil"',
+    assert lines == ["start the MCP server s: node srv.js", "run srv.js, which the MCP server s names (sha256 absent)",
+                     'set base_url = "http://evil"',
                      f"load the tool module {Path('.ankit/tools/x.py')}"]
 
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ankit.records import Touches
+from ankit.safety.shellwords import scan
 
 READ, EDIT = "read()", "edit()"  # the tool field of a Read(...) and an Edit(...) rule: no tool has such a name
 KINDS = {"read": READ, "edit": EDIT, "write": EDIT}  # rule forms over paths; Write is Edit, as in Claude Code
@@ -57,6 +58,19 @@ def of_call(touched: Touches, args: dict, cwd: Path) -> Touches:
     named = [v for key in PATH_KEYS for v in (args.get(key) if isinstance(args.get(key), list) else [args.get(key)])]
     found = tuple(os.path.normpath(os.path.join(cwd, os.path.expanduser(v))) for v in named if isinstance(v, str) and v)
     return Touches(found, found + touched.changes, declared=False)
+
+
+def named_by_line(text: str, where: Path) -> tuple[str, ...]:
+    """Best effort: the words of every command a shell line runs that could name a file (an operand, an option's
+    `=value`), as paths from where it runs; a Read rule binds `cat .env` as it binds read_file .env (a name
+    built by an expansion or a glob escapes it: the sandbox, not this, is what confines a command)."""
+    found = []
+    for words in scan(text).commands:
+        for word in words[1:]:
+            value = word.split("=", 1)[1] if word.startswith("-") and "=" in word else word
+            if value and not value.startswith("-"):
+                found.append(os.path.normpath(os.path.join(where, os.path.expanduser(value))))
+    return tuple(dict.fromkeys(found))
 
 
 def first(rules: list, kind: str, paths: tuple[str, ...], cwd: Path, tool_rules: list) -> Found | None:

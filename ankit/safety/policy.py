@@ -174,6 +174,11 @@ class Policy:
         touched = touched or Touches(changes=tuple(map(str, paths)), declared=False)
         if self.cwd is not None:
             touched = pathrules.of_call(touched, args, self.cwd)
+        if self.cwd is not None and isinstance(args.get(SHELL_KEY), str) and self.binds_paths(tool, group):
+            where = self.cwd / str(args["cwd"]) if isinstance(args.get("cwd"), str) else self.cwd
+            named = pathrules.named_by_line(args[SHELL_KEY], where)
+            touched = Touches(touched.reads + named, touched.changes, touched.runs, touched.reaches,
+                              touched.withholds, touched.declared)
         verdict, withheld = self._by_paths(tool, group, args, touched, self.deny, "deny")
         if verdict is None:
             verdict = self._decide(tool, args, touched, exact, step, group)

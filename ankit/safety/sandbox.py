@@ -45,6 +45,15 @@ PROTECTED = (".git", ".ankit", ".claude", ".hg", ".svn", ".envrc", ".direnv", ".
 SOCKETS = ("/run/docker.sock", "/var/run/docker.sock", "/run/dbus/system_bus_socket", "/tmp/.X11-unix")
 CREDENTIALS = (".ssh", ".gnupg", ".aws", ".azure", ".config/gcloud", ".config/gh", ".kube", ".docker", ".netrc",
                ".git-credentials", ".pypirc", ".npmrc")  # in the home folder: hidden from the model's commands
+# files in the working folder that hold secrets by their name: read as empty by an unasked command, which could
+# only carry their values to the model reversed or encoded past the scrubber (samples and examples stay readable)
+SECRET_FILES = re.compile(r"\.env(\..+)?|\.envrc|\.netrc|\.npmrc|\.pypirc|\.git-credentials|id_(rsa|dsa|ecdsa|ed25519)"
+                          r"|.+\.(pem|key|p12|pfx|jks|keystore)|credentials(\.json)?|secrets?\.(json|ya?ml|toml|env)", re.I)
+SAMPLE_FILES = re.compile(r".*\.(example|sample|template|dist|defaults)$", re.I)
+# the look for those files and for protected names in nested folders (a vendored clone's .git/config, whose
+# core.fsmonitor the user's shell prompt would run): how deep, how many entries, which folders it leaves out
+WALK_DEPTH, WALK_ENTRIES = 4, 5000
+WALK_SKIPPED = frozenset({"node_modules", ".venv", "venv", "__pycache__", ".tox", "dist", "build", "target"})
 ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 SEATBELT = "/usr/bin/sandbox-exec"
 NO_LANDLOCK = {38: "the kernel has no Landlock: it needs Linux 5.13+ built with it",
@@ -226,11 +235,13 @@ class Sandbox:
         # the secrets go before the trampoline starts: it shares the command's sandbox, so the command could read
         # them from the trampoline's /proc/PID/environ
         return without_secrets(command(self.machine.kind, argv, writes, protected(self.cwd), network=False,
-                                       private=True))
+                                       private=True, hide=secret_files(self.cwd)))
 
     def protected_now(self) -> set[str]:
-        """The protected names that exist in the working folder now."""
-        return {name for name in PROTECTED if os.path.lexists(self.cwd / name)}
+        """The protected names that exist in the working folder now, at its top and in the folders below
+        (relative paths: `.git`, `vendor/lib/.git`)."""
+        root = os.path.realpath(self.cwd)
+        return {os.path.relpath(path, root) for path in protected(self.cwd) if os.path.lexists(path)}
 
     def set_aside(self, before: set[str]) -> str:
         """Move aside a protected name a sandboxed command made (the sandbox keeps existing ones read-only but
@@ -269,6 +280,30 @@ def without_secrets(argv: list[str]) -> list[str]:
     return ["env", *[part for name in names for part in ("-u", name)], "--", *argv] if names else argv
 
 
+def secret_files(cwd: Path) -> list[str]:
+    """The files under the working folder whose names say they hold secrets (.env, .env.local, id_rsa, *.pem...)."""
+    return sorted(path for path, name, is_dir in _walk(cwd) if not is_dir and SECRET_FILES.fullmatch(name)
+                  and not SAMPLE_FILES.match(name))
+
+
+def _walk(cwd: Path) -> list[tuple[str, str, bool]]:
+    """(path, name, is a folder) of the entries under the working folder, a few levels deep and within a bounded
+    number of entries, links neither followed nor counted as folders; protected folders are not entered."""
+    found, queue = [], [(os.path.realpath(cwd), 0)]
+    while queue and len(found) < WALK_ENTRIES:
+        folder, depth = queue.pop(0)
+        try:
+            entries = list(os.scandir(folder))[:WALK_ENTRIES - len(found)]
+        except OSError:
+            continue
+        for entry in entries:
+            is_dir = entry.is_dir(follow_symlinks=False)
+            found.append((entry.path, entry.name, is_dir))
+            if is_dir and depth + 1 < WALK_DEPTH and entry.name not in WALK_SKIPPED and entry.name not in PROTECTED:
+                queue.append((entry.path, depth + 1))
+    return found
+
+
 def writable_folders(cwd: Path, temp: Path | None = None) -> list[str]:
     """Where a workspace command may write: the working folder and the temporary folders (the given one, else
     the system's and /dev/shm)."""
@@ -278,8 +313,10 @@ def writable_folders(cwd: Path, temp: Path | None = None) -> list[str]:
 
 
 def protected(cwd: Path) -> list[str]:
-    """The paths inside the working folder that stay read-only."""
-    return [os.path.join(os.path.realpath(cwd), name) for name in PROTECTED]
+    """The paths inside the working folder that stay read-only: the protected names at its top, and those found in
+    the folders below (a nested repository's .git, a package's .claude)."""
+    top = [os.path.join(os.path.realpath(cwd), name) for name in PROTECTED]
+    return top + sorted(path for path, name, _ in _walk(cwd) if name in PROTECTED and path not in top)
 
 
 def hidden(private: bool = False) -> list[str]:
@@ -302,7 +339,7 @@ def private_files() -> list[str]:
 
 
 def command(kind: str, argv: list[str], writes: list[str], protect: list[str], network: bool,
-            private: bool = False) -> list[str]:
+            private: bool = False, hide: list[str] = ()) -> list[str]:
     """argv started inside the sandbox of this kind: the trampoline (Linux) or sandbox-exec (macOS).
 
     The trampoline runs as a module with -I -S (paths.program, as processes.trampoline): the working folder,
@@ -315,6 +352,7 @@ def command(kind: str, argv: list[str], writes: list[str], protect: list[str], n
     options = [part for folder in writes for part in ("--write", folder)]
     options += [part for path in protect for part in ("--protect", path)]
     covered = [p for p in hidden(private) if not any(Path(w).is_relative_to(p) for w in writes)]  # never the folder itself
+    covered += list(hide)
     options += [part for path in covered for part in ("--hide", path)]
     options += [] if network else ["--no-network"]
     return [*paths.program("ankit.safety.confine"), *options, "--", *argv]

@@ -11,11 +11,12 @@ of folders records nothing about what was trusted, so those folders are asked ag
 
 import hashlib
 import json
+import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
 from ankit.safety import statefiles
-from ankit.safety.digests import file_digest, folder_digest
+from ankit.safety.digests import file_digest, folder_digest, named_files
 from ankit.claude import settings as claude
 
 TRUST_FILE = "trusted.json"
@@ -80,19 +81,31 @@ def describe(held: dict, tools: list[Path], cwd: Path) -> list[str]:
     servers = mcp.get("servers") if isinstance(mcp.get("servers"), dict) else {}
     for name, server in servers.items():
         server = server if isinstance(server, dict) else {"?": server}
+        named = []
         if "url" in server and "command" not in server:
             line = f"connect to the MCP server {name} at {server['url']}"
         else:
-            args = " ".join(map(str, server.get("args") or [])) if isinstance(server.get("args"), list) else ""
-            line = f"start the MCP server {name}: {server.get('command', '?')} {args}".rstrip()
+            words = [str(server.get("command", "?")), *map(str, server.get("args") or [] if isinstance(
+                server.get("args"), list) else [])]
+            line = f"start the MCP server {name}: {' '.join(words)}".rstrip()
+            named = _named(name, words, cwd)
         rest = {k: v for k, v in server.items() if k not in ("command", "args", "url")}
         lines.append(line + (f" with {json.dumps(rest, ensure_ascii=False, sort_keys=True)}" if rest else ""))
+        lines += named
     lines += [f"set mcp.{key} = {json.dumps(value, ensure_ascii=False)}" for key, value in mcp.items() if key != "servers"]
     for key, value in held.items():
         if key != "mcp":
             lines.append(f"set {key} = {json.dumps(value, ensure_ascii=False)}")
     lines += [f"load the tool module {p.relative_to(cwd)}" for p in tools]
     return lines
+
+
+def _named(name: str, words: list[str], cwd: Path) -> list[str]:
+    """One line per project file an MCP server's command names (`python3 srv.py`, `node ./dist/index.js`), with
+    its digest: a `git pull` that changes the server's code asks again, as one that changes its command does."""
+    root = cwd.resolve()
+    return [f"run {p.relative_to(root)}, which the MCP server {name} names (sha256 {file_digest(p)})"
+            for p in named_files(shlex.join(words), root)]
 
 
 def runs(cwd: Path) -> list[str]:

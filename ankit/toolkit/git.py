@@ -23,7 +23,7 @@ data, so every call neutralises them (git's -c settings reach the git processes 
   or core.sshCommand is a program); gc.auto=0 and maintenance.auto=false: no background maintenance.
 """
 
-__all__ = ["git", "run", "require_repo", "revision", "explain", "cap"]
+__all__ = ["git", "run", "require_repo", "revision", "explain", "cap", "files", "leaving_out"]
 
 import os
 import re
@@ -196,3 +196,23 @@ def cap(text: str, limit: int = OUTPUT_CAP) -> str:
     if len(text) <= limit:
         return text
     return text[:limit] + f"\n[... {len(text) - limit} characters cut; narrow it with path, or use stat]"
+
+
+def files(ctx, *args: str) -> list[Path]:
+    """The files a diff or show would print (`git ARGS --name-only`, ARGS ending with `--` and any pathspec), as
+    absolute paths: what a git tool's touches() declares it reads."""
+    top = Path(git(ctx, "rev-parse", "--show-toplevel").strip())
+    end = args.index("--") if "--" in args else len(args)
+    names = git(ctx, *args[:end], "--name-only", *args[end:])
+    return [top / line for line in names.splitlines() if line.strip()]
+
+
+def leaving_out(ctx) -> list[str]:
+    """Pathspecs leaving out of a diff the files the settings' rules deny reading (ctx.withheld), each named from
+    the repository's top: `:(top,exclude,literal)secrets/key.txt`."""
+    withheld = getattr(ctx, "withheld", None)
+    if not withheld:
+        return []
+    top = Path(git(ctx, "rev-parse", "--show-toplevel").strip())
+    return [f":(top,exclude,literal){Path(p).relative_to(top).as_posix()}" for p in sorted(withheld)
+            if Path(p).is_relative_to(top) and Path(p) != top]

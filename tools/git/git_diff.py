@@ -25,14 +25,28 @@ examples = ["show me the diff of my changes", "what is staged for commit", "diff
 
 
 def touches(args: dict, ctx) -> dict:
-    """The path it is limited to, else the repository; it runs git."""
-    return {"reads": [args["path"]] if args.get("path") else ["."], "runs": ["git"]}
+    """Every file whose diff it would print (a file the settings' rules deny reading is left out); it runs git."""
+    spec = ["--"] + ([args["path"]] if args.get("path") else [])
+    if args.get("ref"):
+        found = gitlib.files(ctx, "diff", gitlib.revision(args["ref"]), *spec)
+    else:
+        which = args.get("which") or "both"
+        found = [*(gitlib.files(ctx, "diff", "--cached", *spec) if which in ("both", "staged") else []),
+                 *(gitlib.files(ctx, "diff", *spec) if which in ("both", "unstaged") else [])]
+    return {"reads": found, "runs": ["git"], "withholds": True}
 
 
 def run(args: dict, ctx) -> str:
-    """The requested diffs, each under a heading."""
+    """The requested diffs, each under a heading; files the settings' rules deny reading left out, and said."""
     gitlib.require_repo(ctx)
-    extra = (["--stat"] if args.get("stat") else []) + ["--"] + ([args["path"]] if args.get("path") else [])
+    left = gitlib.leaving_out(ctx)
+    extra = (["--stat"] if args.get("stat") else []) + ["--"] + ([args["path"]] if args.get("path") else []) + left
+    note = f"\n[{len(left)} files left out: the settings' rules deny reading them]" if left else ""
+    return _diffs(args, ctx, extra) + note
+
+
+def _diffs(args: dict, ctx, extra: list[str]) -> str:
+    """The diffs asked for (against a ref, or staged and unstaged under headings), git's extra words added."""
     if args.get("ref"):
         ref = gitlib.revision(args["ref"])
         out = gitlib.git(ctx, "diff", ref, *extra)

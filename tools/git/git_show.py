@@ -26,9 +26,13 @@ examples = ["show the last commit", "what changed in commit abc123", "show me co
 
 
 def touches(args: dict, ctx) -> dict:
-    """The file it shows at the commit, or the path its diff is limited to, else the repository; it runs git."""
-    named = [p.removeprefix("./") for p in (args.get("file_at_ref"), args.get("path")) if p]
-    return {"reads": named or ["."], "runs": ["git"]}
+    """The file it shows at the commit (refused when the rules deny reading it), or every file of the commit's
+    diff (one the rules deny is left out); it runs git."""
+    if args.get("file_at_ref"):
+        return {"reads": [args["file_at_ref"].removeprefix("./")], "runs": ["git"]}
+    ref = gitlib.revision(args.get("ref") or "HEAD")
+    found = gitlib.files(ctx, "show", "--format=", ref, "--", *([args["path"]] if args.get("path") else []))
+    return {"reads": found, "runs": ["git"], "withholds": True}
 
 
 def run(args: dict, ctx) -> ToolOutput:
@@ -41,8 +45,10 @@ def run(args: dict, ctx) -> ToolOutput:
     head = "commit %H%nAuthor: %an <%ae>%nDate:   %ad%n%n%B"
     argv = ["show", f"--format=%x1e{head}%x1e", "--date=iso"]
     argv += ["--stat"] if args.get("stat") else ["--patch", "--stat"]
-    argv += [ref, "--"] + ([args["path"]] if args.get("path") else [])
-    raw = gitlib.git(ctx, *argv)
+    left = gitlib.leaving_out(ctx)
+    argv += [ref, "--"] + ([args["path"]] if args.get("path") else []) + left
+    raw = gitlib.git(ctx, *argv) or gitlib.git(ctx, *argv[:3], "--no-patch", ref)  # all its files left out
+    raw += f"\n[{len(left)} files left out: the settings' rules deny reading them]" if left else ""
     _, shown, diff = (raw + "\x1e\x1e").split("\x1e", 2)
     diff = diff.rstrip("\x1e").strip("\n")
     fields = dict(zip(("commit", "author", "date"), (line.split(maxsplit=1)[-1] for line in shown.split("\n", 3)[:3])))
