@@ -11,6 +11,8 @@
 
 import re
 
+from ankit.safety.envnames import inert  # the one list of environment names known inert
+
 NAME = re.compile(r"[A-Za-z_]\w*")
 
 # Builtins that run a string, change what later commands run (aliases, functions, traps, the command hash, shell
@@ -18,12 +20,6 @@ NAME = re.compile(r"[A-Za-z_]\w*")
 CHANGES_SHELL = {"eval", "source", ".", "exec", "alias", "unalias", "trap", "enable", "hash", "shopt", "declare",
                  "typeset", "local", "readonly", "let", "mapfile", "readarray", "getopts", "compgen", "complete",
                  "compopt", "bind", "fc", "history", "unset", "caller"}
-# Environment names whose values no shell, loader or interpreter runs or reads code from (an allow-list: PATH,
-# HOME, BASH_ENV, ENV, LD_PRELOAD, PYTHONSTARTUP, PERL5OPT, NODE_OPTIONS, GIT_* and every other name are not).
-INERT_ENV = {"LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "LC_MESSAGES", "LC_COLLATE", "LC_NUMERIC", "LC_TIME",
-             "LC_MONETARY", "TZ", "NO_COLOR", "FORCE_COLOR", "CLICOLOR", "CLICOLOR_FORCE", "COLUMNS", "LINES", "CI",
-             "PYTHONUNBUFFERED", "PYTHONDONTWRITEBYTECODE", "PYTHONHASHSEED", "PYTHONIOENCODING", "PYTHONUTF8",
-             "RUST_BACKTRACE", "NODE_ENV", "SOURCE_DATE_EPOCH", "GIT_TERMINAL_PROMPT"}
 POSIX_SHELLS = {"sh", "bash", "dash", "ash", "ksh", "mksh", "rbash", "yash"}
 SHELLS = {"sh", "bash", "zsh", "dash", "ksh", "mksh", "fish", "ash", "busybox", "rbash", "yash", "tcsh", "csh"}
 INTERPRETERS = {"python", "python2", "python3", "pypy", "pypy3", "node", "nodejs", "deno", "bun", "ruby", "perl",
@@ -57,14 +53,14 @@ FIND_EXEC = {"-exec", "-execdir", "-ok", "-okdir"}
 def settable(name: str) -> bool:
     """Whether the shell may set this variable without exporting anything that runs code: a lower-case name
     (no shell reads one) other than the proxy settings, or an inert one."""
-    return (bool(re.fullmatch(r"[a-z_][a-z0-9_]*", name)) and "proxy" not in name) or name in INERT_ENV
+    return (bool(re.fullmatch(r"[a-z_][a-z0-9_]*", name)) and "proxy" not in name) or inert(name)
 
 
 def unmodeled(program: str, args: list[str]) -> str:
     """Why a program's words are not a command line ankit models ("" when they are)."""
     if program in CHANGES_SHELL:
         return f"{program}, which runs a string or changes what later commands run"
-    if program == "export" and not all(NAME.fullmatch(a.split("=", 1)[0]) and a.split("=", 1)[0] in INERT_ENV
+    if program == "export" and not all(NAME.fullmatch(a.split("=", 1)[0]) and inert(a.split("=", 1)[0])
                                        for a in args if a != "-p"):
         return "export of a variable not known to be inert"
     if (program in ("test", "[") and {"-v", "-R"} & set(args)) or (program == "printf" and args

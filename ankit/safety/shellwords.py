@@ -15,7 +15,8 @@ import re
 from dataclasses import dataclass, field
 
 from ankit.safety import wrappers
-from ankit.safety.programs import (FIND_EXEC, INERT_ENV, INTERPRETERS, NAME, POSIX_SHELLS, SHELLS, STRING_RUNNERS,
+from ankit.safety.envnames import inert
+from ankit.safety.programs import (FIND_EXEC, INTERPRETERS, NAME, POSIX_SHELLS, SHELLS, STRING_RUNNERS,
                                    TAKES_FIRST, WRAPPER_SHELLS, WRAPPERS, has_option, options_end, settable,
                                    shell_code, unmodeled)
 
@@ -186,7 +187,7 @@ class _Parser:
                 self.result.doubt("a for loop over a variable ankit does not know to be inert")
             return
         for word in command.assigns:
-            if word.subscript or (word.name not in INERT_ENV and (command.words or not settable(word.name))):
+            if word.subscript or (not inert(word.name) and (command.words or not settable(word.name))):
                 self.result.doubt(f"the assignment {word.name}=, which is not known to be inert")
         if not command.words:
             return
@@ -259,7 +260,7 @@ class _Parser:
                 split = [t[2:] if t.startswith("-S") else t for t in texts if t not in ("-S", "--split-string")]
                 return self._code(_Word(" ".join(split)), depth)
         while program in ("env", "time") and start < len(rest) and "=" in texts[start]:  # any word with =, for env
-            if texts[start].split("=", 1)[0] not in INERT_ENV:
+            if not inert(texts[start].split("=", 1)[0]):
                 self.result.doubt(f"the assignment {texts[start].split('=', 1)[0]}=, which is not known to be inert")
             start += 1
         if start < len(rest):
