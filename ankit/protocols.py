@@ -144,9 +144,12 @@ class WindowSource(Protocol):
 
 
 class SessionStore(Protocol):
-    """Where a session is written after every turn; raises AnkitError with one line when it cannot be."""
+    """Where a session is written after every turn, and its turn so far kept after each round; raises AnkitError
+    with one line when it cannot be."""
 
     def save(self, data: SessionData) -> Path: ...
+
+    def save_progress(self, data: SessionData) -> None: ...
 
 
 class Undone(Protocol):

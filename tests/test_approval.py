@@ -54,7 +54,7 @@ def test_no_declines_and_tells_the_model_not_to_retry(tmp_path):
     shown = out.getvalue()
     assert "edit_file wants to run:" in shown
     assert "  --- a/notes.txt\n  +++ b/notes.txt\n  @@ -1 +1 @@\n  -hello\n  +hello world\n" in shown
-    assert ask.questions == ["[y]es / [N]o / [a]lways for this session / [q]uit turn / [r]efuse with a reason? "]
+    assert ask.questions == ["[y]es / [N]o / [a]lways for this session / [q]uit turn /\n[r]efuse with a reason? "]
 
 
 @pytest.mark.parametrize("answers, told", [(["n because the tests are slow"], "because the tests are slow"),
@@ -155,4 +155,4 @@ def test_a_note_colours_its_label_only_and_the_question_carries_no_readline_mark
     call = ToolCall("c1", "write_file", '{"path": "../outside.txt", "content": "x"}')
     run_call(call, BY_NAME["write_file"], ToolContext(cwd=tmp_path / "work"), approve)
     assert f"  {YELLOW}NOTE:{RESET} outside the working folder" in out.getvalue()
-    assert ask.questions == [f"{BOLD}[y]es / [N]o / [a]lways for this session / [q]uit turn / [r]efuse with a reason? {RESET}"]
+    assert ask.questions == [f"{BOLD}[y]es / [N]o / [a]lways for this session / [q]uit turn /\n[r]efuse with a reason? {RESET}"]

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from ankit.safety.sandbox import support
-from tests.helpers import local_model_server, pids_started, process_gone, stubborn_server
+from conftest import fixture_parts, openai_sse
+from tests.helpers import local_model_server, pids_started, process_gone, stubborn_server, wait_for
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -584,3 +585,29 @@ def test_two_servers_whose_tools_would_share_a_name_are_told_apart_said_and_both
             "mcp__a_b__...") in done.stderr
     results = {m["tool_call_id"]: m["content"] for m in provider_server.requests[1].json["messages"] if m["role"] == "tool"}
     assert results == {"c1": "called b__c", "c2": "called c"}
+
+
+def test_a_run_killed_in_its_second_round_keeps_the_question_and_the_first_rounds_results(provider_server, tmp_path):
+    """A turn is kept round by round beside its session: SIGKILL (the OOM killer, a closed laptop) loses at most
+    the round under way; --continue goes on with the question and the calls already made."""
+    (tmp_path / "work").mkdir()
+    (tmp_path / "work" / "notes.txt").write_text("kept\n")
+    provider_server.push_openai(text="an earlier answer")
+    assert ankit(tmp_path, "--base-url", provider_server.url + "/v1", "-p", "hello").returncode == 0
+    provider_server.push_openai(tool_calls=[("c1", "read_file", '{"path": "notes.txt"}')])
+    provider_server.push(fixture_parts(openai_sse(text="never")), delay=provider_server.gate())  # round 2 hangs
+    run = subprocess.Popen([sys.executable, "-m", "ankit", "--base-url", provider_server.url + "/v1", "--continue",
+                            "-p", "read my notes"], cwd=tmp_path / "work", env=env_for(tmp_path),
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_for(lambda: len(provider_server.requests) == 3, timeout=60)
+    finally:
+        run.kill()
+        run.wait()
+    provider_server.push_openai(text="went on")
+    done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "--continue", "-p", "and then?")
+    assert done.returncode == 0 and done.stdout == "went on\n", done.stderr
+    sent = [(m["role"], m.get("content") or "") for m in provider_server.requests[-1].json["messages"][1:]]
+    assert [role for role, _ in sent] == ["user", "assistant", "user", "assistant", "tool", "user"]
+    assert sent[2][1] == "read my notes" and "kept" in sent[4][1] and sent[5][1] == "and then?"
+    assert len(list((tmp_path / "state" / "ankit" / "sessions").glob("*.jsonl"))) == 1

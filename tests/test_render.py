@@ -51,6 +51,7 @@ def test_piped_view_writes_no_escape_codes():
                     '· read_file(path="a.txt")\n'
                     "  ⎿ line 1 · 3 lines\n"
                     "  ✗ Error: no such file\n"
+                    "    more\n"
                     "ankit: the oldest 2 messages no longer fit\n"
                     "1.2s · gpt-4o · 1.2k in (83% cached) · 56 out\n")
 
@@ -86,8 +87,8 @@ def test_tool_lines_fit_the_terminal_width(monkeypatch):
     view.tool_start(ToolCall("c1", "write_file", '{"path": "a/long/path/to/some/file.txt", "content": "x"}'))
     view.tool_end(ToolResult("c1", "write_file", "wrote a/long/path/to/some/file.txt (120 lines)\nmore"))
     lines = out.getvalue().splitlines()
-    assert lines == ['· write_file(path="a/long/path/to/some/…', "  ⎿ wrote a/long/path/to/som… · 2 lines"]
-    assert all(len(line) <= 40 for line in lines)
+    assert lines == ['· write_file(path="a/long/path/to/some…', "  ⎿ wrote a/long/path/to/so… · 2 lines"]
+    assert all(len(line) <= 39 for line in lines)  # the last column kept free: a full line never wraps again
 
 
 def test_clip():

@@ -43,8 +43,8 @@ USAGE = {"prompt_tokens": 1234, "completion_tokens": 56, "total_tokens": 1290,
 class Terminal:
     """`python -m ankit` on a pty: type into it and read what it shows, each wait bounded."""
 
-    def __init__(self, argv: list[str], env: dict, cwd: Path):
-        self.process, self.fd = spawn_on_pty([sys.executable, "-m", "ankit", *argv], env, cwd, cols=200)
+    def __init__(self, argv: list[str], env: dict, cwd: Path, cols: int = COLUMNS):
+        self.process, self.fd = spawn_on_pty([sys.executable, "-m", "ankit", *argv], env, cwd, cols=cols)
         self.decoder = codecs.getincrementaldecoder("utf-8")("replace")
         self.held = ""  # an unfinished sequence at the end of the last read, kept for the next one
         self.raw = b""  # everything shown, as sent
@@ -224,7 +224,8 @@ def run(home, provider_server):
     """Start ankit on a pty against the loopback server: run(*argv, colour=False, **env changes)."""
     started: list[Terminal] = []
 
-    def start(*argv: str, colour: bool = False, server: bool = True, cwd: Path | None = None, **changes: str) -> Terminal:
+    def start(*argv: str, colour: bool = False, server: bool = True, cwd: Path | None = None, cols: int = COLUMNS,
+              **changes: str) -> Terminal:
         env = {"HOME": str(home), "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "TERM": "xterm",
                "XDG_CONFIG_HOME": str(home / "config"), "XDG_STATE_HOME": str(home / "state"),
                "XDG_DATA_HOME": str(home / "data"), "LANG": "C.UTF-8",
@@ -234,7 +235,7 @@ def run(home, provider_server):
         if server:
             env.update(ANKIT_PROVIDER="local", ANKIT_BASE_URL=provider_server.url + "/v1", ANKIT_MODEL="gpt-4o")
         env.update(changes)
-        terminal = Terminal(list(argv), env, cwd or home / "work")
+        terminal = Terminal(list(argv), env, cwd or home / "work", cols)
         started.append(terminal)
         return terminal
 
@@ -1273,3 +1274,62 @@ def test_a_session_from_another_folder_resumed_here_says_where_it_ran(run, provi
     stay.prompt()
     assert f"to work there: /exit, then cd {other} && ankit --resume {path.stem}" in " ".join(stay.seen.split())
     assert stay.finish() == 0
+
+
+def shown_since(term: Terminal, mark: str) -> list[str]:
+    """The lines shown after the last `mark`, escapes removed."""
+    return term.seen[term.seen.rindex(mark):].split("\n")[1:]
+
+
+@pytest.mark.parametrize("cols", [60, 80, 120])
+def test_listings_truncate_inside_their_row_and_questions_wrap_between_answers(run, provider_server, cols):
+    provider_server.push_openai(tool_calls=[("c1", "write_file", json.dumps(
+        {"path": "notes/a-rather-long-folder-name/today.txt", "content": "col1\tcol2\n"}))])
+    provider_server.push_openai(text="Not written.")
+    term = run(cols=cols)
+    term.line("/tools")
+    term.expect("/tools GROUP lists a group's tools.")
+    listing = shown_since(term, "> /tools")[:-1]
+    assert all(len(line) < cols for line in listing), listing
+    rows = [line for line in listing if line.startswith("  ") and not line.startswith("  (")]
+    assert all(re.match(r"  [a-z_]+ +\d+ tools? ", row) for row in rows), rows  # no row spills a stray piece
+    term.line("write it")
+    term.expect("[r]efuse with a reason? ")  # the answers' last line, whole
+    asked = shown_since(term, "wants to run:")
+    assert all(len(line) < cols for line in asked), asked
+    asked = [line.replace("\x07", "") for line in asked]  # the bell that rings as it asks
+    first = next(i for i, line in enumerate(asked) if line.startswith("[y]es"))
+    assert " ".join(asked[first:]) == "[y]es / [N]o / [a]lways for this session / [q]uit turn / [r]efuse with a reason? "
+    assert "[a]lways covers: every write_file call inside the working folder" in " ".join(" ".join(asked).split())
+    term.answer("n")
+    term.expect("why not?")
+    term.type("\r")
+    term.expect("Not written.")
+    assert term.finish() == 0
+
+
+def test_a_tab_in_output_shows_as_a_space_and_a_run_code_error_once_on_several_lines(run, provider_server, home):
+    (home / "config" / "ankit").mkdir(parents=True, exist_ok=True)
+    (home / "config" / "ankit" / "config.toml").write_text('code_mode = "on"\n')
+    program = "print('a\\tb')\nraise ValueError('bad value')"
+    provider_server.push_openai(tool_calls=[("c0", "run_command", json.dumps({"command": "printf 'x\\ty\\n'"})),
+                                            ("c1", "run_code", json.dumps({"code": program}))])
+    provider_server.push_openai(text="Both ran.")
+    term = run("--yes", cols=80)
+    term.line("run them")
+    term.expect("Both ran.")
+    shown = term.seen[term.seen.index("> run them"):]
+    assert "    x y\n" in shown and "^I" not in shown
+    assert "✗ the program exited with code 1 (0 tool calls); it printed:\n    a b\n    Traceback" in shown
+    assert shown.count("ValueError: bad value") == 1 and "^J" not in shown
+    assert term.finish() == 0
+
+
+def test_alt_enter_and_ctrl_j_insert_a_newline_and_enter_sends(run, provider_server):
+    provider_server.push_openai(text="Three lines read.")
+    term = run()
+    term.prompt()
+    term.type("one\x1b\rtwo\nthree\r")  # Alt-Enter sends ESC CR; Ctrl-J is LF
+    term.expect("Three lines read.")
+    assert provider_server.requests[0].json["messages"][-1]["content"] == "one\ntwo\nthree"
+    assert term.finish() == 0

@@ -186,19 +186,21 @@ def test_landlock_alone_protects_git_when_namespaces_are_not_used(places):
 
 
 @needs_landlock
-def test_sockets_that_reach_outside_are_hidden(places):
+def test_sockets_that_reach_outside_are_hidden(places, monkeypatch):
     work, temp, _ = places
     runtime = temp / "run"
     runtime.mkdir()
     listeners = []
     for path in (runtime / "bus", temp / "docker.sock"):
         server = socket.socket(socket.AF_UNIX)
-        server.bind(str(path))
+        monkeypatch.chdir(path.parent)  # a socket's address is at most 107 bytes: named from its folder, so the
+        server.bind(path.name)          # temporary folder's length does not matter
         server.listen(1)
         listeners.append(server)
-    code = ("import socket, sys\n"
+    code = ("import os, socket, sys\n"
             "for path in sys.argv[1:]:\n"
-            "    try: socket.socket(socket.AF_UNIX).connect(path); print('reached')\n"
+            "    try: os.chdir(os.path.dirname(path)); socket.socket(socket.AF_UNIX).connect(os.path.basename(path)); "
+            "print('reached')\n"
             "    except OSError as exc: print(exc.errno)\n")
     (temp / "reach.py").write_text(code)
     reach = f"{sys.executable} {temp}/reach.py {runtime}/bus {temp}/docker.sock"

@@ -284,3 +284,16 @@ def test_a_trusted_folders_mcp_server_whose_code_changes_is_not_started(provider
     done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "-p", "hi")
     assert "it changed since you trusted it" in done.stderr, done.stderr
     assert "v2" not in marker.read_text()  # the changed server never started
+
+
+def test_python_m_ankit_in_a_folder_never_imports_the_folders_modules(provider_server, tmp_path):
+    """`python3 -m ankit` puts the working folder first on sys.path: a repository's shlex.py or tomllib.py (modules
+    ankit imports after it starts) would run before any trust question."""
+    work = tmp_path / "work"
+    work.mkdir()
+    for module in ("shlex", "tomllib", "sqlite3", "difflib", "secrets"):
+        (work / f"{module}.py").write_text(f"open({str(tmp_path / ('RAN_' + module))!r}, 'w').write('x')\n")
+    provider_server.push_openai(text="fine")
+    done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "-p", "hi")
+    assert done.returncode == 0 and done.stdout == "fine\n", done.stderr
+    assert not list(tmp_path.glob("RAN_*"))

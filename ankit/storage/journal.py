@@ -4,6 +4,11 @@ A save at turn 200 costs what a save at turn 2 does, a crash mid-write loses at 
 (a reader skips it, and the next append starts on a fresh line), and two processes continuing one session both
 keep their turns: each appends what it added, never rewriting what the other wrote. Only a history changed in
 place (/clear, /compact, /retry) is rewritten whole, atomically.
+
+A turn in progress is kept apart until it ends (`Progress`): its lines so far sit in a hidden `.ID.turn` file
+beside the session, locked by the process running the turn, and go into the session file whole at its end, so a
+second process's turn never lands inside it. A process killed mid-turn leaves the file unlocked; the next
+reader of the folder adds its lines to the session (`recover`), so the question and the calls made are kept.
 """
 
 import contextlib
@@ -84,3 +89,56 @@ def repair(messages: list[Message]) -> int:
             answered += len(missing)
         index += 1
     return answered
+
+
+class Progress:
+    """The lines of the turns under way in this process, one locked `.ID.turn` file per session."""
+
+    def __init__(self):
+        self.files: dict[Path, int] = {}  # the session file's path -> the locked descriptor of its turn file
+
+    def keep(self, path: Path, lines: list[str]) -> None:
+        """Replace what the turn file of the session at path holds with lines (flushed to disk)."""
+        fd = self.files.get(path)
+        if fd is None:
+            fd = statefiles.open_private(turn_file(path))
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            self.files[path] = fd
+        data = "".join(line + "\n" for line in lines).encode("utf-8", "replace")
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, data, 0)
+        os.fsync(fd)
+
+    def drop(self, path: Path) -> None:
+        """The turn's lines are going into the session file: its turn file goes (before they are written)."""
+        fd = self.files.pop(path, None)
+        if fd is not None:
+            with contextlib.suppress(OSError):
+                turn_file(path).unlink()
+            os.close(fd)
+
+
+def turn_file(path: Path) -> Path:
+    """Where the turn under way of the session at path is kept."""
+    return path.with_name(f".{path.stem}.turn")
+
+
+def recover(folder: Path) -> None:
+    """Add each turn file that no live process holds (its turn was killed) to its session file."""
+    for turn in folder.glob(".*.turn"):
+        path = folder / f"{turn.stem[1:]}.jsonl"
+        try:
+            fd = statefiles.open_private(turn, os.O_RDWR)
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            lines = os.pread(fd, os.fstat(fd).st_size, 0).decode("utf-8", "replace").splitlines()
+            with locked(path):
+                turn.unlink()
+                if lines:
+                    append(path, lines)
+        except OSError:  # held by the process running the turn, or gone meanwhile
+            pass
+        finally:
+            os.close(fd)

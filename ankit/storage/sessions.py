@@ -188,6 +188,7 @@ class SessionStore:
         self.warn = warn or (lambda text: print(f"ankit: {text}", file=sys.stderr))
         self.scrubber = scrubber  # None: the environment's secrets as they are at each save
         self.marks: dict[str, journal.Mark] = {}  # what each session's file holds, as last read or written here
+        self.progress = journal.Progress()  # the turns under way here, kept apart until they end
 
     def save(self, data: SessionData) -> Path:
         """Append what is new since the last save (or write the whole file atomically when the history was
@@ -205,22 +206,43 @@ class SessionStore:
         except (OSError, TypeError, ValueError, RecursionError) as error:
             raise AnkitError(f"could not save session {data.id} ({error}); the previous copy is kept") from None
 
+    def save_progress(self, data: SessionData) -> None:
+        """Mid-turn: what a save would add now, kept beside the session file until the turn's save (a session
+        not yet on disk, or whose history changed in place, is saved as usual)."""
+        path = self.folder / f"{data.id}.jsonl"
+        line = self._liner()
+        mark = self.marks.get(data.id)
+        try:
+            if mark is None or not path.is_file() or not path.stat().st_size or not self._extends(mark, data, line):
+                self.save(data)
+                return
+            self.progress.keep(path, self._tail(data, mark, _mark(data, line), line))
+        except (OSError, TypeError, ValueError, RecursionError) as error:
+            raise AnkitError(f"could not keep session {data.id}'s turn so far ({error})") from None
+
     def _save(self, data: SessionData, path: Path) -> Path:
         line = self._liner()
         mark, new = self.marks.get(data.id), _mark(data, line)
+        self.progress.drop(path)
         if mark is None or not path.stat().st_size or not self._extends(mark, data, line):
             self._rewrite(data, path)
         else:
-            lines = [new.header] if new.header != mark.header else []
-            lines += [line(message_entry(m)) for m in data.messages[mark.messages:]]
-            lines += [line({"type": "round", **r.to_dict()}) for r in data.rounds[mark.rounds:]]
-            lines += [line(run_entry(run)) for run in data.subagents[mark.subagents:]]
-            lines += [new.activated] if new.activated != mark.activated else []
-            lines += [new.todos or line(_todos_entry(data))] if new.todos != mark.todos else []
+            lines = self._tail(data, mark, new, line)
             if lines:
                 journal.append(path, lines)
         self.marks[data.id] = new
         return path
+
+    @staticmethod
+    def _tail(data: SessionData, mark: journal.Mark, new: journal.Mark, line) -> list[str]:
+        """The lines that bring the file from mark to data."""
+        lines = [new.header] if new.header != mark.header else []
+        lines += [line(message_entry(m)) for m in data.messages[mark.messages:]]
+        lines += [line({"type": "round", **r.to_dict()}) for r in data.rounds[mark.rounds:]]
+        lines += [line(run_entry(run)) for run in data.subagents[mark.subagents:]]
+        lines += [new.activated] if new.activated != mark.activated else []
+        lines += [new.todos or line(_todos_entry(data))] if new.todos != mark.todos else []
+        return lines
 
     def _liner(self):
         """One file line for a JSON object, scrubbed."""
@@ -242,6 +264,7 @@ class SessionStore:
         """Session files, most recently saved first."""
         if not self.folder.is_dir():
             return []
+        journal.recover(self.folder)  # the turns of runs killed mid-turn join their sessions
         paths = [p for p in self.folder.glob("*.jsonl") if not p.name.startswith(".")]
         return sorted(paths, key=lambda p: (p.stat().st_mtime_ns, p.stem), reverse=True)
 

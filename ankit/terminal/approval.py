@@ -7,7 +7,7 @@ from contextlib import nullcontext
 
 from ankit.errors import Cancelled
 from ankit.safety.policy import Policy
-from ankit.safety.visible import visible, visible_line
+from ankit.safety.visible import visible, visible_line, wrap_note
 from ankit.terminal.keys import Keys
 from ankit.terminal.notify import Notifier
 from ankit.terminal.render import BOLD, CYAN, DIM, GREEN, RED, YELLOW, TerminalView, paint
@@ -67,6 +67,19 @@ def _styled(row: str, diff: bool, colour: bool) -> str:
     return lead + paint("NOTE:", YELLOW, colour) + body[5:]
 
 
+def question_lines(question: str, width: int, room: int = len("refuse ")) -> str:
+    """A question broken between its answers (" / ") to the width, leaving room after its last line for the answer:
+    an answer ("[q]uit turn", "[r]efuse") is never split."""
+    width, lines = max(width - room, 20), [""]
+    for item in question.rstrip().split(" / "):
+        if lines[-1] and len(f"{lines[-1]} / {item}") > width:
+            lines[-1] += " /"
+            lines.append(item)
+        else:
+            lines[-1] = f"{lines[-1]} / {item}" if lines[-1] else item
+    return "\n".join(lines) + question[len(question.rstrip()):]
+
+
 class Approver:
     """The REPL's approval callback: shows the preview and what [a]lways would cover, and asks; 'always' is
     remembered by the policy engine (ankit/safety/policy.py) as narrowly as it can be."""
@@ -90,8 +103,8 @@ class Approver:
             for line in preview_lines(tool, args, preview, self.view.colour, self.view.width(), rows):
                 self.view.write(line + "\n")
             covers = self.policy.coverage(tool.name, args, tool.exact_grant(args, None))
-            self.view.write(paint(visible_line(f"[a]lways covers: {covers}")[: self.view.width() - 1], DIM,
-                                  self.view.colour) + "\n")
+            covered = "\n".join(wrap_note(visible_line(f"[a]lways covers: {covers}"), self.view.width()))
+            self.view.write(paint(covered, DIM, self.view.colour) + "\n")
             if self.notify is not None:
                 self.notify.approval(visible_line(tool.name))
             answer, reason = self._answer()
@@ -120,7 +133,10 @@ class Approver:
         """A single key meant for the question (keys.answer); after n, a further key other than Enter starts the
         reason."""
         self.view.at_line_start = False  # the question is on the line until it is answered
-        key = self.keys.answer(paint(QUESTION, BOLD, self.view.colour), KEYS, "press y, n, a, q or r (Enter: no)")
+        head, _, last = question_lines(QUESTION, self.view.width()).rpartition("\n")
+        if head:
+            self.view.write(paint(head, BOLD, self.view.colour) + "\n")
+        key = self.keys.answer(paint(last, BOLD, self.view.colour), KEYS, "press y, n, a, q or r (Enter: no)")
         answer = KEYS[key]
         self.view.write(("refuse" if answer == "reason" else answer) + "\n")
         return answer, (None if key == "n" else "")  # after n a reason may follow
@@ -128,7 +144,7 @@ class Approver:
     def _typed(self) -> tuple[str, str]:
         """A typed line (not a terminal): "n because ..." carries its reason."""
         while True:
-            reply = self.ask(paint(QUESTION, BOLD, self.view.colour)).strip()
+            reply = self.ask(paint(question_lines(QUESTION, self.view.width()), BOLD, self.view.colour)).strip()
             self.view.at_line_start = True  # the user's Enter ended the line
             word, _, rest = reply.partition(" ")
             answer = ANSWERS.get(word.lower())

@@ -44,12 +44,25 @@ def _short(value, limit: int = 40) -> str:
     return json.dumps(text, ensure_ascii=False) if isinstance(value, str) else text
 
 
+ERROR_LINES = 12  # lines of a failed call's reason shown under its ✗ (the rest: /show)
+
+
+def shown_line(text: str) -> str:
+    """Outside text on one line of the screen: a tab as a space, every other control made visible."""
+    return visible_line(text.replace("\t", " "))
+
+
 def result_line(result: ToolResult, width: int = 80) -> str:
-    """The user's line about a finished call: its summary (or first line), an error in full up to 200 columns."""
+    """The user's line about a finished call: its summary (or first line); an error in full, its first line up to
+    200 columns and each further line under it (a program's traceback reads as one)."""
     lines = result.content.splitlines() or [""]
-    line, more = visible_line(result.summary or lines[0]), ""
     if result.is_error:
-        return f"  ✗ {clip(line, 200)}"  # the whole reason, wrapped if need be
+        reason = (result.summary or result.content).rstrip("\n").splitlines() or [""]
+        rest = [clip("    " + shown_line(line), width - 1) for line in reason[1:ERROR_LINES]]
+        more = len(reason) - ERROR_LINES
+        rest += [f"    … {more:,} more line{'s' if more != 1 else ''} (/show)"] if more > 0 else []
+        return "\n".join([f"  ✗ {clip(shown_line(reason[0]), 200)}", *rest])  # the first wrapped if need be
+    line, more = shown_line(result.summary or lines[0]), ""
     if not result.summary and len(lines) > 1:
         more = f" · {count(len(lines), 'line')}"
     return f"  ⎿ {clip(line, width - 5 - len(more))}{more}"
@@ -58,7 +71,7 @@ def result_line(result: ToolResult, width: int = 80) -> str:
 def output_head(text: str, width: int = 80, shown: int = HEAD_LINES) -> list[str]:
     """The first lines of a command's output under its result line, each clipped, then how many more /show has."""
     lines = text.rstrip("\n").splitlines()
-    head = [clip("    " + visible_line(line.rstrip("\r").rsplit("\r", 1)[-1]), width - 1) for line in lines[:shown]]
+    head = [clip("    " + shown_line(line.rstrip("\r").rsplit("\r", 1)[-1]), width - 1) for line in lines[:shown]]
     rest = len(lines) - shown
     return head + ([f"    … {rest:,} more line{'s' if rest != 1 else ''} (/show)"] if rest > 0 else [])
 

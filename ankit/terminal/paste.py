@@ -18,7 +18,7 @@ from ankit.terminal.wordwrap import columns
 MARK = "\x1f"  # what the macro types at a paste's start (unit separator: nobody types it)
 START, END = b"\x1b[200~", b"\x1b[201~"
 ON, OFF = "\033[?2004h", "\033[?2004l"
-BINDINGS = ("set enable-bracketed-paste off", r'"\e[200~": "\C-e\C-v\C-_\C-j"')
+BINDINGS = ("set enable-bracketed-paste off", r'"\e[200~": "\C-e\C-v\C-_\C-m"')
 PASTE_CAP = 32 * 1024 * 1024  # bytes of one paste kept; the rest is read and dropped
 LARGE_LINES, LARGE_CHARS = 10, 2000  # a paste above either is held as a placeholder
 QUIET = 5.0  # seconds without a byte that end a paste whose end mark never comes

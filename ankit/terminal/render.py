@@ -149,8 +149,9 @@ class TerminalView(View):
         return Markdown(self.colour, terminal_width if self.wrap else 0, layout=self.wrap)
 
     def width(self) -> int:
-        """The terminal's width in columns (80 when unknown)."""
-        return terminal_width()
+        """The columns a line may take: the terminal's width (80 when unknown) less one, kept free so a line that
+        fills it is never wrapped again by the terminal or by line()."""
+        return terminal_width() - 1
 
     def line(self, text: str = "", style: str = "") -> None:
         """Print one line on a fresh line; whatever outside text it holds is shown with controls visible; on a
@@ -160,7 +161,7 @@ class TerminalView(View):
 
     def _fitted(self, text: str) -> str:
         """ankit's own lines broken at spaces to the terminal's width (continued lines indented), on a terminal."""
-        width = self.width() - 1 if self.wrap else 0
+        width = self.width() if self.wrap else 0
         if not width or all(len(line) <= width for line in text.split("\n")):
             return text
         return "\n".join("\n".join(wrap_note(line, width)) for line in text.split("\n"))
@@ -200,8 +201,9 @@ class TerminalView(View):
         printed = running is not None and output is not None and bool(output.pieces)  # live output: a command's
         if output is not None and not printed:
             output.add(result.content)
-        self.line(result_line(result, self.width()), RED if result.is_error else DIM)
-        if printed:
+        shown = result_line(result, self.width())
+        self.line(shown, RED if result.is_error else DIM)
+        if printed and not (result.is_error and "\n" in shown):  # a reason of several lines holds what it printed
             for line in output_head(output.text(), self.width()):
                 self.line(line, DIM)
         self.waiting()  # the next round, or the next tool

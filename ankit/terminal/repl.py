@@ -78,8 +78,10 @@ class LineReader:
             for binding in paste.BINDINGS:  # a paste ends readline's line with a mark; _input reads the paste
                 rl.parse_and_bind(binding)
             self.pastes = paste.Pastes()
-            rl.parse_and_bind(r'"\C-x\C-e": "\C-a/edit \C-j"')  # the line so far goes to $EDITOR via /edit
-            rl.parse_and_bind(r'"\e[Z": "\C-a/mode --next \C-j"')  # Shift-Tab: the next mode; the line comes back
+            rl.parse_and_bind(r'"\C-x\C-e": "\C-a/edit \C-m"')  # the line so far goes to $EDITOR via /edit
+            rl.parse_and_bind(r'"\e[Z": "\C-a/mode --next \C-m"')  # Shift-Tab: the next mode; the line comes back
+            for keys in (r"\C-j", r"\e\C-m", r"\e\C-j"):  # Ctrl-J, Alt-Enter: a newline in the message (Enter sends)
+                rl.parse_and_bind(f'"{keys}": "\\C-v\\C-j"')
 
     def _completer(self, text: str, index: int) -> str | None:
         if index == 0:

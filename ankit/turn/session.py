@@ -148,6 +148,7 @@ class Session:
     system: str = field(default="", init=False)
     window_sure: bool = field(default=False, init=False)  # the window is the config's or the server's, not a guess
     _window: int = field(default=0, init=False, repr=False)
+    _unsaved: str = field(default="", init=False, repr=False)  # why the last save failed ("" once one succeeds)
     turn_no: int = field(default=0, init=False)
     id: str = field(default_factory=new_session_id)  # the provider may know it too (a prompt-cache key)
     created: str = field(default_factory=_now, init=False)
@@ -195,6 +196,7 @@ class Session:
             self.checkpoints.begin(self.id, self.turn_no, len(self.conversation.messages))
         self.conversation.add_user(text, images, added)
         try:
+            self.save(progress=True)  # kept as it goes (and after each round's calls): a kill loses one round at most
             answer = self._rounds()
             while (more := self.hooks.stop(self.id, answer)) is not None:  # a Stop hook sends the model back
                 self.conversation.messages.append(Message("user", more, added=[more]))
@@ -222,6 +224,7 @@ class Session:
                 self.view.notice(f"stopped: the model made the same call {REPEAT_LIMIT} times in a row")
                 return reply.text
             self._take_typed()
+            self.save(progress=True)
         self.view.notice(f"stopped after {self.max_rounds} rounds (max_rounds); say 'go on' to continue")
         return ""
 
@@ -390,14 +393,19 @@ class Session:
             todos=list(self.todos.items),
             subagents=list(self.runs), forked_from=self.forked_from)
 
-    def save(self, title: str = "") -> Path | None:
-        """Write the session file (titled, if a title is given); a failure is told in one line, the old copy stays."""
+    def save(self, title: str = "", progress: bool = False) -> Path | None:
+        """Write the session file (titled, if a title is given; with progress, a turn's lines so far, kept apart
+        until it ends); a failure is told in one line, the old copy stays."""
         if title:
             self.conversation.title = title
         if self.store is None:
             return None
         try:
-            return self.store.save(self.snapshot())
+            saved = self.store.save_progress(self.snapshot()) if progress else self.store.save(self.snapshot())
         except AnkitError as exc:
-            self.view.notice(str(exc))
+            if str(exc) != self._unsaved:  # said once, not at every round of a turn
+                self.view.notice(str(exc))
+            self._unsaved = str(exc)
             return None
+        self._unsaved = ""
+        return saved
