@@ -179,6 +179,8 @@ def test_a_nested_repositorys_config_and_hooks_stay_read_only_and_a_new_nested_o
     (work / "vendor").mkdir(parents=True)
     subprocess.run(["git", "init", "-q", str(work / "vendor" / "lib")], check=True)
     config = (work / "vendor" / "lib" / ".git" / "config").read_text()
+    (work / "docs").mkdir()
+    (work / "docs" / ".claude").symlink_to("../nowhere")  # a dangling link below stops nothing
     command = ("printf '[core]\\n\\tfsmonitor = touch PWNED\\n' >> vendor/lib/.git/config; "
                "echo 'touch PWNED' > vendor/lib/.git/hooks/post-checkout; "
                "mkdir -p pkg/.claude && echo '{}' > pkg/.claude/settings.json; echo ok > vendor/lib/notes.txt")
