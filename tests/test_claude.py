@@ -46,9 +46,18 @@ def test_a_project_deny_applies_untrusted_its_allow_and_env_wait_for_trust(tmp_p
     assert "allow without asking: Bash(npm run test:*)" in config.held_claude
     assert "set the environment variable TZ=UTC" in config.held_claude
     assert not any("PATH" in line for line in config.held_claude)  # never set: the question does not promise it
+    (work / ".ankit").mkdir()
+    (work / ".ankit" / "config.toml").write_text('env_names = ["PATH"]\n')  # a project's word lets nothing through
     config = load_config({"trust": True}, {}, work, tmp_path / "config")
     assert "run_command: npm run test*" in config.allow and config.claude_env == {"TZ": "UTC"}  # PATH runs programs
     assert any(line.startswith("settings env: not set: PATH (only a name known not") for line in config.problems)
+    (tmp_path / "config").mkdir()
+    (tmp_path / "config" / "config.toml").write_text('env_names = ["PATH"]\n')  # the user's own word: for the user's
+    assert "PATH" not in load_config({"trust": True}, {}, work, tmp_path / "config").claude_env  # own file only
+    (tmp_path / "home").mkdir()
+    (tmp_path / "home" / "settings.json").write_text(json.dumps({"env": {"PATH": "/mine"}}))
+    mine = load_config({"trust": True}, {}, work, tmp_path / "config", claude_home=tmp_path / "home")
+    assert mine.claude_env["PATH"] == "/mine"
 
 
 def test_nothing_to_trust_in_a_folder_without_claude_files(tmp_path):

@@ -24,11 +24,22 @@ def assigned_from_outside(source: str) -> list[str]:
         targets = {ast.Assign: lambda n: n.targets, ast.AugAssign: lambda n: [n.target],
                    ast.AnnAssign: lambda n: [n.target], ast.Delete: lambda n: n.targets}.get(type(node))
         for target in targets(node) if targets else []:
-            for part in ast.walk(target):
-                if isinstance(part, (ast.Attribute, ast.Subscript)) and OWNERS.search(ast.unparse(part.value)):
-                    found.append(f"{node.lineno}: {ast.unparse(target)}")
-                    break
+            if any(OWNERS.search(ast.unparse(part.value)) for part in _assigned(target)):
+                found.append(f"{node.lineno}: {ast.unparse(target)}")
     return found
+
+
+def _assigned(target: ast.expr):
+    """The attribute and item accesses a target writes through (`a.b[c].d`: a.b[c].d, a.b[c], a.b), not its index
+    expressions: `sessions[session.id] = x` writes a dict, not the session."""
+    if isinstance(target, (ast.Tuple, ast.List)):
+        for element in target.elts:
+            yield from _assigned(element)
+    elif isinstance(target, ast.Starred):
+        yield from _assigned(target.value)
+    while isinstance(target, (ast.Attribute, ast.Subscript)):
+        yield target
+        target = target.value
 
 
 def test_no_module_assigns_session_or_tool_context_attributes():
@@ -40,8 +51,8 @@ def test_no_module_assigns_session_or_tool_context_attributes():
 def test_the_check_sees_the_patterns_it_forbids():
     source = ("session.save = f\nstate.session.title = 't'\nsession.ledger.rounds = []\n"
               "session.turn_no += 1\nsession.ctx.ask = input\ndel session.messages[2:]\n"
-              "state.session = other\nsessions = []\nsessions.x = 1\n")
-    assert [line.split(":")[0] for line in assigned_from_outside(source)] == ["1", "2", "3", "4", "5", "6"]
+              "state.session = other\nsessions = []\nsessions.x = 1\nsessions[session.id] = 1\na, session.b = 1, 2\n")
+    assert [line.split(":")[0] for line in assigned_from_outside(source)] == ["1", "2", "3", "4", "5", "6", "11"]
 
 
 def test_a_session_is_built_afresh_from_other_seams_instead():

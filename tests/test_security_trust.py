@@ -1,6 +1,7 @@
 """Security: a cloned repository's .ankit/ cannot run code or redirect the user's key until the folder is trusted
 (real `ankit -p` and the REPL on a pty, a hostile repository on disk, a second loopback server as the attacker)."""
 
+import json
 import os
 import sys
 
@@ -284,3 +285,35 @@ def test_a_trusted_folders_mcp_server_whose_code_changes_is_not_started(provider
     done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "-p", "hi")
     assert "it changed since you trusted it" in done.stderr, done.stderr
     assert "v2" not in marker.read_text()  # the changed server never started
+
+
+def test_python_m_ankit_in_a_folder_never_imports_the_folders_modules(provider_server, tmp_path):
+    """`python3 -m ankit` puts the working folder first on sys.path: a repository's shlex.py or tomllib.py (modules
+    ankit imports after it starts) would run before any trust question."""
+    work = tmp_path / "work"
+    work.mkdir()
+    for module in ("shlex", "tomllib", "sqlite3", "difflib", "secrets"):
+        (work / f"{module}.py").write_text(f"open({str(tmp_path / ('RAN_' + module))!r}, 'w').write('x')\n")
+    provider_server.push_openai(text="fine")
+    done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "-p", "hi")
+    assert done.returncode == 0 and done.stdout == "fine\n", done.stderr
+    assert not list(tmp_path.glob("RAN_*"))
+
+
+def test_a_script_a_hook_names_through_a_link_out_of_the_folder_is_in_the_trust_digest(tmp_path):
+    """What runs is the link's target: a change there asks again, as a change to a script in the folder does."""
+    from ankit.settings.layers import load_config
+    work, elsewhere = tmp_path / "work", tmp_path / "elsewhere.sh"
+    elsewhere.write_text("echo v1\n")
+    (work / "scripts").mkdir(parents=True)
+    (work / ".claude" / "hooks").mkdir(parents=True)
+    (work / "scripts" / "h.sh").symlink_to(elsewhere)
+    (work / ".claude" / "hooks" / "g.sh").symlink_to(elsewhere)
+    (work / ".claude" / "settings.json").write_text(json.dumps({"hooks": {"UserPromptSubmit": [{"hooks": [
+        {"type": "command", "command": "bash scripts/h.sh"}, {"type": "command", "command": "bash .claude/hooks/g.sh"}]}]}}))
+    before = load_config({}, {}, work, tmp_path / "config").trust_items
+    assert any(line.startswith("run scripts/h.sh, which a hook or the status line names (sha256 ") for line in before)
+    assert any(line.startswith("run .claude/hooks/g.sh, which a hook") for line in before)
+    elsewhere.write_text("echo v2\n")
+    after = load_config({}, {}, work, tmp_path / "config").trust_items
+    assert [line for line in after if line not in before] != [] and len(after) == len(before)

@@ -218,7 +218,8 @@ def test_a_tool_list_cache_entry_never_makes_an_mcp_tool_run_unasked(tmp_path, t
     from ankit.mcp.servers import McpManager
     if tamper == "foreign-0666" and os.getuid() != 0:
         pytest.skip("handing a file to another user needs root")
-    servers = {"fake": {"command": sys.executable, "args": [FAKE]}}
+    # the user's own config believes this server's annotations: still, a cached list never does
+    servers = {"fake": {"command": sys.executable, "args": [FAKE], "trust_annotations": True}}
     first = McpManager(servers, tmp_path / "logs", None, cache=ToolCache(tmp_path / "cache"))
     try:
         first.start()

@@ -211,8 +211,9 @@ def trust_lines(cwd: Path) -> list[str]:
 
 
 def named_lines(commands: list[str], cwd: Path) -> list[str]:
-    """One line per project file outside .claude/ that these commands name, with its digest."""
+    """One line per project file these commands name, with its digest: those outside .claude/, and links there
+    (the folder's digest records where a link points, not what it holds)."""
     root = cwd.resolve()
     named = dict.fromkeys(p for command in commands for p in named_files(command, root))
     return [f"run {p.relative_to(root)}, which a hook or the status line names (sha256 {file_digest(p)})"
-            for p in named if not p.is_relative_to(root / ".claude")]
+            for p in named if not p.is_relative_to(root / ".claude") or p.is_symlink()]

@@ -78,7 +78,8 @@ def _entry(path: Path) -> str:
 
 def named_files(command: str, cwd: Path) -> list[Path]:
     """The project files a command names as paths (`scripts/x.sh`, `./run`, `"$CLAUDE_PROJECT_DIR"/hooks/x.py`):
-    words with a slash or a script's suffix that lead inside the folder, whether or not they exist yet."""
+    words with a slash or a script's suffix that lead inside the folder, whether or not they exist yet, and
+    whether or not a link there leads out of it (its target's contents are what runs)."""
     text = PROJECT_VARIABLE.sub(lambda _: str(cwd).replace("\\", "\\\\"), command)
     try:
         words = shlex.split(text, comments=True)
@@ -91,6 +92,6 @@ def named_files(command: str, cwd: Path) -> list[Path]:
             continue
         path = Path(os.path.normpath(os.path.join(root, word)))
         real = path.resolve() if path.exists() else path
-        if real.is_relative_to(root) and real != root and path not in found:
+        if (path.is_relative_to(root) or real.is_relative_to(root)) and root not in (path, real) and path not in found:
             found.append(path)
     return found

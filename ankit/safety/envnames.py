@@ -28,15 +28,17 @@ def inert(name: str) -> bool:
     return name in INERT or bool(INERT_FORMS.fullmatch(name))
 
 
-def passing(values: dict[str, str], source: str) -> tuple[dict[str, str], list[str]]:
-    """The variables whose names are known inert, and one line naming the refused ones (none when none)."""
-    kept = {k: v for k, v in values.items() if inert(k)}
+def passing(values: dict[str, str], source: str, allowed=()) -> tuple[dict[str, str], list[str]]:
+    """The variables whose names are known inert (or that the user's own config names in env_names: allowed),
+    and one line naming the refused ones (none when none)."""
+    kept = {k: v for k, v in values.items() if inert(k) or k in allowed}
     refused = sorted(k for k in values if k not in kept)
     if not refused:
         return kept, []
     shown = ", ".join(_shown(k) for k in refused[:8]) + (f" and {len(refused) - 8} more" if len(refused) > 8 else "")
     return kept, [f"{source}: not set: {shown} (only {KNOWN_SAFE} passes: LANG, TZ, LC_*, CI, ...; "
-                  "set others in your own shell before starting ankit)"]
+                  "set others in your own shell before starting ankit, or list them in env_names in your own "
+                  "~/.config/ankit/config.toml)"]
 
 
 def _shown(name: str) -> str:

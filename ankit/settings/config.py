@@ -61,6 +61,8 @@ class Config:
     held_tools: list[Path] = field(default_factory=list)  # project tool modules waiting for trust
     held_claude: list[str] = field(default_factory=list)  # what the folder's .claude/ would run, waiting for trust
     claude_env: dict = field(default_factory=dict)  # Claude Code settings files' env (a project's once trusted)
+    inert_names: list = field(default_factory=list)  # env_names of the user's own config: names of the user's own
+    # Claude Code settings env let through (a project's env passes only names known inert: its trust question lists those)
     status_line: dict = field(default_factory=dict)  # Claude Code's statusLine (a project's once trusted)
     yes: bool = False
     tools_dirs: list[Path] = field(default_factory=list)
@@ -98,6 +100,7 @@ KEYS: dict[str, type] = {
     "search": str, "decision_model": str, "min_probability": float,  # seconds a turn takes before its end rings the terminal (0: never)
     "code_mode": str, "code_mode_catalog": str, "code_mode_timeout": float, "code_mode_max_calls": int,
     "code_mode_output_cap": int, "code_mode_memory_mb": int,  # run_code's limits (ankit.codemode.bridge)
+    "env_names": list,  # settings env names the user lets through (read from the user's own file only)
 }
 FIELDS = {key: kind for key, kind in KEYS.items() if key in Config.__dataclass_fields__}
 CHOICES = {"deferred": ("auto", "native", "append"), "api": ("", "responses", "chat"),

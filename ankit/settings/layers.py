@@ -75,8 +75,9 @@ def load_config(flags: dict, env: Mapping, cwd: Path, config_home: Path, claude_
     if user.is_file():
         _layer(config, _read_layer(config, user), str(user))
     trusted = _annotation_trust(config.mcp_servers)
+    config.inert_names = [n for n in config.raw.get("env_names") or [] if isinstance(n, str)]  # the user's word only
     _plugin_layer(config, config_home)
-    _claude_layer(config, [(claude_home or paths.claude_home()) / "settings.json"], ("allow", "deny", "ask"))
+    _claude_layer(config, [(claude_home or paths.claude_home()) / "settings.json"], ("allow", "deny", "ask"), own=True)
     _project_layer(config, flags, cwd, config_home)
     _keep_annotation_trust(config, trusted)
     settings.apply_values(config, {f: env[v] for v, f in settings.ENV_KEYS.items() if env.get(v)}, "environment")
@@ -123,7 +124,8 @@ def _read_layer(config: settings.Config, path: Path) -> dict:
     return values
 
 
-def _claude_layer(config: settings.Config, files: list[Path], keys: tuple[str, ...], env: bool = True) -> None:
+def _claude_layer(config: settings.Config, files: list[Path], keys: tuple[str, ...], env: bool = True,
+                  own: bool = False) -> None:
     """Claude Code's settings files as a layer: their rules (translated, claude/settings.py) and env."""
     layer = claude.read_layer(files)
     config.problems += [line for line in layer.problems if line not in config.problems]
@@ -135,7 +137,7 @@ def _claude_layer(config: settings.Config, files: list[Path], keys: tuple[str, .
     if layer.status and "allow" in keys:  # a command: the user's own, or a trusted folder's
         config.status_line = layer.status
     if env:
-        kept, refused = envnames.passing(layer.env, "settings env")
+        kept, refused = envnames.passing(layer.env, "settings env", config.inert_names if own else ())
         config.claude_env |= kept
         config.problems += [line for line in refused if line not in config.problems]
 
