@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from ankit.safety.sandbox import support
-from tests.helpers import process_gone
+from tests.helpers import sleeps_left, wait_for
 from tests.test_oneshot import ROOT, ankit
 from tests.test_repl import QUESTION, home, run  # noqa: F401  (the pty fixtures)
 
@@ -349,24 +349,21 @@ def test_the_approval_for_an_inner_call_is_shown_on_screen(run, provider_server,
 def test_ctrl_c_stops_the_program_and_everything_it_started(run, provider_server, home):  # noqa: F811
     configure(home, "")
     provider_server.push_openai(tool_calls=[program(
-        "import os, subprocess, sys, time\n"  # pids as /proc names them: the sandbox's own PID namespace numbers
-        "child = subprocess.Popen([sys.executable, '-c', 'import os, time; '\n"  # differ from those outside
-        "                          'open(\"child.pid\", \"w\").write(os.readlink(\"/proc/self\")); time.sleep(120)'])\n"
-        "while not os.path.exists('child.pid') or not open('child.pid').read(): time.sleep(0.05)\n"
-        "open('pids', 'w').write(os.readlink('/proc/self') + ' ' + open('child.pid').read())\n"
+        "import os, subprocess\n"  # found from outside by what they run: the sandbox's /proc is its own
+        "subprocess.Popen(['sleep', '1207'])\n"
         "print('started', flush=True)\n"
-        "time.sleep(120)\n")])
+        "os.execvp('sleep', ['sleep', '1208'])\n")])  # the program itself, as `sleep 1208`
     provider_server.push_openai(text="Going on.")
     term = run("--sandbox", "workspace", "--yes")
     term.line("run it")
     term.expect("started")
+    wait_for(lambda: sleeps_left("1207") and sleeps_left("1208"))
     term.type("\x03")
     term.expect("cancelled")
-    pids = [int(p) for p in (home / "work" / "pids").read_text().split()]
     deadline = time.monotonic() + 10
-    while not all(process_gone(p) for p in pids) and time.monotonic() < deadline:
+    while (sleeps_left("1207") or sleeps_left("1208")) and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert all(process_gone(p) for p in pids)
+    assert not sleeps_left("1207") and not sleeps_left("1208")
     term.line("go on")
     term.expect("Going on.")
     assert term.finish() == 0

@@ -122,7 +122,7 @@ def question():
 def test_a_sentence_typed_as_the_question_appears_does_not_answer_it(question):
     asked = question()
     asked.type("show markdown")  # its a would be [a]lways
-    asked.read_until(b"are not answers: pause a moment, then press one key")
+    asked.read_until(b"are not answers: pause a\r\n  moment, then press one key")  # broken to the 80 columns
     time.sleep(QUIET + 0.2)
     assert asked.got == [] and asked.thread.is_alive()
     asked.type("n")

@@ -502,6 +502,22 @@ def test_approval_is_one_key_and_a_no_can_carry_a_reason(run, provider_server, h
     assert "cancelled by the user" in last[-2]["content"]
 
 
+def test_on_a_narrow_terminal_the_notes_under_a_question_break_between_words(run, provider_server, home):
+    provider_server.push_openai(tool_calls=[write_call("c1", "a.txt")])
+    provider_server.push_openai(text="Not written.")
+    term = run(cols=60)
+    term.line("write a")
+    term.expect("[r]efuse")
+    term.type("show markdown")
+    term.expect("pause a moment, then press one key)")
+    term.answer("n")
+    term.expect("why not?")
+    term.type("\r")
+    term.expect("Not written.")
+    assert term.finish() == 0
+    assert "(keys typed quickly, or as the question appeared, are not\n  answers:" in term.seen
+
+
 def test_a_sentence_typed_as_the_approval_appears_does_not_answer_it(run, provider_server, home):
     provider_server.push_openai(tool_calls=[write_call("c1", "a.txt")])
     provider_server.push_openai(text="Not written.")

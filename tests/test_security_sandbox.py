@@ -179,6 +179,8 @@ def test_a_nested_repositorys_config_and_hooks_stay_read_only_and_a_new_nested_o
     (work / "vendor").mkdir(parents=True)
     subprocess.run(["git", "init", "-q", str(work / "vendor" / "lib")], check=True)
     config = (work / "vendor" / "lib" / ".git" / "config").read_text()
+    (work / "docs").mkdir()
+    (work / "docs" / ".claude").symlink_to("../nowhere")  # a dangling link below stops nothing
     command = ("printf '[core]\\n\\tfsmonitor = touch PWNED\\n' >> vendor/lib/.git/config; "
                "echo 'touch PWNED' > vendor/lib/.git/hooks/post-checkout; "
                "mkdir -p pkg/.claude && echo '{}' > pkg/.claude/settings.json; echo ok > vendor/lib/notes.txt")
@@ -192,3 +194,22 @@ def test_a_nested_repositorys_config_and_hooks_stay_read_only_and_a_new_nested_o
     assert (work / "vendor" / "lib" / "notes.txt").read_text() == "ok\n"  # the rest of the folder is writable
     assert [p.name[:len(".claude.from-sandbox-")] for p in (work / "pkg").iterdir()] == [".claude.from-sandbox-"]
     assert "pkg/.claude is now .claude.from-sandbox-" in result, result
+
+
+@needs_landlock
+def test_an_unasked_command_sees_no_other_process_command_line(provider_server, tmp_path):
+    """A key passed on another process's command line (an MCP server's `--api-key`, a `mysql -p...`) is in
+    /proc/PID/cmdline for anyone to read: a sandboxed command sees only its own namespace's processes."""
+    held = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", "--api-key", "zz-live-" + "Q7" * 12])
+    try:
+        command = "cat /proc/[0-9]*/cmdline | tr '\\\\0' ' ' | rev; echo; ls -d /proc/[0-9]* | wc -l"
+        provider_server.push_openai(tool_calls=[("c1", "run_command", json.dumps({"command": command}))])
+        provider_server.push_openai(text="done")
+        done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "-p", "go")
+    finally:
+        held.kill()
+        held.wait()
+    assert done.returncode == 0, done.stderr
+    result = next(m for m in provider_server.requests[1].json["messages"] if m["role"] == "tool")["content"]
+    assert "7Q7Q7Q" not in result and "Q7Q7Q7" not in result, result
+    assert int(result.split()[-1]) < 10, result  # the namespace's init, the shell, its pipeline

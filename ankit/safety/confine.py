@@ -34,6 +34,7 @@ import stat
 import struct
 import sys
 import time
+from collections.abc import Callable
 
 SYS_CREATE_RULESET, SYS_ADD_RULE, SYS_RESTRICT_SELF = 444, 445, 446  # the same on every architecture
 CREATE_RULESET_VERSION = 1
@@ -271,9 +272,10 @@ def _is_socket(path: str) -> bool:
         return False
 
 
-def confine(writes: list[str], protect: list[str], hide: list[str], network: bool, namespaces: bool = True) -> str:
-    """Apply every restriction to this process; returns how .git and the network were handled ("namespaces":
-    the next child starts a new PID namespace too)."""
+def confine(writes: list[str], protect: list[str], hide: list[str], network: bool,
+            namespaces: bool = True) -> Callable[[], None] | None:
+    """Apply every restriction to this process; where the namespaces were entered, return the Landlock and seccomp
+    step instead, for the next child (the new PID namespace's init) to take once it has its own /proc."""
     abi = landlock_abi()
     if abi < 1:
         raise Refused("Landlock is not available in this kernel")
@@ -282,15 +284,29 @@ def confine(writes: list[str], protect: list[str], hide: list[str], network: boo
     existing, covered = [p for p in protect if os.path.lexists(p)], [p for p in hide if os.path.exists(p)]
     covered += [] if network else bound_sockets(covered)
     entered = enter_namespaces(existing, covered, network) if namespaces else False  # PID namespace: always
-    landlock(abi, writes, existing, entered or not existing, network)
-    if not network:
-        seccomp_no_network()
-    return "namespaces" if entered else "landlock"
+
+    def restrict() -> None:
+        landlock(abi, writes, existing, entered or not existing, network)
+        if not network:
+            seccomp_no_network()
+
+    if entered:
+        return restrict
+    restrict()
+    return None
 
 
-def contained(command: list[str], pid_namespace: bool) -> int:
+def own_proc() -> None:
+    """A /proc of the new PID namespace over the machine's (its init, before Landlock, which forbids mounts): the
+    command sees its own processes only, not another's command line (a key passed as an argument). Where the
+    kernel refuses it (a container's masked /proc), the machine's stays: the rest of the sandbox still holds."""
+    _libc.mount(b"proc", b"/proc", b"proc", ctypes.c_ulong(MS_NOSUID | MS_NODEV | MS_NOEXEC), None)
+
+
+def contained(command: list[str], pid_namespace: bool, restrict: Callable[[], None] | None = None) -> int:
     """Run command to its end so that nothing it started outlives it (see the module's docstring); its status.
-    pid_namespace: this process unshared a PID namespace, which its next child (an init) enters."""
+    pid_namespace: this process unshared a PID namespace, which its next child (an init) enters; restrict: the
+    restrictions that init applies to itself first (confine's)."""
     if not pid_namespace and _libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0:
         raise Refused(f"cannot become a child subreaper: {os.strerror(ctypes.get_errno())}")
     parent = os.getpid()
@@ -299,7 +315,7 @@ def contained(command: list[str], pid_namespace: bool) -> int:
         _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # this process killed: its child goes too
         if not pid_namespace and os.getppid() != parent:
             os._exit(EXIT_REFUSED)
-        os._exit(_init(command) if pid_namespace else _run(command))
+        os._exit(_init(command, restrict) if pid_namespace else _run(command))
     _pass_on(child, escaped=not pid_namespace)
     status = _wait_for(child)
     if not pid_namespace:
@@ -318,9 +334,17 @@ def _run(command: list[str]) -> int:
     return 127
 
 
-def _init(command: list[str]) -> int:
-    """PID 1 of the new namespace: start command, reap every orphan, end when command ends (the kernel then
-    kills whatever is left in the namespace); 128 + N for a command ended by signal N."""
+def _init(command: list[str], restrict: Callable[[], None] | None = None) -> int:
+    """PID 1 of the new namespace: its own /proc and the restrictions, then start command, reap every orphan, end
+    when command ends (the kernel then kills whatever is left in the namespace); 128 + N for a command ended by
+    signal N; 126 with one line when a restriction cannot be applied."""
+    if restrict is not None:
+        own_proc()
+        try:
+            restrict()
+        except Refused as exc:
+            print(f"ankit sandbox: {exc}; the command did not run", file=sys.stderr)
+            return EXIT_REFUSED
     child = os.fork()
     if child == 0:
         os._exit(_run(command))
@@ -430,10 +454,11 @@ def main(argv: list[str]) -> int:
     confinement fails."""
     try:
         lists, switches, command = parse(argv)
-        entered = "--contain-only" not in switches and confine(
-            lists["--write"], lists["--protect"], lists["--hide"], "--no-network" not in switches,
-            "--landlock-only" not in switches) == "namespaces"
-        return contained(command, entered)
+        if "--contain-only" in switches:
+            return contained(command, False)
+        restrict = confine(lists["--write"], lists["--protect"], lists["--hide"], "--no-network" not in switches,
+                           "--landlock-only" not in switches)
+        return contained(command, restrict is not None, restrict)
     except Refused as exc:
         print(f"ankit sandbox: {exc}; the command did not run", file=sys.stderr)
         return EXIT_REFUSED

@@ -316,7 +316,8 @@ def protected(cwd: Path) -> list[str]:
     """The paths inside the working folder that stay read-only: the protected names at its top, and those found in
     the folders below (a nested repository's .git, a package's .claude)."""
     top = [os.path.join(os.path.realpath(cwd), name) for name in PROTECTED]
-    return top + sorted(path for path, name, _ in _walk(cwd) if name in PROTECTED and path not in top)
+    return top + sorted(path for path, name, _ in _walk(cwd)  # a link below: where it leads is guarded, if anywhere
+                        if name in PROTECTED and path not in top and not os.path.islink(path))
 
 
 def hidden(private: bool = False) -> list[str]:

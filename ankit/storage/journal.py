@@ -100,10 +100,13 @@ class Progress:
     def keep(self, path: Path, lines: list[str]) -> None:
         """Replace what the turn file of the session at path holds with lines (flushed to disk)."""
         fd = self.files.get(path)
-        if fd is None:
+        while fd is None:  # locked on the file the name holds (a reader may have just taken an empty one away)
             fd = statefiles.open_private(turn_file(path))
             fcntl.flock(fd, fcntl.LOCK_EX)
-            self.files[path] = fd
+            if os.fstat(fd).st_ino != _inode(turn_file(path)):
+                os.close(fd)
+                fd = None
+        self.files[path] = fd
         data = "".join(line + "\n" for line in lines).encode("utf-8", "replace")
         os.ftruncate(fd, 0)
         os.pwrite(fd, data, 0)
@@ -116,6 +119,13 @@ class Progress:
             with contextlib.suppress(OSError):
                 turn_file(path).unlink()
             os.close(fd)
+
+
+def _inode(path: Path) -> int | None:
+    try:
+        return os.stat(path).st_ino
+    except FileNotFoundError:
+        return None
 
 
 def turn_file(path: Path) -> Path:

@@ -21,6 +21,7 @@ from typing import TextIO
 
 from ankit.protocols import Asker, KeyShare
 from ankit.safety import text as boundary
+from ankit.safety.visible import wrap_note
 from ankit.terminal.live import terminal_width
 from ankit.terminal.render import DIM, paint
 from ankit.terminal.wordwrap import columns
@@ -34,6 +35,11 @@ QUIET = 0.5  # seconds without a key before one answers: after the question appe
 SETTLE = 0.3  # a key followed by another this soon starts a burst (typing, a paste), not an answer
 TOO_SOON = ("(keys typed quickly, or as the question appeared, are not answers: pause a moment, then press one "
             "key)")
+
+
+def _fitted(note: str) -> str:
+    """A note under a question, broken between words to the terminal's width (last column free)."""
+    return "\n".join(wrap_note(note, terminal_width() - 1))
 
 
 class Keys:
@@ -88,12 +94,12 @@ class Keys:
                 last = time.monotonic()
                 if burst:
                     if not told:
-                        self._say("\n" + paint(TOO_SOON, DIM, self.colour) + "\n" + question)
+                        self._say("\n" + paint(_fitted(TOO_SOON), DIM, self.colour) + "\n" + question)
                     told = True
                     continue
                 if key.lower() in valid:
                     return key.lower()
-                self._say("\n" + paint(hint, DIM, self.colour) + "\n" + question)
+                self._say("\n" + paint(_fitted(hint), DIM, self.colour) + "\n" + question)
 
     def _say(self, text: str) -> None:
         self.out.write(text)
