@@ -149,7 +149,7 @@ def test_a_claude_only_folder_is_asked_about_its_hooks_runs_them_once_trusted_an
     provider_server.push_openai(tool_calls=[("c2", "run_command", '{"command": "echo again"}')])
     provider_server.push_openai(text="ran again")
     term = run("--yes")
-    shown = term.expect("[y/N] ")
+    shown = term.expect("[y/N] ").replace("\n  ↪ ", "")  # rows continued where the folder's path length says
     assert "changed since you trusted it" in shown and "now: use the 1 other files under .claude" in shown
     term.answer("n")
     term.expect("ignored this time")
@@ -214,7 +214,7 @@ def test_a_trusted_folders_session_start_script_that_changes_asks_again(run, pro
     assert "ignoring this folder's 2 thing(s) it would run" in done.stderr and "it changed since you trusted it" \
         in done.stderr
     term = run()
-    shown = term.expect("[y/N] ")
+    shown = term.expect("[y/N] ").replace("\n  ↪ ", "")  # rows continued where the folder's path length says
     assert "changed since you trusted it" in shown and "now: run scripts/session.sh, which a hook" in shown
     term.answer("n")
     term.expect("ignored this time")

@@ -10,7 +10,6 @@ from pathlib import Path
 from ankit import __version__
 from ankit.errors import AnkitError
 from ankit.cli.subcommands import SUBCOMMANDS, help_text, own_words, split
-from ankit.safety.sandbox import ALIASES, MODES
 
 
 class Parser(argparse.ArgumentParser):
@@ -93,13 +92,9 @@ def bundle_command(argv: list[str]) -> int:
 
 def help_command(argv: list[str]) -> int:
     """`ankit help [TOPIC]`: the guide's topics, or one topic (laid out and paged on a terminal)."""
-    from ankit import docs
-    from ankit.terminal.guide import show, topic_text
+    from ankit.terminal.guide import show_help
     try:
-        if not argv or argv[0] in ("-h", "--help"):
-            print(docs.listing())
-        else:
-            show(topic_text(" ".join(argv)), sys.stdout)
+        show_help(argv, sys.stdout)
     except AnkitError as exc:
         print(f"ankit: {exc}", file=sys.stderr)
         return 2
@@ -113,6 +108,7 @@ def _permission_mode(args) -> None:
     name = args.permission_mode
     if name is None:
         return
+    from ankit.safety.sandbox import ALIASES, MODES  # dataclasses, re and tempfile: not for --version
     if name == "bypassPermissions":
         args.yes = True
     elif name.lower() not in (*MODES, *ALIASES):

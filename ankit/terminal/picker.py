@@ -71,7 +71,8 @@ def offer_folder(ran_in: str, cwd: Path, keys, ask) -> bool:
     """Ask whether to work in the folder a resumed session ran in (Enter: yes); False when it is gone."""
     if not os.path.isdir(ran_in):
         return False
-    question = f"this session ran in {visible_line(ran_in)}, not here; work there? [Y/n] "
+    print(f"this session ran in {visible_line(ran_in)}, not here.")  # its own line: a long path wraps before the keys
+    question = "work there? [Y/n] "
     if keys is None:
         answer = ask(question).strip().lower()[:1]
     else:
