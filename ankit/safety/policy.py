@@ -61,8 +61,9 @@ class Rule:
 
     def binds(self, tool: str, group: str = "") -> bool:
         """Whether the rule names this tool: by its name, or as every tool of its MCP server (`mcp__server`,
-        `mcp__server__*`; the server told by the tool's group "mcp:NAME" where known)."""
-        if self.tool == tool:
+        `mcp__server__*`; the server told by the tool's group "mcp:NAME" where known). A rule over one tool that
+        runs a shell line binds the other too: `run_command: rm *` refuses `job_start` of `rm -rf x`."""
+        if self.tool == tool or (self.tool in COMMAND_TOOLS and tool in COMMAND_TOOLS):
             return True
         server = self.tool[len("mcp__"):].removesuffix("__*") if self.tool.startswith("mcp__") else ""
         if not server or "*" in server:
