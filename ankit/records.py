@@ -30,6 +30,9 @@ class CallEffects:
         return bool(self.words & {"write", "write-elsewhere", "lasting", "run"})
 
 
+UNREAD_PROGRAM = "*"  # Touches.runs of a call whose program ankit cannot read (run_code's): it may run anything
+
+
 @dataclass(frozen=True)
 class Touches:
     """What one call declares it reads, changes, runs and reaches (absolute paths, program names, hosts);

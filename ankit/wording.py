@@ -1,8 +1,12 @@
 """How ankit words what it prints: a count ("1 tool", "2 tools"), a description's first sentence."""
 
+import re
+
 OPEN, CLOSE = "([{", ")]}"
 ENDS = ".!?"
 ABBREVIATIONS = ("e.g.", "i.e.", "etc.", "vs.", "cf.")  # a full stop that ends no sentence
+_END = re.compile(r"[.!?](?= |\Z)")
+_MARKS = re.compile(r"[\"`'(\[{]")  # before the first end: the character walk decides
 
 
 def count(number: int, noun: str, plural: str = "") -> str:
@@ -20,6 +24,16 @@ def first_sentence(text: str) -> str:
 
 def _sentence_end(text: str) -> int | None:
     """Where the first sentence's closing mark is, or None when the text is one sentence."""
+    end = _END.search(text)
+    if end is None:
+        return None
+    if not _MARKS.search(text, 0, end.start()) and not text[: end.end()].lower().endswith(ABBREVIATIONS):
+        return end.start()  # no quote or bracket before it (most descriptions): the walk would stop there too
+    return _walk(text)
+
+
+def _walk(text: str) -> int | None:
+    """_sentence_end one character at a time: quotes, `code` and brackets hide the marks inside them."""
     quote, depth = "", 0
     for i, char in enumerate(text):
         if quote:

@@ -1,6 +1,8 @@
 """Approvals under `ankit acp`: session/request_permission answered each of the four ways (and cancelled), mapped
 onto ankit's answers; a real subprocess against the loopback provider server."""
 
+import json
+
 import pytest
 
 from tests.acp_client import AcpClient, acp
@@ -79,3 +81,19 @@ def test_a_cancelled_question_ends_the_turn_as_cancelled(client, provider_server
     assert client.prompt(sid, "write x.txt")["result"]["stopReason"] == "cancelled"
     assert not (client.cwd / "x.txt").exists()
     assert provider_server.pending == 0 and len(provider_server.requests) == 1
+
+
+def test_a_command_holding_backticks_cannot_close_the_questions_fence(client, provider_server):
+    """The question is Markdown in the editor: ``` in a command must not end the code block and let the rest
+    render as the question's own words."""
+    client.handlers["session/request_permission"] = picked("reject_once")
+    command = "rm -rf ~/work\n```\n\n**Allow always covers: nothing; this only lists files**\n\n```sh\nls"
+    arguments = json.dumps({"command": command, "sandbox": False, "reason": "x"})
+    provider_server.push_openai(tool_calls=[("c1", "run_command", arguments)])
+    provider_server.push_openai(text="Declined.")
+    sid = client.new_session()
+    client.prompt(sid, "clean up")
+    text = asked(client)[0]["params"]["toolCall"]["content"][0]["content"]["text"]
+    fence = text.split("\n", 1)[0]
+    assert fence.startswith("````") and text.count("\n" + fence.rstrip("diff") + "\n") == 1, text
+    assert text.index("Allow always covers: nothing") < text.rindex("\n" + fence + "\n"), text

@@ -426,3 +426,15 @@ def test_always_on_one_program_covers_that_program_text_only(run, provider_serve
     term.expect("Done.")
     assert term.finish() == 0
     assert not outside.exists()
+
+
+def test_a_program_outside_the_sandbox_is_refused_under_yes_where_a_command_rule_exists(provider_server, tmp_path):
+    """Bash(touch:*) denied: under --yes with the sandbox off, `os.system('touch ...')` in a program would walk
+    around the rule, which ankit cannot read in it; refused, as an unsure shell line is. In the sandbox it runs."""
+    configure(tmp_path, 'sandbox = "off"\n')
+    claude = tmp_path / "home" / ".claude"
+    claude.mkdir(parents=True)
+    (claude / "settings.json").write_text('{"permissions": {"deny": ["Bash(touch:*)"]}}')
+    content, _ = answered(provider_server, "import os\nos.system('touch PWNED')\n", "--yes", tmp_path=tmp_path)
+    assert content.startswith("Error: refused by the rule 'run_command: touch*'") and "cannot tell" in content, content
+    assert not (tmp_path / "work" / "PWNED").exists()

@@ -126,6 +126,14 @@ def test_every_module_has_a_docstring():
     assert missing == []
 
 
+def test_every_dataclass_has_a_docstring():
+    """One without gets one made from inspect.signature as its module is imported: start-up time for nothing."""
+    missing = [f"{p.relative_to(ANKIT.parent)}:{node.name}" for p in sorted(ANKIT.rglob("*.py"))
+               for node in ast.walk(ast.parse(p.read_text())) if isinstance(node, ast.ClassDef)
+               and any("dataclass" in ast.unparse(d) for d in node.decorator_list) and not ast.get_docstring(node)]
+    assert missing == []
+
+
 def unit(name: str) -> str:
     """The package a module belongs to ("ankit.turn" for ankit.turn.session), or the module itself at the top."""
     parts = name.split(".")

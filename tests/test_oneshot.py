@@ -611,3 +611,28 @@ def test_a_run_killed_in_its_second_round_keeps_the_question_and_the_first_round
     assert [role for role, _ in sent] == ["user", "assistant", "user", "assistant", "tool", "user"]
     assert sent[2][1] == "read my notes" and "kept" in sent[4][1] and sent[5][1] == "and then?"
     assert len(list((tmp_path / "state" / "ankit" / "sessions").glob("*.jsonl"))) == 1
+
+
+def test_a_run_told_to_stop_mid_reply_keeps_what_the_reply_had_said(provider_server, tmp_path):
+    """SIGTERM (or a closed terminal's SIGHUP) ends ankit -p as an exit does: the partial reply is saved, cut,
+    as a Ctrl-C keeps it."""
+    gate = provider_server.gate()
+    words = "The first half, and the second half."
+    first = words[:len(words) // 2]  # openai_sse sends the text in two pieces
+    parts = fixture_parts(openai_sse(text=words))
+    provider_server.push([*parts[:2], gate, *parts[2:]])
+    (tmp_path / "work").mkdir()
+    run = subprocess.Popen([sys.executable, "-m", "ankit", "--base-url", provider_server.url + "/v1", "-p", "tell me"],
+                           cwd=tmp_path / "work", env=env_for(tmp_path), stdout=subprocess.PIPE,
+                           stderr=subprocess.DEVNULL, text=True)
+    try:
+        assert run.stdout.read(len(first)) == first
+        run.terminate()
+        run.wait(timeout=30)
+    finally:
+        gate.set()
+        run.kill()
+    saved = [json.loads(line) for path in (tmp_path / "state" / "ankit" / "sessions").glob("*.jsonl")
+             for line in path.read_text().splitlines()]
+    said = [(e["role"], e["text"], e["cut"]) for e in saved if e["type"] == "message"]
+    assert said == [("user", "tell me", False), ("assistant", first, True)]

@@ -204,3 +204,17 @@ def test_always_on_git_is_that_call_only_when_the_repositorys_own_config_names_a
     with open(work / ".git" / "config", "a") as config:
         config.write('[core]\n\tpager = "touch PWNED; less"\n')
     assert Policy(cwd=work).remember("run_command", {"command": "git log"}) == "this exact run_command call only"
+
+
+def test_a_command_rule_binds_every_tool_that_runs_a_shell_line(provider_server, tmp_path):
+    """`run_command: touch *` in ankit's own settings: job_start of the same line is refused too, under --yes."""
+    write_config(tmp_path, 'sandbox = "off"\ndeny = ["run_command: touch *"]\n')
+    provider_server.push_openai(tool_calls=[("c1", "job_start", json.dumps({"command": "touch PWNED"})),
+                                            ("c2", "run_command", json.dumps({"command": "echo allowed"}))])
+    provider_server.push_openai(text="ok")
+    done = ankit(tmp_path, "--base-url", provider_server.url + "/v1", "-p", "go", "--yes")
+    assert done.returncode == 0, done.stderr
+    results = {m["tool_call_id"]: m["content"] for m in provider_server.requests[1].json["messages"] if m["role"] == "tool"}
+    assert results["c1"].startswith("Error: refused by the rule 'run_command: touch *'"), results
+    assert "allowed" in results["c2"]  # the rest still runs
+    assert not (tmp_path / "work" / "PWNED").exists()

@@ -48,6 +48,7 @@ def test_version_loads_no_provider_and_no_ssl(tmp_path):
     assert done.returncode == 0 and done.stdout.startswith("ankit ")
     assert wire_modules(modules) == set()
     assert not {"ssl", "http.client", "urllib.request", "ankit.settings.config", "ankit.turn.app"} & modules
+    assert not {"ankit.safety.sandbox", "dataclasses"} & modules  # --permission-mode's names load when given
 
 
 def test_tools_and_skills_load_no_provider(tmp_path):
@@ -57,6 +58,7 @@ def test_tools_and_skills_load_no_provider(tmp_path):
         assert "ankit.turn.app" in modules  # the whole assembly ran
         assert wire_modules(modules) == set(), command
         assert not {"ssl", "http.client", "urllib.request"} & modules, command
+        assert "concurrent.futures" not in modules, command  # decision mode's threads: plain ones, and only asking
 
 
 def test_listing_tools_again_imports_no_provider_no_session_and_no_tool_module(tmp_path):

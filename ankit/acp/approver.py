@@ -6,6 +6,7 @@ and the hooks have decided before. An MCP server's question (elicitation) as eli
 client offers forms."""
 
 import json
+import re
 from collections.abc import Callable
 
 from ankit.acp.view import AcpView, kind_of, title_of
@@ -53,8 +54,11 @@ class AcpApprover:
         running = self.view.running
         call_id = running.call.id if running is not None else f"ask-{tool.name}"
         text = outside(preview.rstrip("\n") or json.dumps(args, indent=2, ensure_ascii=False), PREVIEW_CAP)
-        fence = "```diff" if "\n@@" in "\n" + text or text.startswith("---") else "```"
-        body = f"{fence}\n{text}\n```\n\nAllow always covers: {outside(covers, 500, line=True)}"
+        # a fence longer than any run of backticks in the text: a command holding ``` cannot close it and write
+        # its own Markdown (a fake "Allow always covers: nothing") under the editor's question
+        ticks = "`" * max(3, 1 + max((len(run) for run in re.findall(r"`+", text)), default=0))
+        fence = ticks + ("diff" if "\n@@" in "\n" + text or text.startswith("---") else "")
+        body = f"{fence}\n{text}\n{ticks}\n\nAllow always covers: {outside(covers, 500, line=True)}"
         params = {"sessionId": self.session_id,
                   "toolCall": {"toolCallId": call_id, "title": title_of(running.call, args) if running else tool.name,
                                "kind": kind_of(tool), "status": "pending",

@@ -2,6 +2,7 @@
 
 import argparse
 import difflib
+import functools
 import os
 import signal
 import sys
@@ -10,7 +11,6 @@ from pathlib import Path
 from ankit import __version__
 from ankit.errors import AnkitError
 from ankit.cli.subcommands import SUBCOMMANDS, help_text, own_words, split
-from ankit.safety.sandbox import ALIASES, MODES
 
 
 class Parser(argparse.ArgumentParser):
@@ -20,26 +20,46 @@ class Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
 
 
+@functools.cache
 def parser() -> argparse.ArgumentParser:
-    """The argument parser for ankit's main mode and the shared flags."""
+    """The argument parser for ankit's main mode and the shared flags (built once)."""
     p = Parser(prog="ankit", description="A terminal chat assistant on the Python standard library. "
                                           "ankit \"QUESTION\" opens the REPL with that first message.",
                epilog=f"subcommands: {', '.join(SUBCOMMANDS)} (e.g. ankit tools check)")
+    _run_options(p)
+    _model_options(p)
+    _approval_options(p)
+    _folder_options(p)
+    _session_options(p)
+    p.add_argument("--version", action="version", version=f"ankit {__version__}")
+    return p
+
+
+def _run_options(p: argparse.ArgumentParser) -> None:
+    """How a run answers: once (-p) or in the REPL, in which format, within what cost."""
     p.add_argument("-p", "--prompt", "--print", nargs="?", const="", metavar="PROMPT",
                    help="answer this once and exit (stdin, if piped, is added); the question may also follow the "
                         "options, as in Claude Code: ankit -p --output-format json \"...\"")
-    p.add_argument("--provider", help="anthropic, openai, github, openrouter, ollama or local")
-    p.add_argument("--model", help="the model name")
-    p.add_argument("--base-url", dest="base_url", help="the provider's base URL (an OpenAI-compatible server)")
-    p.add_argument("--system", "-s", "--append-system-prompt", help="text appended to the system prompt for this run")
     p.add_argument("--output-format", dest="output_format", choices=("text", "json", "stream-json"), default="text",
                    help="with -p: text (default), json (one object at the end) or stream-json (one per line)")
     p.add_argument("--strict", action="store_true",
                    help="with -p: exit 3 when the answer came but a tool call was refused or failed")
     p.add_argument("--max-cost", dest="max_cost", type=float, metavar="USD",
                    help="stop before a request that would take the session past this many USD")
+
+
+def _model_options(p: argparse.ArgumentParser) -> None:
+    """Which model answers, where, and what is added to its system prompt."""
+    p.add_argument("--provider", help="anthropic, openai, github, openrouter, ollama or local")
+    p.add_argument("--model", help="the model name")
+    p.add_argument("--base-url", dest="base_url", help="the provider's base URL (an OpenAI-compatible server)")
     p.add_argument("--api", choices=("responses", "chat"),
                    help="OpenAI wire format: responses (default on api.openai.com) or chat (Chat Completions)")
+    p.add_argument("--system", "-s", "--append-system-prompt", help="text appended to the system prompt for this run")
+
+
+def _approval_options(p: argparse.ArgumentParser) -> None:
+    """What runs without asking: --yes, the sandbox's mode, this folder's settings."""
     p.add_argument("--yes", "-y", "--dangerously-skip-permissions", action="store_true",
                    help="approve every tool call without asking (deny rules still hold)")
     p.add_argument("--sandbox", choices=("workspace", "accept-edits", "read-only", "plan", "off", "ask"),
@@ -50,9 +70,17 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--permission-mode", dest="permission_mode", metavar="MODE",
                    help="Claude Code's modes: default, acceptEdits (file edits in the folder unasked), plan "
                         "(read-only) or bypassPermissions (the same as --yes); ankit's own names work too")
+    p.add_argument("--trust", action="store_true", help="apply this folder's .ankit/ settings and tools this run")
+
+
+def _folder_options(p: argparse.ArgumentParser) -> None:
+    """Extra folders of tools and skills."""
     p.add_argument("--tools-dir", dest="tools_dirs", action="append", default=[], help="extra folder of tool modules")
     p.add_argument("--skills-dir", dest="skills_dir", help="extra folder of skills (searched first)")
-    p.add_argument("--trust", action="store_true", help="apply this folder's .ankit/ settings and tools this run")
+
+
+def _session_options(p: argparse.ArgumentParser) -> None:
+    """Which session goes on: the last, one by id, or a copy."""
     p.add_argument("--continue", "-c", dest="cont", action="store_true", help="resume the last session")
     p.add_argument("--resume", "-r", metavar="ID", nargs="?", const="",
                    help="resume the session ID; without one, pick from the newest sessions")
@@ -60,8 +88,6 @@ def parser() -> argparse.ArgumentParser:
                    help="with --resume: offer the sessions of every folder, not only this one's")
     p.add_argument("--fork-session", dest="fork_session", action="store_true",
                    help="with --resume or --continue: go on with a copy under a new id (the original stays)")
-    p.add_argument("--version", action="version", version=f"ankit {__version__}")
-    return p
 
 
 def eval_discovery(argv: list[str], live=None) -> int:
@@ -93,13 +119,9 @@ def bundle_command(argv: list[str]) -> int:
 
 def help_command(argv: list[str]) -> int:
     """`ankit help [TOPIC]`: the guide's topics, or one topic (laid out and paged on a terminal)."""
-    from ankit import docs
-    from ankit.terminal.guide import show, topic_text
+    from ankit.terminal.guide import show_help
     try:
-        if not argv or argv[0] in ("-h", "--help"):
-            print(docs.listing())
-        else:
-            show(topic_text(" ".join(argv)), sys.stdout)
+        show_help(argv, sys.stdout)
     except AnkitError as exc:
         print(f"ankit: {exc}", file=sys.stderr)
         return 2
@@ -113,6 +135,7 @@ def _permission_mode(args) -> None:
     name = args.permission_mode
     if name is None:
         return
+    from ankit.safety.sandbox import ALIASES, MODES  # dataclasses, re and tempfile: not for --version
     if name == "bypassPermissions":
         args.yes = True
     elif name.lower() not in (*MODES, *ALIASES):

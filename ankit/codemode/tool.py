@@ -2,6 +2,7 @@
 in through ToolContext.run_code. Kept apart from the bridge so listing tools starts no process machinery."""
 
 from ankit.errors import ToolError
+from ankit.records import UNREAD_PROGRAM
 from ankit.tooling.tool import Tool
 
 RUN_CODE_DESCRIPTION = (
@@ -24,9 +25,12 @@ def make_run_code_tool() -> Tool:
     def preview(args: dict) -> str:
         return f"run this Python program (outside a sandbox):\n{args.get('code', '')}"
 
+    def touches(args: dict) -> dict:
+        return {"runs": [UNREAD_PROGRAM]}  # the policy cannot read what the program runs (safety/policy.py)
+
     parameters = {"type": "object", "properties": {"code": {
         "type": "string", "description": "The Python program; `import tools` gives the tools as functions"}},
         "required": ["code"], "additionalProperties": False}
     return Tool("run_code", RUN_CODE_DESCRIPTION, parameters, run, group="core", needs_approval=True,
-                preview=preview, source="ankit", time_limit=0, confined=True,
+                preview=preview, source="ankit", time_limit=0, confined=True, touches=touches,
                 examples=["run a python program that calls tools", "write a program to crunch many files with tools"])

@@ -56,35 +56,40 @@ def expand(text: str, cwd: Path, images: bool = True, scrub: Scrubber | None = N
     blocks, room = [], TOTAL_CAP
     for raw in mentioned(text):
         path = cwd / Path(raw).expanduser()  # an absolute path stays as it is
-        if not path.exists():
-            if _looks_like_path(raw):
-                out.notices.append(f"@{raw}: no such file or folder; the message goes without it")
-            continue
-        if inside and not path.resolve().is_relative_to(cwd.resolve()):
-            out.notices.append(f"@{raw}: outside the working folder, not attached (a command's text attaches only "
-                               "files inside it; type the @path yourself to attach it)")
-            continue
-        if inside and hidden_part(path, cwd):
-            out.notices.append(f"@{raw}: {hidden_part(path, cwd)!r} on its way is hidden or sensitive, not attached "
-                               "(a command's text attaches no such file; type the @path yourself to attach it)")
-            continue
-        if path.suffix.lower() in IMAGE_TYPES and path.is_file():
+        withheld = _withheld(raw, path, cwd, inside)
+        if withheld is not None:
+            out.notices += [withheld] if withheld else []
+        elif path.suffix.lower() in IMAGE_TYPES and path.is_file():
             if images:
                 _image(path, raw, out)
             else:
                 refused.append(raw)
-            continue
-        block, used = _text_block(path, raw, out, room, scrub)
-        if block:
-            room -= used
-            blocks.append(block)
-            out.attached.append(raw)
+        else:
+            block, used = _text_block(path, raw, out, room, scrub)
+            if block:
+                room -= used
+                blocks.append(block)
+                out.attached.append(raw)
     if blocks:
         out.text = text + ATTACHED + "\n".join(blocks)
     for raw in refused:
         out.notices.append(f"@{raw}: this model does not take images here (Anthropic and OpenAI do); not attached")
         out.text += f"\n[ankit] The image {raw} could not be attached: this provider does not take images."
     return _cleaned(out)
+
+
+def _withheld(raw: str, path: Path, cwd: Path, inside: bool) -> str | None:
+    """Why a mentioned path is not attached (a notice, or "" for a missing @word that is no path), or None."""
+    if not path.exists():
+        return f"@{raw}: no such file or folder; the message goes without it" if _looks_like_path(raw) else ""
+    if inside and not path.resolve().is_relative_to(cwd.resolve()):
+        return (f"@{raw}: outside the working folder, not attached (a command's text attaches only files inside "
+                "it; type the @path yourself to attach it)")
+    hidden = hidden_part(path, cwd) if inside else None
+    if hidden:
+        return (f"@{raw}: {hidden!r} on its way is hidden or sensitive, not attached (a command's text attaches "
+                "no such file; type the @path yourself to attach it)")
+    return None
 
 
 def _cleaned(out: Expanded) -> Expanded:

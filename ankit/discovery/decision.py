@@ -14,7 +14,6 @@ import math
 import re
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -188,8 +187,28 @@ class _Asking:
         turns, self.rounds = turns or [0] * len(chunks), self.rounds + 1
         if len(chunks) == 1:
             return [self.ask(chunks[0], turns[0], kind)]
-        with ThreadPoolExecutor(max_workers=len(chunks)) as pool:
-            return list(pool.map(self.ask, chunks, turns, [kind] * len(chunks)))
+        return _at_once(self.ask, [(c, t, kind) for c, t in zip(chunks, turns)])
+
+
+def _at_once(function, calls: list[tuple]) -> list:
+    """function over each argument tuple, one thread each, results in order; an exception is raised here."""
+    results: list = [None] * len(calls)
+
+    def one(i: int) -> None:
+        try:
+            results[i] = function(*calls[i])
+        except BaseException as exc:  # raised in the caller's thread, below
+            results[i] = exc
+
+    threads = [threading.Thread(target=one, args=(i,), daemon=True) for i in range(len(calls))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    for result in results:
+        if isinstance(result, BaseException):
+            raise result
+    return results
 
 
 def clear(answer: _Answer, margin: dict[str, float]) -> bool:

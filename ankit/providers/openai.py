@@ -151,6 +151,8 @@ def echoed_fields(message: Message) -> dict:
 
 @dataclass
 class _Call:
+    """One tool call as its pieces stream in: id, name and the argument text so far."""
+
     id: str = ""
     name: str = ""
     arguments: list[str] = field(default_factory=list)  # kept while their size is within ARGUMENTS_CAP

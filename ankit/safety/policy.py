@@ -29,7 +29,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ankit.records import Touches
+from ankit.records import UNREAD_PROGRAM, Touches
 from ankit.safety import grants, pathrules, sandbox
 from ankit.safety.grants import Grant, carries_secret, describe, real as _real
 from ankit.safety.pathrules import PATH_KEYS
@@ -38,6 +38,7 @@ from ankit.safety.shellwords import scan
 
 SUBJECT_KEYS = ("command", "url", "path", "query", "name")
 SHELL_KEY = "command"
+COMMAND_TOOLS = ("run_command", "job_start")  # rules over these are rules over the programs a call runs
 PATH_RULE = re.compile(r"(Read|Edit|Write)\((.*)\)", re.S)
 
 
@@ -60,8 +61,9 @@ class Rule:
 
     def binds(self, tool: str, group: str = "") -> bool:
         """Whether the rule names this tool: by its name, or as every tool of its MCP server (`mcp__server`,
-        `mcp__server__*`; the server told by the tool's group "mcp:NAME" where known)."""
-        if self.tool == tool:
+        `mcp__server__*`; the server told by the tool's group "mcp:NAME" where known). A rule over one tool that
+        runs a shell line binds the other too: `run_command: rm *` refuses `job_start` of `rm -rf x`."""
+        if self.tool == tool or (self.tool in COMMAND_TOOLS and tool in COMMAND_TOOLS):
             return True
         server = self.tool[len("mcp__"):].removesuffix("__*") if self.tool.startswith("mcp__") else ""
         if not server or "*" in server:
@@ -185,12 +187,13 @@ class Policy:
         return Verdict(verdict.decision, verdict.rule, verdict.why, tuple(withheld))
 
     def binds_paths(self, tool: str, group: str = "") -> bool:
-        """Whether any rule could bind a path this tool's call declares (a Read or Edit rule, an allow rule of
-        those, or a rule of the tool's own with a glob): only then is the declaration worth making (a search
-        declares every file it would open)."""
+        """Whether any rule could bind a path or program this tool's call declares (a Read or Edit rule, an allow
+        rule of those, a rule of the tool's own with a glob, a deny or ask rule over commands): only then is the
+        declaration worth making (a search declares every file it would open)."""
         kinds = (pathrules.READ, pathrules.EDIT)
         return any(r.tool in kinds or (r.pattern and r.binds(tool, group))
-                   for r in (*self.deny, *self.ask, *self.allow))
+                   for r in (*self.deny, *self.ask, *self.allow)) or \
+            any(r.tool in COMMAND_TOOLS for r in (*self.deny, *self.ask))
 
     def _decide(self, tool: str, args: dict, touched: Touches, exact: bool, step: sandbox.Verdict | None,
                 group: str) -> Verdict:
@@ -202,6 +205,9 @@ class Policy:
         step = step or sandbox.Verdict()
         if step.action == "refuse":
             return Verdict("deny", "", step.reason)
+        unread = self._unread(touched, step)
+        if unread is not None:
+            return unread
         asked = self._matches(self.ask, tool, forms[-1], deny=True, group=group)
         if asked is not None:
             return Verdict("ask", str(asked))
@@ -273,6 +279,20 @@ class Policy:
         if self.yes:
             return Verdict("deny", doubt, why + "; write it plainly (no expansions, quoting tricks or inline code)")
         return Verdict("ask", doubt, why)
+
+    def _unread(self, touched: Touches, step: sandbox.Verdict) -> Verdict | None:
+        """A program ankit cannot read (run_code's) run outside the sandbox where a deny or ask rule over commands
+        exists: what it runs may be what the rule names, so it is asked, and refused under --yes, as an unsure
+        shell line is."""
+        if UNREAD_PROGRAM not in touched.runs or step.action == "sandboxed":
+            return None
+        rule = next((r for r in (*self.deny, *self.ask) if r.tool in COMMAND_TOOLS), None)
+        if rule is None:
+            return None
+        why = f"ankit cannot tell which commands this program runs, so whether the rule {str(rule)!r} applies"
+        if self.yes:
+            return Verdict("deny", str(rule), why + "; run it in the sandbox, or run the commands with run_command")
+        return Verdict("ask", str(rule), why)
 
     def _path_forms(self, args: dict) -> list[dict]:
         """The arguments as given, and with a path subject as it really is relative to the working folder."""

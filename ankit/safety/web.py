@@ -48,13 +48,20 @@ def without_credentials(headers: dict) -> dict:
 
 @functools.cache
 def _stack():
-    """urllib.request, and the handler classes every request is opened with (imported on the first request)."""
+    """urllib.request, http.client, and the handler classes every request is opened with (imported on the first
+    request)."""
     import http.client
     import urllib.request
 
-    class Idle:
-        """Connects within the connect timeout, then waits at most `idle` seconds for every later read."""
+    handler, secure_handler = _handlers(urllib.request, *_connections(http.client))
+    return urllib.request, http.client, handler, secure_handler, _redirects(urllib.request)
 
+
+def _connections(client) -> tuple[type, type]:
+    """HTTP and HTTPS connections that connect within the connect timeout, then wait at most `idle` seconds for
+    every later read."""
+
+    class Idle:
         def __init__(self, *args, idle: float, **kwargs):
             super().__init__(*args, **kwargs)
             self.idle = idle
@@ -63,31 +70,41 @@ def _stack():
             super().connect()
             self.sock.settimeout(self.idle)
 
-    class Connection(Idle, http.client.HTTPConnection):
+    class Connection(Idle, client.HTTPConnection):
         pass
 
-    class SecureConnection(Idle, http.client.HTTPSConnection):
+    class SecureConnection(Idle, client.HTTPSConnection):
         pass
 
-    class Handler(urllib.request.HTTPHandler):
+    return Connection, SecureConnection
+
+
+def _handlers(request_module, connection: type, secure_connection: type) -> tuple[type, type]:
+    """urllib's HTTP and HTTPS handlers, opening those connections with the idle timeout."""
+
+    class Handler(request_module.HTTPHandler):
         def __init__(self, idle: float):
             super().__init__()
             self.idle = idle
 
         def http_open(self, req):
-            return self.do_open(functools.partial(Connection, idle=self.idle), req)
+            return self.do_open(functools.partial(connection, idle=self.idle), req)
 
-    class SecureHandler(urllib.request.HTTPSHandler):
+    class SecureHandler(request_module.HTTPSHandler):
         def __init__(self, idle: float):
             super().__init__()
             self.idle = idle
 
         def https_open(self, req):
-            return self.do_open(functools.partial(SecureConnection, idle=self.idle), req, context=self._context)
+            return self.do_open(functools.partial(secure_connection, idle=self.idle), req, context=self._context)
 
-    class Redirects(urllib.request.HTTPRedirectHandler):
-        """None followed; with same_origin, a 307/308 to the same origin as the same request."""
+    return Handler, SecureHandler
 
+
+def _redirects(request_module) -> type:
+    """The redirect rule: none followed; with same_origin, a 307/308 to the same origin as the same request."""
+
+    class Redirects(request_module.HTTPRedirectHandler):
         def __init__(self, same: bool):
             super().__init__()
             self.same = same
@@ -96,9 +113,9 @@ def _stack():
             target = urllib.parse.urljoin(req.full_url, newurl)
             if not self.same or code not in (307, 308) or origin(target) != origin(req.full_url):
                 return None
-            return urllib.request.Request(target, req.data, dict(req.header_items()), method=req.get_method())
+            return request_module.Request(target, req.data, dict(req.header_items()), method=req.get_method())
 
-    return urllib.request, http.client, Handler, SecureHandler, Redirects
+    return Redirects
 
 
 def send(url: str, data: bytes | None = None, headers: dict | None = None, method: str | None = None,

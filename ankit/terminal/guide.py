@@ -19,6 +19,14 @@ def topic_text(word: str) -> str:
     return docs.read(topic)
 
 
+def show_help(words: list[str], out: TextIO) -> None:
+    """`ankit help [TOPIC]`: the topics, one line each, or the topic the words name."""
+    if not words or words[0] in ("-h", "--help"):
+        out.write(docs.listing() + "\n")
+    else:
+        show(topic_text(" ".join(words)), out)
+
+
 def show(text: str, out: TextIO) -> None:
     """Markdown laid out for a terminal and paged when longer than the screen; the exact text elsewhere."""
     terminal = animated(out)

@@ -26,6 +26,8 @@ class RoundTools:
 
 @dataclass
 class _Frozen:
+    """A group's specs as first sent (canonical) and their size in characters."""
+
     specs: list[ToolSpec]
     size: int
 

@@ -26,6 +26,8 @@ def compact(session: Session) -> str:
         raise AnkitError("nothing to compact yet: the history is empty")
     session.hooks.compact(session.id, "manual")
     reply, error = session.side_round(Message("user", INSTRUCTION))  # a call in the reply is ignored, never run
+    if isinstance(error, SystemExit):
+        raise error
     if isinstance(error, Cancelled):
         error = Cancelled("compaction cancelled; the history is unchanged")
     elif error is not None:

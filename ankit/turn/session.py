@@ -29,7 +29,7 @@ NO_PROVIDER = ("No provider is configured: export ANTHROPIC_API_KEY (or OPENAI_A
 
 
 def read_reply(meter: Meter, provider: Provider, request: Request, view: View,
-               tokens: int) -> tuple[Message, Usage, Exception | None]:
+               tokens: int) -> tuple[Message, Usage, BaseException | None]:
     """Stream one reply through the meter (max_cost: BudgetError before anything is sent), its text shown on the
     view as it comes; a cut or a Ctrl-C keeps the partial text and comes back as the error."""
     reply, usage, error = Message("assistant"), Usage(), None
@@ -55,6 +55,8 @@ def read_reply(meter: Meter, provider: Provider, request: Request, view: View,
     except KeyboardInterrupt:
         error = Cancelled("cancelled; the partial reply is kept" if reply.text else "cancelled")
     except StreamError as exc:
+        error = exc
+    except SystemExit as exc:  # SIGHUP or SIGTERM (cli/main.py): the partial reply is kept, then ankit exits
         error = exc
     view.reply_end()
     if error is not None:
@@ -235,7 +237,7 @@ class Session:
             self.conversation.messages.append(Message("user", "\n\n".join(typed)))
 
     def _round(self, number: int, extra: list[Message] | None = None,
-               keep: bool = True) -> tuple[Message, Exception | None]:
+               keep: bool = True) -> tuple[Message, BaseException | None]:
         """One round: plan it once, build its request, send it and read the reply, record what happened.
 
         `extra` goes after the history for this round only; a reply not kept (/compact's summary) stays out
@@ -259,7 +261,7 @@ class Session:
             groups_held=list(plan.tools.held_back), duration=time.monotonic() - started))
         return reply, error
 
-    def side_round(self, message: Message) -> tuple[Message, Exception | None]:
+    def side_round(self, message: Message) -> tuple[Message, BaseException | None]:
         """A round of a turn of its own whose reply stays out of the history (/compact asks for a summary)."""
         if self.provider is None:
             raise ConfigError(NO_PROVIDER)
