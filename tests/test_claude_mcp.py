@@ -92,7 +92,7 @@ def test_the_trust_question_lists_the_mcp_json_servers_as_written_and_a_change_i
     changed["mcpServers"]["fake"]["args"].append("--tools=3")
     project(home / "work", changed)
     term = run()
-    shown = term.expect("[y/N] ")
+    shown = term.expect("[y/N] ").replace("\n  ↪ ", "")  # rows continued where the folder's path length says
     assert "changed since you trusted it" in shown and "--tools=3" in shown
     term.answer("n")
     term.finish()

@@ -75,7 +75,7 @@ def test_an_untrusted_folders_status_line_never_runs(run, home):
     made = home / "ran"
     settings(home, f"touch {made}", where=home / "work" / ".claude")
     term = run()
-    shown_question = term.expect("Trust this folder and apply them? [y/N] ")
+    shown_question = term.expect("Trust this folder and apply them? [y/N] ").replace("\n  ↪ ", "")  # path-long rows
     assert f"show the status line of .claude/settings.json: touch {made}" in shown_question
     term.answer("n")
     term.prompt()
