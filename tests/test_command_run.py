@@ -43,8 +43,9 @@ def test_an_untrusted_projects_command_runs_nothing_and_sends_nothing(run, provi
     term.expect("Trust this folder and apply them? [y/N]")  # its .claude/ files are what trust covers
     term.answer("n")
     term.line("/setup")
-    term.expect("/setup runs 1 command(s) (touch ")
-    term.expect("this folder is not trusted: not sent; run ankit here and trust the folder")
+    term.expect("/setup runs 1 command(s) (touch")
+    shown = " ".join(term.expect("\n> ").split())  # the marker's path: the line wraps where its length says
+    assert "and this folder is not trusted: not sent; run ankit here and trust the folder, or pass --trust" in shown
     assert term.finish() == 0
     assert not marker.exists() and provider_server.requests == []
 

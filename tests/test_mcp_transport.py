@@ -197,3 +197,14 @@ def test_a_log_message_reaches_the_log_through_the_text_boundary(start, tmp_path
     text = log.read_text()
     assert "\x9b" not in text and "\x1b" not in text and "\x07" not in text
     assert "log info: " in text and "gone" in text
+
+
+def test_what_a_server_prints_on_stderr_reaches_its_log_scrubbed(start, tmp_path):
+    """A server that prints its token and a URL password on stderr: the log keeps neither."""
+    token = "fake-token-" + "q7" * 12
+    transport = start(env={"FAKE_TOKEN": token})
+    with pytest.raises(McpError):
+        call(transport, "crash", {})
+    log = (tmp_path / "fake.log").read_text()
+    assert "fake server: crashing on request (token [redacted]" in log
+    assert token not in log and "hunter22" not in log

@@ -1,5 +1,6 @@
 """The MCP stdio transport: a server process spoken to in newline-delimited JSON-RPC 2.0, read by its own thread."""
 
+import codecs
 import contextlib
 import json
 import os
@@ -10,11 +11,12 @@ import time
 from pathlib import Path
 
 from ankit.mcp.jsonrpc import (  # noqa: F401 (McpError, METHOD_NOT_FOUND, LINE_CAP: also imported from here)
-    JUNK_LOGGED, LINE_CAP, LOG_LINE, METHOD_NOT_FOUND, QUIET_NOTICES, Answer, Inbox, McpError, Notice, Waiter, open_log,
+    JUNK_LOGGED, LINE_CAP, LOG_CAP, LOG_LINE, METHOD_NOT_FOUND, QUIET_NOTICES, Answer, Inbox, McpError, Notice, Waiter, open_log,
     redact, reply_to, request_message, rpc_error,
 )
 from ankit.safety import text as boundary
 from ankit.safety.processes import end_group, spawn
+from ankit.safety.scrub import Scrubber
 
 
 
@@ -77,12 +79,14 @@ class StdioTransport:
         try:
             self._proc = spawn(  # its own group (Ctrl-C does not reach it), contained, tracked: close ends all of it
                 [os.path.expanduser(self.command), *self.args], cwd, env, stdin=subprocess.PIPE,
-                stderr=self._log if self._log else subprocess.DEVNULL)
+                stderr=subprocess.PIPE if self._log else subprocess.DEVNULL)
         except OSError as exc:
             reason = "command not found" if isinstance(exc, FileNotFoundError) else exc.strerror or str(exc)
             raise McpError(f"MCP server {self.name!r} could not start {self.command!r}: {reason}; "
                            f"check command in [mcp.servers.{self.name}]") from None
         threading.Thread(target=self._read_loop, name=f"mcp-{self.name}-reader", daemon=True).start()
+        if self._log is not None:
+            threading.Thread(target=self._stderr_loop, name=f"mcp-{self.name}-stderr", daemon=True).start()
 
     def request(self, method: str, params: dict | None = None, timeout: float = 60.0, progress: bool = False) -> dict:
         """Send a request and wait for its result; raise McpError on error, timeout or exit. With progress, the
@@ -236,6 +240,29 @@ class StdioTransport:
         self.junk_lines += 1
         if self.junk_lines <= JUNK_LOGGED:
             self._note(f"not JSON-RPC on stdout, ignored: {line[:500]}")
+
+    def _stderr_loop(self) -> None:
+        """The server's stderr into its log, line by line with its env values and other secrets hidden and escapes
+        made visible (a server may print its settings; whoever reads the log reads it in a terminal), up to LOG_CAP
+        bytes a run; the rest is read and dropped so the server never blocks on a full pipe."""
+        scrub = Scrubber(values=[str(v) for v in self.env.values()])
+        source, lines, room = self._proc.stderr, scrub.stream(), LOG_CAP
+        decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        try:
+            while chunk := source.read1(65536):
+                room = self._log_bytes(boundary.outside(lines.feed(decoder.decode(chunk)), LOG_CAP, scrub), room)
+            ending = lines.feed(decoder.decode(b"", final=True)) + lines.end()
+            self._log_bytes(boundary.outside(ending, LOG_CAP, scrub), room)
+        except (OSError, ValueError):
+            pass
+
+    def _log_bytes(self, text: str, room: int) -> int:
+        """Write text (scrubbed, escapes made visible) to the log within room bytes; the room left."""
+        data = text.encode("utf-8", "replace")[:max(room, 0)]
+        log = self._log
+        if data and log is not None:
+            log.write(data)
+        return room - len(data)
 
     def _note(self, text: str) -> None:
         if self._log is not None:

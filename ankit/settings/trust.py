@@ -11,6 +11,7 @@ of folders records nothing about what was trusted, so those folders are asked ag
 
 import hashlib
 import json
+import re
 import shlex
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +21,7 @@ from ankit.safety.digests import file_digest, folder_digest, named_files
 from ankit.claude import settings as claude
 
 TRUST_FILE = "trusted.json"
+SHELL_LINE = re.compile(r"!`([^`\n]+)`|^[ \t]*!(.+)$", re.M)  # inline !`cmd`, or a line starting with !
 
 
 @dataclass
@@ -117,16 +119,31 @@ def runs(cwd: Path) -> list[str]:
     lines += [f"use the agent {p.relative_to(cwd)} (sha256 {file_digest(p)})" for p in agents]
     lines += [f"offer the command {p.relative_to(cwd)}, which runs shell lines (sha256 {file_digest(p)})"
               for p in commands]
-    return lines
+    return lines + _named_by_commands(cwd, commands + sorted((cwd / ".claude" / "commands").rglob("*.md")))
+
+
+def _named_by_commands(cwd: Path, commands: list[Path]) -> list[str]:
+    """One line per project file outside .claude/ a custom command's shell line names (`!`sh scripts/deploy.sh``),
+    with its digest: a pull that changes the script asks again, as one that changes the command does."""
+    root = cwd.resolve()
+    named = dict.fromkeys(p for path in commands for line in _shell_lines(path) for p in named_files(line, root))
+    return [f"run {p.relative_to(root)}, which a custom command's shell line names (sha256 {file_digest(p)})"
+            for p in named if not p.is_relative_to(root / ".claude")]
 
 
 def _runs_shell(path: Path) -> bool:
-    """Whether a custom command's file has a shell line (`!` at a line's start, or !`...` inline)."""
+    """Whether a custom command's file has a shell line (`!` at a line's start, or !`...` inline); an unreadable
+    file is taken to have one."""
+    return _shell_lines(path) != []
+
+
+def _shell_lines(path: Path) -> list[str]:
+    """A custom command file's shell lines (["?"] when it cannot be read)."""
     try:
         text = path.read_text(encoding="utf-8", errors="replace")[:1 << 20]
     except OSError:
-        return True
-    return "!`" in text or any(line.lstrip().startswith("!") for line in text.splitlines())
+        return ["?"]
+    return [inline or whole for inline, whole in SHELL_LINE.findall(text)]
 
 
 @dataclass
