@@ -5,8 +5,7 @@ import re
 OPEN, CLOSE = "([{", ")]}"
 ENDS = ".!?"
 ABBREVIATIONS = ("e.g.", "i.e.", "etc.", "vs.", "cf.")  # a full stop that ends no sentence
-_END = re.compile(r"[.!?](?= |\Z)")
-_MARKS = re.compile(r"[\"`'(\[{]")  # before the first end: the character walk decides
+_WALKED = re.compile(r"[\"`'()\[\]{}.!?]")  # the only characters the walk acts on
 
 
 def count(number: int, noun: str, plural: str = "") -> str:
@@ -23,19 +22,11 @@ def first_sentence(text: str) -> str:
 
 
 def _sentence_end(text: str) -> int | None:
-    """Where the first sentence's closing mark is, or None when the text is one sentence."""
-    end = _END.search(text)
-    if end is None:
-        return None
-    if not _MARKS.search(text, 0, end.start()) and not text[: end.end()].lower().endswith(ABBREVIATIONS):
-        return end.start()  # no quote or bracket before it (most descriptions): the walk would stop there too
-    return _walk(text)
-
-
-def _walk(text: str) -> int | None:
-    """_sentence_end one character at a time: quotes, `code` and brackets hide the marks inside them."""
+    """Where the first sentence's closing mark is, or None when the text is one sentence (marks inside quotes,
+    `code` and brackets end none; only the characters that matter are visited)."""
     quote, depth = "", 0
-    for i, char in enumerate(text):
+    for mark in _WALKED.finditer(text):
+        i, char = mark.start(), mark.group()
         if quote:
             quote = "" if char == quote and _closes(text, i) else quote
         elif char in "\"`" or char == "'" and (i == 0 or not text[i - 1].isalnum()):

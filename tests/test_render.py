@@ -1,14 +1,11 @@
 """The terminal view: Markdown styling on streamed deltas, colour rules, tool and status lines."""
 
 import io
-import os
-import pty
 
 import pytest
 
 from ankit.records import ToolCall, ToolResult
-from ankit.terminal.render import (DIM, ERASE_LINE, RED, RESET, YELLOW, TerminalView, call_summary, clip,
-                                   prompt_paint, use_colour)
+from ankit.terminal.render import DIM, ERASE_LINE, RED, RESET, YELLOW, TerminalView, call_summary, clip
 from ankit.terminal.live import Live
 from tests.helpers import wait_for
 
@@ -20,19 +17,6 @@ def test_an_unclosed_fence_does_not_colour_the_next_reply():
     view.text("next reply")
     view.reply_end()
     assert out.getvalue().endswith(f"{RESET}\nnext reply\n")
-
-
-def test_colour_only_on_a_terminal_without_no_color():
-    assert not use_colour(io.StringIO(), {})
-    master, slave = pty.openpty()
-    try:
-        with os.fdopen(slave, "w", closefd=False) as tty:
-            assert use_colour(tty, {"TERM": "xterm"})
-            assert not use_colour(tty, {"TERM": "xterm", "NO_COLOR": "1"})
-            assert not use_colour(tty, {"TERM": "dumb"})
-    finally:
-        os.close(master)
-        os.close(slave)
 
 
 def test_piped_view_writes_no_escape_codes():
@@ -102,11 +86,6 @@ def test_clip():
 ])
 def test_call_summary(arguments, shown):
     assert call_summary(ToolCall("c", "read_file", arguments)) == shown
-
-
-def test_prompt_escapes_are_marked_invisible_for_readline():
-    assert prompt_paint("> ", DIM, True) == f"\001{DIM}\002> \001{RESET}\002"
-    assert prompt_paint("> ", DIM, False) == "> "
 
 
 def test_spinner_draws_then_erases_its_line():

@@ -142,7 +142,12 @@ class Terminal:
     def type(self, text: str) -> None:
         """Send keys as typed."""
         self.typed_at = len(self.seen)
-        os.write(self.fd, text.encode())
+        data = text.encode()
+        while data:  # in pieces, reading what the program echoes between them: a long line written at once
+            if select.select([], [self.fd], [], 0.2)[1]:  # fills the pty both ways and neither side reads
+                data = data[os.write(self.fd, data[:512]):]
+            while self._read(0):
+                pass
 
     def answer(self, key: str) -> None:
         """Press one key for the question on screen, as a person does: after a pause (terminal/keys.py takes no

@@ -222,6 +222,24 @@ def test_a_trusted_folders_session_start_script_that_changes_asks_again(run, pro
     assert marker.read_text() == "v1\n"  # the changed script never ran
 
 
+def test_a_trusted_folders_hook_run_through_make_asks_again_when_the_makefile_changes(run, provider_server, home):
+    work = home / "work"
+    (work / ".claude").mkdir(parents=True)
+    (work / "Makefile").write_text("hook:\n\t@echo v1\n")
+    (work / ".claude" / "settings.json").write_text(
+        '{"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "make -s hook"}]}]}}')
+    term = run()
+    shown = term.expect("Trust this folder and apply them? [y/N] ")
+    assert "run Makefile, which a hook or the status line names (sha256 " in shown
+    term.answer("y")
+    term.expect("ankit ")
+    term.finish()
+    (work / "Makefile").write_text("hook:\n\t@echo v2\n")  # the recipe changes, the hook's line does not
+    provider_server.push_openai(text="fine")
+    done = ankit(home, "-p", "hi", ANKIT_PROVIDER="local", ANKIT_BASE_URL=provider_server.url + "/v1")
+    assert "it changed since you trusted it" in done.stderr
+
+
 def test_a_folder_over_the_digest_limits_is_refused_in_one_line_even_with_trust(provider_server, tmp_path):
     work, marker = tmp_path / "work", tmp_path / "HOOK_RAN"
     work.mkdir()

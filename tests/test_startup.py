@@ -59,6 +59,7 @@ def test_tools_and_skills_load_no_provider(tmp_path):
         assert wire_modules(modules) == set(), command
         assert not {"ssl", "http.client", "urllib.request"} & modules, command
         assert "concurrent.futures" not in modules, command  # decision mode's threads: plain ones, and only asking
+        assert not {"ankit.terminal.render", "ankit.terminal.markdown"} & modules, command  # the keys need styles only
 
 
 def test_listing_tools_again_imports_no_provider_no_session_and_no_tool_module(tmp_path):

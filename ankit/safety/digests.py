@@ -21,6 +21,15 @@ MAX_BYTES = 256 << 20  # bytes of one folder's files
 SKIPPED = (".git", "__pycache__")  # folders left out: version control's and Python's own caches
 SCRIPT = re.compile(r"\.(sh|bash|zsh|py|js|mjs|cjs|ts|rb|pl|php|ps1|lua)$")  # a word naming a script by its suffix
 PROJECT_VARIABLE = re.compile(r"\$(CLAUDE_PROJECT_DIR\b|\{CLAUDE_PROJECT_DIR\})")
+# The file a build runner reads its recipes from (`make hook` runs what the Makefile says): the names it looks for,
+# in its order; the first one there is what runs (none there: the first name, so creating it is a change).
+RUNNER_FILES = {
+    "make": ("GNUmakefile", "makefile", "Makefile"), "just": ("justfile", "Justfile", ".justfile"),
+    "npm": ("package.json",), "yarn": ("package.json",), "pnpm": ("package.json",), "bun": ("package.json",),
+    "task": ("Taskfile.yml", "Taskfile.yaml"), "rake": ("Rakefile", "rakefile"), "tox": ("tox.ini",),
+    "nox": ("noxfile.py",),
+}
+SEPARATORS = {"&&", "||", ";", "|", "&"}
 
 
 class TooBig(ConfigError):
@@ -85,7 +94,7 @@ def named_files(command: str, cwd: Path) -> list[Path]:
         words = shlex.split(text, comments=True)
     except ValueError:
         words = text.split()
-    root, found = cwd.resolve(), []
+    root, found = cwd.resolve(), _runner_files(words, cwd)
     for word in words:
         word = word.split("=", 1)[1] if re.match(r"^-*\w+=", word) else word  # --config=x.py, NAME=x.sh
         if not word or not ("/" in word or SCRIPT.search(word)) or word.startswith(("~", "-")) or "://" in word:
@@ -94,4 +103,16 @@ def named_files(command: str, cwd: Path) -> list[Path]:
         real = path.resolve() if path.exists() else path
         if (path.is_relative_to(root) or real.is_relative_to(root)) and root not in (path, real) and path not in found:
             found.append(path)
+    return found
+
+
+def _runner_files(words: list[str], cwd: Path) -> list[Path]:
+    """The recipe file of each build runner a command starts (`make hook`, `npm run x`), as RUNNER_FILES names it."""
+    found = []
+    for before, word in zip(["&&", *words], words):
+        names = RUNNER_FILES.get(os.path.basename(word)) if before in SEPARATORS or before.endswith(";") else None
+        if names:
+            there = [cwd / name for name in names if (cwd / name).is_file()]
+            path = Path(os.path.normpath(cwd.resolve() / (there[0].name if there else names[0])))
+            found += [path] if path not in found else []
     return found

@@ -23,7 +23,7 @@ from ankit.protocols import Asker, KeyShare
 from ankit.safety import text as boundary
 from ankit.safety.visible import wrap_note
 from ankit.terminal.live import terminal_width
-from ankit.terminal.render import DIM, paint
+from ankit.terminal.style import DIM, paint
 from ankit.terminal.wordwrap import columns
 
 ENTER = ("\r", "\n")

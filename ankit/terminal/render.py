@@ -1,6 +1,5 @@
 """The terminal view: streamed reply text with light Markdown styling, tool lines, notices and the status line."""
 
-import os
 import sys
 import threading
 from collections import deque
@@ -13,43 +12,11 @@ from ankit.terminal.calls import call_summary, output_head, result_line, status_
 from ankit.terminal.live import ERASE_LINE, Live, Tail, clip, terminal_width  # noqa: F401 (ERASE_LINE, clip: shared)
 from ankit.safety.visible import visible, wrap_note
 from ankit.terminal.markdown import Markdown
+from ankit.terminal.style import (  # noqa: F401 (shared: the views import them from here)
+    BOLD, CODE, CYAN, DIM, GREEN, HEADING, RED, RESET, YELLOW, animated, paint, prompt_paint, use_colour)
 
 SHOW_LIMIT = 8_000_000  # characters of one call's output kept for /show
 SHOW_CALLS = 20  # calls kept for /show
-
-RESET = "\033[0m"
-BOLD = "\033[1m"
-DIM = "\033[2m"
-RED = "\033[31m"
-GREEN = "\033[32m"
-YELLOW = "\033[33m"
-CYAN = "\033[36m"
-HEADING = "\033[1;35m"
-CODE = CYAN
-
-
-def animated(stream: TextIO, environ=os.environ) -> bool:
-    """Whether the stream is a terminal that can redraw a line (not piped, not TERM=dumb)."""
-    try:
-        return stream.isatty() and environ.get("TERM") != "dumb"
-    except (AttributeError, ValueError):
-        return False
-
-
-def use_colour(stream: TextIO, environ=os.environ) -> bool:
-    """Colour only on a terminal, never with NO_COLOR set, when piped, or on a dumb terminal."""
-    return not environ.get("NO_COLOR") and animated(stream, environ)
-
-
-def paint(text: str, style: str, colour: bool) -> str:
-    """Text in a style when colour is on."""
-    return f"{style}{text}{RESET}" if colour and style else text
-
-
-def prompt_paint(text: str, style: str, colour: bool) -> str:
-    """Text for a readline prompt: escapes wrapped in \\001 and \\002 so the cursor column stays right."""
-    return f"\001{style}\002{text}\001{RESET}\002" if colour and style else text
-
 
 @dataclass
 class Output:
