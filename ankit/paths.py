@@ -54,6 +54,17 @@ def program(module: str, *flags: str) -> list[str]:
     return [sys.executable, "-I", "-S", *flags, "-c", BOOT, ROOT, module]
 
 
+def shown(path: Path, cwd: Path) -> str:
+    """A path as a person reads it: relative to the working folder inside it, ~/... inside the home folder, else
+    whole (a long temporary or home folder would push the name itself past the width of a line)."""
+    for base, prefix in ((cwd, ""), (cwd.resolve(), ""), (Path.home(), "~/")):
+        try:
+            return prefix + path.relative_to(base).as_posix()
+        except ValueError:
+            continue
+    return str(path)
+
+
 def lies_in(path: Path, folder: Path) -> bool:
     """Whether path, its symlinks followed, is inside folder: a cloned repository's AGENTS.md or command file
     that is a link to ~/.ssh/id_rsa is not the repository's text."""

@@ -87,7 +87,7 @@ def test_imports_relative_home_nested_five_deep_without_loops_or_code(tmp_path):
     assert "style rule" in found.text and "chain 4" in found.text and "never" not in found.text
     assert "chain 5" not in found.text  # CLAUDE.md -> style -> 1 -> 2 -> 3 -> 4: five hops
     assert found.text.count("See @docs/style.md") == 1  # the loop back to CLAUDE.md reads it once
-    assert found.skipped == [f"skipped @chain5.md in {root / 'docs' / 'chain4.md'}: it is more than 5 imports deep"]
+    assert found.skipped == ["skipped @chain5.md in docs/chain4.md: it is more than 5 imports deep"]
     assert "## docs/style.md (imported by CLAUDE.md)" in found.text
 
 
@@ -107,11 +107,11 @@ def test_a_projects_import_stays_in_the_project_and_the_users_own_may_import_hom
     assert "my own notes" in found.text and home / "notes.md" in found.files
     assert "PRIVATE KEY" not in found.text and "outside the repository" not in found.text
     assert found.skipped == [
-        f"skipped @~/.ssh/id_rsa in {root / 'CLAUDE.md'}: it is outside {root.resolve()} (a project's instructions "
+        f"skipped @~/.ssh/id_rsa in CLAUDE.md: it is outside {root.resolve()} (a project's instructions "
         "import only the project's files)",
-        f"skipped @../outside.md in {root / 'CLAUDE.md'}: it is outside {root.resolve()} (a project's instructions "
+        f"skipped @../outside.md in CLAUDE.md: it is outside {root.resolve()} (a project's instructions "
         "import only the project's files)",
-        f"skipped @.env in {root / 'CLAUDE.md'}: '.env' on its way is hidden or sensitive (a project's instructions "
+        "skipped @.env in CLAUDE.md: '.env' on its way is hidden or sensitive (a project's instructions "
         "import no file under such a folder); attach it with @ in a message if it is meant to be sent"]
     assert "hunter2" not in found.text and '"test": "vitest"' in found.text
 
@@ -235,7 +235,7 @@ def test_context_names_the_skipped_file_in_one_line(run, home):
     os.chown(home / "AGENTS.md", OTHER, OTHER)
     term = run()
     term.line("/context")
-    term.expect(f"instructions skipped {home / 'AGENTS.md'}: it is owned by user id {OTHER}, not by you")
+    term.expect(f"instructions skipped ~/AGENTS.md: it is owned by user id {OTHER}, not by you")
     term.finish()
 
 
@@ -251,8 +251,8 @@ def test_context_lists_every_file_read_and_the_request_carries_the_imported_text
     provider_server.push_openai(text="ok")
     term = run()
     term.line("/context")
-    for path in (home / ".claude" / "CLAUDE.md", work / "AGENTS.md", work / "CLAUDE.md", work / "docs" / "testing.md"):
-        term.expect(f"instructions read: {path}")
+    for path in ("~/.claude/CLAUDE.md", "AGENTS.md", "CLAUDE.md", "docs/testing.md"):  # relative to work, or ~
+        term.expect(f"instructions read: {path}\n")
     term.line("hello")
     term.expect("ok")
     term.finish()
@@ -329,10 +329,10 @@ def test_the_cut_is_said_at_start_and_in_context(run, home, provider_server):
                           cwd=work, text=True, capture_output=True, timeout=60,
                           env=env_for(home, HOME=str(home), ANKIT_PROVIDER="local"))
     assert done.returncode == 0, done.stderr
-    assert f"ankit: instructions cut: {home / '.claude' / 'RULES.md'} keeps " in done.stderr
+    assert "ankit: instructions cut: ~/.claude/RULES.md keeps " in done.stderr
     system = provider_server.requests[0].json["messages"][0]["content"]
     assert "My sandbox database is billing_dev." in system and "Money is integer cents." in system
     term = run()
     term.line("/context")
-    term.expect(f"instructions cut: {home / '.claude' / 'ORCHESTRATOR.md'} keeps 0 of ")
+    term.expect("instructions cut: ~/.claude/ORCHESTRATOR.md keeps 0 of ")
     term.finish()

@@ -51,7 +51,7 @@ def instruction_files(cwd: Path, config_home: Path, skipped: list[str] | None = 
     for path, _ in _top_files(cwd, config_home, home or Path.home()):
         why = others_file(path)
         if why:
-            (skipped if skipped is not None else []).append(f"skipped {path}: {why}")
+            (skipped if skipped is not None else []).append(f"skipped {paths.shown(path, cwd)}: {why}")
         else:
             kept.append(path)
     return kept
@@ -89,8 +89,8 @@ def others_file(path: Path, uid: int | None = None) -> str:
 class _Reader:
     """Reads instruction files and what they import, each file once, into sections of text."""
 
-    def __init__(self, home: Path, cap: int):
-        self.home, self.cap = home, cap
+    def __init__(self, home: Path, cap: int, cwd: Path):
+        self.home, self.cap, self.cwd = home, cap, cwd
         self.seen: set[str] = set()
         self.sections: list[tuple[Path, str, Path | None, bool]] = []  # (file, text, its importer, the user's own)
         self.skipped: list[str] = []
@@ -102,7 +102,7 @@ class _Reader:
             return
         why = others_file(path)
         if why:
-            self.skipped.append(f"skipped {path}: {why}")
+            self.skipped.append(f"skipped {paths.shown(path, self.cwd)}: {why}")
             return
         self.seen.add(imports.key(path))
         try:
@@ -125,7 +125,7 @@ class _Reader:
         if not why and depth + 1 > imports.DEPTH:
             why = f"it is more than {imports.DEPTH} imports deep"
         if why:
-            self.skipped.append(f"skipped @{word} in {path}: {why}")
+            self.skipped.append(f"skipped @{word} in {paths.shown(path, self.cwd)}: {why}")
         else:
             self.take(target, scope, path, depth + 1)
 
@@ -133,10 +133,10 @@ class _Reader:
 def load_instructions(cwd: Path, config_home: Path, cap: int = CAP, home: Path | None = None) -> Instructions:
     """Read the instruction files and their imports into one text of at most `cap` characters (the project's
     files claim it first, the user-level ones get the rest), saying what was cut; /context lists every file."""
-    reader = _Reader(home or Path.home(), cap)
+    reader = _Reader(home or Path.home(), cap, cwd)
     for path, scope in _top_files(cwd, config_home, reader.home):
         reader.take(path, scope)
-    sections = [(f"## {_shown(path, cwd)}" + (f" (imported by {_shown(by, cwd)})" if by else "") + f"\n{body}", path, user)
+    sections = [(f"## {paths.shown(path, cwd)}" + (f" (imported by {paths.shown(by, cwd)})" if by else "") + f"\n{body}", path, user)
                 for path, body, by, user in reader.sections if body]
     if not sections:
         return Instructions([], "", skipped=reader.skipped)
@@ -144,7 +144,7 @@ def load_instructions(cwd: Path, config_home: Path, cap: int = CAP, home: Path |
     parts, cuts = [], []
     for (text, path, user), kept in zip(sections, room):
         if kept < len(text):
-            cuts.append(f"instructions cut: {_shown(path, cwd)} keeps {kept:,} of {len(text):,} characters (cap "
+            cuts.append(f"instructions cut: {paths.shown(path, cwd)} keeps {kept:,} of {len(text):,} characters (cap "
                         f"{cap:,}; {'user-level files are cut first' if user else 'the project files alone fill it'})")
         if kept:
             parts.append(text[:kept] + (f"\n[ankit: {len(text) - kept:,} more characters of this file were cut]"
@@ -175,23 +175,16 @@ def nested_instructions(target: Path, cwd: Path, seen: set[str], home: Path | No
     if folder == cwd or not folder.is_relative_to(cwd):
         return Instructions([], "")
     root = repository_root(cwd) or cwd
-    reader = _Reader(home or Path.home(), cap)
+    reader = _Reader(home or Path.home(), cap, cwd)
     reader.seen = seen
     for step in reversed([folder, *folder.parents][: len(folder.parts) - len(cwd.parts)]):
         for name in NAMES:
             if (step / name).is_file() and paths.lies_in(step / name, root):
                 reader.take(step / name, root)
     sections = [(p, body, by) for p, body, by, _ in reader.sections if body]
-    text = "\n\n".join(f"## {_shown(p, cwd)}" + (f" (imported by {_shown(by, cwd)})" if by else "") + f"\n{body}"
+    text = "\n\n".join(f"## {paths.shown(p, cwd)}" + (f" (imported by {paths.shown(by, cwd)})" if by else "") + f"\n{body}"
                          for p, body, by in sections)
     cut = max(0, len(text) - cap)
     text = text[:cap] + (f"\n[ankit: {cut:,} more characters of instructions were cut]" if cut else "")
     return Instructions([p for p, _, _ in sections], text, cut, reader.skipped)
 
-
-def _shown(path: Path, cwd: Path) -> str:
-    """The path relative to the working folder when it is inside it, else as it is."""
-    try:
-        return str(path.relative_to(cwd.resolve()))
-    except ValueError:
-        return str(path)

@@ -2,6 +2,7 @@
 
 from pathlib import Path
 
+from ankit import paths
 from ankit.wording import first_sentence
 from ankit.mcp import NO_SERVERS
 from ankit.safety.visible import fit_lines
@@ -73,7 +74,7 @@ def context_text(app, session, width: int = 0) -> str:
              f"{bar(used, session.max_tokens, session.window)} {share}% (# prompt, + reply reserve, . free)"]
     preloaded = [f"preloaded {group}: {why} (preload = false turns this off)"
                  for group, why in app.activation.preloaded.items()]
-    read = [f"instructions read: {visible_line(str(path))}" for path in app.instructions.files]
+    read = [f"instructions read: {visible_line(paths.shown(path, app.cwd))}" for path in app.instructions.files]
     skipped = [f"instructions {line}" for line in app.instructions.skipped]  # not the user's: never in the prompt
     cuts = [visible_line(line) for line in app.instructions.cuts]
     return "\n".join(fit_lines(lines + preloaded + read + cuts + skipped + _last_reported(session), width))

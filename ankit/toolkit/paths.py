@@ -90,18 +90,18 @@ def existing_file(ctx, raw: str) -> Path:
     if path.is_dir():
         raise ToolError(f"{show(ctx, path)} is a folder, not a file; use list_directory to see inside it")
     if not path.exists():
-        raise ToolError(f"no such file: {show(ctx, path)}{suggest(path)}")
+        raise ToolError(f"no such file: {show(ctx, path)}{suggest(path, ctx)}")
     if not path.is_file():
         raise ToolError(f"{show(ctx, path)} is not a regular file (a pipe, socket or device); it cannot be read")
     return path
 
 
-def suggest(path: Path) -> str:
-    """A ' (did you mean ...?)' hint from similarly named siblings, or ''."""
-
+def suggest(path: Path, ctx=None) -> str:
+    """A ' (did you mean ...?)' hint from similarly named siblings, or '' (with ctx, a missing folder is named as
+    the user reads it: relative inside the working folder)."""
     parent = path.parent
     if not parent.is_dir():
-        return f"; the folder {parent} does not exist either"
+        return f"; the folder {show(ctx, parent) if ctx is not None else parent} does not exist either"
     try:
         names = [p.name for p in parent.iterdir()]
     except OSError:

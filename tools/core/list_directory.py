@@ -53,7 +53,7 @@ def run(args: dict, ctx) -> ToolOutput:
     """Return one line per entry, indented by level; a program gets the entries' paths as a list."""
     folder = paths.resolve(ctx, args.get("path"))
     if not folder.exists():
-        raise ToolError(f"no such folder: {paths.show(ctx, folder)}{paths.suggest(folder)}")
+        raise ToolError(f"no such folder: {paths.show(ctx, folder)}{paths.suggest(folder, ctx)}")
     if not folder.is_dir():
         raise ToolError(f"{paths.show(ctx, folder)} is a file; use read_file to read it")
     lines, found, left = [], [], 0

@@ -80,7 +80,7 @@ def _search(args: dict, ctx, regex: re.Pattern) -> list:
     per match]."""
     target = paths.resolve(ctx, args.get("path"))
     if not target.exists():
-        raise ToolError(f"no such file or folder: {paths.show(ctx, target)}{paths.suggest(target)}")
+        raise ToolError(f"no such file or folder: {paths.show(ctx, target)}{paths.suggest(target, ctx)}")
     limit = max(1, int(args.get("max_results") or DEFAULT_RESULTS))
     context = min(5, max(0, int(args.get("context") or 0)))
     out, count, skipped, records, left = [], 0, 0, [], 0

@@ -61,7 +61,7 @@ def _target(args: dict, ctx):
     """The path to delete (a link itself, not its target); raise ToolError when it must not be deleted."""
     path = paths.unfollowed(ctx, args["path"])
     if not path.exists() and not path.is_symlink():
-        raise ToolError(f"no such file or folder: {args['path']}{paths.suggest(path)}")
+        raise ToolError(f"no such file or folder: {args['path']}{paths.suggest(path, ctx)}")
     if path.resolve() in (paths.workdir(ctx), *paths.workdir(ctx).parents, Path.home()):
         raise ToolError(f"refusing to delete {path}: it is the working folder, one of its parents or home")
     if path.is_dir() and not path.is_symlink() and not args.get("recursive"):

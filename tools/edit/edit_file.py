@@ -58,7 +58,7 @@ def _plan(args: dict, ctx):
     shown = paths.show(ctx, path)
     file = edits.load(path, shown, ctx)
     if not file.exists:
-        raise ToolError(f"no such file: {shown}{paths.suggest(path)}; use write_file to create a file")
+        raise ToolError(f"no such file: {shown}{paths.suggest(path, ctx)}; use write_file to create a file")
     old, new = args["old_string"], args["new_string"]
     if not old:
         raise ToolError("old_string is empty; give the exact text to replace (use write_file for new files)")

@@ -73,7 +73,7 @@ def _plan(args: dict, ctx):
     shown = paths.show(ctx, path)
     file = edits.load(path, shown, ctx)
     if not file.exists:
-        raise ToolError(f"no such file: {shown}{paths.suggest(path)}; use write_file to create a file")
+        raise ToolError(f"no such file: {shown}{paths.suggest(path, ctx)}; use write_file to create a file")
     current = text.file_hash(file.content.encode(file.encoding))
     given = str(args["file_hash"]).strip().lower()
     if len(given) < 8 or not current.startswith(given):

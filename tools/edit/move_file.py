@@ -59,7 +59,7 @@ def _plan(args: dict, ctx):
     """The source and final target paths; raise ToolError when the move cannot happen."""
     source = paths.unfollowed(ctx, args["source"])
     if not source.exists() and not source.is_symlink():
-        raise ToolError(f"no such file or folder: {args['source']}{paths.suggest(source)}")
+        raise ToolError(f"no such file or folder: {args['source']}{paths.suggest(source, ctx)}")
     target = paths.target(ctx, args["destination"])
     if target.is_dir():
         target = target / source.name
