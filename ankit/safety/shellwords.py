@@ -246,8 +246,12 @@ class _Parser:
             if program == "watch" and has_option(texts[:start], {"-x", "--exec"}):
                 self.result.doubt("watch -x, which runs its words as they are, not as a line")
             return self._code(_Word(" ".join(texts[start:]), all(w.exact for w in rest[start:])), depth)
-        if program not in WRAPPERS:
-            return None
+        if program in WRAPPERS:
+            self._through(program, rest, texts, depth)
+        return None
+
+    def _through(self, program: str, rest: list[_Word], texts: list[str], depth: int) -> None:
+        """Read the command a wrapper such as env, flock, xargs or timeout starts, as wrappers.plan reads it."""
         plan = wrappers.plan(program, texts)
         if plan.doubt:
             self.result.doubt(plan.doubt)
