@@ -59,6 +59,43 @@ def test_no_unix_socket_bound_outside_is_reached_from_the_workspace_sandbox(plac
         assert _arrived(stream, datagram) == ["stream", "datagram"]
 
 
+LISTENER = ("import socket, sys\n"  # a server started in its folder, binding its sockets by name from there
+            "stream = socket.socket(socket.AF_UNIX); stream.bind('tmux-0-default'); stream.listen(5)\n"
+            "datagram = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM); datagram.bind('proxy.sock')\n"
+            "stream.setblocking(False); datagram.setblocking(False)\n"
+            "print('ready', flush=True)\n"
+            "for _ in sys.stdin:\n"
+            "    seen = []\n"
+            "    try: stream.accept()[0].close(); seen.append('stream')\n"
+            "    except BlockingIOError: pass\n"
+            "    try: datagram.recv(100); seen.append('datagram')\n"
+            "    except BlockingIOError: pass\n"
+            "    print(' '.join(seen) or 'nothing', flush=True)\n")
+
+
+@needs_landlock
+def test_a_unix_socket_bound_by_a_relative_name_outside_is_not_reached_either(places):
+    """/proc/net/unix lists such a socket by its name alone: it is found from its server's working folder."""
+    work, temp, outside = places
+    (temp / "reach.py").write_text(REACH)
+    command = f"{sys.executable} {temp}/reach.py {outside}/tmux-0-default {outside}/proxy.sock"
+    server = subprocess.Popen([sys.executable, "-c", LISTENER], cwd=outside, stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert server.stdout.readline() == "ready\n"
+        result, previews = run(command, work, temp)
+        server.stdin.write("\n")
+        server.stdin.flush()
+        assert previews == [] and server.stdout.readline() == "nothing\n", result.content
+        run(command, work, temp, mode="off")  # the check itself sees what does arrive
+        server.stdin.write("\n")
+        server.stdin.flush()
+        assert server.stdout.readline() == "stream datagram\n"
+    finally:
+        server.kill()
+        server.wait()
+
+
 @needs_landlock
 def test_a_unix_socket_the_command_makes_itself_still_works(places):
     work, temp, _ = places

@@ -255,14 +255,33 @@ def bound_sockets(hide: list[str]) -> list[str]:
             rows = table.read().splitlines()[1:]
     except OSError:
         return []
+    named = [fields[6:] for fields in (row.split(None, 7) for row in rows) if len(fields) == 8]
+    relative = {inode for inode, name in named if not name.startswith(("/", "@"))}
+    folders = _owners_folders(relative) if relative else {}
     found: set[str] = set()
-    for row in rows:
-        fields = row.split(None, 7)
-        if len(fields) == 8 and fields[7].startswith("/") and len(found) < MAX_SOCKETS:
-            path = os.path.realpath(fields[7])
-            if not any(path == h or path.startswith(h.rstrip("/") + "/") for h in hide) and _is_socket(path):
-                found.add(path)
+    for inode, name in named:
+        if name.startswith("@") or len(found) >= MAX_SOCKETS or not (name.startswith("/") or inode in folders):
+            continue
+        path = os.path.realpath(os.path.join(folders.get(inode, "/"), name))
+        if not any(path == h or path.startswith(h.rstrip("/") + "/") for h in hide) and _is_socket(path):
+            found.add(path)
     return sorted(found)
+
+
+def _owners_folders(inodes: set[str]) -> dict[str, str]:
+    """The working folder of a process holding each of these sockets: a socket bound by a relative name
+    (`bind("s.sock")`) is listed by that name alone, and lies in the folder its process was in."""
+    found: dict[str, str] = {}
+    for pid in (p for p in os.listdir("/proc") if p.isdigit()):
+        try:
+            links = [os.readlink(f"/proc/{pid}/fd/{fd}") for fd in os.listdir(f"/proc/{pid}/fd")]
+            mine = {link[8:-1] for link in links if link.startswith("socket:[")} & (inodes - set(found))
+            found |= dict.fromkeys(mine, os.readlink(f"/proc/{pid}/cwd")) if mine else {}
+        except OSError:  # gone, or another user's process
+            continue
+        if len(found) == len(inodes):
+            break
+    return found
 
 
 def _is_socket(path: str) -> bool:
