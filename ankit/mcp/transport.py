@@ -45,6 +45,7 @@ class StdioTransport:
         self._heard = False  # whether any valid JSON-RPC message arrived
         self._proc: subprocess.Popen | None = None
         self._log = None
+        self._stderr: threading.Thread | None = None
         self._lock = threading.Lock()
         self._write_lock = threading.Lock()
         self._pending: dict[int, Waiter] = {}
@@ -86,7 +87,8 @@ class StdioTransport:
                            f"check command in [mcp.servers.{self.name}]") from None
         threading.Thread(target=self._read_loop, name=f"mcp-{self.name}-reader", daemon=True).start()
         if self._log is not None:
-            threading.Thread(target=self._stderr_loop, name=f"mcp-{self.name}-stderr", daemon=True).start()
+            self._stderr = threading.Thread(target=self._stderr_loop, name=f"mcp-{self.name}-stderr", daemon=True)
+            self._stderr.start()
 
     def request(self, method: str, params: dict | None = None, timeout: float = 60.0, progress: bool = False) -> dict:
         """Send a request and wait for its result; raise McpError on error, timeout or exit. With progress, the
@@ -277,6 +279,8 @@ class StdioTransport:
         except subprocess.TimeoutExpired:
             code = None
         reason = "closed its output" if code is None else f"exited with code {code}"
+        if self._stderr is not None:
+            self._stderr.join(1.0)  # its last words reach the log before they are read back
         last = boundary.outside(self._redact(self._last_log_line()), 160, line=True)
         reason += f": {last}" if last else ""
         with self._lock:
