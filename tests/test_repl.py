@@ -1347,11 +1347,17 @@ def test_a_tab_in_output_shows_as_a_space_and_a_run_code_error_once_on_several_l
     assert term.finish() == 0
 
 
-def test_alt_enter_and_ctrl_j_insert_a_newline_and_enter_sends(run, provider_server):
+def test_alt_enter_inserts_a_newline_and_enter_sends_even_as_a_line_feed(run, provider_server):
+    """Enter typed before readline holds the terminal reaches it as a line feed (the tty's ICRNL): it sends."""
     provider_server.push_openai(text="Three lines read.")
+    provider_server.push_openai(text="Sent.")
     term = run()
     term.prompt()
-    term.type("one\x1b\rtwo\nthree\r")  # Alt-Enter sends ESC CR; Ctrl-J is LF
+    term.type("one\x1b\rtwo\x1b\nthree\r")  # Alt-Enter sends ESC CR (or ESC LF)
     term.expect("Three lines read.")
     assert provider_server.requests[0].json["messages"][-1]["content"] == "one\ntwo\nthree"
+    term.prompt()
+    term.type("next\n")
+    term.expect("Sent.")
+    assert provider_server.requests[1].json["messages"][-1]["content"] == "next"
     assert term.finish() == 0

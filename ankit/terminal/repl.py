@@ -80,7 +80,9 @@ class LineReader:
             self.pastes = paste.Pastes()
             rl.parse_and_bind(r'"\C-x\C-e": "\C-a/edit \C-m"')  # the line so far goes to $EDITOR via /edit
             rl.parse_and_bind(r'"\e[Z": "\C-a/mode --next \C-m"')  # Shift-Tab: the next mode; the line comes back
-            for keys in (r"\C-j", r"\e\C-m", r"\e\C-j"):  # Ctrl-J, Alt-Enter: a newline in the message (Enter sends)
+            # Alt-Enter: a newline in the message (Enter sends). Ctrl-J stays Enter: keys typed before readline takes
+            # the terminal pass the tty's ICRNL, which makes their Enter a Ctrl-J, and that Enter must still send.
+            for keys in (r"\e\C-m", r"\e\C-j"):
                 rl.parse_and_bind(f'"{keys}": "\\C-v\\C-j"')
 
     def _completer(self, text: str, index: int) -> str | None:
