@@ -29,6 +29,7 @@ clone, an install and ankit.pyz; sandbox.py says why -I -S).
 
 import ctypes
 import os
+import select
 import signal
 import stat
 import struct
@@ -328,13 +329,16 @@ def contained(command: list[str], pid_namespace: bool, restrict: Callable[[], No
     restrictions that init applies to itself first (confine's)."""
     if not pid_namespace and _libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0:
         raise Refused(f"cannot become a child subreaper: {os.strerror(ctypes.get_errno())}")
-    parent = os.getpid()
+    alive, held = os.pipe()  # held open by this process alone: its end closed means this process is gone
     child = os.fork()
     if child == 0:
+        os.close(held)
         _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # this process killed: its child goes too
-        if not pid_namespace and os.getppid() != parent:
-            os._exit(EXIT_REFUSED)
+        if select.select([alive], [], [], 0)[0]:  # killed before the line above took (getppid() says nothing
+            os._exit(EXIT_REFUSED)  # across a PID namespace): end now rather than run on unwatched
+        os.close(alive)
         os._exit(_init(command, restrict) if pid_namespace else _run(command))
+    os.close(alive)
     _pass_on(child, escaped=not pid_namespace)
     status = _wait_for(child)
     if not pid_namespace:
